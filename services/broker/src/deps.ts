@@ -1,0 +1,13 @@
+/** Everything a procedure may use, built once at start-up (or by a test). */
+import type { Logger } from 'pino';
+import type { BrokerConfig } from './config/schema.js';
+import type { TmuxAdapter } from './effects/tmux/types.js';
+import type { StoreSet } from './effects/store/store-set.js';
+
+export interface BrokerDeps {
+  config: BrokerConfig;
+  tmux: TmuxAdapter;
+  stores: StoreSet;
+  log: Logger;
+  info: { version: string; startedAt: Date; tmuxSocket: string | null };
+}

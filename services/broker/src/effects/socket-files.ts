@@ -1,0 +1,120 @@
+/**
+ * The socket directory: the broker's privilege boundary on disk. The directory is 0700
+ * (or group-restricted in production, see deploy/), each socket 0660 with the umask set
+ * BEFORE listen() so there is no window in which a socket is world-connectable.
+ * A lock file keeps one broker per directory, and stale sockets are removed only after
+ * proving nobody answers on them — never another live broker's.
+ */
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { createConnection, type Server } from 'node:net';
+import { join } from 'node:path';
+
+export class BrokerAlreadyRunningError extends Error {
+  constructor(readonly pid: number | undefined, where: string) {
+    super(`another broker${pid ? ` (pid ${pid})` : ''} is already serving ${where}`);
+    this.name = 'BrokerAlreadyRunningError';
+  }
+}
+
+export function ensureSocketDir(socketDir: string): void {
+  mkdirSync(socketDir, { recursive: true, mode: 0o700 });
+  const st = lstatSync(socketDir);
+  if (!st.isDirectory()) throw new Error(`socket dir ${socketDir} is not a directory`);
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
+    throw new Error(`socket dir ${socketDir} belongs to another user`);
+  }
+  // A pre-existing world-accessible directory would let others race our socket files.
+  if ((st.mode & 0o007) !== 0) chmodSync(socketDir, st.mode & 0o770);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface InstanceLock {
+  release(): void;
+}
+
+/** Exclusive-create lock file holding our pid; a lock whose pid is dead is stale. */
+export function acquireInstanceLock(socketDir: string): InstanceLock {
+  const lockPath = join(socketDir, 'broker.lock');
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx', 0o600);
+      writeSync(fd, `${process.pid}\n`);
+      closeSync(fd);
+      return {
+        release() {
+          try {
+            if (readFileSync(lockPath, 'utf8').trim() === String(process.pid)) unlinkSync(lockPath);
+          } catch {
+            /* already gone */
+          }
+        },
+      };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      let holder: number | undefined;
+      try {
+        holder = Number.parseInt(readFileSync(lockPath, 'utf8').trim(), 10);
+      } catch {
+        holder = undefined;
+      }
+      if (holder && holder !== process.pid && pidAlive(holder)) throw new BrokerAlreadyRunningError(holder, socketDir);
+      try {
+        unlinkSync(lockPath);
+      } catch {
+        /* raced with another cleaner */
+      }
+    }
+  }
+  throw new BrokerAlreadyRunningError(undefined, socketDir);
+}
+
+/** Resolves true when something accepts connections on the socket path. */
+export function socketAnswers(path: string, timeoutMs = 500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = createConnection(path);
+    const done = (answer: boolean) => {
+      sock.destroy();
+      resolve(answer);
+    };
+    sock.setTimeout(timeoutMs, () => done(false));
+    sock.once('connect', () => done(true));
+    sock.once('error', () => done(false));
+  });
+}
+
+export async function removeStaleSocket(path: string): Promise<void> {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return;
+  }
+  if (!st.isSocket()) throw new Error(`${path} exists and is not a socket; refusing to remove it`);
+  if (await socketAnswers(path)) throw new BrokerAlreadyRunningError(undefined, path);
+  unlinkSync(path);
+}
+
+export async function listenOnSocket(server: Server, path: string): Promise<void> {
+  await removeStaleSocket(path);
+  const previous = process.umask(0o117); // sockets come into existence as 0660
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } finally {
+    process.umask(previous);
+  }
+  chmodSync(path, 0o660);
+}

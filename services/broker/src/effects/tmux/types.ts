@@ -1,0 +1,54 @@
+/** What the broker knows about tmux, as facts read from the server at the moment of
+ * asking. Everything is addressed by id (`$3`, `@5`, `%7`), never by name: tmux
+ * resolves names by prefix and glob, which would let `foo` hit `foobar`. */
+
+export interface PaneFacts {
+  paneId: string; // "%7"
+  panePid: number;
+  currentCommand: string;
+  /** `#{pane_in_mode}`: 1 in copy mode (or any other mode). */
+  inMode: boolean;
+  width: number;
+  height: number;
+  historySize: number;
+}
+
+export interface SessionFacts {
+  /** pid of the tmux server; with sessionId and created it pins identity across
+   * server restarts (ids restart at $0). */
+  serverPid: number;
+  sessionId: string; // "$3"
+  name: string;
+  /** unix seconds */
+  created: number;
+  attached: number;
+  windows: number;
+  /** unix seconds of the last activity */
+  activity: number;
+  activePane: PaneFacts | null;
+}
+
+export interface CaptureOptions {
+  /** tmux -S: line number (0 = top of visible screen, negative = scrollback) or '-' for the start of history */
+  start?: number | '-';
+  /** tmux -E: line number or '-' for the bottom of the visible screen */
+  end?: number | '-';
+  /** keep escape sequences (tmux -e) */
+  escapes?: boolean;
+}
+
+export interface TmuxHealth {
+  ok: boolean;
+  detail: string;
+}
+
+export interface TmuxAdapter {
+  /** Every real session; the broker's hidden control session is excluded. */
+  listSessions(): Promise<SessionFacts[]>;
+  /** Facts of one pane, re-read now; null when it no longer exists. */
+  paneFacts(paneId: string): Promise<PaneFacts | null>;
+  /** Pane text with wrapped lines joined (-J) so redaction sees whole secrets. */
+  capturePane(paneId: string, options?: CaptureOptions): Promise<string>;
+  health(): Promise<TmuxHealth>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,59 @@
+/**
+ * tRPC is initialised once, here. The error formatter is the single place where broker
+ * errors become wire data: our `AppError` codes travel in `data.app`; schema failures
+ * become INVALID_ARGUMENT naming only the fields (never the values, which may be hostile);
+ * anything unexpected becomes INTERNAL with a correlation id, and its details go to the log
+ * only — never a path, SQL or argv to a caller.
+ */
+import { randomUUID } from 'node:crypto';
+import { initTRPC, TRPCError } from '@trpc/server';
+import { ERROR_SPECS, readAppErrorData, type AppErrorData } from '@terminal-mcp/contract';
+import type { BrokerContext } from './context.js';
+
+function zodIssuePaths(cause: unknown): string[] {
+  const issues = (cause as { issues?: unknown })?.issues;
+  if (!Array.isArray(issues)) return [];
+  return issues
+    .map((i: { path?: unknown[] }) => (Array.isArray(i.path) ? i.path.map(String).join('.') : ''))
+    .filter((p) => p.length > 0)
+    .slice(0, 10);
+}
+
+const t = initTRPC.context<BrokerContext>().create({
+  errorFormatter({ shape, error, ctx, path }) {
+    let app: AppErrorData;
+    let message: string;
+    const known = readAppErrorData(error.cause);
+    if (known) {
+      app = known;
+      message = error.message;
+    } else if (error.code === 'BAD_REQUEST' || error.code === 'PARSE_ERROR') {
+      const fields = zodIssuePaths(error.cause);
+      app = { code: 'INVALID_ARGUMENT', hint: ERROR_SPECS.INVALID_ARGUMENT.hint };
+      message = fields.length ? `invalid input: ${fields.join(', ')}` : 'invalid input';
+      ctx?.deps.log.warn({ event: 'security.invalid_request', role: ctx.role, path, fields }, 'schema-invalid request refused');
+    } else if (error.code === 'NOT_FOUND' && !error.cause) {
+      app = { code: 'NOT_FOUND', hint: 'No such procedure for this role.' };
+      message = 'no such procedure';
+    } else {
+      const correlationId = randomUUID();
+      app = { code: 'INTERNAL', hint: ERROR_SPECS.INTERNAL.hint, correlationId };
+      message = `internal error (correlation id ${correlationId})`;
+      ctx?.deps.log.error({ event: 'internal_error', correlationId, path, err: error.cause ?? error }, 'procedure failed');
+    }
+    return {
+      message,
+      code: shape.code,
+      data: { code: shape.data.code, httpStatus: ERROR_SPECS[app.code].http, path: shape.data.path, app },
+    };
+  },
+});
+
+export const router = t.router;
+export const publicProcedure = t.procedure;
+export const createCallerFactory = t.createCallerFactory;
+
+/** Throw our error with the matching tRPC code so HTTP status and data agree. */
+export function raise(appError: { code: keyof typeof ERROR_SPECS; message: string; hint: string }): never {
+  throw new TRPCError({ code: ERROR_SPECS[appError.code].trpc, message: appError.message, cause: appError });
+}

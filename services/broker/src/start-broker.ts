@@ -1,0 +1,68 @@
+/**
+ * Starts a broker: config, stores, tmux adapter, one socket per role. Used by the
+ * `terminal-mcp-broker` command and by tests, which pass a private environment.
+ */
+import { homedir } from 'node:os';
+import { resolvePaths, type SocketRole } from '@terminal-mcp/contract';
+import type { Logger } from 'pino';
+import type { BrokerConfig } from './config/schema.js';
+import type { BrokerDeps } from './deps.js';
+import { loadConfigFile } from './effects/config-file.js';
+import { acquireInstanceLock, ensureSocketDir } from './effects/socket-files.js';
+import { recordBrokerRun } from './effects/store/registry-store.js';
+import { openStoreSet } from './effects/store/store-set.js';
+import { createTmuxAdapter } from './effects/tmux/adapter.js';
+import { createLogger } from './logger.js';
+import { serveRoles } from './rpc/serve.js';
+import { BROKER_VERSION } from './effects/package-info.js';
+
+export interface RunningBroker {
+  deps: BrokerDeps;
+  sockets: Record<SocketRole, string>;
+  stop(): Promise<void>;
+}
+
+export interface StartBrokerOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Overrides the config file (tests). */
+  config?: BrokerConfig;
+  log?: Logger;
+}
+
+export async function startBroker(options: StartBrokerOptions = {}): Promise<RunningBroker> {
+  const env = options.env ?? process.env;
+  const paths = resolvePaths(env, homedir());
+  const config = options.config ?? loadConfigFile(paths.configPath);
+  const log = options.log ?? createLogger(config.log_level);
+
+  ensureSocketDir(paths.socketDir);
+  const lock = acquireInstanceLock(paths.socketDir);
+  const cleanups: (() => unknown)[] = [() => lock.release()];
+  const stop = async () => {
+    for (const fn of cleanups.reverse()) await fn();
+  };
+  try {
+    const stores = openStoreSet(paths.stateDir);
+    cleanups.push(() => stores.close());
+    const startedAt = new Date();
+    recordBrokerRun(stores.db('registry'), { startedAt, pid: process.pid, version: BROKER_VERSION, tmuxSocket: paths.tmuxSocket ?? null });
+
+    const tmux = createTmuxAdapter({ socketName: paths.tmuxSocket, logger: log });
+    cleanups.push(() => tmux.close());
+
+    const deps: BrokerDeps = {
+      config,
+      tmux,
+      stores,
+      log,
+      info: { version: BROKER_VERSION, startedAt, tmuxSocket: paths.tmuxSocket ?? null },
+    };
+    const servers = await serveRoles(deps, paths.socketDir);
+    cleanups.push(() => servers.close());
+    log.info({ event: 'broker.started', socketDir: paths.socketDir, stateDir: paths.stateDir, tmuxSocket: paths.tmuxSocket ?? 'default' }, 'broker listening');
+    return { deps, sockets: servers.sockets, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * Typed tRPC client for the broker over a Unix socket. The socket picked IS the role;
+ * the types come from the broker's router *types* only — no broker runtime code is
+ * imported here.
+ */
+import { createTRPCClient, httpLink, type TRPCClient } from '@trpc/client';
+import {
+  AppError,
+  ERROR_SPECS,
+  readAppErrorData,
+  resolvePaths,
+  socketPathFor,
+  type ErrorCode,
+  type SocketRole,
+} from '@terminal-mcp/contract';
+import type { GatewayRouter, ObserverRouter, WebRouter } from '@terminal-mcp/broker/router-types';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { homedir } from 'node:os';
+
+export interface RouterForRole {
+  gateway: GatewayRouter;
+  observer: ObserverRouter;
+  web: WebRouter;
+}
+
+export type BrokerClient<R extends SocketRole> = TRPCClient<RouterForRole[R]>;
+
+export interface BrokerClientOptions<R extends SocketRole> {
+  role: R;
+  /** Defaults to `<socket dir>/<role>.sock` from the environment. */
+  socketPath?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Recorded by the broker in its audit log; never used for access decisions. */
+  actor?: () => string | undefined;
+}
+
+export function defaultSocketPath(role: SocketRole, env: NodeJS.ProcessEnv = process.env): string {
+  return socketPathFor(resolvePaths(env, homedir()).socketDir, role);
+}
+
+export function createBrokerClient<R extends SocketRole>(options: BrokerClientOptions<R>): BrokerClient<R> {
+  const socketPath = options.socketPath ?? defaultSocketPath(options.role, options.env);
+  const dispatcher = new Agent({ connect: { socketPath }, keepAliveTimeout: 10_000, pipelining: 1 });
+  return createTRPCClient<RouterForRole[R]>({
+    links: [
+      httpLink({
+        url: 'http://broker.local',
+        fetch: (url, init) =>
+          undiciFetch(url as string, { ...(init as Record<string, unknown>), dispatcher }) as unknown as Promise<Response>,
+        headers: () => {
+          const actor = options.actor?.();
+          return actor ? { 'x-terminal-mcp-actor': actor } : {};
+        },
+      }),
+    ],
+  } as never) as BrokerClient<R>;
+}
+
+/** A caller-safe description of a broker call failure. "Broker said no" keeps the
+ * broker's code; "could not reach the broker" is BROKER_UNAVAILABLE. */
+export interface BrokerFailure {
+  code: ErrorCode;
+  message: string;
+  hint: string;
+  correlationId?: string;
+}
+
+function isConnectionFailure(err: unknown): boolean {
+  let cur: unknown = err;
+  for (let depth = 0; depth < 6 && cur; depth++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === 'string' && ['ECONNREFUSED', 'ENOENT', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'EACCES'].includes(code)) {
+      return true;
+    }
+    if ((cur as Error).message === 'fetch failed') return true;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+export function describeBrokerFailure(err: unknown): BrokerFailure {
+  const app = readAppErrorData(err);
+  if (app) {
+    const message = err instanceof Error ? err.message : String(app.code);
+    return { ...app, message };
+  }
+  if (isConnectionFailure(err)) {
+    return { code: 'BROKER_UNAVAILABLE', message: 'could not reach the broker', hint: ERROR_SPECS.BROKER_UNAVAILABLE.hint };
+  }
+  return { code: 'INTERNAL', message: 'unexpected error talking to the broker', hint: ERROR_SPECS.INTERNAL.hint };
+}
+
+export function toAppError(err: unknown): AppError {
+  const f = describeBrokerFailure(err);
+  return new AppError(f.code, f.message, f.hint);
+}

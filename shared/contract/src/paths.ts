@@ -1,0 +1,38 @@
+/** Where the broker keeps state and sockets, derived from the environment the same way
+ * in every process (broker, gateway, observer, web). String work only: callers pass the
+ * environment and home directory, so this module stays free of Node imports. */
+
+export const SOCKET_ROLES = ['gateway', 'observer', 'web'] as const;
+export type SocketRole = (typeof SOCKET_ROLES)[number];
+
+export interface TerminalMcpPaths {
+  stateDir: string;
+  socketDir: string;
+  configPath: string | undefined;
+  /** `tmux -L` name; undefined means the user's default server. */
+  tmuxSocket: string | undefined;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function joinPath(...parts: string[]): string {
+  return parts.join('/').replace(/\/+/g, '/');
+}
+
+export function resolvePaths(env: Env, homeDir: string): TerminalMcpPaths {
+  const stateHome = env.XDG_STATE_HOME || joinPath(homeDir, '.local/state');
+  const stateDir = env.TERMINAL_MCP_STATE_DIR || joinPath(stateHome, 'terminal-mcp');
+  const socketDir =
+    env.TERMINAL_MCP_SOCKET_DIR ||
+    (env.XDG_RUNTIME_DIR ? joinPath(env.XDG_RUNTIME_DIR, 'terminal-mcp') : joinPath(stateDir, 'run'));
+  return {
+    stateDir,
+    socketDir,
+    configPath: env.TERMINAL_MCP_CONFIG || undefined,
+    tmuxSocket: env.TERMINAL_MCP_TMUX_SOCKET || undefined,
+  };
+}
+
+export function socketPathFor(socketDir: string, role: SocketRole): string {
+  return joinPath(socketDir, `${role}.sock`);
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['services/*/src/**/*.test.ts', 'shared/*/src/**/*.test.ts', 'test/src/**/*.test.ts', 'scripts/**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Real tmux servers and child processes: keep parallelism modest on 2 cores.
+    maxWorkers: 2,
+    pool: 'forks',
+  },
+});
