@@ -1,0 +1,132 @@
+// Guards read access: fnmatch-style whitelist matching (literal metacharacters, no regex injection, no blow-up) and sensitive names needing an exact literal entry.
+import { describe, expect, it } from 'vitest';
+import { decideReadAccess, isSensitiveName, matchesAny, matchesGlob } from './access.js';
+
+describe('matchesGlob', () => {
+  it.each([
+    // pattern, name, expected
+    ['claude-*', 'claude-main', true],
+    ['claude-*', 'claude-', true],
+    ['claude-*', 'Claude-main', false], // case-sensitive
+    ['claude-*', 'xclaude-main', false], // whole string, anchored at the start
+    ['*-main', 'claude-main', true],
+    ['*-main', 'claude-main-2', false], // anchored at the end
+    ['*', '', true],
+    ['*', 'anything at all', true],
+    ['', '', true],
+    ['', 'a', false],
+    ['a?c', 'abc', true],
+    ['a?c', 'ac', false],
+    ['a?c', 'abbc', false],
+    ['?', 'é', true], // one character, not one UTF-16 unit
+    ['??', '🙂', false],
+    ['test-[abc]', 'test-b', true],
+    ['test-[abc]', 'test-d', false],
+    ['test-[a-c]', 'test-c', true],
+    ['test-[a-c]', 'test-C', false],
+    ['test-[!abc]', 'test-d', true],
+    ['test-[!abc]', 'test-a', false],
+    ['test-[!a-c]x', 'test-zx', true],
+    ['run[0-9][0-9]', 'run42', true],
+    ['run[0-9][0-9]', 'run4x', false],
+    ['[]x]', ']', true], // ] first in a class is a member
+    ['[!]x]', 'y', true],
+    ['[a-]', '-', true], // - last in a class is a member
+    ['[^a]', '^', true], // ^ is literal, not negation (fnmatch)
+    ['[^a]', 'b', false],
+    ['[z-a]', 'm', false], // inverted range matches nothing
+    ['build[1', 'build[1', true], // unclosed [ is literal
+    ['build[1', 'build1', false],
+    ['a*b*c', 'aXXbYYc', true],
+    ['a*b*c', 'aXXbYY', false],
+    ['**a', 'xxa', true],
+  ])('matchesGlob(%j, %j) is %s', (pattern, name, expected) => {
+    expect(matchesGlob(pattern, name)).toBe(expected);
+  });
+
+  it.each([
+    // Regex metacharacters in patterns and names are literal characters.
+    ['a.b', 'a.b', true],
+    ['a.b', 'axb', false],
+    ['a+', 'a+', true],
+    ['a+', 'aa', false],
+    ['(x)', '(x)', true],
+    ['(x)', 'x', false],
+    ['a$', 'a$', true],
+    ['^a', '^a', true],
+    ['^a', 'a', false],
+    ['a|b', 'a', false],
+    ['a|b', 'a|b', true],
+    ['\\d', '\\d', true],
+    ['\\d', '1', false],
+    ['x{2}', 'xx', false],
+    ['.*', 'anything', false],
+    ['.*', '.*', true],
+  ])('treats %j literally against %j (%s)', (pattern, name, expected) => {
+    expect(matchesGlob(pattern, name)).toBe(expected);
+  });
+
+  it.each([
+    ['*a*a*a*a*a*a*a*a*b', 'a'.repeat(5000)],
+    ['*?*?*?*?*?*?*?*?*!', 'x'.repeat(5000)],
+    ['*[a-z]*[a-z]*[a-z]*[a-z]*1', 'q'.repeat(5000)],
+  ])('fails %j quickly on a long non-matching name (no catastrophic backtracking)', (pattern, name) => {
+    const started = performance.now();
+    expect(matchesGlob(pattern, name)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('matchesAny', () => {
+  it.each([
+    [[], 'x', false],
+    [['a-*', 'b-*'], 'b-1', true],
+    [['a-*', 'b-*'], 'c-1', false],
+    [['exact'], 'exact', true],
+  ])('matchesAny(%j, %j) is %s', (patterns, name, expected) => {
+    expect(matchesAny(patterns, name)).toBe(expected);
+  });
+});
+
+describe('isSensitiveName', () => {
+  it.each([
+    ['root', true],
+    ['ROOT-shell', true],
+    ['my-ssh-tunnel', true],
+    ['Password-Manager', true],
+    ['secret-stuff', true],
+    ['prod-database', true],
+    ['claude-main', false],
+    ['roo', false],
+    ['s-s-h', false],
+  ])('isSensitiveName(%j) is %s', (name, expected) => {
+    expect(isSensitiveName(name)).toBe(expected);
+  });
+});
+
+describe('decideReadAccess', () => {
+  const on = (allowedPatterns: string[]) => ({ terminalRead: true, allowedPatterns });
+
+  it.each([
+    // policy, name, allowed, reason
+    [{ terminalRead: false, allowedPatterns: ['*'] }, 'claude-1', false, 'READ_DISABLED'],
+    [{ terminalRead: false, allowedPatterns: ['root'] }, 'root', false, 'READ_DISABLED'],
+    [on([]), 'claude-1', false, 'NOT_ALLOWED'],
+    [on(['codex-*']), 'claude-1', false, 'NOT_ALLOWED'],
+    [on(['claude-*']), 'claude-1', true, 'PATTERN'],
+    [on(['claude-1']), 'claude-1', true, 'LITERAL'],
+    [on(['build[1]']), 'build[1]', true, 'LITERAL'], // literal entry wins over glob reading
+    [on(['*']), 'anything', true, 'PATTERN'],
+    // Sensitive names: no glob admits them, not even `*`.
+    [on(['*']), 'root', false, 'SENSITIVE_NEEDS_LITERAL'],
+    [on(['claude-*']), 'claude-ssh', false, 'SENSITIVE_NEEDS_LITERAL'],
+    [on(['*secret*']), 'my-secret', false, 'SENSITIVE_NEEDS_LITERAL'],
+    [on(['prod-databas?']), 'prod-database', false, 'SENSITIVE_NEEDS_LITERAL'],
+    [on(['claude-ssh']), 'claude-ssh', true, 'LITERAL'],
+    [on(['*', 'root']), 'root', true, 'LITERAL'],
+    [on(['Root']), 'root', false, 'NOT_ALLOWED'], // literal comparison is exact
+    [on(['codex-*']), 'root', false, 'NOT_ALLOWED'], // not matched at all: plain refusal
+  ])('%j / %j => allowed=%s (%s)', (policy, name, allowed, reason) => {
+    expect(decideReadAccess(policy, name)).toEqual({ allowed, reason });
+  });
+});

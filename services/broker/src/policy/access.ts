@@ -1,0 +1,172 @@
+/**
+ * Which sessions' content may be read: the operator's whitelist of fnmatch-style
+ * patterns plus the sensitive-name rule. Pure: a function of (policy, name).
+ *
+ * The glob matcher is our own, not a regex built from the pattern: an operator's
+ * pattern is data, so it can neither inject regex syntax nor trigger catastrophic
+ * backtracking. Matching is O(pattern x name) at worst (the classic "remember the
+ * last star" algorithm), never exponential.
+ */
+
+/** Words that mark a session as sensitive (case-insensitive substring of its name). */
+export const SENSITIVE_NAME_WORDS = ['root', 'ssh', 'password', 'secret', 'database'] as const;
+
+type GlobToken =
+  | { readonly kind: 'literal'; readonly char: string }
+  | { readonly kind: 'any' }
+  | { readonly kind: 'star' }
+  | { readonly kind: 'class'; readonly negated: boolean; readonly chars: ReadonlySet<string>; readonly ranges: readonly (readonly [number, number])[] };
+
+/**
+ * Parse a pattern the way Python's fnmatch does: `*`, `?`, `[abc]`, `[a-z]`, `[!abc]`;
+ * `]` right after `[` or `[!` is a member; `-` first or last is a member; `^` is
+ * literal; a `[` with no closing `]` is a literal `[`. Works on code points, so `?`
+ * matches one character of a non-ASCII name.
+ */
+function parseGlob(pattern: string): GlobToken[] {
+  const chars = Array.from(pattern);
+  const tokens: GlobToken[] = [];
+  let i = 0;
+  while (i < chars.length) {
+    const c = chars[i] as string;
+    if (c === '*') {
+      // Consecutive stars are one star; collapsing them keeps matching linear in practice.
+      if (tokens.at(-1)?.kind !== 'star') tokens.push({ kind: 'star' });
+      i += 1;
+    } else if (c === '?') {
+      tokens.push({ kind: 'any' });
+      i += 1;
+    } else if (c === '[') {
+      const parsed = parseClass(chars, i);
+      if (parsed === null) {
+        tokens.push({ kind: 'literal', char: '[' });
+        i += 1;
+      } else {
+        tokens.push(parsed.token);
+        i = parsed.next;
+      }
+    } else {
+      tokens.push({ kind: 'literal', char: c });
+      i += 1;
+    }
+  }
+  return tokens;
+}
+
+function parseClass(chars: readonly string[], open: number): { token: GlobToken; next: number } | null {
+  let j = open + 1;
+  let negated = false;
+  if (chars[j] === '!') {
+    negated = true;
+    j += 1;
+  }
+  const bodyStart = j;
+  // A `]` right after the opening is a member, not the end.
+  if (chars[j] === ']') j += 1;
+  while (j < chars.length && chars[j] !== ']') j += 1;
+  if (j >= chars.length) return null;
+  const body = chars.slice(bodyStart, j);
+  const set = new Set<string>();
+  const ranges: [number, number][] = [];
+  let k = 0;
+  while (k < body.length) {
+    const lo = body[k] as string;
+    const hi = body[k + 2];
+    if (body[k + 1] === '-' && hi !== undefined) {
+      // An inverted range such as [z-a] matches nothing, as in fnmatch.
+      ranges.push([lo.codePointAt(0) as number, hi.codePointAt(0) as number]);
+      k += 3;
+    } else {
+      set.add(lo);
+      k += 1;
+    }
+  }
+  return { token: { kind: 'class', negated, chars: set, ranges }, next: j + 1 };
+}
+
+function tokenMatches(token: GlobToken, char: string): boolean {
+  switch (token.kind) {
+    case 'literal':
+      return token.char === char;
+    case 'any':
+      return true;
+    case 'star':
+      return false;
+    case 'class': {
+      const code = char.codePointAt(0) as number;
+      const member = token.chars.has(char) || token.ranges.some(([lo, hi]) => lo <= code && code <= hi);
+      return member !== token.negated;
+    }
+  }
+}
+
+/**
+ * fnmatch-style, whole-string, case-sensitive match of `name` against `pattern`.
+ * Every character other than `*`, `?` and a well-formed `[...]` is literal.
+ */
+export function matchesGlob(pattern: string, name: string): boolean {
+  const tokens = parseGlob(pattern);
+  const text = Array.from(name);
+  let t = 0; // position in tokens
+  let s = 0; // position in text
+  let starToken = -1; // index of the last star seen
+  let starText = 0; // text position that star is currently assumed to end at
+  while (s < text.length) {
+    const token = tokens[t];
+    if (token !== undefined && token.kind === 'star') {
+      starToken = t;
+      starText = s;
+      t += 1;
+    } else if (token !== undefined && tokenMatches(token, text[s] as string)) {
+      t += 1;
+      s += 1;
+    } else if (starToken >= 0) {
+      // Let the last star swallow one more character and retry after it.
+      t = starToken + 1;
+      starText += 1;
+      s = starText;
+    } else {
+      return false;
+    }
+  }
+  while (tokens[t]?.kind === 'star') t += 1;
+  return t === tokens.length;
+}
+
+/** True when any of `patterns` matches `name`. The building block for allow and deny lists. */
+export function matchesAny(patterns: readonly string[], name: string): boolean {
+  return patterns.some((pattern) => matchesGlob(pattern, name));
+}
+
+/** True when the name contains a sensitive word, case-insensitively. */
+export function isSensitiveName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return SENSITIVE_NAME_WORDS.some((word) => lower.includes(word));
+}
+
+export interface ReadPolicy {
+  readonly terminalRead: boolean;
+  readonly allowedPatterns: readonly string[];
+}
+
+export type ReadAccessReason = 'READ_DISABLED' | 'NOT_ALLOWED' | 'SENSITIVE_NEEDS_LITERAL' | 'PATTERN' | 'LITERAL';
+
+export interface ReadAccessDecision {
+  readonly allowed: boolean;
+  readonly reason: ReadAccessReason;
+}
+
+/**
+ * May the content of session `name` be read? Only with terminal_read on and a
+ * whitelist entry for it. A sensitive name needs an entry equal to the name itself:
+ * no glob admits it, not even `*`, so widening a pattern never exposes a root or ssh
+ * session by accident. A literal entry is compared before glob matching, so a name
+ * containing glob characters (`build[1]`) can still be listed exactly.
+ */
+export function decideReadAccess(policy: ReadPolicy, name: string): ReadAccessDecision {
+  if (!policy.terminalRead) return { allowed: false, reason: 'READ_DISABLED' };
+  if (policy.allowedPatterns.includes(name)) return { allowed: true, reason: 'LITERAL' };
+  if (!matchesAny(policy.allowedPatterns, name)) return { allowed: false, reason: 'NOT_ALLOWED' };
+  if (isSensitiveName(name)) return { allowed: false, reason: 'SENSITIVE_NEEDS_LITERAL' };
+  return { allowed: true, reason: 'PATTERN' };
+}
