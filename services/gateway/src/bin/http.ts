@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+/** `terminal-mcp-http`: the MCP gateway over Streamable HTTP (stateless), loopback only.
+ * Exit status 2 when a setting is refused (e.g. a non-loopback host), 1 on other start
+ * failures. Logs JSON to stderr; stops cleanly on SIGINT/SIGTERM. */
+import { createGatewayLogger } from '../logger.js';
+import { startGatewayHttp, type RunningGatewayHttp } from '../http/gateway-http.js';
+import { GatewayConfigError, httpSettingsFromEnv } from '../http/options.js';
+
+const NAME = 'terminal-mcp-http';
+
+async function main(): Promise<void> {
+  const log = createGatewayLogger();
+  let running: RunningGatewayHttp;
+  let tokenSet = false;
+  try {
+    const settings = httpSettingsFromEnv(process.env);
+    tokenSet = settings.token !== undefined;
+    running = await startGatewayHttp({ ...settings, env: process.env, log });
+  } catch (err) {
+    if (err instanceof GatewayConfigError) {
+      process.stderr.write(`${NAME}: ${err.message}\n`);
+      process.exit(2);
+    }
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      process.stderr.write(`${NAME}: the port is already in use (${(err as Error).message}); set TERMINAL_MCP_GATEWAY_PORT\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  process.stderr.write(`${NAME}: MCP endpoint ${running.mcpUrl}\n`);
+  process.stderr.write(`${NAME}: health ${running.healthUrl}\n`);
+  if (!tokenSet) {
+    process.stderr.write(`${NAME}: no TERMINAL_MCP_GATEWAY_TOKEN set: any local process can call /mcp; put an authenticating tunnel in front for remote use\n`);
+  }
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ event: 'gateway.stopping', signal }, 'stopping');
+    running.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${NAME}: failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+/**
+ * `terminal-mcp-gateway-stdio` (run by the `terminal-mcp` launcher): the MCP gateway over stdio. stdout carries MCP frames and NOTHING
+ * else — logs go to stderr, and console output from any dependency is sent there too.
+ * The broker is reached lazily on the first tool call, so with the broker down the
+ * server still starts and tool calls answer BROKER_UNAVAILABLE. (Starting the broker is
+ * the privileged package's job, not this unprivileged process's.)
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createBrokerClient, defaultSocketPath } from '@terminal-mcp/broker-client';
+import { createGatewayLogger } from '../logger.js';
+import { createToolMetrics } from '../metrics.js';
+import { createGatewayMcpServer } from '../server.js';
+
+// One stray console.log would corrupt the protocol stream.
+console.log = console.error;
+console.info = console.error;
+console.debug = console.error;
+
+async function main(): Promise<void> {
+  const log = createGatewayLogger();
+  const broker = createBrokerClient({ role: 'gateway', env: process.env });
+  const server = createGatewayMcpServer({ broker, metrics: createToolMetrics(), log });
+  const transport = new StdioServerTransport();
+
+  let stopping = false;
+  const shutdown = (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ event: 'gateway.stopping', why }, 'stopping');
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  // The client closing our stdin is the normal way a stdio server is told to stop.
+  process.stdin.on('end', () => shutdown('stdin closed'));
+  process.stdin.on('close', () => shutdown('stdin closed'));
+
+  await server.connect(transport);
+  log.info({ event: 'gateway.started', transport: 'stdio', broker_socket: defaultSocketPath('gateway', process.env) }, 'MCP gateway on stdio');
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`terminal-mcp: failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});

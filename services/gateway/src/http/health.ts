@@ -1,0 +1,47 @@
+/**
+ * Operational endpoints: liveness (this process answers), readiness (the broker answers
+ * and says tmux and its stores are fine), Prometheus metrics and the build version.
+ * Readiness keeps "the broker said not ready" and "the broker could not be reached"
+ * apart, like tool errors do.
+ */
+import type { ServerResponse } from 'node:http';
+import type { BrokerClient, BrokerFailure } from '@terminal-mcp/broker-client';
+import { ERROR_SPECS } from '@terminal-mcp/contract';
+import type { Logger } from 'pino';
+import { describeToolFailure } from '../errors.js';
+import type { ToolMetrics } from '../metrics.js';
+import type { VersionInfo } from '../version.js';
+import { sendJson, sendText } from './responses.js';
+
+const READY_TIMEOUT_MS = 5_000;
+
+export function sendLive(res: ServerResponse): void {
+  sendJson(res, 200, { ok: true });
+}
+
+export async function sendReady(res: ServerResponse, broker: BrokerClient<'gateway'>, log: Logger): Promise<void> {
+  const signal = AbortSignal.timeout(READY_TIMEOUT_MS);
+  try {
+    const readiness = await broker.health.ready.query(undefined, { signal });
+    sendJson(res, readiness.ready ? 200 : 503, readiness);
+  } catch (err) {
+    const failure: BrokerFailure = signal.aborted
+      ? { code: 'TIMEOUT', message: 'the broker did not answer in time', hint: ERROR_SPECS.TIMEOUT.hint }
+      : describeToolFailure(err).failure;
+    const body: Record<string, unknown> = { ready: false, error_code: failure.code, message: failure.message, hint: failure.hint };
+    if (failure.code === 'INTERNAL') {
+      log.error({ event: 'health.ready_failed', correlation_id: failure.correlationId, err }, 'readiness check failed');
+      body.message = 'internal error';
+      body.correlation_id = failure.correlationId;
+    }
+    sendJson(res, 503, body);
+  }
+}
+
+export function sendMetrics(res: ServerResponse, metrics: ToolMetrics): void {
+  sendText(res, 200, metrics.render(), 'text/plain; version=0.0.4; charset=utf-8');
+}
+
+export function sendVersion(res: ServerResponse, info: VersionInfo): void {
+  sendJson(res, 200, info);
+}

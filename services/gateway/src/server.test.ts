@@ -1,0 +1,71 @@
+// Guards: the MCP tool catalogue (names, read-only annotations, schemas, instructions) and that a call with no broker answers BROKER_UNAVAILABLE as an isError result.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createBrokerClient } from '@terminal-mcp/broker-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_META_KEY } from './errors.js';
+import { createToolMetrics } from './metrics.js';
+import { createGatewayMcpServer, SERVER_INSTRUCTIONS } from './server.js';
+
+const TOOL_NAMES = ['terminal_batch_inspect', 'terminal_capture', 'terminal_list_sessions', 'terminal_status', 'terminal_tail'];
+
+describe('createGatewayMcpServer', () => {
+  // A real broker client aimed at a socket nobody listens on: the broker is down.
+  const dir = mkdtempSync(join(tmpdir(), 'tmcp-gw-'));
+  const metrics = createToolMetrics();
+  const server = createGatewayMcpServer({ broker: createBrokerClient({ role: 'gateway', socketPath: join(dir, 'gateway.sock') }), metrics });
+  const client = new Client({ name: 'server-test', version: '0.0.0' });
+
+  beforeAll(async () => {
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await Promise.all([server.connect(a), client.connect(b)]);
+  });
+  afterAll(async () => {
+    await client.close();
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('tells the model that pane output is untrusted data', () => {
+    expect(client.getInstructions()).toBe(SERVER_INSTRUCTIONS);
+    expect(SERVER_INSTRUCTIONS).toMatch(/untrusted data/);
+    expect(SERVER_INSTRUCTIONS).toMatch(/not instructions/);
+  });
+
+  it('lists the five read tools, each annotated read-only, closed-world and idempotent', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
+    for (const tool of tools) {
+      expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+      expect(tool.title).toBeTruthy();
+      expect(tool.description!.length).toBeLessThan(600);
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type).toBe('object');
+    }
+    const tail = tools.find((t) => t.name === 'terminal_tail')!;
+    expect(tail.inputSchema.required).toEqual(['session']);
+    expect(Object.keys(tail.outputSchema!.properties!)).toEqual(
+      expect.arrayContaining(['session', 'session_id', 'pane_id', 'text', 'line_count', 'redactions', 'truncated']),
+    );
+  });
+
+  it('answers BROKER_UNAVAILABLE when the broker is not running, and counts it', async () => {
+    const result = await client.callTool({ name: 'terminal_list_sessions', arguments: {} });
+    expect(result.isError).toBe(true);
+    // Not in structuredContent: the SDK client would validate it against the outputSchema.
+    expect(result.structuredContent).toBeUndefined();
+    expect(result._meta?.[ERROR_META_KEY]).toMatchObject({ error_code: 'BROKER_UNAVAILABLE' });
+    expect((result.content as { text: string }[])[0]!.text).toMatch(/^BROKER_UNAVAILABLE: could not reach the broker\. Hint: /);
+    expect(JSON.stringify(result)).not.toContain(dir);
+    expect(metrics.render()).toContain('terminal_mcp_tool_errors_total{tool="terminal_list_sessions",error_code="BROKER_UNAVAILABLE"} 1');
+  });
+
+  it('rejects arguments outside the contract before anything is sent', async () => {
+    const result = await client.callTool({ name: 'terminal_tail', arguments: { session: '', lines: 0 } });
+    expect(result.isError).toBe(true);
+    expect((result.content as { text: string }[])[0]!.text).toMatch(/Input validation error/);
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * A real broker process for end-to-end tests: built `services/broker/dist/main.js`, its
+ * own temp state and socket directories, an optional config.yaml, and the private tmux
+ * server named by `tmuxSocket`. TMUX/TMUX_PANE are stripped so the broker can never
+ * follow them to the host's own tmux server.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoPath } from './repo.js';
+
+export interface BrokerProcess {
+  /** The environment the broker runs with; give it to clients (e.g. the stdio gateway). */
+  readonly env: NodeJS.ProcessEnv;
+  readonly socketDir: string;
+  readonly stateDir: string;
+  readonly pid: number;
+  /** The broker's stderr so far (JSON log lines), for failure messages. */
+  stderr(): string;
+  /** SIGTERM (SIGKILL after 5 s), then removes the temp directory. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export interface StartBrokerProcessOptions {
+  /** `tmux -L` name of the test's private tmux server. */
+  tmuxSocket: string;
+  /** config.yaml text, or an object written as JSON (JSON is YAML). */
+  config?: string | Record<string, unknown>;
+  /** How long to wait for gateway.sock to answer. Default 15 s. */
+  readyTimeoutMs?: number;
+}
+
+const MAX_STDERR_CHARS = 64 * 1024;
+
+function socketAnswers(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = createConnection(path);
+    const done = (ok: boolean) => {
+      sock.destroy();
+      resolve(ok);
+    };
+    sock.setTimeout(500, () => done(false));
+    sock.once('connect', () => done(true));
+    sock.once('error', () => done(false));
+  });
+}
+
+function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+export async function startBrokerProcess(options: StartBrokerProcessOptions): Promise<BrokerProcess> {
+  // Short paths: a Unix socket path must fit in ~107 bytes.
+  const root = mkdtempSync(join(tmpdir(), 'tmcp-broker-'));
+  const stateDir = join(root, 'state');
+  const socketDir = join(root, 'run');
+  mkdirSync(stateDir, { mode: 0o700 });
+
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.TMUX;
+  delete env.TMUX_PANE;
+  env.TERMINAL_MCP_STATE_DIR = stateDir;
+  env.TERMINAL_MCP_SOCKET_DIR = socketDir;
+  env.TERMINAL_MCP_TMUX_SOCKET = options.tmuxSocket;
+  delete env.TERMINAL_MCP_CONFIG;
+  if (options.config !== undefined) {
+    const configPath = join(root, 'config.yaml');
+    const text = typeof options.config === 'string' ? options.config : JSON.stringify(options.config, null, 2);
+    writeFileSync(configPath, text, { mode: 0o600 });
+    env.TERMINAL_MCP_CONFIG = configPath;
+  }
+
+  const child = spawn(process.execPath, [repoPath('services/broker/dist/main.js')], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    if (stderr.length < MAX_STDERR_CHARS) stderr += chunk;
+  });
+
+  let stopped: Promise<void> | undefined;
+  const stop = () => {
+    stopped ??= (async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        if (!(await waitForExit(child, 5_000))) {
+          child.kill('SIGKILL');
+          await waitForExit(child, 5_000);
+        }
+      }
+      rmSync(root, { recursive: true, force: true });
+    })();
+    return stopped;
+  };
+
+  const gatewaySocket = join(socketDir, 'gateway.sock');
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 15_000);
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      await stop();
+      throw new Error(`broker exited during start (code ${child.exitCode}, signal ${child.signalCode}):\n${stderr}`);
+    }
+    if (await socketAnswers(gatewaySocket)) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`broker did not answer on ${gatewaySocket} in time:\n${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+
+  return {
+    env,
+    socketDir,
+    stateDir,
+    pid: child.pid!,
+    stderr: () => stderr,
+    stop,
+  };
+}
