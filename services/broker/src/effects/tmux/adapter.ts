@@ -1,0 +1,266 @@
+/**
+ * The broker's tmux adapter: facts and pane text read through one persistent control
+ * client (see control-client.ts), addressed by id only.
+ *
+ * Security assumptions:
+ * - No user text ever reaches a tmux command line. Every id we put on one is checked
+ *   against a strict regex first (`%7`, `$3`) and single-quoted; everything else on the
+ *   line is a constant written here.
+ * - Replies are parsed by position, with exactly one free-form field per record and that
+ *   field LAST. tmux 3.3a stores session names already escaped (`:`/`.` become `_`; tab,
+ *   newline, backslash and other non-printables become `\t`, `\n`, `\\`, `\001`), so a
+ *   name can never contain the tab separator or a newline, whatever else it contains
+ *   (spaces, `;`, `#`, quotes, unicode, a leading `-`). `#{pane_current_command}` is NOT
+ *   escaped (a process can put a tab or a newline in its argv[0]): it is last, and a reply
+ *   line that does not start with the fixed fields continues the previous command.
+ */
+import { AppError } from '@terminal-mcp/contract';
+import {
+  TmuxControlClient,
+  HIDDEN_SESSION_NAME,
+  type ControlClientOptions,
+  type ControlNotification,
+  type ControlReply,
+  type ControlState,
+  type TmuxLogger,
+} from './control-client.js';
+import type { CaptureOptions, PaneFacts, SessionFacts, TmuxAdapter, TmuxHealth } from './types.js';
+
+export interface TmuxAdapterOptions {
+  /** `tmux -L <socketName>` (TERMINAL_MCP_TMUX_SOCKET); undefined means the user's
+   * default server. */
+  socketName?: string;
+  logger?: TmuxLogger;
+  /** Config file tmux reads if the adapter has to start the server (tests: /dev/null). */
+  configFile?: string;
+  tmuxPath?: string;
+  commandTimeoutMs?: number;
+  connectTimeoutMs?: number;
+  reconnect?: { initialDelayMs?: number; maxDelayMs?: number };
+}
+
+/** The adapter plus the control-mode extras later work subscribes to. */
+export interface ControlModeTmuxAdapter extends TmuxAdapter {
+  /** tmux notifications (`%sessions-changed`, `%window-renamed @1 bash`, ...). */
+  onNotification(listener: (n: ControlNotification) => void): () => void;
+  onStateChange(listener: (s: ControlState) => void): () => void;
+  readonly state: ControlState;
+  /** Resolves true once connected, false after timeoutMs. */
+  waitUntilConnected(timeoutMs: number): Promise<boolean>;
+}
+
+const PANE_ID_RE = /^%\d{1,10}$/;
+const SESSION_ID_RE = /^\$\d{1,10}$/;
+const UINT_RE = /^\d{1,15}$/;
+
+/** Throws INVALID_ARGUMENT unless `id` is a tmux pane id such as `%7`. */
+export function assertPaneId(id: string): void {
+  if (typeof id !== 'string' || !PANE_ID_RE.test(id)) throw new AppError('INVALID_ARGUMENT', 'not a tmux pane id');
+}
+
+/** Throws INVALID_ARGUMENT unless `id` is a tmux session id such as `$3`. */
+export function assertSessionId(id: string): void {
+  if (typeof id !== 'string' || !SESSION_ID_RE.test(id)) throw new AppError('INVALID_ARGUMENT', 'not a tmux session id');
+}
+
+// Fixed fields first, the one free-form field last. The separator is a tab (a literal
+// tab inside the single-quoted format).
+const SESSION_FIELDS = 6;
+const SESSION_FORMAT = '#{pid}\t#{session_id}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{session_activity}\t#{session_name}';
+const PANE_FIELDS = 6;
+const PANE_FORMAT = '#{pane_id}\t#{pane_pid}\t#{pane_in_mode}\t#{pane_width}\t#{pane_height}\t#{history_size}\t#{pane_current_command}';
+
+const LIST_SESSIONS = `list-sessions -F '${SESSION_FORMAT}'`;
+/** The active pane of the active window of every session, filtered by tmux. */
+const LIST_ACTIVE_PANES = `list-panes -a -f '#{&&:#{window_active},#{pane_active}}' -F '#{session_id}\t${PANE_FORMAT}'`;
+/** A pane record in a list-panes reply starts like this; any other line continues the
+ * previous record's current command (which contained a newline). */
+const PANE_RECORD_START_RE = /^\$\d+\t%\d+\t/;
+
+/** Splits `line` into `count` tab-separated fixed fields and the rest (which may contain
+ * tabs). Null when there are fewer than `count` tabs. */
+function splitFixed(line: string, count: number): { fields: string[]; rest: string } | null {
+  const fields: string[] = [];
+  let start = 0;
+  for (let i = 0; i < count; i++) {
+    const tab = line.indexOf('\t', start);
+    if (tab < 0) return null;
+    fields.push(line.slice(start, tab));
+    start = tab + 1;
+  }
+  return { fields, rest: line.slice(start) };
+}
+
+function uint(s: string | undefined): number | null {
+  return s !== undefined && UINT_RE.test(s) ? Number(s) : null;
+}
+
+/** Parses `pane_id ... current_command` (PANE_FORMAT). */
+function parsePaneFields(fields: readonly string[], offset: number, command: string): PaneFacts | null {
+  const paneId = fields[offset];
+  const panePid = uint(fields[offset + 1]);
+  const inMode = fields[offset + 2];
+  const width = uint(fields[offset + 3]);
+  const height = uint(fields[offset + 4]);
+  const historySize = uint(fields[offset + 5]);
+  if (paneId === undefined || !PANE_ID_RE.test(paneId) || panePid === null || width === null || height === null || historySize === null) {
+    return null;
+  }
+  return { paneId, panePid, currentCommand: command, inMode: inMode === '1', width, height, historySize };
+}
+
+function parseSessionLine(line: string): Omit<SessionFacts, 'activePane'> | null {
+  const split = splitFixed(line, SESSION_FIELDS);
+  if (split === null) return null;
+  const [pidText, sessionId, createdText, attachedText, windowsText, activityText] = split.fields;
+  const serverPid = uint(pidText);
+  const created = uint(createdText);
+  const attached = uint(attachedText);
+  const windows = uint(windowsText);
+  const activity = uint(activityText);
+  if (
+    serverPid === null ||
+    sessionId === undefined ||
+    !SESSION_ID_RE.test(sessionId) ||
+    created === null ||
+    attached === null ||
+    windows === null ||
+    activity === null
+  ) {
+    return null;
+  }
+  return { serverPid, sessionId, name: split.rest, created, attached, windows, activity };
+}
+
+/** Maps session id to its active pane, from a LIST_ACTIVE_PANES reply. */
+function parseActivePanes(lines: readonly string[], logger: TmuxLogger): Map<string, PaneFacts> {
+  const bySession = new Map<string, PaneFacts>();
+  let last: { sessionId: string; fields: string[]; command: string } | null = null;
+  const commit = () => {
+    if (last === null) return;
+    const pane = parsePaneFields(last.fields, 1, last.command);
+    if (pane === null) logger.warn({ sessionId: last.sessionId }, 'unparsable tmux pane record skipped');
+    else if (!bySession.has(last.sessionId)) bySession.set(last.sessionId, pane);
+  };
+  for (const line of lines) {
+    if (PANE_RECORD_START_RE.test(line)) {
+      commit();
+      const split = splitFixed(line, PANE_FIELDS + 1);
+      last = split === null ? null : { sessionId: split.fields[0] as string, fields: split.fields, command: split.rest };
+      if (split === null) logger.warn({}, 'unparsable tmux pane record skipped');
+    } else if (last !== null) {
+      last.command += `\n${line}`;
+    }
+  }
+  commit();
+  return bySession;
+}
+
+function lineArgument(value: number | '-', what: string): string {
+  if (value === '-') return '-';
+  if (!Number.isSafeInteger(value) || Math.abs(value) > 1_000_000_000) {
+    throw new AppError('INVALID_ARGUMENT', `${what} must be an integer line number or '-'`);
+  }
+  return String(value);
+}
+
+function isMissingTarget(reply: ControlReply): boolean {
+  return !reply.ok && reply.lines.some((l) => l.startsWith("can't find"));
+}
+
+const silentLogger: TmuxLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlModeTmuxAdapter {
+  const logger = options.logger ?? silentLogger;
+  const clientOptions: ControlClientOptions = { logger };
+  if (options.socketName !== undefined) clientOptions.socketName = options.socketName;
+  if (options.configFile !== undefined) clientOptions.configFile = options.configFile;
+  if (options.tmuxPath !== undefined) clientOptions.tmuxPath = options.tmuxPath;
+  if (options.commandTimeoutMs !== undefined) clientOptions.commandTimeoutMs = options.commandTimeoutMs;
+  if (options.connectTimeoutMs !== undefined) clientOptions.connectTimeoutMs = options.connectTimeoutMs;
+  if (options.reconnect !== undefined) clientOptions.reconnect = options.reconnect;
+  const control = new TmuxControlClient(clientOptions);
+  control.start();
+
+  async function listSessions(): Promise<SessionFacts[]> {
+    // Both lines go out in the same write; tmux answers them back to back.
+    const [sessionsReply, panesReply] = await Promise.all([control.run(LIST_SESSIONS), control.run(LIST_ACTIVE_PANES)]);
+    if (!sessionsReply.ok) {
+      // A server with no sessions cannot exist while our hidden session is attached.
+      logger.warn({ tmux: sessionsReply.lines.join(' ').slice(0, 200) }, 'tmux list-sessions failed');
+      throw new AppError('TMUX_UNAVAILABLE', 'tmux could not list sessions');
+    }
+    const panes = panesReply.ok ? parseActivePanes(panesReply.lines, logger) : new Map<string, PaneFacts>();
+    const sessions: SessionFacts[] = [];
+    for (const line of sessionsReply.lines) {
+      const s = parseSessionLine(line);
+      if (s === null) {
+        logger.warn({}, 'unparsable tmux session record skipped');
+        continue;
+      }
+      if (s.name === HIDDEN_SESSION_NAME) continue;
+      sessions.push({ ...s, activePane: panes.get(s.sessionId) ?? null });
+    }
+    return sessions;
+  }
+
+  async function paneFacts(paneId: string): Promise<PaneFacts | null> {
+    assertPaneId(paneId);
+    const reply = await control.run(`display-message -p -t '${paneId}' '${PANE_FORMAT}'`);
+    if (!reply.ok) {
+      if (isMissingTarget(reply)) return null;
+      logger.warn({ tmux: reply.lines.join(' ').slice(0, 200) }, 'tmux display-message failed');
+      throw new AppError('INTERNAL', 'tmux could not read pane facts');
+    }
+    // A missing target answers with empty fields; a command with a newline spans lines.
+    const split = splitFixed(reply.lines.join('\n'), PANE_FIELDS);
+    if (split === null || split.fields[0] !== paneId) return null;
+    return parsePaneFields(split.fields, 0, split.rest);
+  }
+
+  async function capturePane(paneId: string, opts: CaptureOptions = {}): Promise<string> {
+    assertPaneId(paneId);
+    let command = opts.escapes === true ? 'capture-pane -p -J -e' : 'capture-pane -p -J';
+    if (opts.start !== undefined) command += ` -S ${lineArgument(opts.start, 'start')}`;
+    if (opts.end !== undefined) command += ` -E ${lineArgument(opts.end, 'end')}`;
+    command += ` -t '${paneId}'`;
+    // Fenced: the reply is pane-controlled text (see control-client.ts).
+    const reply = await control.run(command, { fenced: true });
+    if (!reply.ok) {
+      if (isMissingTarget(reply)) throw new AppError('SESSION_NOT_FOUND', 'the pane no longer exists');
+      logger.warn({ tmux: reply.lines.join(' ').slice(0, 200) }, 'tmux capture-pane failed');
+      throw new AppError('INTERNAL', 'tmux could not capture the pane');
+    }
+    return reply.lines.join('\n');
+  }
+
+  async function health(): Promise<TmuxHealth> {
+    // The detail reaches every client role: it names the state, never tmux's stderr
+    // (which holds socket paths); the reason itself is in the broker log.
+    if (control.state !== 'connected') {
+      return { ok: false, detail: `tmux server not reachable (${control.state}); the broker reconnects by itself` };
+    }
+    try {
+      const reply = await control.run(`display-message -p '#{version}\t#{pid}'`, { timeoutMs: 2_000 });
+      const [version, pid] = (reply.lines[0] ?? '').split('\t');
+      if (!reply.ok) return { ok: false, detail: 'tmux did not answer a status query' };
+      return { ok: true, detail: `tmux ${version ?? '?'} server pid ${pid ?? '?'} (control mode)` };
+    } catch (err) {
+      return { ok: false, detail: `tmux server not reachable: ${(err as Error).message}` };
+    }
+  }
+
+  return {
+    listSessions,
+    paneFacts,
+    capturePane,
+    health,
+    close: () => control.close(),
+    onNotification: (listener) => control.onNotification(listener),
+    onStateChange: (listener) => control.onStateChange(listener),
+    get state() {
+      return control.state;
+    },
+    waitUntilConnected: (timeoutMs) => control.waitUntilConnected(timeoutMs),
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * An isolated tmux server for tests: its own `-L` socket name, TMUX/TMUX_PANE stripped
+ * (tmux follows $TMUX to the enclosing server), `-f /dev/null` so no user config applies,
+ * and a check that the socket really is a private one before anything runs on it. Tests
+ * never touch the host's default server.
+ *
+ * Hostile session names, as found on tmux 3.3a:
+ * - `new-session -s` and `rename-session` both run the name through format expansion:
+ *   `new-session -s 'x#(touch F)y'` RAN the command (F was created) and named the session
+ *   `xy`; `rename-session -- 'x#(touch F)y'` also gave `xy`, and `#{session_id}` in a name
+ *   became `$6`. So a name is never passed unescaped to either.
+ * - Doubling every `#` (`##` expands to a literal `#`) disables expansion completely:
+ *   `rename-session -- 'x##(touch F)y'` gives the name `x#(touch F)y` and runs nothing.
+ * - On a command line given as argv, an argument ending in `;` is a command separator;
+ *   `foo\;` is the literal `foo;` (only the final `;` matters). `--` protects a leading `-`.
+ * - tmux itself rewrites some names: `:` and `.` become `_`; tab, newline, backslash and
+ *   other non-printables are stored vis-escaped (`\t`, `\n`, `\\`, `\001`, `\177`).
+ *   Unicode is kept, but any client without `-u` (or a UTF-8 locale) prints it as `_`.
+ * So newSession creates the session under a safe placeholder name, renames it by id with
+ * the escaped name, and returns the name tmux stored (read back by id) for the caller to
+ * compare.
+ */
+import { randomBytes } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { execa } from 'execa';
+
+export interface TmuxTestSession {
+  sessionId: string;
+  paneId: string;
+  /** The name as tmux stored it (read back by id). */
+  name: string;
+}
+
+export interface TmuxTestServer {
+  readonly socketName: string;
+  readonly socketPath: string;
+  /** Runs one tmux command line (argv) on this server; resolves with its stdout. */
+  tmux(args: readonly string[], input?: string): Promise<string>;
+  /** Creates a detached session with an arbitrary (hostile) name, safely. */
+  newSession(name: string, command?: string, size?: { width: number; height: number }): Promise<TmuxTestSession>;
+  /** `kill-server` on this socket; no error when it is already gone. */
+  kill(): Promise<void>;
+}
+
+export interface StartTmuxServerOptions {
+  /** Reuse a socket name (to start a server again after `kill()`); default: a new one. */
+  socketName?: string;
+}
+
+const SOCKET_NAME_RE = /^tmcp-test-[A-Za-z0-9-]+$/;
+
+function testEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.TMUX;
+  delete env.TMUX_PANE;
+  return env;
+}
+
+/** Makes text a literal argument for commands that expand formats (`new-session -s`,
+ * `rename-session`) when passed as argv: every `#` doubled, a final `;` escaped. */
+export function escapeTmuxFormatArgument(text: string): string {
+  const escaped = text.replaceAll('#', '##');
+  return escaped.endsWith(';') ? `${escaped.slice(0, -1)}\\;` : escaped;
+}
+
+export async function startTmuxServer(options: StartTmuxServerOptions = {}): Promise<TmuxTestServer> {
+  const socketName = options.socketName ?? `tmcp-test-${process.pid}-${randomBytes(4).toString('hex')}`;
+  if (!SOCKET_NAME_RE.test(socketName)) throw new Error(`refusing a test socket name that is not tmcp-test-*: ${socketName}`);
+  const env = testEnv();
+  let placeholder = 0;
+
+  const tmux = async (args: readonly string[], input?: string): Promise<string> => {
+    const argv = ['-L', socketName, '-f', '/dev/null', '-u', ...args];
+    const result =
+      input === undefined
+        ? await execa('tmux', argv, { env, extendEnv: false, stdin: 'ignore' })
+        : await execa('tmux', argv, { env, extendEnv: false, input });
+    return result.stdout;
+  };
+
+  // A server with no session would exit at once: keep it up with exit-empty off.
+  await tmux(['start-server', ';', 'set-option', '-s', 'exit-empty', 'off']);
+  const socketPath = await tmux(['display-message', '-p', '#{socket_path}']);
+  try {
+    assertPrivateSocket(socketPath, socketName);
+  } catch (err) {
+    await execa('tmux', ['-L', socketName, 'kill-server'], { env, extendEnv: false, stdin: 'ignore', reject: false });
+    throw err;
+  }
+
+  return {
+    socketName,
+    socketPath,
+    tmux,
+    async newSession(name, command, size) {
+      const safeName = `tmcp-placeholder-${process.pid}-${++placeholder}`;
+      const args = ['new-session', '-d', '-P', '-F', '#{session_id}\t#{pane_id}', '-s', safeName];
+      if (size !== undefined) args.push('-x', String(size.width), '-y', String(size.height));
+      if (command !== undefined) args.push(command);
+      const created = await tmux(args);
+      const [sessionId, paneId] = created.split('\t');
+      if (sessionId === undefined || paneId === undefined || !/^\$\d+$/.test(sessionId) || !/^%\d+$/.test(paneId)) {
+        throw new Error(`unexpected new-session output: ${created}`);
+      }
+      // One invocation: a lone `;` argument separates the two commands (the escaped name
+      // itself can only end in `\;`, which is literal).
+      const stored = await tmux([
+        'rename-session',
+        '-t',
+        sessionId,
+        '--',
+        escapeTmuxFormatArgument(name),
+        ';',
+        'display-message',
+        '-p',
+        '-t',
+        sessionId,
+        '#{session_name}',
+      ]);
+      return { sessionId, paneId, name: stored };
+    },
+    async kill() {
+      await execa('tmux', ['-L', socketName, 'kill-server'], { env, extendEnv: false, stdin: 'ignore', reject: false });
+    },
+  };
+}
+
+/** The socket must be ours: named after our unique socket name, in a directory only
+ * this user can enter (tmux's /tmp/tmux-UID is 0700), never the default server. If
+ * TMUX_TMPDIR names a missing directory tmux falls back to /tmp/tmux-UID; the name
+ * check still holds there. */
+function assertPrivateSocket(socketPath: string, socketName: string): void {
+  if (basename(socketPath) !== socketName || basename(socketPath) === 'default') {
+    throw new Error(`tmux test server is not on its private socket: ${socketPath}`);
+  }
+  const dir = statSync(dirname(socketPath));
+  const uid = process.getuid?.();
+  if ((dir.mode & 0o077) !== 0 || (uid !== undefined && dir.uid !== uid)) {
+    throw new Error(`tmux socket directory is not private: ${dirname(socketPath)}`);
+  }
+}
