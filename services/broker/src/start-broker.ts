@@ -15,6 +15,8 @@ import { createTmuxAdapter } from './effects/tmux/adapter.js';
 import { createLogger } from './logger.js';
 import { serveRoles } from './rpc/serve.js';
 import { BROKER_VERSION } from './effects/package-info.js';
+import { ensureBootstrapAccount } from './webauth/bootstrap.js';
+import { webauthEnv } from './webauth/env.js';
 
 export interface RunningBroker {
   deps: BrokerDeps;
@@ -46,6 +48,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     cleanups.push(() => stores.close());
     const startedAt = new Date();
     recordBrokerRun(stores.db('registry'), { startedAt, pid: process.pid, version: BROKER_VERSION, tmuxSocket: paths.tmuxSocket ?? null });
+    // First start: an `admin` account whose one-time password goes to a 0600 file only.
+    await ensureBootstrapAccount(webauthEnv({ db: stores.db('webauth'), stateDir: paths.stateDir, log }));
 
     const tmux = createTmuxAdapter({ socketName: paths.tmuxSocket, logger: log });
     cleanups.push(() => tmux.close());

@@ -103,6 +103,9 @@ export interface AppErrorData {
   readonly hint: string;
   /** Present on INTERNAL errors so an operator can find the log line. */
   readonly correlationId?: string;
+  /** Present on RATE_LIMITED errors: whole seconds until a retry may succeed
+   * (an HTTP edge sends it as `Retry-After`). */
+  readonly retryAfterSeconds?: number;
 }
 
 /**
@@ -113,11 +116,13 @@ export interface AppErrorData {
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly hint: string;
-  constructor(code: ErrorCode, message?: string, hint?: string) {
+  readonly retryAfterSeconds?: number;
+  constructor(code: ErrorCode, message?: string, hint?: string, details?: { retryAfterSeconds?: number }) {
     super(message ?? defaultMessage(code));
     this.name = 'AppError';
     this.code = code;
     this.hint = hint ?? ERROR_SPECS[code].hint;
+    if (details?.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds;
   }
 }
 
@@ -140,7 +145,13 @@ export function readAppErrorData(err: unknown): AppErrorData | undefined {
       const code = (c as { code: ErrorCode }).code;
       const hint = typeof (c as { hint?: unknown }).hint === 'string' ? (c as { hint: string }).hint : ERROR_SPECS[code].hint;
       const correlationId = (c as { correlationId?: unknown }).correlationId;
-      return typeof correlationId === 'string' ? { code, hint, correlationId } : { code, hint };
+      const retryAfterSeconds = (c as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+      return {
+        code,
+        hint,
+        ...(typeof correlationId === 'string' ? { correlationId } : {}),
+        ...(typeof retryAfterSeconds === 'number' && Number.isSafeInteger(retryAfterSeconds) && retryAfterSeconds >= 0 ? { retryAfterSeconds } : {}),
+      };
     }
   }
   return undefined;

@@ -1,8 +1,9 @@
 /** All stores the broker opens, opened together at start-up and checked by readiness. */
 import { openStore, type SqliteDatabase, type StoreDefinition } from './database.js';
 import { registryStoreDefinition } from './registry-store.js';
+import { webauthStoreDefinition } from './webauth-store.js';
 
-export const STORE_DEFINITIONS = [registryStoreDefinition] as const satisfies readonly StoreDefinition[];
+export const STORE_DEFINITIONS = [registryStoreDefinition, webauthStoreDefinition] as const satisfies readonly StoreDefinition[];
 export type StoreName = (typeof STORE_DEFINITIONS)[number]['name'];
 
 export interface StoreSet {

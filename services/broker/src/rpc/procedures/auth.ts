@@ -1,0 +1,76 @@
+/**
+ * Operator sign-in. The dashboard's server (web.sock) gets `auth.*`: log in, log out,
+ * validate a session cookie, change the password. The observer (observer.sock) gets only
+ * `oauth.verifyOperatorLogin`, what its OAuth login page needs to approve an
+ * authorization: a yes/no on credentials, no session, no account changes. It is a
+ * mutation because every attempt updates throttling state.
+ * Tokens and passwords are inputs only; they are never logged.
+ */
+import {
+  changePasswordInputSchema,
+  loginInputSchema,
+  sessionTokenInputSchema,
+  verifyOperatorLoginInputSchema,
+  type IssuedSession,
+  type OperatorUser,
+  type ValidatedSession,
+  type VerifiedOperator,
+} from '@terminal-mcp/contract';
+import type { UserRecord } from '../../effects/store/webauth-store.js';
+import { changePassword } from '../../webauth/change-password.js';
+import { webauthEnv, type WebauthEnv } from '../../webauth/env.js';
+import { login, verifyCredentials, type LoginSuccess } from '../../webauth/login.js';
+import { refusalError, type AuthRefusal } from '../../webauth/refusal.js';
+import { invalidateSessionToken, validateSessionToken } from '../../webauth/sessions.js';
+import type { BrokerContext } from '../context.js';
+import { publicProcedure, raise, router } from '../trpc.js';
+
+const envOf = (ctx: BrokerContext): WebauthEnv =>
+  webauthEnv({ db: ctx.deps.stores.db('webauth'), stateDir: ctx.deps.stores.stateDir, log: ctx.deps.log });
+
+const operatorUser = (u: UserRecord): OperatorUser => ({ id: u.id, username: u.username, mustChangePassword: u.mustChangePassword });
+
+function issued(result: LoginSuccess | AuthRefusal): IssuedSession {
+  if (!result.ok) raise(refusalError(result));
+  return {
+    token: result.token,
+    expiresAt: new Date(result.expiresAt).toISOString(),
+    mustChangePassword: result.mustChangePassword,
+    user: operatorUser(result.user),
+  };
+}
+
+export const authRouter = router({
+  login: publicProcedure.input(loginInputSchema).mutation(async ({ ctx, input }) => issued(await login(envOf(ctx), input))),
+
+  logout: publicProcedure.input(sessionTokenInputSchema).mutation(({ ctx, input }): { ok: true } => {
+    const env = envOf(ctx);
+    const valid = validateSessionToken(env, input.token);
+    invalidateSessionToken(env, input.token);
+    if (valid) env.log.info({ event: 'webauth.logout', userId: valid.user.id, username: valid.user.username }, 'signed out');
+    return { ok: true };
+  }),
+
+  validateSession: publicProcedure.input(sessionTokenInputSchema).query(({ ctx, input }): ValidatedSession => {
+    const valid = validateSessionToken(envOf(ctx), input.token);
+    return valid ? { user: operatorUser(valid.user), expiresAt: new Date(valid.session.expiresAt).toISOString() } : null;
+  }),
+
+  changePassword: publicProcedure
+    .input(changePasswordInputSchema)
+    .mutation(async ({ ctx, input }) => issued(await changePassword(envOf(ctx), input))),
+});
+
+/** For the observer's router, under `oauth.`: credentials in, the operator out, nothing
+ * else. An account that still has its first-start password must change it in the
+ * dashboard before it can approve anything. */
+export const verifyOperatorLogin = publicProcedure
+  .input(verifyOperatorLoginInputSchema)
+  .mutation(async ({ ctx, input }): Promise<VerifiedOperator> => {
+    const checked = await verifyCredentials(envOf(ctx), input, 'oauth');
+    if (!checked.ok) raise(refusalError(checked));
+    if (checked.user.mustChangePassword) {
+      raise(refusalError({ ok: false, code: 'FORBIDDEN', message: 'this account must change its password in the dashboard before it can approve access' }));
+    }
+    return { user: { id: checked.user.id, username: checked.user.username } };
+  });

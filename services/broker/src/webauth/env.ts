@@ -1,0 +1,19 @@
+/** What the operator-login domain acts on: the webauth store, the bootstrap secret file,
+ * a log and a clock. Built from an open webauth.db by the broker and by the CLI; tests
+ * pass their own clock. */
+import type { Logger } from 'pino';
+import { bootstrapSecretFile, type BootstrapSecretFile } from '../effects/webauth-bootstrap-file.js';
+import type { SqliteDatabase } from '../effects/store/database.js';
+import { webauthStore, type WebauthStore } from '../effects/store/webauth-store.js';
+
+export interface WebauthEnv {
+  store: WebauthStore;
+  secretFile: BootstrapSecretFile;
+  log: Logger;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+}
+
+export function webauthEnv(opts: { db: SqliteDatabase; stateDir: string; log: Logger; now?: () => number }): WebauthEnv {
+  return { store: webauthStore(opts.db), secretFile: bootstrapSecretFile(opts.stateDir), log: opts.log, now: opts.now ?? Date.now };
+}

@@ -1,0 +1,119 @@
+// Guards login: an unknown name and a wrong password are indistinguishable, failures back off per IP, and 10 failures lock a name (real or not) for 15 minutes.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore, type SqliteDatabase } from '../effects/store/database.js';
+import { webauthStoreDefinition } from '../effects/store/webauth-store.js';
+import { createAccount } from './accounts.js';
+import { webauthEnv, type WebauthEnv } from './env.js';
+import { login, type LoginAttempt } from './login.js';
+import { dummyPasswordHash } from './passwords.js';
+
+const PASSWORD = 'correct battery staple';
+let root: string;
+let db: SqliteDatabase;
+let env: WebauthEnv;
+let clock: number;
+let logLines: string[];
+
+beforeEach(async () => {
+  root = mkdtempSync(join(tmpdir(), 'tmcp-webauth-login-'));
+  db = openStore(root, webauthStoreDefinition);
+  clock = Date.UTC(2030, 0, 1);
+  logLines = [];
+  env = webauthEnv({ db, stateDir: root, log: pino({ level: 'info' }, { write: (s: string) => void logLines.push(s) }), now: () => clock });
+  const created = await createAccount(env, 'alice', PASSWORD);
+  if (!created.ok) throw new Error(created.message);
+  await dummyPasswordHash();
+});
+afterEach(() => {
+  db.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const attempt = (username: string, password: string, sourceIp: string): Promise<unknown> => login(env, { username, password, sourceIp } satisfies LoginAttempt);
+
+async function timed(fn: () => Promise<unknown>): Promise<{ result: unknown; ms: number }> {
+  const start = performance.now();
+  const result = await fn();
+  return { result, ms: performance.now() - start };
+}
+
+// Real argon2 verifies (10+ per test): allow for a loaded machine.
+describe('login answers', { timeout: 90_000 }, () => {
+  it('gives an unknown user and a wrong password the same answer and a comparable cost', async () => {
+    const unknown: number[] = [];
+    const wrong: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const u = await timed(() => attempt('mallory', PASSWORD, `198.51.100.${i}`));
+      const w = await timed(() => attempt('alice', 'wrong battery staple', `203.0.113.${i}`));
+      expect(u.result).toEqual(w.result);
+      expect(u.result).toEqual({ ok: false, code: 'UNAUTHENTICATED', message: 'invalid user name or password' });
+      unknown.push(u.ms);
+      wrong.push(w.ms);
+    }
+    // Both run a full argon2 verify (tens of ms); a lookup-only shortcut for unknown names
+    // would take well under a millisecond. Load on this shared machine only ever makes a
+    // run slower, so compare the fastest runs, one-sided and loosely.
+    expect(Math.min(...unknown)).toBeGreaterThan(Math.min(...wrong) * 0.3);
+  });
+
+  it('signs in with the right password and logs events without secrets', async () => {
+    const ok = await login(env, { username: 'alice', password: PASSWORD, sourceIp: '192.0.2.10' });
+    expect(ok).toMatchObject({ ok: true, mustChangePassword: false, user: { username: 'alice' } });
+    await attempt('mallory', 'typed-into-name-field', '192.0.2.11');
+    const logs = logLines.join('');
+    expect(logs).toContain('webauth.login_succeeded');
+    expect(logs).toContain('webauth.login_failed');
+    expect(logs).not.toContain(PASSWORD);
+    expect(logs).not.toContain('mallory'); // unknown names are not logged: they are often passwords
+    if (ok && typeof ok === 'object' && 'token' in ok) expect(logs).not.toContain(ok.token);
+  });
+});
+
+describe('per-IP backoff', { timeout: 90_000 }, () => {
+  it('doubles the wait after each failure from one IP, up to 15 minutes, and leaves other IPs alone', async () => {
+    const ip = '198.51.100.7';
+    const expected = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900];
+    for (const [i, wait] of expected.entries()) {
+      // A different name each time, so only the IP scope is exercised here.
+      expect(await attempt(`user${i}`, 'nope', ip)).toMatchObject({ code: 'UNAUTHENTICATED' });
+      expect(await attempt(`user${i}`, 'nope', ip)).toEqual({
+        ok: false,
+        code: 'RATE_LIMITED',
+        retryAfterSeconds: wait,
+        message: `too many failed sign-in attempts: retry in ${wait} s`,
+      });
+      // Even the right password is held back while waiting, without being checked.
+      expect(await attempt('alice', PASSWORD, ip)).toMatchObject({ code: 'RATE_LIMITED' });
+      clock += (wait - 1) * 1000;
+      expect(await attempt('alice', PASSWORD, ip)).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 1 });
+      clock += 1000;
+    }
+    expect(await attempt('alice', PASSWORD, '198.51.100.8')).toMatchObject({ ok: true });
+    // Success from the IP clears its record: the next typo waits 1 s again.
+    expect(await attempt('alice', PASSWORD, ip)).toMatchObject({ ok: true });
+    await attempt('alice', 'typo', ip);
+    expect(await attempt('alice', PASSWORD, ip)).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 1 });
+  });
+});
+
+describe('per-account lock', { timeout: 90_000 }, () => {
+  it.each(['alice', 'ghost'])('locks the name %s for 15 minutes after 10 failures from any IPs', async (name) => {
+    const results: unknown[] = [];
+    for (let i = 0; i < 10; i++) {
+      results.push(await attempt(name, `wrong password ${i}`, `10.0.0.${i}`));
+      clock += 30_000;
+    }
+    expect(new Set(results.map((r) => JSON.stringify(r)))).toEqual(new Set([JSON.stringify({ ok: false, code: 'UNAUTHENTICATED', message: 'invalid user name or password' })]));
+    const held = await attempt(name, PASSWORD, '10.0.1.1');
+    // 15 minutes from the 10th failure, 30 s ago.
+    expect(held).toMatchObject({ ok: false, code: 'RATE_LIMITED', retryAfterSeconds: 870 });
+    expect(await attempt('someone-else', 'whatever', '10.0.1.2')).toMatchObject({ code: 'UNAUTHENTICATED' });
+    clock += 870_000;
+    const after = await attempt(name, PASSWORD, '10.0.1.3');
+    expect(after).toMatchObject(name === 'alice' ? { ok: true } : { code: 'UNAUTHENTICATED' });
+  });
+});
