@@ -1,0 +1,109 @@
+// Guards the broker process lifecycle: a bad config stops it with the key named, one broker per socket dir, clean shutdown, and `terminal-mcp` starting a broker when none runs.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrokerProcess } from './helpers/broker-process.js';
+import { repoPath } from './helpers/repo.js';
+import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+
+const BROKER = repoPath('services/broker/dist/main.js');
+const LAUNCHER = repoPath('services/broker/dist/effects/launch/terminal-mcp.js');
+let tmux: TmuxTestServer;
+let dirs: string[] = [];
+
+function privateEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const root = mkdtempSync(join(tmpdir(), 'tmcp-life-'));
+  dirs.push(root);
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'TMUX' && k !== 'TMUX_PANE') env[k] = v;
+  return { ...env, TERMINAL_MCP_STATE_DIR: join(root, 'state'), TERMINAL_MCP_SOCKET_DIR: join(root, 'run'), TERMINAL_MCP_TMUX_SOCKET: tmux.socketName, ...extra };
+}
+
+function run(args: string[], env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+beforeAll(async () => {
+  tmux = await startTmuxServer();
+  await tmux.newSession('test-life', 'bash --norc --noprofile');
+});
+afterAll(async () => {
+  await tmux?.kill();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dirs = [];
+});
+
+describe('config validation at start-up', () => {
+  it.each([
+    ['max_capture_lines: many\n', /key 'max_capture_lines' has value "many"/],
+    ['permisions: {}\n', /unknown key 'permisions'/],
+  ])('refuses %j, exit code 2, naming the key', async (text, message) => {
+    const env = privateEnv();
+    const configPath = join(env.TERMINAL_MCP_STATE_DIR!, '..', 'config.yaml');
+    writeFileSync(configPath, text);
+    const r = await run([BROKER], { ...env, TERMINAL_MCP_CONFIG: configPath });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+  });
+
+  it('refuses a configured file that does not exist instead of falling back to defaults', async () => {
+    const r = await run([BROKER], privateEnv({ TERMINAL_MCP_CONFIG: '/nonexistent/terminal-mcp.yaml' }));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('cannot read the file');
+  });
+});
+
+describe('one broker per socket directory', () => {
+  it('a second broker refuses to start and leaves the first serving; SIGTERM removes the lock', async () => {
+    const first = await startBrokerProcess({ tmuxSocket: tmux.socketName });
+    try {
+      const second = await run([BROKER], first.env as Record<string, string>);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toMatch(/another broker \(pid \d+\) is already serving/);
+      for (const role of ['gateway', 'observer', 'web']) {
+        expect(statSync(join(first.socketDir, `${role}.sock`)).mode & 0o777).toBe(0o660);
+      }
+      expect(statSync(first.socketDir).mode & 0o777).toBe(0o700);
+    } finally {
+      await first.stop();
+    }
+  });
+});
+
+describe('terminal-mcp (stdio launcher)', () => {
+  it('starts a broker in the background when none answers, says so on stderr, and serves MCP', async () => {
+    const env = privateEnv();
+    const transport = new StdioClientTransport({ command: process.execPath, args: [LAUNCHER], env, stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const client = new Client({ name: 'launcher-test', version: '0' });
+    await client.connect(transport);
+    try {
+      const r = await client.callTool({ name: 'terminal_list_sessions', arguments: {} });
+      expect(r.isError).toBeFalsy();
+      expect(JSON.stringify(r.structuredContent)).toContain('test-life');
+      expect(stderr).toMatch(/no broker was running; started one in the background \(pid (\d+)\)/);
+      expect(existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'gateway.sock'))).toBe(true);
+    } finally {
+      await client.close();
+      const pid = Number(/pid (\d+)\)/.exec(stderr)?.[1]);
+      if (pid) process.kill(pid, 'SIGTERM');
+      const deadline = Date.now() + 5000;
+      while (Date.now() < deadline && existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'broker.lock'))) await new Promise((r) => setTimeout(r, 50));
+      expect(existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'broker.lock'))).toBe(false);
+    }
+  });
+});
