@@ -16,6 +16,10 @@ delete env.TMUX;
 delete env.TMUX_PANE;
 const paths = resolvePaths(env, homedir());
 const gatewayPort = env.TERMINAL_MCP_GATEWAY_PORT || '8766';
+const observerPort = env.TERMINAL_MCP_OBSERVER_PORT || '8767';
+const observerUrl = `${(env.TERMINAL_MCP_OBSERVER_PUBLIC_URL || `http://127.0.0.1:${observerPort}`).replace(/\/+$/, '')}/mcp`;
+const webPort = env.TERMINAL_MCP_WEB_PORT || '8768';
+const webUrl = `http://127.0.0.1:${webPort}/`;
 
 const children = [];
 function run(name, script) {
@@ -68,6 +72,8 @@ if (await socketAnswers(gatewaySock)) {
   }
 }
 run('gateway', 'services/gateway/dist/bin/http.js');
+run('observer', 'services/observer/dist/bin/observer.js');
+run('web', 'web/dist/server/main.js');
 
 const base = `http://127.0.0.1:${gatewayPort}`;
 console.log(`
@@ -78,11 +84,17 @@ Terminal MCP is running (loopback only; input is off unless config.yaml enables 
   Config file:                     ${paths.configPath ?? '(none: safe defaults)'}
   State directory:                 ${paths.stateDir}
   tmux server:                     ${paths.tmuxSocket ? `tmux -L ${paths.tmuxSocket}` : 'your default tmux server'}
+  Observer MCP (read-only, OAuth): ${observerUrl}
+  Dashboard (operator login):      ${webUrl}
+    first sign-in: user "admin", password in ${join(paths.stateDir, 'webauth-bootstrap.txt')}
+    (written once by the broker on first start; you must change it at first sign-in)
 
 Point an MCP client at it:
   - HTTP clients: add a server with URL ${base}/mcp
   - Desktop clients (stdio): command "npx", args ["terminal-mcp"] run from ${root}
     (or "node ${join(root, 'services/broker/dist/effects/launch/terminal-mcp.js')}")
+  - claude.ai / Claude apps: tunnel to 127.0.0.1:${observerPort}, set TERMINAL_MCP_OBSERVER_PUBLIC_URL,
+    add the connector ${observerUrl} (docs/claude-web-connector.md)
 
 Ctrl-C stops everything.
 `);

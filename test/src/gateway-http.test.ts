@@ -105,15 +105,17 @@ afterAll(async () => {
 });
 
 describe('MCP over HTTP with a live broker', () => {
-  it('lists the five read tools, all read-only', async () => {
+  it('lists the read tools, all read-only', async () => {
     const client = await connect(gw.mcpUrl);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       'terminal_batch_inspect',
       'terminal_capture',
       'terminal_list_sessions',
+      'terminal_resume_wait',
       'terminal_status',
       'terminal_tail',
+      'terminal_wait_for_state',
     ]);
     for (const t of tools) expect(t.annotations?.readOnlyHint).toBe(true);
     expect(client.getInstructions()).toMatch(/untrusted data/);

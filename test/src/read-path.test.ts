@@ -1,5 +1,6 @@
 // Guards the read path end to end over gateway.sock: hostile names resolve exactly and run nothing, real programs get the right status, and secrets (wrapped or coloured) never leave the broker.
 import { existsSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -137,6 +138,21 @@ describe('denied and invalid requests', () => {
     const extra = await failureOf(client.sessions.tail.query({ session: 'test-python', evil: '$(id)' } as never));
     expect(extra.code).toBe('INVALID_ARGUMENT');
     expect(extra.message).not.toContain('$(id)');
+  });
+
+  it('answers over HTTP with the status of the error code, not 500', async () => {
+    const status = (session: string) =>
+      new Promise<number>((resolve, reject) => {
+        const input = encodeURIComponent(JSON.stringify({ session }));
+        const req = request({ socketPath: join(broker.socketDir, 'gateway.sock'), path: `/sessions.tail?input=${input}` }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await status('test-no-such-session')).toBe(404);
+    expect(await status('not-whitelisted')).toBe(403);
   });
 
   it('caps capture at max_capture_lines and says it truncated', async () => {

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { BrokerConfig } from './config/schema.js';
 import type { TmuxAdapter } from './effects/tmux/types.js';
 import type { StoreSet } from './effects/store/store-set.js';
+import type { LiveDeps } from './live/live-deps.js';
 
 export interface BrokerDeps {
   config: BrokerConfig;
@@ -10,4 +11,8 @@ export interface BrokerDeps {
   stores: StoreSet;
   log: Logger;
   info: { version: string; startedAt: Date; tmuxSocket: string | null };
+  /** Live pane output watchers and pending waits' resume tokens (live/live-deps.ts).
+   * Optional so tests that do not need them can leave them out: `live.*` and `wait.*`
+   * then answer TMUX_UNAVAILABLE. */
+  live?: LiveDeps;
 }

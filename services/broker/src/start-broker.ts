@@ -12,6 +12,9 @@ import { acquireInstanceLock, ensureSocketDir } from './effects/socket-files.js'
 import { recordBrokerRun } from './effects/store/registry-store.js';
 import { openStoreSet } from './effects/store/store-set.js';
 import { createTmuxAdapter } from './effects/tmux/adapter.js';
+import { flushReadAudit, recoverInterruptedInput } from './input/services.js';
+import { createPaneWatcher } from './effects/tmux/pane-watch.js';
+import { createLiveDeps } from './live/live-deps.js';
 import { createLogger } from './logger.js';
 import { serveRoles } from './rpc/serve.js';
 import { BROKER_VERSION } from './effects/package-info.js';
@@ -46,6 +49,10 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
   try {
     const stores = openStoreSet(paths.stateDir);
     cleanups.push(() => stores.close());
+    // Input attempts a dead broker left PENDING become DELIVERY_UNKNOWN (never re-sent);
+    // queued read-audit records are written before the stores close.
+    recoverInterruptedInput({ stores, log });
+    cleanups.push(() => flushReadAudit(stores));
     const startedAt = new Date();
     recordBrokerRun(stores.db('registry'), { startedAt, pid: process.pid, version: BROKER_VERSION, tmuxSocket: paths.tmuxSocket ?? null });
     // First start: an `admin` account whose one-time password goes to a 0600 file only.
@@ -53,6 +60,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
 
     const tmux = createTmuxAdapter({ socketName: paths.tmuxSocket, logger: log });
     cleanups.push(() => tmux.close());
+    // Live output and waits: one read-only, ignore-size control client per watched session.
+    const paneWatch = createPaneWatcher({ socketName: paths.tmuxSocket, logger: log });
+    cleanups.push(() => paneWatch.close());
 
     const deps: BrokerDeps = {
       config,
@@ -60,6 +70,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       stores,
       log,
       info: { version: BROKER_VERSION, startedAt, tmuxSocket: paths.tmuxSocket ?? null },
+      live: createLiveDeps(paneWatch),
     };
     const servers = await serveRoles(deps, paths.socketDir);
     cleanups.push(() => servers.close());

@@ -10,7 +10,15 @@ import { ERROR_META_KEY } from './errors.js';
 import { createToolMetrics } from './metrics.js';
 import { createGatewayMcpServer, SERVER_INSTRUCTIONS } from './server.js';
 
-const TOOL_NAMES = ['terminal_batch_inspect', 'terminal_capture', 'terminal_list_sessions', 'terminal_status', 'terminal_tail'];
+const TOOL_NAMES = [
+  'terminal_batch_inspect',
+  'terminal_capture',
+  'terminal_list_sessions',
+  'terminal_resume_wait',
+  'terminal_status',
+  'terminal_tail',
+  'terminal_wait_for_state',
+];
 
 describe('createGatewayMcpServer', () => {
   // A real broker client aimed at a socket nobody listens on: the broker is down.
@@ -35,7 +43,7 @@ describe('createGatewayMcpServer', () => {
     expect(SERVER_INSTRUCTIONS).toMatch(/not instructions/);
   });
 
-  it('lists the five read tools, each annotated read-only, closed-world and idempotent', async () => {
+  it('lists the read tools, each annotated read-only, closed-world and idempotent', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
     for (const tool of tools) {

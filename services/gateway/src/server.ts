@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { BrokerClient, BrokerFailure } from '@terminal-mcp/broker-client';
+import { withBrokerActor, type BrokerClient, type BrokerFailure } from '@terminal-mcp/broker-client';
 import { ERROR_SPECS } from '@terminal-mcp/contract';
 import pino, { type Logger } from 'pino';
 import { describeToolFailure, ERROR_PRESENTATION, toolErrorResult, type DescribedFailure } from './errors.js';
@@ -40,6 +40,19 @@ function failureFor(code: 'TIMEOUT', message: string): DescribedFailure {
   return { failure, presentation: ERROR_PRESENTATION[code] };
 }
 
+/**
+ * Who is calling, for the broker's audit log (recorded, never trusted): the MCP client's
+ * own name from `initialize` (stdio), else, on stateless HTTP where each request has a
+ * fresh server, the product token of its User-Agent. The broker sanitises and caps it.
+ */
+export function callerName(server: McpServer, headers: Record<string, string | string[] | undefined> | undefined): string | undefined {
+  const name = server.server.getClientVersion()?.name;
+  if (name) return name;
+  const ua = headers?.['user-agent'];
+  const token = (Array.isArray(ua) ? ua[0] : ua)?.split(/[\s/]/)[0];
+  return token ? `http-${token}` : undefined;
+}
+
 export function createGatewayMcpServer(deps: GatewayServerDeps): McpServer {
   const log = deps.log ?? pino({ level: 'silent' });
   const timeoutMs = deps.brokerTimeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS;
@@ -64,7 +77,9 @@ export function createGatewayMcpServer(deps: GatewayServerDeps): McpServer {
         const budget = AbortSignal.timeout(timeoutMs);
         const signal = AbortSignal.any([extra.signal, budget]);
         try {
-          const { structured, text } = await tool.invoke(args as Record<string, unknown>, { broker: deps.broker, signal });
+          const { structured, text } = await withBrokerActor(callerName(server, extra.requestInfo?.headers), () =>
+            tool.invoke(args as Record<string, unknown>, { broker: deps.broker, signal }),
+          );
           const elapsed = seconds();
           deps.metrics.observeToolCall(tool.name, elapsed);
           log.debug({ event: 'tool.ok', tool: tool.name, ms: Math.round(elapsed * 1000) }, 'tool call');

@@ -15,6 +15,7 @@ import {
 } from '@terminal-mcp/contract';
 import type { GatewayRouter, ObserverRouter, WebRouter } from '@terminal-mcp/broker/router-types';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { homedir } from 'node:os';
 
 export interface RouterForRole {
@@ -34,6 +35,18 @@ export interface BrokerClientOptions<R extends SocketRole> {
   actor?: () => string | undefined;
 }
 
+/** The actor of the broker calls made inside `withBrokerActor` (see there). */
+const actorScope = new AsyncLocalStorage<string>();
+
+/**
+ * Runs `fn` with every broker call it makes naming `actor` (e.g. the MCP client's name or
+ * the dashboard user) in the actor header, unless the client was created with its own
+ * `actor` option. The broker records it in the audit log; it never grants anything.
+ */
+export function withBrokerActor<T>(actor: string | undefined, fn: () => T): T {
+  return actor ? actorScope.run(actor, fn) : fn();
+}
+
 export function defaultSocketPath(role: SocketRole, env: NodeJS.ProcessEnv = process.env): string {
   return socketPathFor(resolvePaths(env, homedir()).socketDir, role);
 }
@@ -48,7 +61,7 @@ export function createBrokerClient<R extends SocketRole>(options: BrokerClientOp
         fetch: (url, init) =>
           undiciFetch(url as string, { ...(init as Record<string, unknown>), dispatcher }) as unknown as Promise<Response>,
         headers: () => {
-          const actor = options.actor?.();
+          const actor = options.actor?.() ?? actorScope.getStore();
           return actor ? { 'x-terminal-mcp-actor': actor } : {};
         },
       }),
@@ -94,3 +107,6 @@ export function toAppError(err: unknown): AppError {
   const f = describeBrokerFailure(err);
   return new AppError(f.code, f.message, f.hint);
 }
+
+/** Subscriptions too: WebSocket on the role's socket, HTTP for the rest (live.ts). */
+export { createBrokerLiveClient, unixWebSocketUrl, type BrokerLiveClient, type BrokerLiveClientOptions } from './live.js';

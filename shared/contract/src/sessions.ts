@@ -25,6 +25,9 @@ export const sessionSummarySchema = z.object({
   current_command: z.string().describe("the active pane's foreground command"),
   in_copy_mode: z.boolean(),
   read_allowed: z.boolean().describe('whether this caller may read the content'),
+  read_granted: z.boolean().describe('the operator granted reading this session from the dashboard (beyond the config whitelist)'),
+  input_allowed: z.boolean().describe('whether input would currently be accepted, before per-call checks (text, keys, confirmation)'),
+  input_granted: z.boolean().describe('the operator granted sending input to this session from the dashboard'),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 

@@ -21,6 +21,12 @@ export interface BrokerProcess {
   stderr(): string;
   /** SIGTERM (SIGKILL after 5 s), then removes the temp directory. Safe to call twice. */
   stop(): Promise<void>;
+  /** Stops this broker (SIGTERM) and starts a new one with the same environment, state
+   * and socket directories, as an operator's restart does. Use the returned process from
+   * then on; its stop() removes the temp directory. */
+  restart(overrides?: { env?: Record<string, string | undefined> }): Promise<BrokerProcess>;
+  /** Resolves when the broker process has exited (by itself or after stop()). */
+  exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 export interface StartBrokerProcessOptions {
@@ -30,6 +36,8 @@ export interface StartBrokerProcessOptions {
   config?: string | Record<string, unknown>;
   /** How long to wait for gateway.sock to answer. Default 15 s. */
   readyTimeoutMs?: number;
+  /** Extra environment variables (e.g. test-only fault injection). */
+  env?: Record<string, string>;
 }
 
 const MAX_STDERR_CHARS = 64 * 1024;
@@ -78,7 +86,21 @@ export async function startBrokerProcess(options: StartBrokerProcessOptions): Pr
     writeFileSync(configPath, text, { mode: 0o600 });
     env.TERMINAL_MCP_CONFIG = configPath;
   }
+  Object.assign(env, options.env ?? {});
 
+  return launchBroker({ root, env, stateDir, socketDir, readyTimeoutMs: options.readyTimeoutMs ?? 15_000 });
+}
+
+interface LaunchOptions {
+  root: string;
+  env: NodeJS.ProcessEnv;
+  stateDir: string;
+  socketDir: string;
+  readyTimeoutMs: number;
+}
+
+async function launchBroker(launch: LaunchOptions): Promise<BrokerProcess> {
+  const { root, env, stateDir, socketDir } = launch;
   const child = spawn(process.execPath, [repoPath('services/broker/dist/main.js')], {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -89,23 +111,26 @@ export async function startBrokerProcess(options: StartBrokerProcessOptions): Pr
     if (stderr.length < MAX_STDERR_CHARS) stderr += chunk;
   });
 
+  const terminate = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      if (!(await waitForExit(child, 5_000))) {
+        child.kill('SIGKILL');
+        await waitForExit(child, 5_000);
+      }
+    }
+  };
   let stopped: Promise<void> | undefined;
   const stop = () => {
     stopped ??= (async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        if (!(await waitForExit(child, 5_000))) {
-          child.kill('SIGKILL');
-          await waitForExit(child, 5_000);
-        }
-      }
+      await terminate();
       rmSync(root, { recursive: true, force: true });
     })();
     return stopped;
   };
 
   const gatewaySocket = join(socketDir, 'gateway.sock');
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 15_000);
+  const deadline = Date.now() + launch.readyTimeoutMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       await stop();
@@ -126,5 +151,17 @@ export async function startBrokerProcess(options: StartBrokerProcessOptions): Pr
     pid: child.pid!,
     stderr: () => stderr,
     stop,
+    async restart(overrides) {
+      await terminate();
+      const env = { ...launch.env };
+      for (const [name, value] of Object.entries(overrides?.env ?? {})) {
+        if (value === undefined) delete env[name];
+        else env[name] = value;
+      }
+      return launchBroker({ ...launch, env });
+    },
+    exited() {
+      return waitForExit(child, 60_000).then(() => ({ code: child.exitCode, signal: child.signalCode }));
+    },
   };
 }

@@ -4,6 +4,7 @@
  * an effect, see effects/config-file.ts).
  */
 import { z } from 'zod';
+import { DEFAULT_GUARDED_COMMANDS } from '../policy/input.js';
 
 const pattern = z.string().min(1).max(256);
 
@@ -27,6 +28,30 @@ export const sourceRootSchema = z
   })
   .strict();
 
+/** The observer's OAuth authorization server. Redirect URIs a client may register are
+ * the exact URIs listed here (claude.ai's callbacks by default) plus, when
+ * `allow_loopback_redirect_uris` is on, `http://127.0.0.1:<any port>/...`,
+ * `http://localhost:<any port>/...` and `http://[::1]:<any port>/...` for local clients
+ * (RFC 8252). Lifetimes are configurable so tests can expire tokens quickly. Optional in
+ * the parsed config: `oauthSettings()` in oauth/policy.ts fills the defaults. */
+export const observerOAuthSchema = z
+  .object({
+    redirect_uri_allowlist: z
+      .array(
+        z
+          .string()
+          .max(2048)
+          .refine((u) => /^https:\/\/[^\s#]+$/.test(u), 'redirect URIs must be absolute https URIs without a fragment'),
+      )
+      .max(100)
+      .default(['https://claude.ai/api/mcp/auth_callback', 'https://claude.com/api/mcp/auth_callback']),
+    allow_loopback_redirect_uris: z.boolean().default(true),
+    authorization_code_ttl_seconds: z.number().int().min(1).max(600).default(60),
+    access_token_ttl_seconds: z.number().int().min(1).max(24 * 3600).default(3600),
+    refresh_token_ttl_seconds: z.number().int().min(1).max(365 * 24 * 3600).default(30 * 24 * 3600),
+  })
+  .strict();
+
 export const observerSchema = z
   .object({
     source_roots: z
@@ -34,6 +59,35 @@ export const observerSchema = z
       .max(100)
       .default([])
       .refine((roots) => new Set(roots.map((r) => r.name)).size === roots.length, 'source_roots names must be unique'),
+    oauth: observerOAuthSchema.optional(),
+    /** A source search (git grep) is stopped after this long and answers TIMEOUT. */
+    search_timeout_ms: z.number().int().min(100).max(60_000).default(10_000),
+  })
+  .strict();
+
+/** Who may receive input, on top of `permissions.terminal_input` (the master switch; see
+ * policy/input.ts for the gates in order). Input also needs the session to be readable.
+ * Deny wins; a sensitive name needs a literal entry in allowed_session_patterns; a pane
+ * running a guarded command takes input only where guarded_command_allow names that
+ * exact session and command. */
+export const inputPolicySchema = z
+  .object({
+    allowed_session_patterns: z.array(pattern).max(500).default(['*']),
+    denied_session_patterns: z.array(pattern).max(500).default([]),
+    allow_send_text: z.boolean().default(true),
+    max_text_length: z.number().int().min(1).max(32_000).default(12_000),
+    guarded_commands: z.array(z.string().min(1).max(64)).max(200).default([...DEFAULT_GUARDED_COMMANDS]),
+    guarded_command_allow: z
+      .array(
+        z
+          .object({
+            session: z.string().min(1).max(256).describe('exact session name (no patterns)'),
+            commands: z.array(z.string().min(1).max(64)).min(1).max(100),
+          })
+          .strict(),
+      )
+      .max(200)
+      .default([]),
   })
   .strict();
 
@@ -44,7 +98,8 @@ export const configSchema = z
     max_capture_lines: z.number().int().min(1).max(50_000).default(2000),
     default_tail_lines: z.number().int().min(1).max(10_000).default(200),
     log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    observer: observerSchema.default({ source_roots: [] }),
+    observer: observerSchema.default(() => observerSchema.parse({})),
+    input_policy: inputPolicySchema.default(() => inputPolicySchema.parse({})),
   })
   .strict()
   .refine((c) => c.default_tail_lines <= c.max_capture_lines, {

@@ -149,7 +149,7 @@ export interface ReadPolicy {
   readonly allowedPatterns: readonly string[];
 }
 
-export type ReadAccessReason = 'READ_DISABLED' | 'NOT_ALLOWED' | 'SENSITIVE_NEEDS_LITERAL' | 'PATTERN' | 'LITERAL';
+export type ReadAccessReason = 'READ_DISABLED' | 'NOT_ALLOWED' | 'SENSITIVE_NEEDS_LITERAL' | 'PATTERN' | 'LITERAL' | 'GRANT';
 
 export interface ReadAccessDecision {
   readonly allowed: boolean;
@@ -162,11 +162,17 @@ export interface ReadAccessDecision {
  * no glob admits it, not even `*`, so widening a pattern never exposes a root or ssh
  * session by accident. A literal entry is compared before glob matching, so a name
  * containing glob characters (`build[1]`) can still be listed exactly.
+ *
+ * `grant` is the operator's dashboard grant for this session, already checked for
+ * identity and expiry (policy/grants.ts `effectiveGrant`): a read grant admits a name the
+ * whitelist does not, but never a sensitive name and never with terminal_read off.
  */
-export function decideReadAccess(policy: ReadPolicy, name: string): ReadAccessDecision {
+export function decideReadAccess(policy: ReadPolicy, name: string, grant?: { readonly read: boolean } | null): ReadAccessDecision {
   if (!policy.terminalRead) return { allowed: false, reason: 'READ_DISABLED' };
   if (policy.allowedPatterns.includes(name)) return { allowed: true, reason: 'LITERAL' };
-  if (!matchesAny(policy.allowedPatterns, name)) return { allowed: false, reason: 'NOT_ALLOWED' };
-  if (isSensitiveName(name)) return { allowed: false, reason: 'SENSITIVE_NEEDS_LITERAL' };
-  return { allowed: true, reason: 'PATTERN' };
+  const matched = matchesAny(policy.allowedPatterns, name);
+  const sensitive = isSensitiveName(name);
+  if (matched && !sensitive) return { allowed: true, reason: 'PATTERN' };
+  if (grant?.read === true && !sensitive) return { allowed: true, reason: 'GRANT' };
+  return matched ? { allowed: false, reason: 'SENSITIVE_NEEDS_LITERAL' } : { allowed: false, reason: 'NOT_ALLOWED' };
 }

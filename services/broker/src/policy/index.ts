@@ -19,3 +19,16 @@ export {
   type PaneStatus,
   type PaneStatusDecision,
 } from './status.js';
+export {
+  checkGrantRequest,
+  effectiveGrant,
+  grantState,
+  resolveGrantExpiry,
+  sameIdentity,
+  type EffectiveGrant,
+  type GrantExpiry,
+  type GrantRecord,
+  type GrantRequestRefusal,
+  type GrantState,
+  type SessionIdentity,
+} from './grants.js';

@@ -2,12 +2,13 @@
  * Whether a caller's regular expression may be handed to `git grep -E`. Pure.
  *
  * `git grep -E` compiles with the C library's POSIX regex engine (glibc here), which
- * simulates the automaton instead of backtracking, so `(a+)+$` runs in linear time.
- * Two features break that guarantee and are refused:
+ * simulates the automaton instead of backtracking, so `(a+)+$` is never exponential.
+ * (It can still be quadratic in the line length, which only the caller's timeout
+ * bounds.) Two features are worse and are refused:
  * - back-references (`\1`..`\9`): glibc matches them by backtracking, exponentially;
  * - large or nested bounded repetition (`(a{1,200}){1,200}`): glibc expands each
  *   repetition into automaton states, so memory and time grow with the product.
- * The search still runs under a timeout; this rule keeps the timeout a backstop.
+ * The search still runs under a timeout.
  */
 
 export type SearchPatternDecision = { readonly ok: true } | { readonly ok: false; readonly reason: string };

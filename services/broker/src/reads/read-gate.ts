@@ -2,19 +2,69 @@
  * access is denied — never anything about the session's content. */
 import { AppError } from '@terminal-mcp/contract';
 import type { BrokerConfig } from '../config/schema.js';
+import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import { decideReadAccess } from '../policy/access.js';
+import { effectiveGrant, type EffectiveGrant, type GrantRecord } from '../policy/grants.js';
+import { findSessionByName } from './resolve-session.js';
 
 export function readPolicy(config: BrokerConfig) {
   return { terminalRead: config.permissions.terminal_read, allowedPatterns: config.allowed_session_patterns };
 }
 
-export function canRead(config: BrokerConfig, name: string): boolean {
-  return decideReadAccess(readPolicy(config), name).allowed;
+/** `grant`: the session's effective grant (see `readGrantOf`); without it only the config
+ * whitelist admits. Content reads go through `resolveReadableSession`, which finds it. */
+export function canRead(config: BrokerConfig, name: string, grant?: EffectiveGrant | null): boolean {
+  return decideReadAccess(readPolicy(config), name, grant).allowed;
 }
 
-export function assertCanRead(config: BrokerConfig, name: string): void {
-  const decision = decideReadAccess(readPolicy(config), name);
+export function assertCanRead(config: BrokerConfig, name: string, grant?: EffectiveGrant | null): void {
+  const decision = decideReadAccess(readPolicy(config), name, grant);
   if (decision.allowed) return;
   if (decision.reason === 'READ_DISABLED') throw new AppError('READ_DISABLED', 'reading terminals is turned off');
   throw new AppError('SESSION_NOT_ALLOWED', 'access to this session is denied');
+}
+
+/** Where the gate finds the operator's dashboard grants: the stored grant under a name,
+ * in whatever state (grants/grant-lookup.ts `grantLookupOf` reads grants.db). */
+export type GrantLookup = (sessionName: string) => GrantRecord | undefined;
+
+export interface ReadGateDeps {
+  config: BrokerConfig;
+  tmux: TmuxAdapter;
+  /** Absent: no grant admits anything (fail closed), only the whitelist does. */
+  grants?: GrantLookup | undefined;
+  now?: (() => number) | undefined;
+}
+
+/** The grant that applies to this live session now: pinned to its identity, unexpired,
+ * never for a sensitive name. */
+export function readGrantOf(deps: Pick<ReadGateDeps, 'grants' | 'now'>, s: SessionFacts): EffectiveGrant | null {
+  return effectiveGrant(s.name, deps.grants?.(s.name), s, (deps.now ?? Date.now)());
+}
+
+/**
+ * THE gate for reading a session's content (tail, capture, status, batch, live output,
+ * wait): the session tmux has under exactly `name`, if the whitelist or a grant pinned to
+ * that very session admits it. Facts are re-read unless the caller passes a listing it
+ * just took.
+ *
+ * A name the whitelist does not admit is answered SESSION_NOT_ALLOWED with the same
+ * message whether the session is missing, exists without a grant, or has a stale or
+ * expired grant. Both paths list sessions and look the grant up, so the work done differs
+ * only by an in-memory identity comparison. A whitelisted name that is missing is
+ * SESSION_NOT_FOUND, as before grants existed.
+ */
+export async function resolveReadableSession(deps: ReadGateDeps, name: string, sessions?: readonly SessionFacts[]): Promise<SessionFacts> {
+  const byWhitelist = decideReadAccess(readPolicy(deps.config), name);
+  // terminal_read off refuses before tmux is asked anything.
+  if (byWhitelist.reason === 'READ_DISABLED') assertCanRead(deps.config, name);
+  const listing = sessions ?? (await deps.tmux.listSessions());
+  if (byWhitelist.allowed) return findSessionByName(listing, name);
+  const found = listing.find((s) => s.name === name);
+  const stored = deps.grants?.(name);
+  const grant = effectiveGrant(name, stored, found, (deps.now ?? Date.now)());
+  assertCanRead(deps.config, name, grant);
+  // effectiveGrant is null without a live session, so `found` is set here.
+  if (found === undefined) throw new AppError('SESSION_NOT_ALLOWED', 'access to this session is denied');
+  return found;
 }

@@ -14,15 +14,20 @@ import {
   type SessionSummary,
 } from '@terminal-mcp/contract';
 import type { BrokerConfig } from '../config/schema.js';
+import type { BrokerDeps } from '../deps.js';
 import type { PaneFacts, SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
+import { grantLookupOf } from '../grants/grant-lookup.js';
+import type { EffectiveGrant } from '../policy/grants.js';
 import { classifyPaneStatus } from '../policy/status.js';
 import { cleanPaneText, toLines } from './pane-text.js';
-import { assertCanRead, canRead } from './read-gate.js';
-import { findSessionByName } from './resolve-session.js';
+import { canRead, readGrantOf, resolveReadableSession, type GrantLookup } from './read-gate.js';
+import { describeSessionAccess } from './session-access.js';
 
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 
-export function summarizeSession(config: BrokerConfig, s: SessionFacts): SessionSummary {
+/** `grant`: the session's effective grant (read-gate.ts `readGrantOf`); omitted, only the
+ * config whitelist admits. */
+export function summarizeSession(config: BrokerConfig, s: SessionFacts, grant: EffectiveGrant | null = null): SessionSummary {
   return {
     name: s.name,
     session_id: s.sessionId,
@@ -32,7 +37,7 @@ export function summarizeSession(config: BrokerConfig, s: SessionFacts): Session
     last_activity: iso(s.activity),
     current_command: s.activePane?.currentCommand ?? '',
     in_copy_mode: s.activePane?.inMode ?? false,
-    read_allowed: canRead(config, s.name),
+    ...describeSessionAccess(config, s, grant),
   };
 }
 
@@ -53,8 +58,12 @@ function paneText(s: SessionFacts, pane: PaneFacts, lines: string[], redactions:
   };
 }
 
-function statusOf(s: SessionFacts, pane: PaneFacts, screenLines: readonly string[], now: number): SessionStatusResult {
-  const idleSeconds = Math.max(0, Math.floor(now / 1000) - s.activity);
+/** Classifies the active pane. Quiet time is measured from the window's last output
+ * (`#{window_activity}`), not `#{session_activity}`, which every attaching client (our
+ * output watchers included) bumps. */
+export function statusOf(s: SessionFacts, pane: PaneFacts, screenLines: readonly string[], now: number): SessionStatusResult {
+  const lastOutput = pane.windowActivity;
+  const idleSeconds = Math.max(0, Math.floor(now / 1000) - lastOutput);
   const verdict = classifyPaneStatus({
     lines: screenLines,
     currentCommand: pane.currentCommand,
@@ -68,7 +77,7 @@ function statusOf(s: SessionFacts, pane: PaneFacts, screenLines: readonly string
     reason: verdict.reason,
     current_command: pane.currentCommand,
     in_copy_mode: pane.inMode,
-    last_activity: iso(s.activity),
+    last_activity: iso(lastOutput),
     idle_seconds: idleSeconds,
   };
 }
@@ -79,18 +88,33 @@ export interface SessionReader {
   capture(name: string, range: { start?: number; end?: number }, stripAnsi?: boolean): Promise<PaneText>;
   status(name: string): Promise<SessionStatusResult>;
   batchInspect(names: readonly string[] | undefined, lines?: number): Promise<BatchInspectItem[]>;
+  /** The session and its active pane if its content may be read (whitelist or grant), for
+   * other content readers (live output, wait); throws the same errors as `tail`. */
+  resolveReadable(name: string, sessions?: readonly SessionFacts[]): Promise<{ s: SessionFacts; pane: PaneFacts }>;
 }
 
-export function createSessionReader(deps: { config: BrokerConfig; tmux: TmuxAdapter; now?: () => number }): SessionReader {
+export interface SessionReaderDeps {
+  config: BrokerConfig;
+  tmux: TmuxAdapter;
+  /** The operator's grants (grants/grant-lookup.ts `grantLookupOf`); absent: only the
+   * whitelist admits. */
+  grants?: GrantLookup | undefined;
+  now?: () => number;
+}
+
+export function createSessionReader(deps: SessionReaderDeps): SessionReader {
   const { config, tmux } = deps;
   const now = deps.now ?? Date.now;
+  const gate = { config, tmux, grants: deps.grants, now };
 
   async function readable(name: string, sessions?: readonly SessionFacts[]): Promise<{ s: SessionFacts; pane: PaneFacts }> {
-    // Policy first: a denied name gets the same answer whether or not it exists.
-    assertCanRead(config, name);
-    const s = findSessionByName(sessions ?? (await tmux.listSessions()), name);
+    // One gate for every content read: whitelist or a grant pinned to this very session;
+    // a denied name gets the same answer whether or not it exists.
+    const s = await resolveReadableSession(gate, name, sessions);
     return { s, pane: activePaneOf(s) };
   }
+
+  const summarize = (s: SessionFacts) => summarizeSession(config, s, readGrantOf(gate, s));
 
   /** The last `count` non-padding lines, plus the visible screen for status. */
   async function captureTail(pane: PaneFacts, count: number, stripAnsi: boolean) {
@@ -101,10 +125,12 @@ export function createSessionReader(deps: { config: BrokerConfig; tmux: TmuxAdap
   }
 
   return {
+    resolveReadable: readable,
+
     async list(filter = {}) {
       const sessions = await tmux.listSessions();
       return sessions
-        .map((s) => summarizeSession(config, s))
+        .map(summarize)
         .filter((s) => (filter.nameContains ? s.name.includes(filter.nameContains) : true))
         .filter((s) => (filter.readableOnly ? s.read_allowed : true))
         .sort((a, b) => a.name.localeCompare(b.name));
@@ -143,7 +169,7 @@ export function createSessionReader(deps: { config: BrokerConfig; tmux: TmuxAdap
       const targets =
         names ??
         sessions
-          .filter((s) => canRead(config, s.name))
+          .filter((s) => canRead(config, s.name, readGrantOf(gate, s)))
           .map((s) => s.name)
           .sort((a, b) => a.localeCompare(b))
           .slice(0, LIMITS.batchSessions);
@@ -171,4 +197,10 @@ export function createSessionReader(deps: { config: BrokerConfig; tmux: TmuxAdap
       );
     },
   };
+}
+
+/** The reader every procedure should use: broker config and tmux, with the operator's
+ * grants from grants.db wired into the read gate. */
+export function sessionReaderFor(deps: Pick<BrokerDeps, 'config' | 'tmux' | 'stores'>): SessionReader {
+  return createSessionReader({ config: deps.config, tmux: deps.tmux, grants: grantLookupOf(deps) });
 }

@@ -49,8 +49,22 @@ const t = initTRPC.context<BrokerContext>().create({
   },
 });
 
+/** An `AppError` thrown deep inside (reader, adapter) reaches tRPC as an unknown error,
+ * i.e. INTERNAL_SERVER_ERROR/500. Re-raise it with the tRPC code of its `ErrorCode`, so the
+ * HTTP status a client sees agrees with `data.app.code`. */
+const appErrorsKeepTheirStatus = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.code === 'INTERNAL_SERVER_ERROR') {
+    const app = readAppErrorData(result.error.cause);
+    if (app && app.code !== 'INTERNAL') {
+      throw new TRPCError({ code: ERROR_SPECS[app.code].trpc, message: result.error.message, cause: result.error.cause });
+    }
+  }
+  return result;
+});
+
 export const router = t.router;
-export const publicProcedure = t.procedure;
+export const publicProcedure = t.procedure.use(appErrorsKeepTheirStatus);
 export const createCallerFactory = t.createCallerFactory;
 
 /** Throw our error with the matching tRPC code so HTTP status and data agree. */

@@ -1,8 +1,12 @@
 /** Every tool the gateway serves, in one table. A new capability adds a
  * `tools/<capability>.ts` exporting its list and one line here. */
 import type { GatewayTool } from './define-tool.js';
+import { auditTools } from './audit.js';
+import { bindingTools } from './bindings.js';
+import { inputTools } from './input.js';
 import { sessionTools } from './sessions.js';
+import { waitTools } from './wait.js';
 
-export const GATEWAY_TOOLS: readonly GatewayTool[] = [...sessionTools];
+export const GATEWAY_TOOLS: readonly GatewayTool[] = [...sessionTools, ...waitTools, ...inputTools, ...bindingTools, ...auditTools];
 
 export { defineTool, READ_ONLY_ANNOTATIONS, type GatewayTool, type ToolContext, type ToolSpec } from './define-tool.js';

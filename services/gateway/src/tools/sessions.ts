@@ -30,7 +30,8 @@ const quoted = (name: string) => JSON.stringify(name);
 export function renderSessionList(out: ListSessionsOutput): string {
   const head = `${out.sessions.length} session(s); reading is ${out.read_enabled ? 'enabled' : 'disabled'} on this host.`;
   const rows = out.sessions.map((s) => {
-    const access = s.read_allowed ? 'read_allowed' : 'read denied';
+    const read = s.read_allowed ? (s.read_granted ? 'read_allowed (granted)' : 'read_allowed') : 'read denied';
+    const access = s.input_allowed ? `${read}, input_allowed${s.input_granted ? ' (granted)' : ''}` : read;
     const flags = [s.attached > 0 ? `${s.attached} attached` : 'detached', s.in_copy_mode ? 'copy mode' : ''].filter(Boolean).join(', ');
     return `- ${quoted(s.name)} [${access}] command=${quoted(s.current_command)} windows=${s.windows} ${flags}; last activity ${s.last_activity}`;
   });
@@ -67,7 +68,8 @@ export const sessionTools: readonly GatewayTool[] = [
     name: 'terminal_list_sessions',
     title: 'List terminal sessions',
     description:
-      'List every tmux session on this host: name, current command, windows, attached clients, last activity, copy mode, and read_allowed. ' +
+      'List every tmux session on this host: name, current command, windows, attached clients, last activity, copy mode, read_allowed and input_allowed ' +
+      '(read_granted / input_granted: the operator granted it from the dashboard). ' +
       'Discovery shows all sessions, but reading content (tail, capture, status, batch inspect) needs read_allowed: true. ' +
       'Call this first to get exact session names.',
     inputShape: listSessionsInputShape,

@@ -1,9 +1,14 @@
 /** All stores the broker opens, opened together at start-up and checked by readiness. */
 import { openStore, type SqliteDatabase, type StoreDefinition } from './database.js';
+import { auditStoreDefinition } from './audit-store.js';
+import { bindingsStoreDefinition } from './bindings-store.js';
+import { grantsStoreDefinition } from './grants-store.js';
+import { leasesStoreDefinition } from './leases-store.js';
+import { oauthStoreDefinition } from './oauth-store.js';
 import { registryStoreDefinition } from './registry-store.js';
 import { webauthStoreDefinition } from './webauth-store.js';
 
-export const STORE_DEFINITIONS = [registryStoreDefinition, webauthStoreDefinition] as const satisfies readonly StoreDefinition[];
+export const STORE_DEFINITIONS = [registryStoreDefinition, webauthStoreDefinition, grantsStoreDefinition, auditStoreDefinition, bindingsStoreDefinition, leasesStoreDefinition, oauthStoreDefinition] as const satisfies readonly StoreDefinition[];
 export type StoreName = (typeof STORE_DEFINITIONS)[number]['name'];
 
 export interface StoreSet {

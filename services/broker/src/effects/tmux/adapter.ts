@@ -24,6 +24,7 @@ import {
   type ControlState,
   type TmuxLogger,
 } from './control-client.js';
+import { WATCHER_TERM } from './pane-watch.js';
 import type { CaptureOptions, PaneFacts, SessionFacts, TmuxAdapter, TmuxHealth } from './types.js';
 
 export interface TmuxAdapterOptions {
@@ -67,10 +68,14 @@ export function assertSessionId(id: string): void {
 // tab inside the single-quoted format).
 const SESSION_FIELDS = 6;
 const SESSION_FORMAT = '#{pid}\t#{session_id}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{session_activity}\t#{session_name}';
-const PANE_FIELDS = 6;
-const PANE_FORMAT = '#{pane_id}\t#{pane_pid}\t#{pane_in_mode}\t#{pane_width}\t#{pane_height}\t#{history_size}\t#{pane_current_command}';
+const PANE_FIELDS = 10;
+const PANE_FORMAT =
+  '#{pane_id}\t#{pane_pid}\t#{pane_in_mode}\t#{pane_width}\t#{pane_height}\t#{history_size}\t#{window_activity}\t#{cursor_x}\t#{cursor_y}\t#{cursor_flag}\t#{pane_current_command}';
 
 const LIST_SESSIONS = `list-sessions -F '${SESSION_FORMAT}'`;
+/** Every client with its session and terminal name (free-form, last): our output
+ * watchers are the clients whose terminal name is WATCHER_TERM (see pane-watch.ts). */
+const LIST_CLIENTS = "list-clients -F '#{session_id}\t#{client_termname}'";
 /** The active pane of the active window of every session, filtered by tmux. */
 const LIST_ACTIVE_PANES = `list-panes -a -f '#{&&:#{window_active},#{pane_active}}' -F '#{session_id}\t${PANE_FORMAT}'`;
 /** A pane record in a list-panes reply starts like this; any other line continues the
@@ -103,10 +108,24 @@ function parsePaneFields(fields: readonly string[], offset: number, command: str
   const width = uint(fields[offset + 3]);
   const height = uint(fields[offset + 4]);
   const historySize = uint(fields[offset + 5]);
-  if (paneId === undefined || !PANE_ID_RE.test(paneId) || panePid === null || width === null || height === null || historySize === null) {
+  const windowActivity = uint(fields[offset + 6]);
+  const cursorX = uint(fields[offset + 7]);
+  const cursorY = uint(fields[offset + 8]);
+  if (
+    paneId === undefined ||
+    !PANE_ID_RE.test(paneId) ||
+    panePid === null ||
+    width === null ||
+    height === null ||
+    historySize === null ||
+    windowActivity === null ||
+    cursorX === null ||
+    cursorY === null
+  ) {
     return null;
   }
-  return { paneId, panePid, currentCommand: command, inMode: inMode === '1', width, height, historySize };
+  const cursor = { x: cursorX, y: cursorY, visible: fields[offset + 9] !== '0' };
+  return { paneId, panePid, currentCommand: command, inMode: inMode === '1', width, height, historySize, windowActivity, cursor };
 }
 
 function parseSessionLine(line: string): Omit<SessionFacts, 'activePane'> | null {
@@ -156,6 +175,19 @@ function parseActivePanes(lines: readonly string[], logger: TmuxLogger): Map<str
   return bySession;
 }
 
+/** Session id -> number of our output watcher clients attached to it. A user's terminal
+ * name is free-form (last field); only an exact WATCHER_TERM counts. */
+function countWatcherClients(lines: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    const tab = line.indexOf('\t');
+    if (tab < 0 || line.slice(tab + 1) !== WATCHER_TERM) continue;
+    const sessionId = line.slice(0, tab);
+    if (SESSION_ID_RE.test(sessionId)) counts.set(sessionId, (counts.get(sessionId) ?? 0) + 1);
+  }
+  return counts;
+}
+
 function lineArgument(value: number | '-', what: string): string {
   if (value === '-') return '-';
   if (!Number.isSafeInteger(value) || Math.abs(value) > 1_000_000_000) {
@@ -184,13 +216,18 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
 
   async function listSessions(): Promise<SessionFacts[]> {
     // Both lines go out in the same write; tmux answers them back to back.
-    const [sessionsReply, panesReply] = await Promise.all([control.run(LIST_SESSIONS), control.run(LIST_ACTIVE_PANES)]);
+    const [sessionsReply, panesReply, clientsReply] = await Promise.all([
+      control.run(LIST_SESSIONS),
+      control.run(LIST_ACTIVE_PANES),
+      control.run(LIST_CLIENTS),
+    ]);
     if (!sessionsReply.ok) {
       // A server with no sessions cannot exist while our hidden session is attached.
       logger.warn({ tmux: sessionsReply.lines.join(' ').slice(0, 200) }, 'tmux list-sessions failed');
       throw new AppError('TMUX_UNAVAILABLE', 'tmux could not list sessions');
     }
     const panes = panesReply.ok ? parseActivePanes(panesReply.lines, logger) : new Map<string, PaneFacts>();
+    const watchers = clientsReply.ok ? countWatcherClients(clientsReply.lines) : new Map<string, number>();
     const sessions: SessionFacts[] = [];
     for (const line of sessionsReply.lines) {
       const s = parseSessionLine(line);
@@ -199,7 +236,9 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
         continue;
       }
       if (s.name === HIDDEN_SESSION_NAME) continue;
-      sessions.push({ ...s, activePane: panes.get(s.sessionId) ?? null });
+      // Our own output watchers must not make a session look attached to a user.
+      const attached = Math.max(0, s.attached - (watchers.get(s.sessionId) ?? 0));
+      sessions.push({ ...s, attached, activePane: panes.get(s.sessionId) ?? null });
     }
     return sessions;
   }

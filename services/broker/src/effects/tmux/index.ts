@@ -15,3 +15,13 @@ export {
   type RunOptions,
   type TmuxLogger,
 } from './control-client.js';
+export {
+  createPaneWatcher,
+  WATCHER_TERM,
+  type PaneOutputChunk,
+  type PaneWatcher,
+  type PaneWatcherOptions,
+  type PaneWatchListener,
+  type PaneWatchSubscription,
+  type WatchedSessionIdentity,
+} from './pane-watch.js';

@@ -11,6 +11,13 @@ export interface PaneFacts {
   width: number;
   height: number;
   historySize: number;
+  /** `#{window_activity}` (unix seconds): the last output in the pane's window. Unlike
+   * `#{session_activity}` it is not bumped when a client (such as our output watcher)
+   * attaches, so it is what "how long has the pane been quiet" is measured from. */
+  windowActivity: number;
+  /** Cursor cell, 0-based from the top left of the visible screen; `visible` is false
+   * when the program hid the cursor. */
+  cursor: { x: number; y: number; visible: boolean };
 }
 
 export interface SessionFacts {
@@ -21,6 +28,7 @@ export interface SessionFacts {
   name: string;
   /** unix seconds */
   created: number;
+  /** Clients attached, not counting the broker's own output watchers. */
   attached: number;
   windows: number;
   /** unix seconds of the last activity */

@@ -6,12 +6,18 @@ import {
   listSessionsInputSchema,
   statusInputSchema,
   tailInputSchema,
+  type PaneText,
 } from '@terminal-mcp/contract';
-import { createSessionReader } from '../../reads/session-reader.js';
+import { auditedRead, recordRead } from '../../audit/record-read.js';
+import { sessionReaderFor } from '../../reads/session-reader.js';
 import type { BrokerContext } from '../context.js';
 import { publicProcedure, router } from '../trpc.js';
 
-const reader = (ctx: BrokerContext) => createSessionReader({ config: ctx.deps.config, tmux: ctx.deps.tmux });
+/** Every content read is recorded in the read audit (queued, never slowing the read). */
+const paneTextFacts = (r: PaneText) => ({ sessionId: r.session_id, paneId: r.pane_id, lineCount: r.line_count });
+
+/** With the operator's grants: a granted session reads like a whitelisted one. */
+const reader = (ctx: BrokerContext) => sessionReaderFor(ctx.deps);
 
 export const sessionsRouter = router({
   list: publicProcedure.input(listSessionsInputSchema).query(async ({ ctx, input }) => ({
@@ -21,17 +27,39 @@ export const sessionsRouter = router({
 
   tail: publicProcedure
     .input(tailInputSchema)
-    .query(({ ctx, input }) => reader(ctx).tail(input.session, input.lines, input.strip_ansi ?? true)),
+    .query(({ ctx, input }) =>
+      auditedRead(ctx, 'terminal_tail', input.session, () => reader(ctx).tail(input.session, input.lines, input.strip_ansi ?? true), paneTextFacts),
+    ),
 
   capture: publicProcedure
     .input(captureInputSchema)
     .query(({ ctx, input }) =>
-      reader(ctx).capture(input.session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true),
+      auditedRead(
+        ctx,
+        'terminal_capture',
+        input.session,
+        () => reader(ctx).capture(input.session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true),
+        paneTextFacts,
+      ),
     ),
 
-  status: publicProcedure.input(statusInputSchema).query(({ ctx, input }) => reader(ctx).status(input.session)),
+  status: publicProcedure
+    .input(statusInputSchema)
+    .query(({ ctx, input }) =>
+      auditedRead(ctx, 'terminal_status', input.session, () => reader(ctx).status(input.session), (r) => ({ sessionId: r.session_id })),
+    ),
 
   batchInspect: publicProcedure
     .input(batchInspectInputSchema)
-    .query(async ({ ctx, input }) => ({ results: await reader(ctx).batchInspect(input.sessions, input.lines) })),
+    .query(async ({ ctx, input }) => {
+      const results = await reader(ctx).batchInspect(input.sessions, input.lines);
+      for (const r of results) {
+        recordRead(
+          ctx,
+          'terminal_batch_inspect',
+          r.ok ? { session: r.session, sessionId: r.tail.session_id, paneId: r.tail.pane_id, lineCount: r.tail.line_count } : { session: r.session, errorCode: r.error_code },
+        );
+      }
+      return { results };
+    }),
 });

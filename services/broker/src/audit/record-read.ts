@@ -1,0 +1,48 @@
+/** Records pane-content reads in the read audit (queued; see read-audit.ts). */
+import { readAppErrorData } from '@terminal-mcp/contract';
+import type { BrokerContext } from '../rpc/context.js';
+import { inputServices } from '../input/services.js';
+
+export interface ReadFacts {
+  session: string | null;
+  sessionId?: string | null;
+  paneId?: string | null;
+  lineCount?: number | null;
+  errorCode?: string | null;
+}
+
+export function recordRead(ctx: Pick<BrokerContext, 'deps' | 'role' | 'actor'>, tool: string, facts: ReadFacts): void {
+  try {
+    inputServices(ctx.deps).reads.record({
+      at: Date.now(),
+      role: ctx.role,
+      actor: ctx.actor,
+      tool,
+      sessionName: facts.session,
+      sessionId: facts.sessionId ?? null,
+      paneId: facts.paneId ?? null,
+      lineCount: facts.lineCount ?? null,
+      errorCode: facts.errorCode ?? null,
+    });
+  } catch (err) {
+    ctx.deps.log.warn({ event: 'audit.read_record_failed', tool, err: (err as Error).message }, 'read not audited');
+  }
+}
+
+/** Runs a read and records it, with its line count or its error code. */
+export async function auditedRead<T>(
+  ctx: Pick<BrokerContext, 'deps' | 'role' | 'actor'>,
+  tool: string,
+  session: string | null,
+  read: () => Promise<T>,
+  facts: (result: T) => Omit<ReadFacts, 'session'>,
+): Promise<T> {
+  try {
+    const result = await read();
+    recordRead(ctx, tool, { session, ...facts(result) });
+    return result;
+  } catch (err) {
+    recordRead(ctx, tool, { session, errorCode: readAppErrorData(err)?.code ?? 'INTERNAL' });
+    throw err;
+  }
+}

@@ -1,0 +1,349 @@
+/**
+ * audit.db: every input attempt, written BEFORE anything is sent (as PENDING, or directly
+ * as BLOCKED / DRY_RUN when nothing will be sent), then updated with its outcome; the
+ * idempotency keys of terminal_send_task, claimed in the same transaction as the attempt
+ * row; and a cheaper log of pane-content reads.
+ *
+ * The text itself is never stored: its length, a keyed HMAC-SHA256 and a redacted preview
+ * of at most 120 characters. Times are integer milliseconds since the epoch. A PENDING row
+ * left by a broker that died mid-send becomes DELIVERY_UNKNOWN at the next start
+ * (`recoverPending`): nobody can tell whether its bytes reached the pane, and nothing is
+ * ever re-sent.
+ */
+import type { AuditDecision } from '@terminal-mcp/contract';
+import type { SqliteDatabase, StoreDefinition } from './database.js';
+
+const DECISIONS = "('PENDING', 'SENT', 'BLOCKED', 'DRY_RUN', 'FAILED', 'DELIVERY_UNKNOWN')";
+
+export const auditStoreDefinition: StoreDefinition = {
+  name: 'audit',
+  migrations: [
+    (db) => {
+      db.exec(`CREATE TABLE input_audit (
+        id INTEGER PRIMARY KEY,
+        at INTEGER NOT NULL,
+        finished_at INTEGER,
+        role TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        session_name TEXT,
+        binding TEXT,
+        server_pid INTEGER,
+        session_id TEXT,
+        session_created INTEGER,
+        pane_id TEXT,
+        pane_pid INTEGER,
+        decision TEXT NOT NULL CHECK (decision IN ${DECISIONS}),
+        error_code TEXT,
+        text_length INTEGER,
+        text_hmac TEXT,
+        preview TEXT,
+        keys TEXT,
+        receipt TEXT,
+        receipt_json TEXT
+      ) STRICT`);
+      db.exec('CREATE INDEX input_audit_by_session ON input_audit(session_name, id)');
+      db.exec('CREATE INDEX input_audit_by_binding ON input_audit(binding, id)');
+      db.exec('CREATE INDEX input_audit_by_actor ON input_audit(actor, id)');
+      db.exec("CREATE INDEX input_audit_pending ON input_audit(decision) WHERE decision = 'PENDING'");
+      db.exec(`CREATE TABLE task_idempotency (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        audit_id INTEGER NOT NULL REFERENCES input_audit(id),
+        PRIMARY KEY (scope, key)
+      ) STRICT`);
+      db.exec(`CREATE TABLE read_audit (
+        id INTEGER PRIMARY KEY,
+        at INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        session_name TEXT,
+        session_id TEXT,
+        pane_id TEXT,
+        line_count INTEGER,
+        error_code TEXT
+      ) STRICT`);
+    },
+  ],
+};
+
+export interface InputAttempt {
+  at: number;
+  role: string;
+  actor: string;
+  tool: string;
+  sessionName: string | null;
+  binding: string | null;
+  serverPid: number | null;
+  sessionId: string | null;
+  sessionCreated: number | null;
+  paneId: string | null;
+  panePid: number | null;
+  decision: AuditDecision;
+  errorCode: string | null;
+  textLength: number | null;
+  textHmac: string | null;
+  preview: string | null;
+  keys: readonly string[] | null;
+  /** Final rows (BLOCKED, DRY_RUN) are written finished. */
+  finishedAt: number | null;
+  receipt: string | null;
+  receiptJson: string | null;
+}
+
+export interface AttemptOutcome {
+  decision: AuditDecision;
+  errorCode: string | null;
+  finishedAt: number;
+  receipt?: string | null;
+  receiptJson?: string | null;
+}
+
+export interface StoredAttempt extends InputAttempt {
+  id: number;
+}
+
+export interface ReadRecord {
+  at: number;
+  role: string;
+  actor: string;
+  tool: string;
+  sessionName: string | null;
+  sessionId: string | null;
+  paneId: string | null;
+  lineCount: number | null;
+  errorCode: string | null;
+}
+
+export interface AuditFilter {
+  sessionName?: string;
+  binding?: string;
+  actor?: string;
+  decision?: AuditDecision;
+  since?: number;
+  until?: number;
+  /** Only rows with a smaller id (the page cursor). */
+  beforeId?: number;
+  limit: number;
+}
+
+export type IdempotentClaim =
+  | { kind: 'claimed'; auditId: number }
+  | { kind: 'existing'; fingerprint: string; attempt: StoredAttempt };
+
+export interface AuditStore {
+  insertAttempt(attempt: InputAttempt): number;
+  finishAttempt(id: number, outcome: AttemptOutcome): void;
+  getAttempt(id: number): StoredAttempt | undefined;
+  /** PENDING rows become DELIVERY_UNKNOWN; returns how many. Run at broker start. */
+  recoverPending(now: number): number;
+  /** The attempt that claimed (scope, key) at or after `freshSince`, if any. */
+  lookupIdempotencyKey(scope: string, key: string, freshSince: number): { fingerprint: string; attempt: StoredAttempt } | undefined;
+  /**
+   * One transaction: if (scope, key) was claimed at or after `freshSince`, returns that
+   * attempt; otherwise inserts `attempt` and claims the key for it.
+   */
+  claimIdempotencyKey(scope: string, key: string, fingerprint: string, freshSince: number, attempt: InputAttempt): IdempotentClaim;
+  /** Frees a key whose attempt sent nothing (blocked after the claim), in the same
+   * transaction as recording that outcome. */
+  finishAndReleaseKey(id: number, outcome: AttemptOutcome, scope: string, key: string): void;
+  list(filter: AuditFilter): StoredAttempt[];
+  insertReads(records: readonly ReadRecord[]): void;
+  countReads(): number;
+  /** Drops idempotency keys older than `olderThan`. */
+  pruneIdempotency(olderThan: number): number;
+}
+
+interface AttemptRow {
+  id: number;
+  at: number;
+  finished_at: number | null;
+  role: string;
+  actor: string;
+  tool: string;
+  session_name: string | null;
+  binding: string | null;
+  server_pid: number | null;
+  session_id: string | null;
+  session_created: number | null;
+  pane_id: string | null;
+  pane_pid: number | null;
+  decision: AuditDecision;
+  error_code: string | null;
+  text_length: number | null;
+  text_hmac: string | null;
+  preview: string | null;
+  keys: string | null;
+  receipt: string | null;
+  receipt_json: string | null;
+}
+
+const ATTEMPT_COLUMNS =
+  'id, at, finished_at, role, actor, tool, session_name, binding, server_pid, session_id, session_created, pane_id, pane_pid, decision, error_code, text_length, text_hmac, preview, keys, receipt, receipt_json';
+
+function parseKeys(text: string | null): string[] | null {
+  if (text === null) return null;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? parsed.map(String) : null;
+  } catch {
+    return null;
+  }
+}
+
+const toAttempt = (r: AttemptRow): StoredAttempt => ({
+  id: r.id,
+  at: r.at,
+  finishedAt: r.finished_at,
+  role: r.role,
+  actor: r.actor,
+  tool: r.tool,
+  sessionName: r.session_name,
+  binding: r.binding,
+  serverPid: r.server_pid,
+  sessionId: r.session_id,
+  sessionCreated: r.session_created,
+  paneId: r.pane_id,
+  panePid: r.pane_pid,
+  decision: r.decision,
+  errorCode: r.error_code,
+  textLength: r.text_length,
+  textHmac: r.text_hmac,
+  preview: r.preview,
+  keys: parseKeys(r.keys),
+  receipt: r.receipt,
+  receiptJson: r.receipt_json,
+});
+
+const cache = new WeakMap<SqliteDatabase, AuditStore>();
+
+/** The store's operations over an open audit.db (statements prepared once per handle). */
+export function auditStore(db: SqliteDatabase): AuditStore {
+  const cached = cache.get(db);
+  if (cached) return cached;
+
+  const q = {
+    insert: db.prepare(
+      `INSERT INTO input_audit (at, finished_at, role, actor, tool, session_name, binding, server_pid, session_id, session_created,
+         pane_id, pane_pid, decision, error_code, text_length, text_hmac, preview, keys, receipt, receipt_json)
+       VALUES (@at, @finishedAt, @role, @actor, @tool, @sessionName, @binding, @serverPid, @sessionId, @sessionCreated,
+         @paneId, @panePid, @decision, @errorCode, @textLength, @textHmac, @preview, @keys, @receipt, @receiptJson)`,
+    ),
+    finish: db.prepare<[string, string | null, number, string | null, string | null, number]>(
+      `UPDATE input_audit SET decision = ?, error_code = ?, finished_at = ?, receipt = ?, receipt_json = ? WHERE id = ?`,
+    ),
+    get: db.prepare<[number], AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM input_audit WHERE id = ?`),
+    recover: db.prepare<[number]>(
+      "UPDATE input_audit SET decision = 'DELIVERY_UNKNOWN', finished_at = ?, receipt = CASE WHEN tool = 'terminal_send_task' THEN 'DELIVERY_UNKNOWN' ELSE receipt END WHERE decision = 'PENDING'",
+    ),
+    keyRow: db.prepare<[string, string], { fingerprint: string; created_at: number; audit_id: number }>(
+      'SELECT fingerprint, created_at, audit_id FROM task_idempotency WHERE scope = ? AND key = ?',
+    ),
+    deleteKey: db.prepare<[string, string]>('DELETE FROM task_idempotency WHERE scope = ? AND key = ?'),
+    deleteKeyFor: db.prepare<[string, string, number]>('DELETE FROM task_idempotency WHERE scope = ? AND key = ? AND audit_id = ?'),
+    insertKey: db.prepare<[string, string, string, number, number]>(
+      'INSERT INTO task_idempotency (scope, key, fingerprint, created_at, audit_id) VALUES (?, ?, ?, ?, ?)',
+    ),
+    pruneKeys: db.prepare<[number]>('DELETE FROM task_idempotency WHERE created_at < ?'),
+    insertRead: db.prepare(
+      `INSERT INTO read_audit (at, role, actor, tool, session_name, session_id, pane_id, line_count, error_code)
+       VALUES (@at, @role, @actor, @tool, @sessionName, @sessionId, @paneId, @lineCount, @errorCode)`,
+    ),
+    countReads: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM read_audit'),
+  };
+
+  const insertAttempt = (a: InputAttempt): number =>
+    Number(q.insert.run({ ...a, keys: a.keys === null ? null : JSON.stringify(a.keys) }).lastInsertRowid);
+
+  const finishAttempt = (id: number, o: AttemptOutcome): void => {
+    q.finish.run(o.decision, o.errorCode, o.finishedAt, o.receipt ?? null, o.receiptJson ?? null, id);
+  };
+
+  const claim = db.transaction((scope: string, key: string, fingerprint: string, freshSince: number, attempt: InputAttempt): IdempotentClaim => {
+    const row = q.keyRow.get(scope, key);
+    if (row && row.created_at >= freshSince) {
+      const existing = q.get.get(row.audit_id);
+      if (existing) return { kind: 'existing', fingerprint: row.fingerprint, attempt: toAttempt(existing) };
+    }
+    if (row) q.deleteKey.run(scope, key);
+    const auditId = insertAttempt(attempt);
+    q.insertKey.run(scope, key, fingerprint, attempt.at, auditId);
+    return { kind: 'claimed', auditId };
+  });
+
+  const finishAndRelease = db.transaction((id: number, o: AttemptOutcome, scope: string, key: string) => {
+    finishAttempt(id, o);
+    q.deleteKeyFor.run(scope, key, id);
+  });
+
+  const insertReads = db.transaction((records: readonly ReadRecord[]) => {
+    for (const r of records) q.insertRead.run(r);
+  });
+
+  const store: AuditStore = {
+    insertAttempt,
+    finishAttempt,
+    getAttempt: (id) => {
+      const row = q.get.get(id);
+      return row ? toAttempt(row) : undefined;
+    },
+    recoverPending: (now) => q.recover.run(now).changes,
+    // IMMEDIATE: the write lock is taken at BEGIN, so two claims of one key serialise.
+    lookupIdempotencyKey(scope, key, freshSince) {
+      const row = q.keyRow.get(scope, key);
+      if (!row || row.created_at < freshSince) return undefined;
+      const attempt = q.get.get(row.audit_id);
+      return attempt ? { fingerprint: row.fingerprint, attempt: toAttempt(attempt) } : undefined;
+    },
+    claimIdempotencyKey: (scope, key, fingerprint, freshSince, attempt) => claim.immediate(scope, key, fingerprint, freshSince, attempt),
+    finishAndReleaseKey: (id, o, scope, key) => finishAndRelease.immediate(id, o, scope, key),
+    list(filter) {
+      const where: string[] = [];
+      const params: (string | number)[] = [];
+      if (filter.sessionName !== undefined) {
+        where.push('session_name = ?');
+        params.push(filter.sessionName);
+      }
+      if (filter.binding !== undefined) {
+        where.push('binding = ?');
+        params.push(filter.binding);
+      }
+      if (filter.actor !== undefined) {
+        where.push('actor = ?');
+        params.push(filter.actor);
+      }
+      if (filter.decision !== undefined) {
+        where.push('decision = ?');
+        params.push(filter.decision);
+      }
+      if (filter.since !== undefined) {
+        where.push('at >= ?');
+        params.push(filter.since);
+      }
+      if (filter.until !== undefined) {
+        where.push('at < ?');
+        params.push(filter.until);
+      }
+      if (filter.beforeId !== undefined) {
+        where.push('id < ?');
+        params.push(filter.beforeId);
+      }
+      // Only fixed column names and placeholders go into the SQL; values are bound.
+      const sql = `SELECT ${ATTEMPT_COLUMNS} FROM input_audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`;
+      return db
+        .prepare<(string | number)[], AttemptRow>(sql)
+        .all(...params, filter.limit)
+        .map(toAttempt);
+    },
+    insertReads: (records) => {
+      if (records.length > 0) insertReads(records);
+    },
+    countReads: () => q.countReads.get()!.n,
+    pruneIdempotency: (olderThan) => q.pruneKeys.run(olderThan).changes,
+  };
+  cache.set(db, store);
+  return store;
+}

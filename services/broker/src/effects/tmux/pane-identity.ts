@@ -1,0 +1,83 @@
+/**
+ * Re-reads, by pane id, everything the input path decides on: the identity tuple
+ * (tmux server pid, session id and creation time, pane id and pid) plus the facts a gate
+ * or a delivery check needs now (copy mode, cursor, foreground command, session name).
+ * One `display-message -p` call: the values are one consistent snapshot of the server.
+ *
+ * Parsing follows the adapter's rule: fixed fields first, the one free-form field
+ * (`pane_current_command`, which a process controls and tmux does not escape) last.
+ * `session_name` may sit among the fixed fields because tmux stores it escaped: it can
+ * never contain the tab separator or a newline.
+ */
+import { AppError } from '@terminal-mcp/contract';
+import { assertPaneId } from './adapter.js';
+import type { TmuxCommandRunner } from './tmux-command.js';
+
+export interface PaneIdentityFacts {
+  serverPid: number;
+  sessionId: string;
+  /** unix seconds */
+  sessionCreated: number;
+  sessionName: string;
+  paneId: string;
+  panePid: number;
+  inMode: boolean;
+  cursorX: number;
+  cursorY: number;
+  height: number;
+  currentCommand: string;
+}
+
+const FIXED_FIELDS = 10;
+const IDENTITY_FORMAT =
+  '#{pid}\t#{session_id}\t#{session_created}\t#{pane_id}\t#{pane_pid}\t#{pane_in_mode}\t#{cursor_x}\t#{cursor_y}\t#{pane_height}\t#{session_name}\t#{pane_current_command}';
+
+const UINT_RE = /^\d{1,15}$/;
+const uint = (s: string | undefined): number | null => (s !== undefined && UINT_RE.test(s) ? Number(s) : null);
+
+export function parsePaneIdentity(paneId: string, stdout: string): PaneIdentityFacts | null {
+  const fields: string[] = [];
+  let start = 0;
+  for (let i = 0; i < FIXED_FIELDS; i++) {
+    const tab = stdout.indexOf('\t', start);
+    if (tab < 0) return null;
+    fields.push(stdout.slice(start, tab));
+    start = tab + 1;
+  }
+  const [pid, sessionId, created, id, panePid, inMode, cursorX, cursorY, height, sessionName] = fields;
+  // A missing pane answers with the server pid and empty pane fields.
+  if (id !== paneId || sessionId === undefined || !/^\$\d{1,10}$/.test(sessionId)) return null;
+  const serverPid = uint(pid);
+  const sessionCreated = uint(created);
+  const panePidValue = uint(panePid);
+  const x = uint(cursorX);
+  const y = uint(cursorY);
+  const h = uint(height);
+  if (serverPid === null || sessionCreated === null || panePidValue === null || x === null || y === null || h === null) return null;
+  return {
+    serverPid,
+    sessionId,
+    sessionCreated,
+    sessionName: sessionName ?? '',
+    paneId,
+    panePid: panePidValue,
+    inMode: inMode === '1',
+    cursorX: x,
+    cursorY: y,
+    height: h,
+    currentCommand: stdout.slice(start).replace(/\n$/, ''),
+  };
+}
+
+/** The pane's identity and input facts now; null when the pane (or the server) is gone. */
+export async function readPaneIdentity(runner: TmuxCommandRunner, paneId: string): Promise<PaneIdentityFacts | null> {
+  assertPaneId(paneId);
+  const result = await runner.run(['display-message', '-p', '-t', paneId, IDENTITY_FORMAT]);
+  if (result.timedOut) throw new AppError('TMUX_UNAVAILABLE', 'tmux did not answer in time');
+  if (result.exitCode !== 0) {
+    // The pane or the whole server is gone: the identity no longer exists.
+    if (/can't find|no server running|error connecting|no such file/i.test(result.stderr)) return null;
+    throw new AppError('TMUX_UNAVAILABLE', 'tmux could not read the pane');
+  }
+  return parsePaneIdentity(paneId, result.stdout);
+}

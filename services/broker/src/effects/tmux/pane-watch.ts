@@ -1,0 +1,345 @@
+/**
+ * Live pane output: one tmux control-mode client per watched session, attached to that
+ * session BY ID with `-f ignore-size,read-only`, whose `%output` lines are decoded and
+ * handed to subscribers as `{ paneId, data }`. A control client only receives `%output`
+ * for the panes of the session it is attached to, hence one client per session; the
+ * broker's main client (control-client.ts) attaches with `no-output` and stays as it is.
+ *
+ * Lifecycle: ref-counted. The first subscriber of a session spawns its client; the last
+ * one to leave starts a short grace period (a dashboard re-rendering, a wait resuming)
+ * after which the client detaches (stdin closed, SIGTERM if it lingers). A watch never
+ * reconnects by itself: session ids restart at `$0` with a new tmux server, so attaching
+ * to the same id again could watch a DIFFERENT session. When the client ends (session
+ * killed, server gone, `%exit`), every subscriber gets `onEnd(error)` once and the
+ * caller decides, after re-checking the session through the adapter, what to do.
+ *
+ * What attaching does and does not change on tmux 3.3a (tested in pane-watch.test.ts):
+ * - `ignore-size`: the client never takes part in window sizing; no window is resized.
+ * - `read-only`: the client cannot type into or act on the session.
+ * - `#{session_attached}` counts the client. The adapter subtracts our watchers, which it
+ *   recognises by `#{client_termname}`: they are spawned with `TERM=WATCHER_TERM`.
+ * - `#{session_activity}` is bumped by any attach (`#{window_activity}` is not), and the
+ *   session's `client-attached` hooks run. Status uses the window's activity for this
+ *   reason (see PaneFacts.windowActivity).
+ * - Known limit: a control client counts as focused. With the user option
+ *   `focus-events on`, a pane whose program asked for focus reports (`CSI ? 1004 h`)
+ *   and had no focused client receives one focus-in (`ESC [ I`) when a watcher attaches.
+ *   tmux 3.3a has no flag to attach unfocused.
+ *
+ * Stream integrity: `%output` data is octal-escaped by tmux, so it never spans lines.
+ * The only command this client sends is one identity query after the attach (ids and
+ * numbers only). Reply blocks are skipped up to their exact terminator. Output is used
+ * by our callers as a wake-up signal only; nothing here reaches a client as content.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { AppError } from '@terminal-mcp/contract';
+import { decodeControlOutput, tmuxEnvironment, tmuxGlobalArgs, type TmuxLogger } from './control-client.js';
+
+/** `TERM` of every watcher client, visible as `#{client_termname}`: how listSessions
+ * tells our watchers from users' clients (including users' own control-mode clients,
+ * such as iTerm2's tmux integration, which must keep counting as attached). */
+export const WATCHER_TERM = 'terminal-mcp-watcher';
+
+export interface PaneOutputChunk {
+  readonly paneId: string;
+  readonly data: Buffer;
+}
+
+export interface PaneWatchListener {
+  onOutput(chunk: PaneOutputChunk): void;
+  /** The watch is over for good (session gone, tmux gone, watcher closed). Called at
+   * most once; no output follows it. */
+  onEnd(error: AppError): void;
+}
+
+/** Who the watcher client is attached to, read from tmux after the attach. */
+export interface WatchedSessionIdentity {
+  readonly serverPid: number;
+  readonly sessionId: string;
+  readonly created: number;
+}
+
+export interface PaneWatchSubscription {
+  /** Resolves once the client is attached: output written from then on is delivered.
+   * Rejects with the same error onEnd gets when the attach fails. */
+  readonly ready: Promise<WatchedSessionIdentity>;
+  /** Idempotent. The client detaches after the grace period if nobody else watches. */
+  unsubscribe(): void;
+}
+
+export interface PaneWatcher {
+  watch(sessionId: string, listener: PaneWatchListener): PaneWatchSubscription;
+  /** Session ids that currently have a watcher client (attaching, attached or in grace). */
+  watchedSessions(): string[];
+  /** Ends every watch (subscribers get onEnd) and waits for the clients to exit. */
+  close(): Promise<void>;
+}
+
+export interface PaneWatcherOptions {
+  socketName?: string;
+  tmuxPath?: string;
+  /** How long a client stays attached after its last subscriber left. Default 2 s. */
+  graceMs?: number;
+  /** Upper bound for spawn + attach + identity query. Default 5 s. */
+  attachTimeoutMs?: number;
+  /** At most this many sessions are watched at once. Default 64. */
+  maxSessions?: number;
+  logger?: TmuxLogger;
+}
+
+const SESSION_ID_RE = /^\$\d{1,10}$/;
+const PANE_ID_RE = /^%\d{1,10}$/;
+/** A `%output` line is at most a few times tmux's read size; anything longer is not tmux. */
+const MAX_LINE_CHARS = 4 * 1024 * 1024;
+const silentLogger: TmuxLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+type EntryState = 'attaching' | 'attached' | 'ended';
+
+interface WatchEntry {
+  readonly sessionId: string;
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly listeners: Set<PaneWatchListener>;
+  state: EntryState;
+  /** Reply blocks seen: the first one answers the attach, the second our identity query. */
+  blocks: number;
+  /** Tail (`<time> <number> <flags>`) of the open block, or null outside a block. */
+  blockTail: string | null;
+  blockLines: string[];
+  carry: string;
+  stderr: string;
+  graceTimer: NodeJS.Timeout | undefined;
+  attachTimer: NodeJS.Timeout | undefined;
+  readonly ready: Promise<WatchedSessionIdentity>;
+  resolveReady(identity: WatchedSessionIdentity): void;
+  rejectReady(error: AppError): void;
+  readonly exited: Promise<void>;
+}
+
+export function createPaneWatcher(options: PaneWatcherOptions = {}): PaneWatcher {
+  const logger = options.logger ?? silentLogger;
+  const graceMs = options.graceMs ?? 2_000;
+  const attachTimeoutMs = options.attachTimeoutMs ?? 5_000;
+  const maxSessions = options.maxSessions ?? 64;
+  const globalArgs = tmuxGlobalArgs(options.socketName);
+  const env = { ...tmuxEnvironment(), TERM: WATCHER_TERM };
+  const entries = new Map<string, WatchEntry>();
+  let closed = false;
+
+  function end(entry: WatchEntry, error: AppError): void {
+    if (entry.state === 'ended') return;
+    entry.state = 'ended';
+    if (entries.get(entry.sessionId) === entry) entries.delete(entry.sessionId);
+    if (entry.graceTimer !== undefined) clearTimeout(entry.graceTimer);
+    if (entry.attachTimer !== undefined) clearTimeout(entry.attachTimer);
+    entry.child.stdout.removeAllListeners('data');
+    entry.rejectReady(error);
+    if (entry.child.exitCode === null && entry.child.signalCode === null) {
+      entry.child.stdin.end();
+      // EOF makes tmux detach the client; a client that lingers is stopped.
+      const kill = setTimeout(() => entry.child.kill('SIGTERM'), 1_000);
+      kill.unref();
+      void entry.exited.then(() => clearTimeout(kill));
+    }
+    const listeners = [...entry.listeners];
+    entry.listeners.clear();
+    for (const l of listeners) {
+      try {
+        l.onEnd(error);
+      } catch (err) {
+        logger.warn({ err: (err as Error).message }, 'pane watch end listener failed');
+      }
+    }
+  }
+
+  function endedByTmux(entry: WatchEntry, reason: string): AppError {
+    const text = `${reason} ${entry.stderr}`.toLowerCase();
+    if (text.includes("can't find session") || text.includes('session not found')) {
+      return new AppError('SESSION_NOT_FOUND', 'the watched session no longer exists');
+    }
+    if (text.includes('no server') || text.includes('error connecting') || text.includes('server exited') || text.includes('lost server')) {
+      return new AppError('TMUX_UNAVAILABLE', 'tmux server is not reachable');
+    }
+    // A bare `%exit`: the session was destroyed — or the whole server (tmux 3.3a says the
+    // same for both). Callers re-check the session through the adapter either way.
+    return new AppError('SESSION_NOT_FOUND', 'the watched session ended');
+  }
+
+  function onLine(entry: WatchEntry, line: string): void {
+    const tail = entry.blockTail;
+    if (tail !== null) {
+      if (line === `%end ${tail}` || line === `%error ${tail}`) {
+        entry.blockTail = null;
+        const ok = line.startsWith('%end ');
+        const lines = entry.blockLines;
+        entry.blockLines = [];
+        onBlock(entry, ok, lines, tail);
+      } else if (entry.blockLines.length < 16) {
+        entry.blockLines.push(line);
+      }
+      return;
+    }
+    if (line.startsWith('%output ')) {
+      const space = line.indexOf(' ', 8);
+      const paneId = space < 0 ? '' : line.slice(8, space);
+      if (!PANE_ID_RE.test(paneId) || entry.state !== 'attached') return;
+      const chunk: PaneOutputChunk = { paneId, data: decodeControlOutput(line.slice(space + 1)) };
+      for (const l of entry.listeners) {
+        try {
+          l.onOutput(chunk);
+        } catch (err) {
+          logger.warn({ err: (err as Error).message }, 'pane output listener failed');
+        }
+      }
+      return;
+    }
+    if (line.startsWith('%begin ')) {
+      entry.blockTail = line.slice(7);
+      return;
+    }
+    if (line.startsWith('%exit')) {
+      end(entry, endedByTmux(entry, line.slice(5)));
+      return;
+    }
+    if (line.startsWith('%session-changed ')) {
+      // With detach-on-destroy off, tmux moves a client whose session died into another
+      // session: from then on it would deliver THAT session's output. Stop at once.
+      const id = line.slice(17).split(' ')[0];
+      if (id !== entry.sessionId) end(entry, new AppError('SESSION_NOT_FOUND', 'the watched session ended'));
+    }
+    // Every other notification (%window-add, %layout-change, ...) is irrelevant here.
+  }
+
+  function onBlock(entry: WatchEntry, ok: boolean, lines: readonly string[], tail: string): void {
+    // Flags 0: the attach's own reply, or a user hook's output. Flags 1: our query.
+    const ours = tail.endsWith(' 1');
+    entry.blocks++;
+    if (entry.state !== 'attaching') return;
+    if (!ours) {
+      if (entry.blocks === 1) {
+        // Attached. Only now may commands be written (tmux 3.3a runs earlier ones before
+        // the client has a session). Read back who we are attached to.
+        entry.child.stdin.write(`display-message -p '#{pid}\t#{session_id}\t#{session_created}'\n`);
+      }
+      return;
+    }
+    const [pid, sessionId, created] = (lines[0] ?? '').split('\t');
+    const identity = { serverPid: Number(pid), sessionId: sessionId ?? '', created: Number(created) };
+    if (!ok || sessionId !== entry.sessionId || !Number.isSafeInteger(identity.serverPid) || !Number.isSafeInteger(identity.created)) {
+      end(entry, new AppError('SESSION_NOT_FOUND', 'the watched session could not be attached'));
+      return;
+    }
+    entry.state = 'attached';
+    if (entry.attachTimer !== undefined) clearTimeout(entry.attachTimer);
+    entry.attachTimer = undefined;
+    entry.resolveReady(identity);
+  }
+
+  function onData(entry: WatchEntry, chunk: string): void {
+    if (entry.state === 'ended') return;
+    let data = entry.carry + chunk;
+    entry.carry = '';
+    let start = 0;
+    for (;;) {
+      const nl = data.indexOf('\n', start);
+      if (nl < 0) break;
+      onLine(entry, data.slice(start, nl));
+      if ((entry.state as EntryState) === 'ended') return; // the line ended the watch
+      start = nl + 1;
+    }
+    data = data.slice(start);
+    if (data.length > MAX_LINE_CHARS) {
+      end(entry, new AppError('TMUX_UNAVAILABLE', 'tmux watcher stream out of sync'));
+      return;
+    }
+    entry.carry = data;
+  }
+
+  function attach(sessionId: string): WatchEntry {
+    const child = spawn(options.tmuxPath ?? 'tmux', [...globalArgs, '-C', 'attach-session', '-t', sessionId, '-f', 'ignore-size,read-only'], {
+      env,
+      cwd: '/',
+      stdio: 'pipe',
+    });
+    let resolveReady!: (identity: WatchedSessionIdentity) => void;
+    let rejectReady!: (error: AppError) => void;
+    const ready = new Promise<WatchedSessionIdentity>((resolve, reject) => {
+      resolveReady = resolve;
+      rejectReady = reject;
+    });
+    // A subscriber may never look at `ready`; its failure is also reported by onEnd.
+    ready.catch(() => {});
+    const entry: WatchEntry = {
+      sessionId,
+      child,
+      listeners: new Set(),
+      state: 'attaching',
+      blocks: 0,
+      blockTail: null,
+      blockLines: [],
+      carry: '',
+      stderr: '',
+      graceTimer: undefined,
+      attachTimer: undefined,
+      ready,
+      resolveReady,
+      rejectReady,
+      exited: new Promise((resolve) => child.once('close', () => resolve())),
+    };
+    entry.attachTimer = setTimeout(() => end(entry, new AppError('TMUX_UNAVAILABLE', 'tmux did not attach the watcher in time')), attachTimeoutMs);
+    entry.attachTimer.unref();
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => onData(entry, chunk));
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      if (entry.stderr.length < 2_000) entry.stderr += chunk;
+    });
+    child.stdin.on('error', () => {
+      // EPIPE when tmux is gone: the close handler reports it.
+    });
+    child.once('error', (err) => end(entry, new AppError('TMUX_UNAVAILABLE', `tmux could not be started: ${err.message}`)));
+    child.once('close', () => end(entry, endedByTmux(entry, 'client exited')));
+    logger.debug({ sessionId }, 'pane watcher attaching');
+    return entry;
+  }
+
+  return {
+    watch(sessionId, listener) {
+      if (closed) throw new AppError('TMUX_UNAVAILABLE', 'pane watcher is closed');
+      if (!SESSION_ID_RE.test(sessionId)) throw new AppError('INVALID_ARGUMENT', 'not a tmux session id');
+      let entry = entries.get(sessionId);
+      if (entry === undefined) {
+        if (entries.size >= maxSessions) throw new AppError('RATE_LIMITED', 'too many sessions are being watched at once', undefined, { retryAfterSeconds: 5 });
+        entry = attach(sessionId);
+        entries.set(sessionId, entry);
+      }
+      const e = entry;
+      if (e.graceTimer !== undefined) clearTimeout(e.graceTimer);
+      e.graceTimer = undefined;
+      e.listeners.add(listener);
+      let subscribed = true;
+      return {
+        ready: e.ready,
+        unsubscribe() {
+          if (!subscribed) return;
+          subscribed = false;
+          e.listeners.delete(listener);
+          if (e.listeners.size > 0 || e.state === 'ended') return;
+          e.graceTimer = setTimeout(() => {
+            e.graceTimer = undefined;
+            if (e.listeners.size === 0) end(e, new AppError('TMUX_UNAVAILABLE', 'nobody watches the session any more'));
+          }, graceMs);
+          e.graceTimer.unref();
+        },
+      };
+    },
+
+    watchedSessions: () => [...entries.keys()],
+
+    async close() {
+      closed = true;
+      const all = [...entries.values()];
+      for (const e of all) end(e, new AppError('TMUX_UNAVAILABLE', 'pane watcher is closed'));
+      await Promise.all(all.map((e) => e.exited));
+    },
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Spawns one tmux command line as argv (never a shell) on the configured server: the
+ * input path's runner, used where the persistent control client cannot serve — chiefly
+ * `load-buffer -`, which takes the text to paste as BYTES ON STDIN so user text never
+ * reaches a tmux command line (ARCHITECTURE.md section 4).
+ *
+ * Every argument is checked before spawning: printable ASCII (tab allowed, for formats)
+ * and never ending in `;`, which tmux would take as a command separator. Callers pass
+ * only constants, validated ids (`%7`, `$3`), generated buffer names and allowlisted key
+ * names; the check makes a mistake fail loudly instead of reaching tmux.
+ */
+import { AppError } from '@terminal-mcp/contract';
+import { execa } from 'execa';
+import { tmuxEnvironment, tmuxGlobalArgs } from './control-client.js';
+
+export const TMUX_COMMAND_TIMEOUT_MS = 5_000;
+
+export interface TmuxCommandResult {
+  exitCode: number;
+  stdout: string;
+  /** For classifying failures and the log; never shown to a caller. */
+  stderr: string;
+  timedOut: boolean;
+}
+
+export interface TmuxCommandRunner {
+  run(args: readonly string[], options?: { input?: Buffer; timeoutMs?: number }): Promise<TmuxCommandResult>;
+}
+
+const SAFE_ARGUMENT_RE = /^[\x20-\x7e\t]{1,512}$/;
+
+export function assertSafeTmuxArgument(arg: string): void {
+  if (typeof arg !== 'string' || !SAFE_ARGUMENT_RE.test(arg) || arg.endsWith(';')) {
+    throw new AppError('INTERNAL', 'refusing an unsafe tmux argument');
+  }
+}
+
+export function createTmuxCommandRunner(options: { socketName?: string | undefined; tmuxPath?: string } = {}): TmuxCommandRunner {
+  const globalArgs = tmuxGlobalArgs(options.socketName);
+  const env = tmuxEnvironment();
+  const tmuxPath = options.tmuxPath ?? 'tmux';
+  return {
+    async run(args, runOptions = {}) {
+      for (const arg of args) assertSafeTmuxArgument(arg);
+      const result = await execa(tmuxPath, [...globalArgs, ...args], {
+        env,
+        extendEnv: false,
+        cwd: '/',
+        reject: false,
+        timeout: runOptions.timeoutMs ?? TMUX_COMMAND_TIMEOUT_MS,
+        killSignal: 'SIGKILL',
+        maxBuffer: 1024 * 1024,
+        ...(runOptions.input !== undefined ? { input: runOptions.input } : { stdin: 'ignore' as const }),
+      });
+      return {
+        exitCode: typeof result.exitCode === 'number' ? result.exitCode : -1,
+        stdout: typeof result.stdout === 'string' ? result.stdout : '',
+        stderr: typeof result.stderr === 'string' ? result.stderr.slice(0, 2_000) : '',
+        timedOut: result.timedOut === true,
+      };
+    },
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * Making and revoking grants. The session is resolved from tmux at the moment of the
+ * change, never from what the dashboard says, and the grant is pinned to the identity
+ * found. Every applied change writes its `grant_events` row in the same transaction
+ * (effects/store/grants-store.ts), so nothing changes without its audit row.
+ */
+import { AppError } from '@terminal-mcp/contract';
+import type { BrokerDeps } from '../deps.js';
+import { grantsStore, type GrantMutation } from '../effects/store/grants-store.js';
+import { SENSITIVE_NAME_WORDS } from '../policy/access.js';
+import { checkGrantRequest, type GrantRecord } from '../policy/grants.js';
+
+export interface GrantRequest {
+  session: string;
+  /** false (with input false): revoke */
+  read: boolean;
+  input: boolean;
+  /** ms since the epoch; null: until revoked */
+  expiresAt: number | null;
+  /** the identity the operator saw; the change is refused if the session has another */
+  expect?: { sessionId: string; created: number } | undefined;
+}
+
+export type GrantOutcome = { session: string; ok: true; grant: GrantRecord | undefined } | { session: string; ok: false; error: AppError };
+
+type GrantDeps = Pick<BrokerDeps, 'tmux' | 'stores' | 'log'>;
+
+const SENSITIVE_REFUSAL = new AppError(
+  'FORBIDDEN',
+  `sessions whose names contain ${SENSITIVE_NAME_WORDS.join(', ')} can never be granted`,
+  'A sensitive session can only be read by listing its exact name in allowed_session_patterns in config.yaml.',
+);
+
+function saveFailed(deps: Pick<BrokerDeps, 'log'>, err: unknown): AppError {
+  deps.log.error({ event: 'grants.store_failed', err }, 'grant change could not be written; nothing was changed');
+  return new AppError('STORE_UNAVAILABLE', 'the grant change could not be saved; nothing was changed');
+}
+
+/**
+ * Applies each request that may be applied, all in one transaction, and reports every
+ * request's outcome in order: refused ones (sensitive name, no such session, identity
+ * changed) do not stop the others.
+ */
+export async function changeGrants(deps: GrantDeps, actor: string, requests: readonly GrantRequest[], now: number): Promise<GrantOutcome[]> {
+  const sessions = await deps.tmux.listSessions();
+  const planned = requests.map((r): { session: string; error: AppError } | { session: string; mutation: GrantMutation } => {
+    const refusal = checkGrantRequest(r.session, r);
+    if (refusal === 'SENSITIVE_NAME') {
+      deps.log.warn({ event: 'security.grant_refused', actor, reason: 'sensitive_name' }, 'refused to grant a sensitive session');
+      return { session: r.session, error: SENSITIVE_REFUSAL };
+    }
+    if (refusal === 'INPUT_NEEDS_READ') return { session: r.session, error: new AppError('INVALID_ARGUMENT', 'input requires read') };
+    // Revoking needs no live session: a stale grant can be taken back too.
+    if (!r.read) return { session: r.session, mutation: { kind: 'revoke', sessionName: r.session } };
+    const found = sessions.find((s) => s.name === r.session);
+    if (found === undefined) return { session: r.session, error: new AppError('SESSION_NOT_FOUND', 'no session has exactly that name') };
+    if (r.expect !== undefined && (r.expect.sessionId !== found.sessionId || r.expect.created !== found.created)) {
+      return { session: r.session, error: new AppError('IDENTITY_CHANGED', 'the session was replaced since it was listed; nothing was granted') };
+    }
+    const identity = { serverPid: found.serverPid, sessionId: found.sessionId, created: found.created };
+    return { session: r.session, mutation: { kind: 'grant', sessionName: r.session, identity, input: r.input, expiresAt: r.expiresAt } };
+  });
+
+  const mutations = planned.flatMap((p) => ('mutation' in p ? [p.mutation] : []));
+  let applied: { grant: GrantRecord | undefined; changed: boolean }[] = [];
+  if (mutations.length > 0) {
+    try {
+      applied = grantsStore(deps.stores.db('grants')).apply(mutations, actor, now);
+    } catch (err) {
+      throw saveFailed(deps, err);
+    }
+  }
+  let next = 0;
+  return planned.map((p): GrantOutcome => {
+    if ('error' in p) return { session: p.session, ok: false, error: p.error };
+    const result = applied[next++]!;
+    if (result.changed) {
+      const flags = result.grant ? { read: result.grant.read, input: result.grant.input, expiresAt: result.grant.expiresAt } : { read: false, input: false };
+      deps.log.info({ event: 'grants.changed', actor, action: p.mutation.kind, ...flags }, 'session access grant changed');
+    }
+    return { session: p.session, ok: true, grant: result.grant };
+  });
+}
+
+/** Takes the grant under `session` away (read and input); false when there was none. */
+export function revokeGrant(deps: Omit<GrantDeps, 'tmux'>, actor: string, session: string, now: number): boolean {
+  let changed: boolean;
+  try {
+    changed = grantsStore(deps.stores.db('grants')).apply([{ kind: 'revoke', sessionName: session }], actor, now)[0]!.changed;
+  } catch (err) {
+    throw saveFailed(deps, err);
+  }
+  if (changed) deps.log.info({ event: 'grants.changed', actor, action: 'revoke' }, 'session access grant changed');
+  return changed;
+}

@@ -1,0 +1,73 @@
+/** Grants as the dashboard sees them (shared/contract/src/grants.ts): every live session
+ * with its access and stored grant, grants left without a session, and the change log. */
+import type { GrantEvent, GrantList, GrantView } from '@terminal-mcp/contract';
+import type { BrokerDeps } from '../deps.js';
+import { grantsStore, type GrantEventRecord, type GrantFlags } from '../effects/store/grants-store.js';
+import { decideReadAccess, isSensitiveName } from '../policy/access.js';
+import { effectiveGrant, grantState, type GrantRecord, type SessionIdentity } from '../policy/grants.js';
+import { readPolicy } from '../reads/read-gate.js';
+import { summarizeSession } from '../reads/session-reader.js';
+
+const isoMs = (ms: number) => new Date(ms).toISOString();
+const isoSeconds = (s: number) => new Date(s * 1000).toISOString();
+
+const pinnedView = (id: SessionIdentity) => ({ server_pid: id.serverPid, session_id: id.sessionId, created: isoSeconds(id.created) });
+
+/** `current`: the identity of the live session with the grant's name, if any. */
+export function grantView(g: GrantRecord, current: SessionIdentity | undefined, now: number): GrantView {
+  return {
+    session: g.sessionName,
+    read: g.read,
+    input: g.input,
+    state: grantState(g, current, now),
+    expires_at: g.expiresAt === null ? null : isoMs(g.expiresAt),
+    granted_by: g.grantedBy,
+    created_at: isoMs(g.createdAt),
+    updated_at: isoMs(g.updatedAt),
+    pinned: pinnedView(g.identity),
+  };
+}
+
+const flagsView = (f: GrantFlags) => ({ read: f.read, input: f.input, expires_at: f.expiresAt === null ? null : isoMs(f.expiresAt) });
+
+export function grantEventView(e: GrantEventRecord): GrantEvent {
+  return {
+    id: e.id,
+    at: isoMs(e.at),
+    actor: e.actor,
+    action: e.action,
+    session: e.sessionName,
+    after: flagsView(e.after),
+    before: e.before === null ? null : flagsView(e.before),
+    pinned: pinnedView(e.identity),
+  };
+}
+
+/** Every live session (sorted by name) with its access and stored grant, plus grants whose
+ * name no live session has. Facts and grants are read now. */
+export async function listGrantAccess(deps: Pick<BrokerDeps, 'config' | 'tmux' | 'stores'>, now: number): Promise<GrantList> {
+  const { config } = deps;
+  const sessions = await deps.tmux.listSessions();
+  const grants = new Map(grantsStore(deps.stores.db('grants')).list().map((g) => [g.sessionName, g]));
+  // Whether the whitelist names the session, independent of the global read switch.
+  const whitelist = { ...readPolicy(config), terminalRead: true };
+  const live = new Set(sessions.map((s) => s.name));
+  return {
+    read_enabled: config.permissions.terminal_read,
+    input_enabled: config.permissions.terminal_input,
+    sessions: sessions
+      .map((s) => {
+        const stored = grants.get(s.name);
+        const sensitive = isSensitiveName(s.name);
+        return {
+          ...summarizeSession(config, s, effectiveGrant(s.name, stored, s, now)),
+          whitelisted: decideReadAccess(whitelist, s.name).allowed,
+          sensitive,
+          grantable: !sensitive,
+          grant: stored === undefined ? null : grantView(stored, s, now),
+        };
+      })
+      .sort((a, b) => a.name.localeCompare(b.name)),
+    orphaned_grants: [...grants.values()].filter((g) => !live.has(g.sessionName)).map((g) => grantView(g, undefined, now)),
+  };
+}

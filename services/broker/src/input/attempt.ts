@@ -1,0 +1,347 @@
+/**
+ * One input attempt, from call to audit outcome. Every tool that sends (text, keys, task,
+ * bound text; gateway or dashboard) goes through `runInputAttempt`:
+ *
+ *  1. resolve the target (exactly, by name or binding) and run every gate on facts read
+ *     from tmux now; a refusal is written to the audit log as BLOCKED with its code;
+ *  2. dry run: written as DRY_RUN, nothing sent;
+ *  3. otherwise the attempt is written as PENDING *before* anything is sent; if that
+ *     write fails, nothing is sent (AUDIT_UNAVAILABLE);
+ *  4. the pane's lease is taken (waiting up to LEASE_WAIT_MS, else LEASE_BUSY), so two
+ *     senders never interleave;
+ *  5. under the lease the pane's identity is re-read: server pid, session id and
+ *     creation time, pane id and pid must equal what was resolved (or what a binding
+ *     pinned), else IDENTITY_CHANGED; the gates run again on the fresh facts (copy mode,
+ *     foreground command, name);
+ *  6. the caller's `act` delivers; its outcome (SENT, FAILED, DELIVERY_UNKNOWN) replaces
+ *     PENDING. A broker that dies before this leaves PENDING, reported DELIVERY_UNKNOWN at
+ *     the next start; nothing is ever re-sent.
+ */
+import { randomBytes } from 'node:crypto';
+import { ALLOWED_KEYS, AppError, COPY_MODE_EXIT_KEY, readAppErrorData, type AuditDecision, type ErrorCode, type SocketRole } from '@terminal-mcp/contract';
+import type { BrokerConfig } from '../config/schema.js';
+import type { BrokerDeps } from '../deps.js';
+import { hmacText, previewText } from '../audit/text-digest.js';
+import { crashAfterAuditWriteIfRequested } from '../effects/fault-injection.js';
+import type { InputAttempt, StoredAttempt } from '../effects/store/audit-store.js';
+import type { PaneIdentityFacts } from '../effects/tmux/pane-identity.js';
+import { countCharacters, decideInput, decideInputByName, decideInputTarget, normalizeNewlines, type InputDecision, type InputPolicy, type InputRequest } from '../policy/input.js';
+import { canRead } from '../reads/read-gate.js';
+import { grantOfTarget } from './access.js';
+import { inputServices, type InputServices } from './services.js';
+import { identityOfLive, requireBoundTarget, resolveSessionTarget, sameIdentity, type ResolvedTarget, type TargetRef } from './target.js';
+
+/** How long a sender waits for another sender's lease on the same pane. */
+export const LEASE_WAIT_MS = 10_000;
+/** A lease ends by itself after this long (longer than any one attempt takes). */
+export const LEASE_TTL_MS = 15_000;
+const LEASE_POLL_MS = 25;
+
+export type AllowedDecision = Extract<InputDecision, { allowed: true }>;
+
+export interface AttemptCaller {
+  deps: BrokerDeps;
+  role: SocketRole;
+  actor: string;
+}
+
+export interface AttemptSpec {
+  /** The public tool this attempt serves, e.g. terminal_send_text. */
+  tool: string;
+  target: TargetRef;
+  request: InputRequest;
+  dryRun: boolean;
+  /** Claim this idempotency key with the attempt (terminal_send_task). */
+  idempotency?: { scope: string; key: string; fingerprint: string };
+}
+
+export interface ActContext {
+  target: ResolvedTarget;
+  live: PaneIdentityFacts;
+  decision: AllowedDecision;
+  auditId: number;
+  services: InputServices;
+}
+
+export interface ActOutcome<T> {
+  decision: Extract<AuditDecision, 'SENT' | 'FAILED' | 'DELIVERY_UNKNOWN'>;
+  errorCode: ErrorCode | null;
+  value: T;
+  receipt?: string | null;
+  receiptJson?: string | null;
+}
+
+export type AttemptResult<T> =
+  | { kind: 'blocked'; auditId: number; error: AppError; target: ResolvedTarget | null; at: number }
+  | { kind: 'dry_run'; auditId: number; target: ResolvedTarget; decision: AllowedDecision; at: number }
+  | { kind: 'acted'; auditId: number; target: ResolvedTarget; outcome: ActOutcome<T>; at: number }
+  | { kind: 'replayed'; attempt: StoredAttempt; fingerprintMatches: boolean };
+
+/** Codes that mean "a gate said no": the attempt is BLOCKED. Anything else is FAILED. */
+const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'INPUT_DISABLED',
+  'INPUT_NOT_ALLOWED',
+  'COMMAND_GUARDED',
+  'PANE_IN_COPY_MODE',
+  'TEXT_TOO_LONG',
+  'TEXT_REJECTED',
+  'KEY_NOT_ALLOWED',
+  'CONFIRMATION_REQUIRED',
+  'IDENTITY_CHANGED',
+  'LEASE_BUSY',
+  'BINDING_NOT_FOUND',
+  'SESSION_NOT_FOUND',
+  'INVALID_ARGUMENT',
+]);
+
+export function inputPolicyOf(config: BrokerConfig): InputPolicy {
+  const p = config.input_policy;
+  return {
+    terminalInput: config.permissions.terminal_input,
+    allowSendText: p.allow_send_text,
+    allowedPatterns: p.allowed_session_patterns,
+    deniedPatterns: p.denied_session_patterns,
+    maxTextLength: p.max_text_length,
+    guardedCommands: p.guarded_commands,
+    guardedCommandAllow: p.guarded_command_allow,
+  };
+}
+
+function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const data = readAppErrorData(err);
+  if (data) return new AppError(data.code, err instanceof Error ? err.message : undefined, data.hint);
+  return new AppError('INTERNAL', 'the input attempt failed unexpectedly');
+}
+
+/** The gates no live fact or grant can change (switches, binding flag, deny, sensitive):
+ * run on the bare name before tmux is asked anything. */
+function checkName(config: BrokerConfig, name: string, binding: ResolvedTarget['binding'], kind: InputRequest['kind']): void {
+  const refusal = decideInputByName(inputPolicyOf(config), name, binding, kind);
+  if (refusal) throw new AppError(refusal.code, refusal.message);
+}
+
+/** Every gate on a resolved target's facts (grant included); throws the refusal. */
+export function decideForTarget(config: BrokerConfig, target: ResolvedTarget, request: InputRequest): AllowedDecision {
+  const decision = decideInput(
+    inputPolicyOf(config),
+    {
+      sessionName: target.sessionName,
+      readable: canRead(config, target.sessionName, target.grant),
+      currentCommand: target.currentCommand,
+      inCopyMode: target.inCopyMode,
+      binding: target.binding,
+      grant: target.grant,
+    },
+    request,
+  );
+  if (!decision.allowed) throw new AppError(decision.code, decision.message);
+  return decision;
+}
+
+/** Resolves a session name or binding to the pane to act on, with the operator's grant
+ * for that very session; name-level gates first. A missing session that nothing but a
+ * grant could admit is refused like an existing one (INPUT_NOT_ALLOWED), so the answer
+ * does not tell whether it exists. */
+export async function resolveInputTarget(deps: BrokerDeps, services: InputServices, ref: TargetRef, kind: InputRequest['kind']): Promise<ResolvedTarget> {
+  let target: ResolvedTarget;
+  if (ref.binding !== undefined) {
+    const record = services.bindings.get(ref.binding);
+    if (!record) throw new AppError('BINDING_NOT_FOUND', 'no binding has that name');
+    checkName(deps.config, record.sessionName, { name: record.name, inputEnabled: record.inputEnabled }, kind);
+    target = await requireBoundTarget(record, deps.tmux, services.delivery);
+  } else {
+    checkName(deps.config, ref.session, null, kind);
+    try {
+      target = await resolveSessionTarget(deps.tmux, ref.session);
+    } catch (err) {
+      const withoutGrant = decideInputTarget(
+        inputPolicyOf(deps.config),
+        { sessionName: ref.session, readable: canRead(deps.config, ref.session), currentCommand: '', inCopyMode: false },
+        kind,
+      );
+      if (err instanceof AppError && err.code === 'SESSION_NOT_FOUND' && withoutGrant) throw new AppError(withoutGrant.code, withoutGrant.message);
+      throw err;
+    }
+  }
+  return { ...target, grant: grantOfTarget(deps, target.sessionName, target.identity) };
+}
+
+/** What the audit row says about keys: allowlisted names as they are, anything else as a
+ * short redacted preview (it is caller text). */
+function auditKeys(request: InputRequest): string[] | null {
+  if (request.kind !== 'keys') return null;
+  const known = new Set<string>([...ALLOWED_KEYS, COPY_MODE_EXIT_KEY]);
+  return request.keys.map((k) => (known.has(k) ? k : previewText(JSON.stringify(k), 40)));
+}
+
+async function acquireLease(services: InputServices, paneKey: string, holder: string): Promise<boolean> {
+  const deadline = Date.now() + LEASE_WAIT_MS;
+  for (;;) {
+    if (services.leases.tryAcquire(paneKey, holder, Date.now(), LEASE_TTL_MS)) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, LEASE_POLL_MS));
+  }
+}
+
+/** Waits (bounded) while an earlier attempt with the same idempotency key is in flight. */
+async function settledAttempt(services: InputServices, attempt: StoredAttempt): Promise<StoredAttempt> {
+  const deadline = Date.now() + LEASE_WAIT_MS + LEASE_TTL_MS;
+  let current = attempt;
+  while (current.decision === 'PENDING' && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    current = services.audit.getAttempt(current.id) ?? current;
+  }
+  return current;
+}
+
+export async function runInputAttempt<T>(
+  caller: AttemptCaller,
+  spec: AttemptSpec,
+  act: (ctx: ActContext) => Promise<ActOutcome<T>>,
+): Promise<AttemptResult<T>> {
+  const { deps } = caller;
+  const services = inputServices(deps);
+  const at = Date.now();
+  const freshSince = at - 24 * 3600 * 1000;
+  const idem = spec.idempotency;
+
+  if (idem && !spec.dryRun) {
+    const earlier = services.audit.lookupIdempotencyKey(idem.scope, idem.key, freshSince);
+    if (earlier) {
+      return { kind: 'replayed', attempt: await settledAttempt(services, earlier.attempt), fingerprintMatches: earlier.fingerprint === idem.fingerprint };
+    }
+  }
+
+  // The text is digested as received (before \r\n normalisation): that is what a
+  // reviewer holding the original text can check the HMAC against.
+  const text = spec.request.kind === 'text' ? spec.request.text : null;
+  const digest =
+    text === null
+      ? { textLength: null, textHmac: null, preview: null }
+      : { textLength: countCharacters(normalizeNewlines(text).text), textHmac: hmacText(services.auditKey(), text), preview: previewText(text) };
+
+  let target: ResolvedTarget | null = null;
+  const row = (decision: AuditDecision, errorCode: string | null, finished: boolean): InputAttempt => ({
+    at,
+    role: caller.role,
+    actor: caller.actor,
+    tool: spec.tool,
+    sessionName: target?.sessionName ?? spec.target.session ?? services.bindings.get(spec.target.binding ?? '')?.sessionName ?? null,
+    binding: spec.target.binding ?? null,
+    serverPid: target?.identity.serverPid ?? null,
+    sessionId: target?.identity.sessionId ?? null,
+    sessionCreated: target?.identity.sessionCreated ?? null,
+    paneId: target?.identity.paneId ?? null,
+    panePid: target?.identity.panePid ?? null,
+    decision,
+    errorCode,
+    ...digest,
+    keys: auditKeys(spec.request),
+    finishedAt: finished ? Date.now() : null,
+    receipt: null,
+    receiptJson: null,
+  });
+  const write = (attempt: InputAttempt): number => {
+    try {
+      return services.audit.insertAttempt(attempt);
+    } catch (err) {
+      deps.log.error({ event: 'audit.write_failed', tool: spec.tool, err: (err as Error).message }, 'audit write failed; nothing sent');
+      throw new AppError('AUDIT_UNAVAILABLE', 'the audit log could not be written, so nothing was sent');
+    }
+  };
+  const finish = (auditId: number, decision: AuditDecision, errorCode: string | null, extra: { receipt?: string | null; receiptJson?: string | null } = {}) => {
+    try {
+      const outcome = { decision, errorCode, finishedAt: Date.now(), ...extra };
+      if (idem && (decision === 'BLOCKED' || decision === 'FAILED')) services.audit.finishAndReleaseKey(auditId, outcome, idem.scope, idem.key);
+      else services.audit.finishAttempt(auditId, outcome);
+    } catch (err) {
+      // The row stays PENDING and is reported DELIVERY_UNKNOWN at the next start.
+      deps.log.error({ event: 'audit.finish_failed', auditId, decision, err: (err as Error).message }, 'audit outcome could not be written');
+    }
+  };
+  /** A refusal or failure before anything was sent: recorded, then returned or thrown. */
+  const refused = (err: unknown): AttemptResult<T> => {
+    const app = toAppError(err);
+    if (app.code === 'AUDIT_UNAVAILABLE') throw app;
+    if (!REFUSALS.has(app.code)) {
+      write(row('FAILED', app.code, true));
+      throw err;
+    }
+    return { kind: 'blocked', auditId: write(row('BLOCKED', app.code, true)), error: app, target, at };
+  };
+
+  // 1. Resolve and gate.
+  let decision: AllowedDecision;
+  try {
+    target = await resolveInputTarget(deps, services, spec.target, spec.request.kind);
+    decision = decideForTarget(deps.config, target, spec.request);
+  } catch (err) {
+    return refused(err);
+  }
+  const resolved = target;
+
+  // 2. Dry run.
+  if (spec.dryRun) return { kind: 'dry_run', auditId: write(row('DRY_RUN', null, true)), target: resolved, decision, at };
+
+  // 3. Written before acting.
+  let auditId: number;
+  if (idem) {
+    let claim;
+    try {
+      claim = services.audit.claimIdempotencyKey(idem.scope, idem.key, idem.fingerprint, freshSince, row('PENDING', null, false));
+    } catch (err) {
+      deps.log.error({ event: 'audit.write_failed', tool: spec.tool, err: (err as Error).message }, 'audit write failed; nothing sent');
+      throw new AppError('AUDIT_UNAVAILABLE', 'the audit log could not be written, so nothing was sent');
+    }
+    if (claim.kind === 'existing') {
+      return { kind: 'replayed', attempt: await settledAttempt(services, claim.attempt), fingerprintMatches: claim.fingerprint === idem.fingerprint };
+    }
+    auditId = claim.auditId;
+  } else {
+    auditId = write(row('PENDING', null, false));
+  }
+  crashAfterAuditWriteIfRequested();
+
+  // 4. One sender per pane.
+  const paneKey = `${resolved.identity.serverPid}:${resolved.identity.paneId}`;
+  const holder = `${process.pid}:${auditId}:${randomBytes(6).toString('hex')}`;
+  if (!(await acquireLease(services, paneKey, holder))) {
+    finish(auditId, 'BLOCKED', 'LEASE_BUSY');
+    return { kind: 'blocked', auditId, error: new AppError('LEASE_BUSY', 'another sender is typing into this pane'), target: resolved, at };
+  }
+  try {
+    // 5. Identity and gates again, at the moment of acting.
+    let live: PaneIdentityFacts | null;
+    let fresh: ResolvedTarget;
+    try {
+      live = await services.delivery.readIdentity(resolved.identity.paneId);
+      if (!live || !sameIdentity(identityOfLive(live), resolved.identity)) {
+        throw new AppError('IDENTITY_CHANGED', 'the session or pane was replaced between resolving the target and sending: nothing was sent');
+      }
+      fresh = { ...resolved, sessionName: live.sessionName, currentCommand: live.currentCommand, inCopyMode: live.inMode };
+      // A renamed session is re-judged under its new name, with the grant as it is now.
+      fresh.grant = grantOfTarget(deps, fresh.sessionName, fresh.identity);
+      decision = decideForTarget(deps.config, fresh, spec.request);
+    } catch (err) {
+      const app = toAppError(err);
+      finish(auditId, REFUSALS.has(app.code) ? 'BLOCKED' : 'FAILED', app.code);
+      if (!REFUSALS.has(app.code)) throw err;
+      return { kind: 'blocked', auditId, error: app, target: resolved, at };
+    }
+
+    // 6. Deliver.
+    let outcome: ActOutcome<T>;
+    try {
+      outcome = await act({ target: fresh, live, decision, auditId, services });
+    } catch (err) {
+      // Something failed mid-delivery: bytes may or may not have reached the pane.
+      finish(auditId, 'DELIVERY_UNKNOWN', toAppError(err).code);
+      throw err;
+    }
+    finish(auditId, outcome.decision, outcome.errorCode, { receipt: outcome.receipt ?? null, receiptJson: outcome.receiptJson ?? null });
+    return { kind: 'acted', auditId, target: fresh, outcome, at };
+  } finally {
+    services.leases.release(paneKey, holder);
+  }
+}

@@ -1,0 +1,525 @@
+// Guards the input path: every gate refuses AND is audited; hostile texts reach the pane as exactly those bytes and nothing runs; sends to one pane never interleave; identity is re-checked at the moment of sending; a failing audit log sends nothing; idempotent tasks send once.
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readAppErrorData, type InputAuditEntry } from '@terminal-mcp/contract';
+import Database from 'better-sqlite3';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from '../../../../test/src/helpers/tmux-server.js';
+import { configSchema, type BrokerConfig } from '../config/schema.js';
+import type { BrokerDeps } from '../deps.js';
+import { AUDIT_KEY_FILE_NAME } from '../effects/audit-key-file.js';
+import { leaseStore } from '../effects/store/leases-store.js';
+import { openStoreSet } from '../effects/store/store-set.js';
+import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
+import { createContextInner } from '../rpc/context.js';
+import { gatewayRouter } from '../rpc/roles/gateway.js';
+import { webRouter } from '../rpc/roles/web.js';
+import { createCallerFactory } from '../rpc/trpc.js';
+import { recoverInterruptedInput } from './services.js';
+
+const CONFIG = configSchema.parse({
+  permissions: { terminal_read: true, terminal_input: true },
+  allowed_session_patterns: ['agent-*', 'in-*', 'ssh-literal'],
+  input_policy: {
+    allowed_session_patterns: ['agent-*', 'in-*', 'ssh-literal'],
+    denied_session_patterns: ['agent-denied*'],
+    max_text_length: 12_000,
+  },
+});
+
+let tmux: TmuxTestServer;
+let adapter: ControlModeTmuxAdapter;
+let root: string;
+let deps: BrokerDeps;
+let readerScript: string;
+let fakeBin: string;
+let counter = 0;
+
+beforeAll(async () => {
+  tmux = await startTmuxServer();
+  adapter = createTmuxAdapter({ socketName: tmux.socketName, configFile: '/dev/null' });
+  expect(await adapter.waitUntilConnected(10_000)).toBe(true);
+  root = mkdtempSync(join(tmpdir(), 'tmcp-input-'));
+  const stores = openStoreSet(join(root, 'state'));
+  deps = { config: CONFIG, tmux: adapter, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } };
+  recoverInterruptedInput(deps);
+  // Writes every byte the pane's terminal delivers to a file, in raw mode (no line
+  // discipline: no 4 KB canonical line limit, no echo, nothing interpreted).
+  readerScript = join(root, 'raw_reader.py');
+  writeFileSync(
+    readerScript,
+    'import os, sys, tty\ntty.setraw(0)\nout = open(sys.argv[1], "ab", buffering=0)\nopen(sys.argv[2], "w").close()\nwhile True:\n    b = os.read(0, 65536)\n    if not b:\n        break\n    out.write(b)\n',
+  );
+  // A harmless process whose name is a guarded command.
+  fakeBin = join(root, 'bin');
+  mkdirSync(fakeBin);
+  symlinkSync('/bin/sleep', join(fakeBin, 'ssh'));
+});
+
+afterAll(async () => {
+  await adapter?.close();
+  deps?.stores.close();
+  await tmux?.kill();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+const gw = (config: BrokerConfig = CONFIG, actor = 'gateway:input-test') =>
+  createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps: { ...deps, config }, actor }));
+
+async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await p;
+  } catch (err) {
+    return (readAppErrorData((err as { cause?: unknown }).cause) ?? readAppErrorData(err))?.code;
+  }
+  throw new Error('expected a refusal');
+}
+
+async function newestAudit(): Promise<InputAuditEntry> {
+  const { entries } = await gw().audit.listInput({ limit: 1 });
+  return entries[0]!;
+}
+
+const unique = (prefix: string) => `${prefix}-${++counter}`;
+
+/** A pane running the raw reader; `read()` returns what arrived, `\r` shown as `\n`. */
+async function rawPane(name = unique('in-raw')) {
+  const out = join(root, `${name}.out`);
+  const ready = `${out}.ready`;
+  const session = await tmux.newSession(name, `exec python3 ${readerScript} ${out} ${ready}`, { width: 120, height: 30 });
+  await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 10_000, interval: 25 });
+  const size = () => (existsSync(out) ? statSync(out).size : 0);
+  return {
+    name,
+    session,
+    out,
+    size,
+    read: (fromByte = 0) => (existsSync(out) ? readFileSync(out).subarray(fromByte).toString('utf8').replaceAll('\r', '\n') : ''),
+    async waitForBytes(n: number) {
+      await vi.waitFor(() => expect(size()).toBeGreaterThanOrEqual(n), { timeout: 10_000, interval: 20 });
+    },
+  };
+}
+
+/** A pane whose program appends every line it reads (cooked mode, echoed) to a file. */
+async function linePane(name = unique('in-lines')) {
+  const out = join(root, `${name}.lines`);
+  const ready = `${out}.ready`;
+  const session = await tmux.newSession(
+    name,
+    `exec bash --norc --noprofile -c 'touch ${ready}; while IFS= read -r line; do printf "%s\\n" "$line" >> ${out}; done'`,
+    { width: 120, height: 30 },
+  );
+  await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 10_000, interval: 25 });
+  return { name, session, out, lines: () => (existsSync(out) ? readFileSync(out, 'utf8').split('\n').slice(0, -1) : []) };
+}
+
+async function sessionNames(): Promise<string[]> {
+  return (await tmux.tmux(['list-sessions', '-F', '#{session_name}'])).split('\n').sort();
+}
+
+describe('hostile texts arrive as exactly those bytes and nothing runs', () => {
+  it('delivers each text verbatim to a raw reader, runs no tmux command and no shell', async () => {
+    const pane = await rawPane();
+    const pwn = ['hash', 'dollar', 'tick'].map((w) => join(root, `pwned-${w}`));
+    const twelveK = 'abc;#(touch x)$(y)`z` '.repeat(600).slice(0, 12_000);
+    const texts = [
+      'ends with a semicolon;',
+      '-starts-with-dash',
+      '-t foo',
+      `#(touch ${pwn[0]})`,
+      `$(touch ${pwn[1]})`,
+      `\`touch ${pwn[2]}\``,
+      '; kill-server',
+      ' ; new-session -d -s pwned ;',
+      `it's "double" and 'single' quoted \\ back\\slash`,
+      'unicode: héllo wörld 日本語 ✓ 😀 \u202e',
+      'tab\tseparated\nmulti\nline',
+      'crlf one\r\ncrlf two\r\n',
+      twelveK,
+    ];
+    const before = await sessionNames();
+    for (const text of texts) {
+      const expected = text.replaceAll('\r\n', '\n');
+      const start = pane.size();
+      const result = await gw().input.sendText({ session: pane.name, text });
+      expect(result).toMatchObject({ result: 'SENT', session: pane.name, crlf_normalized: text.includes('\r\n'), enter_pressed: false });
+      await pane.waitForBytes(start + Buffer.byteLength(expected));
+      expect(pane.read(start)).toBe(expected);
+      const audit = await newestAudit();
+      expect(audit).toMatchObject({ id: result.audit_id, decision: 'SENT', error_code: null, text_length: Array.from(expected).length, tool: 'terminal_send_text' });
+      expect(audit.preview!.length).toBeLessThanOrEqual(120);
+      expect(audit.text_hmac).toMatch(/^[0-9a-f]{64}$/);
+    }
+    expect(Buffer.byteLength(pane.read())).toBe(texts.reduce((n, t) => n + Buffer.byteLength(t.replaceAll('\r\n', '\n')), 0));
+    await new Promise((r) => setTimeout(r, 200));
+    for (const file of pwn) expect(existsSync(file)).toBe(false);
+    expect(await sessionNames()).toEqual(before);
+  });
+
+  it('refuses a bracketed-paste breakout and every other control character, sending nothing', async () => {
+    const pane = await rawPane();
+    for (const text of ['\x1b[201~; touch /tmp/never', 'a\x1bb', 'bell\x07', 'cr\ronly', 'nul\x00', 'c1\u009b2J']) {
+      expect(await codeOf(gw().input.sendText({ session: pane.name, text }))).toBe('TEXT_REJECTED');
+      expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'TEXT_REJECTED', session: pane.name });
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    expect(pane.size()).toBe(0);
+  });
+
+  it('presses allowlisted keys by name and Enter after text', async () => {
+    const pane = await rawPane();
+    await gw().input.sendText({ session: pane.name, text: 'echo hi', enter: true });
+    await gw().input.sendKeys({ session: pane.name, keys: ['Up', 'Tab', 'C-c'], confirm_sensitive: true });
+    await pane.waitForBytes(8 + 3 + 1 + 1);
+    expect(pane.read()).toBe('echo hi\n\x1b[A\t\x03');
+    expect(await newestAudit()).toMatchObject({ decision: 'SENT', keys: ['Up', 'Tab', 'C-c'], tool: 'terminal_send_keys' });
+  });
+});
+
+describe('every gate refuses and is audited', () => {
+  it.each([
+    ['INPUT_DISABLED (global switch)', { permissions: { terminal_read: true, terminal_input: false } }, 'text'],
+    ['INPUT_DISABLED (text turned off)', { input_policy: { ...CONFIG.input_policy, allow_send_text: false } }, 'text'],
+    ['INPUT_NOT_ALLOWED (not in the input allowlist)', { input_policy: { ...CONFIG.input_policy, allowed_session_patterns: ['other-*'] } }, 'text'],
+    ['INPUT_NOT_ALLOWED (not readable)', { allowed_session_patterns: ['other-*'] }, 'keys'],
+  ] as const)('%s', async (label, override, kind) => {
+    const pane = await rawPane();
+    const config = configSchema.parse({ ...CONFIG, ...override });
+    const call = kind === 'text' ? gw(config).input.sendText({ session: pane.name, text: 'x' }) : gw(config).input.sendKeys({ session: pane.name, keys: ['Enter'] });
+    const code = label.split(' ')[0];
+    expect(await codeOf(call)).toBe(code);
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: code, session: pane.name, actor: 'gateway:input-test' });
+    expect(pane.size()).toBe(0);
+  });
+
+  it('INPUT_NOT_ALLOWED for a denied pattern, before looking at tmux', async () => {
+    expect(await codeOf(gw().input.sendText({ session: 'agent-denied-1', text: 'x' }))).toBe('INPUT_NOT_ALLOWED');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'INPUT_NOT_ALLOWED', session: 'agent-denied-1', session_id: null });
+  });
+
+  it('INPUT_NOT_ALLOWED for a sensitive name reached by a glob; allowed when listed literally', async () => {
+    const sensitive = await rawPane('in-root-box');
+    expect(await codeOf(gw().input.sendText({ session: sensitive.name, text: 'x' }))).toBe('INPUT_NOT_ALLOWED');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'INPUT_NOT_ALLOWED' });
+    const literal = await rawPane('ssh-literal');
+    await gw().input.sendText({ session: literal.name, text: 'ok' });
+    await literal.waitForBytes(2);
+  });
+
+  it('SESSION_NOT_FOUND for a missing session', async () => {
+    expect(await codeOf(gw().input.sendKeys({ session: 'agent-missing', keys: ['Enter'] }))).toBe('SESSION_NOT_FOUND');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'SESSION_NOT_FOUND', session: 'agent-missing' });
+  });
+
+  it('COMMAND_GUARDED for a pane running ssh, unless allowed for that session', async () => {
+    const name = unique('in-guarded');
+    await tmux.newSession(name, `exec ${join(fakeBin, 'ssh')} 3600`);
+    await vi.waitFor(async () => expect((await adapter.listSessions()).find((s) => s.name === name)?.activePane?.currentCommand).toBe('ssh'), {
+      timeout: 10_000,
+    });
+    expect(await codeOf(gw().input.sendText({ session: name, text: 'x' }))).toBe('COMMAND_GUARDED');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'COMMAND_GUARDED' });
+    const allowing = configSchema.parse({ ...CONFIG, input_policy: { ...CONFIG.input_policy, guarded_command_allow: [{ session: name, commands: ['ssh'] }] } });
+    expect(await gw(allowing).input.sendKeys({ session: name, keys: ['Enter'], dry_run: true })).toMatchObject({ result: 'DRY_RUN' });
+    expect(await newestAudit()).toMatchObject({ decision: 'DRY_RUN', error_code: null });
+  });
+
+  it('PANE_IN_COPY_MODE for text and keys; q leaves copy mode', async () => {
+    const pane = await rawPane();
+    await tmux.tmux(['copy-mode', '-t', pane.session.paneId]);
+    expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'x' }))).toBe('PANE_IN_COPY_MODE');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'PANE_IN_COPY_MODE' });
+    expect(await codeOf(gw().input.sendKeys({ session: pane.name, keys: ['Enter'] }))).toBe('PANE_IN_COPY_MODE');
+    expect(await gw().input.sendKeys({ session: pane.name, keys: ['q'] })).toMatchObject({ result: 'SENT', action: 'exit_copy_mode' });
+    expect(await tmux.tmux(['display-message', '-p', '-t', pane.session.paneId, '#{pane_in_mode}'])).toBe('0');
+    expect(pane.size()).toBe(0);
+  });
+
+  it('TEXT_TOO_LONG, KEY_NOT_ALLOWED, CONFIRMATION_REQUIRED', async () => {
+    const pane = await rawPane();
+    expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'x'.repeat(12_001) }))).toBe('TEXT_TOO_LONG');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'TEXT_TOO_LONG', text_length: 12_001 });
+    expect(await codeOf(gw().input.sendKeys({ session: pane.name, keys: ['Enter', 'kill-server;'] }))).toBe('KEY_NOT_ALLOWED');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'KEY_NOT_ALLOWED' });
+    expect(await codeOf(gw().input.sendKeys({ session: pane.name, keys: ['C-d'] }))).toBe('CONFIRMATION_REQUIRED');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'CONFIRMATION_REQUIRED', keys: ['C-d'] });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(pane.size()).toBe(0);
+  });
+
+  it('BINDING_NOT_FOUND and INPUT_DISABLED (binding flag off)', async () => {
+    expect(await codeOf(gw().input.sendBound({ binding: 'no-such-binding', text: 'x' }))).toBe('BINDING_NOT_FOUND');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'BINDING_NOT_FOUND', binding: 'no-such-binding' });
+    const pane = await rawPane();
+    await gw().bindings.bind({ binding: `b-${counter}`, session: pane.name });
+    expect(await codeOf(gw().input.sendBound({ binding: `b-${counter}`, text: 'x' }))).toBe('INPUT_DISABLED');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'INPUT_DISABLED', binding: `b-${counter}`, session: pane.name });
+    await gw().bindings.bind({ binding: `b-${counter}`, session: pane.name, input_enabled: true });
+    await gw().input.sendBound({ binding: `b-${counter}`, text: 'via binding' });
+    await pane.waitForBytes(11);
+    expect(pane.read()).toBe('via binding');
+  });
+
+  it('LEASE_BUSY when another sender holds the pane past the wait', async () => {
+    const pane = await rawPane();
+    const facts = (await adapter.listSessions()).find((s) => s.name === pane.name)!;
+    const leases = leaseStore(deps.stores.db('leases'));
+    const key = `${facts.serverPid}:${pane.session.paneId}`;
+    expect(leases.tryAcquire(key, 'someone-else', Date.now(), 60_000)).toBe(true);
+    try {
+      expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'x' }))).toBe('LEASE_BUSY');
+      expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'LEASE_BUSY' });
+    } finally {
+      leases.release(key, 'someone-else');
+    }
+    expect(pane.size()).toBe(0);
+  }, 20_000);
+
+  it('dry_run runs every gate, records DRY_RUN and sends nothing', async () => {
+    const pane = await rawPane();
+    expect(await gw().input.sendText({ session: pane.name, text: 'never typed', dry_run: true })).toMatchObject({ result: 'DRY_RUN' });
+    expect(await newestAudit()).toMatchObject({ decision: 'DRY_RUN', preview: 'never typed' });
+    expect(await gw().input.sendTask({ session: pane.name, text: 'never typed', dry_run: true })).toMatchObject({ receipt: 'DRY_RUN' });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(pane.size()).toBe(0);
+  });
+});
+
+describe("the operator's grants", () => {
+  const web = () => createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, actor: 'web:admin' }));
+
+  it('an input grant admits a session no pattern admits; a read-only grant does not; revoking stops it', async () => {
+    const pane = await rawPane(unique('work-granted'));
+    expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'x' }))).toBe('INPUT_NOT_ALLOWED');
+    await web().grants.set({ actor: 'admin', session: pane.name, read: true, input: false });
+    expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'x' }))).toBe('INPUT_NOT_ALLOWED');
+    await web().grants.set({ actor: 'admin', session: pane.name, read: true, input: true });
+    await web().input.sendText({ session: pane.name, text: 'granted' });
+    await pane.waitForBytes(7);
+    expect(pane.read()).toBe('granted');
+    expect(await newestAudit()).toMatchObject({ decision: 'SENT', actor: 'web:admin', session: pane.name });
+    await web().grants.revoke({ actor: 'admin', session: pane.name });
+    expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'x' }))).toBe('INPUT_NOT_ALLOWED');
+  });
+
+  it('does not tell a missing unlisted session from an existing one', async () => {
+    expect(await codeOf(gw().input.sendText({ session: 'work-does-not-exist', text: 'x' }))).toBe('INPUT_NOT_ALLOWED');
+    expect(await codeOf(gw().input.sendText({ session: 'agent-does-not-exist', text: 'x' }))).toBe('SESSION_NOT_FOUND');
+  });
+});
+
+describe('identity is re-read at the moment of sending', () => {
+  /** Holds the pane's lease so a send resolves, writes its PENDING row and waits; lets the
+   * test change the session; then releases. Deterministic: no timing races. */
+  async function whileSendWaits(name: string, paneId: string, change: () => Promise<void>, send: () => Promise<unknown>) {
+    const facts = (await adapter.listSessions()).find((s) => s.name === name)!;
+    const leases = leaseStore(deps.stores.db('leases'));
+    const key = `${facts.serverPid}:${paneId}`;
+    leases.tryAcquire(key, 'test-holder', Date.now(), 60_000);
+    const sending = codeOf(send());
+    await vi.waitFor(async () => expect((await newestAudit()).decision).toBe('PENDING'), { timeout: 5_000, interval: 20 });
+    await change();
+    leases.release(key, 'test-holder');
+    return sending;
+  }
+
+  it('refuses a direct send whose session was killed and recreated under the same name', async () => {
+    const pane = await rawPane();
+    let replacement: Awaited<ReturnType<typeof rawPane>> | undefined;
+    const code = await whileSendWaits(
+      pane.name,
+      pane.session.paneId,
+      async () => {
+        await tmux.tmux(['kill-session', '-t', pane.session.sessionId]);
+        replacement = await rawPane(pane.name);
+      },
+      () => gw().input.sendText({ session: pane.name, text: 'must not arrive' }),
+    );
+    expect(code).toBe('IDENTITY_CHANGED');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'IDENTITY_CHANGED', session_id: pane.session.sessionId });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(replacement!.size()).toBe(0);
+  });
+
+  it('refuses a send whose pane was respawned (same pane id, new process)', async () => {
+    const pane = await rawPane();
+    const code = await whileSendWaits(
+      pane.name,
+      pane.session.paneId,
+      () => tmux.tmux(['respawn-pane', '-k', '-t', pane.session.paneId, 'sleep 3600']).then(() => undefined),
+      () => gw().input.sendKeys({ session: pane.name, keys: ['Enter'] }),
+    );
+    expect(code).toBe('IDENTITY_CHANGED');
+  });
+
+  it('re-runs the gates on fresh facts: a pane that entered copy mode meanwhile is refused', async () => {
+    const pane = await rawPane();
+    const code = await whileSendWaits(
+      pane.name,
+      pane.session.paneId,
+      () => tmux.tmux(['copy-mode', '-t', pane.session.paneId]).then(() => undefined),
+      () => gw().input.sendText({ session: pane.name, text: 'x' }),
+    );
+    expect(code).toBe('PANE_IN_COPY_MODE');
+    expect(pane.size()).toBe(0);
+  });
+});
+
+describe('terminal_send_task', () => {
+  it('types, sees the text land, presses Enter once and confirms', async () => {
+    const pane = await linePane();
+    const receipt = await gw().input.sendTask({ session: pane.name, text: 'build the thing\n' });
+    expect(receipt).toMatchObject({ receipt: 'SUBMIT_CONFIRMED', text_landed: true, enter_pressed: true, replayed: false, error_code: null });
+    await vi.waitFor(() => expect(pane.lines()).toEqual(['build the thing']));
+    expect(await newestAudit()).toMatchObject({ id: receipt.audit_id, decision: 'SENT', receipt: 'SUBMIT_CONFIRMED', tool: 'terminal_send_task' });
+  });
+
+  it('returns BLOCKED receipts with the gate, audited', async () => {
+    const pane = await linePane();
+    const off = configSchema.parse({ ...CONFIG, permissions: { terminal_read: true, terminal_input: false } });
+    const receipt = await gw(off).input.sendTask({ session: pane.name, text: 'x' });
+    expect(receipt).toMatchObject({ receipt: 'BLOCKED', error_code: 'INPUT_DISABLED', enter_pressed: false });
+    expect(receipt.hint).toMatch(/operator/);
+    expect(await newestAudit()).toMatchObject({ id: receipt.audit_id, decision: 'BLOCKED', error_code: 'INPUT_DISABLED' });
+  });
+
+  it('two concurrent tasks on one pane do not interleave', async () => {
+    const pane = await linePane();
+    const a = `alpha ${'a'.repeat(300)} end-a`;
+    const b = `bravo ${'b'.repeat(300)} end-b`;
+    const receipts = await Promise.all([gw().input.sendTask({ session: pane.name, text: a }), gw().input.sendTask({ session: pane.name, text: b })]);
+    for (const r of receipts) expect(r.receipt).toBe('SUBMIT_CONFIRMED');
+    await vi.waitFor(() => expect(pane.lines().length).toBe(2));
+    expect(pane.lines().sort()).toEqual([a, b]);
+  });
+
+  it('replays the first receipt for a reused idempotency key and sends nothing', async () => {
+    const pane = await linePane();
+    const first = await gw().input.sendTask({ session: pane.name, text: 'only once', idempotency_key: `key-${counter}` });
+    expect(first.receipt).toBe('SUBMIT_CONFIRMED');
+    const again = await gw().input.sendTask({ session: pane.name, text: 'only once', idempotency_key: `key-${counter}` });
+    expect(again).toEqual({ ...first, replayed: true });
+    expect(await codeOf(gw().input.sendTask({ session: pane.name, text: 'something else', idempotency_key: `key-${counter}` }))).toBe('INVALID_ARGUMENT');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(pane.lines()).toEqual(['only once']);
+    // A key whose attempt was blocked sends nothing and stays free.
+    const off = configSchema.parse({ ...CONFIG, permissions: { terminal_read: true, terminal_input: false } });
+    expect((await gw(off).input.sendTask({ session: pane.name, text: 'later', idempotency_key: `key2-${counter}` })).receipt).toBe('BLOCKED');
+    expect((await gw().input.sendTask({ session: pane.name, text: 'later', idempotency_key: `key2-${counter}` })).receipt).toBe('SUBMIT_CONFIRMED');
+    await vi.waitFor(() => expect(pane.lines()).toEqual(['only once', 'later']));
+  });
+
+  it('does not press Enter when the text never shows in the input line', async () => {
+    const pane = await rawPane(); // raw mode: no echo, so the text never appears
+    const receipt = await gw().input.sendTask({ session: pane.name, text: 'invisible' });
+    expect(receipt).toMatchObject({ receipt: 'DELIVERY_UNKNOWN', text_landed: false, enter_pressed: false });
+    await pane.waitForBytes(9);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(pane.read()).toBe('invisible');
+  });
+});
+
+describe('the audit log', () => {
+  it('keeps no text: length, keyed HMAC, redacted preview of at most 120 characters', async () => {
+    const pane = await rawPane();
+    const secret = 'sk-ant-api03-' + 'Q'.repeat(40);
+    const text = `export ANTHROPIC_API_KEY=${secret} ${'z'.repeat(200)}`;
+    await gw().input.sendText({ session: pane.name, text });
+    const entry = await newestAudit();
+    expect(entry.preview).not.toContain(secret.slice(0, 20));
+    expect(entry.preview).toContain('[REDACTED');
+    expect(Array.from(entry.preview!).length).toBeLessThanOrEqual(120);
+    expect(entry.text_length).toBe(text.length);
+    const raw = readFileSync(join(root, 'state', 'audit.db'));
+    expect(raw.includes(Buffer.from(secret))).toBe(false);
+    const keyFile = join(root, 'state', AUDIT_KEY_FILE_NAME);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(statSync(keyFile).size).toBe(32);
+  });
+
+  it('sends nothing when the audit log cannot be written (AUDIT_UNAVAILABLE)', async () => {
+    const pane = await rawPane();
+    // Another process holds audit.db's write lock: the broker's insert fails after its busy timeout.
+    const blocker = new Database(join(root, 'state', 'audit.db'));
+    blocker.exec('BEGIN IMMEDIATE');
+    try {
+      expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'must not arrive' }))).toBe('AUDIT_UNAVAILABLE');
+      expect((await gw().input.sendTask({ session: pane.name, text: 'must not arrive' }).catch((e: unknown) => e)) instanceof Error).toBe(true);
+    } finally {
+      blocker.exec('ROLLBACK');
+      blocker.close();
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    expect(pane.size()).toBe(0);
+  }, 30_000);
+
+  it('lists newest first with filters and a cursor', async () => {
+    const pane = await rawPane();
+    for (let i = 0; i < 3; i++) await gw(CONFIG, 'gateway:lister').input.sendText({ session: pane.name, text: `n${i}`, dry_run: true });
+    const page1 = await gw().audit.listInput({ session: pane.name, limit: 2 });
+    expect(page1.entries.map((e) => e.preview)).toEqual(['n2', 'n1']);
+    const page2 = await gw().audit.listInput({ session: pane.name, limit: 2, cursor: page1.next_cursor! });
+    expect(page2.entries.map((e) => e.preview)).toEqual(['n0']);
+    expect(page2.next_cursor).toBeNull();
+    expect((await gw().audit.listInput({ actor: 'gateway:lister', decision: 'DRY_RUN' })).entries).toHaveLength(3);
+    expect((await gw().audit.listInput({ session: pane.name, since: new Date(Date.now() + 60_000).toISOString() })).entries).toEqual([]);
+    expect(await codeOf(gw().audit.listInput({ cursor: 'garbage' }))).toBe('INVALID_ARGUMENT');
+  });
+
+  it('records pane-content reads cheaply (actor, tool, target, line count)', async () => {
+    const pane = await rawPane();
+    await gw(CONFIG, 'gateway:reader').sessions.tail({ session: pane.name, lines: 5 });
+    await gw(CONFIG, 'gateway:reader').input.context({ session: pane.name });
+    await new Promise((r) => setTimeout(r, 400));
+    const rows = new Database(join(root, 'state', 'audit.db'), { readonly: true })
+      .prepare("SELECT tool, session_name, line_count FROM read_audit WHERE actor = 'gateway:reader' ORDER BY id")
+      .all();
+    expect(rows.map((r) => (r as { tool: string }).tool)).toEqual(['terminal_tail', 'terminal_input_context']);
+    expect(rows[0]).toMatchObject({ session_name: pane.name });
+  });
+});
+
+describe('terminal_input_context', () => {
+  it('shows command, copy mode, status, last lines and which gates pass', async () => {
+    const pane = await linePane();
+    await tmux.tmux(['send-keys', '-t', pane.session.paneId, '-l', 'visible-marker']);
+    await vi.waitFor(async () => expect((await gw().input.context({ session: pane.name })).text).toContain('visible-marker'));
+    const ctx = await gw().input.context({ session: pane.name });
+    expect(ctx).toMatchObject({ session: pane.name, current_command: 'bash', in_copy_mode: false, input_enabled: true, max_text_length: 12_000 });
+    expect(ctx.gates).toEqual({ text: { allowed: true, error_code: null, message: null }, keys: { allowed: true, error_code: null, message: null } });
+    const off = configSchema.parse({ ...CONFIG, input_policy: { ...CONFIG.input_policy, allow_send_text: false } });
+    const limited = await gw(off).input.context({ session: pane.name });
+    expect(limited.gates.text).toMatchObject({ allowed: false, error_code: 'INPUT_DISABLED' });
+    expect(limited.gates.keys.allowed).toBe(true);
+    expect(await codeOf(gw().input.context({ session: 'private-x' }))).toBe('SESSION_NOT_ALLOWED');
+  });
+});
+
+describe('startup recovery', () => {
+  it('reports attempts left PENDING by a dead broker as DELIVERY_UNKNOWN', () => {
+    const db = deps.stores.db('audit');
+    const id = Number(
+      db
+        .prepare("INSERT INTO input_audit (at, role, actor, tool, decision) VALUES (?, 'gateway', 'gateway:crashed', 'terminal_send_text', 'PENDING')")
+        .run(Date.now()).lastInsertRowid,
+    );
+    recoverInterruptedInput(deps);
+    expect(db.prepare('SELECT decision FROM input_audit WHERE id = ?').get(id)).toEqual({ decision: 'DELIVERY_UNKNOWN' });
+  });
+
+  it('refuses an audit key file that others can read', () => {
+    const stateDir = mkdtempSync(join(tmpdir(), 'tmcp-key-'));
+    try {
+      const stores = openStoreSet(stateDir);
+      recoverInterruptedInput({ stores, log: deps.log });
+      chmodSync(join(stateDir, AUDIT_KEY_FILE_NAME), 0o644);
+      expect(() => recoverInterruptedInput({ stores, log: deps.log })).toThrow(/mode 0600/);
+      stores.close();
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
+  });
+});

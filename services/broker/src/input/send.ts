@@ -1,0 +1,110 @@
+/** terminal_send_text, terminal_send_bound and terminal_send_keys: one attempt each (see
+ * attempt.ts); refusals and failures are thrown as our error codes after being audited. */
+import {
+  AppError,
+  type SendKeysOutput,
+  type SendTextOutput,
+} from '@terminal-mcp/contract';
+import { runInputAttempt, type ActOutcome, type AttemptCaller, type AttemptResult } from './attempt.js';
+import type { ResolvedTarget, TargetRef } from './target.js';
+
+function targetFields(t: ResolvedTarget) {
+  return { session: t.sessionName, session_id: t.identity.sessionId, pane_id: t.identity.paneId, binding: t.binding?.name ?? null };
+}
+
+/** Delivery failures reach the caller as TMUX_UNAVAILABLE, saying whether anything may
+ * have been typed. */
+function deliveryError(outcome: ActOutcome<unknown>): AppError {
+  return outcome.decision === 'FAILED'
+    ? new AppError('TMUX_UNAVAILABLE', 'tmux refused the input; nothing was typed')
+    : new AppError('TMUX_UNAVAILABLE', 'tmux stopped answering mid-send: the input may or may not have reached the pane (audited as DELIVERY_UNKNOWN)');
+}
+
+function settle<T>(result: AttemptResult<T>, dryRun: (r: Extract<AttemptResult<T>, { kind: 'dry_run' }>) => T): T {
+  switch (result.kind) {
+    case 'blocked':
+      throw result.error;
+    case 'dry_run':
+      return dryRun(result);
+    case 'replayed':
+      throw new AppError('INTERNAL', 'unexpected idempotent replay');
+    case 'acted':
+      if (result.outcome.decision !== 'SENT') throw deliveryError(result.outcome);
+      return result.outcome.value;
+  }
+}
+
+export async function sendText(
+  caller: AttemptCaller,
+  args: { target: TargetRef; text: string; enter: boolean; dryRun: boolean; tool: string },
+): Promise<SendTextOutput> {
+  const result = await runInputAttempt<SendTextOutput>(
+    caller,
+    { tool: args.tool, target: args.target, request: { kind: 'text', text: args.text }, dryRun: args.dryRun },
+    async ({ target, decision, auditId, services }) => {
+      if (decision.action !== 'paste_text') throw new AppError('INTERNAL', 'unexpected input decision');
+      const base = {
+        ...targetFields(target),
+        audit_id: auditId,
+        text_length: Array.from(decision.text).length,
+        crlf_normalized: decision.crlfNormalized,
+      };
+      const pasted = await services.delivery.pasteText(target.identity.paneId, decision.text);
+      if (!pasted.ok) {
+        const value: SendTextOutput = { ...base, result: 'SENT', enter_pressed: false };
+        return { decision: pasted.delivered === 'no' ? 'FAILED' : 'DELIVERY_UNKNOWN', errorCode: 'TMUX_UNAVAILABLE', value };
+      }
+      if (args.enter) {
+        const pressed = await services.delivery.pressKeys(target.identity.paneId, ['Enter']);
+        if (!pressed.ok) {
+          return { decision: 'DELIVERY_UNKNOWN', errorCode: 'TMUX_UNAVAILABLE', value: { ...base, result: 'SENT', enter_pressed: false } };
+        }
+      }
+      return { decision: 'SENT', errorCode: null, value: { ...base, result: 'SENT', enter_pressed: args.enter } };
+    },
+  );
+  return settle(result, (r) => {
+    if (r.decision.action !== 'paste_text') throw new AppError('INTERNAL', 'unexpected input decision');
+    return {
+      ...targetFields(r.target),
+      result: 'DRY_RUN',
+      audit_id: r.auditId,
+      text_length: Array.from(r.decision.text).length,
+      crlf_normalized: r.decision.crlfNormalized,
+      enter_pressed: false,
+    };
+  });
+}
+
+export async function sendKeys(
+  caller: AttemptCaller,
+  args: { target: TargetRef; keys: readonly string[]; confirmSensitive: boolean; dryRun: boolean },
+): Promise<SendKeysOutput> {
+  const result = await runInputAttempt<SendKeysOutput>(
+    caller,
+    { tool: 'terminal_send_keys', target: args.target, request: { kind: 'keys', keys: args.keys, confirmSensitive: args.confirmSensitive }, dryRun: args.dryRun },
+    async ({ target, decision, auditId, services }) => {
+      const paneId = target.identity.paneId;
+      let delivered;
+      let value: SendKeysOutput;
+      if (decision.action === 'exit_copy_mode') {
+        delivered = await services.delivery.exitCopyMode(paneId);
+        value = { ...targetFields(target), result: 'SENT', audit_id: auditId, keys: ['q'], action: 'exit_copy_mode' };
+      } else if (decision.action === 'press_keys') {
+        delivered = await services.delivery.pressKeys(paneId, decision.keys);
+        value = { ...targetFields(target), result: 'SENT', audit_id: auditId, keys: [...decision.keys], action: 'keys' };
+      } else {
+        throw new AppError('INTERNAL', 'unexpected input decision');
+      }
+      if (!delivered.ok) return { decision: delivered.delivered === 'no' ? 'FAILED' : 'DELIVERY_UNKNOWN', errorCode: 'TMUX_UNAVAILABLE', value };
+      return { decision: 'SENT', errorCode: null, value };
+    },
+  );
+  return settle(result, (r) => ({
+    ...targetFields(r.target),
+    result: 'DRY_RUN',
+    audit_id: r.auditId,
+    keys: r.decision.action === 'press_keys' ? [...r.decision.keys] : ['q'],
+    action: r.decision.action === 'exit_copy_mode' ? 'exit_copy_mode' : 'keys',
+  }));
+}

@@ -1,0 +1,70 @@
+/**
+ * The input path's long-lived parts, made once per broker (per open store set): the
+ * audit, binding and lease stores, the read-audit batcher, the HMAC key and the tmux
+ * delivery. Procedures reach them through `inputServices(deps)`.
+ */
+import { AppError } from '@terminal-mcp/contract';
+import type { BrokerDeps } from '../deps.js';
+import { createReadAuditRecorder, type ReadAuditRecorder } from '../audit/read-audit.js';
+import { loadOrCreateAuditKey } from '../effects/audit-key-file.js';
+import { auditStore, type AuditStore } from '../effects/store/audit-store.js';
+import { bindingStore, type BindingStore } from '../effects/store/bindings-store.js';
+import { leaseStore, type LeaseStore } from '../effects/store/leases-store.js';
+import type { StoreSet } from '../effects/store/store-set.js';
+import { createPaneDelivery, type PaneDelivery } from '../effects/tmux/deliver.js';
+
+export interface InputServices {
+  audit: AuditStore;
+  bindings: BindingStore;
+  leases: LeaseStore;
+  reads: ReadAuditRecorder;
+  delivery: PaneDelivery;
+  /** The audit HMAC key; AUDIT_UNAVAILABLE when it cannot be read or created. */
+  auditKey(): Buffer;
+}
+
+const byStores = new WeakMap<StoreSet, InputServices>();
+
+export function inputServices(deps: BrokerDeps): InputServices {
+  const existing = byStores.get(deps.stores);
+  if (existing) return existing;
+  const { stores, log } = deps;
+  const audit = auditStore(stores.db('audit'));
+  let key: Buffer | undefined;
+  const services: InputServices = {
+    audit,
+    bindings: bindingStore(stores.db('bindings')),
+    leases: leaseStore(stores.db('leases')),
+    reads: createReadAuditRecorder(audit, log),
+    delivery: createPaneDelivery({ socketName: deps.info.tmuxSocket ?? undefined }),
+    auditKey() {
+      if (key) return key;
+      try {
+        key = loadOrCreateAuditKey(stores.stateDir);
+        return key;
+      } catch (err) {
+        log.error({ event: 'audit.key_unavailable', err: (err as Error).message }, 'audit HMAC key unavailable');
+        throw new AppError('AUDIT_UNAVAILABLE', 'the audit log is not available, so nothing was sent');
+      }
+    },
+  };
+  byStores.set(stores, services);
+  return services;
+}
+
+/** Broker start: attempts left PENDING by a broker that stopped mid-send are reported
+ * DELIVERY_UNKNOWN (never re-sent); the audit key is made if missing. */
+export function recoverInterruptedInput(deps: Pick<BrokerDeps, 'stores' | 'log'>): void {
+  const audit = auditStore(deps.stores.db('audit'));
+  const recovered = audit.recoverPending(Date.now());
+  if (recovered > 0) {
+    deps.log.warn({ event: 'audit.delivery_unknown', count: recovered }, 'input attempts interrupted by a broker stop are now DELIVERY_UNKNOWN');
+  }
+  audit.pruneIdempotency(Date.now() - 24 * 3600 * 1000);
+  loadOrCreateAuditKey(deps.stores.stateDir);
+}
+
+/** Broker stop: writes queued read-audit records before the stores close. */
+export function flushReadAudit(stores: StoreSet): void {
+  byStores.get(stores)?.reads.flush();
+}

@@ -1,0 +1,108 @@
+/**
+ * Dynamic client registration (RFC 7591) and client authentication. Registration is open
+ * (hosted clients register themselves), so what it can do is narrow: redirect URIs only
+ * from the configured allowlist or loopback, the one response type `code`, and a cap on
+ * stored clients with never-approved ones pruned. A registered client can do nothing
+ * until the operator approves it on the consent page.
+ */
+import {
+  OAUTH_LIMITS,
+  type DescribeAuthorizationInput,
+  type DescribeAuthorizationResult,
+  type RegisterClientInput,
+  type RegisterClientResult,
+} from '@terminal-mcp/contract';
+import type { ClientRecord } from '../effects/store/oauth-store.js';
+import type { OAuthEnv } from './env.js';
+import { cleanClientName, grantedScope, redirectUriAllowed } from './policy.js';
+import { hashSecret, newClientId, newSecret, secretMatchesHash } from './secrets.js';
+
+/** At most this many registered clients; never-approved ones older than an hour are
+ * pruned to make room, and those older than a week always are. */
+export const MAX_CLIENTS = 500;
+const PRUNE_WHEN_FULL_MS = 60 * 60_000;
+const PRUNE_ALWAYS_MS = 7 * 24 * 60 * 60_000;
+
+const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'];
+
+export function registerClient(env: OAuthEnv, input: RegisterClientInput): RegisterClientResult {
+  const bad = input.redirectUris.filter((u) => !redirectUriAllowed(u, env.settings));
+  if (bad.length > 0) {
+    env.log.warn({ event: 'security.oauth_redirect_refused', count: bad.length }, 'client registration refused: redirect URI not on the allowlist');
+    return {
+      ok: false,
+      error: 'invalid_redirect_uri',
+      description: 'redirect_uris must be on the operator\'s allowlist (claude.ai callbacks by default) or http loopback URIs',
+    };
+  }
+  if (input.grantTypes?.some((g) => !SUPPORTED_GRANT_TYPES.includes(g))) {
+    return { ok: false, error: 'invalid_client_metadata', description: 'grant_types may contain only authorization_code and refresh_token' };
+  }
+  if (input.responseTypes?.some((r) => r !== 'code')) {
+    return { ok: false, error: 'invalid_client_metadata', description: 'response_types may contain only code' };
+  }
+
+  const now = env.now();
+  const client = env.store.transaction(() => {
+    env.store.pruneUnusedClients(now - PRUNE_ALWAYS_MS);
+    if (env.store.countClients() >= MAX_CLIENTS) env.store.pruneUnusedClients(now - PRUNE_WHEN_FULL_MS);
+    if (env.store.countClients() >= MAX_CLIENTS) return undefined;
+    const secret = input.tokenEndpointAuthMethod === 'none' ? undefined : newSecret('clientSecret');
+    const record: ClientRecord = {
+      clientId: newClientId(),
+      secretHash: secret === undefined ? null : hashSecret(secret),
+      clientName: cleanClientName(input.clientName, OAUTH_LIMITS.clientName),
+      redirectUris: [...new Set(input.redirectUris)],
+      authMethod: input.tokenEndpointAuthMethod,
+      grantTypes: SUPPORTED_GRANT_TYPES,
+      scope: grantedScope(input.scope),
+      createdAt: now,
+      revokedAt: null,
+    };
+    env.store.insertClient(record);
+    return { record, secret };
+  });
+  if (!client) {
+    env.log.warn({ event: 'oauth.registration_full', max: MAX_CLIENTS }, 'client registration refused: too many clients');
+    return { ok: false, error: 'temporarily_unavailable', description: 'too many registered clients; ask the operator to revoke unused ones' };
+  }
+  const { record, secret } = client;
+  env.log.info(
+    { event: 'oauth.client_registered', clientId: record.clientId, clientName: record.clientName, authMethod: record.authMethod, redirectUris: record.redirectUris },
+    'OAuth client registered',
+  );
+  return {
+    ok: true,
+    client: {
+      clientId: record.clientId,
+      ...(secret === undefined ? {} : { clientSecret: secret }),
+      clientIdIssuedAt: Math.floor(now / 1000),
+      clientName: record.clientName,
+      redirectUris: record.redirectUris,
+      tokenEndpointAuthMethod: record.authMethod,
+      grantTypes: record.grantTypes,
+      responseTypes: ['code'],
+      scope: record.scope,
+    },
+  };
+}
+
+/** A live client and one of its redirect URIs, compared as exact strings. */
+export function describeAuthorization(env: OAuthEnv, input: DescribeAuthorizationInput): DescribeAuthorizationResult {
+  const client = env.store.findClient(input.clientId);
+  if (!client || client.revokedAt !== null) return { ok: false, error: 'invalid_client', description: 'unknown or revoked client_id' };
+  if (!client.redirectUris.includes(input.redirectUri)) {
+    return { ok: false, error: 'invalid_redirect_uri', description: 'redirect_uri is not registered for this client (exact match required)' };
+  }
+  return { ok: true, clientId: client.clientId, clientName: client.clientName, redirectUri: input.redirectUri };
+}
+
+/** Client authentication at the token and revocation endpoints: public clients present no
+ * secret; confidential ones must present theirs (by Basic or in the body). */
+export function authenticateClient(env: OAuthEnv, clientId: string, secret: string | undefined): ClientRecord | undefined {
+  const client = env.store.findClient(clientId);
+  if (!client || client.revokedAt !== null) return undefined;
+  if (client.authMethod === 'none') return secret === undefined ? client : undefined;
+  if (secret === undefined || client.secretHash === null) return undefined;
+  return secretMatchesHash(secret, client.secretHash) ? client : undefined;
+}

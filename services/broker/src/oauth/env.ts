@@ -1,0 +1,26 @@
+/** What the OAuth domain acts on: oauth.db, the operator accounts (for the login on the
+ * consent page), the settings, a log and a clock. Built per call by the procedures and
+ * once by the admin CLI; tests pass their own clock. */
+import type { Logger } from 'pino';
+import type { BrokerConfig } from '../config/schema.js';
+import type { SqliteDatabase } from '../effects/store/database.js';
+import { oauthStore, type OAuthStore } from '../effects/store/oauth-store.js';
+import type { WebauthEnv } from '../webauth/env.js';
+import { oauthSettings, type OAuthSettings } from './policy.js';
+
+export interface OAuthEnv {
+  store: OAuthStore;
+  settings: OAuthSettings;
+  log: Logger;
+  /** Milliseconds since the epoch. */
+  now: () => number;
+}
+
+/** The login page also needs the operator accounts. */
+export interface OAuthLoginEnv extends OAuthEnv {
+  webauth: WebauthEnv;
+}
+
+export function oauthEnv(opts: { db: SqliteDatabase; config: BrokerConfig; log: Logger; now?: () => number }): OAuthEnv {
+  return { store: oauthStore(opts.db), settings: oauthSettings(opts.config), log: opts.log, now: opts.now ?? Date.now };
+}

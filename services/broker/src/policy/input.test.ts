@@ -1,0 +1,134 @@
+// Guards the input gates: each refusal has its own code, gates apply in order, deny wins, sensitive names need a literal entry, controls are refused (never stripped), keys come only from the allowlist.
+import { ALLOWED_KEYS } from '@terminal-mcp/contract';
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_GUARDED_COMMANDS,
+  decideInput,
+  findRejectedCharacter,
+  foregroundCommandName,
+  normalizeNewlines,
+  type InputPolicy,
+  type InputRequest,
+  type InputTargetFacts,
+} from './input.js';
+
+const POLICY: InputPolicy = {
+  terminalInput: true,
+  allowSendText: true,
+  allowedPatterns: ['agent-*', 'root-literal', 'build[1]'],
+  deniedPatterns: ['agent-prod*'],
+  maxTextLength: 20,
+  guardedCommands: DEFAULT_GUARDED_COMMANDS,
+  guardedCommandAllow: [{ session: 'agent-ops', commands: ['ssh'] }],
+};
+const FACTS: InputTargetFacts = { sessionName: 'agent-1', readable: true, currentCommand: 'bash', inCopyMode: false };
+const TEXT = (text: string): InputRequest => ({ kind: 'text', text });
+const KEYS = (keys: string[], confirmSensitive = false): InputRequest => ({ kind: 'keys', keys, confirmSensitive });
+
+type Case = [label: string, policy: Partial<InputPolicy>, facts: Partial<InputTargetFacts>, request: InputRequest, expected: string];
+
+const cases: Case[] = [
+  ['plain text', {}, {}, TEXT('ls -la'), 'paste_text'],
+  ['allowlisted keys', {}, {}, KEYS(['Up', 'Enter', '1', 'y', 'BTab']), 'press_keys'],
+  ['global switch off', { terminalInput: false }, {}, TEXT('ls'), 'INPUT_DISABLED'],
+  ['global switch off wins over everything', { terminalInput: false }, { sessionName: 'x-root', inCopyMode: true }, KEYS(['nope']), 'INPUT_DISABLED'],
+  ['binding flag off', {}, { binding: { name: 'b', inputEnabled: false } }, TEXT('ls'), 'INPUT_DISABLED'],
+  ['binding flag on', {}, { binding: { name: 'b', inputEnabled: true } }, TEXT('ls'), 'paste_text'],
+  ['text turned off', { allowSendText: false }, {}, TEXT('ls'), 'INPUT_DISABLED'],
+  ['keys still work when text is off', { allowSendText: false }, {}, KEYS(['Enter']), 'press_keys'],
+  ['not in the input allowlist', {}, { sessionName: 'other' }, TEXT('ls'), 'INPUT_NOT_ALLOWED'],
+  ['deny wins over allow', {}, { sessionName: 'agent-prod-1' }, TEXT('ls'), 'INPUT_NOT_ALLOWED'],
+  ['deny wins over a grant', {}, { sessionName: 'agent-prod-1', grant: { input: true } }, TEXT('ls'), 'INPUT_NOT_ALLOWED'],
+  ['a grant admits a name the patterns do not', {}, { sessionName: 'other', grant: { input: true } }, TEXT('ls'), 'paste_text'],
+  ['a read-only grant does not', {}, { sessionName: 'other', grant: { input: false } }, TEXT('ls'), 'INPUT_NOT_ALLOWED'],
+  ['sensitive name via glob', { allowedPatterns: ['*'] }, { sessionName: 'my-ssh-box' }, TEXT('ls'), 'INPUT_NOT_ALLOWED'],
+  ['sensitive name via grant', {}, { sessionName: 'secret-x', grant: { input: true } }, TEXT('ls'), 'INPUT_NOT_ALLOWED'],
+  ['sensitive name listed literally', {}, { sessionName: 'root-literal' }, TEXT('ls'), 'paste_text'],
+  ['literal entry with glob characters', {}, { sessionName: 'build[1]' }, TEXT('ls'), 'paste_text'],
+  ['not readable: no blind input', {}, { readable: false }, TEXT('ls'), 'INPUT_NOT_ALLOWED'],
+  ['guarded command', {}, { currentCommand: 'ssh' }, TEXT('ls'), 'COMMAND_GUARDED'],
+  ['guarded login-shell style name', {}, { currentCommand: '-sudo' }, KEYS(['Enter']), 'COMMAND_GUARDED'],
+  ['guarded path and case', {}, { currentCommand: '/usr/bin/PSQL' }, TEXT('x'), 'COMMAND_GUARDED'],
+  ['guarded command allowed for this session', {}, { sessionName: 'agent-ops', currentCommand: 'ssh' }, TEXT('ls'), 'paste_text'],
+  ['allowance is per command', {}, { sessionName: 'agent-ops', currentCommand: 'sudo' }, TEXT('ls'), 'COMMAND_GUARDED'],
+  ['allowance is per session', {}, { sessionName: 'agent-2', currentCommand: 'ssh' }, TEXT('ls'), 'COMMAND_GUARDED'],
+  ['copy mode refuses text', {}, { inCopyMode: true }, TEXT('ls'), 'PANE_IN_COPY_MODE'],
+  ['copy mode refuses keys', {}, { inCopyMode: true }, KEYS(['Enter']), 'PANE_IN_COPY_MODE'],
+  ['q leaves copy mode', {}, { inCopyMode: true }, KEYS(['q']), 'exit_copy_mode'],
+  ['q with more keys in copy mode', {}, { inCopyMode: true }, KEYS(['q', 'Enter']), 'PANE_IN_COPY_MODE'],
+  ['q outside copy mode', {}, {}, KEYS(['q']), 'KEY_NOT_ALLOWED'],
+  ['copy mode before length', {}, { inCopyMode: true }, TEXT('x'.repeat(100)), 'PANE_IN_COPY_MODE'],
+  ['too long', {}, {}, TEXT('x'.repeat(21)), 'TEXT_TOO_LONG'],
+  ['exactly the limit', {}, {}, TEXT('x'.repeat(20)), 'paste_text'],
+  ['limit counts characters, not UTF-16 units', {}, {}, TEXT('😀'.repeat(20)), 'paste_text'],
+  ['length before control check', {}, {}, TEXT('\x1b'.repeat(21)), 'TEXT_TOO_LONG'],
+  ['bracketed-paste end', {}, {}, TEXT('a\x1b[201~b'), 'TEXT_REJECTED'],
+  ['escape', {}, {}, TEXT('\x1b'), 'TEXT_REJECTED'],
+  ['lone carriage return', {}, {}, TEXT('a\rb'), 'TEXT_REJECTED'],
+  ['NUL', {}, {}, TEXT('a\x00'), 'TEXT_REJECTED'],
+  ['DEL', {}, {}, TEXT('a\x7f'), 'TEXT_REJECTED'],
+  ['C1 CSI', {}, {}, TEXT('a\u009b2J'), 'TEXT_REJECTED'],
+  ['lone surrogate', {}, {}, TEXT('a\ud800b'), 'TEXT_REJECTED'],
+  ['newline and tab are fine', {}, {}, TEXT('a\n\tb'), 'paste_text'],
+  ['CRLF is a newline', {}, {}, TEXT('a\r\nb'), 'paste_text'],
+  ['unknown key', {}, {}, KEYS(['Enter', 'F1']), 'KEY_NOT_ALLOWED'],
+  ['key names are case-sensitive', {}, {}, KEYS(['enter']), 'KEY_NOT_ALLOWED'],
+  ['no key text injection', {}, {}, KEYS(['Enter;', 'kill-server']), 'KEY_NOT_ALLOWED'],
+  ['C-c needs confirmation', {}, {}, KEYS(['C-c']), 'CONFIRMATION_REQUIRED'],
+  ['C-d needs confirmation', {}, {}, KEYS(['Up', 'C-d']), 'CONFIRMATION_REQUIRED'],
+  ['C-c confirmed', {}, {}, KEYS(['C-c'], true), 'press_keys'],
+  ['unknown key before confirmation', {}, {}, KEYS(['C-c', 'F1']), 'KEY_NOT_ALLOWED'],
+  ['C-l and C-u need no confirmation', {}, {}, KEYS(['C-l', 'C-u']), 'press_keys'],
+];
+
+describe('decideInput', () => {
+  it.each(cases)('%s', (_label, policy, facts, request, expected) => {
+    const decision = decideInput({ ...POLICY, ...policy }, { ...FACTS, ...facts }, request);
+    expect(decision.allowed ? decision.action : decision.code).toBe(expected);
+  });
+
+  it('sends the allowlist constant, never the caller string', () => {
+    const decision = decideInput(POLICY, FACTS, KEYS(['Enter', 'C-c'], true));
+    if (!decision.allowed || decision.action !== 'press_keys') throw new Error('expected keys');
+    for (const key of decision.keys) expect(ALLOWED_KEYS).toContain(key);
+  });
+
+  it('normalises CRLF and says so; a lone CR is refused with its position', () => {
+    const ok = decideInput(POLICY, FACTS, TEXT('a\r\nb'));
+    expect(ok).toEqual({ allowed: true, action: 'paste_text', text: 'a\nb', crlfNormalized: true });
+    const bad = decideInput(POLICY, FACTS, TEXT('ab\rc'));
+    expect(bad.allowed).toBe(false);
+    if (!bad.allowed) expect(bad.message).toMatch(/^character 3 is U\+000D \(CR\)/);
+  });
+
+  it('names the control character and its position in characters', () => {
+    const bad = decideInput(POLICY, FACTS, TEXT('😀x\x1b[201~'));
+    if (bad.allowed) throw new Error('expected a refusal');
+    expect(bad.message).toMatch(/^character 3 is U\+001B \(ESC\)/);
+    expect(bad.message).toMatch(/nothing was sent/);
+  });
+
+  it('never reveals anything but the policy in messages', () => {
+    const bad = decideInput(POLICY, { ...FACTS, sessionName: 'other' }, TEXT('secret text'));
+    if (bad.allowed) throw new Error('expected a refusal');
+    expect(bad.message).not.toContain('secret text');
+  });
+});
+
+describe('helpers', () => {
+  it('foregroundCommandName strips login dash, path and case', () => {
+    expect(foregroundCommandName('-bash')).toBe('bash');
+    expect(foregroundCommandName('/usr/bin/SSH')).toBe('ssh');
+    expect(foregroundCommandName('')).toBe('');
+  });
+
+  it('normalizeNewlines only touches CRLF pairs', () => {
+    expect(normalizeNewlines('a\r\n\r\nb\r')).toEqual({ text: 'a\n\nb\r', crlfNormalized: true });
+    expect(normalizeNewlines('a\nb')).toEqual({ text: 'a\nb', crlfNormalized: false });
+  });
+
+  it('findRejectedCharacter accepts unicode, tabs and newlines', () => {
+    expect(findRejectedCharacter('héllo\twörld\n日本語 ✓ 😀')).toBeNull();
+    expect(findRejectedCharacter('\u0085')).toEqual({ position: 1, codePoint: 0x85 });
+  });
+});

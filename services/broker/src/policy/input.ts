@@ -1,0 +1,253 @@
+/**
+ * May this input go to this pane? Pure: a function of (input policy, facts about the
+ * target read from tmux at the moment of asking, the request). Every refusal carries the
+ * contract error code the caller sees and the audit log records.
+ *
+ * Gates, in order (the first refusal wins):
+ *  1. INPUT_DISABLED     permissions.terminal_input off; the binding's input flag off;
+ *                        text while input_policy.allow_send_text is off.
+ *  2. INPUT_NOT_ALLOWED  a denied pattern matches (deny wins over everything); a sensitive
+ *                        name not listed literally in allowed_session_patterns; a session
+ *                        the caller may not read (no blind input); a name neither the
+ *                        allowed patterns nor an operator grant admits.
+ *  3. COMMAND_GUARDED    the foreground command is guarded (ssh, sudo, psql, ...) and no
+ *                        guarded_command_allow entry names this session and command.
+ *  4. PANE_IN_COPY_MODE  nothing is typed into copy mode; the only key accepted there is
+ *                        `q`, which leaves it.
+ *  5. TEXT_TOO_LONG      longer than max_text_length characters (code points, after
+ *                        `\r\n` became `\n`).
+ *  6. TEXT_REJECTED      a control character other than `\n` and `\t`, or a lone UTF-16
+ *                        surrogate: refused, never stripped, naming the character and its
+ *                        position. tmux 3.3a does not sanitize pasted text, so an
+ *                        `ESC[201~` would end a bracketed paste and the rest would run as
+ *                        typed keys.
+ *  7. KEY_NOT_ALLOWED    a key outside ALLOWED_KEYS.
+ *  8. CONFIRMATION_REQUIRED  C-c or C-d without confirm_sensitive: true.
+ *
+ * `grant` is the operator's dashboard grant for this session, already checked for
+ * identity and expiry by the caller: an input grant admits a name the allowed patterns do
+ * not, but never past the global switch, a deny pattern, the sensitive-name rule or the
+ * per-call gates.
+ */
+import { ALLOWED_KEYS, COPY_MODE_EXIT_KEY, SENSITIVE_KEYS, type AllowedKey } from '@terminal-mcp/contract';
+import { isSensitiveName, matchesAny } from './access.js';
+
+/** What an operator may not type into by default: programs holding credentials or
+ * another machine's shell, where a stray line does the most harm. */
+export const DEFAULT_GUARDED_COMMANDS: readonly string[] = [
+  'ssh',
+  'mosh',
+  'telnet',
+  'sftp',
+  'sudo',
+  'su',
+  'doas',
+  'pkexec',
+  'passwd',
+  'mysql',
+  'mariadb',
+  'psql',
+  'mongo',
+  'mongosh',
+  'redis-cli',
+];
+
+export interface InputPolicy {
+  /** permissions.terminal_input: the master switch. */
+  readonly terminalInput: boolean;
+  readonly allowSendText: boolean;
+  readonly allowedPatterns: readonly string[];
+  readonly deniedPatterns: readonly string[];
+  readonly maxTextLength: number;
+  readonly guardedCommands: readonly string[];
+  readonly guardedCommandAllow: readonly { readonly session: string; readonly commands: readonly string[] }[];
+}
+
+export interface InputTargetFacts {
+  readonly sessionName: string;
+  /** The read gate admits this session for this caller. */
+  readonly readable: boolean;
+  /** tmux `#{pane_current_command}` of the target pane, read now. */
+  readonly currentCommand: string;
+  readonly inCopyMode: boolean;
+  /** Present when the call came through a binding. */
+  readonly binding?: { readonly name: string; readonly inputEnabled: boolean } | null;
+  /** The operator's effective dashboard grant, if any. */
+  readonly grant?: { readonly input: boolean } | null;
+}
+
+export type InputRequest =
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'keys'; readonly keys: readonly string[]; readonly confirmSensitive: boolean };
+
+export type InputRefusalCode =
+  | 'INPUT_DISABLED'
+  | 'INPUT_NOT_ALLOWED'
+  | 'COMMAND_GUARDED'
+  | 'PANE_IN_COPY_MODE'
+  | 'TEXT_TOO_LONG'
+  | 'TEXT_REJECTED'
+  | 'KEY_NOT_ALLOWED'
+  | 'CONFIRMATION_REQUIRED';
+
+export interface InputRefusal {
+  readonly allowed: false;
+  readonly code: InputRefusalCode;
+  /** One line, safe to show the caller: never pane content. */
+  readonly message: string;
+}
+
+export type InputDecision =
+  | { readonly allowed: true; readonly action: 'paste_text'; readonly text: string; readonly crlfNormalized: boolean }
+  | { readonly allowed: true; readonly action: 'press_keys'; readonly keys: readonly AllowedKey[] }
+  | { readonly allowed: true; readonly action: 'exit_copy_mode' }
+  | InputRefusal;
+
+const refuse = (code: InputRefusalCode, message: string): InputRefusal => ({ allowed: false, code, message });
+
+/** `-bash` (login shell) and `/usr/bin/ssh` name the same commands as `bash` and `ssh`. */
+export function foregroundCommandName(raw: string): string {
+  const trimmed = raw.trim().replace(/^-/, '');
+  return trimmed.slice(trimmed.lastIndexOf('/') + 1).toLowerCase();
+}
+
+/** `\r\n` becomes `\n` (what a Windows clipboard gives); a lone `\r` stays and is refused. */
+export function normalizeNewlines(text: string): { text: string; crlfNormalized: boolean } {
+  if (!text.includes('\r\n')) return { text, crlfNormalized: false };
+  return { text: text.replaceAll('\r\n', '\n'), crlfNormalized: true };
+}
+
+const C0_NAMES = [
+  'NUL', 'SOH', 'STX', 'ETX', 'EOT', 'ENQ', 'ACK', 'BEL', 'BS', 'HT', 'LF', 'VT', 'FF', 'CR', 'SO', 'SI',
+  'DLE', 'DC1', 'DC2', 'DC3', 'DC4', 'NAK', 'SYN', 'ETB', 'CAN', 'EM', 'SUB', 'ESC', 'FS', 'GS', 'RS', 'US',
+];
+
+function codePointLabel(cp: number): string {
+  const hex = `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+  if (cp < 0x20) return `${hex} (${C0_NAMES[cp]})`;
+  if (cp === 0x7f) return `${hex} (DEL)`;
+  if (cp >= 0x80 && cp <= 0x9f) return `${hex} (C1 control)`;
+  return `${hex} (lone surrogate)`;
+}
+
+/** The first character that may not be sent: its 1-based position (in characters) and
+ * code point; null when the text is clean. */
+export function findRejectedCharacter(text: string): { position: number; codePoint: number } | null {
+  let position = 0;
+  for (const ch of text) {
+    position += 1;
+    const cp = ch.codePointAt(0) as number;
+    const control = (cp < 0x20 && cp !== 0x0a && cp !== 0x09) || cp === 0x7f || (cp >= 0x80 && cp <= 0x9f);
+    // for..of yields a lone surrogate as one unit: it has no UTF-8 encoding.
+    const loneSurrogate = cp >= 0xd800 && cp <= 0xdfff;
+    if (control || loneSurrogate) return { position, codePoint: cp };
+  }
+  return null;
+}
+
+export function countCharacters(text: string): number {
+  let n = 0;
+  for (const _ of text) n += 1;
+  return n;
+}
+
+const KEY_SET: ReadonlySet<string> = new Set(ALLOWED_KEYS);
+const SENSITIVE_KEY_SET: ReadonlySet<string> = new Set(SENSITIVE_KEYS);
+
+/** Shown in messages: the caller's own key string, quoted and cut, controls escaped by JSON. */
+function quoteKey(key: string): string {
+  return JSON.stringify(key.length > 32 ? `${key.slice(0, 32)}…` : key);
+}
+
+/**
+ * The gates no fact about the live session (and no grant) can change: the switches, the
+ * binding's flag, deny patterns and the sensitive-name rule. A caller can run these on a
+ * bare name before asking tmux anything.
+ */
+export function decideInputByName(
+  policy: InputPolicy,
+  name: string,
+  binding: InputTargetFacts['binding'],
+  kind: InputRequest['kind'],
+): InputRefusal | null {
+  if (!policy.terminalInput) return refuse('INPUT_DISABLED', 'input is turned off on this host (permissions.terminal_input)');
+  if (binding && !binding.inputEnabled) {
+    return refuse('INPUT_DISABLED', `input is not enabled for binding ${JSON.stringify(binding.name)}: rebind it with input_enabled: true`);
+  }
+  if (kind === 'text' && !policy.allowSendText) {
+    return refuse('INPUT_DISABLED', 'sending text is turned off (input_policy.allow_send_text); allowlisted keys still work');
+  }
+  if (policy.deniedPatterns.includes(name) || matchesAny(policy.deniedPatterns, name)) {
+    return refuse('INPUT_NOT_ALLOWED', 'input to this session is denied by input_policy.denied_session_patterns');
+  }
+  if (isSensitiveName(name) && !policy.allowedPatterns.includes(name)) {
+    return refuse('INPUT_NOT_ALLOWED', 'sessions with sensitive names take input only when listed literally in input_policy.allowed_session_patterns');
+  }
+  return null;
+}
+
+/** Gates 1-3: whether this target takes input at all, whatever is sent. */
+export function decideInputTarget(policy: InputPolicy, facts: InputTargetFacts, kind: InputRequest['kind']): InputRefusal | null {
+  const name = facts.sessionName;
+  const byName = decideInputByName(policy, name, facts.binding, kind);
+  if (byName) return byName;
+  const literal = policy.allowedPatterns.includes(name);
+  if (!facts.readable) return refuse('INPUT_NOT_ALLOWED', 'input goes only to sessions this caller may read');
+  if (!literal && !matchesAny(policy.allowedPatterns, name) && facts.grant?.input !== true) {
+    return refuse('INPUT_NOT_ALLOWED', 'input to this session is not allowed by input_policy.allowed_session_patterns');
+  }
+  const command = foregroundCommandName(facts.currentCommand);
+  if (command !== '' && policy.guardedCommands.some((c) => c.toLowerCase() === command)) {
+    const allowed = policy.guardedCommandAllow.some(
+      (entry) => entry.session === name && entry.commands.some((c) => c.toLowerCase() === command),
+    );
+    if (!allowed) {
+      return refuse('COMMAND_GUARDED', `the pane is running ${JSON.stringify(command)}, a guarded command; input_policy.guarded_command_allow can allow it for this session`);
+    }
+  }
+  return null;
+}
+
+/** All gates, in order. On success, says exactly what to deliver. */
+export function decideInput(policy: InputPolicy, facts: InputTargetFacts, request: InputRequest): InputDecision {
+  const target = decideInputTarget(policy, facts, request.kind);
+  if (target) return target;
+
+  if (facts.inCopyMode) {
+    if (request.kind === 'keys' && request.keys.length === 1 && request.keys[0] === COPY_MODE_EXIT_KEY) {
+      return { allowed: true, action: 'exit_copy_mode' };
+    }
+    return refuse('PANE_IN_COPY_MODE', 'the pane is in copy mode, so nothing is typed: press q in it or call terminal_send_keys with keys ["q"], then retry');
+  }
+
+  if (request.kind === 'text') {
+    const { text, crlfNormalized } = normalizeNewlines(request.text);
+    const length = countCharacters(text);
+    if (length > policy.maxTextLength) {
+      return refuse('TEXT_TOO_LONG', `the text has ${length} characters; at most ${policy.maxTextLength} may be sent at once`);
+    }
+    const bad = findRejectedCharacter(text);
+    if (bad) {
+      return refuse(
+        'TEXT_REJECTED',
+        `character ${bad.position} is ${codePointLabel(bad.codePoint)}: only printable text, newline and tab may be sent (\\r\\n is accepted as a newline); nothing was sent`,
+      );
+    }
+    return { allowed: true, action: 'paste_text', text, crlfNormalized };
+  }
+
+  const keys: AllowedKey[] = [];
+  for (const key of request.keys) {
+    if (!KEY_SET.has(key)) {
+      const why = key === COPY_MODE_EXIT_KEY ? ' (q is accepted only while the pane is in copy mode)' : '';
+      return refuse('KEY_NOT_ALLOWED', `key ${quoteKey(key)} is not on the allowlist${why}`);
+    }
+    // The name we send is the allowlist's own constant, never the caller's string.
+    keys.push(ALLOWED_KEYS[ALLOWED_KEYS.indexOf(key as AllowedKey)] as AllowedKey);
+  }
+  const sensitive = keys.find((k) => SENSITIVE_KEY_SET.has(k));
+  if (sensitive && !request.confirmSensitive) {
+    return refuse('CONFIRMATION_REQUIRED', `${sensitive} interrupts or ends the running program: call again with confirm_sensitive: true if that is intended`);
+  }
+  return { allowed: true, action: 'press_keys', keys };
+}

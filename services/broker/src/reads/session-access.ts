@@ -1,0 +1,47 @@
+/** The access fields every session summary carries (`read_allowed`, `read_granted`,
+ * `input_allowed`, `input_granted`): what the config and the operator's grant admit for a
+ * live session, before any per-call check. Pure: (config, facts, grant). */
+import type { SessionSummary } from '@terminal-mcp/contract';
+import type { BrokerConfig } from '../config/schema.js';
+import type { SessionFacts } from '../effects/tmux/types.js';
+import type { EffectiveGrant } from '../policy/grants.js';
+import { decideInputTarget, type InputPolicy } from '../policy/input.js';
+import { canRead } from './read-gate.js';
+
+export type SessionAccessFields = Pick<SessionSummary, 'read_allowed' | 'read_granted' | 'input_allowed' | 'input_granted'>;
+
+/** config.yaml's `permissions.terminal_input` and `input_policy` as policy/input.ts takes them. */
+export function inputPolicyOf(config: BrokerConfig): InputPolicy {
+  const p = config.input_policy;
+  return {
+    terminalInput: config.permissions.terminal_input,
+    allowSendText: p.allow_send_text,
+    allowedPatterns: p.allowed_session_patterns,
+    deniedPatterns: p.denied_session_patterns,
+    maxTextLength: p.max_text_length,
+    guardedCommands: p.guarded_commands,
+    guardedCommandAllow: p.guarded_command_allow,
+  };
+}
+
+/**
+ * `input_allowed` is true when the input gates that do not depend on what is sent would
+ * admit input now: the global switch, deny patterns, the sensitive-name rule, readability
+ * (no blind input), the input allowlist or an input grant, the guarded-command check
+ * (policy/input.ts `decideInputTarget`), and copy mode. Asked for keys: sending TEXT may
+ * still be refused when `input_policy.allow_send_text` is off, and every call still
+ * passes the per-call checks (length, control characters, key allowlist, confirmation).
+ */
+export function describeSessionAccess(config: BrokerConfig, s: SessionFacts, grant: EffectiveGrant | null): SessionAccessFields {
+  const readAllowed = canRead(config, s.name, grant);
+  const pane = s.activePane;
+  const inputAllowed =
+    pane !== null &&
+    !pane.inMode &&
+    decideInputTarget(
+      inputPolicyOf(config),
+      { sessionName: s.name, readable: readAllowed, currentCommand: pane.currentCommand, inCopyMode: pane.inMode, grant },
+      'keys',
+    ) === null;
+  return { read_allowed: readAllowed, read_granted: grant?.read === true, input_allowed: inputAllowed, input_granted: grant?.input === true };
+}

@@ -1,0 +1,307 @@
+// Guards dashboard grants end to end (real tmux, real grants.db): a grant admits exactly the session it was pinned to, until revoked, expired or the session is replaced; sensitive names never; every change is audited with its user; a denial reveals nothing.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readAppErrorData } from '@terminal-mcp/contract';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startTmuxServer, type TmuxTestServer } from '../../../../../test/src/helpers/tmux-server.js';
+import { configSchema, type BrokerConfig } from '../../config/schema.js';
+import type { BrokerDeps } from '../../deps.js';
+import { ensureSocketDir } from '../../effects/socket-files.js';
+import { openStoreSet } from '../../effects/store/store-set.js';
+import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../../effects/tmux/adapter.js';
+import { grantFor } from '../../grants/grant-lookup.js';
+import { createContextInner } from '../context.js';
+import { gatewayRouter } from '../roles/gateway.js';
+import { observerRouter } from '../roles/observer.js';
+import { webRouter } from '../roles/web.js';
+import { serveRoles } from '../serve.js';
+import { createCallerFactory } from '../trpc.js';
+import { grantsRouter } from './grants.js';
+
+const WHITELISTED = 'allowed-grants';
+const PRIVATE = 'build-private';
+const SENSITIVE = 'ops-ssh';
+const MISSING = 'no-such-session';
+const PRIVATE_MARK = 'private-mark-5e1c';
+
+let server: TmuxTestServer;
+let tmux: ControlModeTmuxAdapter;
+let root: string;
+let deps: BrokerDeps;
+
+/** Reads: `allowed-*`. Input: only what a grant admits (the input allowlist names nothing here). */
+function configWith(overrides: Record<string, unknown> = {}): BrokerConfig {
+  return configSchema.parse({
+    allowed_session_patterns: ['allowed-*'],
+    permissions: { terminal_read: true, terminal_input: true },
+    input_policy: { allowed_session_patterns: ['input-only-*'] },
+    log_level: 'silent',
+    ...overrides,
+  });
+}
+
+async function printingSession(name: string, mark: string): Promise<void> {
+  await server.newSession(name, `echo ${mark}; exec sleep 3600`);
+  await vi.waitFor(async () => expect(await server.tmux(['capture-pane', '-p', '-t', `=${name}:`])).toContain(mark), { timeout: 10_000, interval: 50 });
+}
+
+beforeAll(async () => {
+  server = await startTmuxServer();
+  tmux = createTmuxAdapter({ socketName: server.socketName, configFile: '/dev/null' });
+  expect(await tmux.waitUntilConnected(10_000)).toBe(true);
+  await printingSession(WHITELISTED, 'allowed-mark');
+  await printingSession(PRIVATE, PRIVATE_MARK);
+  await printingSession(SENSITIVE, 'ssh-mark');
+});
+afterAll(async () => {
+  await tmux?.close();
+  await server?.kill();
+});
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'tmcp-grants-proc-'));
+  const stores = openStoreSet(join(root, 'state'));
+  deps = { config: configWith(), tmux, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } };
+});
+afterEach(() => {
+  deps.stores.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const web = () => createCallerFactory(webRouter)(createContextInner({ role: 'web', deps }));
+const gateway = () => createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps }));
+const summaryOf = async (name: string) => (await gateway().sessions.list({})).sessions.find((s) => s.name === name)!;
+
+/** Our error code (or the tRPC code for schema refusals) and the message a caller sees. */
+async function refusal(p: Promise<unknown>): Promise<{ code: string; message: string }> {
+  try {
+    await p;
+  } catch (err) {
+    const app = readAppErrorData((err as { cause?: unknown }).cause);
+    return { code: app?.code ?? `trpc:${(err as { code?: string }).code}`, message: (err as Error).message };
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('read grants', { timeout: 30_000 }, () => {
+  it('admits a non-whitelisted session to the gateway until revoked', async () => {
+    expect((await refusal(gateway().sessions.tail({ session: PRIVATE }))).code).toBe('SESSION_NOT_ALLOWED');
+
+    const { grant } = await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false });
+    expect(grant).toMatchObject({ session: PRIVATE, read: true, input: false, state: 'active', granted_by: 'alice', expires_at: null });
+    expect((await gateway().sessions.tail({ session: PRIVATE })).text).toContain(PRIVATE_MARK);
+    expect((await gateway().sessions.status({ session: PRIVATE })).session).toBe(PRIVATE);
+    expect((await gateway().sessions.capture({ session: PRIVATE })).text).toContain(PRIVATE_MARK);
+    const batch = await gateway().sessions.batchInspect({});
+    expect(batch.results.map((r) => r.session)).toContain(PRIVATE);
+    expect(batch.results.map((r) => r.session)).not.toContain(SENSITIVE);
+
+    expect(await web().grants.revoke({ actor: 'bob', session: PRIVATE })).toEqual({ revoked: true });
+    expect((await refusal(gateway().sessions.tail({ session: PRIVATE }))).code).toBe('SESSION_NOT_ALLOWED');
+    expect(await web().grants.revoke({ actor: 'bob', session: PRIVATE })).toEqual({ revoked: false });
+  });
+
+  it('admits nothing while terminal_read is off', async () => {
+    await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: true });
+    deps.config = configWith({ permissions: { terminal_read: false, terminal_input: true } });
+    expect((await refusal(gateway().sessions.tail({ session: PRIVATE }))).code).toBe('READ_DISABLED');
+    expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: false, read_granted: true, input_allowed: false, input_granted: true });
+  });
+
+  it('stops admitting when the time box ends', async () => {
+    const { grant } = await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false, expires_in_s: 1 });
+    expect(Date.parse(grant!.expires_at!) - Date.now()).toBeLessThanOrEqual(1000);
+    expect((await gateway().sessions.tail({ session: PRIVATE })).text).toContain(PRIVATE_MARK);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await refusal(gateway().sessions.tail({ session: PRIVATE }))).code).toBe('SESSION_NOT_ALLOWED');
+    const listed = (await web().grants.list()).sessions.find((s) => s.name === PRIVATE)!;
+    expect(listed).toMatchObject({ read_allowed: false, read_granted: false, grant: { state: 'expired' } });
+
+    expect((await refusal(web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false, expires_at: new Date(Date.now() - 1000).toISOString() }))).code).toBe('INVALID_ARGUMENT');
+    expect((await refusal(web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false, expires_in_s: 5, expires_at: new Date(Date.now() + 60_000).toISOString() }))).code).toBe('trpc:BAD_REQUEST');
+  });
+
+  it('loses the grant when the session is killed and recreated under the same name', async () => {
+    const name = 'recreated-build';
+    await printingSession(name, 'first-life');
+    await web().grants.set({ actor: 'alice', session: name, read: true, input: true });
+    expect((await gateway().sessions.tail({ session: name })).text).toContain('first-life');
+
+    await server.tmux(['kill-session', '-t', `=${name}`]);
+    const orphaned = (await web().grants.list()).orphaned_grants.find((g) => g.session === name);
+    expect(orphaned).toMatchObject({ state: 'stale', read: true, input: true });
+
+    await printingSession(name, 'second-life');
+    expect((await refusal(gateway().sessions.tail({ session: name }))).code).toBe('SESSION_NOT_ALLOWED');
+    expect(await summaryOf(name)).toMatchObject({ read_allowed: false, read_granted: false, input_granted: false, input_allowed: false });
+    const listed = (await web().grants.list()).sessions.find((s) => s.name === name)!;
+    expect(listed.grant).toMatchObject({ state: 'stale' });
+    expect(grantFor(deps, (await tmux.listSessions()).find((s) => s.name === name)!)).toBeNull();
+
+    // A new grant pins the new session.
+    await web().grants.set({ actor: 'alice', session: name, read: true, input: false });
+    expect((await gateway().sessions.tail({ session: name })).text).toContain('second-life');
+    await server.tmux(['kill-session', '-t', `=${name}`]);
+  });
+
+  it('refuses a grant for a session replaced since the operator looked (expect)', async () => {
+    const seen = await summaryOf(PRIVATE);
+    expect((await refusal(web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false, expect: { session_id: '$999', created: seen.created } }))).code).toBe('IDENTITY_CHANGED');
+    const ok = await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false, expect: { session_id: seen.session_id, created: seen.created } });
+    expect(ok.grant?.pinned.session_id).toBe(seen.session_id);
+    expect((await refusal(web().grants.set({ actor: 'alice', session: MISSING, read: true, input: false }))).code).toBe('SESSION_NOT_FOUND');
+  });
+});
+
+describe('input grants', { timeout: 30_000 }, () => {
+  it('require read, and go when read goes', async () => {
+    expect((await refusal(web().grants.set({ actor: 'alice', session: PRIVATE, read: false, input: true }))).code).toBe('trpc:BAD_REQUEST');
+    expect((await refusal(web().grants.bulkSet({ actor: 'alice', sessions: [PRIVATE], read: false, input: true }))).code).toBe('trpc:BAD_REQUEST');
+
+    await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: true });
+    expect(grantFor(deps, (await tmux.listSessions()).find((s) => s.name === PRIVATE)!)).toEqual({ read: true, input: true });
+    expect(await web().grants.set({ actor: 'alice', session: PRIVATE, read: false, input: false })).toEqual({ grant: null });
+    expect(await summaryOf(PRIVATE)).toMatchObject({ read_granted: false, input_granted: false, input_allowed: false });
+
+    await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: true });
+    await web().grants.revoke({ actor: 'alice', session: PRIVATE });
+    expect(grantFor(deps, (await tmux.listSessions()).find((s) => s.name === PRIVATE)!)).toBeNull();
+  });
+
+  it('are reported in sessions.list as read_granted, input_allowed and input_granted', async () => {
+    expect(await summaryOf(WHITELISTED)).toMatchObject({ read_allowed: true, read_granted: false, input_allowed: false, input_granted: false });
+    expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: false, read_granted: false, input_allowed: false, input_granted: false });
+
+    await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false });
+    expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: true, read_granted: true, input_allowed: false, input_granted: false });
+    await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: true });
+    expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: true, read_granted: true, input_allowed: true, input_granted: true });
+    // Input grants are allowed on whitelisted sessions: the whitelist admits reading only.
+    await web().grants.set({ actor: 'alice', session: WHITELISTED, read: true, input: true });
+    expect(await summaryOf(WHITELISTED)).toMatchObject({ read_allowed: true, read_granted: true, input_allowed: true, input_granted: true });
+    expect((await gateway().sessions.list({ readable_only: true })).sessions.map((s) => s.name)).toEqual([WHITELISTED, PRIVATE].sort());
+
+    // The input allowlist admits without a grant; the global switch, deny patterns and copy mode still close input.
+    deps.config = configWith({ input_policy: { allowed_session_patterns: ['*'] } });
+    await web().grants.revoke({ actor: 'alice', session: WHITELISTED });
+    expect(await summaryOf(WHITELISTED)).toMatchObject({ input_allowed: true, input_granted: false });
+    deps.config = configWith({ input_policy: { allowed_session_patterns: [], denied_session_patterns: ['build-*'] } });
+    expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: true, input_allowed: false, input_granted: true });
+    deps.config = configWith({ permissions: { terminal_read: true, terminal_input: false } });
+    expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: true, input_allowed: false, input_granted: true });
+    deps.config = configWith();
+    await server.tmux(['copy-mode', '-t', `=${PRIVATE}:`]);
+    try {
+      await vi.waitFor(async () => expect((await summaryOf(PRIVATE)).in_copy_mode).toBe(true), { timeout: 5000 });
+      expect(await summaryOf(PRIVATE)).toMatchObject({ input_allowed: false, input_granted: true });
+    } finally {
+      await server.tmux(['send-keys', '-t', `=${PRIVATE}:`, '-X', 'cancel']);
+    }
+  });
+});
+
+describe('sensitive names', { timeout: 30_000 }, () => {
+  it('can never be granted, alone or in bulk', async () => {
+    const refused = await refusal(web().grants.set({ actor: 'alice', session: SENSITIVE, read: true, input: false }));
+    expect(refused.code).toBe('FORBIDDEN');
+    expect(refused.message).toMatch(/sensitive|can never be granted/);
+
+    const bulk = await web().grants.bulkSet({ actor: 'alice', sessions: [PRIVATE, SENSITIVE, MISSING], read: true, input: true });
+    expect(bulk.results.map((r) => [r.session, r.ok, r.ok ? r.grant?.state : r.error_code])).toEqual([
+      [PRIVATE, true, 'active'],
+      [SENSITIVE, false, 'FORBIDDEN'],
+      [MISSING, false, 'SESSION_NOT_FOUND'],
+    ]);
+    expect((await refusal(gateway().sessions.tail({ session: SENSITIVE }))).code).toBe('SESSION_NOT_ALLOWED');
+    expect((await web().grants.list()).sessions.find((s) => s.name === SENSITIVE)).toMatchObject({ sensitive: true, grantable: false, grant: null });
+  });
+});
+
+describe('grant events', { timeout: 30_000 }, () => {
+  it('record every change with the dashboard user, newest first, paged', async () => {
+    await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false });
+    await web().grants.set({ actor: 'bob', session: PRIVATE, read: true, input: true, expires_in_s: 600 });
+    await web().grants.bulkSet({ actor: 'carol', sessions: [WHITELISTED, SENSITIVE], read: true, input: false });
+    await web().grants.revoke({ actor: 'dave', session: PRIVATE });
+
+    const page1 = await web().grants.events({ limit: 2 });
+    expect(page1.events.map((e) => [e.actor, e.action, e.session])).toEqual([
+      ['dave', 'revoke', PRIVATE],
+      ['carol', 'grant', WHITELISTED],
+    ]);
+    expect(page1.next_cursor).toBe(page1.events[1]!.id);
+    const page2 = await web().grants.events({ limit: 2, cursor: page1.next_cursor! });
+    expect(page2.events.map((e) => [e.actor, e.after.input, e.before?.input ?? null])).toEqual([
+      ['bob', true, false],
+      ['alice', false, null],
+    ]);
+    expect(page2.events[0]!.after.expires_at).not.toBeNull();
+    expect((await web().grants.events({ session: PRIVATE })).events).toHaveLength(3);
+    // The refused sensitive grant changed nothing and is not a change event.
+    expect((await web().grants.events({ session: SENSITIVE })).events).toEqual([]);
+    // Actors are dashboard user names, nothing else.
+    expect((await refusal(web().grants.revoke({ actor: 'Robert"); --', session: PRIVATE }))).code).toBe('trpc:BAD_REQUEST');
+  });
+});
+
+describe('who may grant', () => {
+  it('only the web role: the procedures refuse any other role even if composed elsewhere', async () => {
+    expect('grants' in gatewayRouter._def.record).toBe(false);
+    expect('grants' in observerRouter._def.record).toBe(false);
+    const misplaced = createCallerFactory(grantsRouter)(createContextInner({ role: 'gateway', deps }));
+    expect((await refusal(misplaced.set({ actor: 'alice', session: PRIVATE, read: true, input: false }))).code).toBe('FORBIDDEN');
+    expect((await refusal(misplaced.list())).code).toBe('FORBIDDEN');
+  });
+});
+
+describe('a denied session reveals nothing', { timeout: 30_000 }, () => {
+  it('answers a missing and an existing non-granted session identically, also on the wire', async () => {
+    // A stale grant under the existing name must not change the answer either.
+    await printingSession('doomed-grant', 'doomed');
+    await web().grants.set({ actor: 'alice', session: 'doomed-grant', read: true, input: false });
+    await server.tmux(['kill-session', '-t', '=doomed-grant']);
+
+    for (const call of [
+      (session: string) => gateway().sessions.tail({ session }),
+      (session: string) => gateway().sessions.capture({ session }),
+      (session: string) => gateway().sessions.status({ session }),
+    ]) {
+      const existing = await refusal(call(PRIVATE));
+      expect(existing).toEqual({ code: 'SESSION_NOT_ALLOWED', message: 'access to this session is denied' });
+      expect(await refusal(call(MISSING))).toEqual(existing);
+      expect(await refusal(call('doomed-grant'))).toEqual(existing);
+    }
+    const batch = await gateway().sessions.batchInspect({ sessions: [PRIVATE, MISSING] });
+    expect(batch.results.map(({ session: _s, ...rest }) => rest)).toEqual([
+      { ok: false, error_code: 'SESSION_NOT_ALLOWED', message: 'access to this session is denied' },
+      { ok: false, error_code: 'SESSION_NOT_ALLOWED', message: 'access to this session is denied' },
+    ]);
+
+    const socketDir = join(root, 'run');
+    ensureSocketDir(socketDir);
+    const servers = await serveRoles(deps, socketDir);
+    try {
+      const tail = (session: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const path = `/sessions.tail?input=${encodeURIComponent(JSON.stringify({ session }))}`;
+          const req = request({ socketPath: servers.sockets.gateway, path, method: 'GET' }, (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => (body += c));
+            res.on('end', () => resolve({ status: res.statusCode!, body }));
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      const existing = await tail(PRIVATE);
+      expect(existing.status).toBe(403);
+      expect(existing.body).not.toContain(PRIVATE_MARK);
+      expect(await tail(MISSING)).toEqual(existing);
+    } finally {
+      await servers.close();
+    }
+  });
+});

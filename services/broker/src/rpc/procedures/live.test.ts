@@ -1,0 +1,193 @@
+// The dashboard's live view streams redacted screen frames of readable sessions only: the current screen first, new output soon after it is printed, never a secret, and no watcher left once the subscriber is gone.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readAppErrorData, type PaneScreenFrame } from '@terminal-mcp/contract';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from '../../../../../test/src/helpers/tmux-server.js';
+import { DEFAULT_CONFIG } from '../../config/schema.js';
+import type { BrokerDeps } from '../../deps.js';
+import { openStoreSet } from '../../effects/store/store-set.js';
+import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../../effects/tmux/adapter.js';
+import { createPaneWatcher, WATCHER_TERM, type PaneWatcher } from '../../effects/tmux/pane-watch.js';
+import { createLiveDeps } from '../../live/live-deps.js';
+import { createContextInner } from '../context.js';
+import { webRouter } from '../roles/web.js';
+import { createCallerFactory } from '../trpc.js';
+
+const GRACE_MS = 150;
+/** Generous: frames come within ~100 ms of output; this only bounds a hang. */
+const FRAME_TIMEOUT_MS = 10_000;
+
+let server: TmuxTestServer;
+let adapter: ControlModeTmuxAdapter;
+let paneWatch: PaneWatcher;
+let root: string;
+let deps: BrokerDeps;
+
+beforeAll(async () => {
+  server = await startTmuxServer();
+  adapter = createTmuxAdapter({ socketName: server.socketName, configFile: '/dev/null' });
+  expect(await adapter.waitUntilConnected(10_000)).toBe(true);
+  paneWatch = createPaneWatcher({ socketName: server.socketName, graceMs: GRACE_MS });
+  root = mkdtempSync(join(tmpdir(), 'tmcp-live-'));
+  deps = {
+    config: DEFAULT_CONFIG, // admits agent-*, not private-*
+    tmux: adapter,
+    stores: openStoreSet(join(root, 'state')),
+    log: pino({ level: 'silent' }),
+    info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName },
+    live: createLiveDeps(paneWatch),
+  };
+});
+
+afterEach(async () => {
+  await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 5_000, interval: 50 });
+});
+
+afterAll(async () => {
+  await paneWatch?.close();
+  await adapter?.close();
+  deps?.stores.close();
+  await server?.kill();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+async function watcherClients(): Promise<string[]> {
+  const out = await server.tmux(['list-clients', '-F', '#{client_termname}\t#{session_name}']);
+  return out.split('\n').filter((l) => l.startsWith(`${WATCHER_TERM}\t`));
+}
+
+function web(signal?: AbortSignal) {
+  return createCallerFactory(webRouter)(createContextInner({ role: 'web', deps }), signal ? { signal } : undefined);
+}
+
+async function subscribe(session: string, signal?: AbortSignal): Promise<AsyncIterator<PaneScreenFrame>> {
+  const iterable = (await web(signal).live.paneOutput({ session })) as AsyncIterable<PaneScreenFrame>;
+  return iterable[Symbol.asyncIterator]();
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timed out: ${what}`)), ms))]);
+}
+
+/** Reads frames until one satisfies `pred`; returns every frame read. */
+async function framesUntil(it: AsyncIterator<PaneScreenFrame>, pred: (f: PaneScreenFrame) => boolean): Promise<PaneScreenFrame[]> {
+  const seen: PaneScreenFrame[] = [];
+  const deadline = Date.now() + FRAME_TIMEOUT_MS;
+  for (;;) {
+    const next = await withTimeout(it.next(), Math.max(1, deadline - Date.now()), 'a matching frame');
+    if (next.done === true) throw new Error('subscription ended');
+    seen.push(next.value);
+    if (pred(next.value)) return seen;
+  }
+}
+
+async function errorCodeOf(p: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await p;
+  } catch (err) {
+    return readAppErrorData((err as { cause?: unknown }).cause)?.code ?? readAppErrorData(err)?.code;
+  }
+  throw new Error('expected an error');
+}
+
+async function shellSession(name: string): Promise<TmuxTestSession> {
+  const s = await server.newSession(name, 'bash --norc --noprofile', { width: 100, height: 30 });
+  await vi.waitFor(async () => expect(await server.tmux(['capture-pane', '-p', '-t', s.paneId])).toMatch(/[$#] *$/m), { timeout: 10_000 });
+  return s;
+}
+
+describe('live.paneOutput', () => {
+  it('starts with the current screen, then follows new output', async () => {
+    const s = await shellSession('agent-live');
+    await server.tmux(['send-keys', '-t', s.paneId, "printf '\\033[32mgreen-%s\\033[0m\\n' before", 'Enter']);
+    await vi.waitFor(async () => expect(await server.tmux(['capture-pane', '-p', '-t', s.paneId])).toMatch(/^green-before$/m));
+
+    const it = await subscribe('agent-live');
+    const first = (await withTimeout(it.next(), FRAME_TIMEOUT_MS, 'first frame')).value as PaneScreenFrame;
+    expect(first).toMatchObject({ type: 'screen', seq: 0, session: 'agent-live', sessionId: s.sessionId, paneId: s.paneId, width: 100, height: 30 });
+    expect(first.data.startsWith('\x1b[0m\x1b[H\x1b[2J')).toBe(true);
+    expect(first.data).toContain('\x1b[32mgreen-before'); // colours survive for xterm.js
+    expect(first.cursor.visible).toBe(true);
+    expect(first.data.endsWith(`\x1b[${first.cursor.y + 1};${first.cursor.x + 1}H\x1b[?25h`)).toBe(true);
+
+    await server.tmux(['send-keys', '-t', s.paneId, 'echo "after-$((20+22))"', 'Enter']);
+    const frames = await framesUntil(it, (f) => f.data.includes('after-42'));
+    expect(frames.at(-1)!.seq).toBeGreaterThan(0);
+    expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1)); // no gaps, no repeats
+
+    await it.return?.();
+    await server.tmux(['kill-session', '-t', s.sessionId]);
+  });
+
+  it('never lets a secret through, even while it is being printed', async () => {
+    const s = await shellSession('agent-live-keys');
+    const it = await subscribe('agent-live-keys');
+    await withTimeout(it.next(), FRAME_TIMEOUT_MS, 'first frame');
+    // The command line holds the key in two halves; only the output has it whole.
+    await server.tmux([
+      'send-keys',
+      '-t',
+      s.paneId,
+      "for i in 1 2 3; do printf 'sk-ant-api03-%s%s\\n' AbCdEfGhIjKl MnOpQrStUvWxYz0123456789; sleep 0.1; done; echo done-printing",
+      'Enter',
+    ]);
+    const frames = await framesUntil(it, (f) => /^done-printing/m.test(f.data.replace(/\r/g, '')));
+    const all = frames.map((f) => f.data).join('\n');
+    expect(all).not.toContain('AbCdEfGhIjKlMnOp');
+    expect(all).toContain('[REDACTED:anthropic_api_key]');
+    expect(frames.at(-1)!.redactions).toBeGreaterThanOrEqual(3);
+    await it.return?.();
+    await server.tmux(['kill-session', '-t', s.sessionId]);
+  });
+
+  it('refuses a session the read gate denies, without attaching anything', async () => {
+    const s = await shellSession('private-live');
+    await server.tmux(['send-keys', '-t', s.paneId, 'echo private-content', 'Enter']);
+    const it = await subscribe('private-live');
+    expect(await errorCodeOf(it.next())).toBe('SESSION_NOT_ALLOWED');
+    // The same answer for a denied name that does not exist.
+    expect(await errorCodeOf((await subscribe('private-missing')).next())).toBe('SESSION_NOT_ALLOWED');
+    expect(paneWatch.watchedSessions()).toEqual([]);
+    expect(await watcherClients()).toEqual([]);
+    await server.tmux(['kill-session', '-t', s.sessionId]);
+  });
+
+  it('detaches the watcher when the subscriber aborts or returns', async () => {
+    const s = await shellSession('agent-live-abort');
+    const controller = new AbortController();
+    const it = await subscribe('agent-live-abort', controller.signal);
+    await withTimeout(it.next(), FRAME_TIMEOUT_MS, 'first frame');
+    expect(await watcherClients()).toHaveLength(1);
+    const pending = it.next(); // waiting for output, as the WebSocket adapter does
+    controller.abort();
+    expect(await withTimeout(pending, 2_000, 'end after abort')).toEqual({ done: true, value: undefined });
+    await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 5_000, interval: 50 });
+    expect(paneWatch.watchedSessions()).toEqual([]);
+
+    // A consumer that stops at a frame and returns the iterator.
+    const again = await subscribe('agent-live-abort');
+    await withTimeout(again.next(), FRAME_TIMEOUT_MS, 'first frame');
+    await again.return?.();
+    await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 5_000, interval: 50 });
+    await server.tmux(['kill-session', '-t', s.sessionId]);
+  });
+
+  it('ends with SESSION_NOT_FOUND when the session goes away', async () => {
+    const s = await shellSession('agent-live-gone');
+    const it = await subscribe('agent-live-gone');
+    await withTimeout(it.next(), FRAME_TIMEOUT_MS, 'first frame');
+    const pending = it.next();
+    await server.tmux(['kill-session', '-t', s.sessionId]);
+    expect(await errorCodeOf(withTimeout(pending, FRAME_TIMEOUT_MS, 'end'))).toBe('SESSION_NOT_FOUND');
+  });
+
+  it('is the web role only', async () => {
+    const { gatewayRouter } = await import('../roles/gateway.js');
+    const { observerRouter } = await import('../roles/observer.js');
+    expect(Object.keys(gatewayRouter._def.procedures).filter((p) => p.startsWith('live.'))).toEqual([]);
+    expect(Object.keys(observerRouter._def.procedures).filter((p) => p.startsWith('live.'))).toEqual([]);
+  });
+});

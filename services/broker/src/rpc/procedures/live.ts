@@ -1,0 +1,21 @@
+/** Live pane output for the dashboard (web.sock only, over WebSocket): a subscription of
+ * redacted screen frames, first the current screen, then one after each burst of output.
+ * Read-gated on every frame like `sessions.tail` (see live/screen-stream.ts). */
+import { paneOutputInputSchema } from '@terminal-mcp/contract';
+import { requireLive } from '../../live/live-deps.js';
+import { streamScreenFrames } from '../../live/screen-stream.js';
+import { sessionReaderFor } from '../../reads/session-reader.js';
+import { publicProcedure, router } from '../trpc.js';
+
+export const liveRouter = router({
+  paneOutput: publicProcedure.input(paneOutputInputSchema).subscription(async function* ({ ctx, input, signal }) {
+    const live = requireLive(ctx.deps);
+    yield* streamScreenFrames({
+      reader: sessionReaderFor(ctx.deps),
+      tmux: ctx.deps.tmux,
+      paneWatch: live.paneWatch,
+      name: input.session,
+      signal,
+    });
+  }),
+});

@@ -1,0 +1,69 @@
+/**
+ * OAuth 2.1 for the observer. The observer (observer.sock) gets the authorization-server
+ * and resource-server procedures it needs: register a client, check an authorization
+ * request, approve it with the operator's credentials, exchange and revoke tokens, and
+ * verify an access token for its own resource. Token state lives here, in oauth.db; the
+ * observer holds none. The dashboard (web.sock) gets the administration: list clients and
+ * live grants, revoke by client, user or grant.
+ *
+ * Protocol refusals are results carrying the RFC error code; thrown errors are reserved
+ * for failed sign-in (UNAUTHENTICATED, RATE_LIMITED, FORBIDDEN) and invalid tokens.
+ * Codes, tokens, secrets and passwords are inputs only; they are never logged.
+ */
+import {
+  approveAuthorizationInputSchema,
+  describeAuthorizationInputSchema,
+  exchangeTokenInputSchema,
+  oauthRevokeClientInputSchema,
+  oauthRevokeGrantInputSchema,
+  oauthRevokeUserInputSchema,
+  registerClientInputSchema,
+  revokeTokenInputSchema,
+  verifyAccessTokenInputSchema,
+} from '@terminal-mcp/contract';
+import { webauthStore } from '../../effects/store/webauth-store.js';
+import { listClients, listGrants, revokeClient, revokeGrant, revokeUser } from '../../oauth/admin.js';
+import { approveAuthorization } from '../../oauth/authorize.js';
+import { describeAuthorization, registerClient } from '../../oauth/clients.js';
+import { oauthEnv, type OAuthEnv, type OAuthLoginEnv } from '../../oauth/env.js';
+import { exchangeToken, revokeToken, verifyAccessToken } from '../../oauth/tokens.js';
+import { webauthEnv } from '../../webauth/env.js';
+import type { BrokerContext } from '../context.js';
+import { publicProcedure, router } from '../trpc.js';
+
+const envOf = (ctx: BrokerContext): OAuthEnv => oauthEnv({ db: ctx.deps.stores.db('oauth'), config: ctx.deps.config, log: ctx.deps.log });
+
+const loginEnvOf = (ctx: BrokerContext): OAuthLoginEnv => ({
+  ...envOf(ctx),
+  webauth: webauthEnv({ db: ctx.deps.stores.db('webauth'), stateDir: ctx.deps.stores.stateDir, log: ctx.deps.log }),
+});
+
+/** For the observer's router, under `oauth.` (next to `verifyOperatorLogin`). */
+export const oauthObserverProcedures = {
+  registerClient: publicProcedure.input(registerClientInputSchema).mutation(({ ctx, input }) => registerClient(envOf(ctx), input)),
+
+  describeAuthorization: publicProcedure
+    .input(describeAuthorizationInputSchema)
+    .query(({ ctx, input }) => describeAuthorization(envOf(ctx), input)),
+
+  approveAuthorization: publicProcedure
+    .input(approveAuthorizationInputSchema)
+    .mutation(({ ctx, input }) => approveAuthorization(loginEnvOf(ctx), input)),
+
+  exchangeToken: publicProcedure.input(exchangeTokenInputSchema).mutation(({ ctx, input }) => exchangeToken(envOf(ctx), input)),
+
+  revokeToken: publicProcedure.input(revokeTokenInputSchema).mutation(({ ctx, input }) => revokeToken(envOf(ctx), input)),
+
+  verifyAccessToken: publicProcedure
+    .input(verifyAccessTokenInputSchema)
+    .query(({ ctx, input }) => verifyAccessToken(envOf(ctx), webauthStore(ctx.deps.stores.db('webauth')), input)),
+};
+
+/** For the dashboard's router, as `oauthAdmin`. */
+export const oauthAdminRouter = router({
+  listClients: publicProcedure.query(({ ctx }) => listClients(envOf(ctx))),
+  listGrants: publicProcedure.query(({ ctx }) => listGrants(envOf(ctx))),
+  revokeClient: publicProcedure.input(oauthRevokeClientInputSchema).mutation(({ ctx, input }) => revokeClient(envOf(ctx), input.clientId, ctx.actor)),
+  revokeUser: publicProcedure.input(oauthRevokeUserInputSchema).mutation(({ ctx, input }) => revokeUser(envOf(ctx), input.username, ctx.actor)),
+  revokeGrant: publicProcedure.input(oauthRevokeGrantInputSchema).mutation(({ ctx, input }) => revokeGrant(envOf(ctx), input.grantId, ctx.actor)),
+});

@@ -1,0 +1,76 @@
+/**
+ * Waiting for a session's status (gateway and web): `forState` returns as soon as the
+ * status enters one of the wanted states, or PENDING with a resume token after at most
+ * 20 s; `resume` continues a PENDING wait. Queries: they change nothing (the token map
+ * is the broker's bookkeeping, not tmux or policy state). Read-gated on every evaluation
+ * like `sessions.status`. The request's signal aborts when the client disconnects, which
+ * ends the wait and detaches its watcher (live/wait-for-state.ts).
+ */
+import {
+  resumeWaitInputSchema,
+  waitForStateInputSchema,
+  WAIT_LIMITS,
+  type SessionStatus,
+  type WaitResult,
+} from '@terminal-mcp/contract';
+import { requireLive } from '../../live/live-deps.js';
+import type { SessionIdentity } from '../../live/session-identity.js';
+import { waitForState, type WaitOutcome, type WaitTarget } from '../../live/wait-for-state.js';
+import { sessionReaderFor } from '../../reads/session-reader.js';
+import type { BrokerContext } from '../context.js';
+import { publicProcedure, router } from '../trpc.js';
+
+const timeoutMs = (seconds: number | undefined) => Math.round((seconds ?? WAIT_LIMITS.defaultTimeoutSeconds) * 1000);
+
+function run(ctx: BrokerContext, target: WaitTarget, states: readonly SessionStatus[], seconds: number | undefined, signal?: AbortSignal) {
+  const live = requireLive(ctx.deps);
+  return waitForState({
+    reader: sessionReaderFor(ctx.deps),
+    tmux: ctx.deps.tmux,
+    paneWatch: live.paneWatch,
+    target,
+    states,
+    timeoutMs: timeoutMs(seconds),
+    signal,
+  });
+}
+
+function result(out: WaitOutcome, states: readonly SessionStatus[], token: { token: string; expiresAt: number } | null): WaitResult {
+  return {
+    state: out.matched ? out.status.status : 'PENDING',
+    session: out.status.session,
+    session_id: out.status.session_id,
+    states: [...states],
+    status: out.status,
+    waited_ms: Math.round(out.waitedMs),
+    resume_token: token?.token ?? null,
+    resume_expires_at: token === null ? null : new Date(token.expiresAt).toISOString(),
+  };
+}
+
+/** Dedupes the wanted states, keeping the caller's order. */
+const uniqueStates = (states: readonly SessionStatus[]) => [...new Set(states)];
+
+export const waitRouter = router({
+  forState: publicProcedure.input(waitForStateInputSchema).query(async ({ ctx, input, signal }) => {
+    const states = uniqueStates(input.states);
+    // A `binding` input resolves here to { name, identity } of the bound session.
+    const target: WaitTarget = { name: input.session };
+    const out = await run(ctx, target, states, input.timeout_s, signal);
+    if (out.matched) return result(out, states, null);
+    const identity: SessionIdentity = out.identity;
+    const token = requireLive(ctx.deps).resumeTokens.issue({ name: target.name, identity, states, role: ctx.role });
+    return result(out, states, token);
+  }),
+
+  resume: publicProcedure.input(resumeWaitInputSchema).query(async ({ ctx, input, signal }) => {
+    const tokens = requireLive(ctx.deps).resumeTokens;
+    const pending = tokens.lookup(input.resume_token, ctx.role);
+    const out = await run(ctx, { name: pending.name, identity: pending.identity }, pending.states, input.timeout_s, signal);
+    if (out.matched) {
+      tokens.retire(input.resume_token);
+      return result(out, pending.states, null);
+    }
+    return result(out, pending.states, tokens.renew(input.resume_token));
+  }),
+});

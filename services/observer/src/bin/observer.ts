@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+/** `terminal-mcp-observer`: the read-only MCP server with its OAuth authorization server,
+ * loopback only (http://127.0.0.1:8767 by default). Exit status 2 when a setting is
+ * refused (e.g. a non-loopback host or a non-https public URL), 1 on other start
+ * failures. Logs JSON to stderr; stops cleanly on SIGINT/SIGTERM. */
+import { startObserverHttp, type RunningObserverHttp } from '../http/observer-http.js';
+import { ObserverConfigError, observerSettingsFromEnv } from '../http/options.js';
+import { createObserverLogger } from '../logger.js';
+
+const NAME = 'terminal-mcp-observer';
+
+async function main(): Promise<void> {
+  const log = createObserverLogger();
+  let running: RunningObserverHttp;
+  let settings;
+  try {
+    settings = observerSettingsFromEnv(process.env);
+    running = await startObserverHttp({ ...settings, env: process.env, log });
+  } catch (err) {
+    if (err instanceof ObserverConfigError) {
+      process.stderr.write(`${NAME}: ${err.message}\n`);
+      process.exit(2);
+    }
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      process.stderr.write(`${NAME}: the port is already in use (${(err as Error).message}); set TERMINAL_MCP_OBSERVER_PORT\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  process.stderr.write(`${NAME}: MCP endpoint ${running.mcpUrl} (listening on ${running.host}:${running.port})\n`);
+  if (!settings.publicUrl) {
+    process.stderr.write(`${NAME}: TERMINAL_MCP_OBSERVER_PUBLIC_URL is not set: OAuth metadata names ${running.publicUrl}, reachable from this machine only; set it to your tunnel's https URL for claude.ai\n`);
+  }
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ event: 'observer.stopping', signal }, 'stopping');
+    running.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${NAME}: failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});

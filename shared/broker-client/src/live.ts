@@ -1,0 +1,91 @@
+/**
+ * A broker client that also carries subscriptions: subscriptions go over one WebSocket
+ * on the role's Unix socket (`wsLink`), everything else over HTTP as in
+ * createBrokerClient. The dashboard's server code uses it for `live.paneOutput`.
+ *
+ * Reconnects by itself: when the broker restarts on the same socket, the WebSocket client
+ * retries with backoff and resubscribes every open subscription, which starts again with
+ * a fresh first frame (measured here: SSE loses events across a restart; wsLink does
+ * not lose the subscription). A subscription the broker ENDS with an error (session
+ * gone, access revoked) is not retried: the caller sees it in `onError`.
+ */
+import { createTRPCClient, createWSClient, httpLink, splitLink, wsLink } from '@trpc/client';
+import type { SocketRole } from '@terminal-mcp/contract';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { WebSocket as NodeWebSocket } from 'ws';
+import { defaultSocketPath, type BrokerClient, type BrokerClientOptions, type RouterForRole } from './index.js';
+
+const ACTOR_HEADER = 'x-terminal-mcp-actor';
+
+type WebSocketImplementation = NonNullable<Parameters<typeof createWSClient>[0]['WebSocket']>;
+
+export interface BrokerLiveClientOptions<R extends SocketRole> extends BrokerClientOptions<R> {
+  /** Delay before reconnect attempt `attempt` (0-based). Default: 100 ms doubling, at most 2 s. */
+  retryDelayMs?: (attempt: number) => number;
+  onOpen?: () => void;
+  onClose?: (cause?: { code?: number }) => void;
+}
+
+export interface BrokerLiveClient<R extends SocketRole> {
+  /** The typed client: `.subscribe()` on subscriptions, `.query()`/`.mutate()` as usual. */
+  readonly client: BrokerClient<R>;
+  /** Ends every subscription (they complete) and closes the WebSocket; no reconnects. */
+  close(): Promise<void>;
+}
+
+/** The `ws` package's address form for a Unix socket: `ws+unix://<absolute path>:<request path>`. */
+export function unixWebSocketUrl(socketPath: string): string {
+  if (!socketPath.startsWith('/') || socketPath.includes(':')) {
+    throw new Error('the broker socket path must be absolute and contain no ":"');
+  }
+  return `ws+unix://${socketPath}:/`;
+}
+
+/** `ws`'s WebSocket, sending the actor header on every (re)connect. */
+function webSocketWithActor(actor: (() => string | undefined) | undefined): WebSocketImplementation {
+  class BrokerWebSocket extends NodeWebSocket {
+    constructor(address: string | URL, protocols?: string | string[]) {
+      const name = actor?.();
+      super(address, protocols ?? [], name ? { headers: { [ACTOR_HEADER]: name } } : {});
+    }
+  }
+  return BrokerWebSocket as unknown as WebSocketImplementation;
+}
+
+export function createBrokerLiveClient<R extends SocketRole>(options: BrokerLiveClientOptions<R>): BrokerLiveClient<R> {
+  const socketPath = options.socketPath ?? defaultSocketPath(options.role, options.env);
+  const dispatcher = new Agent({ connect: { socketPath }, keepAliveTimeout: 10_000, pipelining: 1 });
+  const wsClient = createWSClient({
+    url: unixWebSocketUrl(socketPath),
+    WebSocket: webSocketWithActor(options.actor),
+    retryDelayMs: options.retryDelayMs ?? ((attempt) => Math.min(100 * 2 ** attempt, 2_000)),
+    // Finds a broker that stopped answering without closing the socket.
+    keepAlive: { enabled: true, intervalMs: 10_000, pongTimeoutMs: 3_000 },
+    ...(options.onOpen ? { onOpen: options.onOpen } : {}),
+    ...(options.onClose ? { onClose: options.onClose } : {}),
+  });
+  const client = createTRPCClient<RouterForRole[R]>({
+    links: [
+      splitLink({
+        condition: (op) => op.type === 'subscription',
+        true: wsLink({ client: wsClient }),
+        false: httpLink({
+          url: 'http://broker.local',
+          fetch: (url, init) =>
+            undiciFetch(url as string, { ...(init as Record<string, unknown>), dispatcher }) as unknown as Promise<Response>,
+          headers: () => {
+            const actor = options.actor?.();
+            return actor ? { [ACTOR_HEADER]: actor } : {};
+          },
+        }),
+      }),
+    ],
+  } as never) as BrokerClient<R>;
+  return {
+    client,
+    async close() {
+      await wsClient.close();
+      await dispatcher.close();
+    },
+  };
+}

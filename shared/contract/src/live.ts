@@ -1,0 +1,33 @@
+/** Schemas of live pane output, a broker-internal subscription the dashboard's server
+ * code consumes over web.sock (WebSocket). Not an MCP tool, so fields are camelCase. */
+import { z } from 'zod';
+import { sessionNameSchema } from './sessions.js';
+
+export const paneOutputInputSchema = z.object({ session: sessionNameSchema }).strict();
+export type PaneOutputInput = z.infer<typeof paneOutputInputSchema>;
+
+/**
+ * One frame: the pane's whole visible screen, redacted, as terminal bytes that draw it.
+ * `data` starts with reset + home + clear screen, then the rows (SGR colours only, rows
+ * joined by CRLF), then reset, the cursor position and its visibility: write it to an
+ * xterm.js terminal of `width` x `height` as it is (`term.write(frame.data)`). Each frame
+ * replaces the previous one; the first frame of a subscription is the current screen,
+ * later ones follow the pane's output (at most ~10 per second, none while it is quiet).
+ */
+export const paneScreenFrameSchema = z.object({
+  type: z.literal('screen'),
+  /** 0 for the first frame of a subscription, then 1, 2, ... (restarts after a reconnect). */
+  seq: z.number().int(),
+  session: z.string(),
+  sessionId: z.string(),
+  paneId: z.string(),
+  width: z.number().int(),
+  height: z.number().int(),
+  cursor: z.object({ x: z.number().int(), y: z.number().int(), visible: z.boolean() }),
+  data: z.string(),
+  /** Secrets replaced by `[REDACTED:kind]` in this frame. */
+  redactions: z.number().int(),
+  /** ISO 8601 time the screen was captured. */
+  capturedAt: z.string(),
+});
+export type PaneScreenFrame = z.infer<typeof paneScreenFrameSchema>;

@@ -1,0 +1,188 @@
+/**
+ * The dashboard end to end: a private tmux server, a real broker process, the production
+ * build of the web app served by the real `terminal-mcp-web` server (web/dist/server/main.js
+ * with web/build), and Debian's Chromium driven by playwright-core. Everything binds
+ * loopback; the web server picks a free port (TERMINAL_MCP_WEB_PORT=0) and prints its URL.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startBrokerProcess, type BrokerProcess } from './broker-process.js';
+import { repoPath } from './repo.js';
+import { startTmuxServer, type TmuxTestServer } from './tmux-server.js';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface WebServerProcess {
+  readonly baseUrl: string;
+  readonly port: number;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export interface WebStack {
+  readonly tmux: TmuxTestServer;
+  readonly broker: BrokerProcess;
+  readonly web: WebServerProcess;
+  readonly baseUrl: string;
+  readonly browser: Browser;
+  stop(): Promise<void>;
+}
+
+export interface StartWebStackOptions {
+  config?: Record<string, unknown>;
+  /** Extra environment for the web server (e.g. TERMINAL_MCP_TRUSTED_PROXY). */
+  webEnv?: NodeJS.ProcessEnv;
+}
+
+/** Config for dashboard tests: reading and input on; only claude-* is whitelisted for
+ * reading and for input, so any other session needs the operator's grants. */
+export const WEB_TEST_CONFIG = {
+  permissions: { terminal_read: true, terminal_input: true },
+  allowed_session_patterns: ['claude-*'],
+  input_policy: { allowed_session_patterns: ['claude-*'] },
+};
+
+function waitForExit(child: ChildProcess, ms: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+export async function startWebServer(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<WebServerProcess> {
+  const main = repoPath('web/dist/server/main.js');
+  if (!existsSync(main) || !existsSync(repoPath('web/build/handler.js'))) throw new Error('web is not built: run npm run build');
+  const child = spawn(process.execPath, [main], { env: { ...env, TERMINAL_MCP_WEB_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const append = (chunk: Buffer) => {
+    if (output.length < 256 * 1024) output += chunk.toString('utf8');
+  };
+  child.stderr!.on('data', append);
+  const baseUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`terminal-mcp-web did not start:\n${output}`)), timeoutMs);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      append(chunk);
+      const m = /dashboard (http:\/\/127\.0\.0\.1:\d+)\//.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`terminal-mcp-web exited (${code}):\n${output}`));
+    });
+  });
+  let stopped: Promise<void> | undefined;
+  return {
+    baseUrl,
+    port: Number(new URL(baseUrl).port),
+    output: () => output,
+    stop: () =>
+      (stopped ??= (async () => {
+        child.kill('SIGTERM');
+        await waitForExit(child, 5_000);
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        await waitForExit(child, 5_000);
+      })()),
+  };
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
+}
+
+export async function startWebStack(options: StartWebStackOptions = {}): Promise<WebStack> {
+  const tmux = await startTmuxServer();
+  let broker: BrokerProcess | undefined;
+  let web: WebServerProcess | undefined;
+  try {
+    broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: options.config ?? WEB_TEST_CONFIG, readyTimeoutMs: 30_000 });
+    web = await startWebServer({ ...broker.env, ...options.webEnv });
+    const browser = await launchChromium();
+    const stop = async () => {
+      await browser.close().catch(() => {});
+      await web!.stop();
+      await broker!.stop();
+      await tmux.kill();
+    };
+    return { tmux, broker, web, baseUrl: web.baseUrl, browser, stop };
+  } catch (err) {
+    await web?.stop();
+    await broker?.stop();
+    await tmux.kill();
+    throw err;
+  }
+}
+
+/** The one-time password the broker wrote on first start. */
+export async function bootstrapPassword(stateDir: string, timeoutMs = 20_000): Promise<string> {
+  const file = join(stateDir, 'webauth-bootstrap.txt');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (existsSync(file)) {
+      const m = /^password: (\S+)$/m.exec(readFileSync(file, 'utf8'));
+      if (m) return m[1]!;
+    }
+    if (Date.now() > deadline) throw new Error(`no bootstrap password in ${file}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export const OPERATOR_PASSWORD = 'violet-harbour-lantern-93';
+
+/** Fills and submits the login form (the form inside <main>, not the header's sign-out). */
+export async function submitLogin(page: Page, baseUrl: string, username: string, password: string): Promise<void> {
+  if (!page.url().startsWith(`${baseUrl}/login`)) await page.goto(`${baseUrl}/login`);
+  await page.locator('main input[name=username]').fill(username);
+  await page.locator('main input[name=password]').fill(password);
+  await page.locator('main button[type=submit]').click();
+}
+
+/** First sign-in: bootstrap password, forced change, lands on the dashboard. */
+export async function signInFirstTime(page: Page, stack: WebStack, newPassword = OPERATOR_PASSWORD): Promise<void> {
+  const first = await bootstrapPassword(stack.broker.stateDir);
+  await submitLogin(page, stack.baseUrl, 'admin', first);
+  await page.waitForURL(`${stack.baseUrl}/change-password`, { timeout: 30_000 });
+  await changePassword(page, first, newPassword);
+  await page.waitForURL(`${stack.baseUrl}/`, { timeout: 30_000 });
+}
+
+export async function changePassword(page: Page, current: string, next: string, confirm = next): Promise<void> {
+  await page.locator('main input[name=current]').fill(current);
+  await page.locator('main input[name=new]').fill(next);
+  await page.locator('main input[name=confirm]').fill(confirm);
+  await page.locator('main button[type=submit]').click();
+}
+
+/** Polls until `check` holds (robust on a loaded machine; no timing assertions). */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000, intervalMs = 200): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined && v !== false) return v;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

@@ -1,0 +1,69 @@
+// A dashboard's live subscription over web.sock (WebSocket) survives a broker restart: wsLink reconnects to the new broker on the same socket and keeps receiving frames; closing the client leaves no watcher behind.
+import { join } from 'node:path';
+import { createBrokerLiveClient, type BrokerLiveClient } from '@terminal-mcp/broker-client';
+import type { PaneScreenFrame } from '@terminal-mcp/contract';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
+import { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from './helpers/tmux-server.js';
+
+let tmux: TmuxTestServer;
+let broker: BrokerProcess;
+let live: BrokerLiveClient<'web'> | undefined;
+let session: TmuxTestSession;
+
+const WATCHER_TERM = 'terminal-mcp-watcher';
+
+async function watcherClients(): Promise<string[]> {
+  const out = await tmux.tmux(['list-clients', '-F', '#{client_termname}']);
+  return out.split('\n').filter((l) => l === WATCHER_TERM);
+}
+
+beforeAll(async () => {
+  tmux = await startTmuxServer();
+  session = await tmux.newSession('agent-restart', 'bash --norc --noprofile', { width: 80, height: 24 });
+  broker = await startBrokerProcess({ tmuxSocket: tmux.socketName });
+});
+
+afterAll(async () => {
+  await live?.close();
+  await broker?.stop();
+  await tmux?.kill();
+});
+
+describe('live output over WebSocket', () => {
+  it('keeps a subscription alive across a broker restart', async () => {
+    live = createBrokerLiveClient({ role: 'web', socketPath: join(broker.socketDir, 'web.sock'), actor: () => 'dashboard-test' });
+    // The same client does plain queries over HTTP.
+    expect((await live.client.health.info.query()).pid).toBeGreaterThan(0);
+
+    const frames: PaneScreenFrame[] = [];
+    const errors: unknown[] = [];
+    const subscription = live.client.live.paneOutput.subscribe(
+      { session: 'agent-restart' },
+      { onData: (frame) => frames.push(frame), onError: (err) => errors.push(err) },
+    );
+    const seen = (text: string) => frames.some((f) => f.data.includes(text));
+
+    await vi.waitFor(() => expect(frames.length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
+    await tmux.tmux(['send-keys', '-t', session.paneId, 'echo before-$((40+2))', 'Enter']);
+    await vi.waitFor(() => expect(seen('before-42')).toBe(true), { timeout: 10_000, interval: 20 });
+
+    const oldPid = broker.pid;
+    broker = await broker.restart();
+    expect(broker.pid).not.toBe(oldPid);
+    const countAtRestart = frames.length;
+
+    // The resubscription starts with a fresh first frame from the new broker...
+    await vi.waitFor(() => expect(frames.slice(countAtRestart).some((f) => f.seq === 0)).toBe(true), { timeout: 20_000, interval: 50 });
+    // ...and new output keeps coming.
+    await tmux.tmux(['send-keys', '-t', session.paneId, 'echo after-$((50+8))', 'Enter']);
+    await vi.waitFor(() => expect(seen('after-58')).toBe(true), { timeout: 10_000, interval: 20 });
+    expect(errors).toEqual([]);
+
+    subscription.unsubscribe();
+    await live.close();
+    live = undefined;
+    // The broker's watcher detaches after its grace period once nobody watches.
+    await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 10_000, interval: 100 });
+  });
+});

@@ -1,0 +1,156 @@
+// Guards that the observer's source tools cannot leave a project root or leak secrets, end to end (real broker, real git repo, MCP SDK client with an OAuth token): traversal, symlink escapes, secret and .git files, huge files and catastrophic regexes all fail safely, and every call is attributed to observer:<user>.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createBrokerClient } from '@terminal-mcp/broker-client';
+import { createObserverLogger, ERROR_META_KEY, startObserverHttp, type RunningObserverHttp } from '@terminal-mcp/observer';
+import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
+import { createOperatorAccount } from './helpers/operator-account.js';
+import { ENV_SECRET, FAKE_API_KEY, makeSourceRepo, OUTSIDE_MARKER, type SourceRepo } from './helpers/source-repo.js';
+import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+
+const USER = 'sourcereader';
+const PASSWORD = 'source reader passphrase 7';
+const REDIRECT = 'http://127.0.0.1:9/callback';
+
+let tmux: TmuxTestServer;
+let base: string;
+let repo: SourceRepo;
+let broker: BrokerProcess;
+let obs: RunningObserverHttp;
+let mcp: Client;
+
+/** An access token for this observer, obtained from the broker the way the observer's
+ * endpoints do (the HTTP flow itself is covered by observer-oauth.test.ts). */
+async function accessToken(): Promise<string> {
+  const b = createBrokerClient({ role: 'observer', env: broker.env });
+  const reg = await b.oauth.registerClient.mutate({ redirectUris: [REDIRECT], clientName: 'sources e2e', tokenEndpointAuthMethod: 'none' });
+  if (!reg.ok) throw new Error(reg.description);
+  const verifier = oauth.generateRandomCodeVerifier();
+  const { code } = await b.oauth.approveAuthorization.mutate({
+    username: USER,
+    password: PASSWORD,
+    sourceIp: '127.0.0.1',
+    clientId: reg.client.clientId,
+    redirectUri: REDIRECT,
+    codeChallenge: await oauth.calculatePKCECodeChallenge(verifier),
+    codeChallengeMethod: 'S256',
+    resource: obs.mcpUrl,
+  });
+  const t = await b.oauth.exchangeToken.mutate({ grantType: 'authorization_code', clientId: reg.client.clientId, code, redirectUri: REDIRECT, codeVerifier: verifier, resource: obs.mcpUrl });
+  if (!t.ok) throw new Error(t.description);
+  return t.tokens.accessToken;
+}
+
+const call = (name: string, args: Record<string, unknown>) => mcp.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+const errorCodeOf = (r: CallToolResult) => (r._meta?.[ERROR_META_KEY] as { error_code?: string } | undefined)?.error_code;
+const everything = (r: CallToolResult) => JSON.stringify(r);
+
+beforeAll(async () => {
+  tmux = await startTmuxServer();
+  base = mkdtempSync(join(tmpdir(), 'tmcp-obs-src-'));
+  repo = makeSourceRepo(base);
+  broker = await startBrokerProcess({
+    tmuxSocket: tmux.socketName,
+    config: { log_level: 'warn', observer: { source_roots: [{ name: 'demo', path: repo.root }], search_timeout_ms: 1000 } },
+  });
+  await createOperatorAccount(broker.env, USER, PASSWORD);
+  obs = await startObserverHttp({ port: 0, env: broker.env, log: createObserverLogger('silent') });
+  mcp = new Client({ name: 'observer-sources-e2e', version: '0.0.0' });
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(obs.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${await accessToken()}` } } }));
+});
+
+afterAll(async () => {
+  await mcp?.close();
+  await obs?.close();
+  await broker?.stop();
+  await tmux?.kill();
+  if (base) rmSync(base, { recursive: true, force: true });
+});
+
+describe('source tools through the observer', () => {
+  it('read the project: status, log, a file (redacted), search', async () => {
+    const status = await call('source_git_status', { project: 'demo' });
+    expect(status.isError).toBeFalsy();
+    expect(status.structuredContent).toMatchObject({ project: 'demo', branch: 'main' });
+    const log = await call('source_git_log', { project: 'demo', limit: 1 });
+    expect(log.structuredContent).toMatchObject({ commits: [{ subject: 'Add config' }], next_skip: 1 });
+    const file = await call('source_read_file', { project: 'demo', path: 'src/app.ts' });
+    expect(textOf(file)).toContain('hello from app, version 2');
+    expect(textOf(file)).toMatch(/untrusted/i);
+    const config = await call('source_read_file', { project: 'demo', path: 'src/config.ts' });
+    expect(config.isError).toBeFalsy();
+    expect(everything(config)).not.toContain(FAKE_API_KEY);
+    expect(textOf(config)).toContain('[REDACTED');
+    const found = await call('source_search', { project: 'demo', query: 'hello from app' });
+    expect(found.structuredContent).toMatchObject({ matches: [{ path: 'src/app.ts', line: 2 }] });
+  });
+
+  it.each([
+    ['../outside/secret.txt'],
+    ['src/../../outside/secret.txt'],
+    ['/etc/passwd'],
+    [`${'../'.repeat(20)}etc/passwd`],
+    ['link-out/secret.txt'],
+    ['link-outside-file'],
+  ])('refuses to read %s outside the root (traversal or symlink escape)', async (path) => {
+    const r = await call('source_read_file', { project: 'demo', path });
+    expect(r.isError).toBe(true);
+    expect(['PATH_NOT_ALLOWED', 'NOT_FOUND']).toContain(errorCodeOf(r));
+    expect(everything(r)).not.toContain(OUTSIDE_MARKER);
+    expect(everything(r)).not.toContain('root:x:');
+    expect(everything(r)).not.toContain(repo.base);
+  });
+
+  it.each([['.env'], ['.env.local'], ['id_rsa'], ['certs/server.pem'], ['link-env'], ['.git/config'], ['link-git-config']])('refuses the secret or git-internal file %s', async (path) => {
+    const r = await call('source_read_file', { project: 'demo', path });
+    expect(r.isError).toBe(true);
+    expect(errorCodeOf(r)).toBe('PATH_NOT_ALLOWED');
+    expect(everything(r)).not.toContain(ENV_SECRET);
+    expect(everything(r)).not.toContain('PRIVATE KEY');
+  });
+
+  it('keeps secrets out of search, diff and listings', async () => {
+    const search = await call('source_search', { project: 'demo', query: ENV_SECRET });
+    expect(everything(search)).not.toContain(ENV_SECRET);
+    const diff = await call('source_diff', { project: 'demo' });
+    expect(diff.isError).toBeFalsy();
+    expect(everything(diff)).not.toContain(ENV_SECRET);
+    expect(diff.structuredContent).toMatchObject({ hidden_paths: expect.arrayContaining(['.env']) });
+    const dotGit = await call('source_list_files', { project: 'demo', dir: '.git' });
+    expect(dotGit.isError).toBe(true);
+  });
+
+  it('refuses a huge file whole, and serves only bounded line ranges of it', async () => {
+    const whole = await call('source_read_file', { project: 'demo', path: 'big.txt', start_line: 1, end_line: 10_000_000 });
+    expect(errorCodeOf(whole)).toBe('FILE_TOO_LARGE');
+    expect(textOf(whole).length).toBeLessThan(1000);
+    const part = await call('source_read_file', { project: 'demo', path: 'big.txt', start_line: 1, end_line: 3 });
+    expect(part.isError).toBeFalsy();
+    expect(part.structuredContent).toMatchObject({ start_line: 1, end_line: 3, next_start_line: 4, total_lines: null });
+    expect(textOf(part).length).toBeLessThan(1000);
+    const binary = await call('source_read_file', { project: 'demo', path: 'bin/logo.png' });
+    expect(errorCodeOf(binary)).toBe('BINARY_FILE');
+  });
+
+  it.each([['a+$'], ['(a|aa)*$'], ['(a*)*b'], ['(x+x+)+y']])('returns quickly for the catastrophic regex %s', async (query) => {
+    const started = Date.now();
+    const r = await call('source_search', { project: 'demo', query, regex: true });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    if (r.isError) expect(['TIMEOUT', 'INVALID_ARGUMENT', 'RATE_LIMITED']).toContain(errorCodeOf(r));
+  });
+
+  it('attributes reads to observer:<user> in the broker (the actor the audit log records)', async () => {
+    await call('source_read_file', { project: 'demo', path: '../outside/secret.txt' });
+    // The broker logs refused source paths as security events, with the actor.
+    const deadline = Date.now() + 5_000;
+    while (!broker.stderr().includes(`"actor":"observer:${USER}"`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(broker.stderr()).toContain(`"actor":"observer:${USER}"`);
+  });
+});

@@ -1,0 +1,119 @@
+// From the dashboard the operator grants read, then input, to a non-whitelisted session, sends a prompt that lands in the pane and in the audit, sees live output without a reload, and revokes; the server refuses input once revoked.
+import { randomBytes } from 'node:crypto';
+import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
+
+const card = (page: Page, name: string) => page.locator(`article.session[data-session="${name}"]`);
+const screenText = (page: Page, name: string) => card(page, name).locator('.xterm-rows').innerText();
+
+async function applyPreset(page: Page, name: string, preset: 'both' | 'view' | 'revoke'): Promise<void> {
+  await card(page, name).getByTestId('lock').click();
+  const dialog = page.getByTestId('access-dialog');
+  await dialog.waitFor();
+  await dialog.locator(`[data-preset=${preset}]`).click();
+  const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('?/access'), { timeout: 30_000 });
+  await dialog.getByTestId('access-apply').click();
+  expect((await posted).status()).toBe(200);
+  await dialog.waitFor({ state: 'detached', timeout: 30_000 });
+}
+
+describe('dashboard grants, input and live output (production build, real broker)', { timeout: 120_000 }, () => {
+  let stack: WebStack;
+  let page: Page;
+  let broker: BrokerClient<'web'>;
+  const tag = randomBytes(4).toString('hex');
+
+  beforeAll(async () => {
+    stack = await startWebStack();
+    await stack.tmux.newSession('claude-live', 'bash --norc --noprofile', { width: 100, height: 30 });
+    await stack.tmux.newSession('work-shell', 'bash --norc --noprofile', { width: 100, height: 30 });
+    broker = createBrokerClient({ role: 'web', env: stack.broker.env });
+    const context = await stack.browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    await signInFirstTime(page, stack);
+  }, 180_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  }, 60_000);
+
+  it('lists every session: the whitelisted one readable, the other restricted', async () => {
+    await card(page, 'claude-live').waitFor();
+    expect(await card(page, 'claude-live').getAttribute('data-readable')).toBe('true');
+    expect(await card(page, 'work-shell').getAttribute('data-readable')).toBe('false');
+    expect(await card(page, 'work-shell').getByTestId('not-granted').isVisible()).toBe(true);
+    expect(await card(page, 'work-shell').getByTestId('send-text').count()).toBe(0);
+  });
+
+  it('shows new pane output live, without a reload', async () => {
+    await waitFor('the first live frame', async () => Number(await card(page, 'claude-live').locator('.term-wrap').getAttribute('data-frames')) > 0);
+    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    await stack.tmux.tmux(['send-keys', '-t', 'claude-live', '-l', `echo LIVE-${tag}-$((6*7))`]);
+    await stack.tmux.tmux(['send-keys', '-t', 'claude-live', 'Enter']);
+    await waitFor('live output in the terminal', async () => (await screenText(page, 'claude-live')).includes(`LIVE-${tag}-42`), 30_000);
+    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+  });
+
+  it('grants read (view only): the session becomes readable but takes no input', async () => {
+    await stack.tmux.tmux(['send-keys', '-t', 'work-shell', '-l', `echo BEFORE-GRANT-${tag}`]);
+    await stack.tmux.tmux(['send-keys', '-t', 'work-shell', 'Enter']);
+    await applyPreset(page, 'work-shell', 'view');
+    await waitFor('work-shell readable', async () => (await card(page, 'work-shell').getAttribute('data-readable')) === 'true');
+    await waitFor('work-shell screen', async () => (await screenText(page, 'work-shell')).includes(`BEFORE-GRANT-${tag}`));
+    expect(await card(page, 'work-shell').getByTestId('send-text').count()).toBe(0);
+    const row = (await broker.grants.list.query()).sessions.find((s) => s.name === 'work-shell')!;
+    expect(row).toMatchObject({ read_allowed: true, read_granted: true, input_granted: false });
+  });
+
+  it('grants input too, and a prompt sent from the text box lands in the pane and in the audit', async () => {
+    await applyPreset(page, 'work-shell', 'both');
+    const box = card(page, 'work-shell').getByTestId('send-text');
+    await box.waitFor({ timeout: 30_000 });
+    await box.fill(`echo PROMPT-${tag}-$((3*5))`);
+    const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('?/send'), { timeout: 30_000 });
+    await card(page, 'work-shell').getByTestId('send').click();
+    expect((await posted).status()).toBe(200);
+
+    // The pane ran it (the shell expanded $((3*5))): seen by tmux itself...
+    await waitFor('the prompt output in the pane', async () => (await stack.tmux.tmux(['capture-pane', '-p', '-t', 'work-shell'])).includes(`PROMPT-${tag}-15`));
+    // ...and on the dashboard, live.
+    await waitFor('the prompt output on the page', async () => (await screenText(page, 'work-shell')).includes(`PROMPT-${tag}-15`));
+
+    const audit = await broker.audit.listInput.query({ session: 'work-shell' });
+    const entry = audit.entries.find((e) => e.decision === 'SENT' && (e.preview ?? '').includes(`PROMPT-${tag}`));
+    expect(entry).toBeDefined();
+    expect(entry!.actor).toContain('admin');
+
+    const events = await broker.grants.events.query({ session: 'work-shell' });
+    expect(events.events.map((e) => e.actor)).toContain('admin');
+  });
+
+  it('revokes from the open session; the server then refuses input whatever the page sends', async () => {
+    await card(page, 'work-shell').locator('button.name').click();
+    await card(page, 'work-shell').getByTestId('open-access').waitFor();
+    await card(page, 'work-shell').getByTestId('open-access').click();
+    const dialog = page.getByTestId('access-dialog');
+    await dialog.locator('[data-preset=revoke]').click();
+    const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('?/access'), { timeout: 30_000 });
+    await dialog.getByTestId('access-apply').click();
+    expect((await posted).status()).toBe(200);
+    await waitFor('work-shell restricted again', async () => (await card(page, 'work-shell').getAttribute('data-readable')) === 'false');
+    expect(await card(page, 'work-shell').getByTestId('send-text').count()).toBe(0);
+
+    // A same-origin POST straight to the action (the box is gone, the server decides).
+    const result = await page.evaluate(async () => {
+      const r = await fetch('/?/send', {
+        method: 'POST',
+        body: new URLSearchParams({ session: 'work-shell', text: 'echo SHOULD-NOT-RUN', enter: 'on' }),
+        headers: { 'x-sveltekit-action': 'true' },
+      });
+      return { status: r.status, body: await r.text() };
+    });
+    expect(result.body).toMatch(/SESSION_NOT_ALLOWED|INPUT_NOT_ALLOWED|INPUT_DISABLED/);
+    expect(await stack.tmux.tmux(['capture-pane', '-p', '-t', 'work-shell'])).not.toContain('SHOULD-NOT-RUN');
+    const row = (await broker.grants.list.query()).sessions.find((s) => s.name === 'work-shell')!;
+    expect(row).toMatchObject({ read_allowed: false, input_allowed: false });
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * Every request, in order: Host check -> same-origin check on mutations -> session
+ * cookie validated by the broker (fills App.Locals) -> forced password change -> language
+ * -> response headers. Authentication happens here once; authorisation is repeated in
+ * every action and endpoint (requireUser) because layout checks do not protect them.
+ * The terminal-mcp-web server (src/server/main.ts) runs the Host check too, before
+ * SvelteKit and on WebSocket upgrades.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Handle, HandleServerError } from '@sveltejs/kit';
+import { sequence } from '@sveltejs/kit/hooks';
+import { describeBrokerFailure } from '@terminal-mcp/broker-client';
+import { AUTH_LIMITS } from '@terminal-mcp/contract';
+import { isLang, LANG_COOKIE, negotiateLang } from '$lib/i18n/index.js';
+import { actorStorage, broker } from '$lib/server/broker.js';
+import { createHostPolicy, isAllowedHost, isSameOriginMutation, type HostPolicy } from '$lib/server/host-policy.js';
+import { logEvent } from '$lib/server/log.js';
+import { clearSessionCookie, SESSION_COOKIE } from '$lib/server/session-cookie.js';
+import { webSettingsFromEnv } from '$lib/server/settings.js';
+
+let policy: HostPolicy | undefined;
+function hostPolicy(): HostPolicy {
+  // Read lazily: the server publishes the port it actually bound before serving.
+  if (!policy) {
+    const s = webSettingsFromEnv(process.env);
+    policy = createHostPolicy({ port: s.port, bindHost: s.host, publicHosts: s.publicHosts });
+  }
+  return policy;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+const guardHost: Handle = ({ event, resolve }) => {
+  if (!isAllowedHost(event.request.headers.get('host'), hostPolicy())) {
+    logEvent('warn', { event: 'web.host_refused', path: event.url.pathname });
+    return new Response('unknown host', { status: 403, headers: { 'content-type': 'text/plain' } });
+  }
+  return resolve(event);
+};
+
+/** SvelteKit's own check covers only form content types (and is off in dev): this one
+ * covers every method that can change something, whatever the body type. */
+const guardSameOrigin: Handle = ({ event, resolve }) => {
+  if (!SAFE_METHODS.has(event.request.method)) {
+    const headers = { origin: event.request.headers.get('origin'), referer: event.request.headers.get('referer') };
+    if (!isSameOriginMutation(headers, event.url.origin)) {
+      // `cookie`: whether the browser attached a session cookie (it does for other loopback
+      // ports: same site), so a log reader sees what the check stopped.
+      logEvent('warn', { event: 'web.cross_origin_refused', method: event.request.method, path: event.url.pathname, origin: headers.origin ?? null, cookie: event.cookies.get(SESSION_COOKIE) !== undefined });
+      return new Response('cross-origin request refused', { status: 403, headers: { 'content-type': 'text/plain' } });
+    }
+  }
+  return resolve(event);
+};
+
+const authenticate: Handle = async ({ event, resolve }) => {
+  event.locals.user = null;
+  event.locals.sessionToken = null;
+  event.locals.brokerUnavailable = false;
+  const token = event.cookies.get(SESSION_COOKIE);
+  if (token && token.length <= AUTH_LIMITS.tokenMax) {
+    try {
+      const valid = await broker().auth.validateSession.query({ token });
+      if (valid) {
+        event.locals.user = valid.user;
+        event.locals.sessionToken = token;
+      } else {
+        clearSessionCookie(event.cookies, event.url);
+      }
+    } catch (err) {
+      const f = describeBrokerFailure(err);
+      event.locals.brokerUnavailable = f.code === 'BROKER_UNAVAILABLE';
+      if (f.code !== 'BROKER_UNAVAILABLE') clearSessionCookie(event.cookies, event.url);
+    }
+  } else if (token) {
+    clearSessionCookie(event.cookies, event.url);
+  }
+  const user = event.locals.user;
+  return user ? actorStorage.run(user.username, () => resolve(event)) : resolve(event);
+};
+
+/** Until the first-start password is replaced, only the change-password page, logout and
+ * static assets are reachable. */
+const PASSWORD_CHANGE_PATHS = new Set(['/change-password', '/logout']);
+const enforcePasswordChange: Handle = ({ event, resolve }) => {
+  const user = event.locals.user;
+  if (user?.mustChangePassword && !PASSWORD_CHANGE_PATHS.has(event.url.pathname) && !event.url.pathname.startsWith('/_app/')) {
+    if (SAFE_METHODS.has(event.request.method)) return new Response(null, { status: 303, headers: { location: '/change-password' } });
+    return new Response('change your password first', { status: 403, headers: { 'content-type': 'text/plain' } });
+  }
+  return resolve(event);
+};
+
+const language: Handle = ({ event, resolve }) => {
+  const remembered = event.cookies.get(LANG_COOKIE);
+  event.locals.lang = isLang(remembered) ? remembered : negotiateLang(event.request.headers.get('accept-language'));
+  return resolve(event, { transformPageChunk: ({ html }) => html.replace('%lang%', event.locals.lang) });
+};
+
+const securityHeaders: Handle = async ({ event, resolve }) => {
+  const response = await resolve(event);
+  const set = (name: string, value: string) => {
+    if (!response.headers.has(name)) response.headers.set(name, value);
+  };
+  set('x-content-type-options', 'nosniff');
+  set('x-frame-options', 'DENY');
+  set('referrer-policy', 'same-origin');
+  set('cross-origin-opener-policy', 'same-origin');
+  set('cross-origin-resource-policy', 'same-origin');
+  if (!event.url.pathname.startsWith('/_app/immutable/')) set('cache-control', 'no-store');
+  return response;
+};
+
+export const handle: Handle = sequence(guardHost, guardSameOrigin, securityHeaders, language, authenticate, enforcePasswordChange);
+
+/** Unexpected errors: details to the log with an id, a generic message to the browser. */
+export const handleError: HandleServerError = ({ error: err, event, status }) => {
+  const id = randomUUID();
+  if (status !== 404) {
+    logEvent('error', { event: 'web.internal_error', id, path: event.url.pathname, status, err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
+  }
+  return { message: status === 404 ? 'Not found' : 'Internal error', id };
+};

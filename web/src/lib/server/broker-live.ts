@@ -1,0 +1,48 @@
+/**
+ * Live pane output from the broker: the `live.paneOutput` subscription on web.sock, over
+ * the broker-client's live (WebSocket) client, which reconnects and resubscribes by
+ * itself. The broker read-gates and redacts every frame; this module only adapts frames
+ * to the browser protocol. One broker connection serves every browser socket.
+ */
+import { createBrokerLiveClient, describeBrokerFailure, type BrokerLiveClient } from '@terminal-mcp/broker-client';
+import type { PaneScreenFrame } from '@terminal-mcp/contract';
+import type { LiveServerMessage } from '../live-protocol.js';
+
+export interface LiveSink {
+  frame(message: LiveServerMessage): void;
+  error(code: string): void;
+  end(): void;
+}
+
+export interface LiveSource {
+  subscribe(session: string, sink: LiveSink): () => void;
+  close(): Promise<void>;
+}
+
+/** A broker frame is the whole screen as terminal bytes that redraw it, sized like the
+ * pane: the browser writes it as it is. */
+export function toBrowserFrame(frame: PaneScreenFrame): LiveServerMessage {
+  return { kind: 'screen', session: frame.session, data: frame.data, cols: frame.width, rows: frame.height };
+}
+
+export function createLiveSource(live?: BrokerLiveClient<'web'>): LiveSource {
+  let owned: BrokerLiveClient<'web'> | undefined;
+  const client = () => live ?? (owned ??= createBrokerLiveClient({ role: 'web', actor: () => 'dashboard-live' }));
+  return {
+    subscribe(session, sink) {
+      const sub = client().client.live.paneOutput.subscribe(
+        { session },
+        {
+          // The browser asked for `session`; label frames with that name, not the broker's.
+          onData: (frame) => sink.frame({ ...toBrowserFrame(frame), session }),
+          onError: (err) => sink.error(describeBrokerFailure(err).code),
+          onComplete: () => sink.end(),
+        },
+      );
+      return () => sub.unsubscribe();
+    },
+    async close() {
+      await owned?.close();
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/** Loads the session list for the dashboard and the management table from the broker.
+ * The broker decides readability (`read_allowed`); only readable sessions get a status —
+ * a restricted session's content is never fetched. Screens come over the live socket. */
+import type { SessionAccess } from '@terminal-mcp/contract';
+import type { SessionsPageData, SessionView } from '../session-view.js';
+import { broker } from './broker.js';
+
+function viewOf(s: SessionAccess): SessionView {
+  const active = s.grant && s.grant.state === 'active' ? s.grant : null;
+  const base: SessionView = {
+    name: s.name,
+    session_id: s.session_id,
+    created: s.created,
+    attached: s.attached,
+    windows: s.windows,
+    last_activity: s.last_activity,
+    read_allowed: s.read_allowed,
+    read_granted: s.read_granted,
+    input_allowed: s.input_allowed,
+    input_granted: s.input_granted,
+    whitelisted: s.whitelisted,
+    sensitive: s.sensitive,
+    grantable: s.grantable,
+    grant: active ? { read: active.read, input: active.input, expires_at: active.expires_at } : null,
+  };
+  if (s.read_allowed) {
+    base.current_command = s.current_command;
+    base.in_copy_mode = s.in_copy_mode;
+  }
+  return base;
+}
+
+export async function loadSessions(opts: { withStatus: boolean }): Promise<SessionsPageData> {
+  const list = await broker().grants.list.query();
+  const sessions = await Promise.all(
+    list.sessions.map(async (s) => {
+      const view = viewOf(s);
+      if (!s.read_allowed) return view;
+      const status = opts.withStatus ? await broker().sessions.status.query({ session: s.name }).catch(() => undefined) : undefined;
+      if (status) view.status = { status: status.status, reason: status.reason };
+      return view;
+    }),
+  );
+  return { sessions, read_enabled: list.read_enabled, input_enabled: list.input_enabled };
+}

@@ -1,0 +1,39 @@
+/** What a page knows about one tmux session. Built on the server; a restricted session
+ * carries metadata only (no status, command or screen). */
+import type { SessionStatus } from '@terminal-mcp/contract';
+
+export interface SessionView {
+  name: string;
+  session_id: string;
+  created: string;
+  attached: number;
+  windows: number;
+  last_activity: string;
+  read_allowed: boolean;
+  read_granted: boolean;
+  input_allowed: boolean;
+  input_granted: boolean;
+  whitelisted: boolean;
+  sensitive: boolean;
+  grantable: boolean;
+  /** The stored grant's flags and time box, when one is active. */
+  grant: { read: boolean; input: boolean; expires_at: string | null } | null;
+  /** Readable sessions only. */
+  current_command?: string;
+  in_copy_mode?: boolean;
+  status?: { status: SessionStatus; reason: string };
+}
+
+export interface SessionsPageData {
+  sessions: SessionView[];
+  read_enabled: boolean;
+  input_enabled: boolean;
+}
+
+export type AccessState = 'whitelisted' | 'read-input' | 'read' | 'none';
+
+export function accessState(s: SessionView): AccessState {
+  if (s.read_granted || s.grant?.read) return s.input_granted || s.grant?.input ? 'read-input' : 'read';
+  if (s.whitelisted) return 'whitelisted';
+  return 'none';
+}

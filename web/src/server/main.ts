@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+/**
+ * `terminal-mcp-web`: the dashboard server. One plain Node HTTP server on loopback that
+ *  - refuses to start on a non-loopback address (TERMINAL_MCP_WEB_HOST, default 127.0.0.1;
+ *    port TERMINAL_MCP_WEB_PORT, default 8768);
+ *  - checks Host on every request and upgrade (loopback names with our port, or
+ *    TERMINAL_MCP_PUBLIC_HOSTS) and the same-origin rule on every mutation, before
+ *    SvelteKit sees it;
+ *  - decides scheme and client address once (X-Forwarded-* believed only from
+ *    TERMINAL_MCP_TRUSTED_PROXY) and hands them to SvelteKit in private headers it always
+ *    overwrites;
+ *  - serves SvelteKit's adapter-node handler (build/handler.js) and the `/live`
+ *    WebSocket (src/lib/server/live-bridge.ts).
+ * Exit status 2 when a setting is refused, 1 on other start failures.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { CLIENT_IP_HEADER, PROTO_HEADER, resolveRequestOrigin } from '../lib/server/forwarded.js';
+import { createHostPolicy, isAllowedHost, isSameOriginMutation, ownOrigin, type HostPolicy } from '../lib/server/host-policy.js';
+import { createLiveBridge } from '../lib/server/live-bridge.js';
+import { hostForUrl } from '../lib/server/loopback.js';
+import { logEvent } from '../lib/server/log.js';
+import { sessionTokenFromCookieHeader } from '../lib/server/session-cookie.js';
+import { WebConfigError, webSettingsFromEnv } from '../lib/server/settings.js';
+
+const NAME = 'terminal-mcp-web';
+type NodeHandler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+function headerPair(req: IncomingMessage): { origin?: string; referer?: string } {
+  const one = (v: string | string[] | undefined) => (typeof v === 'string' ? v : undefined);
+  return { origin: one(req.headers.origin), referer: one(req.headers.referer) };
+}
+
+async function main(): Promise<void> {
+  let settings;
+  try {
+    settings = webSettingsFromEnv(process.env);
+  } catch (err) {
+    if (err instanceof WebConfigError) {
+      process.stderr.write(`${NAME}: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+
+  // adapter-node reads its settings from the environment under a private prefix (see
+  // svelte.config.js); only these two are ours to set, the rest must not leak in.
+  for (const name of Object.keys(process.env)) if (name.startsWith('TERMINAL_MCP_WEB_KIT_')) delete process.env[name];
+  process.env.TERMINAL_MCP_WEB_KIT_PROTOCOL_HEADER = PROTO_HEADER;
+  process.env.TERMINAL_MCP_WEB_KIT_ADDRESS_HEADER = CLIENT_IP_HEADER;
+  const here = dirname(fileURLToPath(import.meta.url));
+  const { handler } = (await import(pathToFileURL(join(here, '..', '..', 'build', 'handler.js')).href)) as { handler: NodeHandler };
+
+  let policy: HostPolicy = createHostPolicy({ port: settings.port, bindHost: settings.host, publicHosts: settings.publicHosts });
+  const live = createLiveBridge({ policy: () => policy, trustedProxy: settings.trustedProxy });
+
+  const server = createServer((req, res) => {
+    if (!isAllowedHost(req.headers.host, policy)) {
+      res.writeHead(403, { 'content-type': 'text/plain' }).end('unknown host');
+      return;
+    }
+    const { protocol, clientIp } = resolveRequestOrigin(req.socket.remoteAddress, req.headers, settings.trustedProxy);
+    // Mutations must come from our own origin, whatever their content type (the same rule
+    // runs again in hooks.server.ts, and SvelteKit's form check after that).
+    if (!SAFE_METHODS.has(req.method ?? '') && !isSameOriginMutation(headerPair(req), ownOrigin(protocol, req.headers.host!))) {
+      logEvent('warn', {
+        event: 'web.cross_origin_refused',
+        method: req.method,
+        path: (req.url ?? '').split('?')[0],
+        origin: req.headers.origin ?? null,
+        // Loopback ports are the same site, so the browser attaches the session cookie:
+        // this check, not SameSite, is what stops another local page.
+        cookie: sessionTokenFromCookieHeader(req.headers.cookie) !== undefined,
+        clientIp,
+      });
+      res.writeHead(403, { 'content-type': 'text/plain' }).end('cross-origin request refused');
+      return;
+    }
+    req.headers[PROTO_HEADER] = protocol;
+    req.headers[CLIENT_IP_HEADER] = clientIp;
+    handler(req, res, () => {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    });
+  });
+  server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    if (!live.handleUpgrade(req, socket, head)) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  });
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 60_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(settings.port, settings.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EADDRINUSE') {
+      process.stderr.write(`${NAME}: port ${settings.port} is already in use; set TERMINAL_MCP_WEB_PORT\n`);
+      process.exit(1);
+    }
+    throw err;
+  });
+  const port = (server.address() as AddressInfo).port;
+  // With port 0 the real port is known only now: the Host policy (here and in SvelteKit's
+  // hooks, which read it lazily from the environment) must name it.
+  policy = createHostPolicy({ port, bindHost: settings.host, publicHosts: settings.publicHosts });
+  process.env.TERMINAL_MCP_WEB_PORT = String(port);
+  const url = `http://${hostForUrl(settings.host)}:${port}/`;
+  process.stdout.write(`${NAME}: dashboard ${url}\n`);
+  logEvent('info', { event: 'web.listening', url, trustedProxy: settings.trustedProxy ?? null, publicHosts: settings.publicHosts.map((h) => h.hostname) });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logEvent('info', { event: 'web.stopping', signal });
+    void live.close().finally(() => {
+      server.closeAllConnections();
+      server.close(() => process.exit(0));
+      setTimeout(() => process.exit(0), 3_000).unref();
+    });
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${NAME}: failed to start: ${(err as Error).message}\n`);
+  process.exit(1);
+});
