@@ -1,6 +1,7 @@
 // Lint rules, including the privilege boundary (ARCHITECTURE.md section 2): only
 // services/broker/src/effects/** may spawn processes, open SQLite or touch files;
-// clients import broker TYPES only; shared/contract imports nothing from the repo.
+// clients import broker TYPES only; shared/contract imports nothing from the repo;
+// shared/http-guard imports Node built-ins only.
 // test/src/architecture.test.ts re-derives the same rules from the source.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -50,6 +51,18 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         { patterns: [{ regex: '^(?!zod$|zod/|\\.{1,2}/).*', message: 'shared/contract imports zod only.' }] },
+      ],
+    },
+  },
+  {
+    // The request guards are a leaf every HTTP edge (and the dashboard's Vite bundle) pulls
+    // in: Node built-ins only, so they stay pure and cheap to audit.
+    files: ['shared/http-guard/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: PRIVILEGED_MODULES, patterns: [{ regex: '^(?!node:|\\.{1,2}/).*', message: 'shared/http-guard imports Node built-ins (node:*) only.' }] },
       ],
     },
   },

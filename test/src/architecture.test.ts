@@ -1,11 +1,20 @@
-// Guards the privilege boundary: only broker effects spawn, open SQLite or touch files; clients import broker types only; contract imports zod only — re-derived from source and checked against ESLint.
+// Guards the privilege boundary: only broker effects spawn, open SQLite or touch files; clients import broker types only; contract imports zod only; http-guard imports Node built-ins only — re-derived from source and checked against ESLint.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './helpers/repo.js';
 
-const SOURCE_ROOTS = ['services/broker/src', 'services/gateway/src', 'services/observer/src', 'web/src', 'shared/contract/src', 'shared/broker-client/src'];
+const SOURCE_ROOTS = [
+  'services/broker/src',
+  'services/gateway/src',
+  'services/observer/src',
+  'web/src',
+  'shared/contract/src',
+  'shared/broker-client/src',
+  'shared/http-guard/src',
+  'shared/mcp-kit/src',
+];
 
 function walk(dir: string, out: string[] = []): string[] {
   let entries: string[];
@@ -71,6 +80,12 @@ describe('privilege boundary (re-derived from source)', () => {
     );
     expect(bad).toEqual([]);
   });
+
+  it('shared/http-guard imports Node built-ins only', () => {
+    const guard = ALL_IMPORTS.filter((i) => i.file.startsWith('shared/http-guard/'));
+    expect(guard.length).toBeGreaterThan(0);
+    expect(guard.filter((i) => !(i.specifier.startsWith('node:') || i.specifier.startsWith('./')))).toEqual([]);
+  });
 });
 
 describe('privilege boundary (ESLint enforces the same rules)', () => {
@@ -86,6 +101,9 @@ describe('privilege boundary (ESLint enforces the same rules)', () => {
     ['services/broker/src/reads/probe.ts', "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n"],
     ['services/gateway/src/probe.ts', "import { startBroker } from '@terminal-mcp/broker';\nexport const x = startBroker;\n"],
     ['shared/contract/src/probe.ts', "import { join } from 'node:path';\nexport const x = join;\n"],
+    ['shared/http-guard/src/probe.ts', "import { execFile } from 'node:child_process';\nexport const x = execFile;\n"],
+    ['shared/http-guard/src/probe.ts', "import { z } from 'zod';\nexport const x = z;\n"],
+    ['shared/mcp-kit/src/probe.ts', "import { startBroker } from '@terminal-mcp/broker';\nexport const x = startBroker;\n"],
   ])('refuses a forbidden import in %s', async (path, code) => {
     expect(await lint(path, code)).toBeGreaterThan(0);
   });
@@ -93,6 +111,7 @@ describe('privilege boundary (ESLint enforces the same rules)', () => {
   it.each([
     ['services/broker/src/effects/probe.ts', "import { spawn } from 'node:child_process';\nexport const x = spawn;\n"],
     ['services/gateway/src/probe.ts', "import type { GatewayRouter } from '@terminal-mcp/broker/router-types';\nexport type X = GatewayRouter;\n"],
+    ['shared/mcp-kit/src/probe.ts', "import type { ObserverRouter } from '@terminal-mcp/broker/router-types';\nexport type X = ObserverRouter;\n"],
   ])('allows the permitted import in %s', async (path, code) => {
     expect(await lint(path, code)).toBe(0);
   });

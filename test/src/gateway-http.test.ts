@@ -108,16 +108,24 @@ describe('MCP over HTTP with a live broker', () => {
   it('lists the read tools, all read-only', async () => {
     const client = await connect(gw.mcpUrl);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([
+    // Input and binding tools are checked in input-tools.test.ts; everything else is read-only.
+    const reads = tools.filter((t) => !/^terminal_(send_|bind$|unbind$)/.test(t.name));
+    expect(reads.map((t) => t.name).sort()).toEqual([
       'terminal_batch_inspect',
       'terminal_capture',
+      'terminal_get_binding',
+      'terminal_input_context',
+      'terminal_list_bindings',
+      'terminal_list_input_audit',
       'terminal_list_sessions',
       'terminal_resume_wait',
       'terminal_status',
+      'terminal_status_bound',
       'terminal_tail',
+      'terminal_tail_bound',
       'terminal_wait_for_state',
     ]);
-    for (const t of tools) expect(t.annotations?.readOnlyHint).toBe(true);
+    for (const t of reads) expect(t.annotations?.readOnlyHint).toBe(true);
     expect(client.getInstructions()).toMatch(/untrusted data/);
   });
 

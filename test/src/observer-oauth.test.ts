@@ -6,6 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import Database from 'better-sqlite3';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
@@ -183,6 +184,22 @@ const mcpPost = (o: RunningObserverHttp, token?: string) =>
 
 const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 
+/** Actors of the broker's read-audit rows for a tool (the audit log flushes reads every
+ * 200 ms, so this waits for the row). */
+async function auditedReadActors(tool: string): Promise<string[]> {
+  const db = new Database(join(broker.stateDir, 'audit.db'), { readonly: true });
+  try {
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      const rows = db.prepare('SELECT actor FROM read_audit WHERE tool = ?').all(tool) as { actor: string }[];
+      if (rows.length > 0 || Date.now() > deadline) return rows.map((r) => r.actor);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    db.close();
+  }
+}
+
 beforeAll(async () => {
   tmux = await startTmuxServer();
   await tmux.newSession(SESSION, `echo ${MARK}; exec sleep 3600`, { width: 100, height: 30 });
@@ -255,6 +272,8 @@ describe('the full OAuth flow, as a client sees it', () => {
     expect(textOf(sessions)).toContain(SESSION);
     const tail = (await mcp.callTool({ name: 'terminal_tail', arguments: { session: SESSION, lines: 20 } })) as CallToolResult;
     expect(textOf(tail)).toContain(MARK);
+    // The broker's read audit names the operator who approved the token.
+    expect(await auditedReadActors('terminal_tail')).toContain(`observer:${USER}`);
     const projects = (await mcp.callTool({ name: 'source_list_projects', arguments: {} })) as CallToolResult;
     expect(projects.structuredContent).toMatchObject({ projects: [{ name: 'demo', available: true, branch: 'main' }] });
 

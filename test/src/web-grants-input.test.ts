@@ -29,6 +29,8 @@ describe('dashboard grants, input and live output (production build, real broker
     stack = await startWebStack();
     await stack.tmux.newSession('claude-live', 'bash --norc --noprofile', { width: 100, height: 30 });
     await stack.tmux.newSession('work-shell', 'bash --norc --noprofile', { width: 100, height: 30 });
+    await stack.tmux.newSession('bulk-a', 'bash --norc --noprofile');
+    await stack.tmux.newSession('bulk-b', 'bash --norc --noprofile');
     broker = createBrokerClient({ role: 'web', env: stack.broker.env });
     const context = await stack.browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
@@ -115,5 +117,36 @@ describe('dashboard grants, input and live output (production build, real broker
     expect(await stack.tmux.tmux(['capture-pane', '-p', '-t', 'work-shell'])).not.toContain('SHOULD-NOT-RUN');
     const row = (await broker.grants.list.query()).sessions.find((s) => s.name === 'work-shell')!;
     expect(row).toMatchObject({ read_allowed: false, input_allowed: false });
+  });
+
+  it('grants view-only to several sessions at once from the table, and detaches one from the main page', async () => {
+    await page.goto(`${stack.baseUrl}/sessions`);
+    await page.getByTestId('filter').fill('bulk-');
+    await page.getByTestId('only-not-whitelisted').check();
+    await page.locator('tr[data-session="work-shell"]').waitFor({ state: 'detached' });
+    await page.locator('thead input[type=checkbox]').check();
+    await page.getByTestId('bulk-bar').waitFor();
+    await page.getByTestId('bulk-access').click();
+    const dialog = page.getByTestId('access-dialog');
+    await dialog.locator('[data-preset=view]').click();
+    const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('?/access'), { timeout: 30_000 });
+    await dialog.getByTestId('access-apply').click();
+    expect((await posted).status()).toBe(200);
+    await waitFor('both rows granted', async () => (await page.locator('[data-access=read]').count()) === 2);
+    const rows = (await broker.grants.list.query()).sessions.filter((r) => r.name.startsWith('bulk-'));
+    expect(rows.map((r) => [r.name, r.read_granted, r.input_granted])).toEqual([
+      ['bulk-a', true, false],
+      ['bulk-b', true, false],
+    ]);
+
+    // Detach bulk-a: it leaves the main page (a browser-side preference, shared by both pages).
+    await page.locator('tr[data-session="bulk-a"]').getByTestId('attach-toggle').uncheck();
+    await page.goto(`${stack.baseUrl}/`);
+    await card(page, 'bulk-b').waitFor();
+    expect(await card(page, 'bulk-a').count()).toBe(0);
+    await page.goto(`${stack.baseUrl}/sessions`);
+    await page.locator('tr[data-session="bulk-a"]').getByTestId('attach-toggle').check();
+    await page.goto(`${stack.baseUrl}/`);
+    await card(page, 'bulk-a').waitFor();
   });
 });

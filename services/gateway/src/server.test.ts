@@ -6,19 +6,35 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_META_KEY } from './errors.js';
+import { ERROR_META_KEY } from '@terminal-mcp/mcp-kit';
 import { createToolMetrics } from './metrics.js';
 import { createGatewayMcpServer, SERVER_INSTRUCTIONS } from './server.js';
 
-const TOOL_NAMES = [
+const READ_TOOL_NAMES = [
   'terminal_batch_inspect',
   'terminal_capture',
+  'terminal_get_binding',
+  'terminal_input_context',
+  'terminal_list_bindings',
+  'terminal_list_input_audit',
   'terminal_list_sessions',
   'terminal_resume_wait',
   'terminal_status',
+  'terminal_status_bound',
   'terminal_tail',
+  'terminal_tail_bound',
   'terminal_wait_for_state',
 ];
+/** Tools that change something: typing (not destructive), keys (can interrupt: destructive), bindings. */
+const CHANGING_TOOLS: Record<string, { destructiveHint: boolean }> = {
+  terminal_bind: { destructiveHint: false },
+  terminal_send_bound: { destructiveHint: false },
+  terminal_send_keys: { destructiveHint: true },
+  terminal_send_task: { destructiveHint: false },
+  terminal_send_text: { destructiveHint: false },
+  terminal_unbind: { destructiveHint: false },
+};
+const TOOL_NAMES = [...READ_TOOL_NAMES, ...Object.keys(CHANGING_TOOLS)].sort();
 
 describe('createGatewayMcpServer', () => {
   // A real broker client aimed at a socket nobody listens on: the broker is down.
@@ -43,11 +59,13 @@ describe('createGatewayMcpServer', () => {
     expect(SERVER_INSTRUCTIONS).toMatch(/not instructions/);
   });
 
-  it('lists the read tools, each annotated read-only, closed-world and idempotent', async () => {
+  it('lists every tool: read tools annotated read-only, closed-world and idempotent; the others deliberately', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
     for (const tool of tools) {
-      expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+      const changing = CHANGING_TOOLS[tool.name];
+      if (changing) expect(tool.annotations).toMatchObject({ readOnlyHint: false, ...changing, idempotentHint: false, openWorldHint: false });
+      else expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
       expect(tool.title).toBeTruthy();
       expect(tool.description!.length).toBeLessThan(600);
       expect(tool.inputSchema.type).toBe('object');

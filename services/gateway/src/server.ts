@@ -2,15 +2,14 @@
  * The MCP server factory. One McpServer per transport (SDK >= 1.26): stdio builds one,
  * the stateless HTTP edge builds one per request. Every tool call goes through the same
  * wrapper: a time budget on the broker call, metrics, a log line with facts only, and
- * broker failures turned into `isError` results by errors.ts.
+ * broker failures turned into `isError` results by @terminal-mcp/mcp-kit.
  */
 import { performance } from 'node:perf_hooks';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { withBrokerActor, type BrokerClient, type BrokerFailure } from '@terminal-mcp/broker-client';
-import { ERROR_SPECS } from '@terminal-mcp/contract';
+import { withBrokerActor, type BrokerClient } from '@terminal-mcp/broker-client';
+import { describeToolFailure, timeoutFailure, toolErrorResult } from '@terminal-mcp/mcp-kit';
 import pino, { type Logger } from 'pino';
-import { describeToolFailure, ERROR_PRESENTATION, toolErrorResult, type DescribedFailure } from './errors.js';
 import type { ToolMetrics } from './metrics.js';
 import { GATEWAY_TOOLS, type GatewayTool } from './tools/index.js';
 import { GATEWAY_VERSION } from './version.js';
@@ -33,11 +32,6 @@ export interface GatewayServerDeps {
   /** Defaults to every tool in tools/index.ts. */
   tools?: readonly GatewayTool[];
   brokerTimeoutMs?: number;
-}
-
-function failureFor(code: 'TIMEOUT', message: string): DescribedFailure {
-  const failure: BrokerFailure = { code, message, hint: ERROR_SPECS[code].hint };
-  return { failure, presentation: ERROR_PRESENTATION[code] };
 }
 
 /**
@@ -86,9 +80,9 @@ export function createGatewayMcpServer(deps: GatewayServerDeps): McpServer {
           return { content: [{ type: 'text', text }], structuredContent: structured };
         } catch (err) {
           const described = budget.aborted
-            ? failureFor('TIMEOUT', `the broker did not answer within ${Math.round(timeoutMs / 1000)} s`)
+            ? timeoutFailure(`the broker did not answer within ${Math.round(timeoutMs / 1000)} s`)
             : extra.signal.aborted
-              ? failureFor('TIMEOUT', 'the call was cancelled')
+              ? timeoutFailure('the call was cancelled')
               : describeToolFailure(err);
           const { failure, presentation } = described;
           const elapsed = seconds();

@@ -11,6 +11,6 @@ export {
 export { observerUrls, type ObserverUrls } from './http/urls.js';
 export { createObserverMcpServer, SERVER_INSTRUCTIONS, type ObserverCaller, type ObserverServerDeps } from './server.js';
 export { OBSERVER_TOOLS, READ_ONLY_ANNOTATIONS, type ObserverTool } from './tools/index.js';
-export { ERROR_META_KEY } from './errors.js';
+export { ERROR_META_KEY } from '@terminal-mcp/mcp-kit';
 export { createObserverLogger } from './logger.js';
 export { OBSERVER_VERSION } from './version.js';

@@ -2,17 +2,16 @@
  * The observer's MCP server factory: one McpServer per request (stateless HTTP), built for
  * the caller the access token names. Every tool call runs with that caller as the broker
  * actor, under a time budget, is recorded (audit.ts), and turns broker failures into
- * `isError` results with the details in `_meta` (errors.ts).
+ * `isError` results with the details in `_meta` (@terminal-mcp/mcp-kit).
  */
 import { performance } from 'node:perf_hooks';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { BrokerClient, BrokerFailure } from '@terminal-mcp/broker-client';
-import { ERROR_SPECS } from '@terminal-mcp/contract';
+import type { BrokerClient } from '@terminal-mcp/broker-client';
+import { describeToolFailure, timeoutFailure, toolErrorResult } from '@terminal-mcp/mcp-kit';
 import pino, { type Logger } from 'pino';
 import { actorStore } from './actor.js';
 import { recordToolCall } from './audit.js';
-import { describeToolFailure, ERROR_PRESENTATION, toolErrorResult, type DescribedFailure } from './errors.js';
 import { OBSERVER_TOOLS, type ObserverTool } from './tools/index.js';
 import { OBSERVER_VERSION } from './version.js';
 
@@ -38,11 +37,6 @@ export interface ObserverServerDeps {
   /** Defaults to every tool in tools/index.ts. */
   tools?: readonly ObserverTool[];
   brokerTimeoutMs?: number;
-}
-
-function timeoutFailure(message: string): DescribedFailure {
-  const failure: BrokerFailure = { code: 'TIMEOUT', message, hint: ERROR_SPECS.TIMEOUT.hint };
-  return { failure, presentation: ERROR_PRESENTATION.TIMEOUT };
 }
 
 export function createObserverMcpServer(deps: ObserverServerDeps): McpServer {

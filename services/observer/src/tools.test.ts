@@ -6,8 +6,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
+import { ERROR_META_KEY } from '@terminal-mcp/mcp-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_META_KEY } from './errors.js';
 import { createObserverMcpServer, SERVER_INSTRUCTIONS } from './server.js';
 import { OBSERVER_TOOLS } from './tools/index.js';
 

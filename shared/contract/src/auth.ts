@@ -1,5 +1,5 @@
 /** Schemas of the operator-login procedures the dashboard (`auth.*` on web.sock) and the
- * observer's OAuth login page (`oauth.verifyOperatorLogin` on observer.sock) call.
+ * observer's OAuth approval (`oauth.approveAuthorization` on observer.sock) use.
  * These are broker-internal APIs between our own processes, not MCP tools, so fields are
  * camelCase. Every string is capped: the caller is an unprivileged process. */
 import { z } from 'zod';
@@ -49,8 +49,6 @@ export const changePasswordInputSchema = z
   .strict();
 export type ChangePasswordInput = z.infer<typeof changePasswordInputSchema>;
 
-export const verifyOperatorLoginInputSchema = loginInputSchema;
-export type VerifyOperatorLoginInput = LoginInput;
 
 export const operatorUserSchema = z.object({
   id: z.number().int(),
@@ -74,5 +72,3 @@ export const validatedSessionSchema = z
   .nullable();
 export type ValidatedSession = z.infer<typeof validatedSessionSchema>;
 
-export const verifiedOperatorSchema = z.object({ user: z.object({ id: z.number().int(), username: z.string() }) });
-export type VerifiedOperator = z.infer<typeof verifiedOperatorSchema>;

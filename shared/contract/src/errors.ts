@@ -74,7 +74,7 @@ export const ERROR_SPECS: Record<ErrorCode, ErrorSpec> = {
   COMMAND_GUARDED: { trpc: 'FORBIDDEN', http: 403, hint: 'The pane is running a guarded command (e.g. ssh, sudo). Input is refused unless the operator allows it for this session.' },
   KEY_NOT_ALLOWED: { trpc: 'BAD_REQUEST', http: 400, hint: 'Use a key from the allowlist, e.g. Enter, Escape, Up, Down, C-c.' },
   CONFIRMATION_REQUIRED: { trpc: 'PRECONDITION_FAILED', http: 428, hint: 'This key interrupts the program: call again with confirm_sensitive: true if that is intended.' },
-  PANE_IN_COPY_MODE: { trpc: 'CONFLICT', http: 409, hint: 'The pane is in copy mode: press q in it, or call terminal_send_keys with key=q, then retry.' },
+  PANE_IN_COPY_MODE: { trpc: 'CONFLICT', http: 409, hint: 'The pane is in copy mode: press q in it, or call terminal_send_keys with keys ["q"], then retry.' },
   TEXT_TOO_LONG: { trpc: 'PAYLOAD_TOO_LARGE', http: 413, hint: 'Send a shorter text, or split it into several sends.' },
   TEXT_REJECTED: { trpc: 'BAD_REQUEST', http: 400, hint: 'Remove control characters: only printable text, newline and tab may be sent.' },
   IDENTITY_CHANGED: { trpc: 'CONFLICT', http: 409, hint: 'The session was replaced since it was resolved or bound. Re-check it with terminal_list_sessions and rebind if intended.' },

@@ -67,7 +67,13 @@ function waitForExit(child: ChildProcess, ms: number): Promise<void> {
 
 export async function startWebServer(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<WebServerProcess> {
   const main = repoPath('web/dist/server/main.js');
-  if (!existsSync(main) || !existsSync(repoPath('web/build/handler.js'))) throw new Error('web is not built: run npm run build');
+  // A concurrent `npm run build` empties web/build for a while: wait a little before
+  // concluding that nothing was built.
+  const built = () => existsSync(main) && existsSync(repoPath('web/build/handler.js'));
+  for (let waited = 0; !built(); waited += 500) {
+    if (waited >= 90_000) throw new Error('web is not built: run npm run build');
+    await new Promise((r) => setTimeout(r, 500));
+  }
   const child = spawn(process.execPath, [main], { env: { ...env, TERMINAL_MCP_WEB_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const append = (chunk: Buffer) => {

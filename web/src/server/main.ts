@@ -2,7 +2,7 @@
 /**
  * `terminal-mcp-web`: the dashboard server. One plain Node HTTP server on loopback that
  *  - refuses to start on a non-loopback address (TERMINAL_MCP_WEB_HOST, default 127.0.0.1;
- *    port TERMINAL_MCP_WEB_PORT, default 8768);
+ *    port TERMINAL_MCP_WEB_PORT, default 8768), or when the name resolved to one;
  *  - checks Host on every request and upgrade (loopback names with our port, or
  *    TERMINAL_MCP_PUBLIC_HOSTS) and the same-origin rule on every mutation, before
  *    SvelteKit sees it;
@@ -14,13 +14,11 @@
  * Exit status 2 when a setting is refused, 1 on other start failures.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createHostPolicy, hostForUrl, isAllowedHost, isSameOriginMutation, listenOnLoopback, ownOrigin, type HostPolicy } from '@terminal-mcp/http-guard';
 import { CLIENT_IP_HEADER, PROTO_HEADER, resolveRequestOrigin } from '../lib/server/forwarded.js';
-import { createHostPolicy, isAllowedHost, isSameOriginMutation, ownOrigin, type HostPolicy } from '../lib/server/host-policy.js';
 import { createLiveBridge } from '../lib/server/live-bridge.js';
-import { hostForUrl } from '../lib/server/loopback.js';
 import { logEvent } from '../lib/server/log.js';
 import { sessionTokenFromCookieHeader } from '../lib/server/session-cookie.js';
 import { WebConfigError, webSettingsFromEnv } from '../lib/server/settings.js';
@@ -92,20 +90,18 @@ async function main(): Promise<void> {
   server.headersTimeout = 20_000;
   server.requestTimeout = 60_000;
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(settings.port, settings.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch((err: NodeJS.ErrnoException) => {
+  // `localhost` resolves through the system resolver: this checks what we really bound.
+  const { port } = await listenOnLoopback(server, settings.host, settings.port, (message) => new WebConfigError(message)).catch((err: NodeJS.ErrnoException) => {
+    if (err instanceof WebConfigError) {
+      process.stderr.write(`${NAME}: ${err.message}\n`);
+      process.exit(2);
+    }
     if (err.code === 'EADDRINUSE') {
       process.stderr.write(`${NAME}: port ${settings.port} is already in use; set TERMINAL_MCP_WEB_PORT\n`);
       process.exit(1);
     }
     throw err;
   });
-  const port = (server.address() as AddressInfo).port;
   // With port 0 the real port is known only now: the Host policy (here and in SvelteKit's
   // hooks, which read it lazily from the environment) must name it.
   policy = createHostPolicy({ port, bindHost: settings.host, publicHosts: settings.publicHosts });

@@ -72,7 +72,8 @@ export const observerSchema = z
  * exact session and command. */
 export const inputPolicySchema = z
   .object({
-    allowed_session_patterns: z.array(pattern).max(500).default(['*']),
+    /** Unset: the read whitelist (top-level allowed_session_patterns). */
+    allowed_session_patterns: z.array(pattern).max(500).optional(),
     denied_session_patterns: z.array(pattern).max(500).default([]),
     allow_send_text: z.boolean().default(true),
     max_text_length: z.number().int().min(1).max(32_000).default(12_000),

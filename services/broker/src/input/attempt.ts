@@ -20,12 +20,13 @@
 import { randomBytes } from 'node:crypto';
 import { ALLOWED_KEYS, AppError, COPY_MODE_EXIT_KEY, readAppErrorData, type AuditDecision, type ErrorCode, type SocketRole } from '@terminal-mcp/contract';
 import type { BrokerConfig } from '../config/schema.js';
+import { inputPolicyOf } from '../config/effective-input-policy.js';
 import type { BrokerDeps } from '../deps.js';
 import { hmacText, previewText } from '../audit/text-digest.js';
 import { crashAfterAuditWriteIfRequested } from '../effects/fault-injection.js';
 import type { InputAttempt, StoredAttempt } from '../effects/store/audit-store.js';
 import type { PaneIdentityFacts } from '../effects/tmux/pane-identity.js';
-import { countCharacters, decideInput, decideInputByName, decideInputTarget, normalizeNewlines, type InputDecision, type InputPolicy, type InputRequest } from '../policy/input.js';
+import { countCharacters, decideInput, decideInputByName, decideInputTarget, normalizeNewlines, type InputDecision, type InputRequest } from '../policy/input.js';
 import { canRead } from '../reads/read-gate.js';
 import { grantOfTarget } from './access.js';
 import { inputServices, type InputServices } from './services.js';
@@ -94,18 +95,6 @@ const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'INVALID_ARGUMENT',
 ]);
 
-export function inputPolicyOf(config: BrokerConfig): InputPolicy {
-  const p = config.input_policy;
-  return {
-    terminalInput: config.permissions.terminal_input,
-    allowSendText: p.allow_send_text,
-    allowedPatterns: p.allowed_session_patterns,
-    deniedPatterns: p.denied_session_patterns,
-    maxTextLength: p.max_text_length,
-    guardedCommands: p.guarded_commands,
-    guardedCommandAllow: p.guarded_command_allow,
-  };
-}
 
 function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;

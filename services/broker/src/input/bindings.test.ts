@@ -25,7 +25,6 @@ let tmux: TmuxTestServer;
 let adapter: ControlModeTmuxAdapter;
 let root: string;
 let deps: BrokerDeps;
-let n = 0;
 
 beforeAll(async () => {
   tmux = await startTmuxServer();

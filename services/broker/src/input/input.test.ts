@@ -6,10 +6,10 @@ import { readAppErrorData, type InputAuditEntry } from '@terminal-mcp/contract';
 import Database from 'better-sqlite3';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from '../../../../test/src/helpers/tmux-server.js';
+import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
 import { configSchema, type BrokerConfig } from '../config/schema.js';
 import type { BrokerDeps } from '../deps.js';
-import { AUDIT_KEY_FILE_NAME } from '../effects/audit-key-file.js';
+import { AUDIT_KEY_FILE_NAME, loadOrCreateAuditKey } from '../effects/audit-key-file.js';
 import { leaseStore } from '../effects/store/leases-store.js';
 import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
@@ -510,14 +510,13 @@ describe('startup recovery', () => {
     expect(db.prepare('SELECT decision FROM input_audit WHERE id = ?').get(id)).toEqual({ decision: 'DELIVERY_UNKNOWN' });
   });
 
-  it('refuses an audit key file that others can read', () => {
+  it('creates the audit key once (0600, exclusive) and refuses one that others can read', () => {
     const stateDir = mkdtempSync(join(tmpdir(), 'tmcp-key-'));
     try {
-      const stores = openStoreSet(stateDir);
-      recoverInterruptedInput({ stores, log: deps.log });
+      const key = loadOrCreateAuditKey(stateDir);
+      expect(loadOrCreateAuditKey(stateDir).equals(key)).toBe(true);
       chmodSync(join(stateDir, AUDIT_KEY_FILE_NAME), 0o644);
-      expect(() => recoverInterruptedInput({ stores, log: deps.log })).toThrow(/mode 0600/);
-      stores.close();
+      expect(() => loadOrCreateAuditKey(stateDir)).toThrow(/mode 0600/);
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
     }

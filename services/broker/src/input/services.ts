@@ -53,7 +53,8 @@ export function inputServices(deps: BrokerDeps): InputServices {
 }
 
 /** Broker start: attempts left PENDING by a broker that stopped mid-send are reported
- * DELIVERY_UNKNOWN (never re-sent); the audit key is made if missing. */
+ * DELIVERY_UNKNOWN (never re-sent); the audit key is made if missing (an unusable one is
+ * logged, and input is refused with AUDIT_UNAVAILABLE, reads unaffected). */
 export function recoverInterruptedInput(deps: Pick<BrokerDeps, 'stores' | 'log'>): void {
   const audit = auditStore(deps.stores.db('audit'));
   const recovered = audit.recoverPending(Date.now());
@@ -61,7 +62,12 @@ export function recoverInterruptedInput(deps: Pick<BrokerDeps, 'stores' | 'log'>
     deps.log.warn({ event: 'audit.delivery_unknown', count: recovered }, 'input attempts interrupted by a broker stop are now DELIVERY_UNKNOWN');
   }
   audit.pruneIdempotency(Date.now() - 24 * 3600 * 1000);
-  loadOrCreateAuditKey(deps.stores.stateDir);
+  try {
+    loadOrCreateAuditKey(deps.stores.stateDir);
+  } catch (err) {
+    // Reads keep working; every input attempt answers AUDIT_UNAVAILABLE until it is fixed.
+    deps.log.error({ event: 'audit.key_unavailable', err: (err as Error).message }, 'audit HMAC key unusable: input is refused until it is fixed');
+  }
 }
 
 /** Broker stop: writes queued read-audit records before the stores close. */

@@ -17,10 +17,12 @@ import type { OAuthEnv } from './env.js';
 import { cleanClientName, grantedScope, redirectUriAllowed } from './policy.js';
 import { hashSecret, newClientId, newSecret, secretMatchesHash } from './secrets.js';
 
-/** At most this many registered clients; never-approved ones older than an hour are
- * pruned to make room, and those older than a week always are. */
+/** At most this many registered clients. Never-approved ones older than a week are always
+ * pruned; when full, the oldest never-approved ones make room, but only once they are
+ * older than the time an operator needs to approve a fresh registration — so a flood of
+ * registrations cannot push out the client the operator is approving right now. */
 export const MAX_CLIENTS = 500;
-const PRUNE_WHEN_FULL_MS = 60 * 60_000;
+const APPROVAL_WINDOW_MS = 15 * 60_000;
 const PRUNE_ALWAYS_MS = 7 * 24 * 60 * 60_000;
 
 const SUPPORTED_GRANT_TYPES = ['authorization_code', 'refresh_token'];
@@ -45,7 +47,8 @@ export function registerClient(env: OAuthEnv, input: RegisterClientInput): Regis
   const now = env.now();
   const client = env.store.transaction(() => {
     env.store.pruneUnusedClients(now - PRUNE_ALWAYS_MS);
-    if (env.store.countClients() >= MAX_CLIENTS) env.store.pruneUnusedClients(now - PRUNE_WHEN_FULL_MS);
+    const excess = env.store.countClients() - MAX_CLIENTS + 1;
+    if (excess > 0) env.store.evictOldestUnusedClients(now - APPROVAL_WINDOW_MS, excess);
     if (env.store.countClients() >= MAX_CLIENTS) return undefined;
     const secret = input.tokenEndpointAuthMethod === 'none' ? undefined : newSecret('clientSecret');
     const record: ClientRecord = {

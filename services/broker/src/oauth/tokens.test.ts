@@ -14,7 +14,7 @@ import { createAccount } from '../webauth/accounts.js';
 import { webauthEnv } from '../webauth/env.js';
 import { listClients, listGrants, revokeClient, revokeUser } from './admin.js';
 import { approveAuthorization } from './authorize.js';
-import { describeAuthorization, registerClient } from './clients.js';
+import { describeAuthorization, MAX_CLIENTS, registerClient } from './clients.js';
 import { oauthEnv, type OAuthLoginEnv } from './env.js';
 import { exchangeToken, revokeToken, verifyAccessToken } from './tokens.js';
 
@@ -119,6 +119,19 @@ describe('registration', () => {
     const r = registerClient(env, { redirectUris: [REDIRECT], clientName: 'Cl\u001b[31maude\n\u202e', tokenEndpointAuthMethod: 'client_secret_basic' });
     expect(r).toMatchObject({ ok: true, client: { clientName: 'Cl [31maude', tokenEndpointAuthMethod: 'client_secret_basic' } });
     expect(r.ok && r.client.clientSecret).toMatch(/^tmcp_cs_/);
+  });
+
+  it('caps stored clients without letting a flood evict a fresh or approved registration', async () => {
+    const approved = register();
+    await approve(approved);
+    for (let i = 1; i < MAX_CLIENTS; i++) register();
+    // Full, and every never-approved client is younger than the approval window.
+    expect(registerClient(env, { redirectUris: [REDIRECT], tokenEndpointAuthMethod: 'none' })).toMatchObject({ ok: false, error: 'temporarily_unavailable' });
+    clock += 16 * 60_000;
+    const fresh = register();
+    expect(describeAuthorization(env, { clientId: fresh, redirectUri: REDIRECT }).ok).toBe(true);
+    expect(describeAuthorization(env, { clientId: approved, redirectUri: REDIRECT }).ok).toBe(true);
+    expect(listClients(env)).toHaveLength(MAX_CLIENTS);
   });
 
   it('checks redirect URIs of the authorization request by exact match', () => {

@@ -3,26 +3,14 @@
  * live session, before any per-call check. Pure: (config, facts, grant). */
 import type { SessionSummary } from '@terminal-mcp/contract';
 import type { BrokerConfig } from '../config/schema.js';
+import { inputPolicyOf } from '../config/effective-input-policy.js';
 import type { SessionFacts } from '../effects/tmux/types.js';
 import type { EffectiveGrant } from '../policy/grants.js';
-import { decideInputTarget, type InputPolicy } from '../policy/input.js';
+import { decideInputTarget } from '../policy/input.js';
 import { canRead } from './read-gate.js';
 
 export type SessionAccessFields = Pick<SessionSummary, 'read_allowed' | 'read_granted' | 'input_allowed' | 'input_granted'>;
 
-/** config.yaml's `permissions.terminal_input` and `input_policy` as policy/input.ts takes them. */
-export function inputPolicyOf(config: BrokerConfig): InputPolicy {
-  const p = config.input_policy;
-  return {
-    terminalInput: config.permissions.terminal_input,
-    allowSendText: p.allow_send_text,
-    allowedPatterns: p.allowed_session_patterns,
-    deniedPatterns: p.denied_session_patterns,
-    maxTextLength: p.max_text_length,
-    guardedCommands: p.guarded_commands,
-    guardedCommandAllow: p.guarded_command_allow,
-  };
-}
 
 /**
  * `input_allowed` is true when the input gates that do not depend on what is sent would

@@ -5,18 +5,25 @@
  * Security assumption: a tunnel in front of us authenticates remote callers and forwards
  * the public Host; we trust no X-Forwarded-* header.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
+import {
+  bearerTokenMatches,
+  createHostPolicy,
+  DEFAULT_MAX_BODY_BYTES,
+  hostForUrl,
+  isAllowedHost,
+  isAllowedOrigin,
+  isLoopbackBindAddress,
+  listenOnLoopback,
+  wwwAuthenticate,
+  type PublicHost,
+} from '@terminal-mcp/http-guard';
 import type { Logger } from 'pino';
 import { createGatewayLogger } from '../logger.js';
 import { createToolMetrics, type RejectionReason, type ToolMetrics } from '../metrics.js';
 import { versionInfo } from '../version.js';
-import { bearerTokenMatches, wwwAuthenticate } from './bearer.js';
-import { DEFAULT_MAX_BODY_BYTES } from './body.js';
 import { sendLive, sendMetrics, sendReady, sendVersion } from './health.js';
-import { createHostPolicy, isAllowedHost, isAllowedOrigin, type PublicHost } from './host-origin.js';
-import { hostForUrl, isLoopbackBindAddress } from './loopback.js';
 import { handleMcpPost } from './mcp-endpoint.js';
 import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT, GatewayConfigError } from './options.js';
 import { jsonRpcError, sendJson } from './responses.js';
@@ -64,16 +71,6 @@ function pathOf(req: IncomingMessage): string {
   const raw = req.url ?? '/';
   const q = raw.indexOf('?');
   return q === -1 ? raw : raw.slice(0, q);
-}
-
-function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host, port, exclusive: true }, () => {
-      server.off('error', reject);
-      resolve(server.address() as AddressInfo);
-    });
-  });
 }
 
 export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promise<RunningGatewayHttp> {
@@ -158,12 +155,8 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
     });
   });
 
-  const address = await listen(server, host, requestedPort);
-  // `localhost` resolves through the system resolver: check what we really bound.
-  if (!isLoopbackBindAddress(address.address)) {
-    await new Promise((r) => server.close(r));
-    throw new GatewayConfigError(`refusing to serve: ${host} resolved to non-loopback address ${address.address}`);
-  }
+  // `localhost` resolves through the system resolver: this checks what we really bound.
+  const address = await listenOnLoopback(server, host, requestedPort, (message) => new GatewayConfigError(message));
   policy = createHostPolicy({ port: address.port, bindHost: host, publicHosts: options.publicHosts });
   const base = `http://${hostForUrl(host)}:${address.port}`;
 

@@ -7,8 +7,8 @@
 import type { ServerResponse } from 'node:http';
 import type { BrokerClient, BrokerFailure } from '@terminal-mcp/broker-client';
 import { ERROR_SPECS } from '@terminal-mcp/contract';
+import { describeToolFailure } from '@terminal-mcp/mcp-kit';
 import type { Logger } from 'pino';
-import { describeToolFailure } from '../errors.js';
 import type { ToolMetrics } from '../metrics.js';
 import type { VersionInfo } from '../version.js';
 import { sendJson, sendText } from './responses.js';

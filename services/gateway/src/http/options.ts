@@ -1,6 +1,6 @@
 /** HTTP gateway settings from the environment. A setting that cannot be read stops the
  * start with a message naming the variable: a typo must not quietly widen exposure. */
-import { parsePublicHosts, type PublicHost } from './host-origin.js';
+import { parsePublicHosts, type PublicHost } from '@terminal-mcp/http-guard';
 
 export const DEFAULT_GATEWAY_HOST = '127.0.0.1';
 export const DEFAULT_GATEWAY_PORT = 8766;

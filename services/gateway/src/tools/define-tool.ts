@@ -1,68 +1,21 @@
 /**
- * The shape of one gateway tool: its public MCP definition (name, schemas, annotations)
+ * The shape of one gateway tool (see @terminal-mcp/mcp-kit): its public MCP definition
  * next to the broker procedure it calls and how its result reads as text. A capability
  * file (`tools/<capability>.ts`) exports a list of these; `tools/index.ts` is the table.
+ * Gateway tools choose their annotations deliberately (input tools are not read-only).
  */
-import type { BrokerClient } from '@terminal-mcp/broker-client';
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { defineMcpTool, READ_ONLY_ANNOTATIONS, type McpTool, type ToolContext as McpToolContext, type ToolSpec as McpToolSpec } from '@terminal-mcp/mcp-kit';
 import type { z } from 'zod';
 
-export interface ToolContext {
-  broker: BrokerClient<'gateway'>;
-  /** Aborts when the MCP client cancels or the broker call budget runs out; pass it to
-   * every broker call. */
-  signal: AbortSignal;
-}
+export { READ_ONLY_ANNOTATIONS };
 
-/**
- * Every read tool says so: ChatGPT asks the user to confirm each call of a tool without
- * `readOnlyHint: true`, and the SDK defaults are `readOnlyHint: false,
- * destructiveHint: true`. `openWorldHint: false`: the tool touches only this host's tmux.
- */
-export const READ_ONLY_ANNOTATIONS = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: false,
-} as const satisfies ToolAnnotations;
+export type ToolContext = McpToolContext<'gateway'>;
 
-export interface ToolSpec<Shape extends z.ZodRawShape, Out extends z.ZodObject> {
-  /** Public API: hosted clients cache tool lists for a long time. Never rename. */
-  name: string;
-  title: string;
-  /** Written for a model: what it returns, when to use it, what it needs. */
-  description: string;
-  inputShape: Shape;
-  outputSchema: Out;
-  annotations: ToolAnnotations;
-  run(args: z.output<z.ZodObject<Shape>>, ctx: ToolContext): Promise<z.output<Out>>;
-  /** Compact text for `content`; the full result travels in `structuredContent`. */
-  render(result: z.output<Out>): string;
-}
+export type ToolSpec<Shape extends z.ZodRawShape, Out extends z.ZodObject> = McpToolSpec<'gateway', Shape, Out>;
 
 /** A tool with its types erased, so tools of different shapes fit one table. */
-export interface GatewayTool {
-  readonly name: string;
-  readonly title: string;
-  readonly description: string;
-  readonly inputShape: z.ZodRawShape;
-  readonly outputSchema: z.ZodObject;
-  readonly annotations: ToolAnnotations;
-  /** `args` have already been validated by the SDK against `inputShape`. */
-  invoke(args: Record<string, unknown>, ctx: ToolContext): Promise<{ structured: Record<string, unknown>; text: string }>;
-}
+export type GatewayTool = McpTool<'gateway'>;
 
 export function defineTool<Shape extends z.ZodRawShape, Out extends z.ZodObject>(spec: ToolSpec<Shape, Out>): GatewayTool {
-  return {
-    name: spec.name,
-    title: spec.title,
-    description: spec.description,
-    inputShape: spec.inputShape,
-    outputSchema: spec.outputSchema,
-    annotations: spec.annotations,
-    async invoke(args, ctx) {
-      const result = await spec.run(args as z.output<z.ZodObject<Shape>>, ctx);
-      return { structured: result as Record<string, unknown>, text: spec.render(result) };
-    },
-  };
+  return defineMcpTool(spec);
 }

@@ -37,13 +37,10 @@ export const KEY_ANNOTATIONS = { ...INPUT_ANNOTATIONS, destructiveHint: true } a
 
 const quoted = (text: string) => JSON.stringify(text);
 
-const GATES =
-  'Input works only where the operator turned it on (permissions.terminal_input and input_policy); a refusal names its gate as error_code ' +
-  '(INPUT_DISABLED, INPUT_NOT_ALLOWED, COMMAND_GUARDED for panes running ssh/sudo/psql..., PANE_IN_COPY_MODE, IDENTITY_CHANGED, LEASE_BUSY). ' +
-  'Every attempt, refused or not, is recorded in the audit log. dry_run: true runs every gate and sends nothing.';
+const GATES = 'Needs input turned on by the operator; a refusal names its gate in error_code. Every attempt is audited; dry_run: true checks every gate and sends nothing.';
 const TEXT_RULES =
-  'The text is pasted exactly (bracketed paste when the program asked for it): "\\r\\n" is sent as "\\n"; any other control character (ESC, \\r alone, ...) ' +
-  'is refused with TEXT_REJECTED naming the character and its position, never stripped; at most input_policy.max_text_length characters (default 12000), else TEXT_TOO_LONG.';
+  'The text is pasted as-is; \\r\\n becomes \\n; other control characters (ESC, a lone \\r...) are refused with TEXT_REJECTED, never stripped; ' +
+  'at most 12000 characters by default (TEXT_TOO_LONG).';
 
 function target(r: { session: string; pane_id: string; binding: string | null }): string {
   return `${r.binding ? `binding ${quoted(r.binding)} → ` : ''}session ${quoted(r.session)} pane ${r.pane_id}`;
@@ -97,12 +94,10 @@ export const inputTools: readonly GatewayTool[] = [
     name: 'terminal_send_task',
     title: 'Submit a task or command to a terminal',
     description:
-      'The safe way to give a coding agent (Claude Code, Codex...) or a shell a prompt or command: types the text into the session (or binding), ' +
-      'checks it appeared in the input line, presses Enter ONCE, and returns a receipt: SUBMIT_CONFIRMED (the pane showed the submission was taken), ' +
-      'DELIVERY_UNKNOWN (it could not tell; if the text did not appear, Enter is not pressed; nothing is ever re-sent: check with terminal_input_context or terminal_tail), ' +
-      'or BLOCKED with the refusing gate in error_code. Trailing newlines are dropped. ' +
-      'Pass an idempotency_key when you might retry: the same key within 24 hours returns the first receipt and sends nothing. ' +
-      `${TEXT_RULES} ${GATES}`,
+      'Submit a prompt or command to an agent or shell in a session (or binding): types the text, checks it is in the input line, presses Enter once. ' +
+      'Receipt: SUBMIT_CONFIRMED (the pane took it), DELIVERY_UNKNOWN (could not tell; nothing is ever re-sent: look with terminal_input_context), ' +
+      'or BLOCKED (error_code names the gate). Reusing an idempotency_key within 24 h returns the first receipt and sends nothing. ' +
+      GATES,
     inputShape: sendTaskInputShape,
     outputSchema: taskReceiptSchema,
     annotations: INPUT_ANNOTATIONS,
@@ -114,8 +109,7 @@ export const inputTools: readonly GatewayTool[] = [
     name: 'terminal_send_text',
     title: 'Type text into a terminal',
     description:
-      "Type text into a session's active pane, optionally pressing Enter after it (enter: true). " +
-      'Prefer terminal_send_task to submit a prompt or command: it verifies and reports what happened. ' +
+      "Type text into a session's active pane; enter: true presses Enter after it. Prefer terminal_send_task to submit a prompt or command. " +
       `${TEXT_RULES} ${GATES}`,
     inputShape: sendTextInputShape,
     outputSchema: sendTextOutputSchema,
@@ -128,9 +122,8 @@ export const inputTools: readonly GatewayTool[] = [
     name: 'terminal_send_bound',
     title: 'Type text through a binding',
     description:
-      'Like terminal_send_text, addressed by a binding from terminal_bind instead of a session name; the binding must have input_enabled: true, ' +
-      'and a session recreated under the bound name is refused with IDENTITY_CHANGED until rebound. ' +
-      `${TEXT_RULES} ${GATES}`,
+      'Like terminal_send_text, through a binding from terminal_bind (made with input_enabled: true); a session recreated under the bound name is ' +
+      `IDENTITY_CHANGED until rebound. ${TEXT_RULES} ${GATES}`,
     inputShape: sendBoundInputShape,
     outputSchema: sendTextOutputSchema,
     annotations: INPUT_ANNOTATIONS,
@@ -142,9 +135,8 @@ export const inputTools: readonly GatewayTool[] = [
     name: 'terminal_send_keys',
     title: 'Press keys in a terminal',
     description:
-      `Press keys in order in a session (or binding). Only these tmux key names: ${ALLOWED_KEYS.join(', ')}; anything else is KEY_NOT_ALLOWED. ` +
-      'C-c and C-d interrupt or end the running program and need confirm_sensitive: true (else CONFIRMATION_REQUIRED). ' +
-      'In copy mode only ["q"] is accepted: it leaves copy mode. ' +
+      `Press keys in order in a session (or binding). Key names: ${ALLOWED_KEYS.join(' ')}; others are KEY_NOT_ALLOWED. ` +
+      'C-c and C-d interrupt or end the program and need confirm_sensitive: true. In copy mode only ["q"] is accepted (it leaves copy mode). ' +
       GATES,
     inputShape: sendKeysInputShape,
     outputSchema: sendKeysOutputSchema,

@@ -2,7 +2,7 @@
  * section 3.1: a parameter sent twice is an invalid request, never "take the first" —
  * two parsers that pick different copies are how parameter-pollution attacks work. */
 import type { IncomingMessage } from 'node:http';
-import { readLimitedBody } from './body.js';
+import { readLimitedBody } from '@terminal-mcp/http-guard';
 
 export type Params = { ok: true; get(name: string): string | undefined } | { ok: false; duplicate: string };
 

@@ -12,9 +12,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { BrokerClient } from '@terminal-mcp/broker-client';
 import { OAUTH_LIMITS, OBSERVER_SCOPE } from '@terminal-mcp/contract';
+import { readLimitedBody } from '@terminal-mcp/http-guard';
 import type { Logger } from 'pino';
 import { createObserverMcpServer, type ObserverCaller } from '../server.js';
-import { readLimitedBody } from './body.js';
 import { callBroker } from './broker-call.js';
 import { jsonRpcError, sendJson } from './responses.js';
 import type { ObserverUrls } from './urls.js';
@@ -52,7 +52,15 @@ export async function authenticate(req: IncomingMessage, res: ServerResponse, de
     (signal) => deps.broker.oauth.verifyAccessToken.query({ token: m[1]!, resource: deps.urls.resource }, { signal }),
     deps.brokerTimeoutMs,
   );
-  if (verified.ok) return { ok: true, caller: { username: verified.value.user.username, clientId: verified.value.clientId } };
+  if (verified.ok) {
+    if (!verified.value.scopes.includes(OBSERVER_SCOPE)) {
+      sendJson(res, 403, jsonRpcError('Forbidden: the access token lacks the observer:read scope'), {
+        'WWW-Authenticate': bearerChallenge(deps.urls, { error: 'insufficient_scope', description: 'observer:read is required' }),
+      });
+      return { ok: false };
+    }
+    return { ok: true, caller: { username: verified.value.user.username, clientId: verified.value.clientId } };
+  }
   const code = verified.failure.code;
   if (code === 'UNAUTHENTICATED' || code === 'INVALID_ARGUMENT') {
     deps.log.warn({ event: 'security.mcp_token_refused' }, 'access token refused on /mcp');

@@ -1,4 +1,4 @@
-// Guards the observer's OAuth building blocks: consent-page escaping and CSP, single-use browser-bound form tokens, strict public-URL and registration parsing, client credentials and duplicate-parameter refusal.
+// Guards the observer's OAuth building blocks: consent-page escaping and CSP, single-use browser-bound form tokens, strict public-URL and registration parsing, client credentials, duplicate-parameter refusal and the registration rate window.
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { readClientCredentials } from './client-auth.js';
@@ -8,6 +8,7 @@ import { clientAddress, ObserverConfigError, readPublicUrl } from './options.js'
 import { PendingAuthorizations, readCookie, type PendingAuthorization } from './pending-authorizations.js';
 import { parseRegistration } from './register.js';
 import { redirectTarget } from './authorize.js';
+import { RateWindow } from './rate-window.js';
 
 const REQUEST: PendingAuthorization = {
   clientId: 'c1',
@@ -133,5 +134,17 @@ describe('settings and request parsing', () => {
     expect(readClientCredentials(req(), body({ client_id: 'c' }))).toEqual({ ok: true, clientId: 'c', clientSecret: undefined, via: 'body' });
     expect(readClientCredentials(req(), body({}))).toMatchObject({ ok: false, error: 'invalid_client' });
     expect(readClientCredentials(req('Bearer x'), body({ client_id: 'c' }))).toMatchObject({ ok: false, error: 'invalid_client' });
+  });
+});
+
+describe('registration rate window', () => {
+  it('allows the limit per window and says how long to wait after', () => {
+    let now = 0;
+    const w = new RateWindow(2, 60_000, () => now);
+    expect([w.take(), w.take(), w.take()]).toEqual([0, 0, 60]);
+    now = 59_500;
+    expect(w.take()).toBe(1);
+    now = 60_000;
+    expect(w.take()).toBe(0);
   });
 });

@@ -7,24 +7,32 @@
  * header (the one optional exception is a configured client-IP header, used only to key
  * login throttling).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
+import {
+  createHostPolicy,
+  DEFAULT_MAX_BODY_BYTES,
+  hostForUrl,
+  isAllowedHost,
+  isAllowedOrigin,
+  isLoopbackBindAddress,
+  listenOnLoopback,
+  parseHostHeader,
+  type PublicHost,
+} from '@terminal-mcp/http-guard';
 import type { Logger } from 'pino';
 import { currentActor } from '../actor.js';
 import { createObserverLogger } from '../logger.js';
 import { DEFAULT_BROKER_TIMEOUT_MS } from '../server.js';
 import { handleAuthorizeGet, handleAuthorizePost, type AuthorizeDeps } from './authorize.js';
-import { DEFAULT_MAX_BODY_BYTES } from './body.js';
 import { callBroker } from './broker-call.js';
 import { pathOf } from './form.js';
-import { createHostPolicy, isAllowedHost, isAllowedOrigin, parseHostHeader, type PublicHost } from './host-origin.js';
-import { hostForUrl, isLoopbackBindAddress } from './loopback.js';
 import { authenticate, handleMcpPost, type McpEndpointDeps } from './mcp-endpoint.js';
 import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
 import { DEFAULT_OBSERVER_HOST, DEFAULT_OBSERVER_PORT, ObserverConfigError, readPublicUrl } from './options.js';
 import { PendingAuthorizations } from './pending-authorizations.js';
-import { handleRegister } from './register.js';
+import { RateWindow } from './rate-window.js';
+import { handleRegister, REGISTRATIONS_PER_MINUTE, type RegisterDeps } from './register.js';
 import { jsonRpcError, sendJson } from './responses.js';
 import { handleRevoke, handleToken } from './token.js';
 import { observerUrls, type ObserverUrls } from './urls.js';
@@ -62,16 +70,6 @@ export interface RunningObserverHttp {
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
-function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host, port, exclusive: true }, () => {
-      server.off('error', reject);
-      resolve(server.address() as AddressInfo);
-    });
-  });
-}
-
 export async function startObserverHttp(options: ObserverHttpOptions = {}): Promise<RunningObserverHttp> {
   const host = options.host ?? DEFAULT_OBSERVER_HOST;
   const requestedPort = options.port ?? DEFAULT_OBSERVER_PORT;
@@ -91,11 +89,7 @@ export async function startObserverHttp(options: ObserverHttpOptions = {}): Prom
   // (0 picks one). The request listener is attached in the same tick as the bind
   // completes, before any connection can be read.
   const server = createServer();
-  const address = await listen(server, host, requestedPort);
-  if (!isLoopbackBindAddress(address.address)) {
-    await new Promise((r) => server.close(r));
-    throw new ObserverConfigError(`refusing to serve: ${host} resolved to non-loopback address ${address.address}`);
-  }
+  const address = await listenOnLoopback(server, host, requestedPort, (message) => new ObserverConfigError(message));
   const publicUrl = configuredPublicUrl ?? `http://${hostForUrl(host === 'localhost' ? '127.0.0.1' : host)}:${address.port}`;
   const urls = observerUrls(publicUrl);
   const publicHost = parseHostHeader(new URL(publicUrl).host);
@@ -113,6 +107,7 @@ export async function startObserverHttp(options: ObserverHttpOptions = {}): Prom
     clientIpHeader: options.clientIpHeader,
   };
   const mcpDeps: McpEndpointDeps = { ...endpointDeps, maxBodyBytes };
+  const registerDeps: RegisterDeps = { ...endpointDeps, registrations: new RateWindow(REGISTRATIONS_PER_MINUTE, 60_000) };
 
   const refuse = (req: IncomingMessage, res: ServerResponse, status: number, reason: string, message: string) => {
     const cap = (v: string | undefined) => v?.slice(0, 200);
@@ -129,7 +124,7 @@ export async function startObserverHttp(options: ObserverHttpOptions = {}): Prom
     '/.well-known/oauth-authorization-server': { GET: json(authorizationServerMetadata(urls)) },
     '/.well-known/oauth-protected-resource': { GET: json(protectedResourceMetadata(urls)) },
     '/.well-known/oauth-protected-resource/mcp': { GET: json(protectedResourceMetadata(urls)) },
-    '/register': { POST: (req, res) => handleRegister(req, res, endpointDeps) },
+    '/register': { POST: (req, res) => handleRegister(req, res, registerDeps) },
     '/authorize': { GET: (req, res) => handleAuthorizeGet(req, res, authorizeDeps), POST: (req, res) => handleAuthorizePost(req, res, authorizeDeps) },
     '/token': { POST: (req, res) => handleToken(req, res, endpointDeps) },
     '/revoke': { POST: (req, res) => handleRevoke(req, res, endpointDeps) },

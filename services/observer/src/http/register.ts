@@ -8,16 +8,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BrokerClient } from '@terminal-mcp/broker-client';
 import { TOKEN_ENDPOINT_AUTH_METHODS, type RegisterClientInput, type TokenEndpointAuthMethod } from '@terminal-mcp/contract';
+import { readLimitedBody } from '@terminal-mcp/http-guard';
 import type { Logger } from 'pino';
-import { readLimitedBody } from './body.js';
 import { callBroker } from './broker-call.js';
+import type { RateWindow } from './rate-window.js';
 import { sendJson, sendOAuthError } from './responses.js';
 
 export interface RegisterDeps {
   broker: BrokerClient<'observer'>;
   log: Logger;
   brokerTimeoutMs: number;
+  registrations: RateWindow;
 }
+
+/** Registrations accepted per minute, from everyone together. */
+export const REGISTRATIONS_PER_MINUTE = 30;
 
 const MAX_BODY_BYTES = 32 * 1024;
 
@@ -78,6 +83,11 @@ export async function handleRegister(req: IncomingMessage, res: ServerResponse, 
   }
   const parsed = parseRegistration(json);
   if (!parsed.ok) return sendOAuthError(res, 400, parsed.error, parsed.description);
+  const wait = deps.registrations.take();
+  if (wait > 0) {
+    deps.log.warn({ event: 'security.oauth_registration_throttled', retryAfterSeconds: wait }, 'client registration throttled');
+    return sendOAuthError(res, 429, 'temporarily_unavailable', 'too many registrations: retry later', { 'Retry-After': String(wait) });
+  }
 
   const result = await callBroker((signal) => deps.broker.oauth.registerClient.mutate(parsed.input, { signal }), deps.brokerTimeoutMs);
   if (!result.ok) {

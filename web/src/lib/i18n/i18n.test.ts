@@ -2,7 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { en } from './en.js';
 import { vi } from './vi.js';
-import { negotiateLang, translate } from './index.js';
+import { ERROR_CODES } from '@terminal-mcp/contract';
+import { errorMessage } from '../ui-error.js';
+import { negotiateLang, translate, type Lang } from './index.js';
 
 const placeholders = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
@@ -41,5 +43,16 @@ describe('negotiateLang', () => {
   it('fills placeholders', () => {
     expect(translate('en', 'error.RATE_LIMITED', { seconds: 8 })).toBe('Too many failed attempts. Try again in 8 s.');
     expect(translate('vi', 'error.RATE_LIMITED', { seconds: 8 })).toContain('8 giây');
+  });
+});
+
+describe('error messages', () => {
+  it.each(['en', 'vi'] as Lang[])('every contract error code has a %s message with its placeholders filled', (lang) => {
+    const t = (key: Parameters<typeof translate>[1], params?: Parameters<typeof translate>[2]) => translate(lang, key, params);
+    for (const code of ERROR_CODES) {
+      const text = errorMessage(t, { code, retryAfterSeconds: 30, detail: 'the password must be at least 12 characters long', correlationId: 'abc' });
+      expect({ code, ok: text.length > 0 && !/\{\w+\}/.test(text) }).toEqual({ code, ok: true });
+    }
+    expect(errorMessage(t, { code: 'RATE_LIMITED', retryAfterSeconds: 30 })).toContain('30');
   });
 });

@@ -1,8 +1,7 @@
 /** terminal-mcp-web settings from the environment. A setting that cannot be read stops
  * the start with a message naming the variable: a typo must not quietly widen exposure. */
 import { isIP } from 'node:net';
-import { parsePublicHosts, type PublicHost } from './host-policy.js';
-import { isLoopbackBindAddress } from './loopback.js';
+import { isLoopbackBindAddress, parsePublicHosts, type PublicHost } from '@terminal-mcp/http-guard';
 
 export const DEFAULT_WEB_HOST = '127.0.0.1';
 export const DEFAULT_WEB_PORT = 8768;

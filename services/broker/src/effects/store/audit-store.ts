@@ -224,6 +224,10 @@ const cache = new WeakMap<SqliteDatabase, AuditStore>();
 export function auditStore(db: SqliteDatabase): AuditStore {
   const cached = cache.get(db);
   if (cached) return cached;
+  // better-sqlite3 waits synchronously, blocking the broker's event loop: another process
+  // holding audit.db's write lock (an operator's sqlite3 shell) may stall us for 1 s, not
+  // the default 5 s, before the attempt is refused with AUDIT_UNAVAILABLE.
+  db.pragma('busy_timeout = 1000');
 
   const q = {
     insert: db.prepare(

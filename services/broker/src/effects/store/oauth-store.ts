@@ -242,6 +242,9 @@ export interface OAuthStore {
   /** Deletes clients that were never approved (no code, no grant) and are older than
    * `createdBefore`; returns how many. Open registration must not grow without bound. */
   pruneUnusedClients(createdBefore: number): number;
+  /** Deletes up to `limit` never-approved clients older than `createdBefore`, oldest
+   * first; returns how many. */
+  evictOldestUnusedClients(createdBefore: number, limit: number): number;
   insertCode(code: CodeRecord): void;
   findCode(codeHash: string): CodeRecord | undefined;
   /** Marks the code used; false when it already was (a concurrent redemption won). */
@@ -294,6 +297,13 @@ export function oauthStore(db: SqliteDatabase): OAuthStore {
       `DELETE FROM clients WHERE created_at < ?
          AND NOT EXISTS (SELECT 1 FROM codes c WHERE c.client_id = clients.client_id)
          AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.client_id = clients.client_id)`,
+    ),
+    evictClients: db.prepare<[number, number]>(
+      `DELETE FROM clients WHERE client_id IN (
+         SELECT client_id FROM clients WHERE created_at < ?
+           AND NOT EXISTS (SELECT 1 FROM codes c WHERE c.client_id = clients.client_id)
+           AND NOT EXISTS (SELECT 1 FROM grants g WHERE g.client_id = clients.client_id)
+         ORDER BY created_at LIMIT ?)`,
     ),
     insertCode: db.prepare<[string, string, number, string, string, string, string, string, number, number]>(
       `INSERT INTO codes (code_hash, client_id, user_id, username, redirect_uri, code_challenge, resource, scope, created_at, expires_at)
@@ -364,6 +374,7 @@ export function oauthStore(db: SqliteDatabase): OAuthStore {
       return r ? toClient(r) : undefined;
     },
     pruneUnusedClients: (before) => q.pruneClients.run(before).changes,
+    evictOldestUnusedClients: (before, limit) => q.evictClients.run(before, limit).changes,
     insertCode: (c) => {
       q.insertCode.run(c.codeHash, c.clientId, c.userId, c.username, c.redirectUri, c.codeChallenge, c.resource, c.scope, c.createdAt, c.expiresAt);
     },

@@ -1,25 +1,22 @@
 /**
  * Operator sign-in. The dashboard's server (web.sock) gets `auth.*`: log in, log out,
- * validate a session cookie, change the password. The observer (observer.sock) gets only
- * `oauth.verifyOperatorLogin`, what its OAuth login page needs to approve an
- * authorization: a yes/no on credentials, no session, no account changes. It is a
- * mutation because every attempt updates throttling state.
+ * validate a session cookie, change the password. The observer (observer.sock) gets none of these:
+ * its OAuth approval (`oauth.approveAuthorization`) checks the operator's password with
+ * the same throttling inside the one call that issues the code.
  * Tokens and passwords are inputs only; they are never logged.
  */
 import {
   changePasswordInputSchema,
   loginInputSchema,
   sessionTokenInputSchema,
-  verifyOperatorLoginInputSchema,
   type IssuedSession,
   type OperatorUser,
   type ValidatedSession,
-  type VerifiedOperator,
 } from '@terminal-mcp/contract';
 import type { UserRecord } from '../../effects/store/webauth-store.js';
 import { changePassword } from '../../webauth/change-password.js';
 import { webauthEnv, type WebauthEnv } from '../../webauth/env.js';
-import { login, verifyCredentials, type LoginSuccess } from '../../webauth/login.js';
+import { login, type LoginSuccess } from '../../webauth/login.js';
 import { refusalError, type AuthRefusal } from '../../webauth/refusal.js';
 import { invalidateSessionToken, validateSessionToken } from '../../webauth/sessions.js';
 import type { BrokerContext } from '../context.js';
@@ -60,17 +57,3 @@ export const authRouter = router({
     .input(changePasswordInputSchema)
     .mutation(async ({ ctx, input }) => issued(await changePassword(envOf(ctx), input))),
 });
-
-/** For the observer's router, under `oauth.`: credentials in, the operator out, nothing
- * else. An account that still has its first-start password must change it in the
- * dashboard before it can approve anything. */
-export const verifyOperatorLogin = publicProcedure
-  .input(verifyOperatorLoginInputSchema)
-  .mutation(async ({ ctx, input }): Promise<VerifiedOperator> => {
-    const checked = await verifyCredentials(envOf(ctx), input, 'oauth');
-    if (!checked.ok) raise(refusalError(checked));
-    if (checked.user.mustChangePassword) {
-      raise(refusalError({ ok: false, code: 'FORBIDDEN', message: 'this account must change its password in the dashboard before it can approve access' }));
-    }
-    return { user: { id: checked.user.id, username: checked.user.username } };
-  });

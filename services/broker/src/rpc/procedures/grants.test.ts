@@ -171,6 +171,20 @@ describe('input grants', { timeout: 30_000 }, () => {
     expect(grantFor(deps, (await tmux.listSessions()).find((s) => s.name === PRIVATE)!)).toBeNull();
   });
 
+  it('with input_policy unset, input follows the read whitelist: a read grant alone never admits input', async () => {
+    deps.config = configSchema.parse({ allowed_session_patterns: ['allowed-*'], permissions: { terminal_read: true, terminal_input: true }, log_level: 'silent' });
+    try {
+      expect(await summaryOf(WHITELISTED)).toMatchObject({ read_allowed: true, input_allowed: true });
+      await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false });
+      expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: true, read_granted: true, input_allowed: false, input_granted: false });
+      await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: true });
+      expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: true, input_allowed: true, input_granted: true });
+    } finally {
+      await web().grants.revoke({ actor: 'alice', session: PRIVATE });
+      deps.config = configWith();
+    }
+  });
+
   it('are reported in sessions.list as read_granted, input_allowed and input_granted', async () => {
     expect(await summaryOf(WHITELISTED)).toMatchObject({ read_allowed: true, read_granted: false, input_allowed: false, input_granted: false });
     expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: false, read_granted: false, input_allowed: false, input_granted: false });

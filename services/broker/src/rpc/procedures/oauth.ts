@@ -38,7 +38,7 @@ const loginEnvOf = (ctx: BrokerContext): OAuthLoginEnv => ({
   webauth: webauthEnv({ db: ctx.deps.stores.db('webauth'), stateDir: ctx.deps.stores.stateDir, log: ctx.deps.log }),
 });
 
-/** For the observer's router, under `oauth.` (next to `verifyOperatorLogin`). */
+/** For the observer's router, under `oauth.`. */
 export const oauthObserverProcedures = {
   registerClient: publicProcedure.input(registerClientInputSchema).mutation(({ ctx, input }) => registerClient(envOf(ctx), input)),
 

@@ -1,7 +1,6 @@
 /** Everything the read-only observer may ask the broker. This router must contain no
  * procedure that changes tmux, git, grants, notes or policy: not "refuses" — cannot name.
  * A test lists it and fails on any mutation other than the OAuth token procedures. */
-import { verifyOperatorLogin } from '../procedures/auth.js';
 import { healthRouter } from '../procedures/health.js';
 import { oauthObserverProcedures } from '../procedures/oauth.js';
 import { sessionsRouter } from '../procedures/sessions.js';
@@ -13,8 +12,9 @@ export const observerRouter = router({
   sessions: sessionsRouter,
   /** Read-only project sources (git history, working-tree files): queries only. */
   source: sourceRouter,
-  /** The OAuth authorization server's state (clients, codes, tokens) and the login
-   * page's credential check: the only mutations this socket can name. */
-  oauth: router({ verifyOperatorLogin, ...oauthObserverProcedures }),
+  /** The OAuth authorization server's state (clients, codes, tokens): the only mutations
+   * this socket can name. Approving an authorization checks the operator's password in the
+   * same call, so there is no separate login oracle here. */
+  oauth: router(oauthObserverProcedures),
 });
 export type ObserverRouter = typeof observerRouter;

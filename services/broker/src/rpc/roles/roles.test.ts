@@ -64,7 +64,6 @@ describe('role routers', () => {
           "oauth.registerClient:mutation",
           "oauth.revokeToken:mutation",
           "oauth.verifyAccessToken:query",
-          "oauth.verifyOperatorLogin:mutation",
           "sessions.batchInspect:query",
           "sessions.capture:query",
           "sessions.list:query",

@@ -1,6 +1,6 @@
-// Guards: only requests naming us in Host (loopback name + our port, or a configured tunnel host) and carrying no foreign Origin pass (DNS rebinding, cross-site requests).
+// Guards: only requests naming us in Host (loopback name + our port, or a configured tunnel host) pass; MCP edges refuse a foreign Origin; dashboard mutations must carry our exact origin (DNS rebinding, cross-site and other-local-port requests).
 import { describe, expect, it } from 'vitest';
-import { createHostPolicy, isAllowedHost, isAllowedOrigin, parseHostHeader, parsePublicHosts } from './http/host-origin.js';
+import { createHostPolicy, isAllowedHost, isAllowedOrigin, isSameOriginMutation, ownOrigin, parseHostHeader, parsePublicHosts } from './host-origin.js';
 
 const policy = createHostPolicy({
   port: 8766,
@@ -24,7 +24,9 @@ describe('isAllowedHost', () => {
     ['evil.example:8766', false],
     ['evil.example', false],
     ['mcp.example.com.evil.example', false],
+    // Another local port is another origin.
     ['127.0.0.1:9999', false],
+    ['127.0.0.1:8767', false],
     ['localhost:9999', false],
     ['127.0.0.1', false],
     ['localhost', false],
@@ -36,6 +38,8 @@ describe('isAllowedHost', () => {
     ['127.0.0.1:08766x', false],
     ['', false],
     [undefined, false],
+    // SvelteKit's Headers.get() answers null for a missing header.
+    [null, false],
   ])('Host %j -> %s', (host, allowed) => {
     expect(isAllowedHost(host, policy)).toBe(allowed);
   });
@@ -44,6 +48,16 @@ describe('isAllowedHost', () => {
     const p = createHostPolicy({ port: 9000, bindHost: '127.0.0.5', publicHosts: [] });
     expect(isAllowedHost('127.0.0.5:9000', p)).toBe(true);
     expect(isAllowedHost('127.0.0.6:9000', p)).toBe(false);
+  });
+
+  it('reads a Host without a port as port 80, also for a tunnel host pinned to 443', () => {
+    // The dashboard's copy used to accept a port-less Host for a host pinned to 80 or 443;
+    // the MCP edges' stricter reading is the shared one: pin no port to accept any.
+    const p = createHostPolicy({ port: 8768, bindHost: '127.0.0.1', publicHosts: parsePublicHosts(['dash.example.com:443', 'plain.example.com:80']).hosts });
+    expect(isAllowedHost('dash.example.com:443', p)).toBe(true);
+    expect(isAllowedHost('dash.example.com', p)).toBe(false);
+    expect(isAllowedHost('plain.example.com', p)).toBe(true);
+    expect(isAllowedHost('plain.example.com:443', p)).toBe(false);
   });
 });
 
@@ -72,6 +86,28 @@ describe('isAllowedOrigin', () => {
     ['http://127.0.0.1:8766, http://evil.example', false],
   ])('Origin %j -> %s', (origin, allowed) => {
     expect(isAllowedOrigin(origin, policy)).toBe(allowed);
+  });
+});
+
+describe('same-origin rule for mutations', () => {
+  const own = ownOrigin('http', '127.0.0.1:8768');
+  it.each([
+    [{ origin: 'http://127.0.0.1:8768' }, true],
+    [{ origin: 'http://127.0.0.1:9999' }, false],
+    [{ origin: 'https://127.0.0.1:8768' }, false],
+    [{ origin: 'http://localhost:8768' }, false],
+    [{ origin: 'null' }, false],
+    [{ origin: null, referer: 'http://127.0.0.1:8768/sessions' }, true],
+    [{ origin: null, referer: 'http://127.0.0.1:9999/attack' }, false],
+    [{ origin: null, referer: null }, false],
+    [{}, false],
+  ])('%j -> %s', (headers, ok) => {
+    expect(isSameOriginMutation(headers, own)).toBe(ok);
+  });
+
+  it('builds our origin from the scheme and the Host as named, lower case without a trailing dot', () => {
+    expect(ownOrigin('https', ' Dash.Example.COM. ')).toBe('https://dash.example.com');
+    expect(ownOrigin('http', '[::1]:8768')).toBe('http://[::1]:8768');
   });
 });
 

@@ -1,7 +1,7 @@
 // Guards: every error code maps to an MCP error result, INTERNAL never reveals details, and "broker said no" stays distinct from "broker unreachable".
 import { ERROR_CODES, ERROR_SPECS, type ErrorCode } from '@terminal-mcp/contract';
 import { describe, expect, it } from 'vitest';
-import { describeToolFailure, ERROR_META_KEY, ERROR_PRESENTATION, toolErrorResult } from './errors.js';
+import { describeToolFailure, ERROR_META_KEY, ERROR_PRESENTATION, timeoutFailure, toolErrorResult } from './tool-errors.js';
 
 const meta = (r: ReturnType<typeof toolErrorResult>) => r._meta[ERROR_META_KEY];
 
@@ -86,5 +86,13 @@ describe('toolErrorResult', () => {
     const result = toolErrorResult(describeToolFailure(brokerSaid('INVALID_ARGUMENT', `bad\n\u001b[31m${'x'.repeat(1000)}`)).failure);
     expect(meta(result).message).not.toMatch(/[\n\u001b]/);
     expect(meta(result).message.length).toBeLessThanOrEqual(300);
+  });
+});
+
+describe('timeoutFailure', () => {
+  it('is a TIMEOUT the model sees with its message and the contract hint', () => {
+    const { failure, presentation } = timeoutFailure('the call was cancelled');
+    expect(presentation).toEqual({ disclose: 'message', kind: 'unavailable' });
+    expect(meta(toolErrorResult(failure))).toEqual({ error_code: 'TIMEOUT', message: 'the call was cancelled', hint: ERROR_SPECS.TIMEOUT.hint });
   });
 });

@@ -1,7 +1,7 @@
 /**
- * Which addresses the dashboard may listen on: loopback only (127.0.0.0/8, ::1,
- * localhost). Remote reach is an authenticated tunnel's job. Mirrors the gateway's rule
- * (services/gateway/src/http/loopback.ts); web imports no gateway code.
+ * Which addresses an HTTP edge (gateway, observer, dashboard) may listen on: loopback only
+ * (127.0.0.0/8, ::1, localhost). Remote reach is an authenticated tunnel's job; a service
+ * bound to a public or wildcard address would hand every terminal to the network.
  */
 import { isIPv4, isIPv6 } from 'node:net';
 
@@ -9,6 +9,8 @@ function stripBrackets(host: string): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
+/** IPv6 literals have many spellings (`::1`, `0:0:0:0:0:0:0:1`); WHATWG URL parsing
+ * gives the canonical one. */
 function canonicalIPv6(address: string): string | undefined {
   try {
     return stripBrackets(new URL(`http://[${address}]/`).hostname);
@@ -17,11 +19,13 @@ function canonicalIPv6(address: string): string | undefined {
   }
 }
 
-/** True only for an address that is certainly loopback; wildcard, LAN, public and
- * IPv4-mapped addresses and other host names are refused: when in doubt, do not listen. */
+/** True for an address that is certainly loopback. Anything else — wildcard (`0.0.0.0`,
+ * `::`), a LAN or public address, an IPv4-mapped IPv6 address, another host name — is
+ * refused: when in doubt, do not listen. */
 export function isLoopbackBindAddress(host: string): boolean {
   const h = stripBrackets(host.trim().toLowerCase());
   if (h === 'localhost') return true;
+  // net.isIPv4 rejects shorthand ("127.1") and leading zeros ("0127.0.0.1").
   if (isIPv4(h)) return h.split('.')[0] === '127';
   if (isIPv6(h)) return canonicalIPv6(h) === '::1';
   return false;

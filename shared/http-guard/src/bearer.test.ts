@@ -1,6 +1,6 @@
-// Guards: the bearer check accepts exactly "Bearer <configured token>" and nothing else.
+// Guards: the static bearer check accepts exactly "Bearer <configured token>" and nothing else.
 import { describe, expect, it } from 'vitest';
-import { bearerTokenMatches, wwwAuthenticate } from './http/bearer.js';
+import { bearerTokenMatches, wwwAuthenticate } from './bearer.js';
 
 describe('bearerTokenMatches', () => {
   const token = 'tok_3f9a-Z.~+/=';

@@ -1,6 +1,6 @@
-/** The optional bearer token in front of /mcp and /health/metrics. Compared in constant
- * time: both sides are hashed first, so neither the content nor the length of the
- * configured token leaks through timing. */
+/** A static bearer token in front of an endpoint (the gateway's optional
+ * TERMINAL_MCP_GATEWAY_TOKEN). Compared in constant time: both sides are hashed first, so
+ * neither the content nor the length of the configured token leaks through timing. */
 import { createHash, timingSafeEqual } from 'node:crypto';
 
 // Any non-blank token text, so an operator-chosen token with unusual characters still works.
@@ -18,7 +18,7 @@ export function bearerTokenMatches(authorization: string | undefined, expected: 
   return m !== null && same;
 }
 
-/** Sent with every 401 (RFC 6750). */
+/** Sent with every 401 for a static token (RFC 6750). */
 export function wwwAuthenticate(presented: boolean): string {
   return presented ? 'Bearer realm="terminal-mcp", error="invalid_token"' : 'Bearer realm="terminal-mcp"';
 }

@@ -1,8 +1,9 @@
 /**
- * Broker failures become MCP tool results here, and only here. Tool failures are
- * `isError: true` results (never thrown: a thrown message reaches the model verbatim,
- * unvetted). The table below decides, for every code, what a model may see and how loud
- * the log line is; adding a code to the contract fails the build until it is decided.
+ * Broker failures become MCP tool results here, and only here, for every MCP edge (the
+ * gateway and the observer). Tool failures are `isError: true` results (never thrown: a
+ * thrown message reaches the model verbatim, unvetted). The table below decides, for
+ * every code, what a model may see and how loud the log line is; adding a code to the
+ * contract fails the build until it is decided.
  */
 import { randomUUID } from 'node:crypto';
 import { describeBrokerFailure, type BrokerFailure } from '@terminal-mcp/broker-client';
@@ -56,7 +57,7 @@ export const ERROR_PRESENTATION: Record<ErrorCode, ErrorPresentation> = {
   TMUX_UNAVAILABLE: UNAVAILABLE,
   STORE_UNAVAILABLE: UNAVAILABLE,
   AUDIT_UNAVAILABLE: UNAVAILABLE,
-  // Not the broker saying no: the gateway could not reach it at all.
+  // Not the broker saying no: the service could not reach it at all.
   BROKER_UNAVAILABLE: UNAVAILABLE,
   INTERNAL: { disclose: 'generic', kind: 'fault' },
 };
@@ -127,4 +128,11 @@ export function describeToolFailure(err: unknown): DescribedFailure {
   const failure = describeBrokerFailure(err);
   if (failure.code === 'INTERNAL' && !failure.correlationId) failure.correlationId = randomUUID();
   return { failure, presentation: ERROR_PRESENTATION[failure.code] };
+}
+
+/** A call that ran out of its time budget or was cancelled by the client: no broker
+ * answer to describe, so the failure is built here. */
+export function timeoutFailure(message: string): DescribedFailure {
+  const failure: BrokerFailure = { code: 'TIMEOUT', message, hint: ERROR_SPECS.TIMEOUT.hint };
+  return { failure, presentation: ERROR_PRESENTATION.TIMEOUT };
 }

@@ -1,0 +1,19 @@
+/** config.yaml's `permissions.terminal_input` and `input_policy` as policy/input.ts takes
+ * them. When `input_policy.allowed_session_patterns` is not set, input follows the read
+ * whitelist: a session the whitelist does not admit takes input only through an explicit
+ * operator input grant (a read grant alone never admits input). */
+import type { InputPolicy } from '../policy/input.js';
+import type { BrokerConfig } from './schema.js';
+
+export function inputPolicyOf(config: BrokerConfig): InputPolicy {
+  const p = config.input_policy;
+  return {
+    terminalInput: config.permissions.terminal_input,
+    allowSendText: p.allow_send_text,
+    allowedPatterns: p.allowed_session_patterns ?? config.allowed_session_patterns,
+    deniedPatterns: p.denied_session_patterns,
+    maxTextLength: p.max_text_length,
+    guardedCommands: p.guarded_commands,
+    guardedCommandAllow: p.guarded_command_allow,
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The shape of one MCP tool: its public definition (name, schemas, annotations) next to
+ * the broker procedure it calls and how its result reads as text. Generic over the
+ * broker socket role, so a tool can only call what its service's socket offers; each
+ * service binds the role (and its annotation policy) in its own `tools/define-tool.ts`.
+ */
+import type { BrokerClient } from '@terminal-mcp/broker-client';
+import type { SocketRole } from '@terminal-mcp/contract';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+
+export interface ToolContext<R extends SocketRole> {
+  broker: BrokerClient<R>;
+  /** Aborts when the MCP client cancels or the broker call budget runs out; pass it to
+   * every broker call. */
+  signal: AbortSignal;
+}
+
+/**
+ * Every read tool says so: ChatGPT and Claude ask the user to confirm each call of a tool
+ * without `readOnlyHint: true`, and the SDK defaults are `readOnlyHint: false,
+ * destructiveHint: true`. `openWorldHint: false`: the tools touch only this host's tmux
+ * and configured project roots.
+ */
+export const READ_ONLY_ANNOTATIONS = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+} as const satisfies ToolAnnotations;
+
+export interface ToolSpec<R extends SocketRole, Shape extends z.ZodRawShape, Out extends z.ZodObject, A extends ToolAnnotations = ToolAnnotations> {
+  /** Public API: hosted clients cache tool lists for a long time. Never rename. */
+  name: string;
+  title: string;
+  /** Written for a model: what it returns, when to use it, what it needs. */
+  description: string;
+  inputShape: Shape;
+  outputSchema: Out;
+  annotations: A;
+  run(args: z.output<z.ZodObject<Shape>>, ctx: ToolContext<R>): Promise<z.output<Out>>;
+  /** Compact text for `content`; the full result travels in `structuredContent`. */
+  render(result: z.output<Out>): string;
+}
+
+/** A tool with its types erased, so tools of different shapes fit one table. */
+export interface McpTool<R extends SocketRole, A extends ToolAnnotations = ToolAnnotations> {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputShape: z.ZodRawShape;
+  readonly outputSchema: z.ZodObject;
+  readonly annotations: A;
+  /** `args` have already been validated by the SDK against `inputShape`. */
+  invoke(args: Record<string, unknown>, ctx: ToolContext<R>): Promise<{ structured: Record<string, unknown>; text: string }>;
+}
+
+export function defineMcpTool<R extends SocketRole, Shape extends z.ZodRawShape, Out extends z.ZodObject, A extends ToolAnnotations>(
+  spec: ToolSpec<R, Shape, Out, A>,
+): McpTool<R, A> {
+  return {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    inputShape: spec.inputShape,
+    outputSchema: spec.outputSchema,
+    annotations: spec.annotations,
+    async invoke(args, ctx) {
+      const result = await spec.run(args as z.output<z.ZodObject<Shape>>, ctx);
+      return { structured: result as Record<string, unknown>, text: spec.render(result) };
+    },
+  };
+}
