@@ -13,3 +13,4 @@ export {
   type ToolErrorResult,
 } from './tool-errors.js';
 export { defineMcpTool, READ_ONLY_ANNOTATIONS, type McpTool, type ToolContext, type ToolSpec } from './define-tool.js';
+export { renderBatch, renderPaneText, renderSessionList, renderStatus, sessionReadTools } from './session-tools.js';

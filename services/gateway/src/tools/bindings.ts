@@ -21,7 +21,7 @@ import {
 } from '@terminal-mcp/contract';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { defineTool, READ_ONLY_ANNOTATIONS, type GatewayTool } from './define-tool.js';
-import { renderPaneText, renderStatus } from './sessions.js';
+import { renderPaneText, renderStatus } from '@terminal-mcp/mcp-kit';
 
 const BINDING_CHANGE_ANNOTATIONS = {
   readOnlyHint: false,
