@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { BrokerConfig } from './config/schema.js';
 import type { BrokerDeps } from './deps.js';
 import { loadConfigFile } from './effects/config-file.js';
+import { crashAfterAuditIgnored } from './effects/fault-injection.js';
 import { acquireInstanceLock, ensureSocketDir } from './effects/socket-files.js';
 import { recordBrokerRun } from './effects/store/registry-store.js';
 import { openStoreSet } from './effects/store/store-set.js';
@@ -74,6 +75,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     };
     const servers = await serveRoles(deps, paths.socketDir);
     cleanups.push(() => servers.close());
+    if (crashAfterAuditIgnored()) {
+      log.error({ event: 'broker.fault_injection_ignored' }, 'TERMINAL_MCP_TEST_CRASH_AFTER_AUDIT is set outside a test run and is ignored; remove it');
+    }
     log.info({ event: 'broker.started', socketDir: paths.socketDir, stateDir: paths.stateDir, tmuxSocket: paths.tmuxSocket ?? 'default' }, 'broker listening');
     return { deps, sockets: servers.sockets, stop };
   } catch (err) {

@@ -6,12 +6,18 @@
  * prove that such a send reaches the pane at most once and is reported DELIVERY_UNKNOWN
  * after the restart. Never set it in production: every input call would kill the broker.
  */
-const CRASH_AFTER_AUDIT = process.env.TERMINAL_MCP_TEST_CRASH_AFTER_AUDIT === '1';
+const REQUESTED = process.env.TERMINAL_MCP_TEST_CRASH_AFTER_AUDIT === '1';
+/** Honoured only inside a test run (vitest sets NODE_ENV=test and the test brokers inherit
+ * it), so a stray variable in an MCP client's config cannot make every input call kill
+ * the broker and leave misleading DELIVERY_UNKNOWN rows. */
+const CRASH_AFTER_AUDIT = REQUESTED && process.env.NODE_ENV === 'test';
+
+/** True when the variable is set but ignored because this is not a test run. */
+export function crashAfterAuditIgnored(): boolean {
+  return REQUESTED && !CRASH_AFTER_AUDIT;
+}
 
 export function crashAfterAuditWriteIfRequested(): void {
   if (CRASH_AFTER_AUDIT) process.kill(process.pid, 'SIGKILL');
 }
 
-export function crashAfterAuditEnabled(): boolean {
-  return CRASH_AFTER_AUDIT;
-}

@@ -45,6 +45,8 @@ const R = (kind: string) => `[REDACTED:${kind}]`;
 describe('redactSecrets finds each kind', () => {
   it.each([
     // name, input, expected output, expected kinds
+    ['our own oauth access token', `got tmcp_at_${'Ab3-_x'.repeat(7)}Q here`, `got ${R('terminal_mcp_token')} here`, ['terminal_mcp_token']],
+    ['our own refresh token, bare', `tmcp_rt_${'Zz9_'.repeat(11)}`, R('terminal_mcp_token'), ['terminal_mcp_token']],
     ['anthropic key', `key: ${ANTHROPIC} done`, `key: ${R('anthropic_api_key')} done`, ['anthropic_api_key']],
     ['anthropic key in export', `export ANTHROPIC_API_KEY=${ANTHROPIC}`, `export ANTHROPIC_API_KEY=${R('anthropic_api_key')}`, ['anthropic_api_key']],
     ['openai legacy key', `using ${OPENAI_LEGACY}.`, `using ${R('openai_api_key')}.`, ['openai_api_key']],
@@ -252,7 +254,7 @@ describe('redactSecrets on whole lines', () => {
     const inputs = [
       ANTHROPIC, OPENAI_LEGACY, GITHUB('ghp', 1), GITLAB, SLACK, GOOGLE, STRIPE('sk_live_', 1), NPM, HUGGINGFACE, AWS_ID, JWT,
       PRIVATE_KEY, 'https://u:pw1@h', `Authorization: Basic ${OPAQUE}`, `Bearer ${OPAQUE}`, `aws_secret_access_key=${AWS_SECRET}`,
-      'password=x1', 'api_key=x1', 'token=x1', 'secret=x1',
+      'password=x1', 'api_key=x1', 'token=x1', 'secret=x1', `tmcp_cs_${'k9-'.repeat(10)}`,
     ];
     const kinds = new Set(inputs.flatMap((input) => redactSecrets(input).kinds));
     expect([...kinds].sort()).toEqual([...SECRET_KINDS].sort());

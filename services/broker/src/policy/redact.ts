@@ -37,6 +37,7 @@ import { terminalControlLengthAt } from './sanitize.js';
 export const SECRET_KINDS = [
   'private_key',
   'anthropic_api_key',
+  'terminal_mcp_token',
   'openai_api_key',
   'github_token',
   'gitlab_token',
@@ -90,6 +91,8 @@ const hasDigit = (s: string): boolean => /[0-9]/.test(s);
 
 /** Self-identifying tokens: the prefix says what they are. Order is priority. */
 const TOKEN_RULES: readonly TokenRule[] = [
+  // Our own OAuth codes, access/refresh tokens and client secrets (oauth/secrets.ts).
+  { kind: 'terminal_mcp_token', pattern: /(?<![A-Za-z0-9_])tmcp_(?:ac|at|rt|cs)_[A-Za-z0-9_-]{20,}/g },
   { kind: 'anthropic_api_key', pattern: new RegExp(`${TOKEN_START}sk-ant-[A-Za-z0-9_-]{20,}`, 'g') },
   {
     kind: 'openai_api_key',

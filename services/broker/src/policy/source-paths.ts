@@ -48,6 +48,12 @@ export const SECRET_BASENAME_GLOBS = [
   'secrets.*',
   '*.tfstate',
   '*.tfstate.*',
+  '*.tfvars',
+  '.envrc',
+  '.vault-token',
+  '*service-account*.json',
+  '*.asc',
+  '*.gpg',
 ] as const;
 
 /** Secret files known by their last two path segments. */

@@ -28,7 +28,7 @@ export async function changePassword(env: WebauthEnv, change: PasswordChange): P
   const violation = passwordRuleViolation(change.newPassword, user.username);
   if (violation) return refuse('INVALID_ARGUMENT', violation);
 
-  const keys = throttleKeys(user.username, change.sourceIp);
+  const keys = throttleKeys(user.username, change.sourceIp, 'dashboard');
   const held = reserveAttempt(env, keys);
   if (held) return held;
   if (!(await verifyPassword(user.passwordHash, change.currentPassword))) {

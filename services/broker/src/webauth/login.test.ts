@@ -8,7 +8,7 @@ import { openStore, type SqliteDatabase } from '../effects/store/database.js';
 import { webauthStoreDefinition } from '../effects/store/webauth-store.js';
 import { createAccount } from './accounts.js';
 import { webauthEnv, type WebauthEnv } from './env.js';
-import { login, type LoginAttempt } from './login.js';
+import { login, verifyCredentials, type LoginAttempt } from './login.js';
 import { dummyPasswordHash } from './passwords.js';
 
 const PASSWORD = 'correct battery staple';
@@ -97,6 +97,18 @@ describe('per-IP backoff', { timeout: 90_000 }, () => {
     expect(await attempt('alice', PASSWORD, ip)).toMatchObject({ ok: true });
     await attempt('alice', 'typo', ip);
     expect(await attempt('alice', PASSWORD, ip)).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: 1 });
+  });
+});
+
+describe('channels', { timeout: 90_000 }, () => {
+  it('failures on the internet-facing OAuth consent page never lock the loopback dashboard', async () => {
+    // Behind a tunnel every consent-page request may come from 127.0.0.1, like the operator.
+    for (let i = 0; i < 12; i++) {
+      await verifyCredentials(env, { username: 'alice', password: `guess ${i}`, sourceIp: '127.0.0.1' }, 'oauth');
+      clock += 1_000;
+    }
+    expect(await verifyCredentials(env, { username: 'alice', password: PASSWORD, sourceIp: '127.0.0.1' }, 'oauth')).toMatchObject({ code: 'RATE_LIMITED' });
+    expect(await attempt('alice', PASSWORD, '127.0.0.1')).toMatchObject({ ok: true });
   });
 });
 

@@ -24,12 +24,16 @@ export interface LoginAttempt {
   sourceIp: string;
 }
 
-export type LoginChannel = 'dashboard' | 'oauth';
+export const LOGIN_CHANNELS = ['dashboard', 'oauth'] as const;
+export type LoginChannel = (typeof LOGIN_CHANNELS)[number];
 
-export function throttleKeys(username: string, sourceIp: string): ThrottleKey[] {
+/** Throttling is kept apart per channel: the OAuth consent page faces the internet
+ * through a tunnel (where every request may arrive from 127.0.0.1), so failures there
+ * must not lock the operator out of the loopback dashboard, nor the other way round. */
+export function throttleKeys(username: string, sourceIp: string, channel: LoginChannel): ThrottleKey[] {
   return [
-    { scope: 'ip', key: sourceIp },
-    { scope: 'account', key: username },
+    { scope: 'ip', key: `${channel}:${sourceIp}` },
+    { scope: 'account', key: `${channel}:${username}` },
   ];
 }
 
@@ -64,7 +68,7 @@ export async function verifyCredentials(
   attempt: LoginAttempt,
   channel: LoginChannel,
 ): Promise<{ ok: true; user: UserRecord } | AuthRefusal> {
-  const keys = throttleKeys(attempt.username, attempt.sourceIp);
+  const keys = throttleKeys(attempt.username, attempt.sourceIp, channel);
   const held = reserveAttempt(env, keys);
   if (held) {
     env.log.warn({ event: 'webauth.login_throttled', channel, sourceIp: attempt.sourceIp, retryAfterSeconds: held.code === 'RATE_LIMITED' ? held.retryAfterSeconds : undefined }, 'login attempt held back by throttling');

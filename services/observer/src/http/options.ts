@@ -87,7 +87,9 @@ export function observerSettingsFromEnv(env: NodeJS.ProcessEnv): ObserverHttpSet
  * is set (overwritten) by the tunnel; a value that is not an IP address is ignored. */
 export function clientAddress(socketAddress: string | undefined, headerValue: string | string[] | undefined): string {
   const fromHeader = Array.isArray(headerValue) ? headerValue[0] : headerValue;
-  const candidate = fromHeader?.split(',')[0]?.trim();
+  // A list-valued header: only the right-most entry was written by our tunnel; entries to
+  // its left came from the client and could be rotated to dodge per-IP backoff.
+  const candidate = fromHeader?.split(',').at(-1)?.trim();
   if (candidate && isIP(candidate) !== 0) return candidate;
   return (socketAddress ?? 'unknown').replace(/^::ffff:/, '');
 }

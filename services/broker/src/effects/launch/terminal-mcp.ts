@@ -39,6 +39,7 @@ export async function ensureBrokerRunning(env: NodeJS.ProcessEnv): Promise<'runn
   const childEnv = { ...env };
   delete childEnv.TMUX; // the broker addresses the server named by TERMINAL_MCP_TMUX_SOCKET, not $TMUX
   delete childEnv.TMUX_PANE;
+  delete childEnv.TERMINAL_MCP_TEST_CRASH_AFTER_AUDIT; // test-only fault injection never reaches a launched broker
   const child = spawn(process.execPath, [brokerMain], { detached: true, stdio: ['ignore', logFd, logFd], env: childEnv });
   child.unref();
   closeSync(logFd);
