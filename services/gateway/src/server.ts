@@ -6,7 +6,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { objectFromShape } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { withBrokerActor, type BrokerClient } from '@terminal-mcp/broker-client';
 import { describeToolFailure, timeoutFailure, toolErrorResult } from '@terminal-mcp/mcp-kit';
 import pino, { type Logger } from 'pino';
@@ -47,12 +50,34 @@ export function callerName(server: McpServer, headers: Record<string, string | s
   return token ? `http-${token}` : undefined;
 }
 
+/*
+ * Built once per process and shared by every McpServer, because stateless HTTP builds a
+ * server per request: the SDK's JSON-schema validator (an Ajv instance, the costliest part
+ * of constructing a server; the SDK uses it only to check elicitation answers, and it
+ * holds no per-connection state), and each tool's input object schema (the SDK would wrap
+ * the raw shape in a new zod object per registration, and zod compiles a parser per
+ * object on first use). The same function the SDK calls builds it, so validation and
+ * tools/list output are unchanged.
+ */
+let sharedSchemaValidator: AjvJsonSchemaValidator | undefined;
+const inputSchemas = new WeakMap<GatewayTool, ReturnType<typeof objectFromShape>>();
+
+function inputSchemaOf(tool: GatewayTool): ReturnType<typeof objectFromShape> {
+  let schema = inputSchemas.get(tool);
+  if (schema === undefined) {
+    schema = objectFromShape(tool.inputShape);
+    inputSchemas.set(tool, schema);
+  }
+  return schema;
+}
+
 export function createGatewayMcpServer(deps: GatewayServerDeps): McpServer {
   const log = deps.log ?? pino({ level: 'silent' });
   const timeoutMs = deps.brokerTimeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS;
+  sharedSchemaValidator ??= new AjvJsonSchemaValidator();
   const server = new McpServer(
     { name: 'terminal-mcp', title: 'Terminal MCP', version: GATEWAY_VERSION },
-    { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: {} } },
+    { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: {} }, jsonSchemaValidator: sharedSchemaValidator },
   );
 
   for (const tool of deps.tools ?? GATEWAY_TOOLS) {
@@ -61,18 +86,18 @@ export function createGatewayMcpServer(deps: GatewayServerDeps): McpServer {
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: tool.inputShape,
+        inputSchema: inputSchemaOf(tool),
         outputSchema: tool.outputSchema,
         annotations: { title: tool.title, ...tool.annotations },
       },
-      async (args, extra): Promise<CallToolResult> => {
+      async (args: Record<string, unknown>, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallToolResult> => {
         const started = performance.now();
         const seconds = () => (performance.now() - started) / 1000;
         const budget = AbortSignal.timeout(timeoutMs);
         const signal = AbortSignal.any([extra.signal, budget]);
         try {
           const { structured, text } = await withBrokerActor(callerName(server, extra.requestInfo?.headers), () =>
-            tool.invoke(args as Record<string, unknown>, { broker: deps.broker, signal }),
+            tool.invoke(args, { broker: deps.broker, signal }),
           );
           const elapsed = seconds();
           deps.metrics.observeToolCall(tool.name, elapsed);

@@ -14,7 +14,7 @@ import {
   type SocketRole,
 } from '@terminal-mcp/contract';
 import type { GatewayRouter, ObserverRouter, WebRouter } from '@terminal-mcp/broker/router-types';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { Agent } from 'undici';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { homedir } from 'node:os';
 
@@ -51,15 +51,47 @@ export function defaultSocketPath(role: SocketRole, env: NodeJS.ProcessEnv = pro
   return socketPathFor(resolvePaths(env, homedir()).socketDir, role);
 }
 
+const BROKER_ORIGIN = 'http://broker.local';
+
+/** The part of a fetch Response that tRPC's httpLink reads (`json()`, plus `ok`/`status`
+ * for error metadata). */
+interface BrokerResponse {
+  ok: boolean;
+  status: number;
+  json(): Promise<unknown>;
+}
+
+/**
+ * `fetch` for httpLink on undici's core `request` API: the same HTTP/1.1 over the same
+ * kept-alive Unix socket connection, without WHATWG fetch's Request/Response/stream
+ * machinery (about a millisecond per call on a small VM). Connection failures still throw
+ * undici's errors (ECONNREFUSED, ENOENT, UND_ERR_SOCKET...), which `describeBrokerFailure`
+ * recognises; an aborted signal aborts the request.
+ */
+function unixSocketFetch(dispatcher: Agent) {
+  return async (url: string, init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal | null }): Promise<BrokerResponse> => {
+    if (!url.startsWith(`${BROKER_ORIGIN}/`)) throw new Error('broker client: unexpected URL');
+    const res = await dispatcher.request({
+      origin: BROKER_ORIGIN,
+      path: url.slice(BROKER_ORIGIN.length),
+      method: (init.method ?? 'GET') as 'GET' | 'POST',
+      headers: init.headers ?? {},
+      body: init.body ?? null,
+      signal: init.signal ?? undefined,
+    });
+    return { ok: res.statusCode >= 200 && res.statusCode < 300, status: res.statusCode, json: () => res.body.json() };
+  };
+}
+
 export function createBrokerClient<R extends SocketRole>(options: BrokerClientOptions<R>): BrokerClient<R> {
   const socketPath = options.socketPath ?? defaultSocketPath(options.role, options.env);
   const dispatcher = new Agent({ connect: { socketPath }, keepAliveTimeout: 10_000, pipelining: 1 });
+  const brokerFetch = unixSocketFetch(dispatcher);
   return createTRPCClient<RouterForRole[R]>({
     links: [
       httpLink({
-        url: 'http://broker.local',
-        fetch: (url, init) =>
-          undiciFetch(url as string, { ...(init as Record<string, unknown>), dispatcher }) as unknown as Promise<Response>,
+        url: BROKER_ORIGIN,
+        fetch: (url, init) => brokerFetch(url as string, init as never) as unknown as Promise<Response>,
         headers: () => {
           const actor = options.actor?.() ?? actorScope.getStore();
           return actor ? { 'x-terminal-mcp-actor': actor } : {};

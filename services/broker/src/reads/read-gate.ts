@@ -43,25 +43,32 @@ export function readGrantOf(deps: Pick<ReadGateDeps, 'grants' | 'now'>, s: Sessi
 }
 
 /**
- * THE gate for reading a session's content (tail, capture, status, batch, live output,
- * wait): the session tmux has under exactly `name`, if the whitelist or a grant pinned to
- * that very session admits it. Facts are re-read unless the caller passes a listing it
- * just took.
+ * THE gate for reading a session's content (tail, capture, status, batch inspect, live
+ * output, wait): the session tmux has under exactly `name`, if the whitelist or a grant
+ * pinned to that very session admits it. Facts are re-read from tmux now (the adapter's
+ * `findSession`), unless the caller passes a listing it just took.
  *
  * A name the whitelist does not admit is answered SESSION_NOT_ALLOWED with the same
  * message whether the session is missing, exists without a grant, or has a stale or
- * expired grant. Both paths list sessions and look the grant up, so the work done differs
- * only by an in-memory identity comparison. A whitelisted name that is missing is
+ * expired grant. Without a stored grant under the name nothing can admit it, so it is
+ * refused before tmux is asked anything: the work done (one grants.db lookup) is then the
+ * same whether or not the session exists. With a stored grant, the session under the name
+ * is looked up and the grant must be pinned to it. A whitelisted name that is missing is
  * SESSION_NOT_FOUND, as before grants existed.
  */
 export async function resolveReadableSession(deps: ReadGateDeps, name: string, sessions?: readonly SessionFacts[]): Promise<SessionFacts> {
   const byWhitelist = decideReadAccess(readPolicy(deps.config), name);
   // terminal_read off refuses before tmux is asked anything.
   if (byWhitelist.reason === 'READ_DISABLED') assertCanRead(deps.config, name);
-  const listing = sessions ?? (await deps.tmux.listSessions());
-  if (byWhitelist.allowed) return findSessionByName(listing, name);
-  const found = listing.find((s) => s.name === name);
+  if (byWhitelist.allowed) {
+    if (sessions) return findSessionByName(sessions, name);
+    const live = await deps.tmux.findSession(name);
+    if (live === null) throw new AppError('SESSION_NOT_FOUND', 'no session has exactly that name');
+    return live;
+  }
   const stored = deps.grants?.(name);
+  if (stored === undefined) throw new AppError('SESSION_NOT_ALLOWED', 'access to this session is denied');
+  const found = sessions ? sessions.find((s) => s.name === name) : ((await deps.tmux.findSession(name)) ?? undefined);
   const grant = effectiveGrant(name, stored, found, (deps.now ?? Date.now)());
   assertCanRead(deps.config, name, grant);
   // effectiveGrant is null without a live session, so `found` is set here.

@@ -67,10 +67,18 @@ export function assertSessionId(id: string): void {
 // Fixed fields first, the one free-form field last. The separator is a tab (a literal
 // tab inside the single-quoted format).
 const SESSION_FIELDS = 6;
-const SESSION_FORMAT = '#{pid}\t#{session_id}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{session_activity}\t#{session_name}';
+const SESSION_FIXED_FORMAT = '#{pid}\t#{session_id}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{session_activity}';
+const SESSION_FORMAT = `${SESSION_FIXED_FORMAT}\t#{session_name}`;
 const PANE_FIELDS = 10;
 const PANE_FORMAT =
   '#{pane_id}\t#{pane_pid}\t#{pane_in_mode}\t#{pane_width}\t#{pane_height}\t#{history_size}\t#{window_activity}\t#{cursor_x}\t#{cursor_y}\t#{cursor_flag}\t#{pane_current_command}';
+/** One session and its active pane (of its active window) in one record, for a read by
+ * id: the session's fixed fields, its name, the pane's fixed fields, the pane's current
+ * command last. The name can be a fixed field because tmux stores it escaped (no tab, no
+ * newline; see above); were that ever not so, the fields would not parse or the name
+ * would not match, and the caller falls back to a full listing. */
+const SESSION_BY_ID_FIELDS = SESSION_FIELDS + 1 + PANE_FIELDS;
+const SESSION_BY_ID_FORMAT = `${SESSION_FIXED_FORMAT}\t#{session_name}\t${PANE_FORMAT}`;
 
 const LIST_SESSIONS = `list-sessions -F '${SESSION_FORMAT}'`;
 /** Every client with its session and terminal name (free-form, last): our output
@@ -130,8 +138,12 @@ function parsePaneFields(fields: readonly string[], offset: number, command: str
 
 function parseSessionLine(line: string): Omit<SessionFacts, 'activePane'> | null {
   const split = splitFixed(line, SESSION_FIELDS);
-  if (split === null) return null;
-  const [pidText, sessionId, createdText, attachedText, windowsText, activityText] = split.fields;
+  return split === null ? null : parseSessionFields(split.fields, split.rest);
+}
+
+/** Parses SESSION_FIXED_FORMAT's fields (the first SESSION_FIELDS of `fields`). */
+function parseSessionFields(fields: readonly string[], name: string): Omit<SessionFacts, 'activePane'> | null {
+  const [pidText, sessionId, createdText, attachedText, windowsText, activityText] = fields;
   const serverPid = uint(pidText);
   const created = uint(createdText);
   const attached = uint(attachedText);
@@ -148,15 +160,25 @@ function parseSessionLine(line: string): Omit<SessionFacts, 'activePane'> | null
   ) {
     return null;
   }
-  return { serverPid, sessionId, name: split.rest, created, attached, windows, activity };
+  return { serverPid, sessionId, name, created, attached, windows, activity };
 }
 
-/** Maps session id to its active pane, from a LIST_ACTIVE_PANES reply. */
+/** Maps session id to its active pane, from a LIST_ACTIVE_PANES reply.
+ *
+ * SECURITY: `pane_current_command` is argv[0] of the pane's foreground process, which
+ * that process chooses, and tmux 3.3a keeps tabs and newlines in it. A process can
+ * therefore print a whole fake record (`$0<TAB>%1<TAB>...`) for ANOTHER session and make
+ * reads of that session capture a pane it does not own. Every session has exactly one
+ * active pane of its active window, so its real record is always present: a session id
+ * that appears in more than one record is being forged, and all of its records are
+ * dropped (reads of it then answer SESSION_NOT_FOUND instead of another pane's text). */
 function parseActivePanes(lines: readonly string[], logger: TmuxLogger): Map<string, PaneFacts> {
   const bySession = new Map<string, PaneFacts>();
+  const seen = new Map<string, number>();
   let last: { sessionId: string; fields: string[]; command: string } | null = null;
   const commit = () => {
     if (last === null) return;
+    seen.set(last.sessionId, (seen.get(last.sessionId) ?? 0) + 1);
     const pane = parsePaneFields(last.fields, 1, last.command);
     if (pane === null) logger.warn({ sessionId: last.sessionId }, 'unparsable tmux pane record skipped');
     else if (!bySession.has(last.sessionId)) bySession.set(last.sessionId, pane);
@@ -172,6 +194,12 @@ function parseActivePanes(lines: readonly string[], logger: TmuxLogger): Map<str
     }
   }
   commit();
+  for (const [sessionId, count] of seen) {
+    if (count > 1) {
+      bySession.delete(sessionId);
+      logger.warn({ event: 'security.forged_pane_record', sessionId, records: count }, 'a pane command forged a pane record; the session is treated as having no readable pane');
+    }
+  }
   return bySession;
 }
 
@@ -214,8 +242,26 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
   const control = new TmuxControlClient(clientOptions);
   control.start();
 
+  // Session name -> id as of the last full listing: only a hint for `findSession`, which
+  // accepts a read by id only when tmux reports, in that same reply, exactly the name
+  // asked for (names are unique on a server). A stale entry therefore costs a full
+  // listing, never another session's facts. Forgotten whenever tmux reports sessions
+  // created, closed or renamed, and on every connection change (a restarted server
+  // reuses ids); the generation keeps a listing that raced such a change from storing.
+  let idByName = new Map<string, string>();
+  let namesGeneration = 0;
+  const forgetNames = () => {
+    namesGeneration++;
+    idByName = new Map();
+  };
+  control.onNotification((n) => {
+    if (n.name === 'sessions-changed' || n.name === 'session-renamed') forgetNames();
+  });
+  control.onStateChange(forgetNames);
+
   async function listSessions(): Promise<SessionFacts[]> {
-    // Both lines go out in the same write; tmux answers them back to back.
+    const generation = namesGeneration;
+    // All lines go out in the same write; tmux answers them back to back.
     const [sessionsReply, panesReply, clientsReply] = await Promise.all([
       control.run(LIST_SESSIONS),
       control.run(LIST_ACTIVE_PANES),
@@ -240,7 +286,37 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
       const attached = Math.max(0, s.attached - (watchers.get(s.sessionId) ?? 0));
       sessions.push({ ...s, attached, activePane: panes.get(s.sessionId) ?? null });
     }
+    if (generation === namesGeneration) idByName = new Map(sessions.map((s) => [s.name, s.sessionId]));
     return sessions;
+  }
+
+  /** The session with this id and its active pane, read now in one round trip; null when
+   * it is gone or the reply is not what we expect (the caller then lists everything). */
+  async function sessionById(sessionId: string): Promise<SessionFacts | null> {
+    assertSessionId(sessionId);
+    const [reply, clientsReply] = await Promise.all([
+      control.run(`display-message -p -t '${sessionId}' '${SESSION_BY_ID_FORMAT}'`),
+      control.run(LIST_CLIENTS),
+    ]);
+    if (!reply.ok) return null;
+    // A command with a newline spans lines; a missing target may answer empty fields.
+    const split = splitFixed(reply.lines.join('\n'), SESSION_BY_ID_FIELDS);
+    if (split === null) return null;
+    const s = parseSessionFields(split.fields, split.fields[SESSION_FIELDS] as string);
+    const pane = parsePaneFields(split.fields, SESSION_FIELDS + 1, split.rest);
+    if (s === null || pane === null || s.sessionId !== sessionId || s.name === HIDDEN_SESSION_NAME) return null;
+    const watchers = clientsReply.ok ? countWatcherClients(clientsReply.lines) : new Map<string, number>();
+    return { ...s, attached: Math.max(0, s.attached - (watchers.get(s.sessionId) ?? 0)), activePane: pane };
+  }
+
+  async function findSession(name: string): Promise<SessionFacts | null> {
+    const cachedId = idByName.get(name);
+    if (cachedId !== undefined) {
+      const s = await sessionById(cachedId);
+      // The name check is what makes the hint safe: see idByName.
+      if (s !== null && s.name === name) return s;
+    }
+    return (await listSessions()).find((s) => s.name === name) ?? null;
   }
 
   async function paneFacts(paneId: string): Promise<PaneFacts | null> {
@@ -291,6 +367,7 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
 
   return {
     listSessions,
+    findSession,
     paneFacts,
     capturePane,
     health,

@@ -53,6 +53,9 @@ export interface TmuxHealth {
 export interface TmuxAdapter {
   /** Every real session; the broker's hidden control session is excluded. */
   listSessions(): Promise<SessionFacts[]>;
+  /** The real session tmux has under exactly `name` (never a prefix or glob match), with
+   * its facts read now; null when there is none. Same facts as the `listSessions` entry. */
+  findSession(name: string): Promise<SessionFacts | null>;
   /** Facts of one pane, re-read now; null when it no longer exists. */
   paneFacts(paneId: string): Promise<PaneFacts | null>;
   /** Pane text with wrapped lines joined (-J) so redaction sees whole secrets. */

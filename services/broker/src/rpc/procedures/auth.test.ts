@@ -23,6 +23,7 @@ import { createCallerFactory } from '../trpc.js';
 /** Sign-in never touches tmux; any call would be a bug. */
 const noTmux: TmuxAdapter = {
   listSessions: () => Promise.reject(new Error('tmux must not be used by auth')),
+  findSession: () => Promise.reject(new Error('tmux must not be used by auth')),
   paneFacts: () => Promise.reject(new Error('tmux must not be used by auth')),
   capturePane: () => Promise.reject(new Error('tmux must not be used by auth')),
   health: () => Promise.reject(new Error('tmux must not be used by auth')),
