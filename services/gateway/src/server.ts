@@ -1,17 +1,12 @@
 /**
  * The MCP server factory. One McpServer per transport (SDK >= 1.26): stdio builds one,
- * the stateless HTTP edge builds one per request. Every tool call goes through the same
- * wrapper: a time budget on the broker call, metrics, a log line with facts only, and
- * broker failures turned into `isError` results by @terminal-mcp/mcp-kit.
+ * the stateless HTTP edge builds one per request. Every tool call goes through
+ * @terminal-mcp/mcp-kit's wrapper (time budget, `isError` results); the gateway adds the
+ * MCP client's name as broker actor, metrics and a log line with facts only.
  */
-import { performance } from 'node:perf_hooks';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { objectFromShape } from '@modelcontextprotocol/sdk/server/zod-compat.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { withBrokerActor, type BrokerClient } from '@terminal-mcp/broker-client';
-import { describeToolFailure, timeoutFailure, toolErrorResult } from '@terminal-mcp/mcp-kit';
+import { createToolServer, DEFAULT_BROKER_TIMEOUT_MS, registerTools } from '@terminal-mcp/mcp-kit';
 import pino, { type Logger } from 'pino';
 import type { ToolMetrics } from './metrics.js';
 import { GATEWAY_TOOLS, type GatewayTool } from './tools/index.js';
@@ -24,9 +19,7 @@ export const SERVER_INSTRUCTIONS = [
   'Secrets in pane text appear as [REDACTED:kind]. A failed call returns an error_code and a hint saying how to recover.',
 ].join(' ');
 
-/** Generous for a read (they take milliseconds); it exists so a stuck broker or tmux
- * cannot hold a client's call open forever. */
-export const DEFAULT_BROKER_TIMEOUT_MS = 30_000;
+export { DEFAULT_BROKER_TIMEOUT_MS };
 
 export interface GatewayServerDeps {
   broker: BrokerClient<'gateway'>;
@@ -50,82 +43,26 @@ export function callerName(server: McpServer, headers: Record<string, string | s
   return token ? `http-${token}` : undefined;
 }
 
-/*
- * Built once per process and shared by every McpServer, because stateless HTTP builds a
- * server per request: the SDK's JSON-schema validator (an Ajv instance, the costliest part
- * of constructing a server; the SDK uses it only to check elicitation answers, and it
- * holds no per-connection state), and each tool's input object schema (the SDK would wrap
- * the raw shape in a new zod object per registration, and zod compiles a parser per
- * object on first use). The same function the SDK calls builds it, so validation and
- * tools/list output are unchanged.
- */
-let sharedSchemaValidator: AjvJsonSchemaValidator | undefined;
-const inputSchemas = new WeakMap<GatewayTool, ReturnType<typeof objectFromShape>>();
-
-function inputSchemaOf(tool: GatewayTool): ReturnType<typeof objectFromShape> {
-  let schema = inputSchemas.get(tool);
-  if (schema === undefined) {
-    schema = objectFromShape(tool.inputShape);
-    inputSchemas.set(tool, schema);
-  }
-  return schema;
-}
-
 export function createGatewayMcpServer(deps: GatewayServerDeps): McpServer {
   const log = deps.log ?? pino({ level: 'silent' });
-  const timeoutMs = deps.brokerTimeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS;
-  sharedSchemaValidator ??= new AjvJsonSchemaValidator();
-  const server = new McpServer(
-    { name: 'terminal-mcp', title: 'Terminal MCP', version: GATEWAY_VERSION },
-    { instructions: SERVER_INSTRUCTIONS, capabilities: { tools: {} }, jsonSchemaValidator: sharedSchemaValidator },
-  );
-
-  for (const tool of deps.tools ?? GATEWAY_TOOLS) {
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: inputSchemaOf(tool),
-        outputSchema: tool.outputSchema,
-        annotations: { title: tool.title, ...tool.annotations },
+  const server = createToolServer({ name: 'terminal-mcp', title: 'Terminal MCP', version: GATEWAY_VERSION }, SERVER_INSTRUCTIONS);
+  registerTools(server, deps.tools ?? GATEWAY_TOOLS, {
+    broker: deps.broker,
+    timeoutMs: deps.brokerTimeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS,
+    hooks: {
+      asActor: (extra, call) => withBrokerActor(callerName(server, extra.requestInfo?.headers), call),
+      succeeded(tool, ms) {
+        deps.metrics.observeToolCall(tool, ms / 1000);
+        log.debug({ event: 'tool.ok', tool, ms: Math.round(ms) }, 'tool call');
       },
-      async (args: Record<string, unknown>, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallToolResult> => {
-        const started = performance.now();
-        const seconds = () => (performance.now() - started) / 1000;
-        const budget = AbortSignal.timeout(timeoutMs);
-        const signal = AbortSignal.any([extra.signal, budget]);
-        try {
-          const { structured, text } = await withBrokerActor(callerName(server, extra.requestInfo?.headers), () =>
-            tool.invoke(args, { broker: deps.broker, signal }),
-          );
-          const elapsed = seconds();
-          deps.metrics.observeToolCall(tool.name, elapsed);
-          log.debug({ event: 'tool.ok', tool: tool.name, ms: Math.round(elapsed * 1000) }, 'tool call');
-          return { content: [{ type: 'text', text }], structuredContent: structured };
-        } catch (err) {
-          const described = budget.aborted
-            ? timeoutFailure(`the broker did not answer within ${Math.round(timeoutMs / 1000)} s`)
-            : extra.signal.aborted
-              ? timeoutFailure('the call was cancelled')
-              : describeToolFailure(err);
-          const { failure, presentation } = described;
-          const elapsed = seconds();
-          deps.metrics.observeToolCall(tool.name, elapsed, failure.code);
-          const fields = {
-            event: 'tool.error',
-            tool: tool.name,
-            error_code: failure.code,
-            correlation_id: failure.correlationId,
-            ms: Math.round(elapsed * 1000),
-          };
-          if (presentation.kind === 'fault') log.error({ ...fields, err }, 'tool call failed');
-          else if (presentation.kind === 'unavailable') log.warn(fields, 'tool call failed: dependency unavailable');
-          else log.info(fields, 'tool call refused');
-          return toolErrorResult(failure);
-        }
+      failed(tool, ms, { failure, presentation }, err) {
+        deps.metrics.observeToolCall(tool, ms / 1000, failure.code);
+        const fields = { event: 'tool.error', tool, error_code: failure.code, correlation_id: failure.correlationId, ms: Math.round(ms) };
+        if (presentation.kind === 'fault') log.error({ ...fields, err }, 'tool call failed');
+        else if (presentation.kind === 'unavailable') log.warn(fields, 'tool call failed: dependency unavailable');
+        else log.info(fields, 'tool call refused');
       },
-    );
-  }
+    },
+  });
   return server;
 }

@@ -16,3 +16,5 @@ export {
 } from './host-origin.js';
 export { DEFAULT_MAX_BODY_BYTES, readLimitedBody, type BodyResult } from './body.js';
 export { bearerTokenMatches, wwwAuthenticate } from './bearer.js';
+export { parsePortSetting, parsePublicHostsSetting } from './settings.js';
+export { COMMON_RESPONSE_HEADERS, jsonRpcError, sendJson, sendText } from './responses.js';

@@ -1,6 +1,6 @@
 /** What the gateway and the observer MCP servers share: how a broker failure becomes an
- * `isError` tool result (with the details under `_meta['terminal-mcp/error']`), and the
- * typed shape of one tool. */
+ * `isError` tool result (with the details under `_meta['terminal-mcp/error']`), the
+ * typed shape of one tool, and the server and tool-call wrapper both build. */
 export {
   describeToolFailure,
   ERROR_META_KEY,
@@ -14,3 +14,11 @@ export {
 } from './tool-errors.js';
 export { defineMcpTool, READ_ONLY_ANNOTATIONS, type McpTool, type ToolContext, type ToolSpec } from './define-tool.js';
 export { renderBatch, renderPaneText, renderSessionList, renderStatus, sessionReadTools } from './session-tools.js';
+export {
+  createToolServer,
+  DEFAULT_BROKER_TIMEOUT_MS,
+  registerTools,
+  type RegisterToolsOptions,
+  type ToolCallExtra,
+  type ToolCallHooks,
+} from './tool-server.js';

@@ -15,9 +15,11 @@ import {
   isAllowedHost,
   isAllowedOrigin,
   isLoopbackBindAddress,
+  jsonRpcError,
   listenOnLoopback,
-  wwwAuthenticate,
   type PublicHost,
+  sendJson,
+  wwwAuthenticate,
 } from '@terminal-mcp/http-guard';
 import type { Logger } from 'pino';
 import { createGatewayLogger } from '../logger.js';
@@ -26,7 +28,6 @@ import { versionInfo } from '../version.js';
 import { sendLive, sendMetrics, sendReady, sendVersion } from './health.js';
 import { handleMcpPost } from './mcp-endpoint.js';
 import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT, GatewayConfigError } from './options.js';
-import { jsonRpcError, sendJson } from './responses.js';
 
 export interface GatewayHttpOptions {
   /** Loopback only; anything else is refused with GatewayConfigError. Default 127.0.0.1. */

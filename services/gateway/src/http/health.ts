@@ -11,7 +11,7 @@ import { describeToolFailure } from '@terminal-mcp/mcp-kit';
 import type { Logger } from 'pino';
 import type { ToolMetrics } from '../metrics.js';
 import type { VersionInfo } from '../version.js';
-import { sendJson, sendText } from './responses.js';
+import { sendJson, sendText } from '@terminal-mcp/http-guard';
 
 const READY_TIMEOUT_MS = 5_000;
 

@@ -6,11 +6,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { readLimitedBody } from '@terminal-mcp/http-guard';
+import { jsonRpcError, readLimitedBody, sendJson } from '@terminal-mcp/http-guard';
 import type { Logger } from 'pino';
 import type { ToolMetrics } from '../metrics.js';
 import { createGatewayMcpServer, type GatewayServerDeps } from '../server.js';
-import { jsonRpcError, sendJson } from './responses.js';
 
 export interface McpEndpointDeps {
   serverDeps: GatewayServerDeps;

@@ -12,11 +12,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { BrokerClient } from '@terminal-mcp/broker-client';
 import { OAUTH_LIMITS, OBSERVER_SCOPE } from '@terminal-mcp/contract';
-import { readLimitedBody } from '@terminal-mcp/http-guard';
+import { jsonRpcError, readLimitedBody, sendJson } from '@terminal-mcp/http-guard';
 import type { Logger } from 'pino';
 import { createObserverMcpServer, type ObserverCaller } from '../server.js';
 import { callBroker } from './broker-call.js';
-import { jsonRpcError, sendJson } from './responses.js';
 import type { ObserverUrls } from './urls.js';
 
 export interface McpEndpointDeps {

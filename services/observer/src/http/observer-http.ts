@@ -16,9 +16,11 @@ import {
   isAllowedHost,
   isAllowedOrigin,
   isLoopbackBindAddress,
+  jsonRpcError,
   listenOnLoopback,
   parseHostHeader,
   type PublicHost,
+  sendJson,
 } from '@terminal-mcp/http-guard';
 import type { Logger } from 'pino';
 import { currentActor } from '../actor.js';
@@ -33,7 +35,6 @@ import { DEFAULT_OBSERVER_HOST, DEFAULT_OBSERVER_PORT, ObserverConfigError, read
 import { PendingAuthorizations } from './pending-authorizations.js';
 import { RateWindow } from './rate-window.js';
 import { handleRegister, REGISTRATIONS_PER_MINUTE, type RegisterDeps } from './register.js';
-import { jsonRpcError, sendJson } from './responses.js';
 import { handleRevoke, handleToken } from './token.js';
 import { observerUrls, type ObserverUrls } from './urls.js';
 

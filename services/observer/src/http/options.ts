@@ -1,7 +1,7 @@
 /** Observer settings from the environment. A setting that cannot be read stops the start
  * with a message naming the variable: a typo must not quietly widen exposure. */
 import { isIP } from 'node:net';
-import { isLoopbackBindAddress, parsePublicHosts, type PublicHost } from '@terminal-mcp/http-guard';
+import { isLoopbackBindAddress, parsePortSetting, parsePublicHostsSetting, type PublicHost } from '@terminal-mcp/http-guard';
 
 export const DEFAULT_OBSERVER_HOST = '127.0.0.1';
 export const DEFAULT_OBSERVER_PORT = 8767;
@@ -15,6 +15,8 @@ export class ObserverConfigError extends Error {
   }
 }
 
+const refusal = (message: string) => new ObserverConfigError(message);
+
 export interface ObserverHttpSettings {
   host: string;
   port: number;
@@ -25,14 +27,6 @@ export interface ObserverHttpSettings {
   /** A header the tunnel sets to the real client address (e.g. cf-connecting-ip), used
    * only to key login throttling; undefined means the socket's address. */
   clientIpHeader: string | undefined;
-}
-
-export function parsePort(raw: string | undefined, variable: string, fallback: number): number {
-  if (raw === undefined || raw.trim() === '') return fallback;
-  if (!/^\d{1,5}$/.test(raw.trim()) || Number(raw) > 65535) {
-    throw new ObserverConfigError(`${variable}=${JSON.stringify(raw)} is not a port number (0-65535)`);
-  }
-  return Number(raw);
 }
 
 /**
@@ -58,14 +52,6 @@ export function readPublicUrl(raw: string | undefined, variable = 'TERMINAL_MCP_
   return url.origin;
 }
 
-export function readPublicHosts(raw: string | undefined, variable = 'TERMINAL_MCP_PUBLIC_HOSTS'): PublicHost[] {
-  const { hosts, invalid } = parsePublicHosts((raw ?? '').split(','));
-  if (invalid.length > 0) {
-    throw new ObserverConfigError(`${variable} has entries that are not host names: ${invalid.map((e) => JSON.stringify(e)).join(', ')}`);
-  }
-  return hosts;
-}
-
 export function readClientIpHeader(raw: string | undefined, variable = 'TERMINAL_MCP_OBSERVER_CLIENT_IP_HEADER'): string | undefined {
   if (raw === undefined || raw.trim() === '') return undefined;
   const name = raw.trim().toLowerCase();
@@ -76,9 +62,9 @@ export function readClientIpHeader(raw: string | undefined, variable = 'TERMINAL
 export function observerSettingsFromEnv(env: NodeJS.ProcessEnv): ObserverHttpSettings {
   return {
     host: env.TERMINAL_MCP_OBSERVER_HOST?.trim() || DEFAULT_OBSERVER_HOST,
-    port: parsePort(env.TERMINAL_MCP_OBSERVER_PORT, 'TERMINAL_MCP_OBSERVER_PORT', DEFAULT_OBSERVER_PORT),
+    port: parsePortSetting(env.TERMINAL_MCP_OBSERVER_PORT, 'TERMINAL_MCP_OBSERVER_PORT', DEFAULT_OBSERVER_PORT, refusal),
     publicUrl: readPublicUrl(env.TERMINAL_MCP_OBSERVER_PUBLIC_URL),
-    publicHosts: readPublicHosts(env.TERMINAL_MCP_PUBLIC_HOSTS),
+    publicHosts: parsePublicHostsSetting(env.TERMINAL_MCP_PUBLIC_HOSTS, 'TERMINAL_MCP_PUBLIC_HOSTS', refusal),
     clientIpHeader: readClientIpHeader(env.TERMINAL_MCP_OBSERVER_CLIENT_IP_HEADER),
   };
 }

@@ -8,11 +8,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BrokerClient } from '@terminal-mcp/broker-client';
 import { TOKEN_ENDPOINT_AUTH_METHODS, type RegisterClientInput, type TokenEndpointAuthMethod } from '@terminal-mcp/contract';
-import { readLimitedBody } from '@terminal-mcp/http-guard';
+import { readLimitedBody, sendJson } from '@terminal-mcp/http-guard';
 import type { Logger } from 'pino';
 import { callBroker } from './broker-call.js';
 import type { RateWindow } from './rate-window.js';
-import { sendJson, sendOAuthError } from './responses.js';
+import { sendOAuthError } from './responses.js';
 
 export interface RegisterDeps {
   broker: BrokerClient<'observer'>;

@@ -1,33 +1,11 @@
-/** Response writers. Every response says what it is, is never cached (tokens and
- * per-request CSRF tokens travel in bodies) and sends no Referer onwards (an
- * authorization code in a redirect URL must not leak to third parties). */
+/** The observer's own response writers (HTML pages, redirects, OAuth errors), on top of
+ * the shared ones in @terminal-mcp/http-guard: never cached, no Referer sent onwards. */
 import type { ServerResponse } from 'node:http';
-
-const COMMON_HEADERS = {
-  'Cache-Control': 'no-store',
-  Pragma: 'no-cache',
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-} as const;
-
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.headersSent) {
-    res.end();
-    return;
-  }
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    ...COMMON_HEADERS,
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(text)),
-    ...headers,
-  });
-  res.end(text);
-}
+import { COMMON_RESPONSE_HEADERS, sendJson } from '@terminal-mcp/http-guard';
 
 export function sendHtml(res: ServerResponse, status: number, html: string, headers: Record<string, string>): void {
   res.writeHead(status, {
-    ...COMMON_HEADERS,
+    ...COMMON_RESPONSE_HEADERS,
     'Content-Type': 'text/html; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(html)),
     'X-Frame-Options': 'DENY',
@@ -37,7 +15,7 @@ export function sendHtml(res: ServerResponse, status: number, html: string, head
 }
 
 export function sendEmpty(res: ServerResponse, status: number, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { ...COMMON_HEADERS, 'Content-Length': '0', ...headers });
+  res.writeHead(status, { ...COMMON_RESPONSE_HEADERS, 'Content-Length': '0', ...headers });
   res.end();
 }
 
@@ -49,9 +27,4 @@ export function redirect(res: ServerResponse, location: string): void {
 /** RFC 6749 section 5.2 error body (also used by registration and revocation). */
 export function sendOAuthError(res: ServerResponse, status: number, error: string, description: string, headers: Record<string, string> = {}): void {
   sendJson(res, status, { error, error_description: description }, headers);
-}
-
-/** JSON-RPC error body for /mcp; -32000 is the transport-level code the SDK uses. */
-export function jsonRpcError(message: string, code = -32000): unknown {
-  return { jsonrpc: '2.0', error: { code, message }, id: null };
 }

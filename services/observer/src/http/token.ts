@@ -8,11 +8,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BrokerClient } from '@terminal-mcp/broker-client';
 import type { ExchangeTokenInput } from '@terminal-mcp/contract';
+import { sendJson } from '@terminal-mcp/http-guard';
 import type { Logger } from 'pino';
 import { callBroker } from './broker-call.js';
 import { readClientCredentials } from './client-auth.js';
 import { readForm } from './form.js';
-import { sendEmpty, sendJson, sendOAuthError } from './responses.js';
+import { sendEmpty, sendOAuthError } from './responses.js';
 import type { ObserverUrls } from './urls.js';
 
 export interface TokenEndpointDeps {

@@ -1,7 +1,7 @@
 /** terminal-mcp-web settings from the environment. A setting that cannot be read stops
  * the start with a message naming the variable: a typo must not quietly widen exposure. */
 import { isIP } from 'node:net';
-import { isLoopbackBindAddress, parsePublicHosts, type PublicHost } from '@terminal-mcp/http-guard';
+import { isLoopbackBindAddress, parsePortSetting, parsePublicHostsSetting, type PublicHost } from '@terminal-mcp/http-guard';
 
 export const DEFAULT_WEB_HOST = '127.0.0.1';
 export const DEFAULT_WEB_PORT = 8768;
@@ -14,6 +14,8 @@ export class WebConfigError extends Error {
   }
 }
 
+const refusal = (message: string) => new WebConfigError(message);
+
 export interface WebSettings {
   host: string;
   port: number;
@@ -22,26 +24,15 @@ export interface WebSettings {
   trustedProxy: string | undefined;
 }
 
-function parsePort(raw: string | undefined, variable: string, fallback: number): number {
-  if (raw === undefined || raw.trim() === '') return fallback;
-  if (!/^\d{1,5}$/.test(raw.trim()) || Number(raw) > 65535) {
-    throw new WebConfigError(`${variable}=${JSON.stringify(raw)} is not a port number (0-65535)`);
-  }
-  return Number(raw);
-}
-
 export function webSettingsFromEnv(env: NodeJS.ProcessEnv): WebSettings {
   const host = env.TERMINAL_MCP_WEB_HOST?.trim() || DEFAULT_WEB_HOST;
   if (!isLoopbackBindAddress(host)) {
     throw new WebConfigError(`TERMINAL_MCP_WEB_HOST=${JSON.stringify(host)} is not a loopback address; the dashboard listens on loopback only (use an authenticated tunnel for remote access)`);
   }
-  const { hosts, invalid } = parsePublicHosts((env.TERMINAL_MCP_PUBLIC_HOSTS ?? '').split(','));
-  if (invalid.length > 0) {
-    throw new WebConfigError(`TERMINAL_MCP_PUBLIC_HOSTS has entries that are not host names: ${invalid.map((e) => JSON.stringify(e)).join(', ')}`);
-  }
+  const publicHosts = parsePublicHostsSetting(env.TERMINAL_MCP_PUBLIC_HOSTS, 'TERMINAL_MCP_PUBLIC_HOSTS', refusal);
   const proxy = env.TERMINAL_MCP_TRUSTED_PROXY?.trim() || undefined;
   if (proxy !== undefined && isIP(proxy) === 0) {
     throw new WebConfigError(`TERMINAL_MCP_TRUSTED_PROXY=${JSON.stringify(proxy)} is not an IP address`);
   }
-  return { host, port: parsePort(env.TERMINAL_MCP_WEB_PORT, 'TERMINAL_MCP_WEB_PORT', DEFAULT_WEB_PORT), publicHosts: hosts, trustedProxy: proxy };
+  return { host, port: parsePortSetting(env.TERMINAL_MCP_WEB_PORT, 'TERMINAL_MCP_WEB_PORT', DEFAULT_WEB_PORT, refusal), publicHosts, trustedProxy: proxy };
 }

@@ -1,10 +1,14 @@
-/** Small response writers. Every response says what it is and is never cached; errors
- * on /mcp use the JSON-RPC error shape MCP clients expect. */
+/** Response writers for every edge. Every response says what it is, is never cached
+ * (tokens and per-request CSRF tokens travel in bodies) and sends no Referer onwards (an
+ * authorization code in a redirect URL must not leak to third parties). Errors on /mcp use
+ * the JSON-RPC error shape MCP clients expect. */
 import type { ServerResponse } from 'node:http';
 
-const COMMON_HEADERS = {
+export const COMMON_RESPONSE_HEADERS = {
   'Cache-Control': 'no-store',
+  Pragma: 'no-cache',
   'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
 } as const;
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -14,7 +18,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   }
   const text = JSON.stringify(body);
   res.writeHead(status, {
-    ...COMMON_HEADERS,
+    ...COMMON_RESPONSE_HEADERS,
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(text)),
     ...headers,
@@ -24,7 +28,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 
 export function sendText(res: ServerResponse, status: number, text: string, contentType: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, {
-    ...COMMON_HEADERS,
+    ...COMMON_RESPONSE_HEADERS,
     'Content-Type': contentType,
     'Content-Length': String(Buffer.byteLength(text)),
     ...headers,
