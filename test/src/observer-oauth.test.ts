@@ -276,6 +276,8 @@ describe('the full OAuth flow, as a client sees it', () => {
     expect(await auditedReadActors('terminal_tail')).toContain(`observer:${USER}`);
     const projects = (await mcp.callTool({ name: 'source_list_projects', arguments: {} })) as CallToolResult;
     expect(projects.structuredContent).toMatchObject({ projects: [{ name: 'demo', available: true, branch: 'main' }] });
+    // Source reads are audited too, with the same actor.
+    expect(await auditedReadActors('source.listProjects')).toContain(`observer:${USER}`);
 
     // Refresh rotation: the new pair works, the old refresh token is spent.
     const refreshed = await oauth.processRefreshTokenResponse(

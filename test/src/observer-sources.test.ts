@@ -8,6 +8,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import { createObserverLogger, ERROR_META_KEY, startObserverHttp, type RunningObserverHttp } from '@terminal-mcp/observer';
 import * as oauth from 'oauth4webapi';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { createOperatorAccount } from './helpers/operator-account.js';
@@ -152,5 +153,18 @@ describe('source tools through the observer', () => {
     const deadline = Date.now() + 5_000;
     while (!broker.stderr().includes(`"actor":"observer:${USER}"`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(broker.stderr()).toContain(`"actor":"observer:${USER}"`);
+    // And in audit.db's read audit, refused or not, with project, path and error code.
+    const db = new Database(join(broker.stateDir, 'audit.db'), { readonly: true });
+    try {
+      const deadline2 = Date.now() + 5_000;
+      let rows: { actor: string; project: string; path: string; error_code: string | null }[] = [];
+      while (rows.length === 0 && Date.now() < deadline2) {
+        rows = db.prepare("SELECT actor, project, path, error_code FROM read_audit WHERE tool = 'source.readFile' AND path = ?").all('../outside/secret.txt') as typeof rows;
+        if (rows.length === 0) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(rows[0]).toMatchObject({ actor: `observer:${USER}`, project: 'demo', error_code: 'PATH_NOT_ALLOWED' });
+    } finally {
+      db.close();
+    }
   });
 });

@@ -9,6 +9,8 @@ export interface ReadFacts {
   paneId?: string | null;
   lineCount?: number | null;
   errorCode?: string | null;
+  project?: string | null;
+  path?: string | null;
 }
 
 export function recordRead(ctx: Pick<BrokerContext, 'deps' | 'role' | 'actor'>, tool: string, facts: ReadFacts): void {
@@ -23,6 +25,8 @@ export function recordRead(ctx: Pick<BrokerContext, 'deps' | 'role' | 'actor'>, 
       paneId: facts.paneId ?? null,
       lineCount: facts.lineCount ?? null,
       errorCode: facts.errorCode ?? null,
+      project: facts.project ?? null,
+      path: facts.path ?? null,
     });
   } catch (err) {
     ctx.deps.log.warn({ event: 'audit.read_record_failed', tool, err: (err as Error).message }, 'read not audited');

@@ -67,6 +67,11 @@ export const auditStoreDefinition: StoreDefinition = {
         error_code TEXT
       ) STRICT`);
     },
+    // v2: source reads (observer) name a project and a path instead of a session.
+    (db) => {
+      db.exec('ALTER TABLE read_audit ADD COLUMN project TEXT');
+      db.exec('ALTER TABLE read_audit ADD COLUMN path TEXT');
+    },
   ],
 };
 
@@ -116,6 +121,9 @@ export interface ReadRecord {
   paneId: string | null;
   lineCount: number | null;
   errorCode: string | null;
+  /** Source reads: the configured project name and the repo-relative path asked for. */
+  project?: string | null;
+  path?: string | null;
 }
 
 export interface AuditFilter {
@@ -253,8 +261,8 @@ export function auditStore(db: SqliteDatabase): AuditStore {
     ),
     pruneKeys: db.prepare<[number]>('DELETE FROM task_idempotency WHERE created_at < ?'),
     insertRead: db.prepare(
-      `INSERT INTO read_audit (at, role, actor, tool, session_name, session_id, pane_id, line_count, error_code)
-       VALUES (@at, @role, @actor, @tool, @sessionName, @sessionId, @paneId, @lineCount, @errorCode)`,
+      `INSERT INTO read_audit (at, role, actor, tool, session_name, session_id, pane_id, line_count, error_code, project, path)
+       VALUES (@at, @role, @actor, @tool, @sessionName, @sessionId, @paneId, @lineCount, @errorCode, @project, @path)`,
     ),
     countReads: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM read_audit'),
   };
@@ -284,7 +292,7 @@ export function auditStore(db: SqliteDatabase): AuditStore {
   });
 
   const insertReads = db.transaction((records: readonly ReadRecord[]) => {
-    for (const r of records) q.insertRead.run(r);
+    for (const r of records) q.insertRead.run({ ...r, project: r.project ?? null, path: r.path ?? null });
   });
 
   const store: AuditStore = {

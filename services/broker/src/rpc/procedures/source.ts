@@ -20,17 +20,24 @@ import { searchText } from '../../sources/search.js';
 import { gitStatus, listProjects } from '../../sources/status.js';
 import type { BrokerContext } from '../context.js';
 import { publicProcedure, raise, router } from '../trpc.js';
+import { recordRead } from '../../audit/record-read.js';
 
 /**
  * Runs a source read and turns our AppError into the matching tRPC error (so HTTP status
  * and `data.app` agree). A refused path is a security event: logged with the rule's
  * procedure and project, never the path text.
  */
-async function answer<T>(ctx: BrokerContext, procedure: string, project: string | undefined, run: () => Promise<T>): Promise<T> {
+async function answer<T>(ctx: BrokerContext, procedure: string, project: string | undefined, run: () => Promise<T>, path?: string): Promise<T> {
+  // Every source read is recorded (queued) in audit.db's read_audit with the caller's
+  // actor, e.g. `observer:<user>`; a refused path is recorded with its error code.
+  const tool = `source.${procedure}`;
   try {
-    return await run();
+    const result = await run();
+    recordRead(ctx, tool, { session: null, project: project ?? null, path: path ?? null });
+    return result;
   } catch (err) {
     const app = readAppErrorData(err);
+    recordRead(ctx, tool, { session: null, project: project ?? null, path: path ?? null, errorCode: app?.code ?? 'INTERNAL' });
     if (!app || !(err instanceof Error)) throw err;
     if (app.code === 'PATH_NOT_ALLOWED') {
       ctx.deps.log.warn({ event: 'security.source_path_refused', role: ctx.role, actor: ctx.actor, procedure, project }, 'source path refused');
@@ -60,15 +67,15 @@ export const sourceRouter = router({
     .input(listRefsInputSchema)
     .query(({ ctx, input }) => answer(ctx, 'listRefs', input.project, () => listRefs(ctx.deps.config, input.project))),
 
-  blame: publicProcedure.input(blameInputSchema).query(({ ctx, input }) => answer(ctx, 'blame', input.project, () => blame(ctx.deps.config, input))),
+  blame: publicProcedure.input(blameInputSchema).query(({ ctx, input }) => answer(ctx, 'blame', input.project, () => blame(ctx.deps.config, input), input.path)),
 
   listFiles: publicProcedure
     .input(listFilesInputSchema)
-    .query(({ ctx, input }) => answer(ctx, 'listFiles', input.project, () => listFiles(ctx.deps.config, input))),
+    .query(({ ctx, input }) => answer(ctx, 'listFiles', input.project, () => listFiles(ctx.deps.config, input), input.dir)),
 
   readFile: publicProcedure
     .input(readFileInputSchema)
-    .query(({ ctx, input }) => answer(ctx, 'readFile', input.project, () => readFile(ctx.deps.config, input))),
+    .query(({ ctx, input }) => answer(ctx, 'readFile', input.project, () => readFile(ctx.deps.config, input), input.path)),
 
   searchText: publicProcedure
     .input(searchTextInputSchema)
