@@ -116,12 +116,9 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
 
   const summarize = (s: SessionFacts) => summarizeSession(config, s, readGrantOf(gate, s));
 
-  /** The last `count` non-padding lines, plus the visible screen for status. */
-  async function captureTail(pane: PaneFacts, count: number, stripAnsi: boolean) {
-    const raw = await tmux.capturePane(pane.paneId, { start: -count, end: '-', escapes: !stripAnsi });
-    const clean = cleanPaneText(raw, stripAnsi);
-    const tail = clean.lines.slice(-count);
-    return { tail, clean, raw };
+  /** Captures a line range of the pane and cleans it (escapes kept only when not stripped). */
+  async function readPane(pane: PaneFacts, start: number, end: number | '-', stripAnsi: boolean) {
+    return cleanPaneText(await tmux.capturePane(pane.paneId, { start, end, escapes: !stripAnsi }), stripAnsi);
   }
 
   return {
@@ -139,8 +136,8 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
     async tail(name, lines = config.default_tail_lines, stripAnsi = true) {
       const { s, pane } = await readable(name);
       const count = Math.min(lines, config.max_capture_lines);
-      const { tail, clean } = await captureTail(pane, count, stripAnsi);
-      return paneText(s, pane, tail, clean.redactions, lines > count);
+      const clean = await readPane(pane, -count, '-', stripAnsi);
+      return paneText(s, pane, clean.lines.slice(-count), clean.redactions, lines > count);
     },
 
     async capture(name, range, stripAnsi = true) {
@@ -153,15 +150,13 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
         start = end - config.max_capture_lines + 1;
         truncated = true;
       }
-      const raw = await tmux.capturePane(pane.paneId, { start, end, escapes: !stripAnsi });
-      const clean = cleanPaneText(raw, stripAnsi);
+      const clean = await readPane(pane, start, end, stripAnsi);
       return paneText(s, pane, clean.lines, clean.redactions, truncated);
     },
 
     async status(name) {
       const { s, pane } = await readable(name);
-      const raw = await tmux.capturePane(pane.paneId, { start: 0, end: '-' });
-      return statusOf(s, pane, cleanPaneText(raw, true).lines, now());
+      return statusOf(s, pane, (await readPane(pane, 0, '-', true)).lines, now());
     },
 
     async batchInspect(names, lines = 10) {
@@ -179,8 +174,7 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
           try {
             const { s, pane } = await readable(name, sessions);
             // One capture serves both: the visible screen for status, the tail for display.
-            const raw = await tmux.capturePane(pane.paneId, { start: -lines, end: '-' });
-            const clean = cleanPaneText(raw, true);
+            const clean = await readPane(pane, -lines, '-', true);
             const screen = toLines(clean.lines.slice(-Math.max(pane.height, 1)).join('\n'));
             return {
               session: name,

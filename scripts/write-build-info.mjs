@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Writes services/gateway/dist/build-info.json ({ commit, dirty, built_at }) for the
 // gateway's /version endpoint. Outside a git checkout (a tarball, a container without
-// .git) it writes "unknown" rather than failing the build.
+// .git) it writes "unknown" rather than failing the build. Build tooling, not service
+// code: it lives here, outside services/, because it spawns git.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const gatewayDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+const gatewayDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'services', 'gateway');
 const out = join(gatewayDir, 'dist', 'build-info.json');
 
 function git(args) {
