@@ -3,7 +3,7 @@
 // single warning (unknown keys, missing executables, bad values are all warnings there).
 // Also: the hardening the units promise is really in them, and --dry-run changes nothing.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -147,5 +147,38 @@ describe('install.sh --dry-run', () => {
     expect(install(['--dry-run', '--operator', 'root', '--root', root]).stderr).toMatch(/must not be root/);
     expect(install(['--dry-run', '--operator', 'tmcp-no-such-person', '--root', root]).stderr).toMatch(/no user tmcp-no-such-person/);
     expect(readdirSync(root)).toEqual([]);
+  });
+});
+
+describe('tunnel templates', () => {
+  const port = (role: string) => setting(unit(systemDir, `terminal-mcp-${role}.service`), 'Environment');
+
+  it('cloudflared routes the observer and the gateway to their loopback ports, health stays local, the rest is 404', () => {
+    const config = readFileSync(repoPath('deploy/tunnels/cloudflared/config.yml'), 'utf8');
+    expect(port('observer')).toBe('TERMINAL_MCP_OBSERVER_PORT=8767');
+    expect(port('gateway')).toBe('TERMINAL_MCP_GATEWAY_PORT=8766');
+    expect(config).toMatch(/^ {4}service: http:\/\/127\.0\.0\.1:8767$/m);
+    expect(config).toMatch(/^ {4}service: http:\/\/127\.0\.0\.1:8766$/m);
+    expect(config.match(/^ {4}path: \^\/health\/$/gm)).toHaveLength(2);
+    expect(config.trimEnd()).toMatch(/- service: http_status:404$/);
+    expect(config).toContain('TERMINAL_MCP_OBSERVER_PUBLIC_URL=');
+    expect(config).toContain('TERMINAL_MCP_PUBLIC_HOSTS=');
+  });
+
+  it('the Secure MCP Tunnel forwards to the gateway with its bearer token', () => {
+    const config = readFileSync(repoPath('deploy/tunnels/openai-secure-mcp-tunnel/tunnel-client.yaml'), 'utf8');
+    expect(config).toMatch(/^ {6}url: http:\/\/127\.0\.0\.1:8766\/mcp$/m);
+    expect(config).toMatch(/^ {4}Authorization: env:TERMINAL_MCP_GATEWAY_AUTHORIZATION$/m);
+  });
+
+  it.skipIf(!hasAnalyze)('the tunnel-client unit passes systemd-analyze verify next to the gateway unit', () => {
+    // Its binary is downloaded by the operator; verify the unit against an executable that exists.
+    const dir = temp('tmcp-tunnel-');
+    const text = readFileSync(repoPath('deploy/tunnels/openai-secure-mcp-tunnel/terminal-mcp-tunnel-client.service'), 'utf8');
+    expect(text).toContain('ExecStart=/opt/tunnel-client/tunnel-client run ');
+    writeFileSync(join(dir, 'terminal-mcp-tunnel-client.service'), text.replaceAll('/opt/tunnel-client/tunnel-client', process.execPath));
+    const r = spawnSync('systemd-analyze', ['verify', join(dir, 'terminal-mcp-tunnel-client.service'), ...UNITS.map((n) => join(systemDir, n))], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
   });
 });
