@@ -59,7 +59,7 @@ import { createConnection } from 'node:net';
 import { closeSync, openSync, readdirSync } from 'node:fs';
 const { connect, open, list, own, clientModule } = JSON.parse(process.argv[1]);
 const code = (err) => err?.code ?? err?.cause?.code ?? String(err);
-const result = { connect: {}, open: {}, list: {}, health: null };
+const result = { connect: {}, open: {}, list: {}, health: null, ready: null };
 for (const path of connect) {
   result.connect[path] = await new Promise((resolve) => {
     const s = createConnection(path);
@@ -77,6 +77,7 @@ if (own) {
   const { createBrokerClient } = await import(clientModule);
   const client = createBrokerClient({ role: own.role, socketPath: own.socket });
   try { result.health = await client.health.info.query(); } catch (err) { result.health = { error: code(err) }; }
+  try { result.ready = await client.health.ready.query(); } catch (err) { result.ready = { error: code(err) }; }
 }
 process.stdout.write(JSON.stringify(result));
 process.exit(0);
@@ -87,6 +88,7 @@ interface ProbeResult {
   open: Record<string, string>;
   list: Record<string, string>;
   health: { pid?: number; version?: string; error?: string } | null;
+  ready: { ready?: boolean; tmux?: { ok: boolean }; error?: string } | null;
 }
 
 interface ServiceProcess {
@@ -199,13 +201,13 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
     }
   });
 
-  function probe(user: string, own?: Role): ProbeResult {
+  function probe(user: string, own?: Role, ownSocket = own ? sockets[own] : undefined): ProbeResult {
     const stateFiles = readdirSync(stateDir).map((f) => join(stateDir, f));
     const input = {
       connect: [...ROLES.map((r) => sockets[r]), tmuxSocketPath],
       open: stateFiles,
       list: [stateDir, socketDir],
-      own: own ? { role: own, socket: sockets[own] } : undefined,
+      own: own ? { role: own, socket: ownSocket } : undefined,
       clientModule: pathToFileURL(repoPath('shared/broker-client/dist/index.js')).href,
     };
     const r = run('setpriv', asUser(user, [process.execPath, '--input-type=module', '-e', PROBE, JSON.stringify(input)]), { PATH: BASE_PATH, HOME: '/nonexistent' });
@@ -220,6 +222,7 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
     const result = probe(`tmcp-${role}`, role);
 
     expect(result.health).toMatchObject({ pid: broker!.child.pid });
+    expect(result.ready).toMatchObject({ ready: true, tmux: { ok: true } });
     expect(result.connect[sockets[role]]).toBe('ok');
     for (const other of ROLES.filter((r) => r !== role)) expect(result.connect[sockets[other]], `${other}.sock`).toBe('EACCES');
     expect(result.connect[tmuxSocketPath], 'tmux socket').toBe('EACCES');
@@ -294,6 +297,73 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
       expect(failed.output()).toMatch(/must be a member of group tmcp-clients/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the broker works inside the unit\'s sandbox: everything read-only but its state and socket directories', async () => {
+    // What ProtectSystem=strict + ProtectHome=read-only + PrivateTmp=no leave the broker
+    // (StateDirectory= and RuntimeDirectory= are the writable exceptions), emulated with
+    // a private mount namespace: can it still open its stores, listen, and reach the
+    // operator's tmux server in the read-only /tmp?
+    const root2 = mkdtempSync('/tmp/tmcp-deploy-');
+    chmodSync(root2, 0o755);
+    const hardened: ServiceProcess[] = [];
+    try {
+      const installed = install(root2);
+      expect(installed.status, installed.stderr).toBe(0);
+      const state2 = join(root2, 'var/lib/terminal-mcp');
+      const run2 = join(root2, 'run/terminal-mcp');
+      const sandbox = [
+        'set -eu',
+        'mount --make-rprivate /',
+        'mount --bind "$STATE" "$STATE"',
+        'mount --bind "$RUN" "$RUN"',
+        // Every other mount read-only, as ProtectSystem=strict does.
+        'findmnt -rn -o TARGET | while read -r m; do case "$m" in /proc|/proc/*|/sys|/sys/*|/dev|/dev/*|"$STATE"|"$RUN") ;; *) mount -o remount,bind,ro "$m" 2>/dev/null || true ;; esac; done',
+        // The emulation itself must hold, or this test proves nothing.
+        'if touch /tmp/.tmcp-sandbox-check 2>/dev/null || touch "$CHECKOUT/.tmcp-sandbox-check" 2>/dev/null; then echo "sandbox emulation failed: still writable" >&2; exit 97; fi',
+        'exec setpriv "$@"',
+      ].join('\n');
+      const env = {
+        PATH: BASE_PATH,
+        HOME: '/nonexistent',
+        STATE: state2,
+        RUN: run2,
+        CHECKOUT: repoPath(),
+        TERMINAL_MCP_STATE_DIR: state2,
+        TERMINAL_MCP_SOCKET_DIR: run2,
+        TERMINAL_MCP_SOCKET_GROUPS: SOCKET_GROUPS,
+        TERMINAL_MCP_TMUX_SOCKET: tmuxName,
+      };
+      const child = spawn('unshare', ['--mount', 'sh', '-c', sandbox, 'sandbox', ...asUser(OPERATOR, [process.execPath, repoPath('services/broker/dist/main.js')])], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      hardened.push({
+        child,
+        output: () => output,
+        stop: async () => {
+          if (child.exitCode === null && child.signalCode === null) {
+            child.kill('SIGTERM');
+            await exited;
+          }
+        },
+      });
+      const webSocket = join(run2, 'web.sock');
+      await waitFor('the sandboxed broker to hand out its sockets', () => {
+        if (child.exitCode !== null) throw new Error(`sandboxed broker exited ${child.exitCode}:\n${output}`);
+        return run('stat', ['-c', '%G', webSocket]).stdout.trim() === 'tmcp-web' ? true : undefined;
+      });
+      const result = probe('tmcp-web', 'web', webSocket);
+      expect(result.health, output).toMatchObject({ pid: child.pid });
+      expect(result.ready, output).toMatchObject({ ready: true, tmux: { ok: true } });
+    } finally {
+      await Promise.all(hardened.map((h) => h.stop()));
+      rmSync(root2, { recursive: true, force: true });
     }
   });
 
