@@ -59,7 +59,9 @@ in_group() { id -nG "$1" 2>/dev/null | tr ' ' '\n' | grep -qx "$2"; }
 put_file() {
   local src="$1" dest="$2" mode="$3" owner="${4:-}" keep="${5:-}"
   if [ -e "$dest" ]; then
-    if [ "$keep" = keep ] || cmp -s "$src" "$dest"; then
+    if [ "$keep" = keep ]; then
+      ok "$dest exists (kept: yours to edit)"
+    elif cmp -s "$src" "$dest"; then
       ok "$dest is up to date"
     else
       run "update $dest" -- install -m "$mode" ${owner:+-o "${owner%%:*}" -g "${owner##*:}"} "$src" "$dest"
