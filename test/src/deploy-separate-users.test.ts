@@ -132,7 +132,11 @@ async function waitFor<T>(what: string, check: () => T | undefined | Promise<T |
   }
 }
 
-describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skipReason ? ` (skipped: ${skipReason})` : ''}`, () => {
+// Generous limits: real processes start under several users on a loaded machine; every
+// wait inside is for a condition, not a duration.
+const LIMIT_MS = 180_000;
+
+describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skipReason ? ` (skipped: ${skipReason})` : ''}`, { timeout: LIMIT_MS }, () => {
   let root: string;
   let stateDir: string;
   let socketDir: string;
@@ -176,17 +180,17 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
     };
     broker = startAs(OPERATOR, repoPath('services/broker/dist/main.js'), brokerEnv);
     // The unit's ExecStartPost: returns once every socket exists with its group.
-    const waiter = spawn('setpriv', asUser(OPERATOR, ['timeout', '90', repoPath('deploy/wait-for-sockets.sh')]), { env: brokerEnv, stdio: 'ignore' });
+    const waiter = spawn('setpriv', asUser(OPERATOR, ['timeout', '150', repoPath('deploy/wait-for-sockets.sh')]), { env: brokerEnv, stdio: 'ignore' });
     const waited = await new Promise<number | null>((resolve) => waiter.once('exit', (code) => resolve(code)));
     if (waited !== 0) throw new Error(`wait-for-sockets.sh exited ${waited}; broker output:\n${broker.output()}`);
-  });
+  }, LIMIT_MS);
 
   afterAll(async () => {
     await Promise.all(services.map((s) => s.stop()));
     await broker?.stop();
     if (tmuxName) tmuxAsOperator(['kill-server']);
     if (root) rmSync(root, { recursive: true, force: true });
-  });
+  }, LIMIT_MS);
 
   it('lays out the directories and sockets as documented', () => {
     const mode = (p: string) => statSync(p).mode & 0o7777;
@@ -292,7 +296,7 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
       const env = { PATH: BASE_PATH, HOME: '/nonexistent', TERMINAL_MCP_STATE_DIR: join(dir, 'state'), TERMINAL_MCP_SOCKET_DIR: join(dir, 'run'), TERMINAL_MCP_SOCKET_GROUPS: 'web=tmcp-clients', TERMINAL_MCP_TMUX_SOCKET: tmuxName };
       const failed = startAs(OPERATOR, repoPath('services/broker/dist/main.js'), env);
       services.push(failed);
-      const code = await waitFor('the broker to exit', () => (failed.child.exitCode ?? undefined), 25_000);
+      const code = await waitFor('the broker to exit', () => (failed.child.exitCode ?? undefined), 120_000);
       expect(code).not.toBe(0);
       expect(failed.output()).toMatch(/must be a member of group tmcp-clients/);
     } finally {
