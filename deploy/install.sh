@@ -118,8 +118,9 @@ else
   [[ "$operator" =~ ^[a-z_][a-z0-9_.-]*$ ]] || die "--operator $operator is not a user name"
   getent passwd "$operator" >/dev/null || die "no user $operator on this machine (the operator is an existing person's account)"
   [ "$(id -u "$operator")" != 0 ] || die "the operator must not be root: the broker would run with every privilege"
-  # The client units have ProtectHome=yes: node and the checkout must be outside it.
-  for p in "$node" "$checkout"; do
+  # The client units have ProtectHome=yes: node and the checkout must be outside it
+  # (--units-only just renders, e.g. for systemd-analyze verify on a developer's checkout).
+  [ "$units_only" = 1 ] || for p in "$node" "$checkout"; do
     case "$p" in /home/*|/root/*|/run/user/*) die "$p is under /home, /root or /run/user, which the client units cannot see (ProtectHome=yes); install node system-wide and put the built checkout in e.g. /opt/terminal-mcp" ;; esac
   done
   if [ "$dry" = 0 ] && [ "$units_only" = 0 ] && [ "$(id -u)" != 0 ]; then die "run as root (sudo), or with --dry-run to see what it would do"; fi

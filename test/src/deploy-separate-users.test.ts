@@ -26,7 +26,16 @@ function missingTool(): string | undefined {
 
 const isRoot = process.getuid?.() === 0;
 const missing = isRoot ? missingTool() : undefined;
-const skipReason = !isRoot ? 'not running as root (needed to create users and switch to them)' : missing ? `${missing} is not installed` : undefined;
+// The service users must reach the checkout: the system units (ProtectHome=yes) and
+// install.sh refuse one under /home or /root, and /root is closed to other users anyway.
+const homeCheckout = /^\/(home|root|run\/user)\//.test(repoPath());
+const skipReason = !isRoot
+  ? 'not running as root (needed to create users and switch to them)'
+  : missing
+    ? `${missing} is not installed`
+    : homeCheckout
+      ? `the checkout ${repoPath()} is under /home, /root or /run/user, which the service users cannot reach`
+      : undefined;
 if (skipReason) console.warn(`deploy-separate-users: SKIPPED: ${skipReason}`);
 
 /** setpriv arguments that run argv as `user` with its primary and supplementary groups,
