@@ -152,6 +152,18 @@ describe('install.sh --dry-run', () => {
     expect(readdirSync(root)).toEqual([]);
   });
 
+  it('--user-units installs into the home, needs no root, and is idempotent', () => {
+    const root = temp('tmcp-home-');
+    const first = install(['--user-units', '--root', root]);
+    expect(first.status, first.stderr).toBe(0);
+    for (const name of UNITS) expect(first.stdout).toContain(`do: write ${root}/.config/systemd/user/${name}`);
+    expect(first.stdout).toContain(`do: write ${root}/.config/terminal-mcp/gateway.env (mode 0600)`);
+    expect(first.stdout).not.toMatch(/create (system user|group)/);
+    const again = install(['--user-units', '--root', root]);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).not.toMatch(/^(do|would):/m);
+  });
+
   it('refuses root as the operator and unknown users, before doing anything', () => {
     const root = temp('tmcp-dry-');
     expect(install(['--dry-run', '--operator', 'root', '--root', root]).stderr).toMatch(/must not be root/);
