@@ -9,7 +9,7 @@ import type { BrokerConfig } from './config/schema.js';
 import type { BrokerDeps } from './deps.js';
 import { loadConfigFile } from './effects/config-file.js';
 import { crashAfterAuditIgnored } from './effects/fault-injection.js';
-import { acquireInstanceLock, ensureSocketDir } from './effects/socket-files.js';
+import { acquireInstanceLock, ensureSocketDir, resolveSocketGroups } from './effects/socket-files.js';
 import { recordBrokerRun } from './effects/store/registry-store.js';
 import { openStoreSet } from './effects/store/store-set.js';
 import { createTmuxAdapter } from './effects/tmux/adapter.js';
@@ -40,6 +40,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
   const paths = resolvePaths(env, homedir());
   const config = options.config ?? loadConfigFile(paths.configPath);
   const log = options.log ?? createLogger(config.log_level);
+  const socketGroups = resolveSocketGroups(env.TERMINAL_MCP_SOCKET_GROUPS);
 
   ensureSocketDir(paths.socketDir);
   const lock = acquireInstanceLock(paths.socketDir);
@@ -73,7 +74,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       info: { version: BROKER_VERSION, startedAt, tmuxSocket: paths.tmuxSocket ?? null },
       live: createLiveDeps(paneWatch),
     };
-    const servers = await serveRoles(deps, paths.socketDir);
+    const servers = await serveRoles(deps, paths.socketDir, socketGroups);
     cleanups.push(() => servers.close());
     if (crashAfterAuditIgnored()) {
       log.error({ event: 'broker.fault_injection_ignored' }, 'TERMINAL_MCP_TEST_CRASH_AFTER_AUDIT is set outside a test run and is ignored; remove it');

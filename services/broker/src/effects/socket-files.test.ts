@@ -11,7 +11,9 @@ import {
   ensureSocketDir,
   listenOnSocket,
   removeStaleSocket,
+  resolveSocketGroups,
   socketAnswers,
+  SocketGroupsError,
 } from './socket-files.js';
 
 let base: string;
@@ -105,5 +107,41 @@ describe('stale socket cleanup', () => {
     writeFileSync(path, 'not a socket');
     await expect(removeStaleSocket(path)).rejects.toThrow(/not a socket/);
     expect(existsSync(path)).toBe(true);
+  });
+});
+
+describe('socket groups (TERMINAL_MCP_SOCKET_GROUPS)', () => {
+  it('is empty when unset, and resolves names through NSS and numeric ids as given', () => {
+    expect(resolveSocketGroups(undefined)).toEqual({});
+    expect(resolveSocketGroups(' ')).toEqual({});
+    // `root` (gid 0) exists on every Linux machine.
+    expect(resolveSocketGroups('gateway=root, web=4242')).toEqual({ gateway: { name: 'root', gid: 0 }, web: { name: '4242', gid: 4242 } });
+  });
+
+  it('refuses typos instead of leaving a socket unusable or shared', () => {
+    expect(() => resolveSocketGroups('gatway=root')).toThrow(/unknown role "gatway"/);
+    expect(() => resolveSocketGroups('gateway=root,gateway=root')).toThrow(/named twice/);
+    expect(() => resolveSocketGroups('gateway')).toThrow(/role=group/);
+    expect(() => resolveSocketGroups('web=tmcp-no-such-group-here')).toThrow(/no group "tmcp-no-such-group-here"/);
+    expect(() => resolveSocketGroups('web=$(touch x)')).toThrow(SocketGroupsError);
+  });
+
+  it('hands the socket to the group, still 0660', async () => {
+    ensureSocketDir(dir);
+    const path = join(dir, 'web.sock');
+    const server = createServer();
+    servers.push(server);
+    const gid = process.getgid!();
+    await listenOnSocket(server, path, { name: String(gid), gid });
+    const st = statSync(path);
+    expect(st.gid).toBe(gid);
+    expect(st.mode & 0o777).toBe(0o660);
+  });
+
+  it.skipIf(process.getuid?.() === 0)('stops with a hint when the broker user is not in the group', async () => {
+    ensureSocketDir(dir);
+    const server = createServer();
+    servers.push(server);
+    await expect(listenOnSocket(server, join(dir, 'web.sock'), { name: 'root', gid: 0 })).rejects.toThrow(/must be a member of group root/);
   });
 });

@@ -7,7 +7,7 @@ import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { WebSocketServer } from 'ws';
 import { SOCKET_ROLES, socketPathFor, type SocketRole } from '@terminal-mcp/contract';
 import type { BrokerDeps } from '../deps.js';
-import { listenOnSocket } from '../effects/socket-files.js';
+import { listenOnSocket, type SocketGroups } from '../effects/socket-files.js';
 import { actorFromHeader, ACTOR_HEADER, createContextInner } from './context.js';
 import { ROLE_ROUTERS } from './roles/index.js';
 
@@ -60,7 +60,8 @@ function serveWebSocket(role: SocketRole, server: Server, deps: BrokerDeps): () 
   };
 }
 
-export async function serveRoles(deps: BrokerDeps, socketDir: string): Promise<RoleServers> {
+/** `groups`: the group each role's socket is handed to (separate service users). */
+export async function serveRoles(deps: BrokerDeps, socketDir: string, groups: SocketGroups = {}): Promise<RoleServers> {
   const servers: Server[] = [];
   const closeWebSockets: (() => void)[] = [];
   const sockets = {} as Record<SocketRole, string>;
@@ -69,7 +70,7 @@ export async function serveRoles(deps: BrokerDeps, socketDir: string): Promise<R
       const server = createRoleServer(role, deps);
       closeWebSockets.push(serveWebSocket(role, server, deps));
       const path = socketPathFor(socketDir, role);
-      await listenOnSocket(server, path);
+      await listenOnSocket(server, path, groups[role]);
       servers.push(server);
       sockets[role] = path;
     }
