@@ -34,7 +34,7 @@ describe('live output over WebSocket', () => {
   it('keeps a subscription alive across a broker restart', async () => {
     live = createBrokerLiveClient({ role: 'web', socketPath: join(broker.socketDir, 'web.sock'), actor: () => 'dashboard-test' });
     // The same client does plain queries over HTTP.
-    expect((await live.client.health.info.query()).pid).toBeGreaterThan(0);
+    expect((await live.client.sessions.list.query({})).sessions.map((s) => s.name)).toContain('agent-restart');
 
     const frames: PaneScreenFrame[] = [];
     const errors: unknown[] = [];

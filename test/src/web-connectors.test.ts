@@ -10,7 +10,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOperatorAccount } from './helpers/operator-account.js';
 import { repoPath } from './helpers/repo.js';
-import { OPERATOR_PASSWORD, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
+import { OPERATOR_PASSWORD, operatorSessionOf, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
 
 // Screenshots go to docs/screenshots only when asked (they are committed); otherwise to a
 // temp dir, so a test run does not rewrite tracked files.
@@ -88,7 +88,6 @@ describe('connectors and access history on the dashboard (production build, real
     await stack.tmux.newSession('work-shell', 'bash --norc --noprofile');
     await stack.tmux.newSession('gone-shell', 'bash --norc --noprofile');
     await stack.tmux.newSession('page-shell', 'bash --norc --noprofile');
-    web = createBrokerClient({ role: 'web', env: stack.broker.env });
     observer = createBrokerClient({ role: 'observer', env: stack.broker.env });
     await createOperatorAccount(stack.broker.env, ALICE, ALICE_PASSWORD);
 
@@ -103,6 +102,9 @@ describe('connectors and access history on the dashboard (production build, real
     context = await stack.browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 860 } });
     page = await context.newPage();
     await signInFirstTime(page, stack);
+    // The dashboard's broker calls act for the signed-in operator (admin): its session token.
+    const token = await operatorSessionOf(page);
+    web = createBrokerClient({ role: 'web', env: stack.broker.env, operatorSession: () => token });
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
   }, 180_000);
 
@@ -298,8 +300,8 @@ describe('connectors and access history on the dashboard (production build, real
   it('pages through older events with the broker’s cursor', async () => {
     // 60 more events (grant, revoke, ...): more than one page of 50.
     for (let i = 0; i < 30; i++) {
-      await web.grants.set.mutate({ actor: 'admin', session: 'page-shell', read: true, input: i % 2 === 0 });
-      await web.grants.revoke.mutate({ actor: 'admin', session: 'page-shell' });
+      await web.grants.set.mutate({ session: 'page-shell', read: true, input: i % 2 === 0 });
+      await web.grants.revoke.mutate({ session: 'page-shell' });
     }
     await page.goto(`${stack.baseUrl}/history`);
     const rows = page.locator('[data-testid=history] tbody tr');
@@ -318,7 +320,7 @@ describe('connectors and access history on the dashboard (production build, real
   });
 
   it('lists a grant whose session is gone and revokes it', async () => {
-    await web.grants.set.mutate({ actor: 'admin', session: 'gone-shell', read: true, input: false });
+    await web.grants.set.mutate({ session: 'gone-shell', read: true, input: false });
     await stack.tmux.tmux(['kill-session', '-t', 'gone-shell']);
     await page.goto(`${stack.baseUrl}/history`);
     const orphan = page.locator('tr[data-orphan="gone-shell"]');

@@ -7,7 +7,7 @@ import { createBrokerClient } from '@terminal-mcp/broker-client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoPath } from './helpers/repo.js';
-import { signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
+import { operatorSessionOf, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
 
 // Screenshots go to docs/screenshots only when asked (they are committed); otherwise to a
 // temp dir, so a test run does not rewrite tracked files.
@@ -53,8 +53,9 @@ describe('restricted session content never reaches the browser (production build
     collect(page);
     await signInFirstTime(page, stack);
     // One non-whitelisted session granted view-only (through the broker, as the dashboard does).
-    const broker = createBrokerClient({ role: 'web', env: stack.broker.env });
-    await broker.grants.set.mutate({ actor: 'admin', session: 'build-server', read: true, input: false, expires_in_s: 8 * 3600 });
+    const token = await operatorSessionOf(page);
+    const broker = createBrokerClient({ role: 'web', env: stack.broker.env, operatorSession: () => token });
+    await broker.grants.set.mutate({ session: 'build-server', read: true, input: false, expires_in_s: 8 * 3600 });
   }, 180_000);
 
   afterAll(async () => {

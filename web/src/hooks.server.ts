@@ -13,7 +13,7 @@ import { describeBrokerFailure } from '@terminal-mcp/broker-client';
 import { AUTH_LIMITS } from '@terminal-mcp/contract';
 import { createHostPolicy, isAllowedHost, isSameOriginMutation, type HostPolicy } from '@terminal-mcp/http-guard';
 import { isLang, LANG_COOKIE, negotiateLang } from '$lib/i18n/index.js';
-import { actorStorage, broker } from '$lib/server/broker.js';
+import { asOperator, broker } from '$lib/server/broker.js';
 import { logEvent } from '$lib/server/log.js';
 import { clearSessionCookie, SESSION_COOKIE } from '$lib/server/session-cookie.js';
 import { webSettingsFromEnv } from '$lib/server/settings.js';
@@ -76,7 +76,9 @@ const authenticate: Handle = async ({ event, resolve }) => {
     clearSessionCookie(event.cookies, event.url);
   }
   const user = event.locals.user;
-  return user ? actorStorage.run(user.username, () => resolve(event)) : resolve(event);
+  const operatorToken = event.locals.sessionToken;
+  // Broker calls made for this request carry the operator's session token.
+  return user && operatorToken ? asOperator({ username: user.username, token: operatorToken }, () => resolve(event)) : resolve(event);
 };
 
 /** Until the first-start password is replaced, only the change-password page, logout and

@@ -13,6 +13,7 @@ import { acquireInstanceLock, ensureSocketDir, resolveSocketGroups } from './eff
 import { recordBrokerRun } from './effects/store/registry-store.js';
 import { openStoreSet } from './effects/store/store-set.js';
 import { createTmuxAdapter } from './effects/tmux/adapter.js';
+import { startAuditRetention } from './audit/retention.js';
 import { flushReadAudit, recoverInterruptedInput } from './input/services.js';
 import { createPaneWatcher } from './effects/tmux/pane-watch.js';
 import { createLiveDeps } from './live/live-deps.js';
@@ -55,6 +56,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     // queued read-audit records are written before the stores close.
     recoverInterruptedInput({ stores, log });
     cleanups.push(() => flushReadAudit(stores));
+    // audit.db stays bounded: pruned to audit.retention now and periodically (audited).
+    const retention = startAuditRetention({ stores, config, log });
+    cleanups.push(() => retention.stop());
     const startedAt = new Date();
     recordBrokerRun(stores.db('registry'), { startedAt, pid: process.pid, version: BROKER_VERSION, tmuxSocket: paths.tmuxSocket ?? null });
     // First start: an `admin` account whose one-time password goes to a 0600 file only.

@@ -6,6 +6,7 @@
 import { createTRPCClient, httpLink, type TRPCClient } from '@trpc/client';
 import {
   AppError,
+  BROKER_HEADERS,
   ERROR_SPECS,
   readAppErrorData,
   resolvePaths,
@@ -33,6 +34,9 @@ export interface BrokerClientOptions<R extends SocketRole> {
   env?: NodeJS.ProcessEnv;
   /** Recorded by the broker in its audit log; never used for access decisions. */
   actor?: () => string | undefined;
+  /** web.sock: the signed-in operator's session token for the current call. The broker
+   * validates it and acts as that user; calls that change something refuse without it. */
+  operatorSession?: () => string | undefined;
 }
 
 /** The actor of the broker calls made inside `withBrokerActor` (see there). */
@@ -52,6 +56,17 @@ export function defaultSocketPath(role: SocketRole, env: NodeJS.ProcessEnv = pro
 }
 
 const BROKER_ORIGIN = 'http://broker.local';
+
+/** The headers of one broker call: the actor (the client's option, else the
+ * `withBrokerActor` scope) and, on web.sock, the operator's session token. */
+export function brokerCallHeaders(options: Pick<BrokerClientOptions<SocketRole>, 'actor' | 'operatorSession'>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const actor = options.actor?.() ?? actorScope.getStore();
+  if (actor) headers[BROKER_HEADERS.actor] = actor;
+  const token = options.operatorSession?.();
+  if (token) headers[BROKER_HEADERS.operatorSession] = token;
+  return headers;
+}
 
 /** The part of a fetch Response that tRPC's httpLink reads (`json()`, plus `ok`/`status`
  * for error metadata). */
@@ -92,10 +107,7 @@ export function createBrokerClient<R extends SocketRole>(options: BrokerClientOp
       httpLink({
         url: BROKER_ORIGIN,
         fetch: (url, init) => brokerFetch(url as string, init as never) as unknown as Promise<Response>,
-        headers: () => {
-          const actor = options.actor?.() ?? actorScope.getStore();
-          return actor ? { 'x-terminal-mcp-actor': actor } : {};
-        },
+        headers: () => brokerCallHeaders(options),
       }),
     ],
   } as never) as BrokerClient<R>;

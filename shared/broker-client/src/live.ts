@@ -10,12 +10,10 @@
  * gone, access revoked) is not retried: the caller sees it in `onError`.
  */
 import { createTRPCClient, createWSClient, httpLink, splitLink, wsLink } from '@trpc/client';
-import type { SocketRole } from '@terminal-mcp/contract';
+import { BROKER_HEADERS, type SocketRole } from '@terminal-mcp/contract';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { WebSocket as NodeWebSocket } from 'ws';
-import { defaultSocketPath, type BrokerClient, type BrokerClientOptions, type RouterForRole } from './index.js';
-
-const ACTOR_HEADER = 'x-terminal-mcp-actor';
+import { brokerCallHeaders, defaultSocketPath, type BrokerClient, type BrokerClientOptions, type RouterForRole } from './index.js';
 
 type WebSocketImplementation = NonNullable<Parameters<typeof createWSClient>[0]['WebSocket']>;
 
@@ -41,12 +39,14 @@ export function unixWebSocketUrl(socketPath: string): string {
   return `ws+unix://${socketPath}:/`;
 }
 
-/** `ws`'s WebSocket, sending the actor header on every (re)connect. */
+/** `ws`'s WebSocket, sending the actor header on every (re)connect. (The connection is
+ * shared by every subscription, so it carries no operator session: subscriptions on
+ * web.sock are read-gated per frame, not per user.) */
 function webSocketWithActor(actor: (() => string | undefined) | undefined): WebSocketImplementation {
   class BrokerWebSocket extends NodeWebSocket {
     constructor(address: string | URL, protocols?: string | string[]) {
       const name = actor?.();
-      super(address, protocols ?? [], name ? { headers: { [ACTOR_HEADER]: name } } : {});
+      super(address, protocols ?? [], name ? { headers: { [BROKER_HEADERS.actor]: name } } : {});
     }
   }
   return BrokerWebSocket as unknown as WebSocketImplementation;
@@ -73,10 +73,7 @@ export function createBrokerLiveClient<R extends SocketRole>(options: BrokerLive
           url: 'http://broker.local',
           fetch: (url, init) =>
             undiciFetch(url as string, { ...(init as Record<string, unknown>), dispatcher }) as unknown as Promise<Response>,
-          headers: () => {
-            const actor = options.actor?.();
-            return actor ? { [ACTOR_HEADER]: actor } : {};
-          },
+          headers: () => brokerCallHeaders(options),
         }),
       }),
     ],

@@ -7,6 +7,10 @@ import { bindingNameSchema } from './input.js';
 import { LIMITS } from './limits.js';
 import { paneTextSchema, sessionNameSchema, sessionStatusResultSchema } from './sessions.js';
 
+/** Postfix rule: bounded. One client (actor) holds at most this many bindings; a new one
+ * past it is BINDING_LIMIT_REACHED (remapping or unbinding an existing one is not). */
+export const BINDING_LIMITS = { maxPerActor: 100 } as const;
+
 export const BINDING_STATES = ['OK', 'MISSING', 'IDENTITY_CHANGED'] as const;
 export type BindingState = (typeof BINDING_STATES)[number];
 

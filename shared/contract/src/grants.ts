@@ -1,9 +1,8 @@
 /** Schemas of the access-grant procedures (`grants.*`, web.sock only: no MCP tool can
- * grant). The dashboard's server names its signed-in operator as `actor`; the broker
- * records it with every change. Fields are snake_case like the session summaries they
+ * grant). No input names the operator: the dashboard's server sends the operator's
+ * session token, and the broker records the user it belongs to with every change. Fields are snake_case like the session summaries they
  * sit next to in the dashboard. Every string and array is capped. */
 import { z } from 'zod';
-import { usernameSchema } from './auth.js';
 import { sessionNameSchema, sessionSummarySchema } from './sessions.js';
 
 export const GRANT_LIMITS = {
@@ -15,10 +14,6 @@ export const GRANT_LIMITS = {
   eventsPageMax: 200,
   eventsPageDefault: 50,
 } as const;
-
-/** The signed-in dashboard user the change is made for. The web role is trusted to name
- * it (like the actor header); it is recorded, never used for an access decision. */
-export const grantActorSchema = usernameSchema;
 
 const isoTime = z.iso.datetime({ offset: true });
 
@@ -45,7 +40,6 @@ const oneExpiryIssue = { message: 'give expires_in_s or expires_at, not both', p
 /** Sets a session's grant. `read: false` (with `input: false`) revokes it. */
 export const setGrantInputSchema = z
   .object({
-    actor: grantActorSchema,
     session: sessionNameSchema,
     read: z.boolean(),
     input: z.boolean(),
@@ -57,12 +51,11 @@ export const setGrantInputSchema = z
   .refine(oneExpiry, oneExpiryIssue);
 export type SetGrantInput = z.infer<typeof setGrantInputSchema>;
 
-export const revokeGrantInputSchema = z.object({ actor: grantActorSchema, session: sessionNameSchema }).strict();
+export const revokeGrantInputSchema = z.object({ session: sessionNameSchema }).strict();
 export type RevokeGrantInput = z.infer<typeof revokeGrantInputSchema>;
 
 export const bulkSetGrantsInputSchema = z
   .object({
-    actor: grantActorSchema,
     sessions: z
       .array(sessionNameSchema)
       .min(1)

@@ -5,6 +5,15 @@
 export const SOCKET_ROLES = ['gateway', 'observer', 'web'] as const;
 export type SocketRole = (typeof SOCKET_ROLES)[number];
 
+/** Request headers a broker client may send. `actor`: the client's name for its end user,
+ * recorded in the audit log, never trusted. `operatorSession` (web.sock only): the
+ * signed-in operator's session token, which the broker validates and derives the acting
+ * user from. */
+export const BROKER_HEADERS = {
+  actor: 'x-terminal-mcp-actor',
+  operatorSession: 'x-terminal-mcp-operator-session',
+} as const;
+
 export interface TerminalMcpPaths {
   stateDir: string;
   socketDir: string;

@@ -170,6 +170,14 @@ export async function signInFirstTime(page: Page, stack: WebStack, newPassword =
   await page.waitForURL(`${stack.baseUrl}/`, { timeout: 30_000 });
 }
 
+/** The signed-in operator's session token, from the browser's login cookie: what the
+ * dashboard's server sends the broker with every operator call. */
+export async function operatorSessionOf(page: Page): Promise<string> {
+  const cookie = (await page.context().cookies()).find((c) => c.name === 'tmcp_session');
+  if (!cookie) throw new Error('not signed in: no tmcp_session cookie');
+  return cookie.value;
+}
+
 export async function changePassword(page: Page, current: string, next: string, confirm = next): Promise<void> {
   await page.locator('main input[name=current]').fill(current);
   await page.locator('main input[name=new]').fill(next);

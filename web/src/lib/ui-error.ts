@@ -32,6 +32,8 @@ export const ERROR_MESSAGE_KEYS: Record<ErrorCode, MessageKey> = {
   LEASE_BUSY: 'error.LEASE_BUSY',
   BINDING_NOT_FOUND: 'error.BINDING_NOT_FOUND',
   BINDING_EXISTS: 'error.BINDING_EXISTS',
+  // The dashboard never creates bindings; should it ever show this, the generic refusal fits.
+  BINDING_LIMIT_REACHED: 'error.FORBIDDEN',
   RESUME_TOKEN_INVALID: 'error.RESUME_TOKEN_INVALID',
   NOT_FOUND: 'error.NOT_FOUND',
   PATH_NOT_ALLOWED: 'error.PATH_NOT_ALLOWED',

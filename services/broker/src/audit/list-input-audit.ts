@@ -29,7 +29,10 @@ function entry(a: StoredAttempt): InputAuditEntry {
   };
 }
 
-export function listInputAudit(deps: BrokerDeps, input: ListInputAuditInput): ListInputAuditOutput {
+/** Whose rows a caller may see: one actor's (a gateway client) or every row. */
+export type AuditScope = { actor: string } | 'all';
+
+export function listInputAudit(deps: BrokerDeps, input: ListInputAuditInput, scope: AuditScope): ListInputAuditOutput {
   let beforeId: number | undefined;
   if (input.cursor !== undefined) {
     const m = CURSOR_RE.exec(input.cursor);
@@ -37,12 +40,15 @@ export function listInputAudit(deps: BrokerDeps, input: ListInputAuditInput): Li
     beforeId = Number(m[1]);
   }
   const limit = input.limit ?? INPUT_LIMITS.auditPageDefault;
+  // Scoped callers filter within their own rows only; naming another actor finds nothing.
+  if (scope !== 'all' && input.actor !== undefined && input.actor !== scope.actor) return { entries: [], next_cursor: null };
+  const actor = scope === 'all' ? input.actor : scope.actor;
   let rows: StoredAttempt[];
   try {
     rows = inputServices(deps).audit.list({
       ...(input.session !== undefined ? { sessionName: input.session } : {}),
       ...(input.binding !== undefined ? { binding: input.binding } : {}),
-      ...(input.actor !== undefined ? { actor: input.actor } : {}),
+      ...(actor !== undefined ? { actor } : {}),
       ...(input.decision !== undefined ? { decision: input.decision } : {}),
       ...(input.since !== undefined ? { since: Date.parse(input.since) } : {}),
       ...(input.until !== undefined ? { until: Date.parse(input.until) } : {}),

@@ -92,6 +92,24 @@ export const inputPolicySchema = z
   })
   .strict();
 
+/** How long audit.db keeps input attempts (input_audit) and read records (read_audit).
+ * Each table is pruned on its own to at most `max_rows` rows and nothing older than
+ * `max_age_days`, at broker start and every `prune_interval_minutes`; every prune is itself
+ * recorded (audit_prunes, actor `broker:retention`). Attempts still PENDING are kept. */
+export const auditRetentionSchema = z
+  .object({
+    max_age_days: z.number().int().min(1).max(3650).default(90),
+    max_rows: z.number().int().min(100).max(10_000_000).default(100_000),
+    prune_interval_minutes: z.number().int().min(1).max(24 * 60).default(60),
+  })
+  .strict();
+
+export const auditSchema = z
+  .object({
+    retention: auditRetentionSchema.default(() => auditRetentionSchema.parse({})),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     permissions: permissionsSchema.default({ terminal_read: true, terminal_input: false }),
@@ -101,6 +119,7 @@ export const configSchema = z
     log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     observer: observerSchema.default(() => observerSchema.parse({})),
     input_policy: inputPolicySchema.default(() => inputPolicySchema.parse({})),
+    audit: auditSchema.default(() => auditSchema.parse({})),
   })
   .strict()
   .refine((c) => c.default_tail_lines <= c.max_capture_lines, {

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readAppErrorData } from '@terminal-mcp/contract';
+import { BINDING_LIMITS, readAppErrorData } from '@terminal-mcp/contract';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
@@ -143,5 +143,30 @@ describe('bindings', () => {
     expect(await codeOf(gw().bindings.unbind({ binding: 'seven' }))).toBe('BINDING_NOT_FOUND');
     expect(await codeOf(gw().bindings.get({ binding: 'seven' }))).toBe('BINDING_NOT_FOUND');
     expect(await codeOf(gw().bindings.tail({ binding: 'seven' }))).toBe('BINDING_NOT_FOUND');
+  });
+});
+
+describe('bindings per client', () => {
+  const as = (actor: string) => createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps, actor }));
+
+  it(`caps one client at ${BINDING_LIMITS.maxPerActor} bindings without touching another's`, { timeout: 60_000 }, async () => {
+    await session('agent-cap', 'mark-cap');
+    await session('agent-cap-2', 'mark-cap-2');
+    const filler = as('gateway:filler');
+    for (let i = 0; i < BINDING_LIMITS.maxPerActor; i++) await filler.bindings.bind({ binding: `cap-${i}`, session: 'agent-cap' });
+
+    // The attack: one more name, or taking over another client's binding, is refused and writes nothing.
+    expect(await codeOf(filler.bindings.bind({ binding: 'cap-one-more', session: 'agent-cap' }))).toBe('BINDING_LIMIT_REACHED');
+    expect(await codeOf(filler.bindings.get({ binding: 'cap-one-more' }))).toBe('BINDING_NOT_FOUND');
+    await as('gateway:other').bindings.bind({ binding: 'other-cap', session: 'agent-cap' });
+    expect(await codeOf(filler.bindings.bind({ binding: 'other-cap', session: 'agent-cap-2', replace: true }))).toBe('BINDING_LIMIT_REACHED');
+    expect(await filler.bindings.get({ binding: 'other-cap' })).toMatchObject({ session: 'agent-cap', updated_by: 'gateway:other' });
+
+    // Its own bindings still remap, and unbinding frees a slot.
+    expect((await filler.bindings.bind({ binding: 'cap-0', session: 'agent-cap-2', replace: true })).outcome).toBe('REPLACED');
+    await filler.bindings.unbind({ binding: 'cap-1' });
+    expect((await filler.bindings.bind({ binding: 'cap-one-more', session: 'agent-cap' })).outcome).toBe('CREATED');
+    // Another client is not affected by the filler's count.
+    expect((await as('gateway:other').bindings.bind({ binding: 'other-cap-2', session: 'agent-cap' })).outcome).toBe('CREATED');
   });
 });

@@ -9,11 +9,14 @@
  *   `input_enabled: true` is given; the flag is the caller's statement of intent, the
  *   global input switch and the input policy still decide;
  * - a session recreated under the bound name is IDENTITY_CHANGED until rebound; a
- *   vanished one is MISSING and the binding is kept.
+ *   vanished one is MISSING and the binding is kept;
+ * - one client (actor) holds at most BINDING_LIMITS.maxPerActor bindings: a new name, or
+ *   taking over another client's, past that is BINDING_LIMIT_REACHED.
  * Bound reads (tail, status) go to the pinned pane and are audited as reads.
  */
 import {
   AppError,
+  BINDING_LIMITS,
   LIMITS,
   type BindInput,
   type BindOutput,
@@ -74,8 +77,16 @@ export async function bindSession(caller: Caller, input: BindInput): Promise<Bin
     updatedBy: caller.actor,
   });
   type Outcome = { record: BindingRecord; outcome: BindOutput['outcome'] };
+  // Counted inside the transaction, so concurrent binds cannot both pass the cap.
+  const withinCap = (existing: BindingRecord | undefined) => {
+    if (existing?.updatedBy === caller.actor) return;
+    if (services.bindings.countByActor(caller.actor) >= BINDING_LIMITS.maxPerActor) {
+      throw new AppError('BINDING_LIMIT_REACHED', `this client already holds ${BINDING_LIMITS.maxPerActor} bindings`);
+    }
+  };
   const { record, outcome } = services.bindings.update<Outcome>(input.binding, (existing) => {
     if (!existing) {
+      withinCap(existing);
       const write = fresh(input.input_enabled ?? false, now);
       return { result: { record: write, outcome: 'CREATED'}, write };
     }
@@ -84,12 +95,14 @@ export async function bindSession(caller: Caller, input: BindInput): Promise<Bin
       if (input.input_enabled === undefined || input.input_enabled === existing.inputEnabled) {
         return { result: { record: existing, outcome: 'UNCHANGED'} };
       }
+      withinCap(existing);
       const write = { ...existing, inputEnabled: input.input_enabled, updatedAt: now, updatedBy: caller.actor };
       return { result: { record: write, outcome: 'UPDATED'}, write };
     }
     if (input.replace !== true) {
       throw new AppError('BINDING_EXISTS', 'the binding points at another session (or an earlier session of that name): pass replace: true to remap it');
     }
+    withinCap(existing);
     const write = fresh(input.input_enabled ?? false, now);
     return { result: { record: write, outcome: 'REPLACED'}, write };
   });

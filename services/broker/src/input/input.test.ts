@@ -17,6 +17,9 @@ import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { webRouter } from '../rpc/roles/web.js';
 import { createCallerFactory } from '../rpc/trpc.js';
+import { webauthEnv } from '../webauth/env.js';
+import { createSession } from '../webauth/sessions.js';
+import { listInputAudit } from '../audit/list-input-audit.js';
 import { recoverInterruptedInput } from './services.js';
 
 const CONFIG = configSchema.parse({
@@ -77,8 +80,10 @@ async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
   throw new Error('expected a refusal');
 }
 
+/** The newest row of the whole audit, whichever client made it (a gateway client's
+ * audit.listInput sees only its own rows). */
 async function newestAudit(): Promise<InputAuditEntry> {
-  const { entries } = await gw().audit.listInput({ limit: 1 });
+  const { entries } = listInputAudit(deps, { limit: 1 }, 'all');
   return entries[0]!;
 }
 
@@ -289,19 +294,24 @@ describe('every gate refuses and is audited', () => {
 });
 
 describe("the operator's grants", () => {
-  const web = () => createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, actor: 'web:admin' }));
+  /** The dashboard acting for the operator `admin`: its session token travels with the call. */
+  const web = () => {
+    const env = webauthEnv({ db: deps.stores.db('webauth'), stateDir: deps.stores.stateDir, log: deps.log });
+    const user = env.store.findUserByName('admin') ?? env.store.createUser({ username: 'admin', passwordHash: 'unused', mustChangePassword: false, now: Date.now() })!;
+    return createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: createSession(env, user.id).token }));
+  };
 
   it('an input grant admits a session no pattern admits; a read-only grant does not; revoking stops it', async () => {
     const pane = await rawPane(unique('work-granted'));
     expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'x' }))).toBe('INPUT_NOT_ALLOWED');
-    await web().grants.set({ actor: 'admin', session: pane.name, read: true, input: false });
+    await web().grants.set({ session: pane.name, read: true, input: false });
     expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'x' }))).toBe('INPUT_NOT_ALLOWED');
-    await web().grants.set({ actor: 'admin', session: pane.name, read: true, input: true });
+    await web().grants.set({ session: pane.name, read: true, input: true });
     await web().input.sendText({ session: pane.name, text: 'granted' });
     await pane.waitForBytes(7);
     expect(pane.read()).toBe('granted');
     expect(await newestAudit()).toMatchObject({ decision: 'SENT', actor: 'web:admin', session: pane.name });
-    await web().grants.revoke({ actor: 'admin', session: pane.name });
+    await web().grants.revoke({ session: pane.name });
     expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'x' }))).toBe('INPUT_NOT_ALLOWED');
   });
 
@@ -458,15 +468,16 @@ describe('the audit log', () => {
 
   it('lists newest first with filters and a cursor', async () => {
     const pane = await rawPane();
-    for (let i = 0; i < 3; i++) await gw(CONFIG, 'gateway:lister').input.sendText({ session: pane.name, text: `n${i}`, dry_run: true });
-    const page1 = await gw().audit.listInput({ session: pane.name, limit: 2 });
+    const lister = () => gw(CONFIG, 'gateway:lister');
+    for (let i = 0; i < 3; i++) await lister().input.sendText({ session: pane.name, text: `n${i}`, dry_run: true });
+    const page1 = await lister().audit.listInput({ session: pane.name, limit: 2 });
     expect(page1.entries.map((e) => e.preview)).toEqual(['n2', 'n1']);
-    const page2 = await gw().audit.listInput({ session: pane.name, limit: 2, cursor: page1.next_cursor! });
+    const page2 = await lister().audit.listInput({ session: pane.name, limit: 2, cursor: page1.next_cursor! });
     expect(page2.entries.map((e) => e.preview)).toEqual(['n0']);
     expect(page2.next_cursor).toBeNull();
-    expect((await gw().audit.listInput({ actor: 'gateway:lister', decision: 'DRY_RUN' })).entries).toHaveLength(3);
-    expect((await gw().audit.listInput({ session: pane.name, since: new Date(Date.now() + 60_000).toISOString() })).entries).toEqual([]);
-    expect(await codeOf(gw().audit.listInput({ cursor: 'garbage' }))).toBe('INVALID_ARGUMENT');
+    expect((await lister().audit.listInput({ actor: 'gateway:lister', decision: 'DRY_RUN' })).entries).toHaveLength(3);
+    expect((await lister().audit.listInput({ session: pane.name, since: new Date(Date.now() + 60_000).toISOString() })).entries).toEqual([]);
+    expect(await codeOf(lister().audit.listInput({ cursor: 'garbage' }))).toBe('INVALID_ARGUMENT');
   });
 
   it('records pane-content reads cheaply (actor, tool, target, line count)', async () => {

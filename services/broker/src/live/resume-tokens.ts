@@ -5,10 +5,13 @@
  * RESUME_TOKEN_INVALID, and the hint says to start a new wait), and a random key in a
  * map cannot be forged, replayed into another role or decoded by the model holding it.
  *
- * Postfix rule: bounded. At most `max` tokens live; issuing one more forgets the oldest.
- * Each token expires `ttlMs` after it was issued or last renewed (a resume that ends
- * PENDING again renews it and returns the same token); a wait that reaches its state
- * retires it.
+ * Postfix rule: bounded, per client. One client (role and actor, e.g. `gateway:claude`)
+ * holds at most `maxPerClient` tokens: its next one forgets its own oldest, never another
+ * client's. At most `max` tokens live in all; when that is reached, the oldest token of
+ * the client holding the most goes (ties: the newest client), so a client with no more
+ * waits than any other keeps them however hard another one fills the store. Each token expires `ttlMs` after it was issued or last
+ * renewed (a resume that ends PENDING again renews it and returns the same token); a wait
+ * that reaches its state retires it. A token resumes only for the client that got it.
  */
 import { randomBytes } from 'node:crypto';
 import { AppError, type SessionStatus, type SocketRole } from '@terminal-mcp/contract';
@@ -21,6 +24,9 @@ export interface PendingWait {
   readonly states: readonly SessionStatus[];
   /** The socket role that started the wait: a token is only valid on the same role. */
   readonly role: SocketRole;
+  /** The client that started it (the request's actor): its quota, and the only client
+   * the token resumes for. */
+  readonly client: string;
 }
 
 interface Entry {
@@ -31,6 +37,7 @@ interface Entry {
 export interface ResumeTokensOptions {
   ttlMs?: number;
   max?: number;
+  maxPerClient?: number;
   now?: () => number;
 }
 
@@ -39,62 +46,104 @@ export interface IssuedToken {
   expiresAt: number;
 }
 
+/** A client's tokens, oldest first (a Map keeps insertion order; renewing re-inserts). */
+type ClientTokens = Map<string, Entry>;
+
 export class ResumeTokens {
-  private readonly entries = new Map<string, Entry>();
+  private readonly byClient = new Map<string, ClientTokens>();
+  private readonly clientOf = new Map<string, string>();
   private readonly ttlMs: number;
   private readonly max: number;
+  private readonly maxPerClient: number;
   private readonly now: () => number;
 
   constructor(options: ResumeTokensOptions = {}) {
     this.ttlMs = options.ttlMs ?? 10 * 60_000;
     this.max = options.max ?? 1_000;
+    this.maxPerClient = Math.min(options.maxPerClient ?? 100, this.max);
     this.now = options.now ?? Date.now;
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.clientOf.size;
+  }
+
+  /** How many live tokens `client` holds. */
+  sizeOf(client: string): number {
+    return this.byClient.get(client)?.size ?? 0;
   }
 
   issue(wait: PendingWait): IssuedToken {
     this.sweep();
-    while (this.entries.size >= this.max) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done === true) break;
-      this.entries.delete(oldest.value);
+    const own = this.byClient.get(wait.client) ?? new Map<string, Entry>();
+    while (own.size >= this.maxPerClient) this.forgetOldest(wait.client, own);
+    while (this.clientOf.size >= this.max) {
+      const [client, tokens] = this.largestHolder();
+      this.forgetOldest(client, tokens);
     }
     const token = `rw_${randomBytes(32).toString('base64url')}`;
     const expiresAt = this.now() + this.ttlMs;
-    this.entries.set(token, { wait, expiresAt });
+    own.set(token, { wait, expiresAt });
+    this.byClient.set(wait.client, own);
+    this.clientOf.set(token, wait.client);
     return { token, expiresAt };
   }
 
-  /** The wait behind a live token presented on `role`; RESUME_TOKEN_INVALID otherwise
-   * (unknown, expired, retired or from another role: one answer for all). */
-  lookup(token: string, role: SocketRole): PendingWait {
-    const entry = this.entries.get(token);
-    if (entry === undefined || entry.wait.role !== role || entry.expiresAt <= this.now()) {
-      if (entry !== undefined && entry.expiresAt <= this.now()) this.entries.delete(token);
+  /** The wait behind a live token presented by `client` on `role`; RESUME_TOKEN_INVALID
+   * otherwise (unknown, expired, retired, another role's or another client's: one answer
+   * for all). */
+  lookup(token: string, role: SocketRole, client: string): PendingWait {
+    const entry = this.entryOf(token);
+    if (entry === undefined || entry.wait.role !== role || entry.wait.client !== client || entry.expiresAt <= this.now()) {
+      if (entry !== undefined && entry.expiresAt <= this.now()) this.retire(token);
       throw new AppError('RESUME_TOKEN_INVALID', 'the resume token is unknown or expired');
     }
     return entry.wait;
   }
 
-  /** Keeps a token for another `ttlMs` (moved to the young end of the eviction order). */
+  /** Keeps a token for another `ttlMs` (moved to the young end of its client's order). */
   renew(token: string): IssuedToken | null {
-    const entry = this.entries.get(token);
-    if (entry === undefined) return null;
-    this.entries.delete(token);
+    const client = this.clientOf.get(token);
+    const own = client === undefined ? undefined : this.byClient.get(client);
+    const entry = own?.get(token);
+    if (own === undefined || entry === undefined) return null;
+    own.delete(token);
     entry.expiresAt = this.now() + this.ttlMs;
-    this.entries.set(token, entry);
+    own.set(token, entry);
     return { token, expiresAt: entry.expiresAt };
   }
 
   retire(token: string): void {
-    this.entries.delete(token);
+    const client = this.clientOf.get(token);
+    if (client === undefined) return;
+    this.clientOf.delete(token);
+    const own = this.byClient.get(client);
+    own?.delete(token);
+    if (own?.size === 0) this.byClient.delete(client);
+  }
+
+  private entryOf(token: string): Entry | undefined {
+    const client = this.clientOf.get(token);
+    return client === undefined ? undefined : this.byClient.get(client)?.get(token);
+  }
+
+  private forgetOldest(client: string, tokens: ClientTokens): void {
+    const oldest = tokens.keys().next();
+    if (oldest.done !== true) this.retire(oldest.value);
+    else this.byClient.delete(client);
+  }
+
+  /** Ties go to the newest client: one that keeps making up new names evicts itself. */
+  private largestHolder(): [string, ClientTokens] {
+    let largest: [string, ClientTokens] | undefined;
+    for (const holder of this.byClient) if (largest === undefined || holder[1].size >= largest[1].size) largest = holder;
+    return largest!;
   }
 
   private sweep(): void {
     const now = this.now();
-    for (const [token, entry] of this.entries) if (entry.expiresAt <= now) this.entries.delete(token);
+    for (const tokens of [...this.byClient.values()]) {
+      for (const [token, entry] of [...tokens]) if (entry.expiresAt <= now) this.retire(token);
+    }
   }
 }

@@ -4,27 +4,55 @@
  * accepted the connection — that socket is the caller's role (Node cannot read peer
  * credentials; the boundary is the socket file's owner, group and mode).
  */
-import type { SocketRole } from '@terminal-mcp/contract';
+import { BROKER_HEADERS, type SocketRole } from '@terminal-mcp/contract';
 import type { BrokerDeps } from '../deps.js';
 
 export interface BrokerContext {
   role: SocketRole;
   deps: BrokerDeps;
-  /** Who is acting, for the audit log: the role plus whatever the client names itself. */
+  /** Who is acting, for the audit log: the role plus whatever the client names itself.
+   * On web.sock an operator procedure replaces it with `web:<username>` of the validated
+   * session token (rpc/operator.ts). */
   actor: string;
+  /** web.sock only: the signed-in operator's session token, as sent in
+   * OPERATOR_SESSION_HEADER. Unchecked here; operator procedures validate it. */
+  operatorToken?: string | undefined;
 }
 
-export function createContextInner(opts: { role: SocketRole; deps: BrokerDeps; actor?: string }): BrokerContext {
-  return { role: opts.role, deps: opts.deps, actor: opts.actor ?? opts.role };
+export function createContextInner(opts: { role: SocketRole; deps: BrokerDeps; actor?: string; operatorToken?: string | undefined }): BrokerContext {
+  return { role: opts.role, deps: opts.deps, actor: opts.actor ?? opts.role, operatorToken: opts.operatorToken };
 }
 
 /** Clients may name their end user (e.g. the MCP client name) in this header; it is
  * recorded, never trusted for access decisions. */
-export const ACTOR_HEADER = 'x-terminal-mcp-actor';
+export const ACTOR_HEADER = BROKER_HEADERS.actor;
+
+/** The dashboard's server sends the signed-in operator's session token (from the login
+ * cookie) in this header; the broker validates it against webauth.db and derives the
+ * actor from it, so reaching web.sock alone does not let anyone act as an operator. */
+export const OPERATOR_SESSION_HEADER = BROKER_HEADERS.operatorSession;
 
 export function actorFromHeader(role: SocketRole, value: string | string[] | undefined): string {
   const raw = Array.isArray(value) ? value[0] : value;
   if (!raw) return role;
   const clean = raw.replace(/[^\w.@:-]/g, '').slice(0, 64);
   return clean ? `${role}:${clean}` : role;
+}
+
+/** The operator token header, only on web.sock (other roles have no operators). Capped:
+ * a token is 32 characters; anything longer is no token. */
+export function operatorTokenFromHeader(role: SocketRole, value: string | string[] | undefined): string | undefined {
+  if (role !== 'web') return undefined;
+  const raw = Array.isArray(value) ? value[0] : value;
+  return raw !== undefined && raw.length > 0 && raw.length <= 128 ? raw : undefined;
+}
+
+/** The context of one request or WebSocket connection on `role`'s socket. */
+export function contextFromRequest(role: SocketRole, deps: BrokerDeps, headers: Record<string, string | string[] | undefined>): BrokerContext {
+  return createContextInner({
+    role,
+    deps,
+    actor: actorFromHeader(role, headers[ACTOR_HEADER]),
+    operatorToken: operatorTokenFromHeader(role, headers[OPERATOR_SESSION_HEADER]),
+  });
 }

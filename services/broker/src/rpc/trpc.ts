@@ -7,8 +7,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { initTRPC, TRPCError } from '@trpc/server';
-import { ERROR_SPECS, readAppErrorData, type AppErrorData } from '@terminal-mcp/contract';
+import { AppError, ERROR_SPECS, readAppErrorData, type AppErrorData, type SocketRole } from '@terminal-mcp/contract';
 import type { BrokerContext } from './context.js';
+
+/** Every procedure names the roles whose socket may serve it (see `servedTo`). The role
+ * files must agree: roles.test.ts fails when a role serves a procedure not built for it. */
+export interface ProcedureMeta {
+  roles: readonly SocketRole[];
+}
+
+/** Paths come from the caller: logged only as a short run of path characters. */
+const loggablePath = (path: string | undefined) => (path ?? '').replace(/[^\w.-]/g, '?').slice(0, 120);
 
 function zodIssuePaths(cause: unknown): string[] {
   const issues = (cause as { issues?: unknown })?.issues;
@@ -19,7 +28,7 @@ function zodIssuePaths(cause: unknown): string[] {
     .slice(0, 10);
 }
 
-const t = initTRPC.context<BrokerContext>().create({
+const t = initTRPC.context<BrokerContext>().meta<ProcedureMeta>().create({
   errorFormatter({ shape, error, ctx, path }) {
     let app: AppErrorData;
     let message: string;
@@ -35,6 +44,9 @@ const t = initTRPC.context<BrokerContext>().create({
     } else if (error.code === 'NOT_FOUND' && !error.cause) {
       app = { code: 'NOT_FOUND', hint: 'No such procedure for this role.' };
       message = 'no such procedure';
+      // A client only ever calls what its role serves: anything else is a probe (OpenSSH's
+      // monitor treats an unknown request as fatal). Logged like a schema failure.
+      ctx?.deps.log.warn({ event: 'security.unknown_procedure', role: ctx.role, path: loggablePath(path) }, 'unknown procedure refused');
     } else {
       const correlationId = randomUUID();
       app = { code: 'INTERNAL', hint: ERROR_SPECS.INTERNAL.hint, correlationId };
@@ -64,8 +76,34 @@ const appErrorsKeepTheirStatus = t.middleware(async ({ next }) => {
 });
 
 export const router = t.router;
-export const publicProcedure = t.procedure.use(appErrorsKeepTheirStatus);
 export const createCallerFactory = t.createCallerFactory;
+
+/**
+ * The base of every procedure: it names the roles that serve it and refuses a call that
+ * arrives on any other role's socket (tRPC's `authedProcedure` pattern). The role files
+ * (rpc/roles/*.ts) are the privilege table; this check makes a row added to the wrong
+ * table fail closed instead of granting silently.
+ */
+export function servedTo(...roles: [SocketRole, ...SocketRole[]]) {
+  return t.procedure
+    .meta({ roles })
+    .use(appErrorsKeepTheirStatus)
+    .use(({ ctx, path, next }) => {
+      if (!roles.includes(ctx.role)) {
+        ctx.deps.log.warn({ event: 'security.wrong_role', role: ctx.role, path: loggablePath(path) }, 'procedure called on a role that does not serve it');
+        raise(new AppError('FORBIDDEN', 'this procedure is not served to this role'));
+      }
+      return next();
+    });
+}
+
+/** The MCP gateway's own procedures (input, bindings, waits, its input audit). */
+export const gatewayProcedure = servedTo('gateway');
+/** The observer's own procedures (project sources, OAuth authorization server). */
+export const observerProcedure = servedTo('observer');
+/** The dashboard's own procedures (sign-in, live output). Those that change something or
+ * reveal per-user data are `operatorProcedure`s (rpc/operator.ts). */
+export const webProcedure = servedTo('web');
 
 /** Throw our error with the matching tRPC code so HTTP status and data agree. */
 export function raise(appError: { code: keyof typeof ERROR_SPECS; message: string; hint: string }): never {

@@ -17,7 +17,7 @@ const EXPIRY_CHOICES = new Set([3600, 8 * 3600, 24 * 3600]);
 const on = (v: FormDataEntryValue | null) => v === 'on' || v === 'true' || v === '1';
 
 export async function accessAction(event: RequestEvent) {
-  const user = requireUser(event);
+  requireUser(event);
   const form = await event.request.formData();
   const sessions = form.getAll('session').filter((v): v is string => typeof v === 'string' && v.length > 0 && v.length <= LIMITS.sessionName);
   const unique = [...new Set(sessions)];
@@ -28,21 +28,20 @@ export async function accessAction(event: RequestEvent) {
   const read = on(form.get('read')) || input;
   const expiresRaw = Number(form.get('expires_in_s') ?? '');
   const expiry = read && EXPIRY_CHOICES.has(expiresRaw) ? { expires_in_s: expiresRaw } : {};
-  const actor = user.username;
 
   try {
     if (unique.length === 1) {
       const session = unique[0]!;
-      if (!read) await broker().grants.revoke.mutate({ actor, session });
+      if (!read) await broker().grants.revoke.mutate({ session });
       else {
         const sid = form.get('expect_session_id');
         const created = form.get('expect_created');
         const expect = typeof sid === 'string' && /^\$\d{1,10}$/.test(sid) && typeof created === 'string' && created.length <= 40 ? { expect: { session_id: sid, created } } : {};
-        await broker().grants.set.mutate({ actor, session, read, input, ...expiry, ...expect });
+        await broker().grants.set.mutate({ session, read, input, ...expiry, ...expect });
       }
       return { access: { updated: 1, refused: [] } } satisfies AccessResult;
     }
-    const { results } = await broker().grants.bulkSet.mutate({ actor, sessions: unique, read, input, ...expiry });
+    const { results } = await broker().grants.bulkSet.mutate({ sessions: unique, read, input, ...expiry });
     const refused = results.flatMap((r) => (r.ok ? [] : [{ session: r.session, error: toUiError({ data: { app: { code: r.error_code, hint: '' } }, message: r.message }).error }]));
     return { access: { updated: results.length - refused.length, refused } } satisfies AccessResult;
   } catch (err) {

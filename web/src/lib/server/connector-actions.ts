@@ -1,7 +1,8 @@
 /** The `/connectors` form actions: revoke one OAuth client (and every grant it holds), one
  * grant, or every grant of one operator account. Each action authorises itself
  * (requireUser); hooks.server.ts has already refused cross-origin POSTs. The broker
- * records the signed-in operator (actor header) in its log with every revocation.
+ * records the signed-in operator (derived from the session token the call carries) with
+ * every revocation.
  *
  * Revoking everything a user granted is confirmed in two steps, enforced here rather
  * than in the page: a POST without `confirm` equal to the user name changes nothing and

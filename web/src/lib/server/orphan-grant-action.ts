@@ -8,13 +8,13 @@ import { broker } from './broker.js';
 import { toUiError } from './failure.js';
 
 export async function revokeOrphanedGrantAction(event: RequestEvent) {
-  const user = requireUser(event);
+  requireUser(event);
   const session = (await event.request.formData()).get('session');
   if (typeof session !== 'string' || session.length === 0 || session.length > LIMITS.sessionName) {
     return fail(400, { error: { code: 'INVALID_ARGUMENT', detail: 'session' } satisfies UiError });
   }
   try {
-    const { revoked } = await broker().grants.revoke.mutate({ actor: user.username, session });
+    const { revoked } = await broker().grants.revoke.mutate({ session });
     return { orphanRevoked: { session, revoked } };
   } catch (err) {
     const { status, error } = toUiError(err);

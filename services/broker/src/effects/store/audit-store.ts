@@ -9,6 +9,9 @@
  * left by a broker that died mid-send becomes DELIVERY_UNKNOWN at the next start
  * (`recoverPending`): nobody can tell whether its bytes reached the pane, and nothing is
  * ever re-sent.
+ *
+ * Retention (`prune`): both logs are cut to an age and a row cap in one transaction that
+ * also records what it removed in `audit_prunes`, so a shortened log says so itself.
  */
 import type { AuditDecision } from '@terminal-mcp/contract';
 import type { SqliteDatabase, StoreDefinition } from './database.js';
@@ -71,6 +74,20 @@ export const auditStoreDefinition: StoreDefinition = {
     (db) => {
       db.exec('ALTER TABLE read_audit ADD COLUMN project TEXT');
       db.exec('ALTER TABLE read_audit ADD COLUMN path TEXT');
+    },
+    // v3: retention. Pruning by age uses `at`; each prune leaves a row in audit_prunes.
+    (db) => {
+      db.exec('CREATE INDEX input_audit_by_at ON input_audit(at)');
+      db.exec('CREATE INDEX read_audit_by_at ON read_audit(at)');
+      db.exec(`CREATE TABLE audit_prunes (
+        id INTEGER PRIMARY KEY,
+        at INTEGER NOT NULL,
+        actor TEXT NOT NULL,
+        table_name TEXT NOT NULL CHECK (table_name IN ('input_audit', 'read_audit')),
+        rows_pruned INTEGER NOT NULL,
+        older_than INTEGER NOT NULL,
+        max_rows INTEGER NOT NULL
+      ) STRICT`);
     },
   ],
 };
@@ -138,6 +155,27 @@ export interface AuditFilter {
   limit: number;
 }
 
+/** What one retention run may keep: rows at or after `olderThan` (ms), at most `maxRows`
+ * per table, newest first. */
+export interface RetentionLimits {
+  olderThan: number;
+  maxRows: number;
+}
+
+/** One table's prune, as recorded in audit_prunes. */
+export interface PruneRecord {
+  id: number;
+  at: number;
+  actor: string;
+  table: AuditTable;
+  rowsPruned: number;
+  olderThan: number;
+  maxRows: number;
+}
+
+export const AUDIT_TABLES = ['input_audit', 'read_audit'] as const;
+export type AuditTable = (typeof AUDIT_TABLES)[number];
+
 export type IdempotentClaim =
   | { kind: 'claimed'; auditId: number }
   | { kind: 'existing'; fingerprint: string; attempt: StoredAttempt };
@@ -163,6 +201,13 @@ export interface AuditStore {
   countReads(): number;
   /** Drops idempotency keys older than `olderThan`. */
   pruneIdempotency(olderThan: number): number;
+  /** Cuts input_audit and read_audit to `limits` (PENDING attempts are kept) and, in the
+   * same transaction, records each table that lost rows in audit_prunes under `actor`.
+   * Returns the rows removed per table. */
+  prune(limits: RetentionLimits, actor: string, now: number): Record<AuditTable, number>;
+  /** The prune records, newest first. */
+  listPrunes(limit: number): PruneRecord[];
+  countAttempts(): number;
 }
 
 interface AttemptRow {
@@ -265,6 +310,27 @@ export function auditStore(db: SqliteDatabase): AuditStore {
        VALUES (@at, @role, @actor, @tool, @sessionName, @sessionId, @paneId, @lineCount, @errorCode, @project, @path)`,
     ),
     countReads: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM read_audit'),
+    countAttempts: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM input_audit'),
+    // Keys of attempts about to be pruned go first (task_idempotency references them).
+    pruneKeysOfOldAttempts: db.prepare<[number]>(
+      "DELETE FROM task_idempotency WHERE audit_id IN (SELECT id FROM input_audit WHERE at < ? AND decision != 'PENDING')",
+    ),
+    pruneOldAttempts: db.prepare<[number]>("DELETE FROM input_audit WHERE at < ? AND decision != 'PENDING'"),
+    // The id of the newest row past the cap: it and everything older goes.
+    attemptCutoffId: db.prepare<[number], { id: number }>('SELECT id FROM input_audit ORDER BY id DESC LIMIT 1 OFFSET ?'),
+    pruneKeysOfAttemptsUpTo: db.prepare<[number]>(
+      "DELETE FROM task_idempotency WHERE audit_id IN (SELECT id FROM input_audit WHERE id <= ? AND decision != 'PENDING')",
+    ),
+    pruneAttemptsUpTo: db.prepare<[number]>("DELETE FROM input_audit WHERE id <= ? AND decision != 'PENDING'"),
+    pruneOldReads: db.prepare<[number]>('DELETE FROM read_audit WHERE at < ?'),
+    readCutoffId: db.prepare<[number], { id: number }>('SELECT id FROM read_audit ORDER BY id DESC LIMIT 1 OFFSET ?'),
+    pruneReadsUpTo: db.prepare<[number]>('DELETE FROM read_audit WHERE id <= ?'),
+    insertPrune: db.prepare<[number, string, string, number, number, number]>(
+      'INSERT INTO audit_prunes (at, actor, table_name, rows_pruned, older_than, max_rows) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    listPrunes: db.prepare<[number], { id: number; at: number; actor: string; table_name: AuditTable; rows_pruned: number; older_than: number; max_rows: number }>(
+      'SELECT id, at, actor, table_name, rows_pruned, older_than, max_rows FROM audit_prunes ORDER BY id DESC LIMIT ?',
+    ),
   };
 
   const insertAttempt = (a: InputAttempt): number =>
@@ -293,6 +359,24 @@ export function auditStore(db: SqliteDatabase): AuditStore {
 
   const insertReads = db.transaction((records: readonly ReadRecord[]) => {
     for (const r of records) q.insertRead.run({ ...r, project: r.project ?? null, path: r.path ?? null });
+  });
+
+  const prune = db.transaction((limits: RetentionLimits, actor: string, now: number): Record<AuditTable, number> => {
+    q.pruneKeysOfOldAttempts.run(limits.olderThan);
+    let attempts = q.pruneOldAttempts.run(limits.olderThan).changes;
+    const attemptCut = q.attemptCutoffId.get(limits.maxRows);
+    if (attemptCut) {
+      q.pruneKeysOfAttemptsUpTo.run(attemptCut.id);
+      attempts += q.pruneAttemptsUpTo.run(attemptCut.id).changes;
+    }
+    let reads = q.pruneOldReads.run(limits.olderThan).changes;
+    const readCut = q.readCutoffId.get(limits.maxRows);
+    if (readCut) reads += q.pruneReadsUpTo.run(readCut.id).changes;
+    const pruned: Record<AuditTable, number> = { input_audit: attempts, read_audit: reads };
+    for (const table of AUDIT_TABLES) {
+      if (pruned[table] > 0) q.insertPrune.run(now, actor, table, pruned[table], limits.olderThan, limits.maxRows);
+    }
+    return pruned;
   });
 
   const store: AuditStore = {
@@ -355,6 +439,10 @@ export function auditStore(db: SqliteDatabase): AuditStore {
     },
     countReads: () => q.countReads.get()!.n,
     pruneIdempotency: (olderThan) => q.pruneKeys.run(olderThan).changes,
+    prune: (limits, actor, now) => prune.immediate(limits, actor, now),
+    listPrunes: (limit) =>
+      q.listPrunes.all(limit).map((r) => ({ id: r.id, at: r.at, actor: r.actor, table: r.table_name, rowsPruned: r.rows_pruned, olderThan: r.older_than, maxRows: r.max_rows })),
+    countAttempts: () => q.countAttempts.get()!.n,
   };
   cache.set(db, store);
   return store;

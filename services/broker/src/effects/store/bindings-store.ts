@@ -79,6 +79,9 @@ export interface BindingStore {
    */
   update<T>(name: string, decide: (existing: BindingRecord | undefined) => { result: T; write?: BindingRecord }): T;
   remove(name: string): boolean;
+  /** How many bindings `actor` created or last changed (its share of the per-actor cap).
+   * Called inside `decide`, it reads the same transaction's state. */
+  countByActor(actor: string): number;
 }
 
 const COLUMNS = 'name, session_name, server_pid, session_id, session_created, pane_id, pane_pid, input_enabled, created_at, updated_at, updated_by';
@@ -99,6 +102,7 @@ export function bindingStore(db: SqliteDatabase): BindingStore {
          updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
     ),
     remove: db.prepare<[string]>('DELETE FROM bindings WHERE name = ?'),
+    countBy: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM bindings WHERE updated_by = ?'),
   };
   const update = db.transaction(<T>(name: string, decide: (existing: BindingRecord | undefined) => { result: T; write?: BindingRecord }): T => {
     const row = q.get.get(name);
@@ -114,6 +118,7 @@ export function bindingStore(db: SqliteDatabase): BindingStore {
     list: () => q.list.all().map(toRecord),
     update: (name, decide) => update.immediate(name, decide) as never,
     remove: (name) => q.remove.run(name).changes > 0,
+    countByActor: (actor) => q.countBy.get(actor)!.n,
   };
   cache.set(db, store);
   return store;

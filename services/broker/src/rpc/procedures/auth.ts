@@ -20,7 +20,7 @@ import { login, type LoginSuccess } from '../../webauth/login.js';
 import { refusalError, type AuthRefusal } from '../../webauth/refusal.js';
 import { invalidateSessionToken, validateSessionToken } from '../../webauth/sessions.js';
 import type { BrokerContext } from '../context.js';
-import { publicProcedure, raise, router } from '../trpc.js';
+import { raise, webProcedure } from '../trpc.js';
 
 const envOf = (ctx: BrokerContext): WebauthEnv =>
   webauthEnv({ db: ctx.deps.stores.db('webauth'), stateDir: ctx.deps.stores.stateDir, log: ctx.deps.log });
@@ -37,10 +37,10 @@ function issued(result: LoginSuccess | AuthRefusal): IssuedSession {
   };
 }
 
-export const authRouter = router({
-  login: publicProcedure.input(loginInputSchema).mutation(async ({ ctx, input }) => issued(await login(envOf(ctx), input))),
+export const auth = {
+  login: webProcedure.input(loginInputSchema).mutation(async ({ ctx, input }) => issued(await login(envOf(ctx), input))),
 
-  logout: publicProcedure.input(sessionTokenInputSchema).mutation(({ ctx, input }): { ok: true } => {
+  logout: webProcedure.input(sessionTokenInputSchema).mutation(({ ctx, input }): { ok: true } => {
     const env = envOf(ctx);
     const valid = validateSessionToken(env, input.token);
     invalidateSessionToken(env, input.token);
@@ -48,12 +48,12 @@ export const authRouter = router({
     return { ok: true };
   }),
 
-  validateSession: publicProcedure.input(sessionTokenInputSchema).query(({ ctx, input }): ValidatedSession => {
+  validateSession: webProcedure.input(sessionTokenInputSchema).query(({ ctx, input }): ValidatedSession => {
     const valid = validateSessionToken(envOf(ctx), input.token);
     return valid ? { user: operatorUser(valid.user), expiresAt: new Date(valid.session.expiresAt).toISOString() } : null;
   }),
 
-  changePassword: publicProcedure
+  changePassword: webProcedure
     .input(changePasswordInputSchema)
     .mutation(async ({ ctx, input }) => issued(await changePassword(envOf(ctx), input))),
-});
+};

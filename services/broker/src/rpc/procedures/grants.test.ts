@@ -18,8 +18,10 @@ import { gatewayRouter } from '../roles/gateway.js';
 import { observerRouter } from '../roles/observer.js';
 import { webRouter } from '../roles/web.js';
 import { serveRoles } from '../serve.js';
-import { createCallerFactory } from '../trpc.js';
-import { grantsRouter } from './grants.js';
+import { createCallerFactory, router } from '../trpc.js';
+import { webauthEnv } from '../../webauth/env.js';
+import { createSession, newSession } from '../../webauth/sessions.js';
+import { grants } from './grants.js';
 
 const WHITELISTED = 'allowed-grants';
 const PRIVATE = 'build-private';
@@ -71,7 +73,19 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const web = () => createCallerFactory(webRouter)(createContextInner({ role: 'web', deps }));
+/** A signed-in operator's session token (the dashboard's cookie), made the way login does. */
+function operatorToken(username: string, opts: { expired?: boolean } = {}): string {
+  const env = webauthEnv({ db: deps.stores.db('webauth'), stateDir: deps.stores.stateDir, log: deps.log });
+  const user = env.store.findUserByName(username) ?? env.store.createUser({ username, passwordHash: 'unused', mustChangePassword: false, now: Date.now() })!;
+  if (!opts.expired) return createSession(env, user.id).token;
+  const stale = newSession(user.id, Date.now() - 13 * 3600_000);
+  env.store.insertSession(stale.session);
+  return stale.token;
+}
+
+/** The dashboard's server acting for `username` (its session token travels with the call). */
+const web = (username = 'alice') => createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: operatorToken(username) }));
+const webWithToken = (operatorToken: string | undefined) => createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, actor: 'web:alice', operatorToken }));
 const gateway = () => createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps }));
 const summaryOf = async (name: string) => (await gateway().sessions.list({})).sessions.find((s) => s.name === name)!;
 
@@ -90,7 +104,7 @@ describe('read grants', { timeout: 30_000 }, () => {
   it('admits a non-whitelisted session to the gateway until revoked', async () => {
     expect((await refusal(gateway().sessions.tail({ session: PRIVATE }))).code).toBe('SESSION_NOT_ALLOWED');
 
-    const { grant } = await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false });
+    const { grant } = await web('alice').grants.set({ session: PRIVATE, read: true, input: false });
     expect(grant).toMatchObject({ session: PRIVATE, read: true, input: false, state: 'active', granted_by: 'alice', expires_at: null });
     expect((await gateway().sessions.tail({ session: PRIVATE })).text).toContain(PRIVATE_MARK);
     expect((await gateway().sessions.status({ session: PRIVATE })).session).toBe(PRIVATE);
@@ -99,20 +113,20 @@ describe('read grants', { timeout: 30_000 }, () => {
     expect(batch.results.map((r) => r.session)).toContain(PRIVATE);
     expect(batch.results.map((r) => r.session)).not.toContain(SENSITIVE);
 
-    expect(await web().grants.revoke({ actor: 'bob', session: PRIVATE })).toEqual({ revoked: true });
+    expect(await web('bob').grants.revoke({ session: PRIVATE })).toEqual({ revoked: true });
     expect((await refusal(gateway().sessions.tail({ session: PRIVATE }))).code).toBe('SESSION_NOT_ALLOWED');
-    expect(await web().grants.revoke({ actor: 'bob', session: PRIVATE })).toEqual({ revoked: false });
+    expect(await web('bob').grants.revoke({ session: PRIVATE })).toEqual({ revoked: false });
   });
 
   it('admits nothing while terminal_read is off', async () => {
-    await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: true });
+    await web('alice').grants.set({ session: PRIVATE, read: true, input: true });
     deps.config = configWith({ permissions: { terminal_read: false, terminal_input: true } });
     expect((await refusal(gateway().sessions.tail({ session: PRIVATE }))).code).toBe('READ_DISABLED');
     expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: false, read_granted: true, input_allowed: false, input_granted: true });
   });
 
   it('stops admitting when the time box ends', async () => {
-    const { grant } = await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false, expires_in_s: 1 });
+    const { grant } = await web('alice').grants.set({ session: PRIVATE, read: true, input: false, expires_in_s: 1 });
     expect(Date.parse(grant!.expires_at!) - Date.now()).toBeLessThanOrEqual(1000);
     expect((await gateway().sessions.tail({ session: PRIVATE })).text).toContain(PRIVATE_MARK);
     await new Promise((r) => setTimeout(r, 1100));
@@ -120,14 +134,14 @@ describe('read grants', { timeout: 30_000 }, () => {
     const listed = (await web().grants.list()).sessions.find((s) => s.name === PRIVATE)!;
     expect(listed).toMatchObject({ read_allowed: false, read_granted: false, grant: { state: 'expired' } });
 
-    expect((await refusal(web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false, expires_at: new Date(Date.now() - 1000).toISOString() }))).code).toBe('INVALID_ARGUMENT');
-    expect((await refusal(web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false, expires_in_s: 5, expires_at: new Date(Date.now() + 60_000).toISOString() }))).code).toBe('trpc:BAD_REQUEST');
+    expect((await refusal(web('alice').grants.set({ session: PRIVATE, read: true, input: false, expires_at: new Date(Date.now() - 1000).toISOString() }))).code).toBe('INVALID_ARGUMENT');
+    expect((await refusal(web('alice').grants.set({ session: PRIVATE, read: true, input: false, expires_in_s: 5, expires_at: new Date(Date.now() + 60_000).toISOString() }))).code).toBe('trpc:BAD_REQUEST');
   });
 
   it('loses the grant when the session is killed and recreated under the same name', async () => {
     const name = 'recreated-build';
     await printingSession(name, 'first-life');
-    await web().grants.set({ actor: 'alice', session: name, read: true, input: true });
+    await web('alice').grants.set({ session: name, read: true, input: true });
     expect((await gateway().sessions.tail({ session: name })).text).toContain('first-life');
 
     await server.tmux(['kill-session', '-t', `=${name}`]);
@@ -142,32 +156,32 @@ describe('read grants', { timeout: 30_000 }, () => {
     expect(grantFor(deps, (await tmux.listSessions()).find((s) => s.name === name)!)).toBeNull();
 
     // A new grant pins the new session.
-    await web().grants.set({ actor: 'alice', session: name, read: true, input: false });
+    await web('alice').grants.set({ session: name, read: true, input: false });
     expect((await gateway().sessions.tail({ session: name })).text).toContain('second-life');
     await server.tmux(['kill-session', '-t', `=${name}`]);
   });
 
   it('refuses a grant for a session replaced since the operator looked (expect)', async () => {
     const seen = await summaryOf(PRIVATE);
-    expect((await refusal(web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false, expect: { session_id: '$999', created: seen.created } }))).code).toBe('IDENTITY_CHANGED');
-    const ok = await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false, expect: { session_id: seen.session_id, created: seen.created } });
+    expect((await refusal(web('alice').grants.set({ session: PRIVATE, read: true, input: false, expect: { session_id: '$999', created: seen.created } }))).code).toBe('IDENTITY_CHANGED');
+    const ok = await web('alice').grants.set({ session: PRIVATE, read: true, input: false, expect: { session_id: seen.session_id, created: seen.created } });
     expect(ok.grant?.pinned.session_id).toBe(seen.session_id);
-    expect((await refusal(web().grants.set({ actor: 'alice', session: MISSING, read: true, input: false }))).code).toBe('SESSION_NOT_FOUND');
+    expect((await refusal(web('alice').grants.set({ session: MISSING, read: true, input: false }))).code).toBe('SESSION_NOT_FOUND');
   });
 });
 
 describe('input grants', { timeout: 30_000 }, () => {
   it('require read, and go when read goes', async () => {
-    expect((await refusal(web().grants.set({ actor: 'alice', session: PRIVATE, read: false, input: true }))).code).toBe('trpc:BAD_REQUEST');
-    expect((await refusal(web().grants.bulkSet({ actor: 'alice', sessions: [PRIVATE], read: false, input: true }))).code).toBe('trpc:BAD_REQUEST');
+    expect((await refusal(web('alice').grants.set({ session: PRIVATE, read: false, input: true }))).code).toBe('trpc:BAD_REQUEST');
+    expect((await refusal(web('alice').grants.bulkSet({ sessions: [PRIVATE], read: false, input: true }))).code).toBe('trpc:BAD_REQUEST');
 
-    await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: true });
+    await web('alice').grants.set({ session: PRIVATE, read: true, input: true });
     expect(grantFor(deps, (await tmux.listSessions()).find((s) => s.name === PRIVATE)!)).toEqual({ read: true, input: true });
-    expect(await web().grants.set({ actor: 'alice', session: PRIVATE, read: false, input: false })).toEqual({ grant: null });
+    expect(await web('alice').grants.set({ session: PRIVATE, read: false, input: false })).toEqual({ grant: null });
     expect(await summaryOf(PRIVATE)).toMatchObject({ read_granted: false, input_granted: false, input_allowed: false });
 
-    await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: true });
-    await web().grants.revoke({ actor: 'alice', session: PRIVATE });
+    await web('alice').grants.set({ session: PRIVATE, read: true, input: true });
+    await web('alice').grants.revoke({ session: PRIVATE });
     expect(grantFor(deps, (await tmux.listSessions()).find((s) => s.name === PRIVATE)!)).toBeNull();
   });
 
@@ -175,12 +189,12 @@ describe('input grants', { timeout: 30_000 }, () => {
     deps.config = configSchema.parse({ allowed_session_patterns: ['allowed-*'], permissions: { terminal_read: true, terminal_input: true }, log_level: 'silent' });
     try {
       expect(await summaryOf(WHITELISTED)).toMatchObject({ read_allowed: true, input_allowed: true });
-      await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false });
+      await web('alice').grants.set({ session: PRIVATE, read: true, input: false });
       expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: true, read_granted: true, input_allowed: false, input_granted: false });
-      await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: true });
+      await web('alice').grants.set({ session: PRIVATE, read: true, input: true });
       expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: true, input_allowed: true, input_granted: true });
     } finally {
-      await web().grants.revoke({ actor: 'alice', session: PRIVATE });
+      await web('alice').grants.revoke({ session: PRIVATE });
       deps.config = configWith();
     }
   });
@@ -189,18 +203,18 @@ describe('input grants', { timeout: 30_000 }, () => {
     expect(await summaryOf(WHITELISTED)).toMatchObject({ read_allowed: true, read_granted: false, input_allowed: false, input_granted: false });
     expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: false, read_granted: false, input_allowed: false, input_granted: false });
 
-    await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false });
+    await web('alice').grants.set({ session: PRIVATE, read: true, input: false });
     expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: true, read_granted: true, input_allowed: false, input_granted: false });
-    await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: true });
+    await web('alice').grants.set({ session: PRIVATE, read: true, input: true });
     expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: true, read_granted: true, input_allowed: true, input_granted: true });
     // Input grants are allowed on whitelisted sessions: the whitelist admits reading only.
-    await web().grants.set({ actor: 'alice', session: WHITELISTED, read: true, input: true });
+    await web('alice').grants.set({ session: WHITELISTED, read: true, input: true });
     expect(await summaryOf(WHITELISTED)).toMatchObject({ read_allowed: true, read_granted: true, input_allowed: true, input_granted: true });
     expect((await gateway().sessions.list({ readable_only: true })).sessions.map((s) => s.name)).toEqual([WHITELISTED, PRIVATE].sort());
 
     // The input allowlist admits without a grant; the global switch, deny patterns and copy mode still close input.
     deps.config = configWith({ input_policy: { allowed_session_patterns: ['*'] } });
-    await web().grants.revoke({ actor: 'alice', session: WHITELISTED });
+    await web('alice').grants.revoke({ session: WHITELISTED });
     expect(await summaryOf(WHITELISTED)).toMatchObject({ input_allowed: true, input_granted: false });
     deps.config = configWith({ input_policy: { allowed_session_patterns: [], denied_session_patterns: ['build-*'] } });
     expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: true, input_allowed: false, input_granted: true });
@@ -219,11 +233,11 @@ describe('input grants', { timeout: 30_000 }, () => {
 
 describe('sensitive names', { timeout: 30_000 }, () => {
   it('can never be granted, alone or in bulk', async () => {
-    const refused = await refusal(web().grants.set({ actor: 'alice', session: SENSITIVE, read: true, input: false }));
+    const refused = await refusal(web('alice').grants.set({ session: SENSITIVE, read: true, input: false }));
     expect(refused.code).toBe('FORBIDDEN');
     expect(refused.message).toMatch(/sensitive|can never be granted/);
 
-    const bulk = await web().grants.bulkSet({ actor: 'alice', sessions: [PRIVATE, SENSITIVE, MISSING], read: true, input: true });
+    const bulk = await web('alice').grants.bulkSet({ sessions: [PRIVATE, SENSITIVE, MISSING], read: true, input: true });
     expect(bulk.results.map((r) => [r.session, r.ok, r.ok ? r.grant?.state : r.error_code])).toEqual([
       [PRIVATE, true, 'active'],
       [SENSITIVE, false, 'FORBIDDEN'],
@@ -236,10 +250,10 @@ describe('sensitive names', { timeout: 30_000 }, () => {
 
 describe('grant events', { timeout: 30_000 }, () => {
   it('record every change with the dashboard user, newest first, paged', async () => {
-    await web().grants.set({ actor: 'alice', session: PRIVATE, read: true, input: false });
-    await web().grants.set({ actor: 'bob', session: PRIVATE, read: true, input: true, expires_in_s: 600 });
-    await web().grants.bulkSet({ actor: 'carol', sessions: [WHITELISTED, SENSITIVE], read: true, input: false });
-    await web().grants.revoke({ actor: 'dave', session: PRIVATE });
+    await web('alice').grants.set({ session: PRIVATE, read: true, input: false });
+    await web('bob').grants.set({ session: PRIVATE, read: true, input: true, expires_in_s: 600 });
+    await web('carol').grants.bulkSet({ sessions: [WHITELISTED, SENSITIVE], read: true, input: false });
+    await web('dave').grants.revoke({ session: PRIVATE });
 
     const page1 = await web().grants.events({ limit: 2 });
     expect(page1.events.map((e) => [e.actor, e.action, e.session])).toEqual([
@@ -256,8 +270,8 @@ describe('grant events', { timeout: 30_000 }, () => {
     expect((await web().grants.events({ session: PRIVATE })).events).toHaveLength(3);
     // The refused sensitive grant changed nothing and is not a change event.
     expect((await web().grants.events({ session: SENSITIVE })).events).toEqual([]);
-    // Actors are dashboard user names, nothing else.
-    expect((await refusal(web().grants.revoke({ actor: 'Robert"); --', session: PRIVATE }))).code).toBe('trpc:BAD_REQUEST');
+    // No input names the actor: the broker takes it from the operator's session.
+    expect((await refusal(web().grants.revoke({ actor: 'mallory', session: PRIVATE } as never))).code).toBe('trpc:BAD_REQUEST');
   });
 });
 
@@ -265,9 +279,65 @@ describe('who may grant', () => {
   it('only the web role: the procedures refuse any other role even if composed elsewhere', async () => {
     expect('grants' in gatewayRouter._def.record).toBe(false);
     expect('grants' in observerRouter._def.record).toBe(false);
-    const misplaced = createCallerFactory(grantsRouter)(createContextInner({ role: 'gateway', deps }));
-    expect((await refusal(misplaced.set({ actor: 'alice', session: PRIVATE, read: true, input: false }))).code).toBe('FORBIDDEN');
-    expect((await refusal(misplaced.list())).code).toBe('FORBIDDEN');
+    const misplaced = createCallerFactory(router({ grants }))(createContextInner({ role: 'gateway', deps, operatorToken: operatorToken('alice') }));
+    expect((await refusal(misplaced.grants.set({ session: PRIVATE, read: true, input: false }))).code).toBe('FORBIDDEN');
+    expect((await refusal(misplaced.grants.list())).code).toBe('FORBIDDEN');
+  });
+
+  it('only a signed-in operator: an absent, forged or expired session token changes nothing', async () => {
+    const forged = 'a'.repeat(32);
+    for (const token of [undefined, forged, operatorToken('alice', { expired: true }), 'not a token']) {
+      const caller = webWithToken(token);
+      expect((await refusal(caller.grants.set({ session: PRIVATE, read: true, input: true })))).toEqual({ code: 'UNAUTHENTICATED', message: 'sign in to the dashboard first' });
+      expect((await refusal(caller.grants.bulkSet({ sessions: [PRIVATE], read: true, input: true }))).code).toBe('UNAUTHENTICATED');
+      expect((await refusal(caller.grants.revoke({ session: WHITELISTED }))).code).toBe('UNAUTHENTICATED');
+      expect((await refusal(caller.grants.events({}))).code).toBe('UNAUTHENTICATED');
+      expect((await refusal(caller.grants.list())).code).toBe('UNAUTHENTICATED');
+      expect((await refusal(caller.input.sendText({ session: WHITELISTED, text: 'x' }))).code).toBe('UNAUTHENTICATED');
+    }
+    expect(grantFor(deps, (await tmux.listSessions()).find((s) => s.name === PRIVATE)!)).toBeNull();
+    expect((await web().grants.events({})).events).toEqual([]);
+  });
+
+  it('records the operator the token belongs to, whatever the actor header says', async () => {
+    const bobToken = operatorToken('bob');
+    const caller = createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, actor: 'web:alice', operatorToken: bobToken }));
+    await caller.grants.set({ session: PRIVATE, read: true, input: false });
+    const [event] = (await web().grants.events({ limit: 1 })).events;
+    expect(event).toMatchObject({ actor: 'bob', action: 'grant', session: PRIVATE });
+  });
+
+  it('on the wire: web.sock refuses a grant that names a user without their session', async () => {
+    const socketDir = join(root, 'run-grants');
+    ensureSocketDir(socketDir);
+    const servers = await serveRoles(deps, socketDir);
+    const post = (path: string, body: unknown, headers: Record<string, string>) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request({ socketPath: servers.sockets.web, path: `/${path}`, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (c: string) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify(body));
+      });
+    try {
+      // The attack before the fix: any process that reaches web.sock grants as "alice".
+      const asAlice = await post('grants.set', { actor: 'alice', session: PRIVATE, read: true, input: true }, { 'x-terminal-mcp-actor': 'alice' });
+      expect(asAlice.status).toBe(401);
+      const noToken = await post('grants.set', { session: PRIVATE, read: true, input: true }, { 'x-terminal-mcp-actor': 'alice' });
+      expect(noToken.status).toBe(401);
+      expect(JSON.parse(noToken.body)).toMatchObject({ error: { data: { app: { code: 'UNAUTHENTICATED' } } } });
+      const forged = await post('grants.set', { session: PRIVATE, read: true, input: true }, { 'x-terminal-mcp-operator-session': 'b'.repeat(32) });
+      expect(forged.status).toBe(401);
+      expect(grantFor(deps, (await tmux.listSessions()).find((s) => s.name === PRIVATE)!)).toBeNull();
+
+      const ok = await post('grants.set', { session: PRIVATE, read: true, input: false }, { 'x-terminal-mcp-operator-session': operatorToken('carol') });
+      expect(ok.status).toBe(200);
+      expect((await web().grants.events({ limit: 1 })).events[0]).toMatchObject({ actor: 'carol', session: PRIVATE });
+    } finally {
+      await servers.close();
+    }
   });
 });
 
@@ -275,7 +345,7 @@ describe('a denied session reveals nothing', { timeout: 30_000 }, () => {
   it('answers a missing and an existing non-granted session identically, also on the wire', async () => {
     // A stale grant under the existing name must not change the answer either.
     await printingSession('doomed-grant', 'doomed');
-    await web().grants.set({ actor: 'alice', session: 'doomed-grant', read: true, input: false });
+    await web('alice').grants.set({ session: 'doomed-grant', read: true, input: false });
     await server.tmux(['kill-session', '-t', '=doomed-grant']);
 
     for (const call of [

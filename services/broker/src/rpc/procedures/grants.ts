@@ -1,10 +1,9 @@
 /**
  * Access grants, for the dashboard only: roles/web.ts is the one router that names this
- * file, so no MCP client (gateway, observer) can grant; every procedure also refuses any
- * other role, in case it is ever composed elsewhere by mistake.
- *
- * `actor` is the dashboard's signed-in user: the web server has authenticated them and is
- * trusted to name them (as the actor header is), so the broker records it as given.
+ * file, so no MCP client (gateway, observer) can grant; every procedure is an operator
+ * procedure, so it also refuses any other role, and on web.sock it needs the signed-in
+ * operator's session token. The grant events record that operator's user name, which the
+ * broker derived from the token: the caller cannot name anyone.
  */
 import {
   AppError,
@@ -23,12 +22,8 @@ import { grantsStore } from '../../effects/store/grants-store.js';
 import { changeGrants, revokeGrant, type GrantRequest } from '../../grants/change-grants.js';
 import { grantEventView, grantView, listGrantAccess } from '../../grants/grant-views.js';
 import { resolveGrantExpiry } from '../../policy/grants.js';
-import { publicProcedure, raise, router } from '../trpc.js';
-
-const webProcedure = publicProcedure.use(({ ctx, next }) => {
-  if (ctx.role !== 'web') raise(new AppError('FORBIDDEN', 'grants are managed from the dashboard only'));
-  return next();
-});
+import { operatorProcedure } from '../operator.js';
+import { raise } from '../trpc.js';
 
 /** The time box the operator asked for, as ms since the epoch (null: until revoked). */
 function expiryOf(input: { expires_in_s?: number | undefined; expires_at?: string | undefined }, now: number): number | null {
@@ -39,13 +34,13 @@ function expiryOf(input: { expires_in_s?: number | undefined; expires_at?: strin
 
 const unixSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
-export const grantsRouter = router({
+export const grants = {
   /** Every live session with its access and grant, plus grants left without a session. */
-  list: webProcedure.query(({ ctx }): Promise<GrantList> => listGrantAccess(ctx.deps, Date.now())),
+  list: operatorProcedure.query(({ ctx }): Promise<GrantList> => listGrantAccess(ctx.deps, Date.now())),
 
   /** Grants read (and optionally input) to one session, pinned to the identity it has now;
    * `read: false` revokes. */
-  set: webProcedure.input(setGrantInputSchema).mutation(async ({ ctx, input }): Promise<SetGrantResult> => {
+  set: operatorProcedure.input(setGrantInputSchema).mutation(async ({ ctx, input }): Promise<SetGrantResult> => {
     const now = Date.now();
     const request: GrantRequest = {
       session: input.session,
@@ -54,24 +49,24 @@ export const grantsRouter = router({
       expiresAt: input.read ? expiryOf(input, now) : null,
       expect: input.expect && { sessionId: input.expect.session_id, created: unixSeconds(input.expect.created) },
     };
-    const [outcome] = await changeGrants(ctx.deps, input.actor, [request], now);
+    const [outcome] = await changeGrants(ctx.deps, ctx.operator.username, [request], now);
     if (!outcome!.ok) raise(outcome!.error);
     const grant = outcome!.grant;
     return { grant: grant === undefined ? null : grantView(grant, grant.identity, now) };
   }),
 
   /** Takes read and input away; also for stale grants. */
-  revoke: webProcedure.input(revokeGrantInputSchema).mutation(({ ctx, input }): RevokeGrantResult => ({
-    revoked: revokeGrant(ctx.deps, input.actor, input.session, Date.now()),
+  revoke: operatorProcedure.input(revokeGrantInputSchema).mutation(({ ctx, input }): RevokeGrantResult => ({
+    revoked: revokeGrant(ctx.deps, ctx.operator.username, input.session, Date.now()),
   })),
 
   /** The same flags for up to 100 sessions, in one transaction; each session's outcome is
    * reported (a sensitive or missing one does not stop the others). */
-  bulkSet: webProcedure.input(bulkSetGrantsInputSchema).mutation(async ({ ctx, input }): Promise<BulkSetGrantsResult> => {
+  bulkSet: operatorProcedure.input(bulkSetGrantsInputSchema).mutation(async ({ ctx, input }): Promise<BulkSetGrantsResult> => {
     const now = Date.now();
     const expiresAt = input.read ? expiryOf(input, now) : null;
     const requests = input.sessions.map((session): GrantRequest => ({ session, read: input.read, input: input.input, expiresAt }));
-    const outcomes = await changeGrants(ctx.deps, input.actor, requests, now);
+    const outcomes = await changeGrants(ctx.deps, ctx.operator.username, requests, now);
     return {
       results: outcomes.map((o) =>
         o.ok
@@ -82,9 +77,9 @@ export const grantsRouter = router({
   }),
 
   /** The change log, newest first; pass `next_cursor` back as `cursor` for older events. */
-  events: webProcedure.input(grantEventsInputSchema).query(({ ctx, input }): GrantEventsPage => {
+  events: operatorProcedure.input(grantEventsInputSchema).query(({ ctx, input }): GrantEventsPage => {
     const limit = input.limit ?? GRANT_LIMITS.eventsPageDefault;
     const events = grantsStore(ctx.deps.stores.db('grants')).events({ limit, before: input.cursor, sessionName: input.session });
     return { events: events.map(grantEventView), next_cursor: events.length === limit ? events.at(-1)!.id : null };
   }),
-});
+};

@@ -2,7 +2,8 @@
  * Input procedures: everything that types into a pane (mutations) and the one-call input
  * context (a query). All sends go through input/attempt.ts: gates on facts re-read from
  * tmux, an audit row before acting, a per-pane lease, identity re-checked at the moment of
- * sending. Served to the gateway and the dashboard, never to the observer.
+ * sending. The gateway gets them all; the dashboard only its text box
+ * (`dashboardInput.sendText`), for a signed-in operator; the observer none.
  */
 import {
   inputContextInputSchema,
@@ -10,33 +11,38 @@ import {
   sendKeysInputSchema,
   sendTaskInputSchema,
   sendTextInputSchema,
+  type SendTextInput,
 } from '@terminal-mcp/contract';
 import { inputContext } from '../../input/context.js';
 import { sendKeys, sendText } from '../../input/send.js';
 import type { TargetRef } from '../../input/target.js';
 import { sendTask } from '../../input/task.js';
-import { publicProcedure, router } from '../trpc.js';
+import type { BrokerContext } from '../context.js';
+import { operatorProcedure } from '../operator.js';
+import { gatewayProcedure } from '../trpc.js';
 
 /** The schemas already require exactly one of the two. */
 const targetOf = (input: { session?: string | undefined; binding?: string | undefined }): TargetRef =>
   input.binding !== undefined ? { binding: input.binding } : { session: input.session ?? '' };
 
-export const inputRouter = router({
-  context: publicProcedure.input(inputContextInputSchema).query(({ ctx, input }) => inputContext(ctx, targetOf(input))),
+/** terminal_send_text, for the gateway and the dashboard alike. */
+const sendTextToSession = (ctx: BrokerContext, input: SendTextInput) =>
+  sendText(ctx, { tool: 'terminal_send_text', target: { session: input.session }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false });
 
-  sendText: publicProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) =>
-    sendText(ctx, { tool: 'terminal_send_text', target: { session: input.session }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
-  ),
+export const input = {
+  context: gatewayProcedure.input(inputContextInputSchema).query(({ ctx, input }) => inputContext(ctx, targetOf(input))),
 
-  sendBound: publicProcedure.input(sendBoundInputSchema).mutation(({ ctx, input }) =>
+  sendText: gatewayProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) => sendTextToSession(ctx, input)),
+
+  sendBound: gatewayProcedure.input(sendBoundInputSchema).mutation(({ ctx, input }) =>
     sendText(ctx, { tool: 'terminal_send_bound', target: { binding: input.binding }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
   ),
 
-  sendKeys: publicProcedure.input(sendKeysInputSchema).mutation(({ ctx, input }) =>
+  sendKeys: gatewayProcedure.input(sendKeysInputSchema).mutation(({ ctx, input }) =>
     sendKeys(ctx, { target: targetOf(input), keys: input.keys, confirmSensitive: input.confirm_sensitive ?? false, dryRun: input.dry_run ?? false }),
   ),
 
-  sendTask: publicProcedure.input(sendTaskInputSchema).mutation(({ ctx, input }) =>
+  sendTask: gatewayProcedure.input(sendTaskInputSchema).mutation(({ ctx, input }) =>
     sendTask(ctx, {
       target: targetOf(input),
       text: input.text,
@@ -44,4 +50,11 @@ export const inputRouter = router({
       ...(input.idempotency_key !== undefined ? { idempotencyKey: input.idempotency_key } : {}),
     }),
   ),
-});
+};
+
+/** The dashboard's text box: the same guarded, audited path, recorded under the operator
+ * whose session token came with the call (`web:<username>`), never a name the caller
+ * chose. */
+export const dashboardInput = {
+  sendText: operatorProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) => sendTextToSession(ctx, input)),
+};

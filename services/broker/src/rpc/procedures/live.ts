@@ -5,10 +5,10 @@ import { paneOutputInputSchema } from '@terminal-mcp/contract';
 import { requireLive } from '../../live/live-deps.js';
 import { streamScreenFrames } from '../../live/screen-stream.js';
 import { sessionReaderFor } from '../../reads/session-reader.js';
-import { publicProcedure, router } from '../trpc.js';
+import { webProcedure } from '../trpc.js';
 
-export const liveRouter = router({
-  paneOutput: publicProcedure.input(paneOutputInputSchema).subscription(async function* ({ ctx, input, signal }) {
+export const live = {
+  paneOutput: webProcedure.input(paneOutputInputSchema).subscription(async function* ({ ctx, input, signal }) {
     const live = requireLive(ctx.deps);
     yield* streamScreenFrames({
       reader: sessionReaderFor(ctx.deps),
@@ -18,4 +18,4 @@ export const liveRouter = router({
       signal,
     });
   }),
-});
+};

@@ -29,7 +29,8 @@ import { oauthEnv, type OAuthEnv, type OAuthLoginEnv } from '../../oauth/env.js'
 import { exchangeToken, revokeToken, verifyAccessToken } from '../../oauth/tokens.js';
 import { webauthEnv } from '../../webauth/env.js';
 import type { BrokerContext } from '../context.js';
-import { publicProcedure, router } from '../trpc.js';
+import { operatorProcedure } from '../operator.js';
+import { observerProcedure } from '../trpc.js';
 
 const envOf = (ctx: BrokerContext): OAuthEnv => oauthEnv({ db: ctx.deps.stores.db('oauth'), config: ctx.deps.config, log: ctx.deps.log });
 
@@ -40,30 +41,30 @@ const loginEnvOf = (ctx: BrokerContext): OAuthLoginEnv => ({
 
 /** For the observer's router, under `oauth.`. */
 export const oauthObserverProcedures = {
-  registerClient: publicProcedure.input(registerClientInputSchema).mutation(({ ctx, input }) => registerClient(envOf(ctx), input)),
+  registerClient: observerProcedure.input(registerClientInputSchema).mutation(({ ctx, input }) => registerClient(envOf(ctx), input)),
 
-  describeAuthorization: publicProcedure
+  describeAuthorization: observerProcedure
     .input(describeAuthorizationInputSchema)
     .query(({ ctx, input }) => describeAuthorization(envOf(ctx), input)),
 
-  approveAuthorization: publicProcedure
+  approveAuthorization: observerProcedure
     .input(approveAuthorizationInputSchema)
     .mutation(({ ctx, input }) => approveAuthorization(loginEnvOf(ctx), input)),
 
-  exchangeToken: publicProcedure.input(exchangeTokenInputSchema).mutation(({ ctx, input }) => exchangeToken(envOf(ctx), input)),
+  exchangeToken: observerProcedure.input(exchangeTokenInputSchema).mutation(({ ctx, input }) => exchangeToken(envOf(ctx), input)),
 
-  revokeToken: publicProcedure.input(revokeTokenInputSchema).mutation(({ ctx, input }) => revokeToken(envOf(ctx), input)),
+  revokeToken: observerProcedure.input(revokeTokenInputSchema).mutation(({ ctx, input }) => revokeToken(envOf(ctx), input)),
 
-  verifyAccessToken: publicProcedure
+  verifyAccessToken: observerProcedure
     .input(verifyAccessTokenInputSchema)
     .query(({ ctx, input }) => verifyAccessToken(envOf(ctx), webauthStore(ctx.deps.stores.db('webauth')), input)),
 };
 
-/** For the dashboard's router, as `oauthAdmin`. */
-export const oauthAdminRouter = router({
-  listClients: publicProcedure.query(({ ctx }) => listClients(envOf(ctx))),
-  listGrants: publicProcedure.query(({ ctx }) => listGrants(envOf(ctx))),
-  revokeClient: publicProcedure.input(oauthRevokeClientInputSchema).mutation(({ ctx, input }) => revokeClient(envOf(ctx), input.clientId, ctx.actor)),
-  revokeUser: publicProcedure.input(oauthRevokeUserInputSchema).mutation(({ ctx, input }) => revokeUser(envOf(ctx), input.username, ctx.actor)),
-  revokeGrant: publicProcedure.input(oauthRevokeGrantInputSchema).mutation(({ ctx, input }) => revokeGrant(envOf(ctx), input.grantId, ctx.actor)),
-});
+/** For the dashboard's router, as `oauthAdmin`: for a signed-in operator only. */
+export const oauthAdminProcedures = {
+  listClients: operatorProcedure.query(({ ctx }) => listClients(envOf(ctx))),
+  listGrants: operatorProcedure.query(({ ctx }) => listGrants(envOf(ctx))),
+  revokeClient: operatorProcedure.input(oauthRevokeClientInputSchema).mutation(({ ctx, input }) => revokeClient(envOf(ctx), input.clientId, ctx.actor)),
+  revokeUser: operatorProcedure.input(oauthRevokeUserInputSchema).mutation(({ ctx, input }) => revokeUser(envOf(ctx), input.username, ctx.actor)),
+  revokeGrant: operatorProcedure.input(oauthRevokeGrantInputSchema).mutation(({ ctx, input }) => revokeGrant(envOf(ctx), input.grantId, ctx.actor)),
+};

@@ -11,7 +11,7 @@ import {
 import { auditedRead, recordRead } from '../../audit/record-read.js';
 import { sessionReaderFor } from '../../reads/session-reader.js';
 import type { BrokerContext } from '../context.js';
-import { publicProcedure, router } from '../trpc.js';
+import { servedTo } from '../trpc.js';
 
 /** Every content read is recorded in the read audit (queued, never slowing the read). */
 const paneTextFacts = (r: PaneText) => ({ sessionId: r.session_id, paneId: r.pane_id, lineCount: r.line_count });
@@ -19,19 +19,24 @@ const paneTextFacts = (r: PaneText) => ({ sessionId: r.session_id, paneId: r.pan
 /** With the operator's grants: a granted session reads like a whitelisted one. */
 const reader = (ctx: BrokerContext) => sessionReaderFor(ctx.deps);
 
-export const sessionsRouter = router({
-  list: publicProcedure.input(listSessionsInputSchema).query(async ({ ctx, input }) => ({
+/** Discovery and status: both MCP services and the dashboard's session list. */
+const everyRole = servedTo('gateway', 'observer', 'web');
+/** Pane content: the MCP services only (the dashboard shows content as live frames). */
+const mcpServices = servedTo('gateway', 'observer');
+
+export const sessions = {
+  list: everyRole.input(listSessionsInputSchema).query(async ({ ctx, input }) => ({
     sessions: await reader(ctx).list({ nameContains: input.name_filter, readableOnly: input.readable_only }),
     read_enabled: ctx.deps.config.permissions.terminal_read,
   })),
 
-  tail: publicProcedure
+  tail: mcpServices
     .input(tailInputSchema)
     .query(({ ctx, input }) =>
       auditedRead(ctx, 'terminal_tail', input.session, () => reader(ctx).tail(input.session, input.lines, input.strip_ansi ?? true), paneTextFacts),
     ),
 
-  capture: publicProcedure
+  capture: mcpServices
     .input(captureInputSchema)
     .query(({ ctx, input }) =>
       auditedRead(
@@ -43,13 +48,13 @@ export const sessionsRouter = router({
       ),
     ),
 
-  status: publicProcedure
+  status: everyRole
     .input(statusInputSchema)
     .query(({ ctx, input }) =>
       auditedRead(ctx, 'terminal_status', input.session, () => reader(ctx).status(input.session), (r) => ({ sessionId: r.session_id })),
     ),
 
-  batchInspect: publicProcedure
+  batchInspect: mcpServices
     .input(batchInspectInputSchema)
     .query(async ({ ctx, input }) => {
       const results = await reader(ctx).batchInspect(input.sessions, input.lines);
@@ -62,4 +67,4 @@ export const sessionsRouter = router({
       }
       return { results };
     }),
-});
+};

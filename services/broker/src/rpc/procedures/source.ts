@@ -19,7 +19,7 @@ import { blame, diff, gitLog, listRefs, showCommit } from '../../sources/history
 import { searchText } from '../../sources/search.js';
 import { gitStatus, listProjects } from '../../sources/status.js';
 import type { BrokerContext } from '../context.js';
-import { publicProcedure, raise, router } from '../trpc.js';
+import { observerProcedure, raise } from '../trpc.js';
 import { recordRead } from '../../audit/record-read.js';
 
 /**
@@ -46,38 +46,38 @@ async function answer<T>(ctx: BrokerContext, procedure: string, project: string 
   }
 }
 
-export const sourceRouter = router({
-  listProjects: publicProcedure
+export const source = {
+  listProjects: observerProcedure
     .input(listProjectsInputSchema)
     .query(({ ctx }) => answer(ctx, 'listProjects', undefined, async () => ({ projects: await listProjects(ctx.deps.config) }))),
 
-  gitStatus: publicProcedure
+  gitStatus: observerProcedure
     .input(gitStatusInputSchema)
     .query(({ ctx, input }) => answer(ctx, 'gitStatus', input.project, () => gitStatus(ctx.deps.config, input.project))),
 
-  gitLog: publicProcedure.input(gitLogInputSchema).query(({ ctx, input }) => answer(ctx, 'gitLog', input.project, () => gitLog(ctx.deps.config, input))),
+  gitLog: observerProcedure.input(gitLogInputSchema).query(({ ctx, input }) => answer(ctx, 'gitLog', input.project, () => gitLog(ctx.deps.config, input))),
 
-  showCommit: publicProcedure
+  showCommit: observerProcedure
     .input(showCommitInputSchema)
     .query(({ ctx, input }) => answer(ctx, 'showCommit', input.project, () => showCommit(ctx.deps.config, input))),
 
-  diff: publicProcedure.input(diffInputSchema).query(({ ctx, input }) => answer(ctx, 'diff', input.project, () => diff(ctx.deps.config, input))),
+  diff: observerProcedure.input(diffInputSchema).query(({ ctx, input }) => answer(ctx, 'diff', input.project, () => diff(ctx.deps.config, input))),
 
-  listRefs: publicProcedure
+  listRefs: observerProcedure
     .input(listRefsInputSchema)
     .query(({ ctx, input }) => answer(ctx, 'listRefs', input.project, () => listRefs(ctx.deps.config, input.project))),
 
-  blame: publicProcedure.input(blameInputSchema).query(({ ctx, input }) => answer(ctx, 'blame', input.project, () => blame(ctx.deps.config, input), input.path)),
+  blame: observerProcedure.input(blameInputSchema).query(({ ctx, input }) => answer(ctx, 'blame', input.project, () => blame(ctx.deps.config, input), input.path)),
 
-  listFiles: publicProcedure
+  listFiles: observerProcedure
     .input(listFilesInputSchema)
     .query(({ ctx, input }) => answer(ctx, 'listFiles', input.project, () => listFiles(ctx.deps.config, input), input.dir)),
 
-  readFile: publicProcedure
+  readFile: observerProcedure
     .input(readFileInputSchema)
     .query(({ ctx, input }) => answer(ctx, 'readFile', input.project, () => readFile(ctx.deps.config, input), input.path)),
 
-  searchText: publicProcedure
+  searchText: observerProcedure
     .input(searchTextInputSchema)
     .query(({ ctx, input }) => answer(ctx, 'searchText', input.project, () => searchText(ctx.deps.config, input))),
-});
+};

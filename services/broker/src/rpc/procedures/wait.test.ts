@@ -156,8 +156,9 @@ describe('wait.forState', () => {
 
     const s = await idleShell('agent-wait-expiry');
     const pending = await gateway().wait.forState({ session: 'agent-wait-expiry', states: ['WAITING_INPUT'], timeout_s: 0 });
-    // A token is only good on the role that got it.
-    expect((await errorOf(web().wait.resume({ resume_token: pending.resume_token! }))).code).toBe('RESUME_TOKEN_INVALID');
+    // A token is only good for the client that got it.
+    const otherClient = createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps, actor: 'gateway:other' }));
+    expect((await errorOf(otherClient.wait.resume({ resume_token: pending.resume_token! }))).code).toBe('RESUME_TOKEN_INVALID');
 
     const shortLived = { ...deps, live: createLiveDeps(paneWatch, new ResumeTokens({ ttlMs: 50 })) };
     const expiring = await gateway(undefined, shortLived).wait.forState({ session: 'agent-wait-expiry', states: ['WAITING_INPUT'], timeout_s: 0 });

@@ -18,7 +18,7 @@ import type { SessionIdentity } from '../../live/session-identity.js';
 import { waitForState, type WaitOutcome, type WaitTarget } from '../../live/wait-for-state.js';
 import { sessionReaderFor } from '../../reads/session-reader.js';
 import type { BrokerContext } from '../context.js';
-import { publicProcedure, router } from '../trpc.js';
+import { gatewayProcedure } from '../trpc.js';
 
 const timeoutMs = (seconds: number | undefined) => Math.round((seconds ?? WAIT_LIMITS.defaultTimeoutSeconds) * 1000);
 
@@ -51,21 +51,21 @@ function result(out: WaitOutcome, states: readonly SessionStatus[], token: { tok
 /** Dedupes the wanted states, keeping the caller's order. */
 const uniqueStates = (states: readonly SessionStatus[]) => [...new Set(states)];
 
-export const waitRouter = router({
-  forState: publicProcedure.input(waitForStateInputSchema).query(async ({ ctx, input, signal }) => {
+export const wait = {
+  forState: gatewayProcedure.input(waitForStateInputSchema).query(async ({ ctx, input, signal }) => {
     const states = uniqueStates(input.states);
     // A `binding` input resolves here to { name, identity } of the bound session.
     const target: WaitTarget = { name: input.session };
     const out = await run(ctx, target, states, input.timeout_s, signal);
     if (out.matched) return result(out, states, null);
     const identity: SessionIdentity = out.identity;
-    const token = requireLive(ctx.deps).resumeTokens.issue({ name: target.name, identity, states, role: ctx.role });
+    const token = requireLive(ctx.deps).resumeTokens.issue({ name: target.name, identity, states, role: ctx.role, client: ctx.actor });
     return result(out, states, token);
   }),
 
-  resume: publicProcedure.input(resumeWaitInputSchema).query(async ({ ctx, input, signal }) => {
+  resume: gatewayProcedure.input(resumeWaitInputSchema).query(async ({ ctx, input, signal }) => {
     const tokens = requireLive(ctx.deps).resumeTokens;
-    const pending = tokens.lookup(input.resume_token, ctx.role);
+    const pending = tokens.lookup(input.resume_token, ctx.role, ctx.actor);
     const out = await run(ctx, { name: pending.name, identity: pending.identity }, pending.states, input.timeout_s, signal);
     if (out.matched) {
       tokens.retire(input.resume_token);
@@ -73,4 +73,4 @@ export const waitRouter = router({
     }
     return result(out, pending.states, tokens.renew(input.resume_token));
   }),
-});
+};

@@ -1,27 +1,48 @@
-/** Everything the MCP gateway may ask the broker. Reading this file is auditing the
- * gateway's privilege. */
-import { auditRouter } from '../procedures/audit.js';
-import { bindingsRouter } from '../procedures/bindings.js';
-import { healthRouter } from '../procedures/health.js';
-import { inputRouter } from '../procedures/input.js';
-import { sessionsRouter } from '../procedures/sessions.js';
-import { sourceRouter } from '../procedures/source.js';
-import { waitRouter } from '../procedures/wait.js';
+/** Everything the MCP gateway may ask the broker, one row per procedure. Reading this
+ * file is auditing the gateway's privilege: every row is a request a gateway tool or its
+ * readiness endpoint makes (test/src/role-calls.test.ts derives them from the gateway's
+ * source and fails on any difference). */
+import { audit, bindings, health, input, sessions, wait } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const gatewayRouter = router({
-  /** The input audit log (read-only). */
-  audit: auditRouter,
-  /** Named, identity-pinned bindings: bind/unbind change bindings.db only. */
-  bindings: bindingsRouter,
-  health: healthRouter,
-  /** Guarded, audited input: every send passes the input gates, the audit log, the pane
-   * lease and an identity re-check. Never on the observer's socket. */
-  input: inputRouter,
-  sessions: sessionsRouter,
-  /** Read-only project sources (git history, working-tree files): queries only. */
-  source: sourceRouter,
+  sessions: {
+    list: sessions.list,
+    tail: sessions.tail,
+    capture: sessions.capture,
+    status: sessions.status,
+    batchInspect: sessions.batchInspect,
+  },
   /** Wait for a session's status (read-gated queries; PENDING + resume token after 20 s). */
-  wait: waitRouter,
+  wait: {
+    forState: wait.forState,
+    resume: wait.resume,
+  },
+  /** Guarded, audited input: every send passes the input gates, the audit log, the pane
+   * lease and an identity re-check. */
+  input: {
+    context: input.context,
+    sendText: input.sendText, // mutation
+    sendBound: input.sendBound, // mutation
+    sendKeys: input.sendKeys, // mutation
+    sendTask: input.sendTask, // mutation
+  },
+  /** Named, identity-pinned bindings: bind/unbind change bindings.db only. */
+  bindings: {
+    bind: bindings.bind, // mutation
+    unbind: bindings.unbind, // mutation
+    get: bindings.get,
+    list: bindings.list,
+    tail: bindings.tail,
+    status: bindings.status,
+  },
+  /** The input audit log, the caller's own rows only. */
+  audit: {
+    listInput: audit.listInput,
+  },
+  health: {
+    ready: health.ready,
+  },
+  // Not served: source.* (no gateway tool reads project sources), grants.*, auth.*, live.*.
 });
 export type GatewayRouter = typeof gatewayRouter;

@@ -1,12 +1,11 @@
-// Guards the privilege table: every role's procedures and kinds are pinned, the observer can name no mutation, and only the dashboard can name a grants procedure.
+// Guards the privilege table: every role's procedures and kinds are pinned, each row's procedure is built for that role (and no other role is named in its base), the observer can name no mutation, and only the dashboard can name a grants procedure.
 import { describe, expect, it } from 'vitest';
-import { auditRouter } from '../procedures/audit.js';
-import { bindingsRouter } from '../procedures/bindings.js';
-import { grantsRouter } from '../procedures/grants.js';
-import { inputRouter } from '../procedures/input.js';
+import { audit, bindings, dashboardInput, grants, input } from '../procedures/index.js';
 import { ROLE_ROUTERS } from './index.js';
 
-type ProcedureDef = { _def: { type: 'query' | 'mutation' | 'subscription' } };
+type ProcedureDef = { _def: { type: 'query' | 'mutation' | 'subscription'; meta?: { roles?: readonly string[] } } };
+type Role = keyof typeof ROLE_ROUTERS;
+const proceduresOf = (role: Role) => ROLE_ROUTERS[role]._def.procedures as Record<string, ProcedureDef>;
 
 export function listProcedures(router: { _def: { procedures: Record<string, unknown> } }): string[] {
   return Object.entries(router._def.procedures)
@@ -30,7 +29,6 @@ describe('role routers', () => {
           "bindings.status:query",
           "bindings.tail:query",
           "bindings.unbind:mutation",
-          "health.info:query",
           "health.ready:query",
           "input.context:query",
           "input.sendBound:mutation",
@@ -42,21 +40,10 @@ describe('role routers', () => {
           "sessions.list:query",
           "sessions.status:query",
           "sessions.tail:query",
-          "source.blame:query",
-          "source.diff:query",
-          "source.gitLog:query",
-          "source.gitStatus:query",
-          "source.listFiles:query",
-          "source.listProjects:query",
-          "source.listRefs:query",
-          "source.readFile:query",
-          "source.searchText:query",
-          "source.showCommit:query",
           "wait.forState:query",
           "wait.resume:query",
         ],
         "observer": [
-          "health.info:query",
           "health.ready:query",
           "oauth.approveAuthorization:mutation",
           "oauth.describeAuthorization:query",
@@ -81,28 +68,15 @@ describe('role routers', () => {
           "source.showCommit:query",
         ],
         "web": [
-          "audit.listInput:query",
           "auth.changePassword:mutation",
           "auth.login:mutation",
           "auth.logout:mutation",
           "auth.validateSession:query",
-          "bindings.bind:mutation",
-          "bindings.get:query",
-          "bindings.list:query",
-          "bindings.status:query",
-          "bindings.tail:query",
-          "bindings.unbind:mutation",
           "grants.bulkSet:mutation",
           "grants.events:query",
           "grants.list:query",
           "grants.revoke:mutation",
           "grants.set:mutation",
-          "health.info:query",
-          "health.ready:query",
-          "input.context:query",
-          "input.sendBound:mutation",
-          "input.sendKeys:mutation",
-          "input.sendTask:mutation",
           "input.sendText:mutation",
           "live.paneOutput:subscription",
           "oauthAdmin.listClients:query",
@@ -110,34 +84,45 @@ describe('role routers', () => {
           "oauthAdmin.revokeClient:mutation",
           "oauthAdmin.revokeGrant:mutation",
           "oauthAdmin.revokeUser:mutation",
-          "sessions.batchInspect:query",
-          "sessions.capture:query",
           "sessions.list:query",
           "sessions.status:query",
-          "sessions.tail:query",
-          "wait.forState:query",
-          "wait.resume:query",
         ],
       }
     `);
   });
 
+  it('builds every row on a base that serves exactly the roles listing it', () => {
+    // A procedure's base (trpc.ts servedTo) names its roles; the role files must agree both
+    // ways, so a row added to the wrong table is caught here (and refused at run time).
+    const servedBy = new Map<ProcedureDef, Set<string>>();
+    const misplaced: string[] = [];
+    for (const role of Object.keys(ROLE_ROUTERS) as Role[]) {
+      for (const [path, proc] of Object.entries(proceduresOf(role))) {
+        if (!proc._def.meta?.roles?.includes(role)) misplaced.push(`${role}: ${path}`);
+        servedBy.set(proc, (servedBy.get(proc) ?? new Set()).add(role));
+      }
+    }
+    expect(misplaced).toEqual([]);
+    const unlisted = [...servedBy].filter(([proc, roles]) => [...(proc._def.meta?.roles ?? [])].sort().join() !== [...roles].sort().join());
+    expect(unlisted.map(([proc, roles]) => ({ declared: proc._def.meta?.roles, served: [...roles] }))).toEqual([]);
+  });
+
   it('lets only the dashboard name a grants procedure (no MCP tool can grant)', () => {
     // By path and by identity, so a grants procedure cannot hide under another name.
-    const grantProcedures = new Set(Object.values(grantsRouter._def.procedures));
-    const grantsOf = (role: keyof typeof ROLE_ROUTERS) =>
-      Object.entries(ROLE_ROUTERS[role]._def.procedures as Record<string, unknown>)
-        .filter(([path, proc]) => path.startsWith('grants.') || grantProcedures.has(proc as never))
+    const grantProcedures = new Set<unknown>(Object.values(grants));
+    const grantsOf = (role: Role) =>
+      Object.entries(proceduresOf(role))
+        .filter(([path, proc]) => path.startsWith('grants.') || grantProcedures.has(proc))
         .map(([path]) => path);
     expect(grantsOf('gateway')).toEqual([]);
     expect(grantsOf('observer')).toEqual([]);
-    expect(grantsOf('web').sort()).toEqual(Object.keys(grantsRouter._def.procedures).map((p) => `grants.${p}`).sort());
+    expect(grantsOf('web').sort()).toEqual(Object.keys(grants).map((p) => `grants.${p}`).sort());
   });
 
   it('gives the observer no input, binding or input-audit procedure, by path or by identity', () => {
-    const forbidden = new Set([inputRouter, bindingsRouter, auditRouter].flatMap((r) => Object.values(r._def.procedures)));
-    const offending = Object.entries(ROLE_ROUTERS.observer._def.procedures as Record<string, unknown>)
-      .filter(([path, proc]) => /^(input|bindings|audit)\./.test(path) || forbidden.has(proc as never))
+    const forbidden = new Set<unknown>([input, dashboardInput, bindings, audit].flatMap((r) => Object.values(r)));
+    const offending = Object.entries(proceduresOf('observer'))
+      .filter(([path, proc]) => /^(input|bindings|audit)\./.test(path) || forbidden.has(proc))
       .map(([path]) => path);
     expect(offending).toEqual([]);
   });

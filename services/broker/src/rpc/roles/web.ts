@@ -1,34 +1,47 @@
-/** Everything the dashboard's server code may ask the broker. */
-import { authRouter } from '../procedures/auth.js';
-import { grantsRouter } from '../procedures/grants.js';
-import { auditRouter } from '../procedures/audit.js';
-import { bindingsRouter } from '../procedures/bindings.js';
-import { healthRouter } from '../procedures/health.js';
-import { inputRouter } from '../procedures/input.js';
-import { liveRouter } from '../procedures/live.js';
-import { oauthAdminRouter } from '../procedures/oauth.js';
-import { sessionsRouter } from '../procedures/sessions.js';
-import { waitRouter } from '../procedures/wait.js';
+/** Everything the dashboard's server may ask the broker, one row per procedure. Rows
+ * marked "operator" need the signed-in operator's session token with the call
+ * (rpc/operator.ts): the broker derives the acting user from it. */
+import { auth, dashboardInput, grants, live, oauthAdminProcedures as oauthAdmin, sessions } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const webRouter = router({
-  auth: authRouter,
+  /** Sign-in: the token or password travels in the input. */
+  auth: {
+    login: auth.login, // mutation
+    logout: auth.logout, // mutation
+    validateSession: auth.validateSession,
+    changePassword: auth.changePassword, // mutation
+  },
   /** Per-session read/input grants: the dashboard is the only place access is granted. */
-  grants: grantsRouter,
-  /** The input audit log (read-only). */
-  audit: auditRouter,
-  /** Named, identity-pinned bindings: bind/unbind change bindings.db only. */
-  bindings: bindingsRouter,
-  health: healthRouter,
-  /** Guarded, audited input: every send passes the input gates, the audit log, the pane
-   * lease and an identity re-check. Never on the observer's socket. */
-  input: inputRouter,
+  grants: {
+    list: grants.list, // operator
+    set: grants.set, // operator, mutation
+    revoke: grants.revoke, // operator, mutation
+    bulkSet: grants.bulkSet, // operator, mutation
+    events: grants.events, // operator
+  },
+  /** The dashboard's text box: text (and Enter) through the guarded, audited input path. */
+  input: {
+    sendText: dashboardInput.sendText, // operator, mutation
+  },
+  /** The session list and its status column. */
+  sessions: {
+    list: sessions.list,
+    status: sessions.status,
+  },
   /** Live pane output: redacted screen frames over WebSocket, read-gated per frame. */
-  live: liveRouter,
+  live: {
+    paneOutput: live.paneOutput, // subscription
+  },
   /** The observer's OAuth clients and grants: list and revoke. */
-  oauthAdmin: oauthAdminRouter,
-  sessions: sessionsRouter,
-  /** Wait for a session's status (read-gated queries). */
-  wait: waitRouter,
+  oauthAdmin: {
+    listClients: oauthAdmin.listClients, // operator
+    listGrants: oauthAdmin.listGrants, // operator
+    revokeClient: oauthAdmin.revokeClient, // operator, mutation
+    revokeUser: oauthAdmin.revokeUser, // operator, mutation
+    revokeGrant: oauthAdmin.revokeGrant, // operator, mutation
+  },
+  // Not served: sessions.tail/capture/batchInspect, input.sendKeys/sendTask/sendBound/context,
+  // bindings.*, wait.*, audit.*, source.*, health.*.
 });
 export type WebRouter = typeof webRouter;

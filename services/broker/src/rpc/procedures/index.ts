@@ -1,0 +1,13 @@
+/** Every procedure the broker has, as plain records by capability. Which role may call
+ * which is decided row by row in rpc/roles/*.ts, and by each procedure's base (trpc.ts). */
+export { audit } from './audit.js';
+export { auth } from './auth.js';
+export { bindings } from './bindings.js';
+export { grants } from './grants.js';
+export { health } from './health.js';
+export { dashboardInput, input } from './input.js';
+export { live } from './live.js';
+export { oauthAdminProcedures, oauthObserverProcedures } from './oauth.js';
+export { sessions } from './sessions.js';
+export { source } from './source.js';
+export { wait } from './wait.js';
