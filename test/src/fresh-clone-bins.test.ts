@@ -55,7 +55,7 @@ beforeAll(() => {
   // checks the script parses (node --check) and says which file the kernel handed it.
   fakeNodeDir = join(base, 'fake-node');
   mkdirSync(fakeNodeDir);
-  writeFileSync(join(fakeNodeDir, 'node'), `#!/bin/sh\nexec '${process.execPath}' --check "$1" && echo "ran $(realpath "$1")"\n`);
+  writeFileSync(join(fakeNodeDir, 'node'), `#!/bin/sh\n'${process.execPath}' --check "$1" && echo "ran $(realpath "$1")"\n`);
   chmodSync(join(fakeNodeDir, 'node'), 0o755);
 });
 
