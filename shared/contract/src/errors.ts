@@ -93,7 +93,7 @@ export const ERROR_SPECS: Record<ErrorCode, ErrorSpec> = {
   TMUX_UNAVAILABLE: { trpc: 'SERVICE_UNAVAILABLE', http: 503, hint: 'The tmux server is not reachable. Check that tmux is running for this user; the broker reconnects by itself.' },
   STORE_UNAVAILABLE: { trpc: 'SERVICE_UNAVAILABLE', http: 503, hint: 'A broker store could not be opened. Check the broker logs and the state directory.' },
   AUDIT_UNAVAILABLE: { trpc: 'SERVICE_UNAVAILABLE', http: 503, hint: 'The audit log could not be written, so nothing was done. Check the broker logs.' },
-  BROKER_UNAVAILABLE: { trpc: 'SERVICE_UNAVAILABLE', http: 503, hint: 'Could not reach the broker. Start it with `npx terminal-mcp-broker` or check its socket directory.' },
+  BROKER_UNAVAILABLE: { trpc: 'SERVICE_UNAVAILABLE', http: 503, hint: 'Could not reach the broker. Start it with `npm start` or `node_modules/.bin/terminal-mcp-broker` in the checkout, or check its socket directory.' },
   INTERNAL: { trpc: 'INTERNAL_SERVER_ERROR', http: 500, hint: 'An internal error occurred. Quote the correlation id to the operator.' },
 };
 
