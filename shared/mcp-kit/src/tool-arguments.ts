@@ -39,10 +39,19 @@ const COMMON_MISNAMES: Readonly<Record<string, readonly string[]>> = {
   project: ['project_name', 'repo', 'repository'],
 };
 
+/** The argument `key` most likely meant: a known misname exactly, else the closest
+ * spelling among the valid names, the aliases and the known misnames (each standing for
+ * the argument it means, so `press_entr` suggests `enter`). */
 function suggestionFor(key: string, names: ArgumentNames): string | undefined {
-  const misnamed = Object.entries(COMMON_MISNAMES).find(([target, wrong]) => names.valid.includes(target) && wrong.includes(key.toLowerCase()));
-  if (misnamed) return misnamed[0];
-  return closeMatches(key, names.valid, { max: 1 })[0];
+  const meaning = new Map<string, string>(names.valid.map((v) => [v, v]));
+  for (const [alias, canonical] of Object.entries(names.aliases)) meaning.set(alias, canonical);
+  for (const [target, wrong] of Object.entries(COMMON_MISNAMES)) {
+    if (names.valid.includes(target)) for (const w of wrong) if (!meaning.has(w)) meaning.set(w, target);
+  }
+  const exact = meaning.get(key.toLowerCase());
+  if (exact !== undefined) return exact;
+  const closest = closeMatches(key, meaning.keys(), { max: 1 })[0];
+  return closest === undefined ? undefined : meaning.get(closest);
 }
 
 const quoted = (s: string) => JSON.stringify(s.length > 64 ? `${s.slice(0, 61)}...` : s);

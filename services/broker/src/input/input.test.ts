@@ -494,7 +494,7 @@ describe('terminal_input_context', () => {
     const limited = await gw(off).input.context({ session: pane.name });
     expect(limited.gates.text).toMatchObject({ allowed: false, error_code: 'INPUT_DISABLED' });
     expect(limited.gates.keys.allowed).toBe(true);
-    expect(await codeOf(gw().input.context({ session: 'private-x' }))).toBe('SESSION_NOT_ALLOWED');
+    expect(await codeOf(gw().input.context({ session: 'private-x' }))).toBe('SESSION_NOT_FOUND');
   });
 });
 
