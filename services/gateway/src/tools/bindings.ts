@@ -35,8 +35,8 @@ const BINDING_CHANGE_ANNOTATIONS = {
 
 const quoted = (text: string) => JSON.stringify(text);
 const STATES =
-  'state OK; MISSING when no session has the bound name now (the binding is kept; it works again if that same session returns, never for a new one); ' +
-  'IDENTITY_CHANGED when a different session (recreated under the same name) or pane now has it: rebind with replace: true if that is the one you mean.';
+  'state: OK; MISSING (no session has the bound name now; the binding is kept and works again only if that same session returns); ' +
+  'IDENTITY_CHANGED (another session or pane has it now: terminal_bind with replace: true if it is the one you mean).';
 
 export function renderBinding(b: Binding): string {
   return `Binding ${quoted(b.binding)} → session ${quoted(b.session)} (${b.session_id}, pane ${b.pane_id}): ${b.state}; input ${b.input_enabled ? 'enabled' : 'disabled'}.`;

@@ -5,7 +5,6 @@
  * except keys, which can interrupt a program (C-c) and are marked destructive.
  */
 import {
-  ALLOWED_KEYS,
   inputContextInputSchema,
   inputContextInputShape,
   inputContextOutputSchema,
@@ -42,7 +41,11 @@ export const KEY_ANNOTATIONS = { ...INPUT_ANNOTATIONS, destructiveHint: true } a
 
 const quoted = (text: string) => JSON.stringify(text);
 
-const GATES = 'Needs input turned on by the operator; a refusal names its gate in error_code. Every attempt is audited; dry_run: true checks every gate and sends nothing.';
+/** Always true whatever the config, so a client that froze the catalogue is never told
+ * something stale (docs/tools.md explains why input tools are listed while input is off). */
+const GATES =
+  'Works only while the operator has input on (permissions.terminal_input, off by default; else INPUT_DISABLED); a refusal names its gate in error_code. ' +
+  'Every attempt is audited; dry_run: true checks every gate and sends nothing.';
 const TEXT_RULES =
   'The text is pasted as-is; \\r\\n becomes \\n; other control characters (ESC, a lone \\r...) are refused with TEXT_REJECTED, never stripped; ' +
   'at most 12000 characters by default (TEXT_TOO_LONG).';
@@ -162,7 +165,7 @@ export const inputTools: readonly GatewayTool[] = [
     name: 'terminal_send_keys',
     title: 'Press keys in a terminal',
     description:
-      `Press keys in order in a session (or binding). Key names: ${ALLOWED_KEYS.join(' ')}; others are KEY_NOT_ALLOWED. ` +
+      'Press keys in order in a session (or binding): tmux key names from the list in `keys`; others are KEY_NOT_ALLOWED. ' +
       'C-c and C-d interrupt or end the program and need confirm_sensitive: true. In copy mode only ["q"] is accepted (it leaves copy mode). ' +
       GATES,
     inputShape: sendKeysInputShape,
