@@ -44,8 +44,8 @@ const quoted = (text: string) => JSON.stringify(text);
 /** Always true whatever the config, so a client that froze the catalogue is never told
  * something stale (docs/tools.md explains why input tools are listed while input is off). */
 const GATES =
-  'Works only while the operator has input on (permissions.terminal_input, off by default; else INPUT_DISABLED); a refusal names its gate in error_code. ' +
-  'Every attempt is audited; dry_run: true checks every gate and sends nothing.';
+  'Works only while input is on (permissions.terminal_input, off by default; else INPUT_DISABLED); a refusal names its gate in error_code. ' +
+  'Audited; dry_run: true checks every gate, sends nothing.';
 const TEXT_RULES =
   'The text is pasted as-is; \\r\\n becomes \\n; other control characters (ESC, a lone \\r...) are refused with TEXT_REJECTED, never stripped; ' +
   'at most 12000 characters by default (TEXT_TOO_LONG).';
@@ -110,8 +110,8 @@ export const inputTools: readonly GatewayTool[] = [
     title: 'Submit a task or command to a terminal',
     description:
       'Submit a prompt or command to an agent or shell in a session (or binding): types the text, checks it is in the input line, presses Enter once. ' +
-      'Receipt: SUBMIT_CONFIRMED (the pane took it), DELIVERY_UNKNOWN (could not tell; nothing is ever re-sent: look with terminal_input_context), ' +
-      'or BLOCKED (error_code names the gate). Reusing an idempotency_key within 24 h returns the first receipt and sends nothing. ' +
+      'Receipt: SUBMIT_CONFIRMED (the pane took it), DELIVERY_UNKNOWN (could not tell; never re-sent: look with terminal_input_context) ' +
+      'or BLOCKED (see error_code). An idempotency_key reused within 24 h returns the first receipt, sends nothing. ' +
       GATES,
     inputShape: sendTaskInputShape,
     inputSchema: sendTaskInputSchema,
