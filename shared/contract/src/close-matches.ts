@@ -45,7 +45,8 @@ export function closeMatches(word: string, candidates: Iterable<string>, options
     if (name === word || name.length > maxLength) continue;
     const c = fold(name);
     if (c.length === 0) continue;
-    const distance = editDistance(w, c);
+    // The distance is at least the length difference: skip the quadratic part when that alone rules it out.
+    const distance = Math.abs(w.length - c.length) > budget ? Infinity : editDistance(w, c);
     // Containment counts only for parts long enough to mean something ("a" is in everything).
     const contained = Math.min(w.length, c.length) >= 3 && (c.includes(w) || w.includes(c));
     if (distance <= budget) scored.push({ name, score: distance });
