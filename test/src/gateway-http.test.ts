@@ -188,6 +188,14 @@ describe('MCP over HTTP with a live broker', () => {
     expect(errorCodeOf(result)).toBe('SESSION_NOT_FOUND');
     expect(textOf(result)).toContain('Hint: Call terminal_list_sessions');
   });
+
+  it('refuses an unknown argument with INVALID_ARGUMENT and a suggestion, never dropping it', async () => {
+    const client = await connect(gw.mcpUrl);
+    const result = await call(client, 'terminal_tail', { session: ALLOWED, max_lines: 5 });
+    expect(result.isError).toBe(true);
+    expect(errorCodeOf(result)).toBe('INVALID_ARGUMENT');
+    expect(textOf(result)).toMatch(/^INVALID_ARGUMENT: unknown argument "max_lines"; did you mean "lines"\? Hint: .*terminal_tail takes: session, lines, strip_ansi/);
+  });
 });
 
 describe('HTTP edge: Host, Origin, body, methods', () => {

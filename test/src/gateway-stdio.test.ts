@@ -99,10 +99,27 @@ describe('MCP over stdio with a live broker', () => {
     expect(JSON.stringify(result)).not.toContain(DENIED_MARK);
   });
 
-  it('an unknown session is SESSION_NOT_FOUND', async () => {
+  it('an unknown session is SESSION_NOT_FOUND, with close matches from the list', async () => {
     const result = await call('terminal_status', { session: 'allowed-missing' });
     expect(result.isError).toBe(true);
     expect(errorCodeOf(result)).toBe('SESSION_NOT_FOUND');
+    const typo = await call('terminal_tail', { session: 'allowed-stdoi' });
+    expect(errorCodeOf(typo)).toBe('SESSION_NOT_FOUND');
+    expect(textOf(typo)).toContain(`close matches: "${ALLOWED}"`);
+    // Even a denied session is named (discovery lists it), never its content.
+    const near = await call('terminal_tail', { session: 'private-stdi' });
+    expect(textOf(near)).toContain(`close matches: "${DENIED}"`);
+    expect(JSON.stringify(near)).not.toContain(DENIED_MARK);
+  });
+
+  it('takes the original press_enter and refuses unknown arguments instead of dropping them', async () => {
+    // Input is off here: getting past the argument check to INPUT_DISABLED shows press_enter was accepted.
+    const aliased = await call('terminal_send_text', { session: ALLOWED, text: 'echo hi', press_enter: true, dry_run: true });
+    expect(errorCodeOf(aliased)).toBe('INPUT_DISABLED');
+    expect(textOf(aliased)).toContain('permissions.terminal_input');
+    const typo = await call('terminal_send_text', { session: ALLOWED, text: 'echo hi', press_entr: true, dry_run: true });
+    expect(errorCodeOf(typo)).toBe('INVALID_ARGUMENT');
+    expect(textOf(typo)).toContain('unknown argument "press_entr"; did you mean "enter"?');
   });
 });
 

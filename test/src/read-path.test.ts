@@ -124,11 +124,12 @@ describe('denied and invalid requests', () => {
     expect((await failureOf(client.sessions.tail.query({ session: 'test-secret-db' }))).code).toBe('SESSION_NOT_ALLOWED');
   });
 
-  it('a non-whitelisted name is denied with the same answer whether or not it exists', async () => {
-    const a = await failureOf(client.sessions.tail.query({ session: 'foo;x' }));
+  it('a non-whitelisted existing name is denied; a name no session has is SESSION_NOT_FOUND (issue 16)', async () => {
+    await tmux.newSession('not-whitelisted', 'bash --norc --noprofile');
+    const a = await failureOf(client.sessions.tail.query({ session: 'not-whitelisted' }));
     const b = await failureOf(client.sessions.tail.query({ session: 'no-such-session-anywhere' }));
-    expect(a).toEqual(b);
     expect(a.code).toBe('SESSION_NOT_ALLOWED');
+    expect(b.code).toBe('SESSION_NOT_FOUND');
   });
 
   it('refuses schema-invalid input with field names only', async () => {
@@ -152,7 +153,8 @@ describe('denied and invalid requests', () => {
         req.end();
       });
     expect(await status('test-no-such-session')).toBe(404);
-    expect(await status('not-whitelisted')).toBe(403);
+    await tmux.newSession('unlisted-http', 'bash --norc --noprofile');
+    expect(await status('unlisted-http')).toBe(403);
   });
 
   it('caps capture at max_capture_lines and says it truncated', async () => {

@@ -1,7 +1,11 @@
-// Guards docs/tools.md against the code: every tool the gateway and the observer register has a section, every tool section names a registered tool, and each server's annotations match what the page promises.
+// Guards docs/tools.md against the code (every registered tool has a section, annotations and argument aliases as documented) and the catalogue budgets of issue 16, measured on tools/list as a real MCP SDK client receives it.
 import { readFileSync } from 'node:fs';
-import { GATEWAY_TOOLS } from '@terminal-mcp/gateway';
-import { OBSERVER_TOOLS } from '@terminal-mcp/observer';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { createBrokerClient } from '@terminal-mcp/broker-client';
+import { createGatewayMcpServer, createToolMetrics, GATEWAY_TOOLS } from '@terminal-mcp/gateway';
+import { createObserverMcpServer, OBSERVER_TOOLS } from '@terminal-mcp/observer';
 import { describe, expect, it } from 'vitest';
 import { repoPath } from './helpers/repo.js';
 
@@ -36,5 +40,73 @@ describe('docs/tools.md', () => {
       if (READ.includes(t.name)) expect(t.annotations.readOnlyHint).toBe(true);
     }
     expect(GATEWAY_TOOLS.find((t) => t.name === 'terminal_send_keys')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+  });
+});
+
+/** What a client receives: the serialized tools/list result and the instructions. */
+async function catalogueOf(server: McpServer): Promise<{ bytes: number; serialized: string; instructions: number; tools: Awaited<ReturnType<Client['listTools']>>['tools'] }> {
+  const client = new Client({ name: 'catalogue-budget', version: '0.0.0' });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await Promise.all([server.connect(a), client.connect(b)]);
+  try {
+    const listed = await client.listTools();
+    const serialized = JSON.stringify(listed);
+    return { bytes: Buffer.byteLength(serialized), serialized, instructions: Buffer.byteLength(client.getInstructions() ?? ''), tools: listed.tools };
+  } finally {
+    await client.close();
+    await server.close();
+  }
+}
+
+// Nothing listens on these sockets: listing tools never calls the broker.
+const gateway = () => createGatewayMcpServer({ broker: createBrokerClient({ role: 'gateway', socketPath: '/nonexistent/gateway.sock' }), metrics: createToolMetrics() });
+const observer = () =>
+  createObserverMcpServer({ broker: createBrokerClient({ role: 'observer', socketPath: '/nonexistent/observer.sock' }), caller: { username: 'budget', clientId: 'tmcp_c_budget' } });
+
+describe('catalogue budgets (issue 16)', () => {
+  it.each([
+    ['gateway', gateway, GATEWAY_TOOLS.length, 25_000],
+    ['observer', observer, OBSERVER_TOOLS.length, 12_000],
+  ] as const)('%s: tools/list with every tool, and its instructions, fit the budget without zod noise', async (name, make, count, budget) => {
+    const c = await catalogueOf(make());
+    console.log(`${name}: tools/list ${c.bytes} bytes for ${c.tools.length} tools; instructions ${c.instructions} bytes`);
+    expect(c.tools).toHaveLength(count);
+    expect(c.bytes).toBeLessThanOrEqual(budget);
+    expect(c.instructions).toBeLessThanOrEqual(2_400);
+    expect(c.serialized).not.toContain('$schema');
+    expect(c.serialized).not.toContain(String(Number.MAX_SAFE_INTEGER));
+    for (const t of c.tools) expect(t.inputSchema, t.name).toMatchObject({ type: 'object', additionalProperties: false });
+  });
+
+  it('publishes output schemas exactly where docs/tools.md says a client acts on the fields', async () => {
+    const documented = /\*\*Output schemas only where a client acts on the fields itself:\*\*([^*]+?)\. Every other tool/s.exec(doc)?.[1] ?? '';
+    const named = [...documented.matchAll(/`(terminal_[a-z_]+|source_[a-z_]+)`/g)].map((m) => m[1]!).sort();
+    const gw = await catalogueOf(gateway());
+    const obs = await catalogueOf(observer());
+    const withSchema = [...gw.tools, ...obs.tools].filter((t) => t.outputSchema).map((t) => t.name).sort();
+    expect(withSchema).toEqual(named);
+    // Never closed: a field added later must not break a client that cached the schema.
+    for (const t of gw.tools) if (t.outputSchema) expect(JSON.stringify(t.outputSchema), t.name).not.toContain('additionalProperties');
+  });
+});
+
+describe('argument aliases (docs/tools.md table)', () => {
+  it('documents exactly the aliases and retired arguments the tools declare', () => {
+    const start = doc.indexOf('| tool | original argument | here |');
+    expect(start).toBeGreaterThanOrEqual(0);
+    const table = doc.slice(start).split('\n');
+    const rows = table
+      .slice(2, table.findIndex((l) => !l.startsWith('|')))
+      .map((l) => {
+        const [tool, original, here] = l.split('|').slice(1, 4).map((c) => c.trim());
+        const alias = /^alias of `([a-z_]+)`/.exec(here!)?.[1];
+        return `${tool!.replace(/`/g, '')} ${original!.replace(/`/g, '')} ${alias ?? 'refused'}`;
+      });
+    const tools = new Map([...GATEWAY_TOOLS, ...OBSERVER_TOOLS].map((t) => [t.name, t]));
+    const declared = [...tools.values()].flatMap((t) => [
+      ...Object.entries(t.aliases).map(([from, to]) => `${t.name} ${from} ${to}`),
+      ...Object.keys(t.retired).map((from) => `${t.name} ${from} refused`),
+    ]);
+    expect(rows.sort()).toEqual(declared.sort());
   });
 });

@@ -55,7 +55,9 @@ describe('observer MCP server', () => {
     expect(OBSERVER_TOOLS.map((t) => t.name).sort()).toEqual(EXPECTED_TOOLS);
     for (const t of tools) {
       expect(t.annotations, t.name).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
-      expect(t.outputSchema, t.name).toBeDefined();
+      // Results travel as text plus structuredContent; no output schema (docs/tools.md).
+      expect(t.outputSchema, t.name).toBeUndefined();
+      expect(t.inputSchema, t.name).toMatchObject({ type: 'object', additionalProperties: false });
       expect(t.description!.length, t.name).toBeGreaterThan(40);
     }
   });

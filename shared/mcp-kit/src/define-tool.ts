@@ -7,7 +7,7 @@
 import type { BrokerClient } from '@terminal-mcp/broker-client';
 import type { SocketRole } from '@terminal-mcp/contract';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 export interface ToolContext<R extends SocketRole> {
   broker: BrokerClient<R>;
@@ -33,10 +33,22 @@ export interface ToolSpec<R extends SocketRole, Shape extends z.ZodRawShape, Out
   /** Public API: hosted clients cache tool lists for a long time. Never rename. */
   name: string;
   title: string;
-  /** Written for a model: what it returns, when to use it, what it needs. */
+  /** Written for a model: what it returns, when to use it, what it needs. Short: every
+   * byte is paid in every conversation (see tool-catalogue.ts). */
   description: string;
   inputShape: Shape;
+  /** The broker's own schema for these arguments (the shape plus its refinements, e.g.
+   * "exactly one of session or binding"), so the edge refuses with the same rules and a
+   * readable message. Default: the shape as a strict object. */
+  inputSchema?: z.ZodType;
+  /** Argument names of the original Terminal MCP → ours (documented in docs/tools.md). */
+  aliases?: Readonly<Record<string, string>>;
+  /** Original arguments with no counterpart here → why, and what to do instead; refused. */
+  retired?: Readonly<Record<string, string>>;
   outputSchema: Out;
+  /** List `outputSchema` in tools/list (default false): only where a client acts on the
+   * fields itself; the SDK client then validates every structured result against it. */
+  publishOutputSchema?: boolean;
   annotations: A;
   run(args: z.output<z.ZodObject<Shape>>, ctx: ToolContext<R>): Promise<z.output<Out>>;
   /** Compact text for `content`; the full result travels in `structuredContent`. */
@@ -49,9 +61,13 @@ export interface McpTool<R extends SocketRole, A extends ToolAnnotations = ToolA
   readonly title: string;
   readonly description: string;
   readonly inputShape: z.ZodRawShape;
+  readonly inputSchema: z.ZodType;
+  readonly aliases: Readonly<Record<string, string>>;
+  readonly retired: Readonly<Record<string, string>>;
   readonly outputSchema: z.ZodObject;
+  readonly publishOutputSchema: boolean;
   readonly annotations: A;
-  /** `args` have already been validated by the SDK against `inputShape`. */
+  /** `args` have already been checked against `inputSchema` (tool-arguments.ts). */
   invoke(args: Record<string, unknown>, ctx: ToolContext<R>): Promise<{ structured: Record<string, unknown>; text: string }>;
 }
 
@@ -63,7 +79,11 @@ export function defineMcpTool<R extends SocketRole, Shape extends z.ZodRawShape,
     title: spec.title,
     description: spec.description,
     inputShape: spec.inputShape,
+    inputSchema: spec.inputSchema ?? z.object(spec.inputShape).strict(),
+    aliases: spec.aliases ?? {},
+    retired: spec.retired ?? {},
     outputSchema: spec.outputSchema,
+    publishOutputSchema: spec.publishOutputSchema ?? false,
     annotations: spec.annotations,
     async invoke(args, ctx) {
       const result = await spec.run(args as z.output<z.ZodObject<Shape>>, ctx);

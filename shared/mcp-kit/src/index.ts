@@ -14,8 +14,11 @@ export {
 } from './tool-errors.js';
 export { defineMcpTool, READ_ONLY_ANNOTATIONS, type McpTool, type ToolContext, type ToolSpec } from './define-tool.js';
 export { renderBatch, renderPaneText, renderSessionList, renderStatus, sessionReadTools } from './session-tools.js';
+export { checkToolArguments, normalizeArgumentNames, type ArgumentNames } from './tool-arguments.js';
+export { publishedInputSchema, publishedOutputSchema } from './tool-catalogue.js';
 export {
   createToolServer,
+  listedTool,
   DEFAULT_BROKER_TIMEOUT_MS,
   registerTools,
   type RegisterToolsOptions,

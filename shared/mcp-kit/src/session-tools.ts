@@ -6,15 +6,20 @@
  */
 import {
   batchInspectInputShape,
+  batchInspectInputSchema,
   batchInspectOutputSchema,
   captureInputShape,
+  captureInputSchema,
   LIMITS,
   listSessionsInputShape,
+  listSessionsInputSchema,
   listSessionsOutputSchema,
   paneTextSchema,
   sessionStatusResultSchema,
   statusInputShape,
+  statusInputSchema,
   tailInputShape,
+  tailInputSchema,
   type BatchInspectOutput,
   type ListSessionsOutput,
   type PaneText,
@@ -88,6 +93,7 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
         'Discovery shows all sessions, but reading content (tail, capture, status, batch inspect) needs read_allowed: true. ' +
         'Call this first to get exact session names.',
       inputShape: listSessionsInputShape,
+      inputSchema: listSessionsInputSchema,
       outputSchema: listSessionsOutputSchema,
       run: (args, { broker, signal }) => sessionsOf(broker).list.query(args, { signal }),
       render: renderSessionList,
@@ -100,6 +106,7 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
         "Return the last lines of a session's active pane as text (ANSI stripped, secrets redacted). " +
         `Use it to see what a command printed recently. ${NEEDS_READ} ${UNTRUSTED}`,
       inputShape: tailInputShape,
+      inputSchema: tailInputSchema,
       outputSchema: paneTextSchema,
       run: (args, { broker, signal }) => sessionsOf(broker).tail.query(args, { signal }),
       render: renderPaneText,
@@ -112,6 +119,7 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
         "Return a range of lines of a session's active pane, scrollback included (0 is the top of the visible screen, negative lines reach back). " +
         `Use it when terminal_tail is not enough. ${NEEDS_READ} ${UNTRUSTED}`,
       inputShape: captureInputShape,
+      inputSchema: captureInputSchema,
       outputSchema: paneTextSchema,
       run: (args, { broker, signal }) => sessionsOf(broker).capture.query(args, { signal }),
       render: renderPaneText,
@@ -124,6 +132,7 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
         'Classify a session as RUNNING, IDLE, WAITING_INPUT (a prompt or confirmation) or UNKNOWN, with the evidence, current command and idle time. ' +
         `Cheaper than reading text: use it to poll for completion. ${NEEDS_READ}`,
       inputShape: statusInputShape,
+      inputSchema: statusInputSchema,
       outputSchema: sessionStatusResultSchema,
       run: (args, { broker, signal }) => sessionsOf(broker).status.query(args, { signal }),
       render: renderStatus,
@@ -136,6 +145,9 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
         `Status plus a short tail for up to ${LIMITS.batchSessions} sessions in one call (default: the first ${LIMITS.batchSessions} readable sessions). ` +
         `Use it for an overview. A session that cannot be read is reported inline with its error_code; the rest still return. ${UNTRUSTED}`,
       inputShape: batchInspectInputShape,
+      inputSchema: batchInspectInputSchema,
+      aliases: { targets: 'sessions', tail_lines: 'lines' },
+      retired: { compact: 'the result is always compact' },
       outputSchema: batchInspectOutputSchema,
       run: (args, { broker, signal }) => sessionsOf(broker).batchInspect.query(args, { signal }),
       render: renderBatch,

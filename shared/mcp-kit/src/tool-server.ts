@@ -6,14 +6,15 @@
  */
 import { performance } from 'node:perf_hooks';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { objectFromShape } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, Implementation, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Implementation, type ServerNotification, type ServerRequest, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { BrokerClient } from '@terminal-mcp/broker-client';
-import type { SocketRole } from '@terminal-mcp/contract';
+import { closeMatches, type SocketRole } from '@terminal-mcp/contract';
 import type { McpTool } from './define-tool.js';
-import { describeToolFailure, timeoutFailure, toolErrorResult, type DescribedFailure } from './tool-errors.js';
+import { checkToolArguments } from './tool-arguments.js';
+import { publishedInputSchema, publishedOutputSchema } from './tool-catalogue.js';
+import { describeToolFailure, ERROR_PRESENTATION, timeoutFailure, toolErrorResult, type DescribedFailure } from './tool-errors.js';
 
 /** Generous for a read (they take milliseconds); it exists so a stuck broker or tmux
  * cannot hold a client's call open forever. */
@@ -25,21 +26,27 @@ export type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotificatio
  * Built once per process and shared by every McpServer, because stateless HTTP builds a
  * server per request: the SDK's JSON-schema validator (an Ajv instance, the costliest part
  * of constructing a server; the SDK uses it only to check elicitation answers, and it
- * holds no per-connection state), and each tool's input object schema (the SDK would wrap
- * the raw shape in a new zod object per registration, and zod compiles a parser per
- * object on first use). The same function the SDK calls builds it, so validation and
- * tools/list output are unchanged.
+ * holds no per-connection state), and each tool's tools/list entry (tool-catalogue.ts).
  */
 let sharedSchemaValidator: AjvJsonSchemaValidator | undefined;
-const inputSchemas = new WeakMap<McpTool<SocketRole>, ReturnType<typeof objectFromShape>>();
+const listings = new WeakMap<McpTool<SocketRole>, Tool>();
 
-function inputSchemaOf(tool: McpTool<SocketRole>): ReturnType<typeof objectFromShape> {
-  let schema = inputSchemas.get(tool);
-  if (schema === undefined) {
-    schema = objectFromShape(tool.inputShape);
-    inputSchemas.set(tool, schema);
+/** The tool as tools/list shows it. `title` is top-level (MCP 2025-06-18), not repeated
+ * in the annotations. */
+export function listedTool(tool: McpTool<SocketRole>): Tool {
+  let listed = listings.get(tool);
+  if (listed === undefined) {
+    listed = {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: publishedInputSchema(tool.inputShape),
+      ...(tool.publishOutputSchema ? { outputSchema: publishedOutputSchema(tool.outputSchema) } : {}),
+      annotations: { ...tool.annotations },
+    };
+    listings.set(tool, listed);
   }
-  return schema;
+  return listed;
 }
 
 /** A tools-only McpServer that reuses the process-wide JSON-schema validator. */
@@ -62,37 +69,59 @@ export interface RegisterToolsOptions<R extends SocketRole> {
   hooks: ToolCallHooks;
 }
 
+/** The tool names closest to a name that does not exist (the name is the caller's: only
+ * ever compared, never echoed beyond a short quote). */
+function unknownToolResult(name: string, tools: readonly McpTool<SocketRole>[]): CallToolResult {
+  const suggestion = closeMatches(name, tools.map((t) => t.name), { max: 1 })[0];
+  const shown = JSON.stringify(name.length > 64 ? `${name.slice(0, 61)}...` : name);
+  return toolErrorResult({
+    code: 'INVALID_ARGUMENT',
+    message: `no tool is named ${shown}${suggestion ? `; did you mean ${suggestion}?` : ''}`,
+    hint: 'Call tools/list for the tool names of this server.',
+  });
+}
+
+/**
+ * Serves `tools` on `server` through the low-level request handlers rather than
+ * `McpServer.registerTool`, because the SDK's own path validates arguments with a zod
+ * object that silently drops unknown keys and answers bad ones with an opaque protocol
+ * message; here every refusal is our INVALID_ARGUMENT result with a hint
+ * (tool-arguments.ts), and tools/list is built once per process (tool-catalogue.ts).
+ */
 export function registerTools<R extends SocketRole>(server: McpServer, tools: readonly McpTool<R>[], options: RegisterToolsOptions<R>): void {
   const { broker, timeoutMs, hooks } = options;
-  for (const tool of tools) {
-    server.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: inputSchemaOf(tool as McpTool<SocketRole>),
-        outputSchema: tool.outputSchema,
-        annotations: { title: tool.title, ...tool.annotations },
-      },
-      async (args: Record<string, unknown>, extra: ToolCallExtra): Promise<CallToolResult> => {
-        const started = performance.now();
-        const elapsedMs = () => performance.now() - started;
-        const budget = AbortSignal.timeout(timeoutMs);
-        const signal = AbortSignal.any([extra.signal, budget]);
-        try {
-          const { structured, text } = await hooks.asActor(extra, () => tool.invoke(args, { broker, signal }));
-          hooks.succeeded(tool.name, elapsedMs());
-          return { content: [{ type: 'text', text }], structuredContent: structured };
-        } catch (err) {
-          const described = budget.aborted
-            ? timeoutFailure(`the broker did not answer within ${Math.round(timeoutMs / 1000)} s`)
-            : extra.signal.aborted
-              ? timeoutFailure('the call was cancelled')
-              : describeToolFailure(err);
-          hooks.failed(tool.name, elapsedMs(), described, err);
-          return toolErrorResult(described.failure);
-        }
-      },
-    );
-  }
+  const all = tools as readonly McpTool<SocketRole>[];
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const listing = { tools: all.map(listedTool) };
+
+  server.server.setRequestHandler(ListToolsRequestSchema, () => listing);
+
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra: ToolCallExtra): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name);
+    // No hooks: the name is the caller's, and metrics label by tool name.
+    if (!tool) return unknownToolResult(request.params.name, all);
+    const started = performance.now();
+    const elapsedMs = () => performance.now() - started;
+    const checked = checkToolArguments(request.params.arguments, { tool: tool.name, valid: Object.keys(tool.inputShape), aliases: tool.aliases, retired: tool.retired }, tool.inputSchema);
+    if (!checked.ok) {
+      const described = { failure: checked.failure, presentation: ERROR_PRESENTATION.INVALID_ARGUMENT };
+      hooks.failed(tool.name, elapsedMs(), described, undefined);
+      return toolErrorResult(checked.failure);
+    }
+    const budget = AbortSignal.timeout(timeoutMs);
+    const signal = AbortSignal.any([extra.signal, budget]);
+    try {
+      const { structured, text } = await hooks.asActor(extra, () => tool.invoke(checked.args, { broker, signal }));
+      hooks.succeeded(tool.name, elapsedMs());
+      return { content: [{ type: 'text', text }], structuredContent: structured };
+    } catch (err) {
+      const described = budget.aborted
+        ? timeoutFailure(`the broker did not answer within ${Math.round(timeoutMs / 1000)} s`)
+        : extra.signal.aborted
+          ? timeoutFailure('the call was cancelled')
+          : describeToolFailure(err);
+      hooks.failed(tool.name, elapsedMs(), described, err);
+      return toolErrorResult(described.failure);
+    }
+  });
 }

@@ -5,7 +5,7 @@ import type { BrokerConfig } from '../config/schema.js';
 import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import { decideReadAccess } from '../policy/access.js';
 import { effectiveGrant, type EffectiveGrant, type GrantRecord } from '../policy/grants.js';
-import { findSessionByName } from './resolve-session.js';
+import { sessionNotFound } from './resolve-session.js';
 
 export function readPolicy(config: BrokerConfig) {
   return { terminalRead: config.permissions.terminal_read, allowedPatterns: config.allowed_session_patterns };
@@ -48,30 +48,22 @@ export function readGrantOf(deps: Pick<ReadGateDeps, 'grants' | 'now'>, s: Sessi
  * pinned to that very session admits it. Facts are re-read from tmux now (the adapter's
  * `findSession`), unless the caller passes a listing it just took.
  *
- * A name the whitelist does not admit is answered SESSION_NOT_ALLOWED with the same
- * message whether the session is missing, exists without a grant, or has a stale or
- * expired grant. Without a stored grant under the name nothing can admit it, so it is
- * refused before tmux is asked anything: the work done (one grants.db lookup) is then the
- * same whether or not the session exists. With a stored grant, the session under the name
- * is looked up and the grant must be pinned to it. A whitelisted name that is missing is
- * SESSION_NOT_FOUND, as before grants existed.
+ * A name no session has is SESSION_NOT_FOUND with close matches from the listing (issue
+ * 16: discovery already shows every name to every caller, so existence is no secret and
+ * the model gets something to act on). An existing session that neither the whitelist nor
+ * a live grant pinned to it admits is SESSION_NOT_ALLOWED, with the same message whatever
+ * the reason (no grant, a stale or expired one) and nothing about its content.
  */
 export async function resolveReadableSession(deps: ReadGateDeps, name: string, sessions?: readonly SessionFacts[]): Promise<SessionFacts> {
-  const byWhitelist = decideReadAccess(readPolicy(deps.config), name);
   // terminal_read off refuses before tmux is asked anything.
-  if (byWhitelist.reason === 'READ_DISABLED') assertCanRead(deps.config, name);
-  if (byWhitelist.allowed) {
-    if (sessions) return findSessionByName(sessions, name);
-    const live = await deps.tmux.findSession(name);
-    if (live === null) throw new AppError('SESSION_NOT_FOUND', 'no session has exactly that name');
-    return live;
-  }
-  const stored = deps.grants?.(name);
-  if (stored === undefined) throw new AppError('SESSION_NOT_ALLOWED', 'access to this session is denied');
+  assertReadEnabled(deps.config, name);
   const found = sessions ? sessions.find((s) => s.name === name) : ((await deps.tmux.findSession(name)) ?? undefined);
-  const grant = effectiveGrant(name, stored, found, (deps.now ?? Date.now)());
-  assertCanRead(deps.config, name, grant);
-  // effectiveGrant is null without a live session, so `found` is set here.
-  if (found === undefined) throw new AppError('SESSION_NOT_ALLOWED', 'access to this session is denied');
+  if (found === undefined) throw sessionNotFound(name, sessions ?? (await deps.tmux.listSessions()));
+  if (decideReadAccess(readPolicy(deps.config), name).allowed) return found;
+  assertCanRead(deps.config, name, readGrantOf(deps, found));
   return found;
+}
+
+function assertReadEnabled(config: BrokerConfig, name: string): void {
+  if (decideReadAccess(readPolicy(config), name).reason === 'READ_DISABLED') assertCanRead(config, name);
 }

@@ -5,7 +5,9 @@
  * read status like terminal_status and change nothing.
  */
 import {
+  resumeWaitInputSchema,
   resumeWaitInputShape,
+  waitForStateInputSchema,
   waitForStateInputShape,
   waitResultSchema,
   WAIT_LIMITS,
@@ -37,7 +39,15 @@ export const waitTools: readonly GatewayTool[] = [
       'Wait until a session\'s status is one of `states` (RUNNING, IDLE, WAITING_INPUT, UNKNOWN; see terminal_status), e.g. IDLE or WAITING_INPUT after starting a task. ' +
       `Returns as soon as it is, woken by the pane's output. ${POLLING} Needs read_allowed: true for the session.`,
     inputShape: waitForStateInputShape,
+    inputSchema: waitForStateInputSchema,
+    aliases: { target: 'session', desired_states: 'states', timeout: 'timeout_s' },
+    retired: {
+      poll_interval: 'the wait is woken by the pane\'s output, it does not poll',
+      tail_lines: 'the wait returns the status only; read text with terminal_tail',
+    },
     outputSchema: waitResultSchema,
+    // Automation loops on `state` and `resume_token`.
+    publishOutputSchema: true,
     annotations: READ_ONLY_ANNOTATIONS,
     run: (args, { broker, signal }) => broker.wait.forState.query(args, { signal }),
     render: renderWaitResult,
@@ -51,7 +61,11 @@ export const waitTools: readonly GatewayTool[] = [
       'Returns the reached state, or PENDING again with the same resume_token. ' +
       'An unknown or expired token answers RESUME_TOKEN_INVALID: start a new terminal_wait_for_state.',
     inputShape: resumeWaitInputShape,
+    inputSchema: resumeWaitInputSchema,
+    aliases: { timeout: 'timeout_s' },
+    retired: { poll_interval: 'the wait is woken by the pane\'s output, it does not poll' },
     outputSchema: waitResultSchema,
+    publishOutputSchema: true,
     annotations: READ_ONLY_ANNOTATIONS,
     run: (args, { broker, signal }) => broker.wait.resume.query(args, { signal }),
     render: renderWaitResult,

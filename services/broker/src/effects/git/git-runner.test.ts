@@ -1,6 +1,6 @@
 // Guards the git runner: repository config, user config and inherited environment can never make git run a program; timeouts and output caps hold.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readAppErrorData } from '@terminal-mcp/contract';
@@ -118,9 +118,15 @@ describe('environment isolation', () => {
 
 describe('limits', () => {
   it('answers TIMEOUT when git runs too long, and kills it', async () => {
+    // git blocks in open() on a FIFO nobody writes to, so it can never finish before the
+    // timeout however fast or slow the machine is.
+    const fifo = join(base, 'never-written.fifo');
+    execFileSync('mkfifo', [fifo]);
     const repo = await openGitRepo(root);
-    const err = await repo.run(['log', '-p'], { timeoutMs: 1 }).catch((e: unknown) => e);
+    const err = await repo.run(['hash-object', '--', fifo], { timeoutMs: 200 }).catch((e: unknown) => e);
     expect(readAppErrorData(err)?.code).toBe('TIMEOUT');
+    // Killed: no reader holds the FIFO any more, so a non-blocking open for writing fails.
+    expect(() => closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK))).toThrow(expect.objectContaining({ code: 'ENXIO' }));
   });
 
   it('cuts output at the cap and says so', async () => {

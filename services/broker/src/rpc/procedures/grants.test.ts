@@ -342,8 +342,8 @@ describe('who may grant', () => {
 });
 
 describe('a denied session reveals nothing', { timeout: 30_000 }, () => {
-  it('answers a missing and an existing non-granted session identically, also on the wire', async () => {
-    // A stale grant under the existing name must not change the answer either.
+  it('answers every existing non-granted session identically; a name no session has is SESSION_NOT_FOUND (issue 16), also on the wire', async () => {
+    // A stale grant under a name whose session is gone admits nothing: the name is missing.
     await printingSession('doomed-grant', 'doomed');
     await web('alice').grants.set({ session: 'doomed-grant', read: true, input: false });
     await server.tmux(['kill-session', '-t', '=doomed-grant']);
@@ -353,16 +353,16 @@ describe('a denied session reveals nothing', { timeout: 30_000 }, () => {
       (session: string) => gateway().sessions.capture({ session }),
       (session: string) => gateway().sessions.status({ session }),
     ]) {
-      const existing = await refusal(call(PRIVATE));
-      expect(existing).toEqual({ code: 'SESSION_NOT_ALLOWED', message: 'access to this session is denied' });
-      expect(await refusal(call(MISSING))).toEqual(existing);
-      expect(await refusal(call('doomed-grant'))).toEqual(existing);
+      expect(await refusal(call(PRIVATE))).toEqual({ code: 'SESSION_NOT_ALLOWED', message: 'access to this session is denied' });
+      expect(await refusal(call(MISSING))).toMatchObject({ code: 'SESSION_NOT_FOUND' });
+      expect(await refusal(call('doomed-grant'))).toMatchObject({ code: 'SESSION_NOT_FOUND' });
     }
     const batch = await gateway().sessions.batchInspect({ sessions: [PRIVATE, MISSING] });
-    expect(batch.results.map(({ session: _s, ...rest }) => rest)).toEqual([
-      { ok: false, error_code: 'SESSION_NOT_ALLOWED', message: 'access to this session is denied' },
-      { ok: false, error_code: 'SESSION_NOT_ALLOWED', message: 'access to this session is denied' },
+    expect(batch.results.map(({ session: _s, message: _m, ...rest }) => rest)).toEqual([
+      { ok: false, error_code: 'SESSION_NOT_ALLOWED' },
+      { ok: false, error_code: 'SESSION_NOT_FOUND' },
     ]);
+    expect(batch.results[0]).toMatchObject({ message: 'access to this session is denied' });
 
     const socketDir = join(root, 'run');
     ensureSocketDir(socketDir);
@@ -383,7 +383,9 @@ describe('a denied session reveals nothing', { timeout: 30_000 }, () => {
       const existing = await tail(PRIVATE);
       expect(existing.status).toBe(403);
       expect(existing.body).not.toContain(PRIVATE_MARK);
-      expect(await tail(MISSING)).toEqual(existing);
+      const missing = await tail(MISSING);
+      expect(missing.status).toBe(404);
+      expect(missing.body).not.toContain(PRIVATE_MARK);
     } finally {
       await servers.close();
     }

@@ -148,8 +148,8 @@ describe('live.paneOutput', () => {
     await server.tmux(['send-keys', '-t', s.paneId, 'echo private-content', 'Enter']);
     const it = await subscribe('private-live');
     expect(await errorCodeOf(it.next())).toBe('SESSION_NOT_ALLOWED');
-    // The same answer for a denied name that does not exist.
-    expect(await errorCodeOf((await subscribe('private-missing')).next())).toBe('SESSION_NOT_ALLOWED');
+    // A name no session has is SESSION_NOT_FOUND (discovery lists every name anyway).
+    expect(await errorCodeOf((await subscribe('private-missing')).next())).toBe('SESSION_NOT_FOUND');
     expect(paneWatch.watchedSessions()).toEqual([]);
     expect(await watcherClients()).toEqual([]);
     await server.tmux(['kill-session', '-t', s.sessionId]);

@@ -196,7 +196,8 @@ describe('wait.forState', () => {
     const abortedAt = Date.now();
     controller.abort();
     expect((await errorOf(waiting)).code).toBeDefined();
-    expect(Date.now() - abortedAt).toBeLessThan(2_000);
+    // Ended by the abort, not by the 20 s timeout: the bound is that, not a speed claim.
+    expect(Date.now() - abortedAt).toBeLessThan(15_000);
     await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 5_000, interval: 50 });
     await server.tmux(['kill-session', '-t', s.sessionId]);
   });
