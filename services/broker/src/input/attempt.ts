@@ -12,7 +12,7 @@
  *  5. under the lease the pane's identity is re-read: server pid, session id and
  *     creation time, pane id and pid must equal what was resolved (or what a binding
  *     pinned), else IDENTITY_CHANGED; the gates run again on the fresh facts (copy mode,
- *     foreground command, name);
+ *     foreground command, the pane's whole process tree from /proc, name);
  *  6. the caller's `act` delivers; its outcome (SENT, FAILED, DELIVERY_UNKNOWN) replaces
  *     PENDING. A broker that dies before this leaves PENDING, reported DELIVERY_UNKNOWN at
  *     the next start; nothing is ever re-sent.
@@ -24,8 +24,10 @@ import { inputPolicyOf } from '../config/effective-input-policy.js';
 import type { BrokerDeps } from '../deps.js';
 import { hmacText, previewText } from '../audit/text-digest.js';
 import { crashAfterAuditWriteIfRequested } from '../effects/fault-injection.js';
+import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { InputAttempt, StoredAttempt } from '../effects/store/audit-store.js';
 import type { PaneIdentityFacts } from '../effects/tmux/pane-identity.js';
+import type { PaneProcessFacts } from '../policy/foreground.js';
 import { countCharacters, decideInput, decideInputByName, decideInputTarget, normalizeNewlines, type InputDecision, type InputRequest } from '../policy/input.js';
 import { canRead } from '../reads/read-gate.js';
 import { grantOfTarget } from './access.js';
@@ -83,6 +85,7 @@ const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'INPUT_DISABLED',
   'INPUT_NOT_ALLOWED',
   'COMMAND_GUARDED',
+  'FOREGROUND_NOT_ALLOWED',
   'PANE_IN_COPY_MODE',
   'TEXT_TOO_LONG',
   'TEXT_REJECTED',
@@ -110,14 +113,21 @@ function checkName(config: BrokerConfig, name: string, binding: ResolvedTarget['
   if (refusal) throw new AppError(refusal.code, refusal.message);
 }
 
-/** Every gate on a resolved target's facts (grant included); throws the refusal. */
-export function decideForTarget(config: BrokerConfig, target: ResolvedTarget, request: InputRequest): AllowedDecision {
+/** The target pane's process tree, read now (see effects/proc/process-tree.ts). */
+export function readTargetProcesses(target: Pick<ResolvedTarget, 'identity' | 'currentCommand'>): Promise<PaneProcessFacts> {
+  return readPaneProcessTree(target.identity.panePid, target.currentCommand);
+}
+
+/** Every gate on a resolved target's facts (grant and process tree included); throws the
+ * refusal. */
+export function decideForTarget(config: BrokerConfig, target: ResolvedTarget, processes: PaneProcessFacts, request: InputRequest): AllowedDecision {
   const decision = decideInput(
     inputPolicyOf(config),
     {
       sessionName: target.sessionName,
       readable: canRead(config, target.sessionName, target.grant),
       currentCommand: target.currentCommand,
+      processes,
       inCopyMode: target.inCopyMode,
       binding: target.binding,
       grant: target.grant,
@@ -146,7 +156,7 @@ export async function resolveInputTarget(deps: BrokerDeps, services: InputServic
     } catch (err) {
       const withoutGrant = decideInputTarget(
         inputPolicyOf(deps.config),
-        { sessionName: ref.session, readable: canRead(deps.config, ref.session), currentCommand: '', inCopyMode: false },
+        { sessionName: ref.session, readable: canRead(deps.config, ref.session), currentCommand: '', processes: { source: 'tmux', command: '' }, inCopyMode: false },
         kind,
       );
       if (err instanceof AppError && err.code === 'SESSION_NOT_FOUND' && withoutGrant) throw new AppError(withoutGrant.code, withoutGrant.message);
@@ -264,7 +274,7 @@ export async function runInputAttempt<T>(
   let decision: AllowedDecision;
   try {
     target = await resolveInputTarget(deps, services, spec.target, spec.request.kind);
-    decision = decideForTarget(deps.config, target, spec.request);
+    decision = decideForTarget(deps.config, target, await readTargetProcesses(target), spec.request);
   } catch (err) {
     return refused(err);
   }
@@ -311,7 +321,9 @@ export async function runInputAttempt<T>(
       fresh = { ...resolved, sessionName: live.sessionName, currentCommand: live.currentCommand, inCopyMode: live.inMode };
       // A renamed session is re-judged under its new name, with the grant as it is now.
       fresh.grant = grantOfTarget(deps, fresh.sessionName, fresh.identity);
-      decision = decideForTarget(deps.config, fresh, spec.request);
+      // The process tree as it is now, under the lease: what was there at resolve time may
+      // have exec'd into something else since.
+      decision = decideForTarget(deps.config, fresh, await readTargetProcesses(fresh), spec.request);
     } catch (err) {
       const app = toAppError(err);
       finish(auditId, REFUSALS.has(app.code) ? 'BLOCKED' : 'FAILED', app.code);
