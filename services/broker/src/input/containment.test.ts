@@ -148,7 +148,8 @@ describe('a guarded command anywhere in the pane is refused, whatever tmux shows
       leases.release(key, 'test-holder');
     }
     expect(await sending).toBe('COMMAND_GUARDED');
-    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'COMMAND_GUARDED' });
+    // Written PENDING with a preview before the lease; refused, it keeps none.
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'COMMAND_GUARDED', preview: null });
   }, 40_000);
 });
 

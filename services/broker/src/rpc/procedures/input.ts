@@ -5,6 +5,7 @@
  * sending. Served to the gateway and the dashboard, never to the observer.
  */
 import {
+  readAppErrorData,
   inputContextInputSchema,
   sendBoundInputSchema,
   sendKeysInputSchema,
@@ -12,6 +13,7 @@ import {
   sendTextInputSchema,
 } from '@terminal-mcp/contract';
 import { inputContext } from '../../input/context.js';
+import { recordRejectedInputCall } from '../../input/rejected-call.js';
 import { sendKeys, sendText } from '../../input/send.js';
 import type { TargetRef } from '../../input/target.js';
 import { sendTask } from '../../input/task.js';
@@ -21,22 +23,33 @@ import { publicProcedure, router } from '../trpc.js';
 const targetOf = (input: { session?: string | undefined; binding?: string | undefined }): TargetRef =>
   input.binding !== undefined ? { binding: input.binding } : { session: input.session ?? '' };
 
-export const inputRouter = router({
-  context: publicProcedure.input(inputContextInputSchema).query(({ ctx, input }) => inputContext(ctx, targetOf(input))),
+/** A call its schema refuses is audited too (input/rejected-call.ts). This middleware sits
+ * before `.input()`, so it sees the parser's BAD_REQUEST; errors the procedures throw
+ * themselves are audited by the input path. */
+const inputProcedure = publicProcedure.use(async ({ ctx, path, getRawInput, next }) => {
+  const result = await next();
+  if (!result.ok && result.error.code === 'BAD_REQUEST' && !readAppErrorData(result.error.cause)) {
+    recordRejectedInputCall(ctx, path, await getRawInput().catch(() => undefined));
+  }
+  return result;
+});
 
-  sendText: publicProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) =>
+export const inputRouter = router({
+  context: inputProcedure.input(inputContextInputSchema).query(({ ctx, input }) => inputContext(ctx, targetOf(input))),
+
+  sendText: inputProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) =>
     sendText(ctx, { tool: 'terminal_send_text', target: { session: input.session }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
   ),
 
-  sendBound: publicProcedure.input(sendBoundInputSchema).mutation(({ ctx, input }) =>
+  sendBound: inputProcedure.input(sendBoundInputSchema).mutation(({ ctx, input }) =>
     sendText(ctx, { tool: 'terminal_send_bound', target: { binding: input.binding }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
   ),
 
-  sendKeys: publicProcedure.input(sendKeysInputSchema).mutation(({ ctx, input }) =>
+  sendKeys: inputProcedure.input(sendKeysInputSchema).mutation(({ ctx, input }) =>
     sendKeys(ctx, { target: targetOf(input), keys: input.keys, confirmSensitive: input.confirm_sensitive ?? false, dryRun: input.dry_run ?? false }),
   ),
 
-  sendTask: publicProcedure.input(sendTaskInputSchema).mutation(({ ctx, input }) =>
+  sendTask: inputProcedure.input(sendTaskInputSchema).mutation(({ ctx, input }) =>
     sendTask(ctx, {
       target: targetOf(input),
       text: input.text,
