@@ -13,6 +13,7 @@ import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
+import { webRouter } from '../rpc/roles/web.js';
 import { createCallerFactory } from '../rpc/trpc.js';
 import { recoverInterruptedInput } from './services.js';
 
@@ -165,6 +166,12 @@ describe('a shell in the foreground', () => {
     await tmux.newSession(name, `exec python3 ${readerScript} ${ready}`);
     await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 15_000, interval: 25 });
     expect(await gw().input.context({ session: name })).toMatchObject({ foreground_is_shell: false, warning: null });
+
+    // The dashboard's session list carries the same fact for its input box.
+    const web = createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, actor: 'web:admin' }));
+    const listed = new Map((await web.grants.list()).sessions.map((s) => [s.name, s.foreground_shell]));
+    expect(listed.get(shell.name)).toBe(true);
+    expect(listed.get(name)).toBe(false);
   }, 30_000);
 
   it('exec -a claude bash is still reported as a shell', async () => {

@@ -64,6 +64,7 @@ export const en = {
   'input.enter': 'Press Enter after the text',
   'input.sent': 'Sent.',
   'input.label': 'Prompt for {name}',
+  'input.shellWarning': 'A shell is in the foreground: what you send here can run any command, including tmux commands that read or type into every session.',
 
   'access.title': 'Access',
   'access.titleMany': 'Access for {count} sessions',

@@ -65,6 +65,7 @@ export const vi: Messages = {
   'input.enter': 'Nhấn Enter sau văn bản',
   'input.sent': 'Đã gửi.',
   'input.label': 'Lời nhắc cho {name}',
+  'input.shellWarning': 'Một shell đang chạy ở tiền cảnh: nội dung gửi ở đây có thể chạy bất kỳ lệnh nào, kể cả lệnh tmux đọc hoặc gõ vào mọi phiên.',
 
   'access.title': 'Quyền truy cập',
   'access.titleMany': 'Quyền truy cập cho {count} phiên',

@@ -67,45 +67,67 @@ async function describe(procRoot: string, s: StatFields, foreground: boolean): P
   return { pid: s.pid, ppid: s.ppid, foreground, exe, comm: s.comm, argv0: argv0 === '' ? null : argv0 };
 }
 
-/** The pane process `panePid`, its descendants and its terminal's foreground group.
- * `tmuxCommand` (tmux's foreground command for the pane) is the answer where there is no
- * /proc. */
-export async function readPaneProcessTree(panePid: number, tmuxCommand: string, procRoot = '/proc'): Promise<PaneProcessFacts> {
+type ProcSnapshot = { kind: 'none' } | { kind: 'too_many' } | { kind: 'stats'; byPid: Map<number, StatFields>; children: Map<number, StatFields[]> };
+
+/** One pass over /proc/<pid>/stat. */
+async function snapshot(procRoot: string): Promise<ProcSnapshot> {
   try {
     await access(`${procRoot}/self/stat`);
   } catch {
-    return { source: 'tmux', command: tmuxCommand };
+    return { kind: 'none' };
   }
-  const paneStat = await readStat(procRoot, String(panePid));
-  if (!paneStat) return { source: 'unreadable', reason: 'the pane process is not visible in /proc' };
-
   const entries = (await readdir(procRoot)).filter((e) => /^\d+$/.test(e));
-  if (entries.length > MAX_SCANNED) return { source: 'unreadable', reason: 'too many processes on this host to inspect' };
+  if (entries.length > MAX_SCANNED) return { kind: 'too_many' };
   const stats = (await Promise.all(entries.map((e) => readStat(procRoot, e)))).filter((s): s is StatFields => s !== null);
-
+  const byPid = new Map(stats.map((s) => [s.pid, s]));
   const children = new Map<number, StatFields[]>();
   for (const s of stats) {
     const list = children.get(s.ppid);
     if (list) list.push(s);
     else children.set(s.ppid, [s]);
   }
+  return { kind: 'stats', byPid, children };
+}
+
+async function treeOf(procRoot: string, snap: ProcSnapshot, panePid: number, tmuxCommand: string): Promise<PaneProcessFacts> {
+  if (snap.kind === 'none') return { source: 'tmux', command: tmuxCommand };
+  if (snap.kind === 'too_many') return { source: 'unreadable', reason: 'too many processes on this host to inspect' };
+  const paneStat = snap.byPid.get(panePid);
+  if (!paneStat) return { source: 'unreadable', reason: 'the pane process is not visible in /proc' };
   // tpgid is -1 when the pane process has no controlling terminal (it detached).
   const foregroundGroup = paneStat.tpgid;
   const members = new Map<number, StatFields>([[paneStat.pid, paneStat]]);
   const queue = [paneStat.pid];
+  const tooMany: PaneProcessFacts = { source: 'unreadable', reason: `more than ${MAX_PANE_PROCESSES} processes in the pane` };
   while (queue.length > 0) {
     const pid = queue.shift() as number;
-    for (const child of children.get(pid) ?? []) {
+    for (const child of snap.children.get(pid) ?? []) {
       if (members.has(child.pid)) continue;
       members.set(child.pid, child);
       queue.push(child.pid);
     }
-    if (members.size > MAX_PANE_PROCESSES) return { source: 'unreadable', reason: `more than ${MAX_PANE_PROCESSES} processes in the pane` };
+    if (members.size > MAX_PANE_PROCESSES) return tooMany;
   }
   // A foreground-group member reparented away from the pane (its parent exited) still reads the terminal.
-  if (foregroundGroup > 0) for (const s of stats) if (s.pgrp === foregroundGroup) members.set(s.pid, s);
-  if (members.size > MAX_PANE_PROCESSES) return { source: 'unreadable', reason: `more than ${MAX_PANE_PROCESSES} processes in the pane` };
-
+  if (foregroundGroup > 0) for (const s of snap.byPid.values()) if (s.pgrp === foregroundGroup) members.set(s.pid, s);
+  if (members.size > MAX_PANE_PROCESSES) return tooMany;
   const processes = await Promise.all([...members.values()].map((s) => describe(procRoot, s, foregroundGroup > 0 && s.pgrp === foregroundGroup)));
   return { source: 'proc', panePid, foregroundGroup, processes };
+}
+
+/** The pane process `panePid`, its descendants and its terminal's foreground group.
+ * `tmuxCommand` (tmux's foreground command for the pane) is the answer where there is no
+ * /proc. */
+export async function readPaneProcessTree(panePid: number, tmuxCommand: string, procRoot = '/proc'): Promise<PaneProcessFacts> {
+  return treeOf(procRoot, await snapshot(procRoot), panePid, tmuxCommand);
+}
+
+/** The same for several panes at once, from one pass over /proc (the session list). */
+export async function readPaneProcessTrees(
+  panes: readonly { readonly panePid: number; readonly tmuxCommand: string }[],
+  procRoot = '/proc',
+): Promise<PaneProcessFacts[]> {
+  if (panes.length === 0) return [];
+  const snap = await snapshot(procRoot);
+  return Promise.all(panes.map((p) => treeOf(procRoot, snap, p.panePid, p.tmuxCommand)));
 }
