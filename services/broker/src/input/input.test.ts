@@ -482,6 +482,8 @@ describe('the audit log', () => {
     expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'INVALID_ARGUMENT', tool: 'terminal_send_task' });
     expect(await schemaRefusal(call.input.sendKeys!({ session: 'x'.repeat(5000), keys: 'Enter' }))).toBe('INVALID_ARGUMENT');
     expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'INVALID_ARGUMENT', tool: 'terminal_send_keys', session: null });
+    expect(await codeOf(gw().input.sendTask({ session: pane.name, text: ' \n\t ' }))).toBe('INVALID_ARGUMENT');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'INVALID_ARGUMENT', tool: 'terminal_send_task', session: pane.name });
     expect(pane.size()).toBe(0);
   });
 

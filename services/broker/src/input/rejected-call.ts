@@ -1,6 +1,7 @@
 /**
  * A call to an input procedure that its schema refused (wrong type, unknown field, text
- * over the transport cap) is still an input attempt someone made: it is written to the
+ * over the transport cap; or a task text with nothing visible) is still an input attempt
+ * someone made: it is written to the
  * input audit as BLOCKED / INVALID_ARGUMENT (terminal_input_context, a read, to the read
  * audit), with the target only when it is a well-formed name and nothing of the text —
  * the values are hostile by assumption. The security log line comes from rpc/trpc.ts.
