@@ -67,7 +67,11 @@ async function describe(procRoot: string, s: StatFields, foreground: boolean): P
   return { pid: s.pid, ppid: s.ppid, foreground, exe, comm: s.comm, argv0: argv0 === '' ? null : argv0 };
 }
 
-type ProcSnapshot = { kind: 'none' } | { kind: 'too_many' } | { kind: 'stats'; byPid: Map<number, StatFields>; children: Map<number, StatFields[]> };
+type ProcSnapshot =
+  | { kind: 'none' }
+  | { kind: 'too_many' }
+  | { kind: 'unlistable' }
+  | { kind: 'stats'; byPid: Map<number, StatFields>; children: Map<number, StatFields[]> };
 
 /** One pass over /proc/<pid>/stat. */
 async function snapshot(procRoot: string): Promise<ProcSnapshot> {
@@ -76,7 +80,12 @@ async function snapshot(procRoot: string): Promise<ProcSnapshot> {
   } catch {
     return { kind: 'none' };
   }
-  const entries = (await readdir(procRoot)).filter((e) => /^\d+$/.test(e));
+  let entries: string[];
+  try {
+    entries = (await readdir(procRoot)).filter((e) => /^\d+$/.test(e));
+  } catch {
+    return { kind: 'unlistable' };
+  }
   if (entries.length > MAX_SCANNED) return { kind: 'too_many' };
   const stats = (await Promise.all(entries.map((e) => readStat(procRoot, e)))).filter((s): s is StatFields => s !== null);
   const byPid = new Map(stats.map((s) => [s.pid, s]));
@@ -92,6 +101,7 @@ async function snapshot(procRoot: string): Promise<ProcSnapshot> {
 async function treeOf(procRoot: string, snap: ProcSnapshot, panePid: number, tmuxCommand: string): Promise<PaneProcessFacts> {
   if (snap.kind === 'none') return { source: 'tmux', command: tmuxCommand };
   if (snap.kind === 'too_many') return { source: 'unreadable', reason: 'too many processes on this host to inspect' };
+  if (snap.kind === 'unlistable') return { source: 'unreadable', reason: '/proc could not be listed' };
   const paneStat = snap.byPid.get(panePid);
   if (!paneStat) return { source: 'unreadable', reason: 'the pane process is not visible in /proc' };
   // tpgid is -1 when the pane process has no controlling terminal (it detached).
