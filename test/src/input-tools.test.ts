@@ -205,6 +205,10 @@ describe('a broker killed between the audit row and the send', () => {
     expect(retry.structuredContent).toMatchObject({ receipt: 'DELIVERY_UNKNOWN', replayed: true });
     await new Promise((r) => setTimeout(r, 300));
     expect(pane.size()).toBe(0);
-    expect(((await call(client, 'terminal_list_input_audit', { session: 'agent-crash' })).structuredContent as { entries: unknown[] }).entries).toHaveLength(1);
+    // The retry is audited as a replay (nothing sent), next to the one real attempt.
+    expect(((await call(client, 'terminal_list_input_audit', { session: 'agent-crash' })).structuredContent as { entries: unknown[] }).entries).toEqual([
+      expect.objectContaining({ decision: 'BLOCKED', receipt: 'REPLAYED', error_code: null, preview: null }),
+      expect.objectContaining({ decision: 'DELIVERY_UNKNOWN', receipt: 'DELIVERY_UNKNOWN' }),
+    ]);
   });
 });

@@ -77,6 +77,8 @@ describe('dashboard grants, input and live output (production build, real broker
     await applyPreset(page, 'work-shell', 'both');
     const box = card(page, 'work-shell').getByTestId('send-text');
     await box.waitFor({ timeout: 30_000 });
+    // A shell holds the pane: the box says that typing here reaches every session.
+    await card(page, 'work-shell').getByTestId('shell-warning').waitFor({ timeout: 30_000 });
     await box.fill(`echo PROMPT-${tag}-$((3*5))`);
     const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('?/send'), { timeout: 30_000 });
     await card(page, 'work-shell').getByTestId('send').click();

@@ -45,9 +45,9 @@ export const inputAuditEntrySchema = z.object({
   error_code: z.string().nullable(),
   text_length: z.number().int().nullable(),
   text_hmac: z.string().nullable().describe('keyed HMAC-SHA256 of the text, hex'),
-  preview: z.string().nullable().describe('redacted, at most 120 characters; untrusted data'),
+  preview: z.string().nullable().describe('redacted, at most 120 characters; untrusted data; null unless the attempt went on to send'),
   keys: z.array(z.string()).nullable(),
-  receipt: z.string().nullable().describe('terminal_send_task receipt'),
+  receipt: z.string().nullable().describe('terminal_send_task receipt; REPLAYED for a call answered with an earlier receipt'),
 });
 export type InputAuditEntry = z.infer<typeof inputAuditEntrySchema>;
 

@@ -114,6 +114,10 @@ export const sessionAccessSchema = sessionSummarySchema.extend({
   grantable: z.boolean(),
   /** the stored grant under this name, in whatever state */
   grant: grantViewSchema.nullable(),
+  /** input is allowed and the pane's foreground program is a shell (read from the pane's
+   * process tree): typing there is operator-level access, it can run `tmux` against every
+   * session on the server */
+  foreground_shell: z.boolean(),
 });
 export type SessionAccess = z.infer<typeof sessionAccessSchema>;
 

@@ -199,6 +199,11 @@ export type GateVerdict = z.infer<typeof gateVerdictSchema>;
 
 export const inputContextOutputSchema = inputTargetSchema.extend({
   current_command: z.string(),
+  foreground_program: z.string().nullable().describe("the program holding the pane's terminal, by its executable (read from /proc)"),
+  foreground_is_shell: z
+    .boolean()
+    .describe('the foreground is a shell: input there can run any command, including tmux commands that reach every session on this tmux server'),
+  warning: z.string().nullable().describe('one line to show before typing, e.g. that the foreground is a shell'),
   in_copy_mode: z.boolean(),
   status: sessionStatusSchema,
   status_reason: z.string(),

@@ -22,6 +22,9 @@ export interface SessionView {
   current_command?: string;
   in_copy_mode?: boolean;
   status?: { status: SessionStatus; reason: string };
+  /** Input is allowed and the pane's foreground is a shell (the broker reads the pane's
+   * process tree): the input box warns that typing there reaches every session. */
+  foreground_shell?: boolean;
 }
 
 export interface SessionsPageData {

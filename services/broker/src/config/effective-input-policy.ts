@@ -15,5 +15,6 @@ export function inputPolicyOf(config: BrokerConfig): InputPolicy {
     maxTextLength: p.max_text_length,
     guardedCommands: p.guarded_commands,
     guardedCommandAllow: p.guarded_command_allow,
+    allowedForegroundCommands: p.allowed_foreground_commands ?? null,
   };
 }

@@ -16,6 +16,10 @@ describe('input_policy', () => {
       guarded_command_allow: [],
     });
     for (const cmd of ['ssh', 'sudo', 'su', 'doas', 'passwd', 'mysql', 'psql', 'mongo', 'redis-cli']) expect(c.input_policy.guarded_commands).toContain(cmd);
+    // Cloud and cluster control planes, database shells, and tmux itself (its client reaches every session).
+    for (const cmd of ['docker', 'kubectl', 'gcloud', 'aws', 'az', 'mysql', 'psql', 'mongosh', 'redis-cli', 'tmux']) expect(c.input_policy.guarded_commands).toContain(cmd);
+    // No foreground restriction unless the operator sets one.
+    expect(inputPolicyOf(c).allowedForegroundCommands).toBeNull();
     // Unset allowed patterns mean "the read whitelist": a read grant alone never admits input.
     expect(inputPolicyOf(c).allowedPatterns).toEqual(c.allowed_session_patterns);
     // Defaults are fresh objects: one parsed config cannot change another.
@@ -33,9 +37,11 @@ describe('input_policy', () => {
         '  max_text_length: 500',
         '  guarded_commands: [ssh, kubectl]',
         '  guarded_command_allow: [{ session: agent-ops, commands: [ssh] }]',
+        '  allowed_foreground_commands: [claude, codex, node]',
       ].join('\n'),
       'x.yaml',
     );
+    expect(inputPolicyOf(c).allowedForegroundCommands).toEqual(['claude', 'codex', 'node']);
     expect(c.input_policy).toMatchObject({ allow_send_text: false, max_text_length: 500, guarded_commands: ['ssh', 'kubectl'] });
     expect(c.input_policy.guarded_command_allow).toEqual([{ session: 'agent-ops', commands: ['ssh'] }]);
   });
@@ -47,6 +53,8 @@ describe('input_policy', () => {
     ['guarded_command_allow: [{ session: a, commands: [] }]', /input_policy\.guarded_command_allow\.0\.commands/],
     ['guarded_command_allow: [{ session: a, commands: [ssh], everything: true }]', /unknown key 'input_policy\.guarded_command_allow\.0\.everything'/],
     ['allow_everything: true', /unknown key 'input_policy\.allow_everything'/],
+    ['allowed_foreground_commands: claude', /input_policy\.allowed_foreground_commands/],
+    ['allowed_foreground_commands: [""]', /input_policy\.allowed_foreground_commands\.0/],
   ])('refuses %s', (line, message) => {
     expect(() => parseConfigText(`input_policy:\n  ${line}\n`, 'x.yaml')).toThrow(ConfigError);
     expect(() => parseConfigText(`input_policy:\n  ${line}\n`, 'x.yaml')).toThrow(message);

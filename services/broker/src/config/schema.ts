@@ -89,6 +89,10 @@ export const inputPolicySchema = z
       )
       .max(200)
       .default([]),
+    /** Unset: input goes to whatever program holds the pane. Set: only to these foreground
+     * programs (by executable or kernel command name, e.g. claude, codex, node, python3),
+     * never to an unlisted shell — input into a shell is operator-level access. */
+    allowed_foreground_commands: z.array(z.string().min(1).max(64)).max(200).optional(),
   })
   .strict();
 

@@ -3,7 +3,9 @@
 import type { GrantEvent, GrantList, GrantView } from '@terminal-mcp/contract';
 import type { BrokerDeps } from '../deps.js';
 import { grantsStore, type GrantEventRecord, type GrantFlags } from '../effects/store/grants-store.js';
+import { readPaneProcessTrees } from '../effects/proc/process-tree.js';
 import { decideReadAccess, isSensitiveName } from '../policy/access.js';
+import { summarizeForeground } from '../policy/foreground.js';
 import { effectiveGrant, grantState, type GrantRecord, type SessionIdentity } from '../policy/grants.js';
 import { readPolicy } from '../reads/read-gate.js';
 import { summarizeSession } from '../reads/session-reader.js';
@@ -52,19 +54,25 @@ export async function listGrantAccess(deps: Pick<BrokerDeps, 'config' | 'tmux' |
   // Whether the whitelist names the session, independent of the global read switch.
   const whitelist = { ...readPolicy(config), terminalRead: true };
   const live = new Set(sessions.map((s) => s.name));
+  const rows = sessions.map((s) => ({ s, summary: summarizeSession(config, s, effectiveGrant(s.name, grants.get(s.name), s, now)) }));
+  // Only where the dashboard offers an input box: one pass over /proc for all of them.
+  const typable = rows.filter((r) => r.summary.input_allowed && r.s.activePane !== null).map((r) => r.s);
+  const trees = await readPaneProcessTrees(typable.map((s) => ({ panePid: s.activePane?.panePid ?? 0, tmuxCommand: s.activePane?.currentCommand ?? '' })));
+  const shellForeground = new Set(typable.filter((_, i) => trees[i] !== undefined && summarizeForeground(trees[i]).isShell).map((s) => s.name));
   return {
     read_enabled: config.permissions.terminal_read,
     input_enabled: config.permissions.terminal_input,
-    sessions: sessions
-      .map((s) => {
+    sessions: rows
+      .map(({ s, summary }) => {
         const stored = grants.get(s.name);
         const sensitive = isSensitiveName(s.name);
         return {
-          ...summarizeSession(config, s, effectiveGrant(s.name, stored, s, now)),
+          ...summary,
           whitelisted: decideReadAccess(whitelist, s.name).allowed,
           sensitive,
           grantable: !sensitive,
           grant: stored === undefined ? null : grantView(stored, s, now),
+          foreground_shell: shellForeground.has(s.name),
         };
       })
       .sort((a, b) => a.name.localeCompare(b.name)),

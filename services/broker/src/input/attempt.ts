@@ -2,6 +2,10 @@
  * One input attempt, from call to audit outcome. Every tool that sends (text, keys, task,
  * bound text; gateway or dashboard) goes through `runInputAttempt`:
  *
+ *  0. with an idempotency key: the name-level gates run first (a replay while input is
+ *     off answers INPUT_DISABLED, not the old receipt); a replay and a key reused for
+ *     another text are written to the audit log (BLOCKED: nothing sent; receipt REPLAYED,
+ *     or error INVALID_ARGUMENT);
  *  1. resolve the target (exactly, by name or binding) and run every gate on facts read
  *     from tmux now; a refusal is written to the audit log as BLOCKED with its code;
  *  2. dry run: written as DRY_RUN, nothing sent;
@@ -12,10 +16,13 @@
  *  5. under the lease the pane's identity is re-read: server pid, session id and
  *     creation time, pane id and pid must equal what was resolved (or what a binding
  *     pinned), else IDENTITY_CHANGED; the gates run again on the fresh facts (copy mode,
- *     foreground command, name);
+ *     foreground command, the pane's whole process tree from /proc, name);
  *  6. the caller's `act` delivers; its outcome (SENT, FAILED, DELIVERY_UNKNOWN) replaces
  *     PENDING. A broker that dies before this leaves PENDING, reported DELIVERY_UNKNOWN at
  *     the next start; nothing is ever re-sent.
+ *
+ * Only an attempt that goes on to send keeps a (redacted) preview of its text: refused,
+ * dry-run and replayed rows keep its length and HMAC, never a preview.
  */
 import { randomBytes } from 'node:crypto';
 import { ALLOWED_KEYS, AppError, COPY_MODE_EXIT_KEY, readAppErrorData, type AuditDecision, type ErrorCode, type SocketRole } from '@terminal-mcp/contract';
@@ -24,8 +31,11 @@ import { inputPolicyOf } from '../config/effective-input-policy.js';
 import type { BrokerDeps } from '../deps.js';
 import { hmacText, previewText } from '../audit/text-digest.js';
 import { crashAfterAuditWriteIfRequested } from '../effects/fault-injection.js';
+import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { InputAttempt, StoredAttempt } from '../effects/store/audit-store.js';
+import type { BindingRecord } from '../effects/store/bindings-store.js';
 import type { PaneIdentityFacts } from '../effects/tmux/pane-identity.js';
+import type { PaneProcessFacts } from '../policy/foreground.js';
 import { countCharacters, decideInput, decideInputByName, decideInputTarget, normalizeNewlines, type InputDecision, type InputRequest } from '../policy/input.js';
 import { canRead } from '../reads/read-gate.js';
 import { grantOfTarget } from './access.js';
@@ -76,13 +86,14 @@ export type AttemptResult<T> =
   | { kind: 'blocked'; auditId: number; error: AppError; target: ResolvedTarget | null; at: number }
   | { kind: 'dry_run'; auditId: number; target: ResolvedTarget; decision: AllowedDecision; at: number }
   | { kind: 'acted'; auditId: number; target: ResolvedTarget; outcome: ActOutcome<T>; at: number }
-  | { kind: 'replayed'; attempt: StoredAttempt; fingerprintMatches: boolean };
+  | { kind: 'replayed'; auditId: number; attempt: StoredAttempt; fingerprintMatches: boolean };
 
 /** Codes that mean "a gate said no": the attempt is BLOCKED. Anything else is FAILED. */
 const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'INPUT_DISABLED',
   'INPUT_NOT_ALLOWED',
   'COMMAND_GUARDED',
+  'FOREGROUND_NOT_ALLOWED',
   'PANE_IN_COPY_MODE',
   'TEXT_TOO_LONG',
   'TEXT_REJECTED',
@@ -110,14 +121,21 @@ function checkName(config: BrokerConfig, name: string, binding: ResolvedTarget['
   if (refusal) throw new AppError(refusal.code, refusal.message);
 }
 
-/** Every gate on a resolved target's facts (grant included); throws the refusal. */
-export function decideForTarget(config: BrokerConfig, target: ResolvedTarget, request: InputRequest): AllowedDecision {
+/** The target pane's process tree, read now (see effects/proc/process-tree.ts). */
+export function readTargetProcesses(target: Pick<ResolvedTarget, 'identity' | 'currentCommand'>): Promise<PaneProcessFacts> {
+  return readPaneProcessTree(target.identity.panePid, target.currentCommand);
+}
+
+/** Every gate on a resolved target's facts (grant and process tree included); throws the
+ * refusal. */
+export function decideForTarget(config: BrokerConfig, target: ResolvedTarget, processes: PaneProcessFacts, request: InputRequest): AllowedDecision {
   const decision = decideInput(
     inputPolicyOf(config),
     {
       sessionName: target.sessionName,
       readable: canRead(config, target.sessionName, target.grant),
       currentCommand: target.currentCommand,
+      processes,
       inCopyMode: target.inCopyMode,
       binding: target.binding,
       grant: target.grant,
@@ -128,25 +146,36 @@ export function decideForTarget(config: BrokerConfig, target: ResolvedTarget, re
   return decision;
 }
 
+/** The name-level gates for a session name or binding (switches, the binding's flag,
+ * deny patterns, sensitive names); returns the binding's record when `ref` names one. */
+function checkTargetName(deps: BrokerDeps, services: InputServices, ref: TargetRef, kind: InputRequest['kind']): BindingRecord | null {
+  if (ref.binding !== undefined) {
+    const record = services.bindings.get(ref.binding);
+    if (!record) throw new AppError('BINDING_NOT_FOUND', 'no binding has that name');
+    checkName(deps.config, record.sessionName, { name: record.name, inputEnabled: record.inputEnabled }, kind);
+    return record;
+  }
+  checkName(deps.config, ref.session, null, kind);
+  return null;
+}
+
 /** Resolves a session name or binding to the pane to act on, with the operator's grant
  * for that very session; name-level gates first. A missing session that nothing but a
  * grant could admit is refused like an existing one (INPUT_NOT_ALLOWED), so the answer
  * does not tell whether it exists. */
 export async function resolveInputTarget(deps: BrokerDeps, services: InputServices, ref: TargetRef, kind: InputRequest['kind']): Promise<ResolvedTarget> {
   let target: ResolvedTarget;
-  if (ref.binding !== undefined) {
-    const record = services.bindings.get(ref.binding);
-    if (!record) throw new AppError('BINDING_NOT_FOUND', 'no binding has that name');
-    checkName(deps.config, record.sessionName, { name: record.name, inputEnabled: record.inputEnabled }, kind);
+  const record = checkTargetName(deps, services, ref, kind);
+  if (record) {
     target = await requireBoundTarget(record, deps.tmux, services.delivery);
   } else {
-    checkName(deps.config, ref.session, null, kind);
+    const session = ref.session ?? '';
     try {
-      target = await resolveSessionTarget(deps.tmux, ref.session);
+      target = await resolveSessionTarget(deps.tmux, session);
     } catch (err) {
       const withoutGrant = decideInputTarget(
         inputPolicyOf(deps.config),
-        { sessionName: ref.session, readable: canRead(deps.config, ref.session), currentCommand: '', inCopyMode: false },
+        { sessionName: session, readable: canRead(deps.config, session), currentCommand: '', processes: { source: 'tmux', command: '' }, inCopyMode: false },
         kind,
       );
       if (err instanceof AppError && err.code === 'SESSION_NOT_FOUND' && withoutGrant) throw new AppError(withoutGrant.code, withoutGrant.message);
@@ -156,12 +185,15 @@ export async function resolveInputTarget(deps: BrokerDeps, services: InputServic
   return { ...target, grant: grantOfTarget(deps, target.sessionName, target.identity) };
 }
 
-/** What the audit row says about keys: allowlisted names as they are, anything else as a
- * short redacted preview (it is caller text). */
-function auditKeys(request: InputRequest): string[] | null {
+/** Stands for a key name that is not on the allowlist, where no preview is kept. */
+const UNLISTED_KEY = '(not on the allowlist)';
+
+/** What the audit row says about keys: allowlisted names as they are, anything else (it
+ * is caller text) as a short redacted preview, or not at all when `preview` is off. */
+function auditKeys(request: InputRequest, preview: boolean): string[] | null {
   if (request.kind !== 'keys') return null;
   const known = new Set<string>([...ALLOWED_KEYS, COPY_MODE_EXIT_KEY]);
-  return request.keys.map((k) => (known.has(k) ? k : previewText(JSON.stringify(k), 40)));
+  return request.keys.map((k) => (known.has(k) ? k : preview ? previewText(JSON.stringify(k), 40) : UNLISTED_KEY));
 }
 
 async function acquireLease(services: InputServices, paneKey: string, holder: string): Promise<boolean> {
@@ -195,20 +227,14 @@ export async function runInputAttempt<T>(
   const freshSince = at - 24 * 3600 * 1000;
   const idem = spec.idempotency;
 
-  if (idem && !spec.dryRun) {
-    const earlier = services.audit.lookupIdempotencyKey(idem.scope, idem.key, freshSince);
-    if (earlier) {
-      return { kind: 'replayed', attempt: await settledAttempt(services, earlier.attempt), fingerprintMatches: earlier.fingerprint === idem.fingerprint };
-    }
-  }
-
   // The text is digested as received (before \r\n normalisation): that is what a
-  // reviewer holding the original text can check the HMAC against.
+  // reviewer holding the original text can check the HMAC against. The preview is made
+  // only for a row that goes on to send (PENDING).
   const text = spec.request.kind === 'text' ? spec.request.text : null;
   const digest =
     text === null
-      ? { textLength: null, textHmac: null, preview: null }
-      : { textLength: countCharacters(normalizeNewlines(text).text), textHmac: hmacText(services.auditKey(), text), preview: previewText(text) };
+      ? { textLength: null, textHmac: null }
+      : { textLength: countCharacters(normalizeNewlines(text).text), textHmac: hmacText(services.auditKey(), text) };
 
   let target: ResolvedTarget | null = null;
   const row = (decision: AuditDecision, errorCode: string | null, finished: boolean): InputAttempt => ({
@@ -226,7 +252,8 @@ export async function runInputAttempt<T>(
     decision,
     errorCode,
     ...digest,
-    keys: auditKeys(spec.request),
+    preview: decision === 'PENDING' && text !== null ? previewText(text) : null,
+    keys: auditKeys(spec.request, decision === 'PENDING'),
     finishedAt: finished ? Date.now() : null,
     receipt: null,
     receiptJson: null,
@@ -259,12 +286,30 @@ export async function runInputAttempt<T>(
     }
     return { kind: 'blocked', auditId: write(row('BLOCKED', app.code, true)), error: app, target, at };
   };
+  /** An earlier attempt holds this idempotency key: this call sends nothing, and says so in
+   * the audit log (a replay, or the key reused for another text or target). */
+  const replayed = async (earlier: { fingerprint: string; attempt: StoredAttempt }): Promise<AttemptResult<T>> => {
+    const fingerprintMatches = idem !== undefined && earlier.fingerprint === idem.fingerprint;
+    const auditId = write({ ...row('BLOCKED', fingerprintMatches ? null : 'INVALID_ARGUMENT', true), receipt: fingerprintMatches ? 'REPLAYED' : null });
+    return { kind: 'replayed', auditId, attempt: await settledAttempt(services, earlier.attempt), fingerprintMatches };
+  };
+
+  // 0. A replay is answered only while the name-level gates still pass.
+  if (idem && !spec.dryRun) {
+    try {
+      checkTargetName(deps, services, spec.target, spec.request.kind);
+    } catch (err) {
+      return refused(err);
+    }
+    const earlier = services.audit.lookupIdempotencyKey(idem.scope, idem.key, freshSince);
+    if (earlier) return replayed(earlier);
+  }
 
   // 1. Resolve and gate.
   let decision: AllowedDecision;
   try {
     target = await resolveInputTarget(deps, services, spec.target, spec.request.kind);
-    decision = decideForTarget(deps.config, target, spec.request);
+    decision = decideForTarget(deps.config, target, await readTargetProcesses(target), spec.request);
   } catch (err) {
     return refused(err);
   }
@@ -283,9 +328,7 @@ export async function runInputAttempt<T>(
       deps.log.error({ event: 'audit.write_failed', tool: spec.tool, err: (err as Error).message }, 'audit write failed; nothing sent');
       throw new AppError('AUDIT_UNAVAILABLE', 'the audit log could not be written, so nothing was sent');
     }
-    if (claim.kind === 'existing') {
-      return { kind: 'replayed', attempt: await settledAttempt(services, claim.attempt), fingerprintMatches: claim.fingerprint === idem.fingerprint };
-    }
+    if (claim.kind === 'existing') return replayed(claim);
     auditId = claim.auditId;
   } else {
     auditId = write(row('PENDING', null, false));
@@ -311,7 +354,9 @@ export async function runInputAttempt<T>(
       fresh = { ...resolved, sessionName: live.sessionName, currentCommand: live.currentCommand, inCopyMode: live.inMode };
       // A renamed session is re-judged under its new name, with the grant as it is now.
       fresh.grant = grantOfTarget(deps, fresh.sessionName, fresh.identity);
-      decision = decideForTarget(deps.config, fresh, spec.request);
+      // The process tree as it is now, under the lease: what was there at resolve time may
+      // have exec'd into something else since.
+      decision = decideForTarget(deps.config, fresh, await readTargetProcesses(fresh), spec.request);
     } catch (err) {
       const app = toAppError(err);
       finish(auditId, REFUSALS.has(app.code) ? 'BLOCKED' : 'FAILED', app.code);

@@ -1,7 +1,8 @@
 /**
  * terminal_input_context: everything an agent checks before typing, in one read-only
- * call — the pane's foreground command, copy mode, status, the last lines (sanitized and
- * redacted), and which gates would pass right now for a plain text and for Enter. It
+ * call — the pane's foreground command (and whether it is a shell, read from the pane's
+ * process tree), copy mode, status, the last lines (sanitized and redacted), and which
+ * gates would pass right now for a plain text and for Enter. It
  * shows pane content, so it needs read access like terminal_tail, and it is audited as a
  * read.
  */
@@ -14,9 +15,15 @@ import { cleanPaneText } from '../reads/pane-text.js';
 import { grantLookupOf } from '../grants/grant-lookup.js';
 import { resolveReadableSession } from '../reads/read-gate.js';
 import { assertCanReadTarget, grantOfTarget } from './access.js';
-import { decideForTarget } from './attempt.js';
+import { summarizeForeground } from '../policy/foreground.js';
+import { decideForTarget, readTargetProcesses } from './attempt.js';
 import { inputServices } from './services.js';
 import { requireBoundTarget, targetOfSession, type ResolvedTarget, type TargetRef } from './target.js';
+
+/** Input into a shell is operator-level access: the pane inherits $TMUX, so one typed
+ * `tmux capture-pane -t other` reads any session, past every read rule. */
+export const SHELL_WARNING =
+  'the foreground is a shell: input here can run any command, including tmux commands that read or type into every session on this tmux server';
 
 function verdict(run: () => unknown): GateVerdict {
   try {
@@ -61,7 +68,9 @@ export async function inputContext(ctx: Pick<BrokerContext, 'deps' | 'role' | 'a
   const lines = tail.lines.slice(-count);
   const idleSeconds = target.activity === null ? Number.NaN : Math.max(0, Math.floor(Date.now() / 1000) - target.activity);
   const status = classifyPaneStatus({ lines: cleanPaneText(screenRaw, true).lines, currentCommand: target.currentCommand, inCopyMode: target.inCopyMode, idleSeconds });
-  const probe = (request: InputRequest) => verdict(() => decideForTarget(deps.config, target, request));
+  const processes = await readTargetProcesses(target);
+  const foreground = summarizeForeground(processes);
+  const probe = (request: InputRequest) => verdict(() => decideForTarget(deps.config, target, processes, request));
   recordRead(ctx, 'terminal_input_context', { session: target.sessionName, sessionId: target.identity.sessionId, paneId, lineCount: lines.length });
   return {
     session: target.sessionName,
@@ -69,6 +78,9 @@ export async function inputContext(ctx: Pick<BrokerContext, 'deps' | 'role' | 'a
     pane_id: paneId,
     binding: target.binding?.name ?? null,
     current_command: target.currentCommand,
+    foreground_program: foreground.program,
+    foreground_is_shell: foreground.isShell,
+    warning: foreground.isShell ? SHELL_WARNING : null,
     in_copy_mode: target.inCopyMode,
     status: status.status,
     status_reason: status.reason,

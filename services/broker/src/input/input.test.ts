@@ -286,7 +286,7 @@ describe('every gate refuses and is audited', () => {
   it('dry_run runs every gate, records DRY_RUN and sends nothing', async () => {
     const pane = await rawPane();
     expect(await gw().input.sendText({ session: pane.name, text: 'never typed', dry_run: true })).toMatchObject({ result: 'DRY_RUN' });
-    expect(await newestAudit()).toMatchObject({ decision: 'DRY_RUN', preview: 'never typed' });
+    expect(await newestAudit()).toMatchObject({ decision: 'DRY_RUN', preview: null, text_length: 11 });
     expect(await gw().input.sendTask({ session: pane.name, text: 'never typed', dry_run: true })).toMatchObject({ receipt: 'DRY_RUN' });
     await new Promise((r) => setTimeout(r, 150));
     expect(pane.size()).toBe(0);
@@ -412,7 +412,18 @@ describe('terminal_send_task', () => {
     expect(first.receipt).toBe('SUBMIT_CONFIRMED');
     const again = await gw().input.sendTask({ session: pane.name, text: 'only once', idempotency_key: `key-${counter}` });
     expect(again).toEqual({ ...first, replayed: true });
+    // The replay and the mismatch are audited; neither keeps a preview.
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: null, receipt: 'REPLAYED', preview: null, session: pane.name, tool: 'terminal_send_task' });
     expect(await codeOf(gw().input.sendTask({ session: pane.name, text: 'something else', idempotency_key: `key-${counter}` }))).toBe('INVALID_ARGUMENT');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'INVALID_ARGUMENT', preview: null, session: pane.name });
+    // A replay while input is off answers INPUT_DISABLED, not the old receipt.
+    const inputOff = configSchema.parse({ ...CONFIG, permissions: { terminal_read: true, terminal_input: false } });
+    expect(await gw(inputOff).input.sendTask({ session: pane.name, text: 'only once', idempotency_key: `key-${counter}` })).toMatchObject({
+      receipt: 'BLOCKED',
+      error_code: 'INPUT_DISABLED',
+      replayed: false,
+    });
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'INPUT_DISABLED' });
     await new Promise((r) => setTimeout(r, 300));
     expect(pane.lines()).toEqual(['only once']);
     // A key whose attempt was blocked sends nothing and stays free.
@@ -450,6 +461,42 @@ describe('the audit log', () => {
     expect(statSync(keyFile).size).toBe(32);
   });
 
+  it('keeps a preview only of text that is sent: none for refused or dry-run attempts', async () => {
+    const pane = await rawPane();
+    const secret = 'ghp_' + 'R'.repeat(36);
+    await gw().input.sendText({ session: pane.name, text: `token ${secret} please`, dry_run: true });
+    expect(await newestAudit()).toMatchObject({ decision: 'DRY_RUN', preview: null });
+    expect(await codeOf(gw().input.sendText({ session: pane.name, text: `token ${secret}\x1b[201~` }))).toBe('TEXT_REJECTED');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'TEXT_REJECTED', preview: null });
+    expect(await codeOf(gw().input.sendText({ session: 'agent-denied-x', text: `token ${secret}` }))).toBe('INPUT_NOT_ALLOWED');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', preview: null });
+    expect(await codeOf(gw().input.sendKeys({ session: pane.name, keys: ['F13-hunter2'] }))).toBe('KEY_NOT_ALLOWED');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', keys: ['(not on the allowlist)'] });
+    // Sent: a preview, redacted by the shared redactor.
+    await gw().input.sendText({ session: pane.name, text: `token ${secret} please` });
+    const sent = await newestAudit();
+    expect(sent).toMatchObject({ decision: 'SENT' });
+    expect(sent.preview).toContain('[REDACTED');
+    expect(sent.preview).not.toContain(secret.slice(4, 20));
+    expect(readFileSync(join(root, 'state', 'audit.db')).includes(Buffer.from(secret))).toBe(false);
+  });
+
+  it('audits calls their schema refuses, keeping nothing of the text', async () => {
+    const pane = await rawPane();
+    const call = gw() as unknown as { input: Record<string, (input: unknown) => Promise<unknown>> };
+    // In process the schema failure is tRPC's BAD_REQUEST; on the wire it is INVALID_ARGUMENT.
+    const schemaRefusal = async (p: Promise<unknown>) => p.then(() => 'accepted', (err: { code?: string }) => (err.code === 'BAD_REQUEST' ? 'INVALID_ARGUMENT' : String(err.code)));
+    expect(await schemaRefusal(call.input.sendText!({ session: pane.name, text: 'sneaky', surprise: true }))).toBe('INVALID_ARGUMENT');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'INVALID_ARGUMENT', tool: 'terminal_send_text', session: pane.name, preview: null, text_hmac: null });
+    expect(await schemaRefusal(call.input.sendTask!({ session: pane.name, binding: 'both-given', text: 'x' }))).toBe('INVALID_ARGUMENT');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'INVALID_ARGUMENT', tool: 'terminal_send_task' });
+    expect(await schemaRefusal(call.input.sendKeys!({ session: 'x'.repeat(5000), keys: 'Enter' }))).toBe('INVALID_ARGUMENT');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'INVALID_ARGUMENT', tool: 'terminal_send_keys', session: null });
+    expect(await codeOf(gw().input.sendTask({ session: pane.name, text: ' \n\t ' }))).toBe('INVALID_ARGUMENT');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'INVALID_ARGUMENT', tool: 'terminal_send_task', session: pane.name });
+    expect(pane.size()).toBe(0);
+  });
+
   it('sends nothing when the audit log cannot be written (AUDIT_UNAVAILABLE)', async () => {
     const pane = await rawPane();
     // Another process holds audit.db's write lock: the broker's insert fails after its busy timeout.
@@ -469,11 +516,12 @@ describe('the audit log', () => {
   it('lists newest first with filters and a cursor', async () => {
     const pane = await rawPane();
     const lister = () => gw(CONFIG, 'gateway:lister');
-    for (let i = 0; i < 3; i++) await lister().input.sendText({ session: pane.name, text: `n${i}`, dry_run: true });
+    // Dry runs keep no preview: the rows are told apart by their text length.
+    for (let i = 0; i < 3; i++) await lister().input.sendText({ session: pane.name, text: 'n'.repeat(i + 1), dry_run: true });
     const page1 = await lister().audit.listInput({ session: pane.name, limit: 2 });
-    expect(page1.entries.map((e) => e.preview)).toEqual(['n2', 'n1']);
+    expect(page1.entries.map((e) => e.text_length)).toEqual([3, 2]);
     const page2 = await lister().audit.listInput({ session: pane.name, limit: 2, cursor: page1.next_cursor! });
-    expect(page2.entries.map((e) => e.preview)).toEqual(['n0']);
+    expect(page2.entries.map((e) => e.text_length)).toEqual([1]);
     expect(page2.next_cursor).toBeNull();
     expect((await lister().audit.listInput({ actor: 'gateway:lister', decision: 'DRY_RUN' })).entries).toHaveLength(3);
     expect((await lister().audit.listInput({ session: pane.name, since: new Date(Date.now() + 60_000).toISOString() })).entries).toEqual([]);

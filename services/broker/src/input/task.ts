@@ -26,6 +26,7 @@ import { classifyPaneStatus, type PaneStatus } from '../policy/status.js';
 import { inputRowsAfterTyping, landingNeedle, MAX_INPUT_ROWS, occurrences, rowsAtCursor, rowsShow } from '../policy/submission.js';
 import { cleanPaneText } from '../reads/pane-text.js';
 import { runInputAttempt, type ActContext, type ActOutcome, type AttemptCaller } from './attempt.js';
+import { recordRejectedInputCall } from './rejected-call.js';
 import { inputServices } from './services.js';
 import { identityOfLive, sameIdentity, type ResolvedTarget, type TargetRef } from './target.js';
 
@@ -214,6 +215,8 @@ export async function sendTask(
   // Enter is pressed by the tool, once: trailing newlines would submit early.
   const text = args.text.replace(/(?:\r?\n)+$/, '');
   if (landingNeedle(normalizeNewlines(text).text) === null) {
+    // Refused before any gate, like a schema failure, and audited the same way.
+    recordRejectedInputCall(caller, 'input.sendTask', args.target);
     throw new AppError('INVALID_ARGUMENT', 'the task text has no visible characters');
   }
   const services = inputServices(caller.deps);

@@ -1,6 +1,6 @@
 // Guards read access: fnmatch-style whitelist matching (literal metacharacters, no regex injection, no blow-up) and sensitive names needing an exact literal entry.
 import { describe, expect, it } from 'vitest';
-import { decideReadAccess, isSensitiveName, matchesAny, matchesGlob } from './access.js';
+import { decideReadAccess, isSensitiveName, matchesAny, matchesGlob, sensitiveNameForm } from './access.js';
 
 describe('matchesGlob', () => {
   it.each([
@@ -98,9 +98,38 @@ describe('isSensitiveName', () => {
     ['prod-database', true],
     ['claude-main', false],
     ['roo', false],
-    ['s-s-h', false],
+    ['agent-1', false],
+    ['ro-ot-canal', true],
+    // Hidden spellings: width, invisible characters, case, separators, lookalikes.
+    ['ｒoot', true], // fullwidth r (NFKC)
+    ['ｒｏｏｔ-shell', true],
+    ['𝐫𝐨𝐨𝐭', true], // mathematical bold (NFKC)
+    ['ro\u200bot', true], // zero-width space
+    ['ro\u00adot', true], // soft hyphen
+    ['ro\u2060ot', true], // word joiner
+    ['s\ufe0fsh', true], // variation selector
+    ['ROOT', true],
+    ['r-o-o-t', true],
+    ['r_o_o_t', true],
+    ['r.o.o.t', true],
+    ['r o o t', true],
+    ['s-s-h', true],
+    ['pass_word', true],
+    ['data base', true],
+    ['sѕh', true], // Cyrillic dze
+    ['rооt', true], // Cyrillic o
+    ['ѕесrеt', true], // Cyrillic s, e, c, e
+    ['rοοt', true], // Greek omicron
+    // Known false positive of separator folding: neighbours join.
+    ['class-h', true],
+    // Not covered (documented): digits for letters, other scripts' lookalikes.
+    ['r00t', false],
   ])('isSensitiveName(%j) is %s', (name, expected) => {
     expect(isSensitiveName(name)).toBe(expected);
+  });
+
+  it('normalises to letters and digits only', () => {
+    expect(sensitiveNameForm('Ｒo\u200bo-t_1')).toBe('root1');
   });
 });
 

@@ -5,12 +5,12 @@ import {
   DEFAULT_GUARDED_COMMANDS,
   decideInput,
   findRejectedCharacter,
-  foregroundCommandName,
   normalizeNewlines,
   type InputPolicy,
   type InputRequest,
   type InputTargetFacts,
 } from './input.js';
+import { commandName, summarizeForeground, type PaneProcess, type PaneProcessFacts } from './foreground.js';
 
 const POLICY: InputPolicy = {
   terminalInput: true,
@@ -20,8 +20,9 @@ const POLICY: InputPolicy = {
   maxTextLength: 20,
   guardedCommands: DEFAULT_GUARDED_COMMANDS,
   guardedCommandAllow: [{ session: 'agent-ops', commands: ['ssh'] }],
+  allowedForegroundCommands: null,
 };
-const FACTS: InputTargetFacts = { sessionName: 'agent-1', readable: true, currentCommand: 'bash', inCopyMode: false };
+const FACTS: InputTargetFacts = { sessionName: 'agent-1', readable: true, currentCommand: 'bash', inCopyMode: false, processes: { source: 'tmux', command: 'bash' } };
 const TEXT = (text: string): InputRequest => ({ kind: 'text', text });
 const KEYS = (keys: string[], confirmSensitive = false): InputRequest => ({ kind: 'keys', keys, confirmSensitive });
 
@@ -116,10 +117,11 @@ describe('decideInput', () => {
 });
 
 describe('helpers', () => {
-  it('foregroundCommandName strips login dash, path and case', () => {
-    expect(foregroundCommandName('-bash')).toBe('bash');
-    expect(foregroundCommandName('/usr/bin/SSH')).toBe('ssh');
-    expect(foregroundCommandName('')).toBe('');
+  it('commandName strips login dash, path, case and a deleted marker', () => {
+    expect(commandName('-bash')).toBe('bash');
+    expect(commandName('/usr/bin/SSH')).toBe('ssh');
+    expect(commandName('/usr/bin/ssh (deleted)')).toBe('ssh');
+    expect(commandName('')).toBe('');
   });
 
   it('normalizeNewlines only touches CRLF pairs', () => {
@@ -130,5 +132,72 @@ describe('helpers', () => {
   it('findRejectedCharacter accepts unicode, tabs and newlines', () => {
     expect(findRejectedCharacter('héllo\twörld\n日本語 ✓ 😀')).toBeNull();
     expect(findRejectedCharacter('\u0085')).toEqual({ position: 1, codePoint: 0x85 });
+  });
+});
+
+describe('the whole process tree', () => {
+  // A pane whose process 100 is a shell; `fg` is the foreground process group.
+  const proc = (pid: number, ppid: number, names: { exe?: string | null; comm: string; argv0?: string | null }, foreground: boolean): PaneProcess => ({
+    pid,
+    ppid,
+    foreground,
+    exe: names.exe === undefined ? names.comm : names.exe,
+    comm: names.comm,
+    argv0: names.argv0 === undefined ? names.comm : names.argv0,
+  });
+  const shell = (fg: boolean) => proc(100, 1, { comm: 'bash', argv0: '-bash' }, fg);
+  const tree = (foregroundGroup: number, ...rest: PaneProcess[]): PaneProcessFacts => ({ source: 'proc', panePid: 100, foregroundGroup, processes: [shell(foregroundGroup === 100), ...rest] });
+  const on = (processes: PaneProcessFacts, currentCommand = 'bash'): InputTargetFacts => ({ ...FACTS, currentCommand, processes });
+  const CLAUDE = proc(200, 100, { exe: 'node', comm: 'claude', argv0: 'claude' }, true);
+
+  type TreeCase = [label: string, policy: Partial<InputPolicy>, facts: InputTargetFacts, expected: string];
+  const treeCases: TreeCase[] = [
+    ['a shell at its prompt', {}, on(tree(100)), 'paste_text'],
+    ['exec -a notssh ssh: exe and comm still say ssh', {}, on(tree(200, proc(200, 100, { comm: 'ssh', argv0: 'notssh' }, true)), 'notssh'), 'COMMAND_GUARDED'],
+    ['cat | ssh: cat leads the group', {}, on(tree(200, proc(200, 100, { comm: 'cat' }, true), proc(201, 100, { comm: 'ssh' }, true)), 'cat'), 'COMMAND_GUARDED'],
+    ["bash -c 'ssh h; true': ssh below a shell", {}, on(tree(200, proc(200, 100, { comm: 'bash' }, true), proc(201, 200, { comm: 'ssh' }, true))), 'COMMAND_GUARDED'],
+    ['script -qc ssh: ssh on another terminal, below the pane', {}, on(tree(200, proc(200, 100, { comm: 'script' }, true), proc(201, 200, { comm: 'ssh' }, false)), 'script'), 'COMMAND_GUARDED'],
+    ['a python subprocess', {}, on(tree(200, proc(200, 100, { exe: 'python3.11', comm: 'python3' }, true), proc(201, 200, { comm: 'ssh' }, true)), 'python3'), 'COMMAND_GUARDED'],
+    ['a script named ssh (exe is its interpreter)', {}, on(tree(200, proc(200, 100, { exe: 'dash', comm: 'ssh', argv0: 'sh' }, true)), 'sh'), 'COMMAND_GUARDED'],
+    ['a background job counts (fg is one keystroke away)', {}, on(tree(100, proc(200, 100, { comm: 'ssh' }, false))), 'COMMAND_GUARDED'],
+    ['sudo: exe unreadable, comm still readable', {}, on(tree(200, proc(200, 100, { exe: null, comm: 'sudo' }, true)), 'sudo'), 'COMMAND_GUARDED'],
+    ['tmux is guarded by default', {}, on(tree(200, proc(200, 100, { comm: 'tmux' }, true)), 'tmux'), 'COMMAND_GUARDED'],
+    ['kubectl is guarded by default', {}, on(tree(200, proc(200, 100, { comm: 'kubectl' }, true)), 'kubectl'), 'COMMAND_GUARDED'],
+    ['comm cut to 15 bytes still matches', { guardedCommands: ['averyveryverylongtool'] }, on(tree(200, proc(200, 100, { exe: null, comm: 'averyveryverylo', argv0: null }, true)), 'x'), 'COMMAND_GUARDED'],
+    ['guarded_command_allow covers the tree too', {}, { ...on(tree(200, proc(200, 100, { comm: 'bash' }, true), proc(201, 200, { comm: 'ssh' }, true))), sessionName: 'agent-ops' }, 'paste_text'],
+    ['an unreadable tree is refused', {}, on({ source: 'unreadable', reason: 'gone' }), 'COMMAND_GUARDED'],
+    // input_policy.allowed_foreground_commands
+    ['allowlist: claude (node, comm claude) is admitted', { allowedForegroundCommands: ['claude'] }, on(tree(200, CLAUDE), 'claude'), 'paste_text'],
+    ['allowlist: by executable', { allowedForegroundCommands: ['node'] }, on(tree(200, CLAUDE), 'claude'), 'paste_text'],
+    ['allowlist: a shell is refused', { allowedForegroundCommands: ['claude', 'node'] }, on(tree(100)), 'FOREGROUND_NOT_ALLOWED'],
+    ['allowlist: exec -a claude bash is still bash', { allowedForegroundCommands: ['claude'] }, on(tree(200, proc(200, 100, { comm: 'bash', argv0: 'claude' }, true)), 'claude'), 'FOREGROUND_NOT_ALLOWED'],
+    ['allowlist: argv[0] alone never admits', { allowedForegroundCommands: ['claude'] }, on(tree(200, proc(200, 100, { exe: 'python3', comm: 'python3', argv0: 'claude' }, true)), 'claude'), 'FOREGROUND_NOT_ALLOWED'],
+    ['allowlist: a listed shell is admitted', { allowedForegroundCommands: ['bash'] }, on(tree(100)), 'paste_text'],
+    ['allowlist: nothing in the foreground', { allowedForegroundCommands: ['claude'] }, on(tree(-1)), 'FOREGROUND_NOT_ALLOWED'],
+    ['allowlist without /proc: tmux\'s command', { allowedForegroundCommands: ['claude'] }, on({ source: 'tmux', command: 'claude' }, 'claude'), 'paste_text'],
+    ['allowlist without /proc: a shell', { allowedForegroundCommands: ['claude'] }, on({ source: 'tmux', command: '-zsh' }, '-zsh'), 'FOREGROUND_NOT_ALLOWED'],
+    ['guarded comes before the allowlist', { allowedForegroundCommands: ['claude'] }, on(tree(200, CLAUDE, proc(201, 200, { comm: 'ssh' }, true)), 'claude'), 'COMMAND_GUARDED'],
+  ];
+
+  it.each(treeCases)('%s', (_label, policy, facts, expected) => {
+    const decision = decideInput({ ...POLICY, ...policy }, facts, TEXT('ls'));
+    expect(decision.allowed ? decision.action : decision.code).toBe(expected);
+  });
+
+  it('the refusal names the program and the config key, nothing else', () => {
+    const decision = decideInput({ ...POLICY, allowedForegroundCommands: ['claude'] }, on(tree(100)), TEXT('secret text'));
+    if (decision.allowed) throw new Error('expected a refusal');
+    expect(decision.message).toBe('the pane\'s foreground program is "bash" (a shell), which input_policy.allowed_foreground_commands does not list');
+  });
+
+  it.each([
+    ['a shell at its prompt', tree(100), { program: 'bash', isShell: true }],
+    ['claude in the foreground', tree(200, CLAUDE), { program: 'node', isShell: false }],
+    ['exec -a claude zsh', tree(200, proc(200, 100, { comm: 'zsh', argv0: 'claude' }, true)), { program: 'zsh', isShell: true }],
+    ['leader gone: the topmost member', tree(300, proc(301, 1, { comm: 'fish' }, true)), { program: 'fish', isShell: true }],
+    ['no /proc: tmux says -bash', { source: 'tmux', command: '-bash' } as const, { program: 'bash', isShell: true }],
+    ['unreadable', { source: 'unreadable', reason: 'x' } as const, { program: null, isShell: false }],
+  ])('summarizeForeground: %s', (_label, facts, expected) => {
+    expect(summarizeForeground(facts)).toEqual(expected);
   });
 });

@@ -10,8 +10,13 @@
  *                        name not listed literally in allowed_session_patterns; a session
  *                        the caller may not read (no blind input); a name neither the
  *                        allowed patterns nor an operator grant admits.
- *  3. COMMAND_GUARDED    the foreground command is guarded (ssh, sudo, psql, ...) and no
- *                        guarded_command_allow entry names this session and command.
+ *  3. COMMAND_GUARDED    a guarded command (ssh, sudo, psql, tmux, ...) runs anywhere in
+ *                        the pane's process tree (policy/foreground.ts: every process
+ *                        under its executable, kernel and argv[0] names, not only tmux's
+ *                        foreground command) and no guarded_command_allow entry names this
+ *                        session and command; also when the tree could not be read.
+ *     FOREGROUND_NOT_ALLOWED  input_policy.allowed_foreground_commands is set and does not
+ *                        list the program holding the terminal (a shell, say).
  *  4. PANE_IN_COPY_MODE  nothing is typed into copy mode; the only key accepted there is
  *                        `q`, which leaves it.
  *  5. TEXT_TOO_LONG      longer than max_text_length characters (code points, after
@@ -31,9 +36,11 @@
  */
 import { ALLOWED_KEYS, COPY_MODE_EXIT_KEY, SENSITIVE_KEYS, type AllowedKey } from '@terminal-mcp/contract';
 import { isSensitiveName, matchesAny } from './access.js';
+import { firstGuardedCommand, foregroundAdmitted, summarizeForeground, type PaneProcessFacts } from './foreground.js';
 
-/** What an operator may not type into by default: programs holding credentials or
- * another machine's shell, where a stray line does the most harm. */
+/** What an operator may not type into by default: programs holding credentials, another
+ * machine's shell or a cloud/cluster control plane, where a stray line does the most harm;
+ * and tmux itself, whose client reaches every session on the server. */
 export const DEFAULT_GUARDED_COMMANDS: readonly string[] = [
   'ssh',
   'mosh',
@@ -50,6 +57,12 @@ export const DEFAULT_GUARDED_COMMANDS: readonly string[] = [
   'mongo',
   'mongosh',
   'redis-cli',
+  'docker',
+  'kubectl',
+  'gcloud',
+  'aws',
+  'az',
+  'tmux',
 ];
 
 export interface InputPolicy {
@@ -61,6 +74,8 @@ export interface InputPolicy {
   readonly maxTextLength: number;
   readonly guardedCommands: readonly string[];
   readonly guardedCommandAllow: readonly { readonly session: string; readonly commands: readonly string[] }[];
+  /** input_policy.allowed_foreground_commands; null: any foreground program. */
+  readonly allowedForegroundCommands: readonly string[] | null;
 }
 
 export interface InputTargetFacts {
@@ -69,6 +84,8 @@ export interface InputTargetFacts {
   readonly readable: boolean;
   /** tmux `#{pane_current_command}` of the target pane, read now. */
   readonly currentCommand: string;
+  /** The pane's process tree, read now (or tmux's command alone where there is no /proc). */
+  readonly processes: PaneProcessFacts;
   readonly inCopyMode: boolean;
   /** Present when the call came through a binding. */
   readonly binding?: { readonly name: string; readonly inputEnabled: boolean } | null;
@@ -84,6 +101,7 @@ export type InputRefusalCode =
   | 'INPUT_DISABLED'
   | 'INPUT_NOT_ALLOWED'
   | 'COMMAND_GUARDED'
+  | 'FOREGROUND_NOT_ALLOWED'
   | 'PANE_IN_COPY_MODE'
   | 'TEXT_TOO_LONG'
   | 'TEXT_REJECTED'
@@ -104,12 +122,6 @@ export type InputDecision =
   | InputRefusal;
 
 const refuse = (code: InputRefusalCode, message: string): InputRefusal => ({ allowed: false, code, message });
-
-/** `-bash` (login shell) and `/usr/bin/ssh` name the same commands as `bash` and `ssh`. */
-export function foregroundCommandName(raw: string): string {
-  const trimmed = raw.trim().replace(/^-/, '');
-  return trimmed.slice(trimmed.lastIndexOf('/') + 1).toLowerCase();
-}
 
 /** `\r\n` becomes `\n` (what a Windows clipboard gives); a lone `\r` stays and is refused. */
 export function normalizeNewlines(text: string): { text: string; crlfNormalized: boolean } {
@@ -196,14 +208,22 @@ export function decideInputTarget(policy: InputPolicy, facts: InputTargetFacts, 
   if (!literal && !matchesAny(policy.allowedPatterns, name) && facts.grant?.input !== true) {
     return refuse('INPUT_NOT_ALLOWED', 'input to this session is not allowed by input_policy.allowed_session_patterns');
   }
-  const command = foregroundCommandName(facts.currentCommand);
-  if (command !== '' && policy.guardedCommands.some((c) => c.toLowerCase() === command)) {
-    const allowed = policy.guardedCommandAllow.some(
-      (entry) => entry.session === name && entry.commands.some((c) => c.toLowerCase() === command),
-    );
-    if (!allowed) {
-      return refuse('COMMAND_GUARDED', `the pane is running ${JSON.stringify(command)}, a guarded command; input_policy.guarded_command_allow can allow it for this session`);
-    }
+  const processes = facts.processes;
+  if (processes.source === 'unreadable') {
+    return refuse('COMMAND_GUARDED', `the pane's processes could not be inspected (${processes.reason}), so a guarded command cannot be ruled out`);
+  }
+  const allowedHere = policy.guardedCommandAllow.filter((entry) => entry.session === name).flatMap((entry) => entry.commands);
+  const guarded =
+    firstGuardedCommand({ source: 'tmux', command: facts.currentCommand }, policy.guardedCommands, allowedHere) ??
+    firstGuardedCommand(processes, policy.guardedCommands, allowedHere);
+  if (guarded !== null) {
+    return refuse('COMMAND_GUARDED', `the pane is running ${JSON.stringify(guarded)} (in its foreground or below it), a guarded command; input_policy.guarded_command_allow can allow it for this session`);
+  }
+  const allowedForeground = policy.allowedForegroundCommands;
+  if (allowedForeground !== null && !foregroundAdmitted(processes, allowedForeground)) {
+    const { program, isShell } = summarizeForeground(processes);
+    const what = program === null ? 'no known program' : `${JSON.stringify(program)}${isShell ? ' (a shell)' : ''}`;
+    return refuse('FOREGROUND_NOT_ALLOWED', `the pane's foreground program is ${what}, which input_policy.allowed_foreground_commands does not list`);
   }
   return null;
 }

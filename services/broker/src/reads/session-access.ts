@@ -28,7 +28,9 @@ export function describeSessionAccess(config: BrokerConfig, s: SessionFacts, gra
     !pane.inMode &&
     decideInputTarget(
       inputPolicyOf(config),
-      { sessionName: s.name, readable: readAllowed, currentCommand: pane.currentCommand, inCopyMode: pane.inMode, grant },
+      // tmux's foreground command only: the list does not read /proc per session; every
+      // attempt checks the whole process tree.
+      { sessionName: s.name, readable: readAllowed, currentCommand: pane.currentCommand, processes: { source: 'tmux', command: pane.currentCommand }, inCopyMode: pane.inMode, grant },
       'keys',
     ) === null;
   return { read_allowed: readAllowed, read_granted: grant?.read === true, input_allowed: inputAllowed, input_granted: grant?.input === true };

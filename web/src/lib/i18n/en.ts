@@ -64,6 +64,7 @@ export const en = {
   'input.enter': 'Press Enter after the text',
   'input.sent': 'Sent.',
   'input.label': 'Prompt for {name}',
+  'input.shellWarning': 'A shell is in the foreground: what you send here can run any command, including tmux commands that read or type into every session.',
 
   'access.title': 'Access',
   'access.titleMany': 'Access for {count} sessions',
@@ -174,6 +175,7 @@ export const en = {
   'error.INPUT_DISABLED': 'Input is turned off in the configuration.',
   'error.INPUT_NOT_ALLOWED': 'Input to this session is not allowed.',
   'error.COMMAND_GUARDED': 'The session is running a guarded command (such as ssh or sudo); input refused.',
+  'error.FOREGROUND_NOT_ALLOWED': 'The program in the foreground (such as a shell) is not on the list of programs that may take input; input refused.',
   'error.KEY_NOT_ALLOWED': 'That key is not allowed.',
   'error.CONFIRMATION_REQUIRED': 'This needs a confirmation.',
   'error.PANE_IN_COPY_MODE': 'The pane is in copy mode: press q in it, then retry.',

@@ -65,6 +65,7 @@ export const vi: Messages = {
   'input.enter': 'Nhấn Enter sau văn bản',
   'input.sent': 'Đã gửi.',
   'input.label': 'Lời nhắc cho {name}',
+  'input.shellWarning': 'Một shell đang chạy ở tiền cảnh: nội dung gửi ở đây có thể chạy bất kỳ lệnh nào, kể cả lệnh tmux đọc hoặc gõ vào mọi phiên.',
 
   'access.title': 'Quyền truy cập',
   'access.titleMany': 'Quyền truy cập cho {count} phiên',
@@ -175,6 +176,7 @@ export const vi: Messages = {
   'error.INPUT_DISABLED': 'Chức năng nhập đang tắt trong cấu hình.',
   'error.INPUT_NOT_ALLOWED': 'Không được phép nhập vào phiên này.',
   'error.COMMAND_GUARDED': 'Phiên đang chạy một lệnh được bảo vệ (như ssh hoặc sudo); từ chối nhập.',
+  'error.FOREGROUND_NOT_ALLOWED': 'Chương trình đang chạy ở tiền cảnh (như một shell) không nằm trong danh sách chương trình được phép nhận dữ liệu nhập; từ chối nhập.',
   'error.KEY_NOT_ALLOWED': 'Phím đó không được phép.',
   'error.CONFIRMATION_REQUIRED': 'Cần xác nhận.',
   'error.PANE_IN_COPY_MODE': 'Khung đang ở chế độ sao chép: nhấn q trong đó rồi thử lại.',

@@ -26,6 +26,7 @@ function viewOf(s: SessionAccess): SessionView {
   if (s.read_allowed) {
     base.current_command = s.current_command;
     base.in_copy_mode = s.in_copy_mode;
+    base.foreground_shell = s.foreground_shell;
   }
   return base;
 }

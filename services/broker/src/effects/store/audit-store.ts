@@ -289,8 +289,11 @@ export function auditStore(db: SqliteDatabase): AuditStore {
        VALUES (@at, @finishedAt, @role, @actor, @tool, @sessionName, @binding, @serverPid, @sessionId, @sessionCreated,
          @paneId, @panePid, @decision, @errorCode, @textLength, @textHmac, @preview, @keys, @receipt, @receiptJson)`,
     ),
-    finish: db.prepare<[string, string | null, number, string | null, string | null, number]>(
-      `UPDATE input_audit SET decision = ?, error_code = ?, finished_at = ?, receipt = ?, receipt_json = ? WHERE id = ?`,
+    // A refused attempt keeps no preview of its text: one refused under the lease was
+    // written PENDING, with a preview, before the refusal.
+    finish: db.prepare<[string, string | null, number, string | null, string | null, string, number]>(
+      `UPDATE input_audit SET decision = ?, error_code = ?, finished_at = ?, receipt = ?, receipt_json = ?,
+         preview = CASE WHEN ? = 'BLOCKED' THEN NULL ELSE preview END WHERE id = ?`,
     ),
     get: db.prepare<[number], AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM input_audit WHERE id = ?`),
     recover: db.prepare<[number]>(
@@ -337,7 +340,7 @@ export function auditStore(db: SqliteDatabase): AuditStore {
     Number(q.insert.run({ ...a, keys: a.keys === null ? null : JSON.stringify(a.keys) }).lastInsertRowid);
 
   const finishAttempt = (id: number, o: AttemptOutcome): void => {
-    q.finish.run(o.decision, o.errorCode, o.finishedAt, o.receipt ?? null, o.receiptJson ?? null, id);
+    q.finish.run(o.decision, o.errorCode, o.finishedAt, o.receipt ?? null, o.receiptJson ?? null, o.decision, id);
   };
 
   const claim = db.transaction((scope: string, key: string, fingerprint: string, freshSince: number, attempt: InputAttempt): IdempotentClaim => {

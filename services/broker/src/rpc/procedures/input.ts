@@ -6,6 +6,7 @@
  * (`dashboardInput.sendText`), for a signed-in operator; the observer none.
  */
 import {
+  readAppErrorData,
   inputContextInputSchema,
   sendBoundInputSchema,
   sendKeysInputSchema,
@@ -14,6 +15,7 @@ import {
   type SendTextInput,
 } from '@terminal-mcp/contract';
 import { inputContext } from '../../input/context.js';
+import { recordRejectedInputCall } from '../../input/rejected-call.js';
 import { sendKeys, sendText } from '../../input/send.js';
 import type { TargetRef } from '../../input/target.js';
 import { sendTask } from '../../input/task.js';
@@ -29,20 +31,31 @@ const targetOf = (input: { session?: string | undefined; binding?: string | unde
 const sendTextToSession = (ctx: BrokerContext, input: SendTextInput) =>
   sendText(ctx, { tool: 'terminal_send_text', target: { session: input.session }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false });
 
+/** A call its schema refuses is audited too (input/rejected-call.ts). This middleware sits
+ * before `.input()`, so it sees the parser's BAD_REQUEST; errors the procedures throw
+ * themselves are audited by the input path. */
+const inputProcedure = gatewayProcedure.use(async ({ ctx, path, getRawInput, next }) => {
+  const result = await next();
+  if (!result.ok && result.error.code === 'BAD_REQUEST' && !readAppErrorData(result.error.cause)) {
+    recordRejectedInputCall(ctx, path, await getRawInput().catch(() => undefined));
+  }
+  return result;
+});
+
 export const input = {
-  context: gatewayProcedure.input(inputContextInputSchema).query(({ ctx, input }) => inputContext(ctx, targetOf(input))),
+  context: inputProcedure.input(inputContextInputSchema).query(({ ctx, input }) => inputContext(ctx, targetOf(input))),
 
-  sendText: gatewayProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) => sendTextToSession(ctx, input)),
+  sendText: inputProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) => sendTextToSession(ctx, input)),
 
-  sendBound: gatewayProcedure.input(sendBoundInputSchema).mutation(({ ctx, input }) =>
+  sendBound: inputProcedure.input(sendBoundInputSchema).mutation(({ ctx, input }) =>
     sendText(ctx, { tool: 'terminal_send_bound', target: { binding: input.binding }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
   ),
 
-  sendKeys: gatewayProcedure.input(sendKeysInputSchema).mutation(({ ctx, input }) =>
+  sendKeys: inputProcedure.input(sendKeysInputSchema).mutation(({ ctx, input }) =>
     sendKeys(ctx, { target: targetOf(input), keys: input.keys, confirmSensitive: input.confirm_sensitive ?? false, dryRun: input.dry_run ?? false }),
   ),
 
-  sendTask: gatewayProcedure.input(sendTaskInputSchema).mutation(({ ctx, input }) =>
+  sendTask: inputProcedure.input(sendTaskInputSchema).mutation(({ ctx, input }) =>
     sendTask(ctx, {
       target: targetOf(input),
       text: input.text,

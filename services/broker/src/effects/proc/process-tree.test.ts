@@ -1,0 +1,59 @@
+// Guards the /proc reader: a pane's descendants and foreground group are found with their real executable, kernel and argv[0] names; a comm with `)` parses; no /proc falls back to tmux's command; a missing pane is unreadable.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parseProcStat, readPaneProcessTree } from './process-tree.js';
+
+describe('parseProcStat', () => {
+  it('finds the fields after the last parenthesis', () => {
+    expect(parseProcStat('4242 (we) ird (x) S 10 4242 4242 34816 4300 4194304 0 0')).toEqual({ pid: 4242, comm: 'we) ird (x', ppid: 10, pgrp: 4242, tpgid: 4300 });
+  });
+  it('refuses garbage', () => {
+    expect(parseProcStat('')).toBeNull();
+    expect(parseProcStat('12 (x) S a b c d e')).toBeNull();
+  });
+});
+
+describe('readPaneProcessTree', () => {
+  let dir: string;
+  let child: ChildProcess;
+  const ready = () => join(dir, 'ready');
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tmcp-proc-'));
+    symlinkSync('/bin/sleep', join(dir, 'ssh'));
+    // A shell with a background and a foreground child, one renamed by exec -a.
+    child = spawn('bash', ['-c', `${join(dir, 'ssh')} 300 & (exec -a notssh ${join(dir, 'ssh')} 301) & : > ${ready()}; wait`], { stdio: 'ignore', detached: true });
+    await vi.waitFor(() => expect(existsSync(ready())).toBe(true), { timeout: 10_000, interval: 20 });
+  });
+
+  afterAll(() => {
+    if (child.pid) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('lists every descendant under its exe, comm and argv[0]', async () => {
+    await vi.waitFor(async () => {
+      const facts = await readPaneProcessTree(child.pid!, 'bash');
+      if (facts.source !== 'proc') throw new Error(`expected /proc facts, got ${facts.source}`);
+      const ssh = facts.processes.filter((p) => p.comm === 'ssh');
+      expect(ssh).toHaveLength(2);
+      for (const p of ssh) expect(p.exe).toBe('sleep');
+      expect(ssh.map((p) => p.argv0).sort()).toEqual(['notssh', 'ssh']);
+      expect(facts.processes.find((p) => p.pid === child.pid)).toMatchObject({ comm: 'bash', exe: 'bash' });
+    }, { timeout: 10_000, interval: 50 });
+  });
+
+  it('is tmux-only without /proc and unreadable for a pid that is not there', async () => {
+    expect(await readPaneProcessTree(child.pid!, '-zsh', join(dir, 'no-proc'))).toEqual({ source: 'tmux', command: '-zsh' });
+    expect((await readPaneProcessTree(2 ** 30, 'bash')).source).toBe('unreadable');
+  });
+});
