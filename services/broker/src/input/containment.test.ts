@@ -14,6 +14,7 @@ import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { webRouter } from '../rpc/roles/web.js';
+import { operatorToken } from '../webauth/operator-token.testkit.js';
 import { createCallerFactory } from '../rpc/trpc.js';
 import { recoverInterruptedInput } from './services.js';
 
@@ -168,7 +169,7 @@ describe('a shell in the foreground', () => {
     expect(await gw().input.context({ session: name })).toMatchObject({ foreground_is_shell: false, warning: null });
 
     // The dashboard's session list carries the same fact for its input box.
-    const web = createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, actor: 'web:admin' }));
+    const web = createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: operatorToken(deps, 'admin') }));
     const listed = new Map((await web.grants.list()).sessions.map((s) => [s.name, s.foreground_shell]));
     expect(listed.get(shell.name)).toBe(true);
     expect(listed.get(name)).toBe(false);

@@ -19,8 +19,7 @@ import { observerRouter } from '../roles/observer.js';
 import { webRouter } from '../roles/web.js';
 import { serveRoles } from '../serve.js';
 import { createCallerFactory, router } from '../trpc.js';
-import { webauthEnv } from '../../webauth/env.js';
-import { createSession, newSession } from '../../webauth/sessions.js';
+import { operatorToken as tokenFor } from '../../webauth/operator-token.testkit.js';
 import { grants } from './grants.js';
 
 const WHITELISTED = 'allowed-grants';
@@ -73,17 +72,8 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** A signed-in operator's session token (the dashboard's cookie), made the way login does. */
-function operatorToken(username: string, opts: { expired?: boolean } = {}): string {
-  const env = webauthEnv({ db: deps.stores.db('webauth'), stateDir: deps.stores.stateDir, log: deps.log });
-  const user = env.store.findUserByName(username) ?? env.store.createUser({ username, passwordHash: 'unused', mustChangePassword: false, now: Date.now() })!;
-  if (!opts.expired) return createSession(env, user.id).token;
-  const stale = newSession(user.id, Date.now() - 13 * 3600_000);
-  env.store.insertSession(stale.session);
-  return stale.token;
-}
-
 /** The dashboard's server acting for `username` (its session token travels with the call). */
+const operatorToken = (username: string, opts: { expired?: boolean } = {}) => tokenFor(deps, username, opts);
 const web = (username = 'alice') => createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: operatorToken(username) }));
 const webWithToken = (operatorToken: string | undefined) => createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, actor: 'web:alice', operatorToken }));
 const gateway = () => createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps }));
