@@ -15,7 +15,7 @@ import { AUTH_LIMITS, OAUTH_LIMITS, S256_CHALLENGE_PATTERN } from '@terminal-mcp
 import type { Logger } from 'pino';
 import { callBroker } from './broker-call.js';
 import { pageSecurityHeaders, renderConsentPage, renderErrorPage } from './consent-page.js';
-import { readForm, readParams, searchOf } from './form.js';
+import { pathOf, readForm, readParams, searchOf } from './form.js';
 import { clientAddress } from './options.js';
 import { BROWSER_COOKIE, browserCookie, PendingAuthorizations, readCookie, type PendingAuthorization } from './pending-authorizations.js';
 import { redirect, sendHtml } from './responses.js';
@@ -35,8 +35,35 @@ export interface AuthorizeDeps {
 const MAX_STATE_CHARS = 1024;
 const MAX_FORM_BYTES = 16 * 1024;
 
-function errorPage(res: ServerResponse, status: number, title: string, message: string): void {
-  sendHtml(res, status, renderErrorPage(title, message), pageSecurityHeaders());
+function errorPage(res: ServerResponse, status: number, title: string, message: string, whatToDo?: string): void {
+  sendHtml(res, status, renderErrorPage(title, message, whatToDo), pageSecurityHeaders());
+}
+
+/** The gate's refusals (Host, Origin, method) on /authorize: a person is looking at this
+ * page, so they get a page saying what to do, not JSON. */
+export function refusalPage(res: ServerResponse, status: number, reason: 'host' | 'origin' | 'method'): void {
+  if (reason === 'method') return errorPage(res, 405, 'Not available', 'This address only shows the sign-in page.', 'Start the connection again from your MCP client.');
+  errorPage(
+    res,
+    status,
+    'Request refused',
+    reason === 'host'
+      ? 'This page was requested under an address Terminal MCP does not answer to.'
+      : 'The form was sent from another website, so it was not accepted. Nothing was approved.',
+    'Close this window and start the connection again from your MCP client; if it happens again, tell the operator (the observer log names the refused request).',
+  );
+}
+
+/**
+ * The one Origin the gate lets through besides our own: `null` on a POST of our consent
+ * form that the browser itself marks `Sec-Fetch-Site: same-origin` (Chromium sends
+ * Origin: null when a referrer policy strips it; page script cannot set Sec-Fetch-*).
+ * A cross-site page is `same-site` or `cross-site`, so it is still refused. The handler
+ * then needs the single-use form token AND the cookie of the browser that loaded the
+ * page, exactly as for a request that named our origin.
+ */
+export function isOwnConsentFormWithNullOrigin(req: IncomingMessage): boolean {
+  return req.method === 'POST' && pathOf(req) === '/authorize' && req.headers.origin === 'null' && req.headers['sec-fetch-site'] === 'same-origin';
 }
 
 /** The redirect URI with our parameters added to whatever query it already has. */
@@ -136,7 +163,13 @@ export async function handleAuthorizePost(req: IncomingMessage, res: ServerRespo
   const request = deps.pending.take(form.get('form_token'), readCookie(req.headers.cookie, BROWSER_COOKIE));
   if (!request) {
     deps.log.warn({ event: 'security.oauth_form_refused' }, 'consent form without a valid form token for this browser');
-    errorPage(res, 400, 'This page has expired', 'The sign-in form is no longer valid (it expired, was already used, or was opened in another browser).');
+    errorPage(
+      res,
+      400,
+      'This page has expired',
+      'The sign-in form is no longer valid (it expired, was already used, or was opened in another browser). Nothing was approved.',
+      'Go back to your MCP client and start the connection again; it opens a fresh sign-in page.',
+    );
     return;
   }
   const back = (params: Record<string, string>) => redirect(res, redirectTarget(request.redirectUri, { ...params, state: request.state, iss: deps.urls.issuer }));

@@ -8,20 +8,24 @@
  */
 import { createHash } from 'node:crypto';
 
+// The dashboard's theme (web/src/app.css: colours, radius, buttons, the auth card), so
+// the operator recognises the page they sign in on.
 const STYLE = `
-body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f4f5;color:#18181b}
-main{max-width:28rem;margin:3rem auto;padding:2rem;background:#fff;border-radius:.75rem;box-shadow:0 1px 3px #0002}
-h1{font-size:1.3rem;margin-top:0}
+:root{--bg:#0d1117;--panel:#161b22;--panel-2:#1c232c;--border:#2d3640;--text:#e6edf3;--muted:#8b96a3;--accent:#5fd38d;--accent-2:#3fb6f0;--danger:#f26d6d;color-scheme:dark}
+body{font:15px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,'Noto Sans','DejaVu Sans',sans-serif;margin:0;background:var(--bg);color:var(--text)}
+main{max-width:440px;margin:40px auto;padding:22px;background:var(--panel);border:1px solid var(--border);border-radius:10px}
+h1{font-size:1.3rem;margin:4px 0 14px}
 label{display:block;margin:.8rem 0 .2rem;font-weight:600}
-input{width:100%;box-sizing:border-box;padding:.5rem;font:inherit;border:1px solid #a1a1aa;border-radius:.4rem}
+input{width:100%;box-sizing:border-box;min-height:38px;padding:8px 10px;font:inherit;color:inherit;background:#0b0f14;border:1px solid var(--border);border-radius:8px}
+input:focus-visible,button:focus-visible{outline:2px solid var(--accent-2);outline-offset:1px}
 .actions{display:flex;gap:.75rem;margin-top:1.2rem}
-button{flex:1;padding:.6rem;font:inherit;border-radius:.4rem;border:1px solid #52525b;background:#fff;cursor:pointer}
-button.primary{background:#18181b;color:#fff}
-.error{background:#fef2f2;border:1px solid #fca5a5;padding:.6rem;border-radius:.4rem}
-.note{color:#52525b;font-size:.9rem}
-code{word-break:break-all}
+button{flex:1;min-height:36px;padding:7px 12px;font:inherit;color:inherit;border-radius:8px;border:1px solid var(--border);background:var(--panel-2);cursor:pointer}
+button:hover{border-color:var(--accent-2)}
+button.primary{background:#1f6f43;border-color:#2c8a57}
+.error{background:#3a1616;color:#ffd0d0;border:1px solid #7a2d2d;padding:.6rem;border-radius:8px}
+.note{color:var(--muted);font-size:.9rem}
+code{word-break:break-all;font-family:ui-monospace,'DejaVu Sans Mono',monospace}
 `;
-
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE, 'utf8').digest('base64')}'`;
 
 export function escapeHtml(text: string): string {
@@ -39,17 +43,23 @@ function cspOrigin(uri: string): string {
   }
 }
 
+/** Referrer policy `same-origin`, never `no-referrer`: with no-referrer Chromium posts the
+ * page's own form with `Origin: null`, which the Origin gate must refuse. same-origin keeps
+ * our origin on our own form and still sends no Referer to the client's redirect URI. */
+export const PAGE_REFERRER_POLICY = 'same-origin';
+
 export function pageSecurityHeaders(redirectUri?: string): Record<string, string> {
   const formAction = `'self'${redirectUri ? cspOrigin(redirectUri) : ''}`;
   return {
     'Content-Security-Policy': `default-src 'none'; style-src ${STYLE_HASH}; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+    'Referrer-Policy': PAGE_REFERRER_POLICY,
   };
 }
 
 function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
+<meta name="referrer" content="${PAGE_REFERRER_POLICY}"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
 <body><main>
 ${body}
 </main></body></html>
@@ -96,6 +106,8 @@ ${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` :
   );
 }
 
-export function renderErrorPage(title: string, message: string): string {
-  return page(`Terminal MCP: ${title}`, `<h1>${escapeHtml(title)}</h1>\n<p>${escapeHtml(message)}</p>\n<p class="note">Close this window and start again from your MCP client.</p>`);
+/** A refusal as a page: what happened and what to do next (never raw JSON: a person
+ * reads this). */
+export function renderErrorPage(title: string, message: string, whatToDo = 'Close this window and start again from your MCP client.'): string {
+  return page(`Terminal MCP: ${title}`, `<h1>${escapeHtml(title)}</h1>\n<p role="alert">${escapeHtml(message)}</p>\n<p class="note">${escapeHtml(whatToDo)}</p>`);
 }

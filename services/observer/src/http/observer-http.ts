@@ -26,7 +26,7 @@ import type { Logger } from 'pino';
 import { currentActor } from '../actor.js';
 import { createObserverLogger } from '../logger.js';
 import { DEFAULT_BROKER_TIMEOUT_MS } from '../server.js';
-import { handleAuthorizeGet, handleAuthorizePost, type AuthorizeDeps } from './authorize.js';
+import { handleAuthorizeGet, handleAuthorizePost, isOwnConsentFormWithNullOrigin, refusalPage, type AuthorizeDeps } from './authorize.js';
 import { callBroker } from './broker-call.js';
 import { pathOf } from './form.js';
 import { authenticate, handleMcpPost, type McpEndpointDeps } from './mcp-endpoint.js';
@@ -116,7 +116,9 @@ export async function startObserverHttp(options: ObserverHttpOptions = {}): Prom
       { event: 'security.http_refused', reason, status, method: req.method, path: cap(pathOf(req)), host: cap(req.headers.host), origin: cap(req.headers.origin) },
       'HTTP request refused',
     );
-    sendJson(res, status, pathOf(req) === '/mcp' ? jsonRpcError(message) : { error: 'forbidden', error_description: message });
+    const path = pathOf(req);
+    if (path === '/authorize') return refusalPage(res, status, reason === 'host' ? 'host' : 'origin');
+    sendJson(res, status, path === '/mcp' ? jsonRpcError(message) : { error: 'forbidden', error_description: message });
   };
 
   const json = (body: unknown): Handler => (_req, res) => sendJson(res, 200, body);
@@ -142,7 +144,7 @@ export async function startObserverHttp(options: ObserverHttpOptions = {}): Prom
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!isAllowedHost(req.headers.host, policy)) return refuse(req, res, 403, 'host', 'Forbidden: Host header not allowed');
-    if (!isAllowedOrigin(req.headers.origin, policy)) return refuse(req, res, 403, 'origin', 'Forbidden: Origin not allowed');
+    if (!isAllowedOrigin(req.headers.origin, policy) && !isOwnConsentFormWithNullOrigin(req)) return refuse(req, res, 403, 'origin', 'Forbidden: Origin not allowed');
     const path = pathOf(req);
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? '');
 
@@ -161,7 +163,10 @@ export async function startObserverHttp(options: ObserverHttpOptions = {}): Prom
     const route = ROUTES[path];
     if (!route) return sendJson(res, 404, { error: 'not_found' });
     const handler = route[method];
-    if (!handler) return sendJson(res, 405, { error: 'method_not_allowed' }, { Allow: Object.keys(route).join(', ') });
+    if (!handler) {
+      if (path === '/authorize') return refusalPage(res, 405, 'method');
+      return sendJson(res, 405, { error: 'method_not_allowed' }, { Allow: Object.keys(route).join(', ') });
+    }
     return handler(req, res);
   };
 
