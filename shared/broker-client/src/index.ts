@@ -6,6 +6,7 @@
 import { createTRPCClient, httpLink, type TRPCClient } from '@trpc/client';
 import {
   AppError,
+  CREDENTIAL_HEADER,
   ERROR_SPECS,
   readAppErrorData,
   resolvePaths,
@@ -45,6 +46,18 @@ const actorScope = new AsyncLocalStorage<string>();
  */
 export function withBrokerActor<T>(actor: string | undefined, fn: () => T): T {
   return actor ? actorScope.run(actor, fn) : fn();
+}
+
+/** The OAuth access token of the calls made inside `withBrokerCredential`. */
+const credentialScope = new AsyncLocalStorage<string>();
+
+/**
+ * Runs `fn` with every broker call it makes naming the OAuth access token the request
+ * came with (CREDENTIAL_HEADER). The broker verifies it itself and takes the actor and
+ * the scopes from it: unlike the actor header, this is checked, not just recorded.
+ */
+export function withBrokerCredential<T>(accessToken: string | undefined, fn: () => T): T {
+  return accessToken ? credentialScope.run(accessToken, fn) : fn();
 }
 
 export function defaultSocketPath(role: SocketRole, env: NodeJS.ProcessEnv = process.env): string {
@@ -94,7 +107,8 @@ export function createBrokerClient<R extends SocketRole>(options: BrokerClientOp
         fetch: (url, init) => brokerFetch(url as string, init as never) as unknown as Promise<Response>,
         headers: () => {
           const actor = options.actor?.() ?? actorScope.getStore();
-          return actor ? { 'x-terminal-mcp-actor': actor } : {};
+          const credential = credentialScope.getStore();
+          return { ...(actor ? { 'x-terminal-mcp-actor': actor } : {}), ...(credential ? { [CREDENTIAL_HEADER]: credential } : {}) };
         },
       }),
     ],

@@ -8,7 +8,7 @@ import { WebSocketServer } from 'ws';
 import { SOCKET_ROLES, socketPathFor, type SocketRole } from '@terminal-mcp/contract';
 import type { BrokerDeps } from '../deps.js';
 import { listenOnSocket } from '../effects/socket-files.js';
-import { actorFromHeader, ACTOR_HEADER, createContextInner } from './context.js';
+import { createRequestContext } from './context.js';
 import { ROLE_ROUTERS } from './roles/index.js';
 
 export interface RoleServers {
@@ -24,7 +24,7 @@ function createRoleServer(role: SocketRole, deps: BrokerDeps): Server {
   return createHTTPServer({
     router: ROLE_ROUTERS[role],
     maxBodySize: MAX_BODY_BYTES,
-    createContext: ({ req }) => createContextInner({ role, deps, actor: actorFromHeader(role, req.headers[ACTOR_HEADER]) }),
+    createContext: ({ req }) => createRequestContext(role, deps, req.headers),
     onError: ({ error, path }) => {
       if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.debug({ role, path }, 'request failed');
     },
@@ -40,7 +40,7 @@ function serveWebSocket(role: SocketRole, server: Server, deps: BrokerDeps): () 
   const handler = applyWSSHandler({
     wss,
     router: ROLE_ROUTERS[role],
-    createContext: ({ req }) => createContextInner({ role, deps, actor: actorFromHeader(role, req.headers[ACTOR_HEADER]) }),
+    createContext: ({ req }) => createRequestContext(role, deps, req.headers),
     // A client that vanished without closing is found and its subscriptions end.
     keepAlive: { enabled: true, pingMs: 30_000, pongWaitMs: 5_000 },
     onError: ({ error, path }) => {

@@ -15,7 +15,15 @@ import { inputContext } from '../../input/context.js';
 import { sendKeys, sendText } from '../../input/send.js';
 import type { TargetRef } from '../../input/target.js';
 import { sendTask } from '../../input/task.js';
+import { assertInputScope } from '../../oauth/caller.js';
 import { publicProcedure, router } from '../trpc.js';
+
+/** Every send: an OAuth caller (gateway) needs the input scope, checked by the broker on
+ * the credential it verified itself. */
+const sendProcedure = publicProcedure.use(({ ctx, next }) => {
+  assertInputScope(ctx.oauth);
+  return next();
+});
 
 /** The schemas already require exactly one of the two. */
 const targetOf = (input: { session?: string | undefined; binding?: string | undefined }): TargetRef =>
@@ -24,19 +32,19 @@ const targetOf = (input: { session?: string | undefined; binding?: string | unde
 export const inputRouter = router({
   context: publicProcedure.input(inputContextInputSchema).query(({ ctx, input }) => inputContext(ctx, targetOf(input))),
 
-  sendText: publicProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) =>
+  sendText: sendProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) =>
     sendText(ctx, { tool: 'terminal_send_text', target: { session: input.session }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
   ),
 
-  sendBound: publicProcedure.input(sendBoundInputSchema).mutation(({ ctx, input }) =>
+  sendBound: sendProcedure.input(sendBoundInputSchema).mutation(({ ctx, input }) =>
     sendText(ctx, { tool: 'terminal_send_bound', target: { binding: input.binding }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
   ),
 
-  sendKeys: publicProcedure.input(sendKeysInputSchema).mutation(({ ctx, input }) =>
+  sendKeys: sendProcedure.input(sendKeysInputSchema).mutation(({ ctx, input }) =>
     sendKeys(ctx, { target: targetOf(input), keys: input.keys, confirmSensitive: input.confirm_sensitive ?? false, dryRun: input.dry_run ?? false }),
   ),
 
-  sendTask: publicProcedure.input(sendTaskInputSchema).mutation(({ ctx, input }) =>
+  sendTask: sendProcedure.input(sendTaskInputSchema).mutation(({ ctx, input }) =>
     sendTask(ctx, {
       target: targetOf(input),
       text: input.text,

@@ -1,5 +1,5 @@
 /**
- * OAuth 2.1 for the observer. The observer (observer.sock) gets the authorization-server
+ * OAuth 2.1 for the observer and the gateway. Each (observer.sock, gateway.sock) gets the authorization-server
  * and resource-server procedures it needs: register a client, check an authorization
  * request, approve it with the operator's credentials, exchange and revoke tokens, and
  * verify an access token for its own resource. Token state lives here, in oauth.db; the
@@ -31,15 +31,19 @@ import { webauthEnv } from '../../webauth/env.js';
 import type { BrokerContext } from '../context.js';
 import { publicProcedure, router } from '../trpc.js';
 
-const envOf = (ctx: BrokerContext): OAuthEnv => oauthEnv({ db: ctx.deps.stores.db('oauth'), config: ctx.deps.config, log: ctx.deps.log });
+/** The authorization server acting is the socket's: the gateway's rules and scopes on
+ * gateway.sock, the observer's elsewhere (the dashboard only administers). */
+const envOf = (ctx: BrokerContext): OAuthEnv =>
+  oauthEnv({ db: ctx.deps.stores.db('oauth'), config: ctx.deps.config, log: ctx.deps.log, server: ctx.role === 'gateway' ? 'gateway' : 'observer' });
 
 const loginEnvOf = (ctx: BrokerContext): OAuthLoginEnv => ({
   ...envOf(ctx),
   webauth: webauthEnv({ db: ctx.deps.stores.db('webauth'), stateDir: ctx.deps.stores.stateDir, log: ctx.deps.log }),
 });
 
-/** For the observer's router, under `oauth.`. */
-export const oauthObserverProcedures = {
+/** For the observer's and the gateway's routers, under `oauth.`: each socket acts as its
+ * own authorization server over the one oauth.db. */
+export const oauthServerProcedures = {
   registerClient: publicProcedure.input(registerClientInputSchema).mutation(({ ctx, input }) => registerClient(envOf(ctx), input)),
 
   describeAuthorization: publicProcedure

@@ -4,6 +4,7 @@ import { auditRouter } from '../procedures/audit.js';
 import { bindingsRouter } from '../procedures/bindings.js';
 import { healthRouter } from '../procedures/health.js';
 import { inputRouter } from '../procedures/input.js';
+import { oauthServerProcedures } from '../procedures/oauth.js';
 import { sessionsRouter } from '../procedures/sessions.js';
 import { sourceRouter } from '../procedures/source.js';
 import { waitRouter } from '../procedures/wait.js';
@@ -18,6 +19,9 @@ export const gatewayRouter = router({
   /** Guarded, audited input: every send passes the input gates, the audit log, the pane
    * lease and an identity re-check. Never on the observer's socket. */
   input: inputRouter,
+  /** The gateway's OAuth authorization server (TERMINAL_MCP_GATEWAY_PUBLIC_URL): the same
+   * procedures as the observer's, with the gateway's redirect rules and scopes. */
+  oauth: router(oauthServerProcedures),
   sessions: sessionsRouter,
   /** Read-only project sources (git history, working-tree files): queries only. */
   source: sourceRouter,

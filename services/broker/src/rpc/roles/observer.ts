@@ -2,7 +2,7 @@
  * procedure that changes tmux, git, grants, notes or policy: not "refuses" — cannot name.
  * A test lists it and fails on any mutation other than the OAuth token procedures. */
 import { healthRouter } from '../procedures/health.js';
-import { oauthObserverProcedures } from '../procedures/oauth.js';
+import { oauthServerProcedures } from '../procedures/oauth.js';
 import { sessionsRouter } from '../procedures/sessions.js';
 import { sourceRouter } from '../procedures/source.js';
 import { router } from '../trpc.js';
@@ -15,6 +15,6 @@ export const observerRouter = router({
   /** The OAuth authorization server's state (clients, codes, tokens): the only mutations
    * this socket can name. Approving an authorization checks the operator's password in the
    * same call, so there is no separate login oracle here. */
-  oauth: router(oauthObserverProcedures),
+  oauth: router(oauthServerProcedures),
 });
 export type ObserverRouter = typeof observerRouter;
