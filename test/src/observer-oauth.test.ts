@@ -208,7 +208,7 @@ beforeAll(async () => {
   repo = makeSourceRepo(base);
   broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: brokerConfig() });
   await createOperatorAccount(broker.env, USER, PASSWORD);
-  obs = await startObserverHttp({ port: 0, env: broker.env, log: createObserverLogger('silent') });
+  obs = await startObserverHttp({ port: 0, env: broker.env, log: createObserverLogger('silent'), registrationLimits: { perSource: 1000 } });
   as = await discover(obs);
 });
 
@@ -578,7 +578,7 @@ describe('lifetimes and sign-in throttling (a broker with a 2 s access-token lif
   beforeAll(async () => {
     shortBroker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: brokerConfig({ oauth: { access_token_ttl_seconds: 2 } }) });
     await createOperatorAccount(shortBroker.env, USER, PASSWORD);
-    shortObs = await startObserverHttp({ port: 0, env: shortBroker.env, log: createObserverLogger('silent') });
+    shortObs = await startObserverHttp({ port: 0, env: shortBroker.env, log: createObserverLogger('silent'), registrationLimits: { perSource: 1000 } });
   });
   afterAll(async () => {
     await shortObs?.close();

@@ -22,21 +22,24 @@ import {
   type PublicHost,
   sendJson,
 } from '@terminal-mcp/http-guard';
+import {
+  callBroker,
+  isOwnConsentFormWithNullOrigin,
+  oauthRoutes,
+  oauthUrls,
+  pathOf,
+  refusalPage,
+  registrationLimits,
+  type Handler,
+  type OAuthUrls,
+} from '@terminal-mcp/oauth-http';
 import type { Logger } from 'pino';
 import { currentActor } from '../actor.js';
 import { createObserverLogger } from '../logger.js';
 import { DEFAULT_BROKER_TIMEOUT_MS } from '../server.js';
-import { handleAuthorizeGet, handleAuthorizePost, isOwnConsentFormWithNullOrigin, refusalPage, type AuthorizeDeps } from './authorize.js';
-import { callBroker } from './broker-call.js';
-import { pathOf } from './form.js';
 import { authenticate, handleMcpPost, type McpEndpointDeps } from './mcp-endpoint.js';
-import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
 import { DEFAULT_OBSERVER_HOST, DEFAULT_OBSERVER_PORT, ObserverConfigError, readPublicUrl } from './options.js';
-import { PendingAuthorizations } from './pending-authorizations.js';
-import { RateWindow } from './rate-window.js';
-import { handleRegister, REGISTRATIONS_PER_MINUTE, type RegisterDeps } from './register.js';
-import { handleRevoke, handleToken } from './token.js';
-import { observerUrls, type ObserverUrls } from './urls.js';
+import { OBSERVER_OAUTH_PROFILE } from './profile.js';
 
 export interface ObserverHttpOptions {
   /** Loopback only; anything else is refused with ObserverConfigError. Default 127.0.0.1. */
@@ -56,6 +59,8 @@ export interface ObserverHttpOptions {
   log?: Logger;
   maxBodyBytes?: number;
   brokerTimeoutMs?: number;
+  /** Registrations accepted per minute per source and in total (defaults 10 and 120). */
+  registrationLimits?: { perSource?: number; total?: number };
 }
 
 export interface RunningObserverHttp {
@@ -65,11 +70,9 @@ export interface RunningObserverHttp {
   publicUrl: string;
   /** `<public url>/mcp`: the URL to give an MCP client, and every token's audience. */
   mcpUrl: string;
-  urls: ObserverUrls;
+  urls: OAuthUrls;
   close(): Promise<void>;
 }
-
-type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
 export async function startObserverHttp(options: ObserverHttpOptions = {}): Promise<RunningObserverHttp> {
   const host = options.host ?? DEFAULT_OBSERVER_HOST;
@@ -92,7 +95,7 @@ export async function startObserverHttp(options: ObserverHttpOptions = {}): Prom
   const server = createServer();
   const address = await listenOnLoopback(server, host, requestedPort, (message) => new ObserverConfigError(message));
   const publicUrl = configuredPublicUrl ?? `http://${hostForUrl(host === 'localhost' ? '127.0.0.1' : host)}:${address.port}`;
-  const urls = observerUrls(publicUrl);
+  const urls = oauthUrls(publicUrl);
   const publicHost = parseHostHeader(new URL(publicUrl).host);
   const hosts: PublicHost[] = [...(options.publicHosts ?? [])];
   // A loopback public URL is already covered (with our port); a tunnel name may arrive
@@ -100,15 +103,8 @@ export async function startObserverHttp(options: ObserverHttpOptions = {}): Prom
   if (publicHost && !publicHost.hostname.startsWith('[') && !isLoopbackBindAddress(publicHost.hostname)) hosts.push({ hostname: publicHost.hostname });
   const policy = createHostPolicy({ port: address.port, bindHost: host, publicHosts: hosts });
 
-  const endpointDeps = { broker, urls, log, brokerTimeoutMs };
-  const authorizeDeps: AuthorizeDeps = {
-    ...endpointDeps,
-    pending: new PendingAuthorizations(),
-    secureCookies: publicUrl.startsWith('https:'),
-    clientIpHeader: options.clientIpHeader,
-  };
-  const mcpDeps: McpEndpointDeps = { ...endpointDeps, maxBodyBytes };
-  const registerDeps: RegisterDeps = { ...endpointDeps, registrations: new RateWindow(REGISTRATIONS_PER_MINUTE, 60_000) };
+  const profile = OBSERVER_OAUTH_PROFILE;
+  const mcpDeps: McpEndpointDeps = { broker, urls, profile, log, brokerTimeoutMs, maxBodyBytes };
 
   const refuse = (req: IncomingMessage, res: ServerResponse, status: number, reason: string, message: string) => {
     const cap = (v: string | undefined) => v?.slice(0, 200);
@@ -124,13 +120,7 @@ export async function startObserverHttp(options: ObserverHttpOptions = {}): Prom
   const json = (body: unknown): Handler => (_req, res) => sendJson(res, 200, body);
 
   const ROUTES: Record<string, Partial<Record<string, Handler>>> = {
-    '/.well-known/oauth-authorization-server': { GET: json(authorizationServerMetadata(urls)) },
-    '/.well-known/oauth-protected-resource': { GET: json(protectedResourceMetadata(urls)) },
-    '/.well-known/oauth-protected-resource/mcp': { GET: json(protectedResourceMetadata(urls)) },
-    '/register': { POST: (req, res) => handleRegister(req, res, registerDeps) },
-    '/authorize': { GET: (req, res) => handleAuthorizeGet(req, res, authorizeDeps), POST: (req, res) => handleAuthorizePost(req, res, authorizeDeps) },
-    '/token': { POST: (req, res) => handleToken(req, res, endpointDeps) },
-    '/revoke': { POST: (req, res) => handleRevoke(req, res, endpointDeps) },
+    ...oauthRoutes({ broker: broker.oauth, urls, profile, log, brokerTimeoutMs, clientIpHeader: options.clientIpHeader, registrations: registrationLimits(options.registrationLimits) }),
     '/health/live': { GET: json({ ok: true }) },
     '/health/ready': {
       // Internet-facing: a yes/no only, no details about tmux or stores.

@@ -7,6 +7,7 @@
  * redirect that follows the POST).
  */
 import { createHash } from 'node:crypto';
+import { scopeField, type OAuthResourceProfile } from './profile.js';
 
 // The dashboard's theme (web/src/app.css: colours, radius, buttons, the auth card), so
 // the operator recognises the page they sign in on.
@@ -24,6 +25,10 @@ button:hover{border-color:var(--accent-2)}
 button.primary{background:#1f6f43;border-color:#2c8a57}
 .error{background:#3a1616;color:#ffd0d0;border:1px solid #7a2d2d;padding:.6rem;border-radius:8px}
 .note{color:var(--muted);font-size:.9rem}
+label.scope{display:inline;margin:0}
+label.scope input{width:auto;min-height:0;margin-right:.3rem}
+.scopes{padding-left:1.2rem}
+.scopes li{margin:.4rem 0}
 code{word-break:break-all;font-family:ui-monospace,'DejaVu Sans Mono',monospace}
 `;
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE, 'utf8').digest('base64')}'`;
@@ -67,12 +72,26 @@ ${body}
 }
 
 export interface ConsentPageInput {
+  profile: OAuthResourceProfile;
   clientName: string;
   redirectUri: string;
   formToken: string;
+  /** The scopes asked for (see requestedScopes); optional ones get a ticked checkbox. */
+  scopes: readonly string[];
   /** Pre-filled after a failed attempt. */
   username?: string;
   error?: string;
+}
+
+function scopeList(profile: OAuthResourceProfile, requested: readonly string[]): string {
+  const items = profile.scopes
+    .filter((s) => requested.includes(s.name))
+    .map((s, i) =>
+      i === 0
+        ? `<li><strong>${escapeHtml(s.label)}</strong> (<code>${escapeHtml(s.name)}</code>): ${escapeHtml(s.detail)}</li>`
+        : `<li><label class="scope"><input type="checkbox" name="${escapeHtml(scopeField(s.name))}" value="on" checked> <strong>${escapeHtml(s.label)}</strong> (<code>${escapeHtml(s.name)}</code>)</label> ${escapeHtml(s.detail)} <span class="note">Untick to allow reading only.</span></li>`,
+    );
+  return `<ul class="scopes">\n${items.join('\n')}\n</ul>`;
 }
 
 export function renderConsentPage(input: ConsentPageInput): string {
@@ -85,13 +104,13 @@ export function renderConsentPage(input: ConsentPageInput): string {
   }
   return page(
     'Terminal MCP: allow access?',
-    `<h1>Allow “${client}” to read your terminals?</h1>
-<p><strong>${client}</strong> asks for <strong>read-only</strong> access to Terminal MCP on this machine:
-list tmux sessions, read the ones the operator's policy allows, and read the configured project sources.
-It cannot type into terminals or change anything.</p>
+    `<h1>Allow “${client}” to ${escapeHtml(input.profile.consentAsk)}?</h1>
+<p><strong>${client}</strong> asks for access to Terminal MCP on this machine:</p>
+<form method="post" action="/authorize">
+${scopeList(input.profile, input.scopes)}
+<p>${escapeHtml(input.profile.consentLimits)}</p>
 <p class="note">After you decide you return to <code>${escapeHtml(destination)}</code>. Only continue if you started this from that app just now.</p>
 ${input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : ''}
-<form method="post" action="/authorize">
 <input type="hidden" name="form_token" value="${escapeHtml(input.formToken)}">
 <label for="username">Dashboard user name</label>
 <input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="64" value="${escapeHtml(input.username ?? '')}" required>
