@@ -7,12 +7,14 @@
  * header (the one optional exception is a configured client-IP header, used only to key
  * login throttling).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
 import {
+  createBoundedServer,
   createHostPolicy,
   DEFAULT_MAX_BODY_BYTES,
   hostForUrl,
+  type HttpLimits,
   isAllowedHost,
   isAllowedOrigin,
   isLoopbackBindAddress,
@@ -59,6 +61,8 @@ export interface ObserverHttpOptions {
   log?: Logger;
   maxBodyBytes?: number;
   brokerTimeoutMs?: number;
+  /** Connection bounds (see @terminal-mcp/http-guard); tests shorten them. */
+  httpLimits?: Partial<HttpLimits>;
   /** Registrations accepted per minute per source and in total (defaults 10 and 120). */
   registrationLimits?: { perSource?: number; total?: number };
 }
@@ -92,7 +96,7 @@ export async function startObserverHttp(options: ObserverHttpOptions = {}): Prom
   // Bind first: the public URL, the host policy and every endpoint depend on the port
   // (0 picks one). The request listener is attached in the same tick as the bind
   // completes, before any connection can be read.
-  const server = createServer();
+  const server = createBoundedServer(options.httpLimits);
   const address = await listenOnLoopback(server, host, requestedPort, (message) => new ObserverConfigError(message));
   const publicUrl = configuredPublicUrl ?? `http://${hostForUrl(host === 'localhost' ? '127.0.0.1' : host)}:${address.port}`;
   const urls = oauthUrls(publicUrl);
