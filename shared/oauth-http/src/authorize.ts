@@ -36,14 +36,14 @@ export interface AuthorizeDeps {
 const MAX_STATE_CHARS = 1024;
 const MAX_FORM_BYTES = 16 * 1024;
 
-function errorPage(res: ServerResponse, status: number, title: string, message: string, whatToDo?: string): void {
-  sendHtml(res, status, renderErrorPage(title, message, whatToDo), pageSecurityHeaders());
+function errorPage(res: ServerResponse, status: number, title: string, message: string, whatToDo?: string, headers: Record<string, string> = {}): void {
+  sendHtml(res, status, renderErrorPage(title, message, whatToDo), { ...pageSecurityHeaders(), ...headers });
 }
 
 /** The gate's refusals (Host, Origin, method) on /authorize: a person is looking at this
  * page, so they get a page saying what to do, not JSON. */
 export function refusalPage(res: ServerResponse, status: number, reason: 'host' | 'origin' | 'method'): void {
-  if (reason === 'method') return errorPage(res, 405, 'Not available', 'This address only shows the sign-in page.', 'Start the connection again from your MCP client.');
+  if (reason === 'method') return errorPage(res, 405, 'Not available', 'This address only shows the sign-in page.', 'Start the connection again from your MCP client.', { Allow: 'GET, POST' });
   errorPage(
     res,
     status,
