@@ -305,6 +305,17 @@ describe('two authorization servers over one oauth.db (observer and gateway)', (
     expect(registerClient(g, { redirectUris: [REDIRECT], tokenEndpointAuthMethod: 'none' })).toMatchObject({ ok: false, error: 'invalid_redirect_uri' });
   });
 
+  it('reads the gateway.oauth block: the per-connector form and loopback can be turned off, exact URIs added', () => {
+    const config = configSchema.parse({
+      gateway: { oauth: { allow_chatgpt_connector_redirects: false, allow_loopback_redirect_uris: false, redirect_uri_allowlist: ['https://chat.example.com/cb'] } },
+    });
+    const g: OAuthLoginEnv = { ...oauthEnv({ db: oauthDb, config, log: pino({ level: 'silent' }), now: () => clock, server: 'gateway' }), webauth: env.webauth };
+    for (const uri of [CHATGPT, 'http://127.0.0.1:5/cb', 'https://chatgpt.com/connector_platform_oauth_redirect']) {
+      expect(registerClient(g, { redirectUris: [uri], tokenEndpointAuthMethod: 'none' }), uri).toMatchObject({ ok: false, error: 'invalid_redirect_uri' });
+    }
+    expect(registerClient(g, { redirectUris: ['https://chat.example.com/cb'], tokenEndpointAuthMethod: 'none' })).toMatchObject({ ok: true });
+  });
+
   it('grants the gateway\'s scopes: both when nothing known is asked, reading always, input only when asked', async () => {
     expect((await gatewayTokens(undefined)).scope).toBe('terminal:read terminal:input');
     expect((await gatewayTokens('terminal:read')).scope).toBe('terminal:read');
