@@ -14,6 +14,7 @@ const SOURCE_ROOTS = [
   'shared/broker-client/src',
   'shared/http-guard/src',
   'shared/mcp-kit/src',
+  'shared/oauth-http/src',
 ];
 
 function walk(dir: string, out: string[] = []): string[] {

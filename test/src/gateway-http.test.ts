@@ -289,12 +289,20 @@ describe('bearer token', () => {
     expect((result.structuredContent as { text: string }).text).toContain(ALLOWED_MARK);
   });
 
-  it('guards /health/metrics but not /health/live, /health/ready or /version', async () => {
+  it('guards /health/metrics, and the details of /health/ready and /version, but not /health/live', async () => {
     expect((await raw(gwToken, { path: '/health/metrics' })).status).toBe(401);
     expect((await raw(gwToken, { path: '/health/metrics', headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
     expect((await raw(gwToken, { path: '/health/live' })).status).toBe(200);
-    expect((await raw(gwToken, { path: '/health/ready' })).status).toBe(200);
-    expect((await raw(gwToken, { path: '/version' })).status).toBe(200);
+    const ready = await raw(gwToken, { path: '/health/ready' });
+    expect(ready.status).toBe(200);
+    // Without the token: a yes/no and the version only — no tmux or store detail, no commit.
+    expect(JSON.parse(ready.body)).toEqual({ ready: true });
+    const version = await raw(gwToken, { path: '/version' });
+    expect(version.status).toBe(200);
+    expect(Object.keys(JSON.parse(version.body) as object).sort()).toEqual(['name', 'version']);
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    expect(JSON.parse((await raw(gwToken, { path: '/health/ready', headers: auth })).body)).toHaveProperty('tmux');
+    expect(JSON.parse((await raw(gwToken, { path: '/version', headers: auth })).body)).toHaveProperty('commit');
     // Host is still checked on the open endpoints.
     expect((await raw(gwToken, { path: '/health/live', headers: { host: 'evil.example' } })).status).toBe(403);
   });

@@ -208,7 +208,7 @@ beforeAll(async () => {
   repo = makeSourceRepo(base);
   broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: brokerConfig() });
   await createOperatorAccount(broker.env, USER, PASSWORD);
-  obs = await startObserverHttp({ port: 0, env: broker.env, log: createObserverLogger('silent') });
+  obs = await startObserverHttp({ port: 0, env: broker.env, log: createObserverLogger('silent'), registrationLimits: { perSource: 1000 } });
   as = await discover(obs);
 });
 
@@ -408,6 +408,25 @@ describe('attacks on the authorization endpoint', () => {
       body: new URLSearchParams({ form_token: page.formToken!, username: USER, password: PASSWORD, decision: 'approve' }),
     });
     expect(res.status).toBe(403);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await res.text()).toContain('another website');
+  });
+
+  it('accepts Origin: null only on its own form as the browser marks it (Sec-Fetch-Site: same-origin), still with token and cookie', async () => {
+    const post = (page: ConsentPage, headers: Record<string, string>) =>
+      fetch(obs.urls.authorizationEndpoint, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'null', cookie: page.cookie!, ...headers },
+        body: new URLSearchParams({ form_token: page.formToken!, decision: 'deny' }),
+      });
+    const req = await authorizeRequest(obs, client);
+    const page = await openConsent(req);
+    for (const site of ['same-site', 'cross-site', 'none']) expect((await post(page, { 'sec-fetch-site': site })).status).toBe(403);
+    expect((await post(page, {})).status).toBe(403);
+    expect((await post(page, { 'sec-fetch-site': 'same-origin', cookie: 'tmcp_authz=someone-elses-browser-nonce-0000000000000000000' })).status).toBe(400);
+    const ok = await post(await openConsent(req), { 'sec-fetch-site': 'same-origin' });
+    expect(ok.status).toBe(303);
   });
 });
 
@@ -559,7 +578,7 @@ describe('lifetimes and sign-in throttling (a broker with a 2 s access-token lif
   beforeAll(async () => {
     shortBroker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: brokerConfig({ oauth: { access_token_ttl_seconds: 2 } }) });
     await createOperatorAccount(shortBroker.env, USER, PASSWORD);
-    shortObs = await startObserverHttp({ port: 0, env: shortBroker.env, log: createObserverLogger('silent') });
+    shortObs = await startObserverHttp({ port: 0, env: shortBroker.env, log: createObserverLogger('silent'), registrationLimits: { perSource: 1000 } });
   });
   afterAll(async () => {
     await shortObs?.close();

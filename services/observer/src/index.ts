@@ -8,7 +8,7 @@ export {
   DEFAULT_OBSERVER_PORT,
   type ObserverHttpSettings,
 } from './http/options.js';
-export { observerUrls, type ObserverUrls } from './http/urls.js';
+export { oauthUrls as observerUrls, type OAuthUrls as ObserverUrls } from '@terminal-mcp/oauth-http';
 export { createObserverMcpServer, SERVER_INSTRUCTIONS, type ObserverCaller, type ObserverServerDeps } from './server.js';
 export { OBSERVER_TOOLS, READ_ONLY_ANNOTATIONS, type ObserverTool } from './tools/index.js';
 export { ERROR_META_KEY } from '@terminal-mcp/mcp-kit';

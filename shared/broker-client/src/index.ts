@@ -51,6 +51,18 @@ export function withBrokerActor<T>(actor: string | undefined, fn: () => T): T {
   return actor ? actorScope.run(actor, fn) : fn();
 }
 
+/** The OAuth access token of the calls made inside `withBrokerCredential`. */
+const credentialScope = new AsyncLocalStorage<string>();
+
+/**
+ * Runs `fn` with every broker call it makes naming the OAuth access token the request
+ * came with (CREDENTIAL_HEADER). The broker verifies it itself and takes the actor and
+ * the scopes from it: unlike the actor header, this is checked, not just recorded.
+ */
+export function withBrokerCredential<T>(accessToken: string | undefined, fn: () => T): T {
+  return accessToken ? credentialScope.run(accessToken, fn) : fn();
+}
+
 export function defaultSocketPath(role: SocketRole, env: NodeJS.ProcessEnv = process.env): string {
   return socketPathFor(resolvePaths(env, homedir()).socketDir, role);
 }
@@ -65,6 +77,8 @@ export function brokerCallHeaders(options: Pick<BrokerClientOptions<SocketRole>,
   if (actor) headers[BROKER_HEADERS.actor] = actor;
   const token = options.operatorSession?.();
   if (token) headers[BROKER_HEADERS.operatorSession] = token;
+  const credential = credentialScope.getStore();
+  if (credential) headers[BROKER_HEADERS.credential] = credential;
   return headers;
 }
 

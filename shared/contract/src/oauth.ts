@@ -8,6 +8,7 @@
  * errors: `{ ok: false, error, description }` carries the registered OAuth error code the
  * observer must send back verbatim. Thrown AppErrors mean something else went wrong
  * (bad credentials on the login page, an unavailable store). */
+import { BROKER_HEADERS } from './paths.js';
 import { z } from 'zod';
 import { loginInputSchema } from './auth.js';
 
@@ -30,6 +31,23 @@ export const OAUTH_LIMITS = {
 /** The one scope the observer grants: read terminals and project sources. */
 export const OBSERVER_SCOPE = 'observer:read';
 export const OAUTH_SCOPES = [OBSERVER_SCOPE] as const;
+
+/** The gateway's scopes: reading and typing are separate, so the operator can approve a
+ * connector for reading only. */
+export const GATEWAY_READ_SCOPE = 'terminal:read';
+export const GATEWAY_INPUT_SCOPE = 'terminal:input';
+export const GATEWAY_OAUTH_SCOPES = [GATEWAY_READ_SCOPE, GATEWAY_INPUT_SCOPE] as const;
+
+/** The two OAuth resource servers sharing oauth.db, and the scopes each may grant. The
+ * broker grants and accepts on each socket only that server's scopes, so a token of one
+ * is never valid at the other (besides the audience check on the resource URL). */
+export const OAUTH_SCOPES_BY_SERVER = { observer: OAUTH_SCOPES, gateway: GATEWAY_OAUTH_SCOPES } as const;
+export type OAuthServer = keyof typeof OAUTH_SCOPES_BY_SERVER;
+
+/** The gateway names the OAuth access token its MCP request came with in this header on
+ * every broker call; the broker verifies it itself and derives the actor (client name and
+ * operator) and the scopes from it, trusting no claim of the gateway. */
+export const CREDENTIAL_HEADER = BROKER_HEADERS.credential;
 
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
 export const tokenEndpointAuthMethodSchema = z.enum(TOKEN_ENDPOINT_AUTH_METHODS);

@@ -12,6 +12,8 @@ export type SocketRole = (typeof SOCKET_ROLES)[number];
 export const BROKER_HEADERS = {
   actor: 'x-terminal-mcp-actor',
   operatorSession: 'x-terminal-mcp-operator-session',
+  /** The OAuth access token a gateway request came with (see CREDENTIAL_HEADER in oauth.ts). */
+  credential: 'x-terminal-mcp-credential',
 } as const;
 
 export interface TerminalMcpPaths {

@@ -18,3 +18,4 @@ export { DEFAULT_MAX_BODY_BYTES, readLimitedBody, type BodyResult } from './body
 export { bearerTokenMatches, wwwAuthenticate } from './bearer.js';
 export { parsePortSetting, parsePublicHostsSetting } from './settings.js';
 export { COMMON_RESPONSE_HEADERS, jsonRpcError, sendJson, sendText } from './responses.js';
+export { createBoundedServer, DEFAULT_HTTP_LIMITS, type HttpLimits } from './limits.js';

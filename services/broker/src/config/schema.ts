@@ -52,6 +52,35 @@ export const observerOAuthSchema = z
   })
   .strict();
 
+const redirectAllowlist = (defaults: string[]) =>
+  z
+    .array(
+      z
+        .string()
+        .max(2048)
+        .refine((u) => /^https:\/\/[^\s#]+$/.test(u), 'redirect URIs must be absolute https URIs without a fragment'),
+    )
+    .max(100)
+    .default(defaults);
+
+/** The gateway's OAuth authorization server (on when TERMINAL_MCP_GATEWAY_PUBLIC_URL is
+ * set): like the observer's, with ChatGPT's connector callbacks allowed by default —
+ * the exact `https://chatgpt.com/connector_platform_oauth_redirect` and, with
+ * `allow_chatgpt_connector_redirects`, `https://chatgpt.com/connector/oauth/<one path
+ * segment>` (see policy/oauth-redirects.ts). */
+export const gatewayOAuthSchema = z
+  .object({
+    redirect_uri_allowlist: redirectAllowlist(['https://chatgpt.com/connector_platform_oauth_redirect']),
+    allow_chatgpt_connector_redirects: z.boolean().default(true),
+    allow_loopback_redirect_uris: z.boolean().default(true),
+    authorization_code_ttl_seconds: z.number().int().min(1).max(600).default(60),
+    access_token_ttl_seconds: z.number().int().min(1).max(24 * 3600).default(3600),
+    refresh_token_ttl_seconds: z.number().int().min(1).max(365 * 24 * 3600).default(30 * 24 * 3600),
+  })
+  .strict();
+
+export const gatewaySchema = z.object({ oauth: gatewayOAuthSchema.optional() }).strict();
+
 export const observerSchema = z
   .object({
     source_roots: z
@@ -122,6 +151,7 @@ export const configSchema = z
     default_tail_lines: z.number().int().min(1).max(10_000).default(200),
     log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     observer: observerSchema.default(() => observerSchema.parse({})),
+    gateway: gatewaySchema.default(() => gatewaySchema.parse({})),
     input_policy: inputPolicySchema.default(() => inputPolicySchema.parse({})),
     audit: auditSchema.default(() => auditSchema.parse({})),
   })

@@ -4,7 +4,8 @@
  * someone made: it is written to the
  * input audit as BLOCKED / INVALID_ARGUMENT (terminal_input_context, a read, to the read
  * audit), with the target only when it is a well-formed name and nothing of the text —
- * the values are hostile by assumption. The security log line comes from rpc/trpc.ts.
+ * the values are hostile by assumption. An OAuth caller without the input scope is
+ * recorded the same way, as INPUT_NOT_ALLOWED. The security log line comes from rpc/trpc.ts.
  */
 import { bindingNameSchema, sessionNameSchema } from '@terminal-mcp/contract';
 import { recordRead } from '../audit/record-read.js';
@@ -28,12 +29,12 @@ function field(raw: unknown, key: 'session' | 'binding'): string | null {
   return parsed.success ? parsed.data : null;
 }
 
-export function recordRejectedInputCall(ctx: Pick<BrokerContext, 'deps' | 'role' | 'actor'>, path: string, raw: unknown): void {
+export function recordRejectedInputCall(ctx: Pick<BrokerContext, 'deps' | 'role' | 'actor'>, path: string, raw: unknown, errorCode: 'INVALID_ARGUMENT' | 'INPUT_NOT_ALLOWED' = 'INVALID_ARGUMENT'): void {
   const procedure = path.slice(path.lastIndexOf('.') + 1);
   const tool = TOOLS[procedure] ?? `input.${procedure.slice(0, 64)}`;
   const session = field(raw, 'session');
   if (procedure === 'context') {
-    recordRead(ctx, tool, { session, errorCode: 'INVALID_ARGUMENT' });
+    recordRead(ctx, tool, { session, errorCode });
     return;
   }
   const binding = field(raw, 'binding');
@@ -53,7 +54,7 @@ export function recordRejectedInputCall(ctx: Pick<BrokerContext, 'deps' | 'role'
       paneId: null,
       panePid: null,
       decision: 'BLOCKED',
-      errorCode: 'INVALID_ARGUMENT',
+      errorCode,
       textLength: null,
       textHmac: null,
       preview: null,

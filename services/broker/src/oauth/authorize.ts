@@ -41,7 +41,7 @@ export async function approveAuthorization(env: OAuthLoginEnv, input: ApproveAut
 
   const now = env.now();
   const code = newSecret('code');
-  const scope = grantedScope(input.scope);
+  const scope = grantedScope(input.scope, env.settings.scopes);
   env.store.insertCode({
     codeHash: hashSecret(code),
     clientId: input.clientId,

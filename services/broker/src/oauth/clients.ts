@@ -34,7 +34,10 @@ export function registerClient(env: OAuthEnv, input: RegisterClientInput): Regis
     return {
       ok: false,
       error: 'invalid_redirect_uri',
-      description: 'redirect_uris must be on the operator\'s allowlist (claude.ai callbacks by default) or http loopback URIs',
+      description:
+        env.settings.server === 'gateway'
+          ? "redirect_uris must be on the operator's allowlist (ChatGPT's connector callbacks by default) or http loopback URIs"
+          : "redirect_uris must be on the operator's allowlist (claude.ai callbacks by default) or http loopback URIs",
     };
   }
   if (input.grantTypes?.some((g) => !SUPPORTED_GRANT_TYPES.includes(g))) {
@@ -58,7 +61,7 @@ export function registerClient(env: OAuthEnv, input: RegisterClientInput): Regis
       redirectUris: [...new Set(input.redirectUris)],
       authMethod: input.tokenEndpointAuthMethod,
       grantTypes: SUPPORTED_GRANT_TYPES,
-      scope: grantedScope(input.scope),
+      scope: grantedScope(input.scope, env.settings.scopes),
       createdAt: now,
       revokedAt: null,
     };
@@ -94,7 +97,9 @@ export function registerClient(env: OAuthEnv, input: RegisterClientInput): Regis
 export function describeAuthorization(env: OAuthEnv, input: DescribeAuthorizationInput): DescribeAuthorizationResult {
   const client = env.store.findClient(input.clientId);
   if (!client || client.revokedAt !== null) return { ok: false, error: 'invalid_client', description: 'unknown or revoked client_id' };
-  if (!client.redirectUris.includes(input.redirectUri)) {
+  // Exact match, and still allowed at THIS server: a client registered at the gateway with
+  // ChatGPT's callback is no client of the observer (and vice versa).
+  if (!client.redirectUris.includes(input.redirectUri) || !redirectUriAllowed(input.redirectUri, env.settings)) {
     return { ok: false, error: 'invalid_redirect_uri', description: 'redirect_uri is not registered for this client (exact match required)' };
   }
   return { ok: true, clientId: client.clientId, clientName: client.clientName, redirectUri: input.redirectUri };

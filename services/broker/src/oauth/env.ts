@@ -2,6 +2,7 @@
  * consent page), the settings, a log and a clock. Built per call by the procedures and
  * once by the admin CLI; tests pass their own clock. */
 import type { Logger } from 'pino';
+import type { OAuthServer } from '@terminal-mcp/contract';
 import type { BrokerConfig } from '../config/schema.js';
 import type { SqliteDatabase } from '../effects/store/database.js';
 import { oauthStore, type OAuthStore } from '../effects/store/oauth-store.js';
@@ -21,6 +22,8 @@ export interface OAuthLoginEnv extends OAuthEnv {
   webauth: WebauthEnv;
 }
 
-export function oauthEnv(opts: { db: SqliteDatabase; config: BrokerConfig; log: Logger; now?: () => number }): OAuthEnv {
-  return { store: oauthStore(opts.db), settings: oauthSettings(opts.config), log: opts.log, now: opts.now ?? Date.now };
+/** `server` is the authorization server acting (the socket's role): its redirect rules
+ * and scopes apply. The store is shared; the admin CLI lists both servers' grants. */
+export function oauthEnv(opts: { db: SqliteDatabase; config: BrokerConfig; log: Logger; now?: () => number; server?: OAuthServer }): OAuthEnv {
+  return { store: oauthStore(opts.db), settings: oauthSettings(opts.config, opts.server), log: opts.log, now: opts.now ?? Date.now };
 }

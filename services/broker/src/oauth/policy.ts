@@ -4,56 +4,72 @@
  * cases (policy.test.ts).
  */
 import { createHash } from 'node:crypto';
-import { CODE_VERIFIER_PATTERN, OAUTH_SCOPES, OBSERVER_SCOPE } from '@terminal-mcp/contract';
-import { observerOAuthSchema, type BrokerConfig } from '../config/schema.js';
+import { CODE_VERIFIER_PATTERN, OAUTH_SCOPES_BY_SERVER, type OAuthServer } from '@terminal-mcp/contract';
+import { gatewayOAuthSchema, observerOAuthSchema, type BrokerConfig } from '../config/schema.js';
+import { redirectUriAllowed as redirectAllowedByRules } from '../policy/oauth-redirects.js';
 
-export type OAuthSettings = ReturnType<typeof observerOAuthSchema.parse>;
+/** One authorization server's settings: its config block with every default filled in,
+ * which server it is, and the scopes it may grant. */
+export interface OAuthSettings {
+  server: OAuthServer;
+  scopes: readonly string[];
+  redirect_uri_allowlist: readonly string[];
+  allow_loopback_redirect_uris: boolean;
+  allow_chatgpt_connector_redirects: boolean;
+  authorization_code_ttl_seconds: number;
+  access_token_ttl_seconds: number;
+  refresh_token_ttl_seconds: number;
+}
 
 const settingsCache = new WeakMap<object, OAuthSettings>();
 
-/** The `observer.oauth` block with every default filled in. */
-export function oauthSettings(config: BrokerConfig): OAuthSettings {
-  const block = config.observer.oauth;
-  if (block === undefined) return observerOAuthSchema.parse({});
-  let s = settingsCache.get(block);
-  if (!s) {
-    s = observerOAuthSchema.parse(block);
-    settingsCache.set(block, s);
+function settingsOf(server: OAuthServer, block: object | undefined): OAuthSettings {
+  if (block !== undefined) {
+    const cached = settingsCache.get(block);
+    if (cached) return cached;
   }
+  const parsed =
+    server === 'gateway'
+      ? gatewayOAuthSchema.parse(block ?? {})
+      : { ...observerOAuthSchema.parse(block ?? {}), allow_chatgpt_connector_redirects: false };
+  const s: OAuthSettings = { ...parsed, server, scopes: OAUTH_SCOPES_BY_SERVER[server] };
+  if (block !== undefined) settingsCache.set(block, s);
   return s;
 }
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-/**
- * A redirect URI a client may register: exactly one of the configured URIs, or (when
- * allowed) an http URI on a loopback host with any port (RFC 8252 section 7.3). Never a
- * fragment, user info or a non-http(s) scheme. Matching later is by exact string.
- */
-export function redirectUriAllowed(uri: string, settings: Pick<OAuthSettings, 'redirect_uri_allowlist' | 'allow_loopback_redirect_uris'>): boolean {
-  if (settings.redirect_uri_allowlist.includes(uri)) return true;
-  if (!settings.allow_loopback_redirect_uris) return false;
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return false;
-  }
-  if (url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname)) return false;
-  if (url.username || url.password || uri.includes('#')) return false;
-  // The text must be what the parser saw (no tricks like backslashes or tabs that URL
-  // parsing silently normalises): compare with its serialisation.
-  return url.href === uri || `${url.href}` === `${uri}/`;
+/** The `observer.oauth` or `gateway.oauth` block with every default filled in. */
+export function oauthSettings(config: BrokerConfig, server: OAuthServer = 'observer'): OAuthSettings {
+  return settingsOf(server, server === 'gateway' ? config.gateway?.oauth : config.observer.oauth);
 }
 
-/** The scope a grant gets: what was asked for, intersected with what exists; nothing
- * asked (or nothing known asked) means the default scope. Unknown scopes are dropped
- * (RFC 6749 3.3 lets the server grant less than asked). */
-export function grantedScope(requested: string | undefined): string {
-  const known = (requested ?? '')
-    .split(' ')
-    .filter((s) => (OAUTH_SCOPES as readonly string[]).includes(s));
-  return known.length > 0 ? [...new Set(known)].join(' ') : OBSERVER_SCOPE;
+/**
+ * A redirect URI a client may register at this server: one of the configured URIs,
+ * (when allowed) an http URI on a loopback host with any port (RFC 8252 section 7.3), and
+ * on the gateway ChatGPT's per-connector callbacks. See policy/oauth-redirects.ts.
+ */
+export function redirectUriAllowed(uri: string, settings: Pick<OAuthSettings, 'redirect_uri_allowlist' | 'allow_loopback_redirect_uris' | 'allow_chatgpt_connector_redirects'>): boolean {
+  return redirectAllowedByRules(uri, {
+    exact: settings.redirect_uri_allowlist,
+    loopback: settings.allow_loopback_redirect_uris,
+    chatgptConnector: settings.allow_chatgpt_connector_redirects,
+  });
+}
+
+/** The scope a grant gets: what was asked for, intersected with what this server grants;
+ * nothing asked (or nothing known asked) means all of this server's scopes (the consent
+ * page shows them and the operator may leave the optional ones out). Unknown scopes are
+ * dropped (RFC 6749 3.3 lets the server grant less than asked). The first scope of a
+ * server (reading) is always part of a grant: every other one builds on it. */
+export function grantedScope(requested: string | undefined, scopes: readonly string[] = OAUTH_SCOPES_BY_SERVER.observer): string {
+  const known = (requested ?? '').split(' ').filter((s) => scopes.includes(s));
+  if (known.length === 0) return scopes.join(' ');
+  return scopes.filter((s) => s === scopes[0] || known.includes(s)).join(' ');
+}
+
+/** Whether every scope of a grant belongs to this server (audience by scope). */
+export function scopeOfServer(granted: string, scopes: readonly string[]): boolean {
+  const have = granted.split(' ').filter(Boolean);
+  return have.length > 0 && have.every((s) => scopes.includes(s));
 }
 
 /** Whether a refresh may ask for `requested`: only a subset of what was granted. */

@@ -270,3 +270,67 @@ describe('tokens', () => {
     expect(listClients(env).find((x) => x.clientId === clientId)?.revokedAt).not.toBeNull();
   });
 });
+
+describe('two authorization servers over one oauth.db (observer and gateway)', () => {
+  const CHATGPT = 'https://chatgpt.com/connector/oauth/cb_123';
+  const GATEWAY_RESOURCE = 'https://gateway.example.com/mcp';
+  const gatewayEnv = (): OAuthLoginEnv => ({ ...oauthEnv({ db: oauthDb, config: configSchema.parse({}), log: pino({ level: 'silent' }), now: () => clock, server: 'gateway' }), webauth: env.webauth });
+
+  async function gatewayTokens(scope: string | undefined, redirectUri = CHATGPT): Promise<IssuedTokens> {
+    const g = gatewayEnv();
+    const r = registerClient(g, { redirectUris: [redirectUri], clientName: 'ChatGPT', tokenEndpointAuthMethod: 'none' });
+    if (!r.ok) throw new Error(r.description);
+    const { code } = await approveAuthorization(g, {
+      username: 'alice',
+      password: PASSWORD,
+      sourceIp: '127.0.0.1',
+      clientId: r.client.clientId,
+      redirectUri,
+      codeChallenge: CHALLENGE,
+      codeChallengeMethod: 'S256',
+      resource: GATEWAY_RESOURCE,
+      ...(scope === undefined ? {} : { scope }),
+    });
+    return tokensOf(exchangeToken(g, { grantType: 'authorization_code', clientId: r.client.clientId, code, redirectUri, codeVerifier: VERIFIER, resource: GATEWAY_RESOURCE }));
+  }
+
+  it('registers ChatGPT callbacks at the gateway only, and a gateway client is no client of the observer', () => {
+    expect(registerClient(env, { redirectUris: [CHATGPT], tokenEndpointAuthMethod: 'none' })).toMatchObject({ ok: false, error: 'invalid_redirect_uri' });
+    const g = gatewayEnv();
+    const r = registerClient(g, { redirectUris: [CHATGPT, 'https://chatgpt.com/connector_platform_oauth_redirect'], tokenEndpointAuthMethod: 'none' });
+    if (!r.ok) throw new Error(r.description);
+    expect(r.client.scope).toBe('terminal:read terminal:input');
+    expect(describeAuthorization(g, { clientId: r.client.clientId, redirectUri: CHATGPT }).ok).toBe(true);
+    expect(describeAuthorization(env, { clientId: r.client.clientId, redirectUri: CHATGPT })).toMatchObject({ ok: false, error: 'invalid_redirect_uri' });
+    expect(registerClient(g, { redirectUris: [REDIRECT], tokenEndpointAuthMethod: 'none' })).toMatchObject({ ok: false, error: 'invalid_redirect_uri' });
+  });
+
+  it('reads the gateway.oauth block: the per-connector form and loopback can be turned off, exact URIs added', () => {
+    const config = configSchema.parse({
+      gateway: { oauth: { allow_chatgpt_connector_redirects: false, allow_loopback_redirect_uris: false, redirect_uri_allowlist: ['https://chat.example.com/cb'] } },
+    });
+    const g: OAuthLoginEnv = { ...oauthEnv({ db: oauthDb, config, log: pino({ level: 'silent' }), now: () => clock, server: 'gateway' }), webauth: env.webauth };
+    for (const uri of [CHATGPT, 'http://127.0.0.1:5/cb', 'https://chatgpt.com/connector_platform_oauth_redirect']) {
+      expect(registerClient(g, { redirectUris: [uri], tokenEndpointAuthMethod: 'none' }), uri).toMatchObject({ ok: false, error: 'invalid_redirect_uri' });
+    }
+    expect(registerClient(g, { redirectUris: ['https://chat.example.com/cb'], tokenEndpointAuthMethod: 'none' })).toMatchObject({ ok: true });
+  });
+
+  it('grants the gateway\'s scopes: both when nothing known is asked, reading always, input only when asked', async () => {
+    expect((await gatewayTokens(undefined)).scope).toBe('terminal:read terminal:input');
+    expect((await gatewayTokens('terminal:read')).scope).toBe('terminal:read');
+    expect((await gatewayTokens('terminal:input')).scope).toBe('terminal:read terminal:input');
+    expect((await gatewayTokens('observer:read')).scope).toBe('terminal:read terminal:input');
+  });
+
+  it('refuses a gateway token at the observer and an observer token at the gateway, even for the same resource URL', async () => {
+    const gw = await gatewayTokens('terminal:read', 'http://127.0.0.1:5/cb');
+    expect(verifyAccessToken(gatewayEnv(), users(), { token: gw.accessToken, resource: GATEWAY_RESOURCE })).toMatchObject({ scopes: ['terminal:read'] });
+    expect(() => verifyAccessToken(env, users(), { token: gw.accessToken, resource: GATEWAY_RESOURCE })).toThrow(/another resource/);
+    const clientId = register();
+    const obs = tokensOf(await redeem(clientId, await approve(clientId)));
+    expect(() => verifyAccessToken(gatewayEnv(), users(), { token: obs.accessToken, resource: RESOURCE })).toThrow(/another resource/);
+    // A refresh at the wrong server is refused too.
+    expect(exchangeToken(gatewayEnv(), { grantType: 'refresh_token', clientId, refreshToken: obs.refreshToken })).toMatchObject({ ok: false, error: 'invalid_grant' });
+  });
+});

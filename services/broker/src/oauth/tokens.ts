@@ -27,7 +27,7 @@ import type { GrantRecord } from '../effects/store/oauth-store.js';
 import type { WebauthStore } from '../effects/store/webauth-store.js';
 import { authenticateClient } from './clients.js';
 import type { OAuthEnv } from './env.js';
-import { pkceS256Matches, scopeWithin } from './policy.js';
+import { pkceS256Matches, scopeOfServer, scopeWithin } from './policy.js';
 import { hashSecret, newGrantId, newSecret } from './secrets.js';
 
 /** Used codes are kept this long after they expire, so a late replay still revokes. */
@@ -80,6 +80,7 @@ function redeemCode(env: OAuthEnv, input: Extract<ExchangeTokenInput, { grantTyp
     }
     if (!pkceS256Matches(input.codeVerifier, code.codeChallenge)) return refuse('invalid_grant', 'PKCE verification failed');
     if (input.resource !== code.resource) return refuse('invalid_target', 'resource does not match the authorization request');
+    if (!scopeOfServer(code.scope, env.settings.scopes)) return refuse('invalid_grant', 'authorization code was issued by another server');
 
     const grant: GrantRecord = {
       grantId: newGrantId(),
@@ -118,6 +119,7 @@ function rotateRefreshToken(env: OAuthEnv, input: Extract<ExchangeTokenInput, { 
       return refuse('invalid_grant', 'refresh token already used');
     }
     if (grant.revokedAt !== null) return refuse('invalid_grant', 'the grant was revoked');
+    if (!scopeOfServer(grant.scope, env.settings.scopes)) return refuse('invalid_grant', 'unknown refresh token');
     if (token.expiresAt <= now) return refuse('invalid_grant', 'refresh token expired');
     if (input.resource !== undefined && input.resource !== grant.resource) return refuse('invalid_target', 'resource does not match the grant');
     if (input.scope !== undefined && !scopeWithin(input.scope, grant.scope)) return refuse('invalid_scope', 'scope exceeds the grant');
@@ -142,15 +144,27 @@ export function exchangeToken(env: OAuthEnv, input: ExchangeTokenInput): Exchang
 
 const INVALID_TOKEN = () => new AppError('UNAUTHENTICATED', 'invalid, expired or revoked access token, or one issued for another resource');
 
-/** Introspection for the observer: the token's facts, or UNAUTHENTICATED. */
+/** Introspection for a resource server: the token's facts, or UNAUTHENTICATED. */
 export function verifyAccessToken(env: OAuthEnv, users: Pick<WebauthStore, 'findUserById'>, input: VerifyAccessTokenInput): VerifiedAccessToken {
+  return verifyToken(env, users, input.token, input.resource);
+}
+
+/**
+ * A token is good at this server when it is a live access token whose grant, client and
+ * user still exist, whose scopes all belong to this server (so a gateway token is no
+ * observer token and vice versa, whatever URLs they were issued for) and, when
+ * `resource` is given, whose audience is exactly that resource. The broker checks a
+ * gateway request's credential without a resource (it does not know the gateway's public
+ * URL); the gateway checked the audience before calling.
+ */
+export function verifyToken(env: OAuthEnv, users: Pick<WebauthStore, 'findUserById'>, presented: string, resource: string | undefined): VerifiedAccessToken {
   const now = env.now();
-  const token = env.store.findToken(hashSecret(input.token));
+  const token = env.store.findToken(hashSecret(presented));
   if (!token || token.kind !== 'access' || token.expiresAt <= now) throw INVALID_TOKEN();
   const grant = env.store.findGrant(token.grantId);
   if (!grant || grant.revokedAt !== null) throw INVALID_TOKEN();
-  if (grant.resource !== input.resource) {
-    env.log.warn({ event: 'security.oauth_wrong_audience', grantId: grant.grantId, clientId: grant.clientId }, 'access token for another resource refused');
+  if ((resource !== undefined && grant.resource !== resource) || !scopeOfServer(grant.scope, env.settings.scopes)) {
+    env.log.warn({ event: 'security.oauth_wrong_audience', grantId: grant.grantId, clientId: grant.clientId, server: env.settings.server }, 'access token for another resource refused');
     throw INVALID_TOKEN();
   }
   const client = env.store.findClient(grant.clientId);

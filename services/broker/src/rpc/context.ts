@@ -4,8 +4,9 @@
  * accepted the connection — that socket is the caller's role (Node cannot read peer
  * credentials; the boundary is the socket file's owner, group and mode).
  */
-import { BROKER_HEADERS, type SocketRole } from '@terminal-mcp/contract';
+import { BROKER_HEADERS, CREDENTIAL_HEADER, type SocketRole } from '@terminal-mcp/contract';
 import type { BrokerDeps } from '../deps.js';
+import { oauthCallerFromHeader, type OAuthCaller } from '../oauth/caller.js';
 
 export interface BrokerContext {
   role: SocketRole;
@@ -17,10 +18,18 @@ export interface BrokerContext {
   /** web.sock only: the signed-in operator's session token, as sent in
    * OPERATOR_SESSION_HEADER. Unchecked here; operator procedures validate it. */
   operatorToken?: string | undefined;
+  /** A gateway request made for an OAuth client: verified by the broker (oauth/caller.ts). */
+  oauth?: OAuthCaller;
 }
 
-export function createContextInner(opts: { role: SocketRole; deps: BrokerDeps; actor?: string; operatorToken?: string | undefined }): BrokerContext {
-  return { role: opts.role, deps: opts.deps, actor: opts.actor ?? opts.role, operatorToken: opts.operatorToken };
+export function createContextInner(opts: { role: SocketRole; deps: BrokerDeps; actor?: string; operatorToken?: string | undefined; oauth?: OAuthCaller }): BrokerContext {
+  return {
+    role: opts.role,
+    deps: opts.deps,
+    actor: opts.oauth?.actor ?? opts.actor ?? opts.role,
+    operatorToken: opts.operatorToken,
+    ...(opts.oauth ? { oauth: opts.oauth } : {}),
+  };
 }
 
 /** Clients may name their end user (e.g. the MCP client name) in this header; it is
@@ -49,10 +58,12 @@ export function operatorTokenFromHeader(role: SocketRole, value: string | string
 
 /** The context of one request or WebSocket connection on `role`'s socket. */
 export function contextFromRequest(role: SocketRole, deps: BrokerDeps, headers: Record<string, string | string[] | undefined>): BrokerContext {
+  const oauth = oauthCallerFromHeader(deps, role, headers[CREDENTIAL_HEADER]);
   return createContextInner({
     role,
     deps,
     actor: actorFromHeader(role, headers[ACTOR_HEADER]),
     operatorToken: operatorTokenFromHeader(role, headers[OPERATOR_SESSION_HEADER]),
+    ...(oauth ? { oauth } : {}),
   });
 }

@@ -29,7 +29,9 @@ async function main(): Promise<void> {
   }
   process.stderr.write(`${NAME}: MCP endpoint ${running.mcpUrl}\n`);
   process.stderr.write(`${NAME}: health ${running.healthUrl}\n`);
-  if (!tokenSet) {
+  if (running.oauth) {
+    process.stderr.write(`${NAME}: OAuth on for ${running.oauth.resource} (authorization server ${running.oauth.issuer}); connect ChatGPT to that URL\n`);
+  } else if (!tokenSet) {
     process.stderr.write(`${NAME}: no TERMINAL_MCP_GATEWAY_TOKEN set: any local process can call /mcp; put an authenticating tunnel in front for remote use\n`);
   }
 

@@ -1,14 +1,22 @@
 /**
- * The HTTP gateway: plain node:http, loopback only. Every request passes the same gate
- * first — Host, then Origin — and the MCP and metrics endpoints then need the bearer
- * token when one is configured (authenticate once per request, here, before routing).
- * Security assumption: a tunnel in front of us authenticates remote callers and forwards
- * the public Host; we trust no X-Forwarded-* header.
+ * The HTTP gateway: plain node:http, loopback only, with bounded connections. Every
+ * request passes the same gate first — Host, then Origin — and the MCP and metrics
+ * endpoints then need authentication (once per request, here, before routing):
+ *  - without a public URL, the optional static bearer token (TERMINAL_MCP_GATEWAY_TOKEN),
+ *    exactly as before;
+ *  - with TERMINAL_MCP_GATEWAY_PUBLIC_URL (a tunnel, e.g. for ChatGPT), OAuth 2.1: the
+ *    gateway serves its own authorization server at the root of that origin
+ *    (@terminal-mcp/oauth-http, the broker's gateway.sock keeps the state) and /mcp needs
+ *    an access token for `<public url>/mcp`. The static token still works for scripts, but
+ *    only on a loopback Host (a request through the tunnel names the public host).
+ * Security assumption: a tunnel in front of us forwards the public Host; we trust no
+ * X-Forwarded-* header (the optional client-IP header keys throttling only).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
 import {
   bearerTokenMatches,
+  createBoundedServer,
   createHostPolicy,
   DEFAULT_MAX_BODY_BYTES,
   hostForUrl,
@@ -17,16 +25,33 @@ import {
   isLoopbackBindAddress,
   jsonRpcError,
   listenOnLoopback,
+  parseHostHeader,
+  type HttpLimits,
   type PublicHost,
   sendJson,
   wwwAuthenticate,
 } from '@terminal-mcp/http-guard';
+import {
+  authenticateBearer,
+  isOwnConsentFormWithNullOrigin,
+  oauthRoutes,
+  oauthUrls,
+  pathOf,
+  readPublicUrl,
+  refusalPage,
+  registrationLimits,
+  type OAuthUrls,
+  type RouteTable,
+} from '@terminal-mcp/oauth-http';
 import type { Logger } from 'pino';
 import { createGatewayLogger } from '../logger.js';
 import { createToolMetrics, type RejectionReason, type ToolMetrics } from '../metrics.js';
+import { DEFAULT_BROKER_TIMEOUT_MS } from '../server.js';
+import { GATEWAY_TOOLS } from '../tools/index.js';
 import { versionInfo } from '../version.js';
 import { sendLive, sendMetrics, sendReady, sendVersion } from './health.js';
 import { handleMcpPost } from './mcp-endpoint.js';
+import { GATEWAY_OAUTH_PROFILE, toolsForScopes } from './oauth-profile.js';
 import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT, GatewayConfigError } from './options.js';
 
 export interface GatewayHttpOptions {
@@ -36,8 +61,19 @@ export interface GatewayHttpOptions {
   port?: number;
   /** Tunnel host names accepted in Host/Origin besides the loopback names. */
   publicHosts?: readonly PublicHost[];
-  /** When set, /mcp and /health/metrics need `Authorization: Bearer <token>`. */
+  /** When set, /mcp and /health/metrics need `Authorization: Bearer <token>` (with OAuth
+   * on: on a loopback Host only, see above). */
   token?: string;
+  /** The tunnel's https origin: turns on OAuth for /mcp. */
+  publicUrl?: string;
+  /** OAuth without a tunnel, announced at `http://<bind host>:<port>` (local trials, tests). */
+  oauth?: boolean;
+  /** See GatewayHttpSettings.clientIpHeader. */
+  clientIpHeader?: string;
+  /** Registrations accepted per minute per source and in total (defaults 10 and 120). */
+  registrationLimits?: { perSource?: number; total?: number };
+  /** Connection bounds (see @terminal-mcp/http-guard); tests shorten them. */
+  httpLimits?: Partial<HttpLimits>;
   /** Defaults to a client on `<socket dir>/gateway.sock` from `env`. */
   broker?: BrokerClient<'gateway'>;
   env?: NodeJS.ProcessEnv;
@@ -54,6 +90,8 @@ export interface RunningGatewayHttp {
   mcpUrl: string;
   /** e.g. http://127.0.0.1:8766/health/ready */
   healthUrl: string;
+  /** With OAuth on: the URLs its metadata announces (issuer = public URL). */
+  oauth?: OAuthUrls;
   metrics: ToolMetrics;
   close(): Promise<void>;
 }
@@ -68,11 +106,14 @@ const ROUTES: Record<string, { route: Route; methods: readonly string[]; needsTo
   '/version': { route: 'version', methods: ['GET', 'HEAD'], needsToken: false },
 };
 
-function pathOf(req: IncomingMessage): string {
-  const raw = req.url ?? '/';
-  const q = raw.indexOf('?');
-  return q === -1 ? raw : raw.slice(0, q);
+/** A request addressed to a loopback name (not through the tunnel, which forwards the
+ * public Host). */
+function viaLoopbackHost(req: IncomingMessage): boolean {
+  const parts = parseHostHeader(req.headers.host ?? '');
+  return parts !== undefined && isLoopbackBindAddress(parts.hostname.replace(/^\[|\]$/g, ''));
 }
+
+type McpAuth = { ok: true; scopes?: readonly string[]; credential?: string } | { ok: false };
 
 export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promise<RunningGatewayHttp> {
   const host = options.host ?? DEFAULT_GATEWAY_HOST;
@@ -88,9 +129,27 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
   const broker = options.broker ?? createBrokerClient({ role: 'gateway', env: options.env ?? process.env });
   const token = options.token || undefined;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const brokerTimeoutMs = options.brokerTimeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS;
+  const configuredPublicUrl = readPublicUrl(options.publicUrl, 'TERMINAL_MCP_GATEWAY_PUBLIC_URL', (m) => new GatewayConfigError(m));
+  const oauthOn = configuredPublicUrl !== undefined || options.oauth === true;
   const version = versionInfo();
-  const serverDeps = { broker, metrics, log, brokerTimeoutMs: options.brokerTimeoutMs };
-  let policy = createHostPolicy({ port: requestedPort, bindHost: host, publicHosts: options.publicHosts });
+  const serverDeps = { broker, metrics, log, brokerTimeoutMs };
+
+  // Bind first: the OAuth URLs and the host policy depend on the port (0 picks one). The
+  // request listener is attached in the same tick as the bind completes.
+  // `localhost` resolves through the system resolver: listenOnLoopback checks what we really bound.
+  const server = createBoundedServer(options.httpLimits);
+  const address = await listenOnLoopback(server, host, requestedPort, (message) => new GatewayConfigError(message));
+  const base = `http://${hostForUrl(host)}:${address.port}`;
+  const urls = oauthOn ? oauthUrls(configuredPublicUrl ?? `http://${hostForUrl(host === 'localhost' ? '127.0.0.1' : host)}:${address.port}`) : undefined;
+  const hosts: PublicHost[] = [...(options.publicHosts ?? [])];
+  const publicHost = configuredPublicUrl ? parseHostHeader(new URL(configuredPublicUrl).host) : undefined;
+  if (publicHost && !publicHost.hostname.startsWith('[') && !isLoopbackBindAddress(publicHost.hostname)) hosts.push({ hostname: publicHost.hostname });
+  const policy = createHostPolicy({ port: address.port, bindHost: host, publicHosts: hosts });
+  const profile = GATEWAY_OAUTH_PROFILE;
+  const oauthTable: RouteTable = urls
+    ? oauthRoutes({ broker: broker.oauth, urls, profile, log, brokerTimeoutMs, clientIpHeader: options.clientIpHeader, registrations: registrationLimits(options.registrationLimits) })
+    : {};
 
   const reject = (req: IncomingMessage, res: ServerResponse, status: number, reason: RejectionReason, message: string, headers: Record<string, string> = {}) => {
     metrics.observeRejection(reason);
@@ -100,8 +159,33 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
       { event: 'security.http_refused', reason, status, method: req.method, path: cap(pathOf(req)), host: cap(req.headers.host), origin: cap(req.headers.origin) },
       'HTTP request refused',
     );
-    const body = pathOf(req) === '/mcp' ? jsonRpcError(message) : { error: message };
+    const path = pathOf(req);
+    if (path === '/authorize' && oauthOn && (reason === 'host' || reason === 'origin')) return refusalPage(res, status, reason);
+    const body = path === '/mcp' ? jsonRpcError(message) : { error: message };
     sendJson(res, status, body, headers);
+  };
+
+  /** Details (broker readiness, commit, metrics) for the token holder; without a token,
+   * for loopback callers unless the gateway faces a tunnel. */
+  const detailsAllowed = (req: IncomingMessage): boolean =>
+    token ? bearerTokenMatches(req.headers.authorization, token) : !oauthOn || viaLoopbackHost(req);
+
+  const authorizeMcp = async (req: IncomingMessage, res: ServerResponse): Promise<McpAuth> => {
+    if (!urls) {
+      if (token && !bearerTokenMatches(req.headers.authorization, token)) {
+        reject(req, res, 401, 'token', 'Unauthorized: a valid bearer token is required', { 'WWW-Authenticate': wwwAuthenticate(req.headers.authorization !== undefined) });
+        return { ok: false };
+      }
+      return { ok: true };
+    }
+    // Scripts on this machine keep the static token; the tunnel's callers need OAuth.
+    if (token && viaLoopbackHost(req) && bearerTokenMatches(req.headers.authorization, token)) return { ok: true };
+    const auth = await authenticateBearer(req, res, { broker: broker.oauth, urls, profile, log, brokerTimeoutMs });
+    if (!auth.ok) {
+      metrics.observeRejection('token');
+      return { ok: false };
+    }
+    return { ok: true, scopes: auth.verified.scopes, credential: auth.accessToken };
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -109,19 +193,30 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
       reject(req, res, 403, 'host', 'Forbidden: Host header not allowed');
       return;
     }
-    if (!isAllowedOrigin(req.headers.origin, policy)) {
+    if (!isAllowedOrigin(req.headers.origin, policy) && !(oauthOn && isOwnConsentFormWithNullOrigin(req))) {
       reject(req, res, 403, 'origin', 'Forbidden: Origin not allowed');
       return;
     }
-    const entry = ROUTES[pathOf(req)];
+    const path = pathOf(req);
+    const oauthRoute = oauthTable[path];
+    if (oauthRoute) {
+      const handler = oauthRoute[req.method === 'HEAD' ? 'GET' : (req.method ?? '')];
+      if (handler) return handler(req, res);
+      if (path === '/authorize') return refusalPage(res, 405, 'method');
+      sendJson(res, 405, { error: 'method not allowed' }, { Allow: Object.keys(oauthRoute).join(', ') });
+      return;
+    }
+    const entry = ROUTES[path];
     if (!entry) {
       sendJson(res, 404, { error: 'not found' });
       return;
     }
-    if (token && entry.needsToken && !bearerTokenMatches(req.headers.authorization, token)) {
-      reject(req, res, 401, 'token', 'Unauthorized: a valid bearer token is required', {
-        'WWW-Authenticate': wwwAuthenticate(req.headers.authorization !== undefined),
-      });
+    let auth: McpAuth = { ok: true };
+    if (entry.route === 'mcp') {
+      auth = await authorizeMcp(req, res);
+      if (!auth.ok) return;
+    } else if (entry.needsToken && !detailsAllowed(req)) {
+      reject(req, res, 401, 'token', 'Unauthorized: a valid bearer token is required', { 'WWW-Authenticate': wwwAuthenticate(req.headers.authorization !== undefined) });
       return;
     }
     if (!entry.methods.includes(req.method ?? '')) {
@@ -131,23 +226,25 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
       return;
     }
     switch (entry.route) {
-      case 'mcp':
-        return handleMcpPost(req, res, { serverDeps, metrics, log, maxBodyBytes });
+      case 'mcp': {
+        const tools = auth.scopes ? toolsForScopes(GATEWAY_TOOLS, auth.scopes) : undefined;
+        return handleMcpPost(req, res, { serverDeps: { ...serverDeps, ...(tools ? { tools } : {}) }, metrics, log, maxBodyBytes }, auth.credential);
+      }
       case 'live':
         return sendLive(res);
       case 'ready':
-        return sendReady(res, broker, log);
+        return sendReady(res, broker, log, detailsAllowed(req));
       case 'metrics':
         return sendMetrics(res, metrics);
       case 'version':
-        return sendVersion(res, version);
+        return sendVersion(res, version, detailsAllowed(req));
     }
   };
 
-  const server = createServer((req, res) => {
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const started = Date.now();
     res.on('finish', () => {
-      log.debug({ event: 'http.request', method: req.method, path: pathOf(req), status: res.statusCode, ms: Date.now() - started }, 'request');
+      log.debug({ event: 'http.request', method: req.method, path: pathOf(req).slice(0, 200), status: res.statusCode, ms: Date.now() - started }, 'request');
     });
     handle(req, res).catch((err: unknown) => {
       log.error({ event: 'http.handler_failed', err }, 'request handler failed');
@@ -156,17 +253,13 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
     });
   });
 
-  // `localhost` resolves through the system resolver: this checks what we really bound.
-  const address = await listenOnLoopback(server, host, requestedPort, (message) => new GatewayConfigError(message));
-  policy = createHostPolicy({ port: address.port, bindHost: host, publicHosts: options.publicHosts });
-  const base = `http://${hostForUrl(host)}:${address.port}`;
-
   let closing: Promise<void> | undefined;
   return {
     host,
     port: address.port,
     mcpUrl: `${base}/mcp`,
     healthUrl: `${base}/health/ready`,
+    ...(urls ? { oauth: urls } : {}),
     metrics,
     close() {
       closing ??= new Promise<void>((resolve) => {

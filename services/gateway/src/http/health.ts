@@ -19,15 +19,22 @@ export function sendLive(res: ServerResponse): void {
   sendJson(res, 200, { ok: true });
 }
 
-export async function sendReady(res: ServerResponse, broker: BrokerClient<'gateway'>, log: Logger): Promise<void> {
+/** `detailed` false (a caller without the token, when one is configured, or from the
+ * tunnel): a yes/no only, nothing about tmux, stores, pids or paths. */
+export async function sendReady(res: ServerResponse, broker: BrokerClient<'gateway'>, log: Logger, detailed = true): Promise<void> {
   const signal = AbortSignal.timeout(READY_TIMEOUT_MS);
   try {
     const readiness = await broker.health.ready.query(undefined, { signal });
-    sendJson(res, readiness.ready ? 200 : 503, readiness);
+    sendJson(res, readiness.ready ? 200 : 503, detailed ? readiness : { ready: readiness.ready });
   } catch (err) {
     const failure: BrokerFailure = signal.aborted
       ? { code: 'TIMEOUT', message: 'the broker did not answer in time', hint: ERROR_SPECS.TIMEOUT.hint }
       : describeToolFailure(err).failure;
+    if (!detailed) {
+      if (failure.code === 'INTERNAL') log.error({ event: 'health.ready_failed', correlation_id: failure.correlationId, err }, 'readiness check failed');
+      sendJson(res, 503, { ready: false });
+      return;
+    }
     const body: Record<string, unknown> = { ready: false, error_code: failure.code, message: failure.message, hint: failure.hint };
     if (failure.code === 'INTERNAL') {
       log.error({ event: 'health.ready_failed', correlation_id: failure.correlationId, err }, 'readiness check failed');
@@ -42,6 +49,7 @@ export function sendMetrics(res: ServerResponse, metrics: ToolMetrics): void {
   sendText(res, 200, metrics.render(), 'text/plain; version=0.0.4; charset=utf-8');
 }
 
-export function sendVersion(res: ServerResponse, info: VersionInfo): void {
-  sendJson(res, 200, info);
+/** Without details: the name and version only, not the commit it was built from. */
+export function sendVersion(res: ServerResponse, info: VersionInfo, detailed = true): void {
+  sendJson(res, 200, detailed ? info : { name: info.name, version: info.version });
 }

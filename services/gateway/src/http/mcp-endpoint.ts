@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { withBrokerCredential } from '@terminal-mcp/broker-client';
 import { jsonRpcError, readLimitedBody, sendJson } from '@terminal-mcp/http-guard';
 import type { Logger } from 'pino';
 import type { ToolMetrics } from '../metrics.js';
@@ -18,7 +19,9 @@ export interface McpEndpointDeps {
   maxBodyBytes: number;
 }
 
-export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, deps: McpEndpointDeps): Promise<void> {
+/** `credential`: the OAuth access token the request came with; every broker call made
+ * while serving it names the token, and the broker takes actor and scopes from it. */
+export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, deps: McpEndpointDeps, credential?: string): Promise<void> {
   const body = await readLimitedBody(req, deps.maxBodyBytes);
   if (!body.ok) {
     if (body.reason === 'too_large') {
@@ -45,8 +48,10 @@ export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, d
     server.close().catch(() => undefined);
   });
   try {
-    await server.connect(transport);
-    await transport.handleRequest(req, res, parsed);
+    await withBrokerCredential(credential, async () => {
+      await server.connect(transport);
+      await transport.handleRequest(req, res, parsed);
+    });
   } catch (err) {
     deps.log.error({ event: 'mcp.transport_error', err }, 'MCP request failed');
     sendJson(res, 500, jsonRpcError('Internal server error', -32603));

@@ -1,6 +1,7 @@
 /** HTTP gateway settings from the environment. A setting that cannot be read stops the
  * start with a message naming the variable: a typo must not quietly widen exposure. */
 import { parsePortSetting, parsePublicHostsSetting, type PublicHost } from '@terminal-mcp/http-guard';
+import { readClientIpHeader, readPublicUrl } from '@terminal-mcp/oauth-http';
 
 export const DEFAULT_GATEWAY_HOST = '127.0.0.1';
 export const DEFAULT_GATEWAY_PORT = 8766;
@@ -21,6 +22,12 @@ export interface GatewayHttpSettings {
   port: number;
   publicHosts: PublicHost[];
   token: string | undefined;
+  /** The tunnel's https origin. When set, /mcp requires OAuth (the gateway serves its own
+   * authorization server at the root); the static token still works on loopback. */
+  publicUrl: string | undefined;
+  /** A header the tunnel sets to the real client address (e.g. cf-connecting-ip); keys
+   * sign-in and registration throttling only. */
+  clientIpHeader: string | undefined;
 }
 
 export function readToken(raw: string | undefined, variable = 'TERMINAL_MCP_GATEWAY_TOKEN'): string | undefined {
@@ -35,5 +42,7 @@ export function httpSettingsFromEnv(env: NodeJS.ProcessEnv): GatewayHttpSettings
     port: parsePortSetting(env.TERMINAL_MCP_GATEWAY_PORT, 'TERMINAL_MCP_GATEWAY_PORT', DEFAULT_GATEWAY_PORT, refusal),
     publicHosts: parsePublicHostsSetting(env.TERMINAL_MCP_PUBLIC_HOSTS, 'TERMINAL_MCP_PUBLIC_HOSTS', refusal),
     token: readToken(env.TERMINAL_MCP_GATEWAY_TOKEN),
+    publicUrl: readPublicUrl(env.TERMINAL_MCP_GATEWAY_PUBLIC_URL, 'TERMINAL_MCP_GATEWAY_PUBLIC_URL', refusal),
+    clientIpHeader: readClientIpHeader(env.TERMINAL_MCP_GATEWAY_CLIENT_IP_HEADER, 'TERMINAL_MCP_GATEWAY_CLIENT_IP_HEADER', refusal),
   };
 }

@@ -7,12 +7,14 @@
  * header (the one optional exception is a configured client-IP header, used only to key
  * login throttling).
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
 import {
+  createBoundedServer,
   createHostPolicy,
   DEFAULT_MAX_BODY_BYTES,
   hostForUrl,
+  type HttpLimits,
   isAllowedHost,
   isAllowedOrigin,
   isLoopbackBindAddress,
@@ -22,21 +24,24 @@ import {
   type PublicHost,
   sendJson,
 } from '@terminal-mcp/http-guard';
+import {
+  callBroker,
+  isOwnConsentFormWithNullOrigin,
+  oauthRoutes,
+  oauthUrls,
+  pathOf,
+  refusalPage,
+  registrationLimits,
+  type Handler,
+  type OAuthUrls,
+} from '@terminal-mcp/oauth-http';
 import type { Logger } from 'pino';
 import { currentActor } from '../actor.js';
 import { createObserverLogger } from '../logger.js';
 import { DEFAULT_BROKER_TIMEOUT_MS } from '../server.js';
-import { handleAuthorizeGet, handleAuthorizePost, type AuthorizeDeps } from './authorize.js';
-import { callBroker } from './broker-call.js';
-import { pathOf } from './form.js';
 import { authenticate, handleMcpPost, type McpEndpointDeps } from './mcp-endpoint.js';
-import { authorizationServerMetadata, protectedResourceMetadata } from './metadata.js';
 import { DEFAULT_OBSERVER_HOST, DEFAULT_OBSERVER_PORT, ObserverConfigError, readPublicUrl } from './options.js';
-import { PendingAuthorizations } from './pending-authorizations.js';
-import { RateWindow } from './rate-window.js';
-import { handleRegister, REGISTRATIONS_PER_MINUTE, type RegisterDeps } from './register.js';
-import { handleRevoke, handleToken } from './token.js';
-import { observerUrls, type ObserverUrls } from './urls.js';
+import { OBSERVER_OAUTH_PROFILE } from './profile.js';
 
 export interface ObserverHttpOptions {
   /** Loopback only; anything else is refused with ObserverConfigError. Default 127.0.0.1. */
@@ -56,6 +61,10 @@ export interface ObserverHttpOptions {
   log?: Logger;
   maxBodyBytes?: number;
   brokerTimeoutMs?: number;
+  /** Connection bounds (see @terminal-mcp/http-guard); tests shorten them. */
+  httpLimits?: Partial<HttpLimits>;
+  /** Registrations accepted per minute per source and in total (defaults 10 and 120). */
+  registrationLimits?: { perSource?: number; total?: number };
 }
 
 export interface RunningObserverHttp {
@@ -65,11 +74,9 @@ export interface RunningObserverHttp {
   publicUrl: string;
   /** `<public url>/mcp`: the URL to give an MCP client, and every token's audience. */
   mcpUrl: string;
-  urls: ObserverUrls;
+  urls: OAuthUrls;
   close(): Promise<void>;
 }
-
-type Handler = (req: IncomingMessage, res: ServerResponse) => Promise<void> | void;
 
 export async function startObserverHttp(options: ObserverHttpOptions = {}): Promise<RunningObserverHttp> {
   const host = options.host ?? DEFAULT_OBSERVER_HOST;
@@ -89,10 +96,10 @@ export async function startObserverHttp(options: ObserverHttpOptions = {}): Prom
   // Bind first: the public URL, the host policy and every endpoint depend on the port
   // (0 picks one). The request listener is attached in the same tick as the bind
   // completes, before any connection can be read.
-  const server = createServer();
+  const server = createBoundedServer(options.httpLimits);
   const address = await listenOnLoopback(server, host, requestedPort, (message) => new ObserverConfigError(message));
   const publicUrl = configuredPublicUrl ?? `http://${hostForUrl(host === 'localhost' ? '127.0.0.1' : host)}:${address.port}`;
-  const urls = observerUrls(publicUrl);
+  const urls = oauthUrls(publicUrl);
   const publicHost = parseHostHeader(new URL(publicUrl).host);
   const hosts: PublicHost[] = [...(options.publicHosts ?? [])];
   // A loopback public URL is already covered (with our port); a tunnel name may arrive
@@ -100,15 +107,8 @@ export async function startObserverHttp(options: ObserverHttpOptions = {}): Prom
   if (publicHost && !publicHost.hostname.startsWith('[') && !isLoopbackBindAddress(publicHost.hostname)) hosts.push({ hostname: publicHost.hostname });
   const policy = createHostPolicy({ port: address.port, bindHost: host, publicHosts: hosts });
 
-  const endpointDeps = { broker, urls, log, brokerTimeoutMs };
-  const authorizeDeps: AuthorizeDeps = {
-    ...endpointDeps,
-    pending: new PendingAuthorizations(),
-    secureCookies: publicUrl.startsWith('https:'),
-    clientIpHeader: options.clientIpHeader,
-  };
-  const mcpDeps: McpEndpointDeps = { ...endpointDeps, maxBodyBytes };
-  const registerDeps: RegisterDeps = { ...endpointDeps, registrations: new RateWindow(REGISTRATIONS_PER_MINUTE, 60_000) };
+  const profile = OBSERVER_OAUTH_PROFILE;
+  const mcpDeps: McpEndpointDeps = { broker, urls, profile, log, brokerTimeoutMs, maxBodyBytes };
 
   const refuse = (req: IncomingMessage, res: ServerResponse, status: number, reason: string, message: string) => {
     const cap = (v: string | undefined) => v?.slice(0, 200);
@@ -116,19 +116,15 @@ export async function startObserverHttp(options: ObserverHttpOptions = {}): Prom
       { event: 'security.http_refused', reason, status, method: req.method, path: cap(pathOf(req)), host: cap(req.headers.host), origin: cap(req.headers.origin) },
       'HTTP request refused',
     );
-    sendJson(res, status, pathOf(req) === '/mcp' ? jsonRpcError(message) : { error: 'forbidden', error_description: message });
+    const path = pathOf(req);
+    if (path === '/authorize') return refusalPage(res, status, reason === 'host' ? 'host' : 'origin');
+    sendJson(res, status, path === '/mcp' ? jsonRpcError(message) : { error: 'forbidden', error_description: message });
   };
 
   const json = (body: unknown): Handler => (_req, res) => sendJson(res, 200, body);
 
   const ROUTES: Record<string, Partial<Record<string, Handler>>> = {
-    '/.well-known/oauth-authorization-server': { GET: json(authorizationServerMetadata(urls)) },
-    '/.well-known/oauth-protected-resource': { GET: json(protectedResourceMetadata(urls)) },
-    '/.well-known/oauth-protected-resource/mcp': { GET: json(protectedResourceMetadata(urls)) },
-    '/register': { POST: (req, res) => handleRegister(req, res, registerDeps) },
-    '/authorize': { GET: (req, res) => handleAuthorizeGet(req, res, authorizeDeps), POST: (req, res) => handleAuthorizePost(req, res, authorizeDeps) },
-    '/token': { POST: (req, res) => handleToken(req, res, endpointDeps) },
-    '/revoke': { POST: (req, res) => handleRevoke(req, res, endpointDeps) },
+    ...oauthRoutes({ broker: broker.oauth, urls, profile, log, brokerTimeoutMs, clientIpHeader: options.clientIpHeader, registrations: registrationLimits(options.registrationLimits) }),
     '/health/live': { GET: json({ ok: true }) },
     '/health/ready': {
       // Internet-facing: a yes/no only, no details about tmux or stores.
@@ -142,7 +138,7 @@ export async function startObserverHttp(options: ObserverHttpOptions = {}): Prom
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!isAllowedHost(req.headers.host, policy)) return refuse(req, res, 403, 'host', 'Forbidden: Host header not allowed');
-    if (!isAllowedOrigin(req.headers.origin, policy)) return refuse(req, res, 403, 'origin', 'Forbidden: Origin not allowed');
+    if (!isAllowedOrigin(req.headers.origin, policy) && !isOwnConsentFormWithNullOrigin(req)) return refuse(req, res, 403, 'origin', 'Forbidden: Origin not allowed');
     const path = pathOf(req);
     const method = req.method === 'HEAD' ? 'GET' : (req.method ?? '');
 
@@ -161,7 +157,10 @@ export async function startObserverHttp(options: ObserverHttpOptions = {}): Prom
     const route = ROUTES[path];
     if (!route) return sendJson(res, 404, { error: 'not_found' });
     const handler = route[method];
-    if (!handler) return sendJson(res, 405, { error: 'method_not_allowed' }, { Allow: Object.keys(route).join(', ') });
+    if (!handler) {
+      if (path === '/authorize') return refusalPage(res, 405, 'method');
+      return sendJson(res, 405, { error: 'method_not_allowed' }, { Allow: Object.keys(route).join(', ') });
+    }
     return handler(req, res);
   };
 

@@ -7,7 +7,7 @@ export { grants } from './grants.js';
 export { health } from './health.js';
 export { dashboardInput, input } from './input.js';
 export { live } from './live.js';
-export { oauthAdminProcedures, oauthObserverProcedures } from './oauth.js';
+export { oauthAdminProcedures, oauthServerProcedures } from './oauth.js';
 export { sessions } from './sessions.js';
 export { source } from './source.js';
 export { wait } from './wait.js';

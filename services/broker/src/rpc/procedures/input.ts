@@ -19,6 +19,7 @@ import { recordRejectedInputCall } from '../../input/rejected-call.js';
 import { sendKeys, sendText } from '../../input/send.js';
 import type { TargetRef } from '../../input/target.js';
 import { sendTask } from '../../input/task.js';
+import { assertInputScope, lacksInputScope } from '../../oauth/caller.js';
 import type { BrokerContext } from '../context.js';
 import { operatorProcedure } from '../operator.js';
 import { gatewayProcedure } from '../trpc.js';
@@ -42,20 +43,30 @@ const inputProcedure = gatewayProcedure.use(async ({ ctx, path, getRawInput, nex
   return result;
 });
 
+/** Every send: an OAuth caller (gateway) needs the input scope, checked by the broker on
+ * the credential it verified itself; the refusal is audited like any refused attempt. */
+const sendProcedure = inputProcedure.use(async ({ ctx, path, getRawInput, next }) => {
+  if (lacksInputScope(ctx.oauth)) {
+    recordRejectedInputCall(ctx, path, await getRawInput().catch(() => undefined), 'INPUT_NOT_ALLOWED');
+    assertInputScope(ctx.oauth);
+  }
+  return next();
+});
+
 export const input = {
   context: inputProcedure.input(inputContextInputSchema).query(({ ctx, input }) => inputContext(ctx, targetOf(input))),
 
-  sendText: inputProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) => sendTextToSession(ctx, input)),
+  sendText: sendProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) => sendTextToSession(ctx, input)),
 
-  sendBound: inputProcedure.input(sendBoundInputSchema).mutation(({ ctx, input }) =>
+  sendBound: sendProcedure.input(sendBoundInputSchema).mutation(({ ctx, input }) =>
     sendText(ctx, { tool: 'terminal_send_bound', target: { binding: input.binding }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
   ),
 
-  sendKeys: inputProcedure.input(sendKeysInputSchema).mutation(({ ctx, input }) =>
+  sendKeys: sendProcedure.input(sendKeysInputSchema).mutation(({ ctx, input }) =>
     sendKeys(ctx, { target: targetOf(input), keys: input.keys, confirmSensitive: input.confirm_sensitive ?? false, dryRun: input.dry_run ?? false }),
   ),
 
-  sendTask: inputProcedure.input(sendTaskInputSchema).mutation(({ ctx, input }) =>
+  sendTask: sendProcedure.input(sendTaskInputSchema).mutation(({ ctx, input }) =>
     sendTask(ctx, {
       target: targetOf(input),
       text: input.text,

@@ -1,5 +1,5 @@
 /**
- * OAuth 2.1 for the observer. The observer (observer.sock) gets the authorization-server
+ * OAuth 2.1 for the observer and the gateway. Each (observer.sock, gateway.sock) gets the authorization-server
  * and resource-server procedures it needs: register a client, check an authorization
  * request, approve it with the operator's credentials, exchange and revoke tokens, and
  * verify an access token for its own resource. Token state lives here, in oauth.db; the
@@ -30,32 +30,39 @@ import { exchangeToken, revokeToken, verifyAccessToken } from '../../oauth/token
 import { webauthEnv } from '../../webauth/env.js';
 import type { BrokerContext } from '../context.js';
 import { operatorProcedure } from '../operator.js';
-import { observerProcedure } from '../trpc.js';
+import { servedTo } from '../trpc.js';
 
-const envOf = (ctx: BrokerContext): OAuthEnv => oauthEnv({ db: ctx.deps.stores.db('oauth'), config: ctx.deps.config, log: ctx.deps.log });
+/** The OAuth authorization-server procedures are served to both MCP front ends. */
+const oauthServerProcedure = servedTo('observer', 'gateway');
+
+/** The authorization server acting is the socket's: the gateway's rules and scopes on
+ * gateway.sock, the observer's elsewhere (the dashboard only administers). */
+const envOf = (ctx: BrokerContext): OAuthEnv =>
+  oauthEnv({ db: ctx.deps.stores.db('oauth'), config: ctx.deps.config, log: ctx.deps.log, server: ctx.role === 'gateway' ? 'gateway' : 'observer' });
 
 const loginEnvOf = (ctx: BrokerContext): OAuthLoginEnv => ({
   ...envOf(ctx),
   webauth: webauthEnv({ db: ctx.deps.stores.db('webauth'), stateDir: ctx.deps.stores.stateDir, log: ctx.deps.log }),
 });
 
-/** For the observer's router, under `oauth.`. */
-export const oauthObserverProcedures = {
-  registerClient: observerProcedure.input(registerClientInputSchema).mutation(({ ctx, input }) => registerClient(envOf(ctx), input)),
+/** For the observer's and the gateway's routers, under `oauth.`: each socket acts as its
+ * own authorization server over the one oauth.db. */
+export const oauthServerProcedures = {
+  registerClient: oauthServerProcedure.input(registerClientInputSchema).mutation(({ ctx, input }) => registerClient(envOf(ctx), input)),
 
-  describeAuthorization: observerProcedure
+  describeAuthorization: oauthServerProcedure
     .input(describeAuthorizationInputSchema)
     .query(({ ctx, input }) => describeAuthorization(envOf(ctx), input)),
 
-  approveAuthorization: observerProcedure
+  approveAuthorization: oauthServerProcedure
     .input(approveAuthorizationInputSchema)
     .mutation(({ ctx, input }) => approveAuthorization(loginEnvOf(ctx), input)),
 
-  exchangeToken: observerProcedure.input(exchangeTokenInputSchema).mutation(({ ctx, input }) => exchangeToken(envOf(ctx), input)),
+  exchangeToken: oauthServerProcedure.input(exchangeTokenInputSchema).mutation(({ ctx, input }) => exchangeToken(envOf(ctx), input)),
 
-  revokeToken: observerProcedure.input(revokeTokenInputSchema).mutation(({ ctx, input }) => revokeToken(envOf(ctx), input)),
+  revokeToken: oauthServerProcedure.input(revokeTokenInputSchema).mutation(({ ctx, input }) => revokeToken(envOf(ctx), input)),
 
-  verifyAccessToken: observerProcedure
+  verifyAccessToken: oauthServerProcedure
     .input(verifyAccessTokenInputSchema)
     .query(({ ctx, input }) => verifyAccessToken(envOf(ctx), webauthStore(ctx.deps.stores.db('webauth')), input)),
 };

@@ -2,7 +2,7 @@
  * file is auditing the gateway's privilege: every row is a request a gateway tool or its
  * readiness endpoint makes (test/src/role-calls.test.ts derives them from the gateway's
  * source and fails on any difference). */
-import { audit, bindings, health, input, sessions, wait } from '../procedures/index.js';
+import { audit, bindings, health, input, oauthServerProcedures as oauth, sessions, wait } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const gatewayRouter = router({
@@ -43,6 +43,16 @@ export const gatewayRouter = router({
   health: {
     ready: health.ready,
   },
-  // Not served: source.* (no gateway tool reads project sources), grants.*, auth.*, live.*.
+  /** The gateway's OAuth authorization server (TERMINAL_MCP_GATEWAY_PUBLIC_URL): the same
+   * procedures as the observer's, with the gateway's redirect rules and scopes. */
+  oauth: {
+    registerClient: oauth.registerClient, // mutation
+    describeAuthorization: oauth.describeAuthorization,
+    approveAuthorization: oauth.approveAuthorization, // mutation
+    exchangeToken: oauth.exchangeToken, // mutation
+    revokeToken: oauth.revokeToken, // mutation
+    verifyAccessToken: oauth.verifyAccessToken,
+  },
+  // Not served: source.* (no gateway tool reads project sources), grants.*, auth.*, live.*, oauthAdmin.*.
 });
 export type GatewayRouter = typeof gatewayRouter;

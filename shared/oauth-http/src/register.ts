@@ -6,23 +6,22 @@
  * ignored; the answer states what was actually registered.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BrokerClient } from '@terminal-mcp/broker-client';
 import { TOKEN_ENDPOINT_AUTH_METHODS, type RegisterClientInput, type TokenEndpointAuthMethod } from '@terminal-mcp/contract';
 import { readLimitedBody, sendJson } from '@terminal-mcp/http-guard';
 import type { Logger } from 'pino';
-import { callBroker } from './broker-call.js';
-import type { RateWindow } from './rate-window.js';
+import { callBroker, type OAuthBroker } from './broker-call.js';
+import { clientAddress } from './public-url.js';
+import type { RegistrationLimits } from './rate-window.js';
 import { sendOAuthError } from './responses.js';
 
 export interface RegisterDeps {
-  broker: BrokerClient<'observer'>;
+  broker: OAuthBroker;
   log: Logger;
   brokerTimeoutMs: number;
-  registrations: RateWindow;
+  registrations: RegistrationLimits;
+  clientIpHeader: string | undefined;
 }
 
-/** Registrations accepted per minute, from everyone together. */
-export const REGISTRATIONS_PER_MINUTE = 30;
 
 const MAX_BODY_BYTES = 32 * 1024;
 
@@ -83,13 +82,15 @@ export async function handleRegister(req: IncomingMessage, res: ServerResponse, 
   }
   const parsed = parseRegistration(json);
   if (!parsed.ok) return sendOAuthError(res, 400, parsed.error, parsed.description);
-  const wait = deps.registrations.take();
+  const source = clientAddress(req.socket.remoteAddress, deps.clientIpHeader ? req.headers[deps.clientIpHeader] : undefined);
+  // The source's own window first: a source over its share does not use up everyone's.
+  const wait = deps.registrations.perSource.take(source) || deps.registrations.total.take();
   if (wait > 0) {
-    deps.log.warn({ event: 'security.oauth_registration_throttled', retryAfterSeconds: wait }, 'client registration throttled');
+    deps.log.warn({ event: 'security.oauth_registration_throttled', source: source.slice(0, 64), retryAfterSeconds: wait }, 'client registration throttled');
     return sendOAuthError(res, 429, 'temporarily_unavailable', 'too many registrations: retry later', { 'Retry-After': String(wait) });
   }
 
-  const result = await callBroker((signal) => deps.broker.oauth.registerClient.mutate(parsed.input, { signal }), deps.brokerTimeoutMs);
+  const result = await callBroker((signal) => deps.broker.registerClient.mutate(parsed.input, { signal }), deps.brokerTimeoutMs);
   if (!result.ok) {
     if (result.failure.code === 'INVALID_ARGUMENT') return sendOAuthError(res, 400, 'invalid_client_metadata', 'a metadata value is malformed or too long');
     deps.log.error({ event: 'oauth.broker_failed', endpoint: 'register', error_code: result.failure.code }, 'client registration failed');

@@ -1,4 +1,4 @@
-/** The observer's own response writers (HTML pages, redirects, OAuth errors), on top of
+/** The OAuth edges' own response writers (HTML pages, redirects, OAuth errors), on top of
  * the shared ones in @terminal-mcp/http-guard: never cached, no Referer sent onwards. */
 import type { ServerResponse } from 'node:http';
 import { COMMON_RESPONSE_HEADERS, sendJson } from '@terminal-mcp/http-guard';

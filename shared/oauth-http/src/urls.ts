@@ -1,7 +1,7 @@
-/** Every URL the observer announces, derived from one public origin. The issuer is the
+/** Every URL an authorization server (observer or gateway) announces, derived from one public origin. The issuer is the
  * origin itself (RFC 8414: no path, so metadata lives at the root); the protected
  * resource is `<origin>/mcp`, and that exact string is every token's audience. */
-export interface ObserverUrls {
+export interface OAuthUrls {
   issuer: string;
   resource: string;
   authorizationEndpoint: string;
@@ -12,7 +12,7 @@ export interface ObserverUrls {
   resourceMetadata: string;
 }
 
-export function observerUrls(origin: string): ObserverUrls {
+export function oauthUrls(origin: string): OAuthUrls {
   const base = origin.replace(/\/+$/, '');
   return {
     issuer: base,

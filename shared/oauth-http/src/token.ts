@@ -1,30 +1,29 @@
 /**
- * POST /token and POST /revoke. The observer only reads the request (urlencoded body,
+ * POST /token and POST /revoke. The HTTP side only reads the request (urlencoded body,
  * duplicate parameters refused, client credentials by Basic or body) and relays it; the
  * broker decides — single-use codes with replay revocation, exact redirect URI, PKCE,
  * audience binding, refresh rotation with reuse detection. `resource` must name this
  * server's /mcp URL (RFC 8707): a token request for another audience is refused here too.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BrokerClient } from '@terminal-mcp/broker-client';
 import type { ExchangeTokenInput } from '@terminal-mcp/contract';
 import { sendJson } from '@terminal-mcp/http-guard';
 import type { Logger } from 'pino';
-import { callBroker } from './broker-call.js';
+import { callBroker, type OAuthBroker } from './broker-call.js';
 import { readClientCredentials } from './client-auth.js';
 import { readForm } from './form.js';
 import { sendEmpty, sendOAuthError } from './responses.js';
-import type { ObserverUrls } from './urls.js';
+import type { OAuthUrls } from './urls.js';
 
 export interface TokenEndpointDeps {
-  broker: BrokerClient<'observer'>;
-  urls: ObserverUrls;
+  broker: OAuthBroker;
+  urls: OAuthUrls;
   log: Logger;
   brokerTimeoutMs: number;
 }
 
 const MAX_FORM_BYTES = 16 * 1024;
-const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="terminal-mcp-observer"' };
+const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="terminal-mcp"' };
 
 async function readTokenForm(req: IncomingMessage, res: ServerResponse) {
   const form = await readForm(req, MAX_FORM_BYTES);
@@ -80,7 +79,7 @@ export async function handleToken(req: IncomingMessage, res: ServerResponse, dep
     return sendOAuthError(res, 400, grantType ? 'unsupported_grant_type' : 'invalid_request', 'grant_type must be authorization_code or refresh_token');
   }
 
-  const result = await callBroker((signal) => deps.broker.oauth.exchangeToken.mutate(input, { signal }), deps.brokerTimeoutMs);
+  const result = await callBroker((signal) => deps.broker.exchangeToken.mutate(input, { signal }), deps.brokerTimeoutMs);
   if (!result.ok) {
     if (result.failure.code === 'INVALID_ARGUMENT') return sendOAuthError(res, 400, 'invalid_request', 'a parameter is malformed or too long');
     return brokerTrouble(res, deps.log, 'token', result.failure.code, result.failure.correlationId);
@@ -108,7 +107,7 @@ export async function handleRevoke(req: IncomingMessage, res: ServerResponse, de
   const hint = form.get('token_type_hint');
   const result = await callBroker(
     (signal) =>
-      deps.broker.oauth.revokeToken.mutate(
+      deps.broker.revokeToken.mutate(
         {
           clientId: creds.clientId,
           ...(creds.clientSecret === undefined ? {} : { clientSecret: creds.clientSecret }),

@@ -15,7 +15,8 @@ export interface PendingAuthorization {
   redirectUri: string;
   codeChallenge: string;
   resource: string;
-  scope: string | undefined;
+  /** The scopes the consent page shows (see requestedScopes). */
+  scopes: string[];
   state: string | undefined;
 }
 

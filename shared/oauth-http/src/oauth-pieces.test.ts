@@ -1,14 +1,28 @@
-// Guards the observer's OAuth building blocks: consent-page escaping and CSP, single-use browser-bound form tokens, strict public-URL and registration parsing, client credentials, duplicate-parameter refusal and the registration rate window.
+// Guards the OAuth edges' building blocks: consent-page escaping, CSP and scope choice, single-use browser-bound form tokens, strict public-URL and registration parsing, client credentials, duplicate-parameter refusal and the registration rate window.
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { readClientCredentials } from './client-auth.js';
 import { escapeHtml, pageSecurityHeaders, renderConsentPage } from './consent-page.js';
 import { readParams } from './form.js';
-import { clientAddress, ObserverConfigError, readPublicUrl } from './options.js';
+import { clientAddress, readPublicUrl as readPublicUrlFor } from './public-url.js';
+import { approvedScope, requestedScopes, type OAuthResourceProfile } from './profile.js';
 import { PendingAuthorizations, readCookie, type PendingAuthorization } from './pending-authorizations.js';
 import { parseRegistration } from './register.js';
 import { redirectTarget } from './authorize.js';
-import { RateWindow } from './rate-window.js';
+import { KeyedRateWindows, RateWindow } from './rate-window.js';
+
+class TestConfigError extends Error {}
+const readPublicUrl = (raw: string) => readPublicUrlFor(raw, 'TEST_PUBLIC_URL', (m) => new TestConfigError(m));
+
+const PROFILE: OAuthResourceProfile = {
+  resourceName: 'test',
+  consentAsk: 'use your terminals',
+  consentLimits: 'Nothing else.',
+  scopes: [
+    { name: 'terminal:read', label: 'Read', detail: 'read sessions' },
+    { name: 'terminal:input', label: 'Type', detail: 'type into sessions' },
+  ],
+};
 
 const REQUEST: PendingAuthorization = {
   clientId: 'c1',
@@ -16,13 +30,13 @@ const REQUEST: PendingAuthorization = {
   redirectUri: 'https://claude.ai/api/mcp/auth_callback',
   codeChallenge: 'x'.repeat(43),
   resource: 'https://o.example.com/mcp',
-  scope: undefined,
+  scopes: ['terminal:read'],
   state: 's',
 };
 
 describe('consent page', () => {
   it('escapes the client name and everything else interpolated', () => {
-    const html = renderConsentPage({ clientName: '<script>alert(1)</script>"\'`', redirectUri: REQUEST.redirectUri, formToken: 'a"b', username: '"><img src=x>' });
+    const html = renderConsentPage({ profile: PROFILE, scopes: ['terminal:read'], clientName: '<script>alert(1)</script>"\'`', redirectUri: REQUEST.redirectUri, formToken: 'a"b', username: '"><img src=x>' });
     expect(html).not.toContain('<script>alert');
     expect(html).not.toContain('<img');
     expect(html).toContain('&#60;script&#62;');
@@ -95,7 +109,7 @@ describe('settings and request parsing', () => {
   it.each(['http://observer.example.com', 'https://observer.example.com/mcp', 'https://u:p@observer.example.com', 'https://o.example.com/?x', 'ftp://o.example.com', 'nonsense'])(
     'refuses the public URL %s',
     (raw) => {
-      expect(() => readPublicUrl(raw)).toThrow(ObserverConfigError);
+      expect(() => readPublicUrl(raw)).toThrow(TestConfigError);
     },
   );
 
@@ -147,5 +161,41 @@ describe('registration rate window', () => {
     expect(w.take()).toBe(1);
     now = 60_000;
     expect(w.take()).toBe(0);
+  });
+});
+
+describe('scopes on the consent page', () => {
+  it('asks for the known scopes named, all of them when none is, and reading always', () => {
+    expect(requestedScopes(undefined, PROFILE)).toEqual(['terminal:read', 'terminal:input']);
+    expect(requestedScopes('terminal:read', PROFILE)).toEqual(['terminal:read']);
+    expect(requestedScopes('terminal:input', PROFILE)).toEqual(['terminal:read', 'terminal:input']);
+    expect(requestedScopes('observer:read other', PROFILE)).toEqual(['terminal:read', 'terminal:input']);
+  });
+
+  it('shows an optional scope as a ticked box and approves it only while ticked', () => {
+    const html = renderConsentPage({ profile: PROFILE, scopes: ['terminal:read', 'terminal:input'], clientName: 'ChatGPT', redirectUri: 'https://chatgpt.com/x', formToken: 't' });
+    expect(html).toContain('name="grant.terminal:input" value="on" checked');
+    expect(html).not.toContain('name="grant.terminal:read"');
+    const readOnly = renderConsentPage({ profile: PROFILE, scopes: ['terminal:read'], clientName: 'ChatGPT', redirectUri: 'https://chatgpt.com/x', formToken: 't' });
+    expect(readOnly).not.toContain('terminal:input');
+    const form = (o: Record<string, string>) => ({ get: (k: string) => o[k] });
+    expect(approvedScope(['terminal:read', 'terminal:input'], form({ 'grant.terminal:input': 'on' }), PROFILE)).toBe('terminal:read terminal:input');
+    expect(approvedScope(['terminal:read', 'terminal:input'], form({}), PROFILE)).toBe('terminal:read');
+    // A box for a scope the request did not ask for adds nothing.
+    expect(approvedScope(['terminal:read'], form({ 'grant.terminal:input': 'on' }), PROFILE)).toBe('terminal:read');
+  });
+});
+
+describe('registration limits per source', () => {
+  it('keeps one source\'s window from using up another\'s, and caps the table', () => {
+    let now = 0;
+    const w = new KeyedRateWindows(2, 60_000, 3, () => now);
+    expect([w.take('a'), w.take('a'), w.take('a')]).toEqual([0, 0, 60]);
+    expect(w.take('b')).toBe(0);
+    expect(w.take('c')).toBe(0);
+    // Full of live windows: a fourth source waits rather than growing the table.
+    expect(w.take('d')).toBe(60);
+    now = 60_000;
+    expect([w.take('d'), w.take('a')]).toEqual([0, 0]);
   });
 });

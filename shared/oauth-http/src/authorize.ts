@@ -10,20 +10,21 @@
  * together with the operator's password check.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { BrokerClient } from '@terminal-mcp/broker-client';
 import { AUTH_LIMITS, OAUTH_LIMITS, S256_CHALLENGE_PATTERN } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
-import { callBroker } from './broker-call.js';
+import { callBroker, type OAuthBroker } from './broker-call.js';
 import { pageSecurityHeaders, renderConsentPage, renderErrorPage } from './consent-page.js';
-import { readForm, readParams, searchOf } from './form.js';
-import { clientAddress } from './options.js';
+import { pathOf, readForm, readParams, searchOf } from './form.js';
 import { BROWSER_COOKIE, browserCookie, PendingAuthorizations, readCookie, type PendingAuthorization } from './pending-authorizations.js';
+import { approvedScope, requestedScopes, type OAuthResourceProfile } from './profile.js';
+import { clientAddress } from './public-url.js';
 import { redirect, sendHtml } from './responses.js';
-import type { ObserverUrls } from './urls.js';
+import type { OAuthUrls } from './urls.js';
 
 export interface AuthorizeDeps {
-  broker: BrokerClient<'observer'>;
-  urls: ObserverUrls;
+  broker: OAuthBroker;
+  urls: OAuthUrls;
+  profile: OAuthResourceProfile;
   pending: PendingAuthorizations;
   log: Logger;
   /** Mark the browser cookie Secure (the public URL is https). */
@@ -35,8 +36,35 @@ export interface AuthorizeDeps {
 const MAX_STATE_CHARS = 1024;
 const MAX_FORM_BYTES = 16 * 1024;
 
-function errorPage(res: ServerResponse, status: number, title: string, message: string): void {
-  sendHtml(res, status, renderErrorPage(title, message), pageSecurityHeaders());
+function errorPage(res: ServerResponse, status: number, title: string, message: string, whatToDo?: string, headers: Record<string, string> = {}): void {
+  sendHtml(res, status, renderErrorPage(title, message, whatToDo), { ...pageSecurityHeaders(), ...headers });
+}
+
+/** The gate's refusals (Host, Origin, method) on /authorize: a person is looking at this
+ * page, so they get a page saying what to do, not JSON. */
+export function refusalPage(res: ServerResponse, status: number, reason: 'host' | 'origin' | 'method'): void {
+  if (reason === 'method') return errorPage(res, 405, 'Not available', 'This address only shows the sign-in page.', 'Start the connection again from your MCP client.', { Allow: 'GET, POST' });
+  errorPage(
+    res,
+    status,
+    'Request refused',
+    reason === 'host'
+      ? 'This page was requested under an address Terminal MCP does not answer to.'
+      : 'The form was sent from another website, so it was not accepted. Nothing was approved.',
+    'Close this window and start the connection again from your MCP client; if it happens again, tell the operator (the service log names the refused request).',
+  );
+}
+
+/**
+ * The one Origin the gate lets through besides our own: `null` on a POST of our consent
+ * form that the browser itself marks `Sec-Fetch-Site: same-origin` (Chromium sends
+ * Origin: null when a referrer policy strips it; page script cannot set Sec-Fetch-*).
+ * A cross-site page is `same-site` or `cross-site`, so it is still refused. The handler
+ * then needs the single-use form token AND the cookie of the browser that loaded the
+ * page, exactly as for a request that named our origin.
+ */
+export function isOwnConsentFormWithNullOrigin(req: IncomingMessage): boolean {
+  return req.method === 'POST' && pathOf(req) === '/authorize' && req.headers.origin === 'null' && req.headers['sec-fetch-site'] === 'same-origin';
 }
 
 /** The redirect URI with our parameters added to whatever query it already has. */
@@ -50,7 +78,7 @@ function unavailablePage(res: ServerResponse, code: string): void {
   if (code === 'BROKER_UNAVAILABLE' || code === 'TIMEOUT') {
     errorPage(res, 503, 'Temporarily unavailable', 'Terminal MCP cannot reach its broker right now. Try again in a moment.');
   } else {
-    errorPage(res, 500, 'Something went wrong', 'An internal error occurred. The operator can find it in the observer log.');
+    errorPage(res, 500, 'Something went wrong', 'An internal error occurred. The operator can find it in the service log.');
   }
 }
 
@@ -66,7 +94,7 @@ export async function handleAuthorizeGet(req: IncomingMessage, res: ServerRespon
     errorPage(res, 400, 'Invalid request', 'client_id and redirect_uri are required.');
     return;
   }
-  const described = await callBroker((signal) => deps.broker.oauth.describeAuthorization.query({ clientId, redirectUri }, { signal }), deps.brokerTimeoutMs);
+  const described = await callBroker((signal) => deps.broker.describeAuthorization.query({ clientId, redirectUri }, { signal }), deps.brokerTimeoutMs);
   if (!described.ok) {
     deps.log.warn({ event: 'oauth.authorize_broker_failed', error_code: described.failure.code }, 'authorization request could not be checked');
     unavailablePage(res, described.failure.code);
@@ -101,7 +129,7 @@ export async function handleAuthorizeGet(req: IncomingMessage, res: ServerRespon
   const scope = params.get('scope');
   if (scope !== undefined && scope.length > OAUTH_LIMITS.scope) return refuse('invalid_scope', 'scope is too long');
 
-  const request: PendingAuthorization = { clientId, clientName, redirectUri, codeChallenge, resource, scope, state };
+  const request: PendingAuthorization = { clientId, clientName, redirectUri, codeChallenge, resource, scopes: requestedScopes(scope, deps.profile), state };
   showConsent(req, res, deps, request, {});
 }
 
@@ -114,7 +142,15 @@ function showConsent(
 ): void {
   const nonce = PendingAuthorizations.browserNonce(readCookie(req.headers.cookie, BROWSER_COOKIE));
   const formToken = deps.pending.open(request, nonce);
-  const html = renderConsentPage({ clientName: request.clientName, redirectUri: request.redirectUri, formToken, error: opts.error, username: opts.username });
+  const html = renderConsentPage({
+    profile: deps.profile,
+    clientName: request.clientName,
+    redirectUri: request.redirectUri,
+    formToken,
+    scopes: request.scopes,
+    error: opts.error,
+    username: opts.username,
+  });
   sendHtml(res, opts.status ?? 200, html, {
     ...pageSecurityHeaders(request.redirectUri),
     'Set-Cookie': browserCookie(nonce, deps.secureCookies, deps.pending.ttlSeconds),
@@ -136,7 +172,13 @@ export async function handleAuthorizePost(req: IncomingMessage, res: ServerRespo
   const request = deps.pending.take(form.get('form_token'), readCookie(req.headers.cookie, BROWSER_COOKIE));
   if (!request) {
     deps.log.warn({ event: 'security.oauth_form_refused' }, 'consent form without a valid form token for this browser');
-    errorPage(res, 400, 'This page has expired', 'The sign-in form is no longer valid (it expired, was already used, or was opened in another browser).');
+    errorPage(
+      res,
+      400,
+      'This page has expired',
+      'The sign-in form is no longer valid (it expired, was already used, or was opened in another browser). Nothing was approved.',
+      'Go back to your MCP client and start the connection again; it opens a fresh sign-in page.',
+    );
     return;
   }
   const back = (params: Record<string, string>) => redirect(res, redirectTarget(request.redirectUri, { ...params, state: request.state, iss: deps.urls.issuer }));
@@ -161,7 +203,7 @@ export async function handleAuthorizePost(req: IncomingMessage, res: ServerRespo
   const sourceIp = clientAddress(req.socket.remoteAddress, deps.clientIpHeader ? req.headers[deps.clientIpHeader] : undefined).slice(0, AUTH_LIMITS.sourceIpMax);
   const approved = await callBroker(
     (signal) =>
-      deps.broker.oauth.approveAuthorization.mutate(
+      deps.broker.approveAuthorization.mutate(
         {
           username,
           password,
@@ -171,14 +213,15 @@ export async function handleAuthorizePost(req: IncomingMessage, res: ServerRespo
           codeChallenge: request.codeChallenge,
           codeChallengeMethod: 'S256',
           resource: request.resource,
-          ...(request.scope === undefined ? {} : { scope: request.scope }),
+          // The operator's choice: reading plus the optional scopes left ticked.
+          scope: approvedScope(request.scopes, form, deps.profile),
         },
         { signal },
       ),
     deps.brokerTimeoutMs,
   );
   if (approved.ok) {
-    deps.log.info({ event: 'oauth.authorization_approved', clientId: request.clientId, username: approved.value.user.username }, 'operator approved the authorization');
+    deps.log.info({ event: 'oauth.authorization_approved', clientId: request.clientId, username: approved.value.user.username, scope: approved.value.scope }, 'operator approved the authorization');
     back({ code: approved.value.code });
     return;
   }

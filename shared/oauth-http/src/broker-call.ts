@@ -1,6 +1,6 @@
 /** One broker call with a time budget. "The broker said no" keeps the broker's code;
  * "could not reach it" is BROKER_UNAVAILABLE; running out of time is TIMEOUT. */
-import { describeBrokerFailure, type BrokerFailure } from '@terminal-mcp/broker-client';
+import { describeBrokerFailure, type BrokerClient, type BrokerFailure } from '@terminal-mcp/broker-client';
 import { ERROR_SPECS } from '@terminal-mcp/contract';
 
 export type BrokerCallResult<T> = { ok: true; value: T } | { ok: false; failure: BrokerFailure };
@@ -16,3 +16,7 @@ export async function callBroker<T>(call: (signal: AbortSignal) => Promise<T>, t
     return { ok: false, failure: describeBrokerFailure(err) };
   }
 }
+
+/** The broker's OAuth procedures (`oauth.*`), as both the observer's and the gateway's
+ * sockets serve them: each socket acts as its own authorization server. */
+export type OAuthBroker = BrokerClient<'observer'>['oauth'];
