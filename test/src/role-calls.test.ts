@@ -9,10 +9,10 @@ type Role = keyof typeof ROLE_ROUTERS;
 type Kind = 'query' | 'mutation' | 'subscription';
 
 /** The source folders of each role's client. shared/mcp-kit holds the read tools both MCP
- * services serve. */
+ * services serve; shared/oauth-http the authorization server both mount. */
 const CLIENT_SOURCES: Record<Role, string[]> = {
-  gateway: ['services/gateway/src', 'shared/mcp-kit/src'],
-  observer: ['services/observer/src', 'shared/mcp-kit/src'],
+  gateway: ['services/gateway/src', 'shared/mcp-kit/src', 'shared/oauth-http/src'],
+  observer: ['services/observer/src', 'shared/mcp-kit/src', 'shared/oauth-http/src'],
   web: ['web/src'],
 };
 
@@ -22,6 +22,8 @@ const KIND_OF_CALL: Record<string, Kind> = { query: 'query', mutate: 'mutation',
  * `deps.broker.a.b.query(`, `client().client.a.b.subscribe(` (the live client), and the
  * shared read tools' `sessionsOf(broker).b.query(`. */
 const CALL_SHAPES: { pattern: RegExp; path: (m: RegExpExecArray) => string }[] = [
+  // shared/oauth-http holds the `oauth.*` client of its server: `deps.broker.b.query(`.
+  { pattern: /\bdeps\.broker\.(\w+)\.(query|mutate|subscribe)\($/, path: (m) => `oauth.${m[1]}` },
   { pattern: /(?:\bbroker(?:\(\))?|\.client)\.(\w+)\.(\w+)\.(query|mutate|subscribe)\($/, path: (m) => `${m[1]}.${m[2]}` },
   { pattern: /\bsessionsOf\(\w+\)\.(\w+)\.(query|mutate|subscribe)\($/, path: (m) => `sessions.${m[1]}` },
 ];
