@@ -55,10 +55,13 @@ export async function stopEverything(env: NodeJS.ProcessEnv): Promise<string[]> 
   const paths = resolvePaths(env, homedir());
   const out: string[] = [];
   const run = readSupervisorRunEvenIfStale(paths.socketDir);
-  const ours = (pid: number) => pidAlive(pid) && (commandLine(pid)?.includes(run!.checkout) ?? false);
+  const runs = (pid: number, text: string) => pidAlive(pid) && (commandLine(pid)?.includes(text) ?? false);
   if (run) {
-    if (ours(run.pid)) await terminate(run.pid, 'npm start supervisor', out);
-    for (const child of run.children) if (ours(child.pid)) await terminate(child.pid, child.name, out);
+    // The supervisor stops what it started (clients first, the broker last) ...
+    if (runs(run.pid, 'start.mjs')) await terminate(run.pid, 'npm start supervisor', out);
+    // ... and what is left (its SIGKILL, a hung service) goes here, in the same order.
+    const ordered = [...run.children.filter((c) => c.name !== 'broker'), ...run.children.filter((c) => c.name === 'broker')];
+    for (const child of ordered) if (runs(child.pid, run.checkout)) await terminate(child.pid, child.name, out);
   }
   const broker = await findBroker(paths.socketDir);
   const brokerPid = broker.info?.pid ?? broker.lockHolder;
