@@ -5,7 +5,7 @@
  * connection open for as long as its client runs, so an idle chat is not "no clients".
  * Unset or 0 means never (npm start and systemd brokers): only the launcher sets it.
  */
-import type { Server, Socket } from 'node:net';
+import type { Server } from 'node:net';
 import { ConfigError } from './config/parse.js';
 
 export const IDLE_EXIT_ENV = 'TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS';
@@ -28,23 +28,29 @@ export interface IdleWatch {
 }
 
 /** Calls `onIdle` once when no connection has been open on any of `servers` for
- * `idleSeconds`. Checked once a second: exiting a second late does not matter. */
+ * `idleSeconds`. The open connections are counted by the servers themselves, once a
+ * second (so a connection accepted before the watch began counts too); a new connection
+ * also restarts the clock at once. Exiting a second late does not matter. */
 export function watchForIdle(servers: readonly Server[], idleSeconds: number, onIdle: () => void): IdleWatch {
   let open = 0;
   let idleSince = Date.now();
-  const onConnection = (socket: Socket) => {
-    open++;
-    socket.once('close', () => {
-      open--;
-      if (open === 0) idleSince = Date.now();
-    });
+  const onConnection = () => {
+    idleSince = Date.now();
   };
   for (const server of servers) server.on('connection', onConnection);
+  const count = () =>
+    Promise.all(servers.map((s) => new Promise<number>((resolve) => s.getConnections((err, n) => resolve(err ? 1 : n))))).then((ns) => ns.reduce((a, b) => a + b, 0));
+  let fired = false;
   const timer = setInterval(() => {
-    if (open === 0 && Date.now() - idleSince >= idleSeconds * 1000) {
-      clearInterval(timer);
-      onIdle();
-    }
+    void count().then((n) => {
+      open = n;
+      if (n > 0) idleSince = Date.now();
+      else if (!fired && Date.now() - idleSince >= idleSeconds * 1000) {
+        fired = true;
+        clearInterval(timer);
+        onIdle();
+      }
+    });
   }, 1000);
   timer.unref();
   return {
