@@ -63,7 +63,7 @@ async function alreadyRunning() {
     return true;
   }
   for (const e of serviceEndpoints(env)) {
-    const status = await probeHttp(e.readyUrl);
+    const status = await probeHttp(e.liveUrl);
     if (status !== undefined) {
       warn(`something already answers on ${e.url} (not an npm start of this user: systemd, or another program), so npm start does not start another ${e.service}.`);
       warn('terminal-mcp status shows what runs; stop it, or set TERMINAL_MCP_<SERVICE>_PORT to other ports.');
@@ -223,7 +223,9 @@ await waitUntil('the broker', async () => (await probeBrokerReadiness(paths.sock
 for (const s of SERVICES) {
   const e = serviceEndpoint(s.name, env);
   await waitUntil(s.name, async () => {
-    const status = await probeHttp(e.readyUrl, 2_000);
+    // Live, not ready: with no tmux server the gateway is up but not ready, and the
+    // banner says why instead of npm start giving up.
+    const status = await probeHttp(e.liveUrl, 2_000);
     return status !== undefined && status < 500;
   });
 }

@@ -118,8 +118,8 @@ function portFree(e: ServiceEndpoint): Promise<boolean> {
 async function portCheck(e: ServiceEndpoint): Promise<Check> {
   const name = `port ${e.service}`;
   if (await portFree(e)) return { level: 'ok', name, detail: `${e.host}:${e.port} is free` };
-  const status = await probeHttp(e.readyUrl);
-  if (status !== undefined && status < 500) return { level: 'ok', name, detail: `${e.host}:${e.port} is ours (${e.service} answers ${e.readyUrl})` };
+  const status = await probeHttp(e.liveUrl);
+  if (status !== undefined && status < 500) return { level: 'ok', name, detail: `${e.host}:${e.port} is ours (${e.service} answers ${e.liveUrl})` };
   const env = `TERMINAL_MCP_${e.service.toUpperCase()}_PORT`;
   return { level: 'FAIL', name, detail: `${e.host}:${e.port} is taken by another program`, fix: `stop that program, or set ${env} to a free port` };
 }

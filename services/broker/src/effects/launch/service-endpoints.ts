@@ -11,8 +11,10 @@ export interface ServiceEndpoint {
   port: number;
   /** The user-facing URL (the MCP endpoint, or the dashboard). */
   url: string;
-  /** Answers 200 once the service is ready to serve. */
+  /** Answers 200 when the service and everything behind it (broker, tmux) are ready. */
   readyUrl: string;
+  /** Answers 200 while the service process serves, whatever the broker's state. */
+  liveUrl: string;
 }
 
 const DEFAULT_PORTS: Record<HttpService, number> = { gateway: 8766, observer: 8767, web: 8768 };
@@ -26,8 +28,8 @@ export function serviceEndpoint(service: HttpService, env: NodeJS.ProcessEnv): S
   const host = env[`${prefix}_HOST`] || '127.0.0.1';
   const port = Number(env[`${prefix}_PORT`] || DEFAULT_PORTS[service]);
   const base = `http://${hostForUrl(host)}:${port}`;
-  if (service === 'web') return { service, host, port, url: `${base}/`, readyUrl: `${base}/login` };
-  return { service, host, port, url: `${base}/mcp`, readyUrl: `${base}/health/ready` };
+  if (service === 'web') return { service, host, port, url: `${base}/`, readyUrl: `${base}/login`, liveUrl: `${base}/login` };
+  return { service, host, port, url: `${base}/mcp`, readyUrl: `${base}/health/ready`, liveUrl: `${base}/health/live` };
 }
 
 export function serviceEndpoints(env: NodeJS.ProcessEnv): ServiceEndpoint[] {

@@ -20,8 +20,8 @@ export async function collectStatus(env: NodeJS.ProcessEnv) {
   const sockets = await Promise.all(SOCKET_ROLES.map(async (role) => ({ role, path: socketPathFor(paths.socketDir, role), answers: await socketAnswers(socketPathFor(paths.socketDir, role)) })));
   const services = await Promise.all(
     serviceEndpoints(env).map(async (e) => {
-      const status = await probeHttp(e.readyUrl);
-      return { service: e.service, url: e.url, ready_url: e.readyUrl, answers: status !== undefined, http_status: status ?? null };
+      const [live, ready] = [await probeHttp(e.liveUrl), await probeHttp(e.readyUrl)];
+      return { service: e.service, url: e.url, ready_url: e.readyUrl, answers: live !== undefined, http_status: ready ?? null };
     }),
   );
   const tmuxSocket = broker.info ? (broker.info.tmux_socket ?? undefined) : paths.tmuxSocket;
@@ -80,7 +80,10 @@ export function formatStatus(s: Status): string {
   row('sockets:', s.socket_dir);
   for (const sock of s.sockets) row('', `${sock.role}.sock ${sock.answers ? 'answers' : 'not answering'}`);
   row('tmux:', `${s.tmux.server}: ${s.tmux.reachable ? 'reachable' : 'NOT reachable'} (${s.tmux.detail})`);
-  for (const svc of s.services) row(`${svc.service}:`, `${svc.url} ${svc.answers ? `answers (HTTP ${svc.http_status})` : 'not answering'}`);
+  for (const svc of s.services) {
+    const ready = svc.http_status === 200 ? 'ready' : `NOT ready (${svc.ready_url} answers HTTP ${svc.http_status ?? '-'})`;
+    row(`${svc.service}:`, `${svc.url} ${svc.answers ? `answers, ${ready}` : 'not answering'}`);
+  }
   row('supervisor:', s.supervisor ? `npm start, pid ${s.supervisor.pid}, since ${s.supervisor.started_at}` : 'none (no npm start running)');
   row('logs:', s.log_dir ?? '(none yet; systemd services log to the journal)');
   return `${lines.join('\n')}\n`;
