@@ -4,7 +4,7 @@
 //  - Already running (a live supervisor.json)? Says so, with pids and URLs, and exits 0
 //    without touching it.
 //  - Builds only when the sources changed since the last build (scripts/lib/build-stamp.mjs),
-//    with the build's output in <state dir>/logs/build.log, never in the banner; and never
+//    with the build's output in node_modules/.cache/terminal-mcp/build.log, never in the banner; and never
 //    while something serves the dashboard's port (it would be rebuilt under its feet).
 //  - Reuses a broker that already answers, and says so when it enforces a different
 //    config than the one asked for (and how to restart it).
@@ -74,11 +74,11 @@ async function alreadyRunning() {
 }
 
 // --- 2. Build when the sources changed
-function logsDir() {
-  const stateDir = env.TERMINAL_MCP_STATE_DIR || join(env.XDG_STATE_HOME || join(homedir(), '.local/state'), 'terminal-mcp');
-  const dir = join(stateDir, 'logs');
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return dir;
+// The build belongs to the checkout, not to a state directory (several checkouts may share one).
+function buildLogPath() {
+  const dir = join(root, 'node_modules', '.cache', 'terminal-mcp');
+  mkdirSync(dir, { recursive: true });
+  return join(dir, 'build.log');
 }
 
 async function buildIfChanged() {
@@ -86,7 +86,7 @@ async function buildIfChanged() {
   if (env.TERMINAL_MCP_START_SKIP_BUILD === '1') return;
   const stamp = sourceStamp(root);
   if (buildIsCurrent(root, stamp)) return;
-  const log = join(logsDir(), 'build.log');
+  const log = buildLogPath();
   const fd = openSync(log, 'w', 0o600);
   const started = Date.now();
   process.stdout.write(`terminal-mcp: sources changed since the last build; building (output in ${log}) ... `);
