@@ -129,7 +129,6 @@ const children = [];
 let stopping = false;
 
 function recordRun(ownsBroker) {
-  mkdirSync(paths.socketDir, { recursive: true, mode: 0o700 });
   writeSupervisorRun(paths.socketDir, {
     pid: process.pid,
     started_at: startedAt,

@@ -7,7 +7,7 @@
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { pidAlive } from '../socket-files.js';
+import { ensureSocketDir, pidAlive } from '../socket-files.js';
 
 export const SUPERVISOR_FILE_NAME = 'supervisor.json';
 
@@ -26,6 +26,7 @@ export function supervisorRunPath(socketDir: string): string {
 }
 
 export function writeSupervisorRun(socketDir: string, run: SupervisorRun): void {
+  ensureSocketDir(socketDir);
   const path = supervisorRunPath(socketDir);
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(run, null, 2)}\n`, { mode: 0o600 });
