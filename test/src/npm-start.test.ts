@@ -1,4 +1,4 @@
-// Guards `npm start` (scripts/start.mjs): the banner comes once every service is ready and shows the broker's config; a second start says "already running" and exits 0; a reused broker with another config is reported; SIGKILL of the supervisor leaves no orphan holding a port or the broker lock.
+// Guards `npm start` (scripts/start.mjs): the banner comes once every service is ready and shows the broker's config; a second start says "already running" and exits 0; a reused broker with another config is reported; SIGKILL of the supervisor leaves no orphan holding a port or the broker lock; `terminal-mcp stop` stops it all.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
@@ -138,5 +138,19 @@ describe('npm start', () => {
     } finally {
       await broker.stop();
     }
+  }, 300_000);
+
+  it('terminal-mcp stop stops the supervisor and everything it started', async () => {
+    const env = await privateEnv();
+    const { child } = await startUntilBanner(env);
+    const run = JSON.parse(readFileSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'supervisor.json'), 'utf8')) as { children: { pid: number }[] };
+    const exited = new Promise((r) => child.once('exit', r));
+    const r = await runNode([CLI, 'stop'], env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`stopped npm start supervisor (pid ${child.pid})`);
+    await exited;
+    await waitFor('every service to stop', () => run.children.every((c) => !alive(c.pid)), 60_000);
+    expect(existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'supervisor.json'))).toBe(false);
+    expect(existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'broker.lock'))).toBe(false);
   }, 300_000);
 });

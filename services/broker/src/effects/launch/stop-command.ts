@@ -5,22 +5,14 @@
  * record is signalled only while its command line still names this checkout, so a
  * recycled pid of an unrelated process is never hit.
  */
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolvePaths } from '@terminal-mcp/contract';
 import { pidAlive } from '../socket-files.js';
 import { findBroker } from './broker-presence.js';
+import { pidRuns } from './process-info.js';
 import { readSupervisorRunEvenIfStale } from './supervisor-run-file.js';
 
 const GRACE_MS = 20_000;
-
-function commandLine(pid: number): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-  } catch {
-    return undefined;
-  }
-}
 
 async function waitForExit(pid: number, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -55,13 +47,12 @@ export async function stopEverything(env: NodeJS.ProcessEnv): Promise<string[]> 
   const paths = resolvePaths(env, homedir());
   const out: string[] = [];
   const run = readSupervisorRunEvenIfStale(paths.socketDir);
-  const runs = (pid: number, text: string) => pidAlive(pid) && (commandLine(pid)?.includes(text) ?? false);
   if (run) {
     // The supervisor stops what it started (clients first, the broker last) ...
-    if (runs(run.pid, 'start.mjs')) await terminate(run.pid, 'npm start supervisor', out);
+    if (pidRuns(run.pid, 'start.mjs')) await terminate(run.pid, 'npm start supervisor', out);
     // ... and what is left (its SIGKILL, a hung service) goes here, in the same order.
     const ordered = [...run.children.filter((c) => c.name !== 'broker'), ...run.children.filter((c) => c.name === 'broker')];
-    for (const child of ordered) if (runs(child.pid, run.checkout)) await terminate(child.pid, child.name, out);
+    for (const child of ordered) if (pidRuns(child.pid, run.checkout)) await terminate(child.pid, child.name, out);
   }
   const broker = await findBroker(paths.socketDir);
   const brokerPid = broker.info?.pid ?? broker.lockHolder;

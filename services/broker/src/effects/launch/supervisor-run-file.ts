@@ -7,7 +7,8 @@
 import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ensureSocketDir, pidAlive } from '../socket-files.js';
+import { ensureSocketDir } from '../socket-files.js';
+import { pidRuns } from './process-info.js';
 
 export const SUPERVISOR_FILE_NAME = 'supervisor.json';
 
@@ -38,7 +39,7 @@ export function readLiveSupervisorRun(socketDir: string): SupervisorRun | undefi
   try {
     const parsed = supervisorRunSchema.safeParse(JSON.parse(readFileSync(supervisorRunPath(socketDir), 'utf8')));
     if (!parsed.success) return undefined;
-    return parsed.data.pid === process.pid || pidAlive(parsed.data.pid) ? parsed.data : undefined;
+    return parsed.data.pid === process.pid || pidRuns(parsed.data.pid, 'start.mjs') ? parsed.data : undefined;
   } catch {
     return undefined;
   }
