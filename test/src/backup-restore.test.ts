@@ -114,4 +114,10 @@ describe('terminal-mcp backup / restore', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/is not empty/);
   });
+
+  it('refuses to back up a state directory without stores (a wrong TERMINAL_MCP_STATE_DIR)', async () => {
+    const r = await runNode([CLI, 'backup', join(root, 'backup-empty')], { ...broker!.env, TERMINAL_MCP_STATE_DIR: join(root, 'no-such-state') });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/nothing to back up/);
+  });
 });

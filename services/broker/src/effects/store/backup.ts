@@ -94,6 +94,10 @@ export interface BackupOptions {
 }
 
 export async function backupStateDir(opts: BackupOptions): Promise<BackupManifest> {
+  // A wrong TERMINAL_MCP_STATE_DIR must not produce an empty "successful" backup.
+  if (!STORE_DEFINITIONS.some((def) => existsSync(join(opts.stateDir, `${def.name}.db`)))) {
+    throw new BackupError(`no store in ${opts.stateDir}: nothing to back up (is TERMINAL_MCP_STATE_DIR right?)`);
+  }
   requireEmptyDir(opts.dest);
   const stores: BackupManifest['stores'] = [];
   const absent: string[] = [];
