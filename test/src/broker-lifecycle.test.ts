@@ -59,6 +59,15 @@ describe('config validation at start-up', () => {
     expect(r.stderr).toMatch(message);
   });
 
+  it.each([
+    ['TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS', '5m'],
+    ['TERMINAL_MCP_LOG_LEVEL', 'loud'],
+  ])('refuses %s=%j, exit code 2, naming the variable', async (name, value) => {
+    const r = await run([BROKER], privateEnv({ [name]: value }));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(name);
+  });
+
   it('refuses a configured file that does not exist instead of falling back to defaults', async () => {
     const r = await run([BROKER], privateEnv({ TERMINAL_MCP_CONFIG: '/nonexistent/terminal-mcp.yaml' }));
     expect(r.code).toBe(2);
