@@ -1,101 +1,276 @@
 #!/usr/bin/env node
-// `npm start`: runs the broker and the HTTP gateway on loopback with the safe default
-// config (read on, input off), prints where they are, and stops both on Ctrl-C.
+// `npm start`: runs the broker, the HTTP gateway, the observer and the dashboard on
+// loopback and supervises them until Ctrl-C.
+//  - Already running (a live supervisor.json)? Says so, with pids and URLs, and exits 0
+//    without touching it.
+//  - Builds only when the sources changed since the last build (scripts/lib/build-stamp.mjs),
+//    with the build's output in node_modules/.cache/terminal-mcp/build.log, never in the banner; and never
+//    while something serves the dashboard's port (it would be rebuilt under its feet).
+//  - Reuses a broker that already answers, and says so when it enforces a different
+//    config than the one asked for (and how to restart it).
+//  - Every service logs JSON lines to <state dir>/logs/<service>.log.
+//  - The banner is printed once every service answers its health check, with the config
+//    as the broker reports it.
+//  - The services watch this process through an IPC channel (scripts/lib/exit-with-parent.mjs):
+//    if it dies, even by SIGKILL, they stop too.
 // Everything is configured by the usual TERMINAL_MCP_* environment variables.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createConnection } from 'node:net';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildIsCurrent, sourceStamp, writeBuildStamp } from './lib/build-stamp.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { resolvePaths, socketPathFor } = await import(join(root, 'shared/contract/dist/index.js'));
-const env = { ...process.env };
-delete env.TMUX;
-delete env.TMUX_PANE;
-const paths = resolvePaths(env, homedir());
-const gatewayPort = env.TERMINAL_MCP_GATEWAY_PORT || '8766';
-const observerPort = env.TERMINAL_MCP_OBSERVER_PORT || '8767';
-const observerUrl = `${(env.TERMINAL_MCP_OBSERVER_PUBLIC_URL || `http://127.0.0.1:${observerPort}`).replace(/\/+$/, '')}/mcp`;
-const webPort = env.TERMINAL_MCP_WEB_PORT || '8768';
-const webUrl = `http://127.0.0.1:${webPort}/`;
+const dist = (p) => import(pathToFileURL(join(root, p)).href);
+const say = (line = '') => process.stdout.write(`${line}\n`);
+const warn = (line) => process.stderr.write(`terminal-mcp: ${line}\n`);
 
-const children = [];
-function run(name, script) {
-  const child = spawn(process.execPath, [join(root, script)], { env, stdio: ['ignore', 'inherit', 'inherit'] });
-  child.on('exit', (code, signal) => {
-    if (!stopping) {
-      console.error(`terminal-mcp: ${name} exited (${signal ?? code}); stopping everything`);
-      stop(code ?? 1);
+const env = { ...process.env };
+delete env.TMUX; // the broker addresses the server named by TERMINAL_MCP_TMUX_SOCKET, not $TMUX
+delete env.TMUX_PANE;
+delete env.TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS; // a broker npm start runs never exits by itself
+delete env.TERMINAL_MCP_TEST_CRASH_AFTER_AUDIT;
+
+const SERVICES = [
+  { name: 'gateway', script: 'services/gateway/dist/bin/http.js' },
+  { name: 'observer', script: 'services/observer/dist/bin/observer.js' },
+  { name: 'web', script: 'web/dist/server/main.js' },
+];
+const PRELOAD = pathToFileURL(join(root, 'scripts/lib/exit-with-parent.mjs')).href;
+
+function tail(path, lines = 30) {
+  try {
+    return readFileSync(path, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+// --- 1. Already running? (only possible when a build exists to have started it)
+async function alreadyRunning() {
+  if (!existsSync(join(root, 'services/broker/dist/effects/launch/supervisor-run-file.js'))) return false;
+  const { resolvePaths } = await dist('shared/contract/dist/index.js');
+  const { readLiveSupervisorRun } = await dist('services/broker/dist/effects/launch/supervisor-run-file.js');
+  const { serviceEndpoints } = await dist('services/broker/dist/effects/launch/service-endpoints.js');
+  const { probeHttp } = await dist('services/broker/dist/effects/launch/broker-probe.js');
+  const paths = resolvePaths(env, homedir());
+  const run = readLiveSupervisorRun(paths.socketDir);
+  if (run) {
+    say(`Terminal MCP is already running: npm start pid ${run.pid} (since ${run.started_at}), from ${run.checkout}`);
+    for (const c of run.children) say(`  ${c.name.padEnd(9)} pid ${c.pid}${c.url ? `  ${c.url}` : ''}`);
+    say('Nothing was changed. Details: terminal-mcp status. Stop it: terminal-mcp stop (or Ctrl-C where it runs).');
+    return true;
+  }
+  for (const e of serviceEndpoints(env)) {
+    const status = await probeHttp(e.liveUrl);
+    if (status !== undefined) {
+      warn(`something already answers on ${e.url} (not an npm start of this user: systemd, or another program), so npm start does not start another ${e.service}.`);
+      warn('terminal-mcp status shows what runs; stop it, or set TERMINAL_MCP_<SERVICE>_PORT to other ports.');
+      process.exit(1);
     }
+  }
+  return false;
+}
+
+// --- 2. Build when the sources changed
+// The build belongs to the checkout, not to a state directory (several checkouts may share one).
+function buildLogPath() {
+  const dir = join(root, 'node_modules', '.cache', 'terminal-mcp');
+  mkdirSync(dir, { recursive: true });
+  return join(dir, 'build.log');
+}
+
+async function buildIfChanged() {
+  // For tests and packagers that build separately: never build here.
+  if (env.TERMINAL_MCP_START_SKIP_BUILD === '1') return;
+  const stamp = sourceStamp(root);
+  if (buildIsCurrent(root, stamp)) return;
+  const log = buildLogPath();
+  const fd = openSync(log, 'w', 0o600);
+  const started = Date.now();
+  process.stdout.write(`terminal-mcp: sources changed since the last build; building (output in ${log}) ... `);
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const code = await new Promise((resolve) => {
+    const child = spawn(npm, ['run', 'build'], { cwd: root, env, stdio: ['ignore', fd, fd] });
+    child.on('exit', (c) => resolve(c ?? 1));
+    child.on('error', () => resolve(1));
+  });
+  closeSync(fd);
+  if (code !== 0) {
+    say('failed');
+    process.stderr.write(`${tail(log, 40)}\n`);
+    warn(`the build failed (full output: ${log}); nothing was started`);
+    process.exit(1);
+  }
+  writeBuildStamp(root, stamp);
+  say(`done in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+if (await alreadyRunning()) process.exit(0);
+await buildIfChanged();
+
+// --- 3. Start (modules from the fresh build)
+const { resolvePaths, socketPathFor } = await dist('shared/contract/dist/index.js');
+const { findBroker } = await dist('services/broker/dist/effects/launch/broker-presence.js');
+const { probeBrokerReadiness, probeHttp } = await dist('services/broker/dist/effects/launch/broker-probe.js');
+const { readBrokerState } = await dist('services/broker/dist/effects/launch/broker-state-file.js');
+const { openServiceLog, logDir } = await dist('services/broker/dist/effects/launch/log-files.js');
+const { serviceEndpoint } = await dist('services/broker/dist/effects/launch/service-endpoints.js');
+const { writeSupervisorRun, removeSupervisorRun } = await dist('services/broker/dist/effects/launch/supervisor-run-file.js');
+const { holdBrokerPresence } = await dist('services/broker/dist/effects/launch/stdio-launch.js');
+const { configSummaryDifferences, describeConfigSummary, summarizeConfig } = await dist('services/broker/dist/config/config-summary.js');
+const { loadConfigFile } = await dist('services/broker/dist/effects/config-file.js');
+const { socketAnswers } = await dist('services/broker/dist/effects/socket-files.js');
+
+const paths = resolvePaths(env, homedir());
+const startedAt = new Date().toISOString();
+const children = [];
+let stopping = false;
+
+function recordRun(ownsBroker) {
+  writeSupervisorRun(paths.socketDir, {
+    pid: process.pid,
+    started_at: startedAt,
+    checkout: root,
+    owns_broker: ownsBroker,
+    children: children.map((c) => ({ name: c.name, pid: c.proc.pid, url: c.url ?? null, log: c.log })),
+  });
+}
+
+function run(name, script, url) {
+  const log = openServiceLog(paths.stateDir, name);
+  // IPC channel: the child notices when this process dies (exit-with-parent.mjs).
+  const proc = spawn(process.execPath, ['--import', PRELOAD, join(root, script)], { env, stdio: ['ignore', log.fd, log.fd, 'ipc'] });
+  closeSync(log.fd);
+  const child = { name, proc, url, log: log.path };
+  proc.on('exit', (code, signal) => {
+    if (stopping) return;
+    warn(`${name} exited (${signal ?? `code ${code}`}); stopping everything. Last lines of ${log.path}:`);
+    process.stderr.write(`${tail(log.path)}\n`);
+    void stop(1);
   });
   children.push(child);
   return child;
 }
 
-function socketAnswers(path) {
-  return new Promise((resolve) => {
-    const s = createConnection(path);
-    s.once('connect', () => (s.destroy(), resolve(true)));
-    s.once('error', () => resolve(false));
-  });
-}
-
-let stopping = false;
-function stop(code = 0) {
+async function stop(code = 0) {
   if (stopping) return;
   stopping = true;
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-  const timer = setTimeout(() => process.exit(code), 5000);
-  Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once('exit', r))))).then(() => {
-    clearTimeout(timer);
-    process.exit(code);
-  });
+  // Clients first, the broker last, so nothing is left talking to a vanished broker.
+  const alive = (c) => c.proc.exitCode === null && c.proc.signalCode === null;
+  const ordered = [...children.filter((c) => c.name !== 'broker'), ...children.filter((c) => c.name === 'broker')];
+  for (const c of ordered) {
+    if (!alive(c)) continue;
+    c.proc.kill('SIGTERM');
+    await new Promise((resolve) => {
+      const timer = setTimeout(() => (c.proc.kill('SIGKILL'), resolve()), 15_000);
+      c.proc.once('exit', () => (clearTimeout(timer), resolve()));
+    });
+  }
+  removeSupervisorRun(paths.socketDir);
+  process.exit(code);
 }
-process.on('SIGINT', () => stop(0));
-process.on('SIGTERM', () => stop(0));
+process.on('SIGINT', () => void stop(0));
+process.on('SIGTERM', () => void stop(0));
+process.on('SIGHUP', () => void stop(0));
 
-const gatewaySock = socketPathFor(paths.socketDir, 'gateway');
-if (await socketAnswers(gatewaySock)) {
-  console.error(`terminal-mcp: a broker is already running on ${paths.socketDir}; using it`);
-} else {
-  run('broker', 'services/broker/dist/main.js');
-  const deadline = Date.now() + 15000;
-  while (!(await socketAnswers(gatewaySock))) {
-    if (Date.now() > deadline || stopping) {
-      console.error('terminal-mcp: the broker did not start; see the log lines above');
-      stop(1);
-      await new Promise(() => {});
+async function waitUntil(what, check, ms = 90_000) {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (stopping) await new Promise(() => {});
+    if (Date.now() > deadline) {
+      warn(`${what} did not become ready in ${ms / 1000} s; stopping everything (logs in ${logDir(paths.stateDir)})`);
+      await stop(1);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 200));
   }
 }
-run('gateway', 'services/gateway/dist/bin/http.js');
-run('observer', 'services/observer/dist/bin/observer.js');
-run('web', 'web/dist/server/main.js');
 
-const base = `http://127.0.0.1:${gatewayPort}`;
-console.log(`
-Terminal MCP is running (loopback only; input is off unless config.yaml enables it).
+let requested;
+try {
+  requested = summarizeConfig(loadConfigFile(paths.configPath));
+} catch (err) {
+  warn(err.message);
+  process.exit(2);
+}
 
-  MCP endpoint (Streamable HTTP):  ${base}/mcp
-  Health:                          ${base}/health/ready
-  Config file:                     ${paths.configPath ?? '(none: safe defaults)'}
-  State directory:                 ${paths.stateDir}
-  tmux server:                     ${paths.tmuxSocket ? `tmux -L ${paths.tmuxSocket}` : 'your default tmux server'}
-  Observer MCP (read-only, OAuth): ${observerUrl}
-  Dashboard (operator login):      ${webUrl}
-    first sign-in: user "admin", password in ${join(paths.stateDir, 'webauth-bootstrap.txt')}
-    (written once by the broker on first start; you must change it at first sign-in)
+const existing = await findBroker(paths.socketDir);
+let ownsBroker = false;
+if (existing.info) {
+  say(`terminal-mcp: a broker is already running (pid ${existing.info.pid}); using it`);
+  // Held like a desktop client's launcher holds it, so a broker that exits when idle
+  // (one a desktop client started) stays while these services use it.
+  holdBrokerPresence(env);
+  const watchBroker = setInterval(async () => {
+    if (stopping || (await socketAnswers(socketPathFor(paths.socketDir, 'gateway'), 2_000))) return;
+    warn(`the broker this npm start was using (pid ${existing.info.pid}) stopped; stopping everything`);
+    void stop(1);
+  }, 5_000);
+  watchBroker.unref();
+} else if (existing.lockHolder) {
+  warn(`pid ${existing.lockHolder} holds the broker lock in ${paths.socketDir} but does not answer; stop it (terminal-mcp stop) and run npm start again`);
+  process.exit(1);
+} else {
+  ownsBroker = true;
+  run('broker', 'services/broker/dist/main.js');
+}
+for (const s of SERVICES) run(s.name, s.script, serviceEndpoint(s.name, env).url);
+recordRun(ownsBroker);
 
-Point an MCP client at it:
-  - HTTP clients: add a server with URL ${base}/mcp
-  - Desktop clients (stdio): command "npx", args ["terminal-mcp"] run from ${root}
-    (or "node ${join(root, 'services/broker/dist/effects/launch/terminal-mcp.js')}")
-  - claude.ai / Claude apps: tunnel to 127.0.0.1:${observerPort}, set TERMINAL_MCP_OBSERVER_PUBLIC_URL,
-    add the connector ${observerUrl} (docs/claude-web-connector.md)
+await waitUntil('the broker', async () => (await probeBrokerReadiness(paths.socketDir, 2_000)) !== undefined);
+for (const s of SERVICES) {
+  const e = serviceEndpoint(s.name, env);
+  await waitUntil(s.name, async () => {
+    // Live, not ready: with no tmux server the gateway is up but not ready, and the
+    // banner says why instead of npm start giving up.
+    const status = await probeHttp(e.liveUrl, 2_000);
+    return status !== undefined && status < 500;
+  });
+}
 
-Ctrl-C stops everything.
-`);
-if (!existsSync(join(root, 'services/gateway/dist/bin/http.js'))) console.error('terminal-mcp: the gateway is not built; run npm run build');
+// --- 4. The banner: what the broker reports, not what the files say
+const info = (await findBroker(paths.socketDir)).info;
+const state = readBrokerState(paths.socketDir);
+const readiness = await probeBrokerReadiness(paths.socketDir);
+const gateway = serviceEndpoint('gateway', env);
+const observer = serviceEndpoint('observer', env);
+const web = serviceEndpoint('web', env);
+const bootstrap = join(paths.stateDir, 'webauth-bootstrap.txt');
+const launcher = join(root, 'services/broker/dist/effects/launch/terminal-mcp.js');
+const row = (label, value) => say(`  ${label.padEnd(12)}${value}`);
+
+say('');
+say(`Terminal MCP is running (npm start, pid ${process.pid}; loopback only).`);
+say('');
+row('Broker', `pid ${info?.pid ?? '?'}, version ${info?.version ?? '?'}${ownsBroker ? '' : ' (already running; reused)'}${readiness && !readiness.ready ? ` NOT READY: tmux ${readiness.tmux.detail}` : ''}`);
+if (state && state.pid === info?.pid) {
+  row('Config', state.config_path ?? '(no file: safe defaults)');
+  for (const line of describeConfigSummary(state.config)) row('', line);
+  const diff = configSummaryDifferences(state.config, requested);
+  const samePath = (state.config_path ?? undefined) === paths.configPath;
+  if (!samePath || diff.length > 0) {
+    say('');
+    say(`  NOTE: the running broker does not enforce the config you asked for (${paths.configPath ?? 'the defaults'}):`);
+    say(`        ${samePath ? `it differs in ${diff.join(', ')}` : `it was started with ${state.config_path ?? 'the defaults'}`}.`);
+    say('        To apply yours: terminal-mcp stop, then npm start again.');
+    say('');
+  }
+} else {
+  row('Config', 'unknown: the running broker does not report it (an older version?); terminal-mcp stop, then npm start');
+}
+row('tmux', info?.tmux_socket ? `tmux -L ${info.tmux_socket}` : 'your default tmux server');
+row('State', paths.stateDir);
+row('Logs', `${logDir(paths.stateDir)}/{${ownsBroker ? 'broker,' : ''}gateway,observer,web}.log (JSON lines; TERMINAL_MCP_LOG_LEVEL=debug for more)`);
+say('');
+row('MCP (HTTP)', `${gateway.url}    health ${gateway.readyUrl}`);
+row('Observer', `${observer.url}    read-only, OAuth: claude.ai through a tunnel (docs/claude-web-connector.md)`);
+row('Dashboard', web.url);
+if (existsSync(bootstrap)) row('', `first sign-in: user "admin", one-time password in ${bootstrap}`);
+say('');
+say('Connect a client (absolute paths, no npx):');
+say('  terminal-mcp client-config claude-desktop | claude-code | codex | cursor | chatgpt');
+say('Inspect or stop:  terminal-mcp status | terminal-mcp doctor | terminal-mcp stop');
+say(`  (terminal-mcp is node_modules/.bin/terminal-mcp, or: node ${launcher})`);
+say('');
+say('Ctrl-C stops everything this npm start started.');

@@ -1,6 +1,6 @@
-// Guards the broker process lifecycle: a bad config stops it with the key named, one broker per socket dir, clean shutdown, and `terminal-mcp` starting a broker when none runs.
+// Guards the broker process lifecycle: a bad config stops it with the key named, one broker per socket dir, clean shutdown, `terminal-mcp` starting a broker when none runs, and that broker exiting when idle (only that one).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -59,6 +59,15 @@ describe('config validation at start-up', () => {
     expect(r.stderr).toMatch(message);
   });
 
+  it.each([
+    ['TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS', '5m'],
+    ['TERMINAL_MCP_LOG_LEVEL', 'loud'],
+  ])('refuses %s=%j, exit code 2, naming the variable', async (name, value) => {
+    const r = await run([BROKER], privateEnv({ [name]: value }));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(name);
+  });
+
   it('refuses a configured file that does not exist instead of falling back to defaults', async () => {
     const r = await run([BROKER], privateEnv({ TERMINAL_MCP_CONFIG: '/nonexistent/terminal-mcp.yaml' }));
     expect(r.code).toBe(2);
@@ -104,6 +113,58 @@ describe('terminal-mcp (stdio launcher)', () => {
       const deadline = Date.now() + 5000;
       while (Date.now() < deadline && existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'broker.lock'))) await new Promise((r) => setTimeout(r, 50));
       expect(existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'broker.lock'))).toBe(false);
+    }
+  });
+});
+
+describe('idle exit of a broker the launcher started', () => {
+  it('stays up while a client is connected, even when it is quiet, and exits after the idle period once the client is gone', async () => {
+    const env = privateEnv({ TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS: '2' });
+    const lock = join(env.TERMINAL_MCP_SOCKET_DIR!, 'broker.lock');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [LAUNCHER], env, stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+    const client = new Client({ name: 'idle-test', version: '0' });
+    await client.connect(transport);
+    const first = await client.callTool({ name: 'terminal_list_sessions', arguments: {} });
+    expect(first.isError).toBeFalsy();
+    expect(stderr).toMatch(/logs in .*logs\/broker\.log; it exits after 2 s with no client/);
+    const pid = Number(/pid (\d+)\)/.exec(stderr)?.[1]);
+    const alive = () => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      // Quiet for longer than any HTTP keep-alive (server 5 s, client 10 s) plus the idle
+      // period: only the launcher's held connection keeps the broker now.
+      await new Promise((r) => setTimeout(r, 14_000));
+      expect(alive()).toBe(true);
+      const again = await client.callTool({ name: 'terminal_list_sessions', arguments: {} });
+      expect(again.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline && (alive() || existsSync(lock))) await new Promise((r) => setTimeout(r, 200));
+    expect(alive()).toBe(false);
+    expect(existsSync(lock)).toBe(false);
+    expect(existsSync(join(env.TERMINAL_MCP_STATE_DIR!, 'logs', 'broker.log'))).toBe(true);
+  }, 120_000);
+
+  it('a broker started directly (npm start, systemd) never exits when idle', async () => {
+    const broker = await startBrokerProcess({ tmuxSocket: tmux.socketName });
+    try {
+      await new Promise((r) => setTimeout(r, 3_000));
+      const state = JSON.parse(readFileSync(join(broker.socketDir, 'broker.json'), 'utf8'));
+      expect(state.idle_exit_seconds).toBe(0);
+      expect(state.pid).toBe(broker.pid);
+      process.kill(broker.pid, 0);
+    } finally {
+      await broker.stop();
     }
   });
 });

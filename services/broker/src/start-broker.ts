@@ -5,11 +5,15 @@
 import { homedir } from 'node:os';
 import { resolvePaths, type SocketRole } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
-import type { BrokerConfig } from './config/schema.js';
+import { summarizeConfig } from './config/config-summary.js';
+import { ConfigError } from './config/parse.js';
+import { configSchema, type BrokerConfig } from './config/schema.js';
 import type { BrokerDeps } from './deps.js';
 import { loadConfigFile } from './effects/config-file.js';
 import { crashAfterAuditIgnored } from './effects/fault-injection.js';
+import { removeBrokerState, writeBrokerState } from './effects/launch/broker-state-file.js';
 import { acquireInstanceLock, ensureSocketDir, resolveSocketGroups } from './effects/socket-files.js';
+import { idleExitSeconds, watchForIdle } from './idle-exit.js';
 import { recordBrokerRun } from './effects/store/registry-store.js';
 import { openStoreSet } from './effects/store/store-set.js';
 import { createTmuxAdapter } from './effects/tmux/adapter.js';
@@ -34,14 +38,28 @@ export interface StartBrokerOptions {
   /** Overrides the config file (tests). */
   config?: BrokerConfig;
   log?: Logger;
+  /** Called once when TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS is set and no client has been
+   * connected for that long (main.ts stops the broker). */
+  onIdle?: () => void;
+}
+
+/** TERMINAL_MCP_LOG_LEVEL, the one log-level switch of every service, wins over
+ * config.yaml's log_level. */
+function logLevel(env: NodeJS.ProcessEnv, config: BrokerConfig): BrokerConfig['log_level'] {
+  const raw = env.TERMINAL_MCP_LOG_LEVEL;
+  if (!raw) return config.log_level;
+  const parsed = configSchema.shape.log_level.safeParse(raw);
+  if (!parsed.success) throw new ConfigError([`TERMINAL_MCP_LOG_LEVEL must be one of ${configSchema.shape.log_level.unwrap().options.join(', ')}, not ${JSON.stringify(raw.slice(0, 40))}`], 'environment');
+  return parsed.data;
 }
 
 export async function startBroker(options: StartBrokerOptions = {}): Promise<RunningBroker> {
   const env = options.env ?? process.env;
   const paths = resolvePaths(env, homedir());
   const config = options.config ?? loadConfigFile(paths.configPath);
-  const log = options.log ?? createLogger(config.log_level);
+  const log = options.log ?? createLogger(logLevel(env, config));
   const socketGroups = resolveSocketGroups(env.TERMINAL_MCP_SOCKET_GROUPS);
+  const idleSeconds = idleExitSeconds(env);
 
   ensureSocketDir(paths.socketDir);
   const lock = acquireInstanceLock(paths.socketDir);
@@ -80,6 +98,26 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     };
     const servers = await serveRoles(deps, paths.socketDir, socketGroups);
     cleanups.push(() => servers.close());
+    writeBrokerState(paths.socketDir, {
+      pid: process.pid,
+      version: BROKER_VERSION,
+      started_at: startedAt.toISOString(),
+      config_path: paths.configPath ?? null,
+      config: summarizeConfig(config),
+      state_dir: paths.stateDir,
+      socket_dir: paths.socketDir,
+      tmux_socket: paths.tmuxSocket ?? null,
+      idle_exit_seconds: options.onIdle ? idleSeconds : 0,
+    });
+    cleanups.push(() => removeBrokerState(paths.socketDir));
+    if (idleSeconds > 0 && options.onIdle) {
+      const onIdle = options.onIdle;
+      const idle = watchForIdle(servers.servers, idleSeconds, () => {
+        log.info({ event: 'broker.idle_exit', idleSeconds }, 'no client for the idle period; exiting');
+        onIdle();
+      });
+      cleanups.push(() => idle.close());
+    }
     if (crashAfterAuditIgnored()) {
       log.error({ event: 'broker.fault_injection_ignored' }, 'TERMINAL_MCP_TEST_CRASH_AFTER_AUDIT is set outside a test run and is ignored; remove it');
     }

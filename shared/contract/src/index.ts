@@ -13,3 +13,4 @@ export * from './oauth.js';
 export * from './wait.js';
 export * from './live.js';
 export * from './close-matches.js';
+export * from './cli-flags.js';

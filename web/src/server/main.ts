@@ -13,9 +13,11 @@
  *    WebSocket (src/lib/server/live-bridge.ts).
  * Exit status 2 when a setting is refused, 1 on other start failures.
  */
+import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { serviceCommandFlags } from '@terminal-mcp/contract';
 import { createHostPolicy, hostForUrl, isAllowedHost, isSameOriginMutation, listenOnLoopback, ownOrigin, type HostPolicy } from '@terminal-mcp/http-guard';
 import { CLIENT_IP_HEADER, PROTO_HEADER, resolveRequestOrigin } from '../lib/server/forwarded.js';
 import { createLiveBridge } from '../lib/server/live-bridge.js';
@@ -32,7 +34,21 @@ function headerPair(req: IncomingMessage): { origin?: string; referer?: string }
   return { origin: one(req.headers.origin), referer: one(req.headers.referer) };
 }
 
+const SUMMARY = `The operator dashboard (SvelteKit) on loopback (http://127.0.0.1:8768/), talking to the
+broker over web.sock. Environment: TERMINAL_MCP_WEB_HOST, TERMINAL_MCP_WEB_PORT,
+TERMINAL_MCP_PUBLIC_HOSTS, TERMINAL_MCP_TRUSTED_PROXY, TERMINAL_MCP_SOCKET_DIR,
+TERMINAL_MCP_LOG_LEVEL. See docs/operations.md.`;
+
+function webVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
 async function main(): Promise<void> {
+  const flags = serviceCommandFlags(process.argv.slice(2), { name: NAME, version: webVersion(), summary: SUMMARY });
+  if (flags) {
+    process[flags.stream].write(flags.text);
+    process.exit(flags.exitCode);
+  }
   let settings;
   try {
     settings = webSettingsFromEnv(process.env);

@@ -31,7 +31,8 @@ export function ensureSocketDir(socketDir: string): void {
   if ((st.mode & 0o007) !== 0) chmodSync(socketDir, st.mode & 0o770);
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it exists, owned by someone else). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -13,6 +13,8 @@ import { ROLE_ROUTERS } from './roles/index.js';
 
 export interface RoleServers {
   sockets: Record<SocketRole, string>;
+  /** The listening servers (the idle-exit watch counts their connections). */
+  servers: readonly Server[];
   close(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export async function serveRoles(deps: BrokerDeps, socketDir: string, groups: So
   }
   return {
     sockets,
+    servers,
     async close() {
       for (const close of closeWebSockets) close();
       for (const s of servers) s.closeAllConnections();

@@ -2,13 +2,25 @@
 /** `terminal-mcp-http`: the MCP gateway over Streamable HTTP (stateless), loopback only.
  * Exit status 2 when a setting is refused (e.g. a non-loopback host), 1 on other start
  * failures. Logs JSON to stderr; stops cleanly on SIGINT/SIGTERM. */
+import { serviceCommandFlags } from '@terminal-mcp/contract';
 import { createGatewayLogger } from '../logger.js';
 import { startGatewayHttp, type RunningGatewayHttp } from '../http/gateway-http.js';
 import { GatewayConfigError, httpSettingsFromEnv } from '../http/options.js';
+import { GATEWAY_VERSION } from '../version.js';
 
 const NAME = 'terminal-mcp-http';
+const SUMMARY = `The full MCP gateway over Streamable HTTP on loopback (http://127.0.0.1:8766/mcp),
+talking to the broker over gateway.sock. Health: /health/live, /health/ready; metrics:
+/health/metrics. Environment: TERMINAL_MCP_GATEWAY_HOST, TERMINAL_MCP_GATEWAY_PORT,
+TERMINAL_MCP_GATEWAY_TOKEN, TERMINAL_MCP_PUBLIC_HOSTS, TERMINAL_MCP_TRUSTED_PROXY,
+TERMINAL_MCP_SOCKET_DIR, TERMINAL_MCP_LOG_LEVEL. See docs/operations.md.`;
 
 async function main(): Promise<void> {
+  const flags = serviceCommandFlags(process.argv.slice(2), { name: NAME, version: GATEWAY_VERSION, summary: SUMMARY });
+  if (flags) {
+    process[flags.stream].write(flags.text);
+    process.exit(flags.exitCode);
+  }
   const log = createGatewayLogger();
   let running: RunningGatewayHttp;
   let tokenSet = false;

@@ -8,16 +8,27 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createBrokerClient, defaultSocketPath } from '@terminal-mcp/broker-client';
+import { serviceCommandFlags } from '@terminal-mcp/contract';
 import { createGatewayLogger } from '../logger.js';
 import { createToolMetrics } from '../metrics.js';
 import { createGatewayMcpServer } from '../server.js';
+import { GATEWAY_VERSION } from '../version.js';
 
 // One stray console.log would corrupt the protocol stream.
 console.log = console.error;
 console.info = console.error;
 console.debug = console.error;
 
+const SUMMARY = `The MCP gateway over stdio, reaching an already running broker over gateway.sock.
+Desktop clients run \`terminal-mcp\` instead, which also starts a broker when none runs.
+Environment: TERMINAL_MCP_SOCKET_DIR, TERMINAL_MCP_LOG_LEVEL.`;
+
 async function main(): Promise<void> {
+  const flags = serviceCommandFlags(process.argv.slice(2), { name: 'terminal-mcp-gateway-stdio', version: GATEWAY_VERSION, summary: SUMMARY });
+  if (flags) {
+    process[flags.stream].write(flags.text);
+    process.exit(flags.exitCode);
+  }
   const log = createGatewayLogger();
   const broker = createBrokerClient({ role: 'gateway', env: process.env });
   const server = createGatewayMcpServer({ broker, metrics: createToolMetrics(), log });

@@ -3,13 +3,25 @@
  * loopback only (http://127.0.0.1:8767 by default). Exit status 2 when a setting is
  * refused (e.g. a non-loopback host or a non-https public URL), 1 on other start
  * failures. Logs JSON to stderr; stops cleanly on SIGINT/SIGTERM. */
+import { serviceCommandFlags } from '@terminal-mcp/contract';
 import { startObserverHttp, type RunningObserverHttp } from '../http/observer-http.js';
 import { ObserverConfigError, observerSettingsFromEnv } from '../http/options.js';
 import { createObserverLogger } from '../logger.js';
+import { OBSERVER_VERSION } from '../version.js';
 
 const NAME = 'terminal-mcp-observer';
+const SUMMARY = `The read-only MCP server with its OAuth 2.1 authorization server, on loopback
+(http://127.0.0.1:8767/mcp), for claude.ai and the Claude apps through an HTTPS tunnel.
+Health: /health/live, /health/ready. Environment: TERMINAL_MCP_OBSERVER_HOST,
+TERMINAL_MCP_OBSERVER_PORT, TERMINAL_MCP_OBSERVER_PUBLIC_URL, TERMINAL_MCP_PUBLIC_HOSTS,
+TERMINAL_MCP_SOCKET_DIR, TERMINAL_MCP_LOG_LEVEL. See docs/claude-web-connector.md.`;
 
 async function main(): Promise<void> {
+  const flags = serviceCommandFlags(process.argv.slice(2), { name: NAME, version: OBSERVER_VERSION, summary: SUMMARY });
+  if (flags) {
+    process[flags.stream].write(flags.text);
+    process.exit(flags.exitCode);
+  }
   const log = createObserverLogger();
   let running: RunningObserverHttp;
   let settings;

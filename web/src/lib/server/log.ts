@@ -1,5 +1,18 @@
-/** One JSON line per event on stderr (the broker and gateway log the same way). Never
- * pass tokens, passwords or pane text here. */
+/** One JSON line per event on stderr, in the same shape pino writes for the broker,
+ * gateway and observer (numeric `level`, epoch-ms `time`, `pid`, `hostname`, `name`,
+ * `msg`), so one tool reads every service's log. TERMINAL_MCP_LOG_LEVEL filters, as for
+ * the other services. Never pass tokens, passwords or pane text here. */
+import { hostname } from 'node:os';
+
+const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity } as const;
+
+function threshold(): number {
+  const name = process.env.TERMINAL_MCP_LOG_LEVEL as keyof typeof LEVELS | undefined;
+  return name && name in LEVELS ? LEVELS[name] : LEVELS.info;
+}
+
 export function logEvent(level: 'info' | 'warn' | 'error', fields: Record<string, unknown>): void {
-  process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), service: 'terminal-mcp-web', ...fields })}\n`);
+  if (LEVELS[level] < threshold()) return;
+  const msg = typeof fields.event === 'string' ? fields.event : level;
+  process.stderr.write(`${JSON.stringify({ level: LEVELS[level], time: Date.now(), pid: process.pid, hostname: hostname(), name: 'terminal-mcp-web', msg, ...fields })}\n`);
 }

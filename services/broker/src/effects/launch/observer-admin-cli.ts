@@ -17,6 +17,7 @@ import { DEFAULT_CONFIG } from '../../config/schema.js';
 import { createLogger } from '../../logger.js';
 import { listClients, listGrants, revokeClient, revokeUser } from '../../oauth/admin.js';
 import { oauthEnv, type OAuthEnv } from '../../oauth/env.js';
+import { BROKER_VERSION } from '../package-info.js';
 import { openStore } from '../store/database.js';
 import { oauthStoreDefinition } from '../store/oauth-store.js';
 import { webauthStore, webauthStoreDefinition } from '../store/webauth-store.js';
@@ -27,6 +28,7 @@ const USAGE = `usage: ${NAME} <command>
   revoke CLIENT_ID_OR_USER     revoke a client (and all its grants) or every grant of a user
   revoke --client CLIENT_ID    revoke a client, when a user has the same name
   revoke --user USER           revoke every grant of a user
+  --help, --version
 `;
 
 class CliError extends Error {
@@ -105,6 +107,7 @@ function revoke(env: OAuthEnv, userExists: (name: string) => boolean, args: stri
 function run(argv: string[]): string {
   const [command, ...args] = argv;
   if (command === '-h' || command === '--help' || command === 'help') return USAGE;
+  if (command === '--version' || command === '-V') return `${NAME} ${BROKER_VERSION}\n`;
   if (command !== 'status' && command !== 'revoke') {
     throw new CliError(command === undefined ? USAGE.trimEnd() : `unknown command ${JSON.stringify(command.slice(0, 40))}\n${USAGE.trimEnd()}`, 2);
   }

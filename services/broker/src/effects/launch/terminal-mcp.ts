@@ -1,64 +1,87 @@
 #!/usr/bin/env node
 /**
- * `terminal-mcp`: what desktop MCP clients launch. If no broker answers on gateway.sock
- * it starts one for the same user in the background (and says so on stderr), then runs
- * the stdio gateway in this process. Nothing but MCP goes to stdout.
+ * `terminal-mcp`: with no arguments, what desktop MCP clients launch: the stdio MCP
+ * gateway, starting a broker in the background when none answers (stdio-launch.ts).
+ * Nothing but MCP goes to stdout then. With a subcommand, the operator's lifecycle tool:
+ * status, stop, doctor, client-config, backup, restore.
  *
- * This lives in the broker's effects layer because it spawns a process; the gateway
- * itself never does. Starting a broker here crosses no privilege boundary: a desktop
- * client runs this as the operator's own user, the user the broker runs as anyway.
+ * This lives in the broker's effects layer because it spawns processes and reads the
+ * state directory; the gateway itself never does.
  */
-import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { resolvePaths, socketPathFor } from '@terminal-mcp/contract';
-import { socketAnswers } from '../socket-files.js';
+import { pathToFileURL } from 'node:url';
+import { BROKER_VERSION } from '../package-info.js';
+import { backupCommand, restoreCommand } from './backup-command.js';
+import { CLIENTS, clientConfigCommand } from './client-config-command.js';
+import { doctorCommand } from './doctor-command.js';
+import { statusCommand } from './status-command.js';
+import { ensureBrokerRunning, holdBrokerPresence } from './stdio-launch.js';
+import { stopCommand } from './stop-command.js';
 
-const STARTUP_TIMEOUT_MS = 15_000;
+const USAGE = `usage: terminal-mcp [command]
 
-async function waitForSocket(path: string, deadline: number): Promise<boolean> {
-  while (Date.now() < deadline) {
-    if (await socketAnswers(path, 200)) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return false;
-}
+  (no command)          the MCP server on stdio, for desktop clients; starts a broker in the
+                        background if none runs (it exits after TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS,
+                        default 300, with no client)
+  status [--json]       the running broker (pid, version, config in force), sockets, services, tmux
+  stop                  stop the broker and every service npm start started
+  doctor [--json]       check node, tmux, bins, directories, stores, ports and config; prints fixes
+  client-config CLIENT  a config snippet with this checkout's absolute paths; CLIENT is one of
+                        ${CLIENTS.join(', ')}
+  backup DIR            consistent copy of every store, the audit key and the config (broker may run)
+  restore DIR           restore a backup into the state directory (the broker must be stopped)
+  --help, --version
 
-export async function ensureBrokerRunning(env: NodeJS.ProcessEnv): Promise<'running' | 'started' | 'failed'> {
-  const paths = resolvePaths(env, homedir());
-  const socket = socketPathFor(paths.socketDir, 'gateway');
-  if (await socketAnswers(socket)) return 'running';
+Paths come from TERMINAL_MCP_STATE_DIR, TERMINAL_MCP_SOCKET_DIR, TERMINAL_MCP_CONFIG and
+TERMINAL_MCP_TMUX_SOCKET, as for every service. See docs/operations.md.
+`;
 
-  mkdirSync(paths.stateDir, { recursive: true, mode: 0o700 });
-  const logPath = join(paths.stateDir, 'broker.log');
-  const logFd = openSync(logPath, 'a', 0o600);
-  const brokerMain = fileURLToPath(new URL('../../main.js', import.meta.url));
-  const childEnv = { ...env };
-  delete childEnv.TMUX; // the broker addresses the server named by TERMINAL_MCP_TMUX_SOCKET, not $TMUX
-  delete childEnv.TMUX_PANE;
-  delete childEnv.TERMINAL_MCP_TEST_CRASH_AFTER_AUDIT; // test-only fault injection never reaches a launched broker
-  const child = spawn(process.execPath, [brokerMain], { detached: true, stdio: ['ignore', logFd, logFd], env: childEnv });
-  child.unref();
-  closeSync(logFd);
-  process.stderr.write(`terminal-mcp: no broker was running; started one in the background (pid ${child.pid}), logs in ${logPath}\n`);
-  // Another launcher may race us; whichever broker wins, we wait for the socket.
-  return (await waitForSocket(socket, Date.now() + STARTUP_TIMEOUT_MS)) ? 'started' : 'failed';
-}
-
-async function main(): Promise<void> {
+async function serveStdio(): Promise<void> {
   const state = await ensureBrokerRunning(process.env);
   if (state === 'failed') {
     process.stderr.write('terminal-mcp: the broker did not come up; tools will answer BROKER_UNAVAILABLE until it does\n');
   }
+  holdBrokerPresence(process.env);
   const require = createRequire(import.meta.url);
   const gatewayStdio = require.resolve('@terminal-mcp/gateway/stdio');
   await import(pathToFileURL(gatewayStdio).href);
 }
 
-main().catch((err: unknown) => {
+async function main(argv: string[]): Promise<void> {
+  const [command, ...args] = argv;
+  const env = process.env;
+  const exit = (code: number) => process.exit(code);
+  switch (command) {
+    case undefined:
+      return serveStdio();
+    case '--help':
+    case '-h':
+    case 'help':
+      process.stdout.write(USAGE);
+      return exit(0);
+    case '--version':
+    case '-V':
+      process.stdout.write(`terminal-mcp ${BROKER_VERSION}\n`);
+      return exit(0);
+    case 'status':
+      return exit(await statusCommand(args, env));
+    case 'stop':
+      return exit(await stopCommand(args, env));
+    case 'doctor':
+      return exit(await doctorCommand(args, env));
+    case 'client-config':
+      return exit(clientConfigCommand(args, env));
+    case 'backup':
+      return exit(await backupCommand(args, env));
+    case 'restore':
+      return exit(await restoreCommand(args, env));
+    default:
+      process.stderr.write(`terminal-mcp: unknown command ${JSON.stringify(command.slice(0, 40))}\n${USAGE}`);
+      return exit(2);
+  }
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
   process.stderr.write(`terminal-mcp: ${(err as Error).message}\n`);
   process.exit(1);
 });

@@ -16,6 +16,7 @@ import { resolvePaths } from '@terminal-mcp/contract';
 import { createLogger } from '../../logger.js';
 import { createAccount, setAccountPassword, usernameViolation } from '../../webauth/accounts.js';
 import { webauthEnv, type WebauthEnv } from '../../webauth/env.js';
+import { BROKER_VERSION } from '../package-info.js';
 import { openStore } from '../store/database.js';
 import { webauthStoreDefinition } from '../store/webauth-store.js';
 import { PromptAbortedError, readNewPassword } from './password-prompt.js';
@@ -24,6 +25,7 @@ const USAGE = `usage: terminal-mcp-webauth <command>
   list-users              list operator accounts
   create-user NAME        create an account (asks for its password)
   set-password NAME       set an account's password and end all its sessions
+  --help, --version
 Passwords are read from the terminal without echo, or as one line from stdin.
 `;
 
@@ -61,6 +63,10 @@ async function run(argv: string[]): Promise<void> {
   const [command, ...args] = argv;
   if (command === '-h' || command === '--help' || command === 'help') {
     process.stdout.write(USAGE);
+    return;
+  }
+  if (command === '--version' || command === '-V') {
+    process.stdout.write(`terminal-mcp-webauth ${BROKER_VERSION}\n`);
     return;
   }
   if (command === undefined) throw new CliError(USAGE.trimEnd(), 2);

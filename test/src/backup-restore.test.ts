@@ -1,0 +1,123 @@
+// Guards backup and restore: `terminal-mcp backup` copies every store consistently while the broker runs and writes, `restore` refuses while a broker runs and refuses a tampered backup, and a broker started on the restored state dir reads everything back.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createBrokerClient } from '@terminal-mcp/broker-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
+import { createOperatorAccount } from './helpers/operator-account.js';
+import { repoPath } from './helpers/repo.js';
+import { runNode } from './helpers/run-node.js';
+import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+
+const CLI = repoPath('services/broker/dist/effects/launch/terminal-mcp.js');
+const WEBAUTH = repoPath('services/broker/dist/effects/launch/webauth-cli.js');
+let tmux: TmuxTestServer;
+let broker: BrokerProcess | undefined;
+let restored: BrokerProcess | undefined;
+const root = mkdtempSync(join(tmpdir(), 'tmcp-bk-'));
+
+beforeAll(async () => {
+  tmux = await startTmuxServer();
+  await tmux.newSession('test-backup', 'bash --norc --noprofile');
+  broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: "allowed_session_patterns: ['test-*']\nlog_level: warn\n" });
+});
+afterAll(async () => {
+  await restored?.stop();
+  await broker?.stop();
+  await tmux?.kill();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('terminal-mcp backup / restore', () => {
+  it('backs up while the broker writes; a broker on the restored state reads it all back', async () => {
+    const b = broker!;
+    const client = createBrokerClient({ role: 'gateway', socketPath: join(b.socketDir, 'gateway.sock') });
+    await createOperatorAccount(b.env, 'backup-op', 'correct horse battery staple 42');
+    for (let i = 0; i < 5; i++) await client.bindings.bind.mutate({ binding: `before-${i}`, session: 'test-backup' });
+
+    // Writes keep going (new bindings; audited reads) for the whole backup.
+    let writing = true;
+    let written = 0;
+    const writer = (async () => {
+      while (writing) {
+        await client.bindings.bind.mutate({ binding: `during-${written}`, session: 'test-backup' });
+        await client.sessions.tail.query({ session: 'test-backup', lines: 5 });
+        written++;
+      }
+    })();
+    const dir = join(root, 'backup-1');
+    const backup = await runNode([CLI, 'backup', dir], b.env);
+    writing = false;
+    await writer;
+    expect(backup.stderr).toBe('');
+    expect(backup.code).toBe(0);
+    expect(written).toBeGreaterThan(0);
+
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+    expect(manifest.format).toBe('terminal-mcp-backup');
+    const names = manifest.stores.map((s: { name: string }) => s.name).sort();
+    expect(names).toEqual(['audit', 'bindings', 'grants', 'leases', 'oauth', 'registry', 'webauth']);
+    for (const s of manifest.stores) {
+      expect(s.sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(s.schema_version).toBeGreaterThan(0);
+    }
+    expect(manifest.audit_key.bytes).toBe(32);
+    expect(manifest.config.original_path).toBe(b.env.TERMINAL_MCP_CONFIG);
+
+    // Restore refuses while this broker runs.
+    const refused = await runNode([CLI, 'restore', dir], b.env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/a broker is running \(pid \d+\).*stop it first/);
+
+    // Into a fresh state dir, with no broker there.
+    const freshState = join(root, 'fresh-state');
+    const freshEnv = { ...b.env, TERMINAL_MCP_STATE_DIR: freshState, TERMINAL_MCP_SOCKET_DIR: join(root, 'fresh-run') };
+    const restore = await runNode([CLI, 'restore', dir], freshEnv);
+    expect(restore.code).toBe(0);
+    expect(restore.stdout).toMatch(/restored .*bindings\.db.*audit-hmac\.key/);
+    expect(restore.stderr).toMatch(/WARNING: .*grants\.db or oauth\.db.*revoked.*valid again/);
+    expect(readFileSync(join(freshState, 'audit-hmac.key')).equals(readFileSync(join(b.stateDir, 'audit-hmac.key')))).toBe(true);
+
+    restored = await startBrokerProcess({
+      tmuxSocket: tmux.socketName,
+      config: "allowed_session_patterns: ['test-*']\nlog_level: warn\n",
+      env: { TERMINAL_MCP_STATE_DIR: freshState },
+    });
+    const again = createBrokerClient({ role: 'gateway', socketPath: join(restored.socketDir, 'gateway.sock') });
+    const bindings = await again.bindings.list.query({});
+    const bound = new Set(bindings.bindings.map((x) => x.binding));
+    for (let i = 0; i < 5; i++) expect(bound.has(`before-${i}`)).toBe(true);
+    // A consistent point in time: the "during" bindings it holds are a prefix of those written.
+    const during = [...bound].filter((n) => n.startsWith('during-')).map((n) => Number(n.slice(7))).sort((x, y) => x - y);
+    expect(during).toEqual(during.map((_, i) => i));
+    const users = await runNode([WEBAUTH, 'list-users'], { ...restored.env });
+    expect(users.stdout).toContain('backup-op');
+  });
+
+  it('refuses a backup whose files do not match the manifest, and restores nothing', async () => {
+    const dir = join(root, 'backup-2');
+    expect((await runNode([CLI, 'backup', dir], broker!.env)).code).toBe(0);
+    writeFileSync(join(dir, 'grants.db'), 'tampered');
+    const target = { ...broker!.env, TERMINAL_MCP_STATE_DIR: join(root, 'tamper-state'), TERMINAL_MCP_SOCKET_DIR: join(root, 'tamper-run') };
+    const r = await runNode([CLI, 'restore', dir], target);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/grants\.db does not match its checksum/);
+    expect(r.stderr).toContain('nothing was restored');
+  });
+
+  it('refuses to back up into a directory that is not empty', async () => {
+    const dir = join(root, 'not-empty');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'keep-me'), 'x');
+    const r = await runNode([CLI, 'backup', dir], broker!.env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/is not empty/);
+  });
+
+  it('refuses to back up a state directory without stores (a wrong TERMINAL_MCP_STATE_DIR)', async () => {
+    const r = await runNode([CLI, 'backup', join(root, 'backup-empty')], { ...broker!.env, TERMINAL_MCP_STATE_DIR: join(root, 'no-such-state') });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/nothing to back up/);
+  });
+});

@@ -1,0 +1,156 @@
+// Guards `npm start` (scripts/start.mjs): the banner comes once every service is ready and shows the broker's config; a second start says "already running" and exits 0; a reused broker with another config is reported; SIGKILL of the supervisor leaves no orphan holding a port or the broker lock; `terminal-mcp stop` stops it all.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrokerProcess } from './helpers/broker-process.js';
+import { repoPath } from './helpers/repo.js';
+import { cleanEnv, runNode, waitFor } from './helpers/run-node.js';
+import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+
+const START = repoPath('scripts/start.mjs');
+const CLI = repoPath('services/broker/dist/effects/launch/terminal-mcp.js');
+let tmux: TmuxTestServer;
+const roots: string[] = [];
+const started: ChildProcess[] = [];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = createConnection({ host: '127.0.0.1', port });
+    c.once('connect', () => (c.destroy(), resolve(true)));
+    c.once('error', () => resolve(false));
+  });
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function privateEnv(extra: Record<string, string> = {}): Promise<NodeJS.ProcessEnv> {
+  const root = mkdtempSync(join(tmpdir(), 'tmcp-start-'));
+  roots.push(root);
+  return cleanEnv({
+    TERMINAL_MCP_STATE_DIR: join(root, 'state'),
+    TERMINAL_MCP_SOCKET_DIR: join(root, 'run'),
+    TERMINAL_MCP_TMUX_SOCKET: tmux.socketName,
+    TERMINAL_MCP_GATEWAY_PORT: String(await freePort()),
+    TERMINAL_MCP_OBSERVER_PORT: String(await freePort()),
+    TERMINAL_MCP_WEB_PORT: String(await freePort()),
+    // The suite runs on a built tree; a test must never rebuild it under other tests.
+    TERMINAL_MCP_START_SKIP_BUILD: '1',
+    ...extra,
+  });
+}
+
+async function startUntilBanner(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; out: () => string }> {
+  const child = spawn(process.execPath, [START], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(child);
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  await waitFor('the npm start banner', () => {
+    if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${out}`);
+    return out.includes('Ctrl-C stops everything');
+  }, 120_000);
+  return { child, out: () => out };
+}
+
+beforeAll(async () => {
+  tmux = await startTmuxServer();
+  await tmux.newSession('test-start', 'bash --norc --noprofile');
+});
+afterAll(async () => {
+  for (const c of started) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+  for (const c of started) if (c.exitCode === null && c.signalCode === null) await new Promise((r) => c.once('exit', r));
+  await tmux?.kill();
+  for (const r of roots) rmSync(r, { recursive: true, force: true });
+});
+
+describe('npm start', () => {
+  it('prints the banner once everything answers, refuses a second start politely, and leaves no orphan when SIGKILLed', async () => {
+    const env = await privateEnv();
+    const { child, out } = await startUntilBanner(env);
+    const banner = out();
+    expect(banner).toContain(`http://127.0.0.1:${env.TERMINAL_MCP_GATEWAY_PORT}/mcp`);
+    expect(banner).toContain('read on, input off');
+    expect(banner).toContain('readable sessions: claude-*, codex-*, agent-*, test-*');
+    expect(banner).not.toMatch(/"level":/); // no log line in the banner
+    for (const port of [env.TERMINAL_MCP_GATEWAY_PORT, env.TERMINAL_MCP_OBSERVER_PORT, env.TERMINAL_MCP_WEB_PORT]) expect(await portAnswers(Number(port))).toBe(true);
+
+    const second = await runNode([START], env);
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(new RegExp(`already running: npm start pid ${child.pid}`));
+    expect(second.stdout).toContain(`http://127.0.0.1:${env.TERMINAL_MCP_WEB_PORT}/`);
+
+    const status = JSON.parse((await runNode([CLI, 'status', '--json'], env)).stdout);
+    expect(status.supervisor.pid).toBe(child.pid);
+    expect(status.broker.running).toBe(true);
+    expect(status.broker.config.terminal_input).toBe(false);
+    expect(status.services.every((s: { answers: boolean }) => s.answers)).toBe(true);
+
+    const run = JSON.parse(readFileSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'supervisor.json'), 'utf8')) as { children: { name: string; pid: number }[] };
+    expect(run.children.map((c) => c.name).sort()).toEqual(['broker', 'gateway', 'observer', 'web']);
+    child.kill('SIGKILL');
+    await waitFor('every service to stop after the supervisor was killed', async () => {
+      if (run.children.some((c) => alive(c.pid))) return false;
+      for (const port of [env.TERMINAL_MCP_GATEWAY_PORT, env.TERMINAL_MCP_OBSERVER_PORT, env.TERMINAL_MCP_WEB_PORT]) if (await portAnswers(Number(port))) return false;
+      return !existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'broker.lock'));
+    }, 90_000, 250);
+  }, 300_000);
+
+  it('reuses a running broker, reports that it enforces another config, and leaves it running on Ctrl-C', async () => {
+    const broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: "allowed_session_patterns: ['alpha-*']\n" });
+    try {
+      const requested = join(roots[0]!, 'requested.yaml');
+      writeFileSync(requested, "allowed_session_patterns: ['beta-*']\n");
+      const env = await privateEnv({
+        TERMINAL_MCP_STATE_DIR: broker.stateDir,
+        TERMINAL_MCP_SOCKET_DIR: broker.socketDir,
+        TERMINAL_MCP_CONFIG: requested,
+      });
+      const { child, out } = await startUntilBanner(env);
+      expect(out()).toContain(`a broker is already running (pid ${broker.pid}); using it`);
+      expect(out()).toContain('readable sessions: alpha-*');
+      expect(out()).toMatch(/NOTE: the running broker does not enforce the config you asked for/);
+      expect(out()).toContain('terminal-mcp stop, then npm start again');
+      child.kill('SIGINT');
+      await new Promise((r) => child.once('exit', r));
+      expect(alive(broker.pid)).toBe(true);
+      expect(await portAnswers(Number(env.TERMINAL_MCP_GATEWAY_PORT))).toBe(false);
+    } finally {
+      await broker.stop();
+    }
+  }, 300_000);
+
+  it('terminal-mcp stop stops the supervisor and everything it started', async () => {
+    const env = await privateEnv();
+    const { child } = await startUntilBanner(env);
+    const run = JSON.parse(readFileSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'supervisor.json'), 'utf8')) as { children: { pid: number }[] };
+    const exited = new Promise((r) => child.once('exit', r));
+    const r = await runNode([CLI, 'stop'], env);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`stopped npm start supervisor (pid ${child.pid})`);
+    await exited;
+    await waitFor('every service to stop', () => run.children.every((c) => !alive(c.pid)), 60_000);
+    expect(existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'supervisor.json'))).toBe(false);
+    expect(existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'broker.lock'))).toBe(false);
+  }, 300_000);
+});
