@@ -11,7 +11,8 @@ type Kind = 'query' | 'mutation' | 'subscription';
 /** The source folders of each role's client. shared/mcp-kit holds the read tools both MCP
  * services serve; shared/oauth-http the authorization server both mount. */
 const CLIENT_SOURCES: Record<Role, string[]> = {
-  gateway: ['services/gateway/src', 'shared/mcp-kit/src', 'shared/oauth-http/src'],
+  // The operator's lifecycle commands (terminal-mcp status|doctor|stop) probe gateway.sock.
+  gateway: ['services/gateway/src', 'shared/mcp-kit/src', 'shared/oauth-http/src', 'services/broker/src/effects/launch'],
   observer: ['services/observer/src', 'shared/mcp-kit/src', 'shared/oauth-http/src'],
   web: ['web/src'],
 };
@@ -51,6 +52,8 @@ function callsOf(role: Role): ClientCalls {
   const unreadable: string[] = [];
   for (const file of CLIENT_SOURCES[role].flatMap((dir) => sourceFiles(repoPath(dir)))) {
     const text = readFileSync(file, 'utf8');
+    // effects/launch/broker-probe.ts asks with a plain GET: `query(socketDir, 'a.b', ...)`.
+    for (const m of text.matchAll(/\bquery\(socketDir, '(\w+)\.(\w+)'/g)) calls.add(`${m[1]}.${m[2]}:query`);
     for (const site of text.matchAll(/\.(query|mutate|subscribe)\(/g)) {
       const end = site.index + site[0].length;
       const head = text.slice(Math.max(0, end - 120), end);

@@ -1,6 +1,8 @@
-/** Liveness facts for the services' readiness endpoints: is tmux reachable, do the stores
- * open. (The dashboard never asks; no client asks for the broker's pid or version.) */
-import type { Readiness } from '@terminal-mcp/contract';
+/** Liveness facts for the services' readiness endpoints (is tmux reachable, do the stores
+ * open), and the broker's own identity for the operator's lifecycle commands
+ * (`terminal-mcp status|doctor|stop`, effects/launch/broker-probe.ts, over gateway.sock:
+ * the operator's user is in every socket's group). The dashboard never asks. */
+import type { BrokerInfo, Readiness } from '@terminal-mcp/contract';
 import { servedTo } from '../trpc.js';
 
 export const health = {
@@ -9,4 +11,11 @@ export const health = {
     const stores = ctx.deps.stores.check();
     return { ready: tmux.ok && stores.every((s) => s.ok), tmux, stores };
   }),
+
+  info: servedTo('gateway').query(({ ctx }): BrokerInfo => ({
+    version: ctx.deps.info.version,
+    pid: process.pid,
+    started_at: ctx.deps.info.startedAt.toISOString(),
+    tmux_socket: ctx.deps.info.tmuxSocket,
+  })),
 };

@@ -42,6 +42,8 @@ export const gatewayRouter = router({
   },
   health: {
     ready: health.ready,
+    /** pid, version, tmux socket: for the operator's `terminal-mcp status|doctor|stop`. */
+    info: health.info,
   },
   /** The gateway's OAuth authorization server (TERMINAL_MCP_GATEWAY_PUBLIC_URL): the same
    * procedures as the observer's, with the gateway's redirect rules and scopes. */
