@@ -36,19 +36,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@terminal-mcp/contract';
+import { SESSION_ID_RE, silentLogger, type TmuxLogger } from './format.js';
 
 /** Fixed, never user-derived. A user session with this exact name would be treated as
  * ours (hidden from listings); the name is reserved. */
 export const HIDDEN_SESSION_NAME = '__terminal_mcp_control';
 
-export interface TmuxLogger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
-
-const silentLogger: TmuxLogger = { debug() {}, info() {}, warn() {}, error() {} };
+export type { TmuxLogger };
 
 export interface ControlClientOptions {
   /** `tmux -L <socketName>`; undefined means the user's default server. */
@@ -470,7 +464,7 @@ export class TmuxControlClient {
     const tab = line.indexOf('\t');
     const pid = Number(line.slice(0, tab));
     const sessionId = line.slice(tab + 1);
-    if (!reply.ok || tab < 0 || !Number.isSafeInteger(pid) || pid <= 0 || !/^\$\d+$/.test(sessionId)) {
+    if (!reply.ok || tab < 0 || !Number.isSafeInteger(pid) || pid <= 0 || !SESSION_ID_RE.test(sessionId)) {
       this.connectionLost(conn, 'unexpected tmux handshake reply');
       return;
     }

@@ -33,7 +33,8 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { AppError } from '@terminal-mcp/contract';
-import { decodeControlOutput, tmuxEnvironment, tmuxGlobalArgs, type TmuxLogger } from './control-client.js';
+import { decodeControlOutput, tmuxEnvironment, tmuxGlobalArgs } from './control-client.js';
+import { PANE_ID_RE, SESSION_ID_RE, silentLogger, type TmuxLogger } from './format.js';
 
 /** `TERM` of every watcher client, visible as `#{client_termname}`: how listSessions
  * tells our watchers from users' clients (including users' own control-mode clients,
@@ -87,11 +88,8 @@ export interface PaneWatcherOptions {
   logger?: TmuxLogger;
 }
 
-const SESSION_ID_RE = /^\$\d{1,10}$/;
-const PANE_ID_RE = /^%\d{1,10}$/;
 /** A `%output` line is at most a few times tmux's read size; anything longer is not tmux. */
 const MAX_LINE_CHARS = 4 * 1024 * 1024;
-const silentLogger: TmuxLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 type EntryState = 'attaching' | 'attached' | 'ended';
 
