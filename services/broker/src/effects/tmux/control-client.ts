@@ -15,34 +15,25 @@
  * The client never resizes anyone's window and never receives pane output: it attaches
  * with `-f ignore-size,no-output` to a session containing only its own window.
  *
- * Stream integrity: command replies are NOT escaped by tmux. `capture-pane -p` writes
- * pane text verbatim, so a pane that displays `%end <time> <number> 1` (time and number
- * are guessable) would end the reply early, and the lines after it could pose as replies
- * to the next commands. Commands that return pane content are therefore run `fenced`: the
- * next stdin line is `display-message -p '<nonce>'`, a per-connection secret plus a
- * counter that no pane can know. Everything up to the fence block (`%begin`, nonce,
- * `%end`) is collected, and the reply is whatever precedes the LAST terminator matching
- * the command's own `%begin` before it: a forged terminator can only appear earlier, in
- * the data, so it is kept as data. Other replies carry only tmux-escaped names, numbers
- * and `pane_current_command` (cut at the first space, so it cannot spell a terminator).
- * Any violation of the protocol (a stray `%end`, text outside a block, a command number
- * going backwards, a command timing out) drops the connection, fails everything pending
- * and reconnects: we never guess where the stream resumes.
- *
- * Blocks with flags 0 are not replies to our commands: the first one answers the attach,
- * later ones carry the output of the user's `after-<command>` hooks (seen on 3.3a with
- * `set-hook -g after-display-message ...`). They are skipped.
+ * Stream integrity (control-protocol.ts has the rules): commands whose reply contains
+ * pane text run `fenced`, so a pane that prints a reply terminator cannot end its reply
+ * early; other replies carry only tmux-escaped names, numbers and `pane_current_command`
+ * (last field, see adapter.ts). Any protocol violation, and any command timing out,
+ * drops the connection, fails everything pending and reconnects.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@terminal-mcp/contract';
+import { ControlStream, type ControlEvent } from './control-protocol.js';
+import { spawnControlProcess, tmuxEnvironment, tmuxGlobalArgs, type ControlProcess } from './control-process.js';
 import { SESSION_ID_RE, silentLogger, type TmuxLogger } from './format.js';
+
+export { decodeControlOutput } from './control-protocol.js';
+export { tmuxEnvironment, tmuxGlobalArgs } from './control-process.js';
+export type { TmuxLogger };
 
 /** Fixed, never user-derived. A user session with this exact name would be treated as
  * ours (hidden from listings); the name is reserved. */
 export const HIDDEN_SESSION_NAME = '__terminal_mcp_control';
-
-export type { TmuxLogger };
 
 export interface ControlClientOptions {
   /** `tmux -L <socketName>`; undefined means the user's default server. */
@@ -74,7 +65,7 @@ export interface ControlReply {
 }
 
 /** A `%name args` line outside any reply block, e.g. `%sessions-changed`,
- * `%window-renamed @1 bash`. `%output` args stay octal-escaped: see decodeControlOutput. */
+ * `%window-renamed @1 bash` (`%output` and `%exit` are handled by the client itself). */
 export interface ControlNotification {
   /** Without the leading `%`. */
   readonly name: string;
@@ -88,55 +79,6 @@ export interface ControlConnection {
   hiddenSessionId: string;
 }
 
-const SOCKET_NAME_RE = /^[A-Za-z0-9_.-]{1,100}$/;
-
-/** The environment of every tmux spawn: without TMUX/TMUX_PANE, which tmux would follow
- * to the enclosing server instead of the one -L names. */
-export function tmuxEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const env = { ...base };
-  delete env.TMUX;
-  delete env.TMUX_PANE;
-  return env;
-}
-
-/** Global tmux flags for every spawn: `-L` when a socket name is configured, `-u` so tmux
- * treats the client as UTF-8 (otherwise it replaces every non-ASCII byte of a reply, such
- * as a unicode session name, with `_`). */
-export function tmuxGlobalArgs(socketName: string | undefined, configFile?: string): string[] {
-  const args: string[] = [];
-  if (socketName !== undefined) {
-    if (!SOCKET_NAME_RE.test(socketName) || socketName.startsWith('-')) {
-      throw new AppError('INVALID_ARGUMENT', 'invalid tmux socket name');
-    }
-    args.push('-L', socketName);
-  }
-  if (configFile !== undefined) args.push('-f', configFile);
-  args.push('-u');
-  return args;
-}
-
-/** Decodes the octal escapes tmux puts in `%output` data (a backslash and three octal
- * digits, `\134` for a backslash itself) back to bytes. Unused while the client attaches
- * with no-output; here for subscribers that attach to a session's output later. */
-export function decodeControlOutput(escaped: string): Buffer {
-  const out = Buffer.from(escaped, 'utf8');
-  let w = 0;
-  for (let r = 0; r < out.length; r++) {
-    const c = out[r] as number;
-    if (c === 0x5c && r + 3 < out.length && isOctal(out[r + 1]) && isOctal(out[r + 2]) && isOctal(out[r + 3])) {
-      out[w++] = (((out[r + 1] as number) - 48) << 6) | (((out[r + 2] as number) - 48) << 3) | ((out[r + 3] as number) - 48);
-      r += 3;
-    } else {
-      out[w++] = c;
-    }
-  }
-  return out.subarray(0, w);
-}
-
-function isOctal(c: number | undefined): boolean {
-  return c !== undefined && c >= 48 && c <= 55;
-}
-
 interface PendingCommand {
   readonly text: string;
   readonly resolve: (reply: ControlReply) => void;
@@ -148,44 +90,14 @@ interface PendingCommand {
   readonly fence: string | null;
 }
 
-/** Collecting a fenced reply: every line until the fence block is complete. */
-interface FenceScan {
-  readonly entry: PendingCommand;
-  readonly replyNumber: number;
-  /** The two lines that can end the fenced command's own reply. */
-  readonly endLine: string;
-  readonly errorLine: string;
-  /** How many of them were seen; more than one means the pane imitated one. */
-  terminators: number;
-  readonly lines: string[];
-  /** Tail of the %begin just before a nonce line: the next line should end that block. */
-  fenceTail: string | null;
-}
-
 interface Connection {
-  readonly child: ChildProcessWithoutNullStreams;
-  /** Replies arrive in this order. Index `head` is the oldest; compacted lazily. */
-  readonly pending: (PendingCommand | undefined)[];
-  head: number;
-  /** Nothing may be written before tmux has answered the attach itself: commands read
-   * earlier run before the client has a session (seen on 3.3a). */
-  attached: boolean;
-  outBuffer: string;
-  flushScheduled: boolean;
-  carry: string;
-  /** Tail (`<time> <number> <flags>`) of the open block, or null outside a block. */
-  blockTail: string | null;
-  /** The open block answers one of our commands (flags 1, or the attach). */
-  blockIsReply: boolean;
-  fenceScan: FenceScan | null;
-  blockLines: string[];
-  lastNumber: number;
+  readonly process: ControlProcess;
+  /** Parses the stream; holds the commands written, in the order their replies come. */
+  readonly stream: ControlStream<PendingCommand>;
   info: ControlConnection | null;
   readonly fencePrefix: string;
   fenceCounter: number;
-  stderr: string;
   connectTimer: NodeJS.Timeout | undefined;
-  exited: Promise<void>;
 }
 
 export class TmuxControlClient {
@@ -352,7 +264,7 @@ export class TmuxControlClient {
           timeoutMs: 2_000,
         });
         if (reply.ok && reply.lines[0] === '1') {
-          this.write(conn, `kill-session -t '${info.hiddenSessionId}'\n`);
+          conn.process.write(`kill-session -t '${info.hiddenSessionId}'\n`);
         }
       } catch {
         // Closing anyway: the connection is gone or tmux is wedged.
@@ -363,11 +275,8 @@ export class TmuxControlClient {
     this.reconnectTimer = undefined;
     this.failAll(new AppError('TMUX_UNAVAILABLE', 'tmux adapter is closed'));
     if (conn !== null) {
-      this.flush(conn);
-      conn.child.stdin.end();
-      const killTimer = setTimeout(() => conn.child.kill('SIGKILL'), 2_000);
-      await conn.exited;
-      clearTimeout(killTimer);
+      if (conn.connectTimer !== undefined) clearTimeout(conn.connectTimer);
+      await conn.process.stop(2_000);
       this.conn = null;
     }
   }
@@ -385,78 +294,43 @@ export class TmuxControlClient {
   private connect(): void {
     this.reconnectTimer = undefined;
     this.setState('connecting');
-    let child: ChildProcessWithoutNullStreams;
-    try {
-      child = spawn(this.opts.tmuxPath, this.spawnArgs, { env: this.env, cwd: '/', stdio: 'pipe' });
-    } catch (err) {
-      this.connectionLost(null, `spawn failed: ${(err as Error).message}`);
-      return;
-    }
+    // The callbacks run asynchronously, after `conn` below is initialised.
+    const child = spawnControlProcess({
+      tmuxPath: this.opts.tmuxPath,
+      args: this.spawnArgs,
+      env: this.env,
+      onData: (chunk) => this.onData(conn, chunk),
+      onEnd: (why) => this.connectionLost(conn, why),
+    });
     const conn: Connection = {
-      child,
-      pending: [],
-      head: 0,
-      attached: false,
-      outBuffer: '',
-      flushScheduled: false,
-      carry: '',
-      blockTail: null,
-      blockIsReply: false,
-      fenceScan: null,
-      blockLines: [],
-      lastNumber: -1,
+      process: child,
+      stream: new ControlStream<PendingCommand>(),
       info: null,
       fencePrefix: `tmcp-fence-${randomBytes(12).toString('hex')}-`,
       fenceCounter: 0,
-      stderr: '',
       connectTimer: undefined,
-      exited: new Promise((resolve) => child.once('close', () => resolve())),
     };
     this.conn = conn;
     conn.connectTimer = setTimeout(() => this.connectionLost(conn, 'timed out connecting to tmux'), this.opts.connectTimeoutMs);
     conn.connectTimer.unref();
+    // The first block answers the attach; nothing is written before it (see
+    // ControlStream.isAttached). Then a handshake reads the server pid and the hidden
+    // session id.
+  }
 
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => this.onData(conn, chunk));
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      if (conn.stderr.length < 2_000) conn.stderr += chunk;
-    });
-    child.stdin.on('error', () => {
-      // EPIPE when tmux is gone: the close handler reports it.
-    });
-    child.once('error', (err) => this.connectionLost(conn, `tmux could not be started: ${err.message}`));
-    child.once('close', (code, signal) => {
-      const why = conn.stderr.trim() || `tmux control client exited (${signal ?? `code ${String(code)}`})`;
-      this.connectionLost(conn, why);
-    });
-
-    // The first block answers the attach; nothing is written before it (see `attached`).
-    // Then a handshake reads the server pid and the hidden session id.
-    const handshake: PendingCommand = {
+  private onAttached(conn: Connection, ok: boolean, lines: readonly string[]): void {
+    if (!ok) {
+      this.connectionLost(conn, `tmux refused the control client: ${lines.join(' ').slice(0, 200)}`);
+      return;
+    }
+    this.enqueue(conn, {
       text: `display-message -p '#{pid}\t#{session_id}'`,
       resolve: (reply) => this.onHandshake(conn, reply),
       reject: () => {},
       timer: undefined,
       abandoned: false,
       fence: null,
-    };
-    const attach: PendingCommand = {
-      text: '',
-      resolve: (reply) => {
-        if (!reply.ok) {
-          this.connectionLost(conn, `tmux refused the control client: ${reply.lines.join(' ').slice(0, 200)}`);
-          return;
-        }
-        conn.attached = true;
-        this.enqueue(conn, handshake);
-      },
-      reject: () => {},
-      timer: undefined,
-      abandoned: false,
-      fence: null,
-    };
-    conn.pending.push(attach);
+    });
   }
 
   private onHandshake(conn: Connection, reply: ControlReply): void {
@@ -483,107 +357,52 @@ export class TmuxControlClient {
   }
 
   private enqueue(conn: Connection, entry: PendingCommand): void {
-    conn.pending.push(entry);
-    this.write(conn, `${entry.text}\n`);
-  }
-
-  /** Coalesces the writes of one tick into one pipe write. */
-  private write(conn: Connection, text: string): void {
-    conn.outBuffer += text;
-    if (!conn.flushScheduled) {
-      conn.flushScheduled = true;
-      queueMicrotask(() => this.flush(conn));
-    }
-  }
-
-  private flush(conn: Connection): void {
-    conn.flushScheduled = false;
-    if (conn.outBuffer === '' || !conn.child.stdin.writable) return;
-    conn.child.stdin.write(conn.outBuffer);
-    conn.outBuffer = '';
+    conn.stream.expect(entry, entry.fence);
+    conn.process.write(`${entry.text}\n`);
   }
 
   private onData(conn: Connection, chunk: string): void {
     if (this.conn !== conn || this.stateValue === 'closed') return;
-    let start = 0;
-    let data = chunk;
-    if (conn.carry !== '') {
-      data = conn.carry + chunk;
-      conn.carry = '';
+    for (const event of conn.stream.push(chunk)) {
+      this.onEvent(conn, event);
+      if (this.conn !== conn) return; // the event ended this connection
     }
-    for (;;) {
-      const nl = data.indexOf('\n', start);
-      if (nl < 0) break;
-      this.onLine(conn, data.slice(start, nl));
-      if (this.conn !== conn) return; // the line ended this connection
-      start = nl + 1;
-    }
-    if (start < data.length) conn.carry = data.slice(start);
   }
 
-  private onLine(conn: Connection, line: string): void {
-    if (conn.fenceScan !== null) return this.onFencedLine(conn, conn.fenceScan, line);
-    const tail = conn.blockTail;
-    if (tail !== null) {
-      // Inside a block only the exact matching terminator ends it; everything else,
-      // including lines that look like notifications, is reply data.
-      const first = line.charCodeAt(0);
-      if (first === 0x25 /* % */ && line.endsWith(tail)) {
-        if (line.length === tail.length + 5 && line.startsWith('%end ')) return this.endBlock(conn, true);
-        if (line.length === tail.length + 7 && line.startsWith('%error ')) return this.endBlock(conn, false);
-      }
-      if (conn.blockIsReply) conn.blockLines.push(line);
-      return;
-    }
-    if (line.startsWith('%begin ')) {
-      const rest = line.slice(7);
-      const parts = rest.split(' ');
-      const number = Number(parts[1]);
-      if (parts.length !== 3 || !Number.isSafeInteger(number) || number <= conn.lastNumber) {
-        return this.desync(conn, 'malformed or out-of-order %begin');
-      }
-      conn.lastNumber = number;
-      conn.blockIsReply = parts[2] === '1' || !conn.attached;
-      const head = conn.blockIsReply ? conn.pending[conn.head] : undefined;
-      if (head !== undefined && head.fence !== null) {
-        conn.fenceScan = {
-          entry: head,
-          replyNumber: number,
-          endLine: `%end ${rest}`,
-          errorLine: `%error ${rest}`,
-          terminators: 0,
-          lines: [],
-          fenceTail: null,
-        };
+  private onEvent(conn: Connection, event: ControlEvent<PendingCommand>): void {
+    switch (event.type) {
+      case 'attach':
+        return this.onAttached(conn, event.ok, event.lines);
+      case 'reply': {
+        const entry = event.token;
+        if (entry.timer !== undefined) clearTimeout(entry.timer);
+        entry.timer = undefined;
+        if (event.imitations > 0) {
+          this.logger.warn({ imitations: event.imitations }, 'pane text imitated a tmux reply terminator; kept as data');
+        }
+        if (!entry.abandoned) entry.resolve({ ok: event.ok, lines: event.lines });
         return;
       }
-      conn.blockTail = rest;
-      return;
+      case 'notification':
+        return this.dispatchNotification(conn, { name: event.name, args: event.args });
+      case 'output':
+        return; // attached with no-output: none is expected, none is needed
+      case 'exit':
+        return this.connectionLost(conn, event.reason !== '' ? `tmux: ${event.reason}` : 'tmux control client exited');
+      case 'desync':
+        this.logger.warn({ why: event.why }, 'tmux control stream out of sync; reconnecting');
+        return this.connectionLost(conn, `control stream out of sync: ${event.why}`);
     }
-    if (line.startsWith('%end ') || line.startsWith('%error ')) return this.desync(conn, 'reply terminator outside a block');
-    if (line.startsWith('%exit')) {
-      this.connectionLost(conn, line.length > 6 ? `tmux: ${line.slice(6)}` : 'tmux control client exited');
-      return;
-    }
-    if (line.charCodeAt(0) !== 0x25) {
-      // With -C tmux writes nothing but blocks and notifications.
-      return this.desync(conn, 'text outside a reply block');
-    }
-    this.onNotificationLine(conn, line);
   }
 
-  private onNotificationLine(conn: Connection, line: string): void {
-    const space = line.indexOf(' ');
-    const name = space < 0 ? line.slice(1) : line.slice(1, space);
-    const args = space < 0 ? '' : line.slice(space + 1);
+  private dispatchNotification(conn: Connection, notification: ControlNotification): void {
+    const { name, args } = notification;
     if (name === 'session-changed' && conn.info !== null && !args.startsWith(`${conn.info.hiddenSessionId} `)) {
       // Our hidden session was destroyed and tmux moved this client into a user session
       // (detach-on-destroy off). Start over so the hidden session is recreated.
       this.connectionLost(conn, 'hidden control session was replaced');
       return;
     }
-    if (this.notificationListeners.size === 0) return;
-    const notification: ControlNotification = { name, args };
     for (const l of this.notificationListeners) {
       try {
         l(notification);
@@ -591,93 +410,6 @@ export class TmuxControlClient {
         this.logger.warn({ err: (err as Error).message }, 'tmux notification listener failed');
       }
     }
-  }
-
-  private endBlock(conn: Connection, ok: boolean): void {
-    conn.blockTail = null;
-    if (!conn.blockIsReply) return; // hook output (flags 0)
-    const lines = conn.blockLines;
-    conn.blockLines = [];
-    const entry = this.shiftPending(conn);
-    if (entry === undefined) return this.desync(conn, 'reply with no pending command');
-    if (!entry.abandoned) entry.resolve({ ok, lines });
-  }
-
-  /** Collects a fenced reply until its fence block (`%begin T N 1`, nonce, `%end T N 1`)
-   * is complete, then cuts the reply at the last terminator matching its own %begin. */
-  private onFencedLine(conn: Connection, scan: FenceScan, line: string): void {
-    const fenceTail = scan.fenceTail;
-    if (fenceTail !== null) {
-      scan.fenceTail = null;
-      if (line.length === fenceTail.length + 5 && line.startsWith('%end ') && line.endsWith(fenceTail)) {
-        return this.endFencedReply(conn, scan, fenceTail);
-      }
-    }
-    const lines = scan.lines;
-    if (line.charCodeAt(0) === 0x25 && (line === scan.endLine || line === scan.errorLine)) scan.terminators++;
-    if (line === scan.entry.fence && lines.length > 0) {
-      const previous = lines[lines.length - 1] as string;
-      if (previous.startsWith('%begin ')) scan.fenceTail = previous.slice(7);
-    }
-    lines.push(line);
-  }
-
-  private endFencedReply(conn: Connection, scan: FenceScan, fenceTail: string): void {
-    conn.fenceScan = null;
-    const lines = scan.lines;
-    lines.length -= 2; // the fence's %begin and nonce
-    const fenceNumber = Number(fenceTail.split(' ')[1]);
-    const { endLine, errorLine } = scan;
-    let cut = lines.length - 1;
-    while (cut >= 0 && lines[cut] !== endLine && lines[cut] !== errorLine) cut--;
-    // Between the reply's terminator and the fence only flags-0 hook blocks may appear.
-    if (cut < 0 || !Number.isSafeInteger(fenceNumber) || fenceNumber <= scan.replyNumber) {
-      return this.desync(conn, 'fenced reply without its terminator');
-    }
-    conn.lastNumber = fenceNumber;
-    if (scan.terminators > 1) {
-      this.logger.warn({ imitations: scan.terminators - 1 }, 'pane text imitated a tmux reply terminator; kept as data');
-    }
-    const ok = lines[cut] === endLine;
-    // After the real terminator only tmux speaks: hook blocks (flags 0) and notifications.
-    const between = lines.slice(cut + 1);
-    lines.length = cut;
-    let hookTail: string | null = null;
-    for (const line of between) {
-      if (hookTail !== null) {
-        if (line === `%end ${hookTail}` || line === `%error ${hookTail}`) hookTail = null;
-      } else if (line.startsWith('%begin ')) {
-        hookTail = line.slice(7);
-      } else if (line.charCodeAt(0) === 0x25 && !line.startsWith('%exit')) {
-        this.onNotificationLine(conn, line);
-        if (this.conn !== conn) return;
-      }
-    }
-    const entry = this.shiftPending(conn);
-    if (entry !== scan.entry) return this.desync(conn, 'fenced reply out of order');
-    if (!entry.abandoned) entry.resolve({ ok, lines });
-  }
-
-  private shiftPending(conn: Connection): PendingCommand | undefined {
-    const entry = conn.pending[conn.head];
-    if (entry === undefined) return undefined;
-    conn.pending[conn.head] = undefined;
-    conn.head++;
-    if (conn.head === conn.pending.length) {
-      conn.pending.length = 0;
-      conn.head = 0;
-    } else if (conn.head > 1024 && conn.head * 2 > conn.pending.length) {
-      conn.pending.splice(0, conn.head);
-      conn.head = 0;
-    }
-    if (entry.timer !== undefined) clearTimeout(entry.timer);
-    entry.timer = undefined;
-    return entry;
-  }
-
-  private desync(conn: Connection, why: string): void {
-    this.logger.warn({ why }, 'tmux control stream out of sync; reconnecting');
-    this.connectionLost(conn, `control stream out of sync: ${why}`);
   }
 
   /** Ends `conn` (if it is still the current one): every pending command fails with
@@ -690,8 +422,8 @@ export class TmuxControlClient {
     if (conn !== null) {
       this.conn = null;
       if (conn.connectTimer !== undefined) clearTimeout(conn.connectTimer);
-      conn.child.stdout.removeAllListeners('data');
-      if (conn.child.exitCode === null && conn.child.signalCode === null) conn.child.kill('SIGTERM');
+      conn.process.ignoreOutput();
+      conn.process.kill();
     }
     this.setState('disconnected');
     this.failAll(new AppError('TMUX_UNAVAILABLE', 'tmux server is not reachable'), conn);
@@ -706,14 +438,7 @@ export class TmuxControlClient {
   private failAll(err: AppError, conn: Connection | null = this.conn): void {
     const entries: PendingCommand[] = this.waiting;
     this.waiting = [];
-    if (conn !== null) {
-      for (let i = conn.head; i < conn.pending.length; i++) {
-        const e = conn.pending[i];
-        if (e !== undefined) entries.push(e);
-      }
-      conn.pending.length = 0;
-      conn.head = 0;
-    }
+    if (conn !== null) entries.push(...conn.stream.drain());
     for (const e of entries) {
       if (e.timer !== undefined) clearTimeout(e.timer);
       if (!e.abandoned) {
