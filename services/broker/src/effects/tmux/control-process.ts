@@ -44,9 +44,9 @@ export interface ControlProcessOptions {
   args: readonly string[];
   env: NodeJS.ProcessEnv;
   onData(chunk: string): void;
-  /** Called once, when the process has ended or could not be started. `why` is tmux's
-   * stderr when it said anything, else how it ended. */
-  onEnd(why: string): void;
+  /** Called once, when the process has ended or could not be started (`startFailed`).
+   * `why` is tmux's stderr when it said anything, else how it ended. */
+  onEnd(why: string, startFailed: boolean): void;
 }
 
 export interface ControlProcess {
@@ -66,17 +66,17 @@ export interface ControlProcess {
 
 export function spawnControlProcess(options: ControlProcessOptions): ControlProcess {
   let ended = false;
-  const end = (why: string) => {
+  const end = (why: string, startFailed = false) => {
     if (ended) return;
     ended = true;
-    options.onEnd(why);
+    options.onEnd(why, startFailed);
   };
   let child: ChildProcessWithoutNullStreams;
   try {
     child = spawn(options.tmuxPath, [...options.args], { env: options.env, cwd: '/', stdio: 'pipe' });
   } catch (err) {
     // Reported asynchronously, like every other end.
-    queueMicrotask(() => end(`tmux could not be started: ${(err as Error).message}`));
+    queueMicrotask(() => end(`tmux could not be started: ${(err as Error).message}`, true));
     return {
       write() {},
       stderr: () => '',
@@ -103,7 +103,7 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
   child.stdin.on('error', () => {
     // EPIPE when tmux is gone: the close handler reports it.
   });
-  child.once('error', (err) => end(`tmux could not be started: ${err.message}`));
+  child.once('error', (err) => end(`tmux could not be started: ${err.message}`, true));
   child.once('close', (code, signal) => {
     if (termTimer !== undefined) clearTimeout(termTimer);
     if (killTimer !== undefined) clearTimeout(killTimer);
