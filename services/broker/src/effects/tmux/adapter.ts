@@ -32,7 +32,7 @@ export interface TmuxAdapterOptions {
    * default server. */
   socketName?: string;
   logger?: TmuxLogger;
-  /** Config file tmux reads if the adapter has to start the server (tests: /dev/null). */
+  /** `tmux -f`: read only when a command starts a server, which the broker never does. */
   configFile?: string;
   tmuxPath?: string;
   commandTimeoutMs?: number;
@@ -320,6 +320,9 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
   async function health(): Promise<TmuxHealth> {
     // The detail reaches every client role: it names the state, never tmux's stderr
     // (which holds socket paths); the reason itself is in the broker log.
+    if (control.waitingForServer) {
+      return { ok: false, detail: 'no tmux server is running: start tmux (e.g. `tmux new -s agent-1`); the broker attaches when a server appears' };
+    }
     if (control.state !== 'connected') {
       return { ok: false, detail: `tmux server not reachable (${control.state}); the broker reconnects by itself` };
     }

@@ -4,13 +4,30 @@
  * the commands were written, each matched to the head of a FIFO queue and checked by its
  * command number. ~0.3-0.6 ms per command instead of ~4 ms for spawning `tmux`.
  *
- * Server lifecycle (a deliberate choice): a control client exits unless it is attached to
- * a session, so on connect we run `new-session -A -s __terminal_mcp_control` — attach to
- * the hidden session, or create it, and the server with it when none is running. That is
- * what lets the broker discover sessions the operator creates later on a fresh machine;
- * the price is that while the broker runs, the hidden session keeps a server alive (and
- * a server the operator kills is started again on the next reconnect). `close()` kills
- * only the hidden session, so a server we started alone exits with it (`exit-empty`).
+ * tmux belongs to the user: the broker never starts a server. Every tmux it spawns runs
+ * with `-N` (never start a server, even for new-session), so when none runs calls answer
+ * TMUX_UNAVAILABLE with a hint to start one, and the client waits for a server by probing
+ * its socket (server-socket.ts: a stat, then a bare connect), spawning tmux only once
+ * something listens.
+ *
+ * Why a hidden session, and not `attach -t <a user session> -f ignore-size,no-output,
+ * read-only`: a control client exits unless attached to a session, and attaching to a
+ * user's session bumps its `session_activity`, runs its `client-attached` hooks, counts
+ * as a focused client (a program asking for focus reports gets `ESC [ I`), and ties our
+ * connection to that session's life. A session of our own inside the EXISTING server
+ * touches no user session. So on connect we create `__terminal_mcp_control` detached
+ * inside the EXISTING server (with -N nothing can start one), or find the one a crashed
+ * broker left ("duplicate session": reused, so there is only ever one), and attach to it
+ * by exact name.
+ *
+ * So that the hidden session never outlives its broker or keeps a server alive:
+ * - it is marked `destroy-unattached`: when the broker dies (even by SIGKILL, its tmux
+ *   client sees EOF and detaches) tmux destroys it with its last client;
+ * - when it is the only session left and the server would exit without it
+ *   (`exit-empty`, the default), the client leaves and waits for a new server, so the
+ *   user's server ends when the user's last session does. With `exit-empty off` the
+ *   server lives on without us anyway, and we stay attached.
+ * `close()` kills the hidden session (when no other broker is attached to it).
  *
  * The client never resizes anyone's window and never receives pane output: it attaches
  * with `-f ignore-size,no-output` to a session containing only its own window.
@@ -26,6 +43,8 @@ import { AppError } from '@terminal-mcp/contract';
 import { ControlStream, type ControlEvent } from './control-protocol.js';
 import { spawnControlProcess, tmuxEnvironment, tmuxGlobalArgs, type ControlProcess } from './control-process.js';
 import { SESSION_ID_RE, silentLogger, type TmuxLogger } from './format.js';
+import { probeTmuxServer, tmuxSocketPath } from './server-socket.js';
+import { createTmuxCommandRunner, type TmuxCommandRunner } from './tmux-command.js';
 
 export { decodeControlOutput } from './control-protocol.js';
 export { tmuxEnvironment, tmuxGlobalArgs } from './control-process.js';
@@ -35,11 +54,26 @@ export type { TmuxLogger };
  * ours (hidden from listings); the name is reserved. */
 export const HIDDEN_SESSION_NAME = '__terminal_mcp_control';
 
+/** The hidden pane's process: waits forever on a terminal nobody types into. */
+const HIDDEN_PANE_COMMAND = 'cat';
+
+/** What a caller is told while no tmux server runs (or only our hidden session was left). */
+export const NO_SERVER_HINT =
+  'No tmux server is running for the broker. Start tmux, e.g. `tmux new -s agent-1` (with `-L <name>` when TERMINAL_MCP_TMUX_SOCKET is set); the broker attaches when a server appears.';
+
+/** How tmux 3.3a says that no server listens on the socket. */
+const NO_SERVER_RE = /no server running|error connecting to|server exited unexpectedly/i;
+/** While no server runs, the socket is stat-ed at least this often. */
+const MAX_SOCKET_POLL_MS = 1_000;
+/** After leaving a server we were alone on, wait at least this long before looking again:
+ * the server needs a moment to exit, and we must not re-create the hidden session in it. */
+const AFTER_LEAVING_MS = 1_000;
+
 export interface ControlClientOptions {
   /** `tmux -L <socketName>`; undefined means the user's default server. */
   socketName?: string;
-  /** `tmux -f <file>`: only read when this client has to start the server (tests pass
-   * /dev/null so a developer's ~/.tmux.conf cannot change what they measure). */
+  /** `tmux -f <file>`: tmux reads it only when a command starts a server, which the
+   * broker never does (`-N`); kept so callers that pass it still work. */
   configFile?: string;
   /** Path of the tmux binary; default `tmux` from PATH. */
   tmuxPath?: string;
@@ -81,13 +115,13 @@ export interface ControlConnection {
 
 interface PendingCommand {
   readonly text: string;
+  /** The reply holds pane text: a fence line follows the command (control-protocol.ts). */
+  readonly fenced: boolean;
   readonly resolve: (reply: ControlReply) => void;
   readonly reject: (err: Error) => void;
   timer: NodeJS.Timeout | undefined;
   /** Timed out: the caller already has its error; the reply is still consumed. */
   abandoned: boolean;
-  /** The nonce the fence block after this command's reply must print, or null. */
-  readonly fence: string | null;
 }
 
 interface Connection {
@@ -98,6 +132,9 @@ interface Connection {
   readonly fencePrefix: string;
   fenceCounter: number;
   connectTimer: NodeJS.Timeout | undefined;
+  /** A "is anyone but us left?" check is running / another was asked for meanwhile. */
+  checking: boolean;
+  recheck: boolean;
 }
 
 export class TmuxControlClient {
@@ -113,6 +150,13 @@ export class TmuxControlClient {
   private readonly logger: TmuxLogger;
   private readonly env: NodeJS.ProcessEnv;
   private readonly spawnArgs: string[];
+  /** Creates the hidden session (one-shot, detached) before the control client attaches. */
+  private readonly runner: TmuxCommandRunner;
+  private readonly socketPath: string | null;
+  /** Not connected because no server runs (or we left one that had only our session). */
+  private noServer = false;
+  /** A connect() is looking for the server (between timers). */
+  private probing = false;
   private stateValue: ControlState = 'disconnected';
   private conn: Connection | null = null;
   /** Commands issued while connecting: written once the handshake is done. */
@@ -136,22 +180,11 @@ export class TmuxControlClient {
     };
     this.logger = options.logger ?? silentLogger;
     this.env = tmuxEnvironment();
-    this.spawnArgs = [
-      ...tmuxGlobalArgs(this.opts.socketName, this.opts.configFile),
-      '-C',
-      'new-session',
-      '-A',
-      '-s',
-      HIDDEN_SESSION_NAME,
-      '-f',
-      'ignore-size,no-output',
-      '-x',
-      '80',
-      '-y',
-      '24',
-      // The hidden pane's process: waits forever on a terminal nobody types into.
-      'cat',
-    ];
+    this.socketPath = tmuxSocketPath(this.opts.socketName, this.env);
+    const globalArgs = tmuxGlobalArgs(this.opts.socketName, this.opts.configFile);
+    this.runner = createTmuxCommandRunner({ socketName: this.opts.socketName, tmuxPath: this.opts.tmuxPath });
+    // `=`: exactly this name, never a user session it is a prefix of.
+    this.spawnArgs = [...globalArgs, '-C', 'attach-session', '-t', `=${HIDDEN_SESSION_NAME}`, '-f', 'ignore-size,no-output'];
     this.nextDelayMs = this.opts.initialDelayMs;
   }
 
@@ -169,9 +202,15 @@ export class TmuxControlClient {
     return this.lastErrorValue;
   }
 
+  /** True while not connected because no tmux server runs: the client attaches by itself
+   * when one appears, and never starts one. */
+  get waitingForServer(): boolean {
+    return this.noServer && this.stateValue !== 'connected' && this.stateValue !== 'closed';
+  }
+
   /** Starts connecting (idempotent). Later disconnects reconnect by themselves. */
   start(): void {
-    if (this.stateValue === 'disconnected' && this.reconnectTimer === undefined) this.connect();
+    if (this.stateValue === 'disconnected' && this.reconnectTimer === undefined && !this.probing) void this.connect();
   }
 
   /** Subscribes to tmux notifications; returns the unsubscribe function. */
@@ -216,28 +255,19 @@ export class TmuxControlClient {
     const state = this.stateValue;
     if (state === 'closed') return Promise.reject(new AppError('TMUX_UNAVAILABLE', 'tmux adapter is closed'));
     if (state === 'disconnected') return Promise.reject(this.unavailable());
-    const conn = this.conn;
-    if (conn === null) return Promise.reject(this.unavailable());
     return new Promise<ControlReply>((resolve, reject) => {
-      let fence: string | null = null;
-      let text = command;
-      if (options?.fenced === true) {
-        fence = `${conn.fencePrefix}${(conn.fenceCounter++).toString(36)}`;
-        // A separate line, not `cmd ; fence`: tmux skips the rest of a command list
-        // after an error, and a failed capture must still be fenced.
-        text = `${command}\ndisplay-message -p '${fence}'`;
-      }
-      const entry: PendingCommand = { text, resolve, reject, timer: undefined, abandoned: false, fence };
+      const entry: PendingCommand = { text: command, fenced: options?.fenced === true, resolve, reject, timer: undefined, abandoned: false };
       const timeoutMs = options?.timeoutMs ?? this.opts.commandTimeoutMs;
       entry.timer = setTimeout(() => {
         entry.abandoned = true;
         entry.timer = undefined;
         reject(new AppError('TIMEOUT', 'tmux did not answer in time'));
         // A stuck stream does not heal: start over rather than queue behind it.
-        if (this.conn === conn && this.stateValue === 'connected') this.connectionLost(conn, 'a tmux command timed out');
+        const conn = this.conn;
+        if (conn !== null && this.stateValue === 'connected') this.connectionLost(conn, 'a tmux command timed out');
       }, timeoutMs);
       entry.timer.unref();
-      if (state === 'connected') this.enqueue(conn, entry);
+      if (state === 'connected' && this.conn !== null) this.enqueue(this.conn, entry);
       else this.waiting.push(entry);
     });
   }
@@ -282,6 +312,7 @@ export class TmuxControlClient {
   }
 
   private unavailable(): AppError {
+    if (this.noServer) return new AppError('TMUX_UNAVAILABLE', 'no tmux server is running', NO_SERVER_HINT);
     return new AppError('TMUX_UNAVAILABLE', 'tmux server is not reachable');
   }
 
@@ -291,9 +322,44 @@ export class TmuxControlClient {
     for (const l of this.stateListeners) l(state);
   }
 
-  private connect(): void {
+  /** Looks for a server without spawning anything; attaches when one listens. */
+  private async connect(): Promise<void> {
     this.reconnectTimer = undefined;
+    // Calls made while we look wait for the answer, unless we already know that no
+    // server runs: then they fail fast with the hint while we keep polling.
+    if (!this.noServer) this.setState('connecting');
+    this.probing = true;
+    const presence = await probeTmuxServer(this.socketPath);
+    this.probing = false;
+    if (this.stateValue === 'closed') return;
+    if (presence === 'absent') {
+      // Nobody listens: look again soon.
+      if (!this.noServer) this.logger.info({ socket: this.opts.socketName ?? 'default' }, 'no tmux server for the broker; it attaches when one appears');
+      this.noServer = true;
+      this.lastErrorValue = 'no tmux server is running';
+      this.setState('disconnected');
+      this.failAll(this.unavailable(), null);
+      this.scheduleConnect(Math.min(this.nextBackoff(), MAX_SOCKET_POLL_MS));
+      return;
+    }
+    await this.attach();
+  }
+
+  private async attach(): Promise<void> {
     this.setState('connecting');
+    // The hidden session is created detached by a one-shot client, and only then attached
+    // in control mode: two control clients running `new-session -A` for the same new
+    // name at once crash the tmux 3.3a server (reproduced here, about 1 in 6 tries), which
+    // two brokers starting together, or a restart racing a dying broker, would do to the
+    // user's server. Concurrent detached creations just answer "duplicate session".
+    const created = await this.runner.run(['new-session', '-d', '-s', HIDDEN_SESSION_NAME, '-x', '80', '-y', '24', HIDDEN_PANE_COMMAND], {
+      timeoutMs: this.opts.connectTimeoutMs,
+    });
+    if (this.stateValue === 'closed') return;
+    if (created.exitCode !== 0 && !created.stderr.includes('duplicate session')) {
+      this.connectionLost(null, created.stderr.trim() || (created.timedOut ? 'timed out creating the hidden session' : 'tmux could not be started'));
+      return;
+    }
     // The callbacks run asynchronously, after `conn` below is initialised.
     const child = spawnControlProcess({
       tmuxPath: this.opts.tmuxPath,
@@ -309,6 +375,8 @@ export class TmuxControlClient {
       fencePrefix: `tmcp-fence-${randomBytes(12).toString('hex')}-`,
       fenceCounter: 0,
       connectTimer: undefined,
+      checking: false,
+      recheck: false,
     };
     this.conn = conn;
     conn.connectTimer = setTimeout(() => this.connectionLost(conn, 'timed out connecting to tmux'), this.opts.connectTimeoutMs);
@@ -324,21 +392,19 @@ export class TmuxControlClient {
       return;
     }
     this.enqueue(conn, {
-      text: `display-message -p '#{pid}\t#{session_id}'`,
+      text: `display-message -p '#{pid}\t#{session_id}\t#{session_name}'`,
       resolve: (reply) => this.onHandshake(conn, reply),
       reject: () => {},
+      fenced: false,
       timer: undefined,
       abandoned: false,
-      fence: null,
     });
   }
 
   private onHandshake(conn: Connection, reply: ControlReply): void {
-    const line = reply.lines[0] ?? '';
-    const tab = line.indexOf('\t');
-    const pid = Number(line.slice(0, tab));
-    const sessionId = line.slice(tab + 1);
-    if (!reply.ok || tab < 0 || !Number.isSafeInteger(pid) || pid <= 0 || !SESSION_ID_RE.test(sessionId)) {
+    const [pidText, sessionId = '', name] = (reply.lines[0] ?? '').split('\t');
+    const pid = Number(pidText);
+    if (!reply.ok || !Number.isSafeInteger(pid) || pid <= 0 || !SESSION_ID_RE.test(sessionId) || name !== HIDDEN_SESSION_NAME) {
       this.connectionLost(conn, 'unexpected tmux handshake reply');
       return;
     }
@@ -347,6 +413,18 @@ export class TmuxControlClient {
     conn.connectTimer = undefined;
     this.nextDelayMs = this.opts.initialDelayMs;
     this.lastErrorValue = '';
+    this.noServer = false;
+    // The hidden session goes with its last client, also when a broker is SIGKILLed.
+    this.enqueue(conn, {
+      text: `set-option -t '${sessionId}' destroy-unattached on`,
+      resolve: (r) => {
+        if (!r.ok) this.logger.warn({ tmux: r.lines.join(' ').slice(0, 200) }, 'tmux refused destroy-unattached on the hidden session');
+      },
+      reject: () => {},
+      fenced: false,
+      timer: undefined,
+      abandoned: false,
+    });
     this.logger.info({ serverPid: pid, socket: this.opts.socketName ?? 'default' }, 'tmux control client connected');
     this.setState('connected');
     const waiting = this.waiting;
@@ -354,11 +432,61 @@ export class TmuxControlClient {
     for (const entry of waiting) {
       if (!entry.abandoned) this.enqueue(conn, entry);
     }
+    void this.leaveIfAlone(conn);
+  }
+
+  /**
+   * Leaves the server when our hidden session is the only one left and the server would
+   * exit without it (`exit-empty`, the default): the user's server must end when the
+   * user's last session does, not live on because of the broker. Run on connect and on
+   * every `%sessions-changed`; concurrent requests collapse into one re-check.
+   */
+  private async leaveIfAlone(conn: Connection): Promise<void> {
+    if (conn.checking) {
+      conn.recheck = true;
+      return;
+    }
+    conn.checking = true;
+    try {
+      do {
+        conn.recheck = false;
+        const [sessions, exitEmpty] = await Promise.all([
+          this.run("list-sessions -F '#{session_id}'"),
+          this.run('show-options -sv exit-empty'),
+        ]);
+        if (this.conn !== conn || conn.info === null) return;
+        const hidden = conn.info.hiddenSessionId;
+        const alone = sessions.ok && sessions.lines.every((id) => id === hidden) && exitEmpty.ok && exitEmpty.lines[0] !== 'off';
+        if (alone && !conn.recheck) return this.leaveServer(conn);
+      } while (conn.recheck);
+    } catch {
+      // The connection ended meanwhile: its own handler reports that.
+    } finally {
+      conn.checking = false;
+    }
+  }
+
+  private leaveServer(conn: Connection): void {
+    this.logger.info({ socket: this.opts.socketName ?? 'default' }, 'only the broker\'s hidden tmux session is left; leaving so the tmux server can exit');
+    this.noServer = true;
+    this.nextDelayMs = Math.max(this.nextDelayMs, AFTER_LEAVING_MS);
+    // With only our client attached, detaching destroys the hidden session
+    // (destroy-unattached) and the empty server exits.
+    this.dropConnection(conn, 'only the hidden session was left', true);
   }
 
   private enqueue(conn: Connection, entry: PendingCommand): void {
-    conn.stream.expect(entry, entry.fence);
-    conn.process.write(`${entry.text}\n`);
+    if (!entry.fenced) {
+      conn.stream.expect(entry);
+      conn.process.write(`${entry.text}\n`);
+      return;
+    }
+    // A per-connection secret plus a counter: no pane can know it.
+    const fence = `${conn.fencePrefix}${(conn.fenceCounter++).toString(36)}`;
+    conn.stream.expect(entry, fence);
+    // A separate line, not `cmd ; fence`: tmux skips the rest of a command list after an
+    // error, and a failed capture must still be fenced.
+    conn.process.write(`${entry.text}\ndisplay-message -p '${fence}'\n`);
   }
 
   private onData(conn: Connection, chunk: string): void {
@@ -403,6 +531,7 @@ export class TmuxControlClient {
       this.connectionLost(conn, 'hidden control session was replaced');
       return;
     }
+    if (name === 'sessions-changed' && conn.info !== null) void this.leaveIfAlone(conn);
     for (const l of this.notificationListeners) {
       try {
         l(notification);
@@ -417,21 +546,43 @@ export class TmuxControlClient {
   private connectionLost(conn: Connection | null, why: string): void {
     if (conn !== null && this.conn !== conn) return;
     if (this.stateValue === 'closed') return;
+    // Did the attach fail because nothing listens on the socket (tmux -N started nothing)?
+    if (this.stateValue === 'connecting') this.noServer = NO_SERVER_RE.test(why);
+    this.dropConnection(conn, why, false);
+  }
+
+  private dropConnection(conn: Connection | null, why: string, detach: boolean): void {
     this.lastErrorValue = why;
     const wasConnected = this.stateValue === 'connected';
     if (conn !== null) {
       this.conn = null;
       if (conn.connectTimer !== undefined) clearTimeout(conn.connectTimer);
       conn.process.ignoreOutput();
-      conn.process.kill();
+      if (detach) void conn.process.stop(1_000);
+      else conn.process.kill();
     }
     this.setState('disconnected');
-    this.failAll(new AppError('TMUX_UNAVAILABLE', 'tmux server is not reachable'), conn);
+    this.failAll(this.unavailable(), conn);
+    const delay = this.nextBackoff();
+    if (this.noServer) {
+      if (wasConnected || detach) this.logger.info({ why, socket: this.opts.socketName ?? 'default' }, 'no tmux server for the broker; it attaches when one appears');
+    } else if (wasConnected) {
+      this.logger.warn({ why, retryInMs: delay }, 'tmux control client disconnected');
+    } else {
+      this.logger.debug({ why, retryInMs: delay }, 'tmux control client could not connect');
+    }
+    this.scheduleConnect(delay);
+  }
+
+  /** The next reconnect delay; doubles up to maxDelayMs. */
+  private nextBackoff(): number {
     const delay = this.nextDelayMs;
     this.nextDelayMs = Math.min(this.nextDelayMs * 2, this.opts.maxDelayMs);
-    if (wasConnected) this.logger.warn({ why, retryInMs: delay }, 'tmux control client disconnected');
-    else this.logger.debug({ why, retryInMs: delay }, 'tmux control client could not connect');
-    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+    return delay;
+  }
+
+  private scheduleConnect(delayMs: number): void {
+    this.reconnectTimer = setTimeout(() => void this.connect(), delayMs);
     this.reconnectTimer.unref();
   }
 

@@ -23,9 +23,10 @@ export function tmuxEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.P
   return env;
 }
 
-/** Global tmux flags for every spawn: `-L` when a socket name is configured, `-u` so tmux
- * treats the client as UTF-8 (otherwise it replaces every non-ASCII byte of a reply, such
- * as a unicode session name, with `_`). */
+/** Global tmux flags for every spawn: `-L` when a socket name is configured, `-N` so no
+ * command the broker runs ever starts a tmux server (the server is the user's), `-u` so
+ * tmux treats the client as UTF-8 (otherwise it replaces every non-ASCII byte of a reply,
+ * such as a unicode session name, with `_`). */
 export function tmuxGlobalArgs(socketName: string | undefined, configFile?: string): string[] {
   const args: string[] = [];
   if (socketName !== undefined) {
@@ -35,7 +36,7 @@ export function tmuxGlobalArgs(socketName: string | undefined, configFile?: stri
     args.push('-L', socketName);
   }
   if (configFile !== undefined) args.push('-f', configFile);
-  args.push('-u');
+  args.push('-N', '-u');
   return args;
 }
 
