@@ -17,12 +17,12 @@
 import { AppError } from '@terminal-mcp/contract';
 import {
   TmuxControlClient,
-  HIDDEN_SESSION_NAME,
   type ControlClientOptions,
   type ControlNotification,
   type ControlReply,
   type ControlState,
 } from './control-client.js';
+import { HIDDEN_SESSION_NAME } from './hidden-session.js';
 import { PANE_ID_RE, SESSION_ID_RE, assertPaneId, assertSessionId, silentLogger, splitFixed, uint, type TmuxLogger } from './format.js';
 import { WATCHER_TERM } from './pane-watch.js';
 import type { CaptureOptions, PaneFacts, SessionFacts, TmuxAdapter, TmuxHealth } from './types.js';

@@ -4,30 +4,10 @@
  * the commands were written, each matched to the head of a FIFO queue and checked by its
  * command number. ~0.3-0.6 ms per command instead of ~4 ms for spawning `tmux`.
  *
- * tmux belongs to the user: the broker never starts a server. Every tmux it spawns runs
- * with `-N` (never start a server, even for new-session), so when none runs calls answer
- * TMUX_UNAVAILABLE with a hint to start one, and the client waits for a server by probing
- * its socket (server-socket.ts: a stat, then a bare connect), spawning tmux only once
- * something listens.
- *
- * Why a hidden session, and not `attach -t <a user session> -f ignore-size,no-output,
- * read-only`: a control client exits unless attached to a session, and attaching to a
- * user's session bumps its `session_activity`, runs its `client-attached` hooks, counts
- * as a focused client (a program asking for focus reports gets `ESC [ I`), and ties our
- * connection to that session's life. A session of our own inside the EXISTING server
- * touches no user session. So on connect we create `__terminal_mcp_control` detached
- * inside the EXISTING server (with -N nothing can start one), or find the one a crashed
- * broker left ("duplicate session": reused, so there is only ever one), and attach to it
- * by exact name.
- *
- * So that the hidden session never outlives its broker or keeps a server alive:
- * - it is marked `destroy-unattached`: when the broker dies (even by SIGKILL, its tmux
- *   client sees EOF and detaches) tmux destroys it with its last client;
- * - when it is the only session left and the server would exit without it
- *   (`exit-empty`, the default), the client leaves and waits for a new server, so the
- *   user's server ends when the user's last session does. With `exit-empty off` the
- *   server lives on without us anyway, and we stay attached.
- * `close()` kills the hidden session (when no other broker is attached to it).
+ * It stays attached to the broker's hidden session inside the user's server and never
+ * starts a server (hidden-session.ts says how and why). With no server it polls the
+ * socket (server-socket.ts: a stat, then a bare connect), spawning tmux only once
+ * something listens; calls meanwhile fail fast with TMUX_UNAVAILABLE and a hint.
  *
  * The client never resizes anyone's window and never receives pane output: it attaches
  * with `-f ignore-size,no-output` to a session containing only its own window.
@@ -42,28 +22,27 @@ import { randomBytes } from 'node:crypto';
 import { AppError } from '@terminal-mcp/contract';
 import { ControlStream, type ControlEvent } from './control-protocol.js';
 import { spawnControlProcess, tmuxEnvironment, tmuxGlobalArgs, type ControlProcess } from './control-process.js';
-import { SESSION_ID_RE, silentLogger, type TmuxLogger } from './format.js';
+import { silentLogger, type TmuxLogger } from './format.js';
+import {
+  ATTACH_HIDDEN_SESSION_ARGS,
+  HANDSHAKE_COMMAND,
+  NO_SERVER_HINT,
+  destroyUnattachedCommand,
+  ensureHiddenSession,
+  hiddenSessionRemoval,
+  isNoServerMessage,
+  onlyHiddenSessionKeepsServer,
+  parseHandshake,
+} from './hidden-session.js';
 import { probeTmuxServer, tmuxSocketPath } from './server-socket.js';
 import { createTmuxCommandRunner, type TmuxCommandRunner } from './tmux-command.js';
 
 export { decodeControlOutput } from './control-protocol.js';
 export { tmuxEnvironment, tmuxGlobalArgs } from './control-process.js';
+export { HIDDEN_SESSION_NAME, NO_SERVER_HINT } from './hidden-session.js';
 export type { TmuxLogger };
 
-/** Fixed, never user-derived. A user session with this exact name would be treated as
- * ours (hidden from listings); the name is reserved. */
-export const HIDDEN_SESSION_NAME = '__terminal_mcp_control';
-
-/** The hidden pane's process: waits forever on a terminal nobody types into. */
-const HIDDEN_PANE_COMMAND = 'cat';
-
-/** What a caller is told while no tmux server runs (or only our hidden session was left). */
-export const NO_SERVER_HINT =
-  'No tmux server is running for the broker. Start tmux, e.g. `tmux new -s agent-1` (with `-L <name>` when TERMINAL_MCP_TMUX_SOCKET is set); the broker attaches when a server appears.';
-
-/** How tmux 3.3a says that no server listens on the socket. */
-const NO_SERVER_RE = /no server running|error connecting to|server exited unexpectedly/i;
-/** While no server runs, the socket is stat-ed at least this often. */
+/** While no server runs, the socket is probed at least this often. */
 const MAX_SOCKET_POLL_MS = 1_000;
 /** After leaving a server we were alone on, wait at least this long before looking again:
  * the server needs a moment to exit, and we must not re-create the hidden session in it. */
@@ -181,10 +160,8 @@ export class TmuxControlClient {
     this.logger = options.logger ?? silentLogger;
     this.env = tmuxEnvironment();
     this.socketPath = tmuxSocketPath(this.opts.socketName, this.env);
-    const globalArgs = tmuxGlobalArgs(this.opts.socketName, this.opts.configFile);
     this.runner = createTmuxCommandRunner({ socketName: this.opts.socketName, tmuxPath: this.opts.tmuxPath });
-    // `=`: exactly this name, never a user session it is a prefix of.
-    this.spawnArgs = [...globalArgs, '-C', 'attach-session', '-t', `=${HIDDEN_SESSION_NAME}`, '-f', 'ignore-size,no-output'];
+    this.spawnArgs = [...tmuxGlobalArgs(this.opts.socketName, this.opts.configFile), ...ATTACH_HIDDEN_SESSION_ARGS];
     this.nextDelayMs = this.opts.initialDelayMs;
   }
 
@@ -290,12 +267,9 @@ export class TmuxControlClient {
     const info = this.stateValue === 'connected' ? (conn?.info ?? null) : null;
     if (conn !== null && info !== null) {
       try {
-        const reply = await this.run(`display-message -p -t '${info.hiddenSessionId}' '#{session_attached}'`, {
-          timeoutMs: 2_000,
-        });
-        if (reply.ok && reply.lines[0] === '1') {
-          conn.process.write(`kill-session -t '${info.hiddenSessionId}'\n`);
-        }
+        const removal = await hiddenSessionRemoval((c, o) => this.run(c, o), info.hiddenSessionId);
+        // Written without expecting a reply: the client is closed before it arrives.
+        if (removal !== null) conn.process.write(`${removal}\n`);
       } catch {
         // Closing anyway: the connection is gone or tmux is wedged.
       }
@@ -347,19 +321,9 @@ export class TmuxControlClient {
 
   private async attach(): Promise<void> {
     this.setState('connecting');
-    // The hidden session is created detached by a one-shot client, and only then attached
-    // in control mode: two control clients running `new-session -A` for the same new
-    // name at once crash the tmux 3.3a server (reproduced here, about 1 in 6 tries), which
-    // two brokers starting together, or a restart racing a dying broker, would do to the
-    // user's server. Concurrent detached creations just answer "duplicate session".
-    const created = await this.runner.run(['new-session', '-d', '-s', HIDDEN_SESSION_NAME, '-x', '80', '-y', '24', HIDDEN_PANE_COMMAND], {
-      timeoutMs: this.opts.connectTimeoutMs,
-    });
+    const notCreated = await ensureHiddenSession(this.runner, this.opts.connectTimeoutMs);
     if (this.stateValue === 'closed') return;
-    if (created.exitCode !== 0 && !created.stderr.includes('duplicate session')) {
-      this.connectionLost(null, created.stderr.trim() || (created.timedOut ? 'timed out creating the hidden session' : 'tmux could not be started'));
-      return;
-    }
+    if (notCreated !== null) return this.connectionLost(null, notCreated);
     // The callbacks run asynchronously, after `conn` below is initialised.
     const child = spawnControlProcess({
       tmuxPath: this.opts.tmuxPath,
@@ -392,7 +356,7 @@ export class TmuxControlClient {
       return;
     }
     this.enqueue(conn, {
-      text: `display-message -p '#{pid}\t#{session_id}\t#{session_name}'`,
+      text: HANDSHAKE_COMMAND,
       resolve: (reply) => this.onHandshake(conn, reply),
       reject: () => {},
       fenced: false,
@@ -402,21 +366,19 @@ export class TmuxControlClient {
   }
 
   private onHandshake(conn: Connection, reply: ControlReply): void {
-    const [pidText, sessionId = '', name] = (reply.lines[0] ?? '').split('\t');
-    const pid = Number(pidText);
-    if (!reply.ok || !Number.isSafeInteger(pid) || pid <= 0 || !SESSION_ID_RE.test(sessionId) || name !== HIDDEN_SESSION_NAME) {
+    const info = parseHandshake(reply);
+    if (info === null) {
       this.connectionLost(conn, 'unexpected tmux handshake reply');
       return;
     }
-    conn.info = { serverPid: pid, hiddenSessionId: sessionId };
+    conn.info = info;
     if (conn.connectTimer !== undefined) clearTimeout(conn.connectTimer);
     conn.connectTimer = undefined;
     this.nextDelayMs = this.opts.initialDelayMs;
     this.lastErrorValue = '';
     this.noServer = false;
-    // The hidden session goes with its last client, also when a broker is SIGKILLed.
     this.enqueue(conn, {
-      text: `set-option -t '${sessionId}' destroy-unattached on`,
+      text: destroyUnattachedCommand(info.hiddenSessionId),
       resolve: (r) => {
         if (!r.ok) this.logger.warn({ tmux: r.lines.join(' ').slice(0, 200) }, 'tmux refused destroy-unattached on the hidden session');
       },
@@ -425,7 +387,7 @@ export class TmuxControlClient {
       timer: undefined,
       abandoned: false,
     });
-    this.logger.info({ serverPid: pid, socket: this.opts.socketName ?? 'default' }, 'tmux control client connected');
+    this.logger.info({ serverPid: info.serverPid, socket: this.opts.socketName ?? 'default' }, 'tmux control client connected');
     this.setState('connected');
     const waiting = this.waiting;
     this.waiting = [];
@@ -435,12 +397,9 @@ export class TmuxControlClient {
     void this.leaveIfAlone(conn);
   }
 
-  /**
-   * Leaves the server when our hidden session is the only one left and the server would
-   * exit without it (`exit-empty`, the default): the user's server must end when the
-   * user's last session does, not live on because of the broker. Run on connect and on
-   * every `%sessions-changed`; concurrent requests collapse into one re-check.
-   */
+  /** Leaves the server when only our hidden session keeps it alive (hidden-session.ts).
+   * Run on connect and on every `%sessions-changed`; overlapping requests collapse into
+   * one re-check. */
   private async leaveIfAlone(conn: Connection): Promise<void> {
     if (conn.checking) {
       conn.recheck = true;
@@ -450,13 +409,8 @@ export class TmuxControlClient {
     try {
       do {
         conn.recheck = false;
-        const [sessions, exitEmpty] = await Promise.all([
-          this.run("list-sessions -F '#{session_id}'"),
-          this.run('show-options -sv exit-empty'),
-        ]);
-        if (this.conn !== conn || conn.info === null) return;
-        const hidden = conn.info.hiddenSessionId;
-        const alone = sessions.ok && sessions.lines.every((id) => id === hidden) && exitEmpty.ok && exitEmpty.lines[0] !== 'off';
+        const alone = await onlyHiddenSessionKeepsServer((c, o) => this.run(c, o), conn.info?.hiddenSessionId ?? '');
+        if (this.conn !== conn) return;
         if (alone && !conn.recheck) return this.leaveServer(conn);
       } while (conn.recheck);
     } catch {
@@ -547,7 +501,7 @@ export class TmuxControlClient {
     if (conn !== null && this.conn !== conn) return;
     if (this.stateValue === 'closed') return;
     // Did the attach fail because nothing listens on the socket (tmux -N started nothing)?
-    if (this.stateValue === 'connecting') this.noServer = NO_SERVER_RE.test(why);
+    if (this.stateValue === 'connecting') this.noServer = isNoServerMessage(why);
     this.dropConnection(conn, why, false);
   }
 

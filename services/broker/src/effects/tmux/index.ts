@@ -6,9 +6,10 @@ export { createTmuxAdapter, type ControlModeTmuxAdapter, type TmuxAdapterOptions
 export { assertPaneId, assertSessionId, type TmuxLogger } from './format.js';
 export { ControlStream, decodeControlOutput, type ControlEvent } from './control-protocol.js';
 export { spawnControlProcess, tmuxEnvironment, tmuxGlobalArgs, type ControlProcess } from './control-process.js';
+export { HIDDEN_SESSION_NAME, NO_SERVER_HINT } from './hidden-session.js';
+export { probeTmuxServer, tmuxSocketPath } from './server-socket.js';
 export {
   TmuxControlClient,
-  HIDDEN_SESSION_NAME,
   type ControlClientOptions,
   type ControlConnection,
   type ControlNotification,
