@@ -99,7 +99,7 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
   child.stdout.on('data', (chunk: string) => options.onData(chunk));
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => {
-    if (stderr.length < MAX_STDERR_CHARS) stderr += chunk;
+    if (stderr.length < MAX_STDERR_CHARS) stderr = (stderr + chunk).slice(0, MAX_STDERR_CHARS);
   });
   child.stdin.on('error', () => {
     // EPIPE when tmux is gone: the close handler reports it.
