@@ -21,7 +21,7 @@
  * compare.
  */
 import { randomBytes } from 'node:crypto';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { execa } from 'execa';
 
@@ -121,9 +121,30 @@ export async function startTmuxServer(options: StartTmuxServerOptions = {}): Pro
       return { sessionId, paneId, name: stored };
     },
     async kill() {
+      const pid = await execa('tmux', ['-L', socketName, '-N', 'display-message', '-p', '#{pid}'], { env, extendEnv: false, stdin: 'ignore', reject: false });
       await execa('tmux', ['-L', socketName, 'kill-server'], { env, extendEnv: false, stdin: 'ignore', reject: false });
+      // kill-server returns before the server has exited; a server started on the same
+      // socket meanwhile would meet the dying one ("server exited unexpectedly").
+      await waitForExit(Number(pid.stdout));
     },
   };
+}
+
+/** Resolves once the process is gone or a zombie (where nobody reaps orphans, as in
+ * some containers, an exited tmux server stays a zombie). */
+async function waitForExit(pid: number): Promise<void> {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return;
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      return;
+    }
+    if (/^\d+ \(.*\) Z/s.test(stat)) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** The socket must be ours: named after our unique socket name, in a directory only

@@ -1,8 +1,11 @@
-// The adapter owns only its hidden control session: it creates it (and the server, when none runs), keeps it, and removes only it on close, never the user's server or sessions.
+// tmux belongs to the user: the adapter never starts a server (it waits for one and attaches), owns only its hidden control session inside the user's server, leaves a server it would keep alive alone, and removes only its own session on close.
+import { randomBytes } from 'node:crypto';
+import { execa } from 'execa';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../../test/src/helpers/tmux-server.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from './adapter.js';
 import { HIDDEN_SESSION_NAME, tmuxEnvironment } from './control-client.js';
+import { tmuxSocketPath } from './server-socket.js';
 
 const adapters: ControlModeTmuxAdapter[] = [];
 const servers: TmuxTestServer[] = [];
@@ -11,6 +14,13 @@ function adapterFor(server: TmuxTestServer): ControlModeTmuxAdapter {
   const adapter = createTmuxAdapter({ socketName: server.socketName, configFile: '/dev/null' });
   adapters.push(adapter);
   return adapter;
+}
+
+/** A socket name whose server was started and killed: tmux 3.3a leaves the socket file. */
+async function killedServer(): Promise<TmuxTestServer> {
+  const server = await startTmuxServer();
+  await server.kill();
+  return server;
 }
 
 async function newServer(): Promise<TmuxTestServer> {
@@ -23,22 +33,107 @@ async function sessionNames(server: TmuxTestServer): Promise<string[]> {
   return (await server.tmux(['list-sessions', '-F', '#{session_name}'])).split('\n').sort();
 }
 
+/** Whether any tmux server answers on this socket name, asked without starting one. */
+async function serverAnswers(socketName: string): Promise<boolean> {
+  const result = await execa('tmux', ['-L', socketName, '-N', 'list-sessions'], { env: tmuxEnvironment(), extendEnv: false, reject: false, stdin: 'ignore' });
+  return result.exitCode === 0;
+}
+
+/** No server appears on the socket during `ms` (checked every 100 ms). */
+async function expectNoServerFor(socketName: string, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    expect(await serverAnswers(socketName)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function errorOf(p: Promise<unknown>): Promise<{ code?: string; hint?: string; message?: string }> {
+  try {
+    await p;
+  } catch (err) {
+    return err as { code?: string; hint?: string };
+  }
+  throw new Error('expected the call to fail');
+}
+
 afterEach(async () => {
   for (const a of adapters.splice(0)) await a.close();
   for (const s of servers.splice(0)) await s.kill();
 });
 
 describe('adapter lifecycle', () => {
-  it('starts a server with only its hidden session when none runs, and close() lets it exit', async () => {
+  it('never starts a server: with none running it answers TMUX_UNAVAILABLE with a hint, then attaches when the user starts one', async () => {
+    for (const socketName of [`tmcp-test-${process.pid}-never-${randomBytes(3).toString('hex')}`, (await killedServer()).socketName]) {
+      const adapter = createTmuxAdapter({ socketName, configFile: '/dev/null', reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
+      adapters.push(adapter);
+      await vi.waitFor(async () => expect((await adapter.health()).detail).toMatch(/^no tmux server is running/), { timeout: 10_000, interval: 50 });
+      const err = await errorOf(adapter.listSessions());
+      expect(err.code).toBe('TMUX_UNAVAILABLE');
+      expect(err.hint).toContain('tmux new -s');
+      expect(err.hint).not.toContain('/');
+      // Many polls later there is still no server: the adapter never created one.
+      await expectNoServerFor(socketName, 2_000);
+      expect(await adapter.waitUntilConnected(0)).toBe(false);
+
+      // The user starts tmux: the adapter attaches by itself and reads again.
+      const server = await startTmuxServer({ socketName });
+      servers.push(server);
+      await server.newSession('user-started', 'sleep 300');
+      await vi.waitFor(async () => expect((await adapter.listSessions()).map((s) => s.name)).toEqual(['user-started']), {
+        timeout: 15_000,
+        interval: 100,
+      });
+      expect((await adapter.health()).ok).toBe(true);
+    }
+  });
+
+  it('leaves when its hidden session is the last one and the server would exit without it, so the server does', async () => {
     const server = await newServer();
-    await server.kill(); // the socket name is ours, the server is gone
+    const only = await server.newSession('last-one', 'sleep 300');
+    await server.tmux(['set-option', '-s', 'exit-empty', 'on']); // tmux's default
+    const adapter = createTmuxAdapter({ socketName: server.socketName, configFile: '/dev/null', reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
+    adapters.push(adapter);
+    expect((await adapter.listSessions()).map((s) => s.name)).toEqual(['last-one']);
+    // The hidden session goes with its last client, even one that is killed.
+    expect(await server.tmux(['show-options', '-v', '-t', HIDDEN_SESSION_NAME, 'destroy-unattached'])).toBe('on');
+
+    await server.tmux(['kill-session', '-t', only.sessionId]);
+    await vi.waitFor(async () => expect(await serverAnswers(server.socketName)).toBe(false), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect((await adapter.health()).detail).toMatch(/^no tmux server is running/), { timeout: 10_000, interval: 50 });
+    await expectNoServerFor(server.socketName, 1_500);
+
+    // The next server the user starts is attached to again.
+    const next = await startTmuxServer({ socketName: server.socketName });
+    servers.push(next);
+    await next.newSession('next-one', 'sleep 300');
+    await vi.waitFor(async () => expect((await adapter.listSessions()).map((s) => s.name)).toEqual(['next-one']), { timeout: 15_000, interval: 100 });
+  });
+
+  it('stays on an empty server that lives without it (exit-empty off) and lists no sessions', async () => {
+    const server = await newServer(); // the test helper's servers run with exit-empty off
+    const adapter = adapterFor(server);
+    expect(await adapter.listSessions()).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(adapter.state).toBe('connected');
+    expect(await sessionNames(server)).toEqual([HIDDEN_SESSION_NAME]);
+  });
+
+  it('reuses a hidden session a crashed broker left behind instead of adding a second one', async () => {
+    const server = await newServer();
+    await server.newSession('user', 'sleep 300');
+    // What a broker killed before destroy-unattached existed left: a detached hidden session.
+    await server.tmux(['new-session', '-d', '-s', HIDDEN_SESSION_NAME, 'cat']);
     const adapter = adapterFor(server);
     expect(await adapter.waitUntilConnected(10_000)).toBe(true);
-    expect(await adapter.listSessions()).toEqual([]);
-    expect(await sessionNames(server)).toEqual([HIDDEN_SESSION_NAME]);
-    await adapter.close();
-    // nothing else kept that server alive (exit-empty)
-    await vi.waitFor(() => expect(server.tmux(['list-sessions'])).rejects.toThrow(), { timeout: 5_000 });
+    expect(await sessionNames(server)).toEqual([HIDDEN_SESSION_NAME, 'user']);
+    expect(await server.tmux(['show-options', '-v', '-t', HIDDEN_SESSION_NAME, 'destroy-unattached'])).toBe('on');
+    expect((await adapter.listSessions()).map((s) => s.name)).toEqual(['user']);
+  });
+
+  it('computes the socket path tmux uses, so it can wait for a server with a stat', async () => {
+    const server = await newServer();
+    expect(tmuxSocketPath(server.socketName)).toBe(server.socketPath);
   });
 
   it('close() removes the hidden session and leaves the user server and sessions alone', async () => {
@@ -69,6 +164,21 @@ describe('adapter lifecycle', () => {
     expect((await two.listSessions()).map((s) => s.name)).toEqual(['shared']);
     expect(two.state).toBe('connected');
     expect(await sessionNames(server)).toContain(HIDDEN_SESSION_NAME);
+  });
+
+  it('several adapters attaching to a new server at once share one hidden session and never crash the server', async () => {
+    // Two control clients creating the same session at once (`new-session -A`) crash a
+    // tmux 3.3a server; the adapter creates it detached first instead.
+    for (let round = 0; round < 5; round++) {
+      const server = await newServer();
+      await server.newSession('busy', 'sleep 300');
+      const pid = await server.tmux(['display-message', '-p', '#{pid}']);
+      const group = [adapterFor(server), adapterFor(server), adapterFor(server), adapterFor(server)];
+      for (const a of group) expect(await a.waitUntilConnected(10_000)).toBe(true);
+      expect(await server.tmux(['display-message', '-p', '#{pid}'])).toBe(pid);
+      expect(await sessionNames(server)).toEqual([HIDDEN_SESSION_NAME, 'busy']);
+      for (const a of adapters.splice(0)) await a.close();
+    }
   });
 
   it('notices when its hidden session is killed under detach-on-destroy off, and recreates it', async () => {

@@ -17,13 +17,13 @@
 import { AppError } from '@terminal-mcp/contract';
 import {
   TmuxControlClient,
-  HIDDEN_SESSION_NAME,
   type ControlClientOptions,
   type ControlNotification,
   type ControlReply,
   type ControlState,
-  type TmuxLogger,
 } from './control-client.js';
+import { HIDDEN_SESSION_NAME } from './hidden-session.js';
+import { PANE_ID_RE, SESSION_ID_RE, assertPaneId, assertSessionId, silentLogger, splitFixed, uint, type TmuxLogger } from './format.js';
 import { WATCHER_TERM } from './pane-watch.js';
 import type { CaptureOptions, PaneFacts, SessionFacts, TmuxAdapter, TmuxHealth } from './types.js';
 
@@ -32,7 +32,7 @@ export interface TmuxAdapterOptions {
    * default server. */
   socketName?: string;
   logger?: TmuxLogger;
-  /** Config file tmux reads if the adapter has to start the server (tests: /dev/null). */
+  /** `tmux -f`: read only when a command starts a server, which the broker never does. */
   configFile?: string;
   tmuxPath?: string;
   commandTimeoutMs?: number;
@@ -50,19 +50,7 @@ export interface ControlModeTmuxAdapter extends TmuxAdapter {
   waitUntilConnected(timeoutMs: number): Promise<boolean>;
 }
 
-const PANE_ID_RE = /^%\d{1,10}$/;
-const SESSION_ID_RE = /^\$\d{1,10}$/;
-const UINT_RE = /^\d{1,15}$/;
-
-/** Throws INVALID_ARGUMENT unless `id` is a tmux pane id such as `%7`. */
-export function assertPaneId(id: string): void {
-  if (typeof id !== 'string' || !PANE_ID_RE.test(id)) throw new AppError('INVALID_ARGUMENT', 'not a tmux pane id');
-}
-
-/** Throws INVALID_ARGUMENT unless `id` is a tmux session id such as `$3`. */
-export function assertSessionId(id: string): void {
-  if (typeof id !== 'string' || !SESSION_ID_RE.test(id)) throw new AppError('INVALID_ARGUMENT', 'not a tmux session id');
-}
+export { assertPaneId, assertSessionId };
 
 // Fixed fields first, the one free-form field last. The separator is a tab (a literal
 // tab inside the single-quoted format).
@@ -89,24 +77,6 @@ const LIST_ACTIVE_PANES = `list-panes -a -f '#{&&:#{window_active},#{pane_active
 /** A pane record in a list-panes reply starts like this; any other line continues the
  * previous record's current command (which contained a newline). */
 const PANE_RECORD_START_RE = /^\$\d+\t%\d+\t/;
-
-/** Splits `line` into `count` tab-separated fixed fields and the rest (which may contain
- * tabs). Null when there are fewer than `count` tabs. */
-function splitFixed(line: string, count: number): { fields: string[]; rest: string } | null {
-  const fields: string[] = [];
-  let start = 0;
-  for (let i = 0; i < count; i++) {
-    const tab = line.indexOf('\t', start);
-    if (tab < 0) return null;
-    fields.push(line.slice(start, tab));
-    start = tab + 1;
-  }
-  return { fields, rest: line.slice(start) };
-}
-
-function uint(s: string | undefined): number | null {
-  return s !== undefined && UINT_RE.test(s) ? Number(s) : null;
-}
 
 /** Parses `pane_id ... current_command` (PANE_FORMAT). */
 function parsePaneFields(fields: readonly string[], offset: number, command: string): PaneFacts | null {
@@ -227,8 +197,6 @@ function lineArgument(value: number | '-', what: string): string {
 function isMissingTarget(reply: ControlReply): boolean {
   return !reply.ok && reply.lines.some((l) => l.startsWith("can't find"));
 }
-
-const silentLogger: TmuxLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlModeTmuxAdapter {
   const logger = options.logger ?? silentLogger;
@@ -352,6 +320,9 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
   async function health(): Promise<TmuxHealth> {
     // The detail reaches every client role: it names the state, never tmux's stderr
     // (which holds socket paths); the reason itself is in the broker log.
+    if (control.waitingForServer) {
+      return { ok: false, detail: 'no tmux server is running: start tmux (e.g. `tmux new -s agent-1`); the broker attaches when a server appears' };
+    }
     if (control.state !== 'connected') {
       return { ok: false, detail: `tmux server not reachable (${control.state}); the broker reconnects by itself` };
     }

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from '../../../../../test/src/helpers/tmux-server.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from './adapter.js';
-import { TmuxControlClient, decodeControlOutput } from './control-client.js';
+import { TmuxControlClient } from './control-client.js';
 
 let server: TmuxTestServer;
 let adapter: ControlModeTmuxAdapter;
@@ -113,14 +113,5 @@ describe('TmuxControlClient', () => {
     } finally {
       await client.close();
     }
-  });
-});
-
-describe('decodeControlOutput', () => {
-  it('turns octal escapes back into bytes', () => {
-    expect(decodeControlOutput('a\\033[31mb\\015\\012\\134x').toString('latin1')).toBe('a\u001b[31mb\r\n\\x');
-    expect(decodeControlOutput('ünï ✓').toString('utf8')).toBe('ünï ✓');
-    expect(decodeControlOutput('\\303\\274').toString('utf8')).toBe('ü');
-    expect(decodeControlOutput('trailing\\01').toString('latin1')).toBe('trailing\\01');
   });
 });

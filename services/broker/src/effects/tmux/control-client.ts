@@ -4,57 +4,55 @@
  * the commands were written, each matched to the head of a FIFO queue and checked by its
  * command number. ~0.3-0.6 ms per command instead of ~4 ms for spawning `tmux`.
  *
- * Server lifecycle (a deliberate choice): a control client exits unless it is attached to
- * a session, so on connect we run `new-session -A -s __terminal_mcp_control` — attach to
- * the hidden session, or create it, and the server with it when none is running. That is
- * what lets the broker discover sessions the operator creates later on a fresh machine;
- * the price is that while the broker runs, the hidden session keeps a server alive (and
- * a server the operator kills is started again on the next reconnect). `close()` kills
- * only the hidden session, so a server we started alone exits with it (`exit-empty`).
+ * It stays attached to the broker's hidden session inside the user's server and never
+ * starts a server (hidden-session.ts says how and why). With no server it polls the
+ * socket (server-socket.ts: a stat, then a bare connect), spawning tmux only once
+ * something listens; calls meanwhile fail fast with TMUX_UNAVAILABLE and a hint.
  *
  * The client never resizes anyone's window and never receives pane output: it attaches
  * with `-f ignore-size,no-output` to a session containing only its own window.
  *
- * Stream integrity: command replies are NOT escaped by tmux. `capture-pane -p` writes
- * pane text verbatim, so a pane that displays `%end <time> <number> 1` (time and number
- * are guessable) would end the reply early, and the lines after it could pose as replies
- * to the next commands. Commands that return pane content are therefore run `fenced`: the
- * next stdin line is `display-message -p '<nonce>'`, a per-connection secret plus a
- * counter that no pane can know. Everything up to the fence block (`%begin`, nonce,
- * `%end`) is collected, and the reply is whatever precedes the LAST terminator matching
- * the command's own `%begin` before it: a forged terminator can only appear earlier, in
- * the data, so it is kept as data. Other replies carry only tmux-escaped names, numbers
- * and `pane_current_command` (cut at the first space, so it cannot spell a terminator).
- * Any violation of the protocol (a stray `%end`, text outside a block, a command number
- * going backwards, a command timing out) drops the connection, fails everything pending
- * and reconnects: we never guess where the stream resumes.
- *
- * Blocks with flags 0 are not replies to our commands: the first one answers the attach,
- * later ones carry the output of the user's `after-<command>` hooks (seen on 3.3a with
- * `set-hook -g after-display-message ...`). They are skipped.
+ * Stream integrity (control-protocol.ts has the rules): commands whose reply contains
+ * pane text run `fenced`, so a pane that prints a reply terminator cannot end its reply
+ * early; other replies carry only tmux-escaped names, numbers and `pane_current_command`
+ * (last field, see adapter.ts). Any protocol violation, and any command timing out,
+ * drops the connection, fails everything pending and reconnects.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@terminal-mcp/contract';
+import { ControlStream, type ControlEvent } from './control-protocol.js';
+import { spawnControlProcess, tmuxEnvironment, tmuxGlobalArgs, type ControlProcess } from './control-process.js';
+import { silentLogger, type TmuxLogger } from './format.js';
+import {
+  ATTACH_HIDDEN_SESSION_ARGS,
+  HANDSHAKE_COMMAND,
+  NO_SERVER_HINT,
+  destroyUnattachedCommand,
+  ensureHiddenSession,
+  hiddenSessionRemoval,
+  isNoServerMessage,
+  onlyHiddenSessionKeepsServer,
+  parseHandshake,
+} from './hidden-session.js';
+import { probeTmuxServer, tmuxSocketPath } from './server-socket.js';
+import { createTmuxCommandRunner, type TmuxCommandRunner } from './tmux-command.js';
 
-/** Fixed, never user-derived. A user session with this exact name would be treated as
- * ours (hidden from listings); the name is reserved. */
-export const HIDDEN_SESSION_NAME = '__terminal_mcp_control';
+export { decodeControlOutput } from './control-protocol.js';
+export { tmuxEnvironment, tmuxGlobalArgs } from './control-process.js';
+export { HIDDEN_SESSION_NAME, NO_SERVER_HINT } from './hidden-session.js';
+export type { TmuxLogger };
 
-export interface TmuxLogger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
-
-const silentLogger: TmuxLogger = { debug() {}, info() {}, warn() {}, error() {} };
+/** While no server runs, the socket is probed at least this often. */
+const MAX_SOCKET_POLL_MS = 1_000;
+/** After leaving a server we were alone on, wait at least this long before looking again:
+ * the server needs a moment to exit, and we must not re-create the hidden session in it. */
+const AFTER_LEAVING_MS = 1_000;
 
 export interface ControlClientOptions {
   /** `tmux -L <socketName>`; undefined means the user's default server. */
   socketName?: string;
-  /** `tmux -f <file>`: only read when this client has to start the server (tests pass
-   * /dev/null so a developer's ~/.tmux.conf cannot change what they measure). */
+  /** `tmux -f <file>`: tmux reads it only when a command starts a server, which the
+   * broker never does (`-N`); kept so callers that pass it still work. */
   configFile?: string;
   /** Path of the tmux binary; default `tmux` from PATH. */
   tmuxPath?: string;
@@ -80,7 +78,7 @@ export interface ControlReply {
 }
 
 /** A `%name args` line outside any reply block, e.g. `%sessions-changed`,
- * `%window-renamed @1 bash`. `%output` args stay octal-escaped: see decodeControlOutput. */
+ * `%window-renamed @1 bash` (`%output` and `%exit` are handled by the client itself). */
 export interface ControlNotification {
   /** Without the leading `%`. */
   readonly name: string;
@@ -94,104 +92,28 @@ export interface ControlConnection {
   hiddenSessionId: string;
 }
 
-const SOCKET_NAME_RE = /^[A-Za-z0-9_.-]{1,100}$/;
-
-/** The environment of every tmux spawn: without TMUX/TMUX_PANE, which tmux would follow
- * to the enclosing server instead of the one -L names. */
-export function tmuxEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const env = { ...base };
-  delete env.TMUX;
-  delete env.TMUX_PANE;
-  return env;
-}
-
-/** Global tmux flags for every spawn: `-L` when a socket name is configured, `-u` so tmux
- * treats the client as UTF-8 (otherwise it replaces every non-ASCII byte of a reply, such
- * as a unicode session name, with `_`). */
-export function tmuxGlobalArgs(socketName: string | undefined, configFile?: string): string[] {
-  const args: string[] = [];
-  if (socketName !== undefined) {
-    if (!SOCKET_NAME_RE.test(socketName) || socketName.startsWith('-')) {
-      throw new AppError('INVALID_ARGUMENT', 'invalid tmux socket name');
-    }
-    args.push('-L', socketName);
-  }
-  if (configFile !== undefined) args.push('-f', configFile);
-  args.push('-u');
-  return args;
-}
-
-/** Decodes the octal escapes tmux puts in `%output` data (a backslash and three octal
- * digits, `\134` for a backslash itself) back to bytes. Unused while the client attaches
- * with no-output; here for subscribers that attach to a session's output later. */
-export function decodeControlOutput(escaped: string): Buffer {
-  const out = Buffer.from(escaped, 'utf8');
-  let w = 0;
-  for (let r = 0; r < out.length; r++) {
-    const c = out[r] as number;
-    if (c === 0x5c && r + 3 < out.length && isOctal(out[r + 1]) && isOctal(out[r + 2]) && isOctal(out[r + 3])) {
-      out[w++] = (((out[r + 1] as number) - 48) << 6) | (((out[r + 2] as number) - 48) << 3) | ((out[r + 3] as number) - 48);
-      r += 3;
-    } else {
-      out[w++] = c;
-    }
-  }
-  return out.subarray(0, w);
-}
-
-function isOctal(c: number | undefined): boolean {
-  return c !== undefined && c >= 48 && c <= 55;
-}
-
 interface PendingCommand {
   readonly text: string;
+  /** The reply holds pane text: a fence line follows the command (control-protocol.ts). */
+  readonly fenced: boolean;
   readonly resolve: (reply: ControlReply) => void;
   readonly reject: (err: Error) => void;
   timer: NodeJS.Timeout | undefined;
   /** Timed out: the caller already has its error; the reply is still consumed. */
   abandoned: boolean;
-  /** The nonce the fence block after this command's reply must print, or null. */
-  readonly fence: string | null;
-}
-
-/** Collecting a fenced reply: every line until the fence block is complete. */
-interface FenceScan {
-  readonly entry: PendingCommand;
-  readonly replyNumber: number;
-  /** The two lines that can end the fenced command's own reply. */
-  readonly endLine: string;
-  readonly errorLine: string;
-  /** How many of them were seen; more than one means the pane imitated one. */
-  terminators: number;
-  readonly lines: string[];
-  /** Tail of the %begin just before a nonce line: the next line should end that block. */
-  fenceTail: string | null;
 }
 
 interface Connection {
-  readonly child: ChildProcessWithoutNullStreams;
-  /** Replies arrive in this order. Index `head` is the oldest; compacted lazily. */
-  readonly pending: (PendingCommand | undefined)[];
-  head: number;
-  /** Nothing may be written before tmux has answered the attach itself: commands read
-   * earlier run before the client has a session (seen on 3.3a). */
-  attached: boolean;
-  outBuffer: string;
-  flushScheduled: boolean;
-  carry: string;
-  /** Tail (`<time> <number> <flags>`) of the open block, or null outside a block. */
-  blockTail: string | null;
-  /** The open block answers one of our commands (flags 1, or the attach). */
-  blockIsReply: boolean;
-  fenceScan: FenceScan | null;
-  blockLines: string[];
-  lastNumber: number;
+  readonly process: ControlProcess;
+  /** Parses the stream; holds the commands written, in the order their replies come. */
+  readonly stream: ControlStream<PendingCommand>;
   info: ControlConnection | null;
   readonly fencePrefix: string;
   fenceCounter: number;
-  stderr: string;
   connectTimer: NodeJS.Timeout | undefined;
-  exited: Promise<void>;
+  /** A "is anyone but us left?" check is running / another was asked for meanwhile. */
+  checking: boolean;
+  recheck: boolean;
 }
 
 export class TmuxControlClient {
@@ -207,6 +129,13 @@ export class TmuxControlClient {
   private readonly logger: TmuxLogger;
   private readonly env: NodeJS.ProcessEnv;
   private readonly spawnArgs: string[];
+  /** Creates the hidden session (one-shot, detached) before the control client attaches. */
+  private readonly runner: TmuxCommandRunner;
+  private readonly socketPath: string | null;
+  /** Not connected because no server runs (or we left one that had only our session). */
+  private noServer = false;
+  /** A connect() is looking for the server (between timers). */
+  private probing = false;
   private stateValue: ControlState = 'disconnected';
   private conn: Connection | null = null;
   /** Commands issued while connecting: written once the handshake is done. */
@@ -230,22 +159,9 @@ export class TmuxControlClient {
     };
     this.logger = options.logger ?? silentLogger;
     this.env = tmuxEnvironment();
-    this.spawnArgs = [
-      ...tmuxGlobalArgs(this.opts.socketName, this.opts.configFile),
-      '-C',
-      'new-session',
-      '-A',
-      '-s',
-      HIDDEN_SESSION_NAME,
-      '-f',
-      'ignore-size,no-output',
-      '-x',
-      '80',
-      '-y',
-      '24',
-      // The hidden pane's process: waits forever on a terminal nobody types into.
-      'cat',
-    ];
+    this.socketPath = tmuxSocketPath(this.opts.socketName, this.env);
+    this.runner = createTmuxCommandRunner({ socketName: this.opts.socketName, tmuxPath: this.opts.tmuxPath });
+    this.spawnArgs = [...tmuxGlobalArgs(this.opts.socketName, this.opts.configFile), ...ATTACH_HIDDEN_SESSION_ARGS];
     this.nextDelayMs = this.opts.initialDelayMs;
   }
 
@@ -263,9 +179,15 @@ export class TmuxControlClient {
     return this.lastErrorValue;
   }
 
+  /** True while not connected because no tmux server runs: the client attaches by itself
+   * when one appears, and never starts one. */
+  get waitingForServer(): boolean {
+    return this.noServer && this.stateValue !== 'connected' && this.stateValue !== 'closed';
+  }
+
   /** Starts connecting (idempotent). Later disconnects reconnect by themselves. */
   start(): void {
-    if (this.stateValue === 'disconnected' && this.reconnectTimer === undefined) this.connect();
+    if (this.stateValue === 'disconnected' && this.reconnectTimer === undefined && !this.probing) void this.connect();
   }
 
   /** Subscribes to tmux notifications; returns the unsubscribe function. */
@@ -310,28 +232,19 @@ export class TmuxControlClient {
     const state = this.stateValue;
     if (state === 'closed') return Promise.reject(new AppError('TMUX_UNAVAILABLE', 'tmux adapter is closed'));
     if (state === 'disconnected') return Promise.reject(this.unavailable());
-    const conn = this.conn;
-    if (conn === null) return Promise.reject(this.unavailable());
     return new Promise<ControlReply>((resolve, reject) => {
-      let fence: string | null = null;
-      let text = command;
-      if (options?.fenced === true) {
-        fence = `${conn.fencePrefix}${(conn.fenceCounter++).toString(36)}`;
-        // A separate line, not `cmd ; fence`: tmux skips the rest of a command list
-        // after an error, and a failed capture must still be fenced.
-        text = `${command}\ndisplay-message -p '${fence}'`;
-      }
-      const entry: PendingCommand = { text, resolve, reject, timer: undefined, abandoned: false, fence };
+      const entry: PendingCommand = { text: command, fenced: options?.fenced === true, resolve, reject, timer: undefined, abandoned: false };
       const timeoutMs = options?.timeoutMs ?? this.opts.commandTimeoutMs;
       entry.timer = setTimeout(() => {
         entry.abandoned = true;
         entry.timer = undefined;
         reject(new AppError('TIMEOUT', 'tmux did not answer in time'));
         // A stuck stream does not heal: start over rather than queue behind it.
-        if (this.conn === conn && this.stateValue === 'connected') this.connectionLost(conn, 'a tmux command timed out');
+        const conn = this.conn;
+        if (conn !== null && this.stateValue === 'connected') this.connectionLost(conn, 'a tmux command timed out');
       }, timeoutMs);
       entry.timer.unref();
-      if (state === 'connected') this.enqueue(conn, entry);
+      if (state === 'connected' && this.conn !== null) this.enqueue(this.conn, entry);
       else this.waiting.push(entry);
     });
   }
@@ -354,12 +267,9 @@ export class TmuxControlClient {
     const info = this.stateValue === 'connected' ? (conn?.info ?? null) : null;
     if (conn !== null && info !== null) {
       try {
-        const reply = await this.run(`display-message -p -t '${info.hiddenSessionId}' '#{session_attached}'`, {
-          timeoutMs: 2_000,
-        });
-        if (reply.ok && reply.lines[0] === '1') {
-          this.write(conn, `kill-session -t '${info.hiddenSessionId}'\n`);
-        }
+        const removal = await hiddenSessionRemoval((c, o) => this.run(c, o), info.hiddenSessionId);
+        // Written without expecting a reply: the client is closed before it arrives.
+        if (removal !== null) conn.process.write(`${removal}\n`);
       } catch {
         // Closing anyway: the connection is gone or tmux is wedged.
       }
@@ -369,16 +279,14 @@ export class TmuxControlClient {
     this.reconnectTimer = undefined;
     this.failAll(new AppError('TMUX_UNAVAILABLE', 'tmux adapter is closed'));
     if (conn !== null) {
-      this.flush(conn);
-      conn.child.stdin.end();
-      const killTimer = setTimeout(() => conn.child.kill('SIGKILL'), 2_000);
-      await conn.exited;
-      clearTimeout(killTimer);
+      if (conn.connectTimer !== undefined) clearTimeout(conn.connectTimer);
+      await conn.process.stop(2_000);
       this.conn = null;
     }
   }
 
   private unavailable(): AppError {
+    if (this.noServer) return new AppError('TMUX_UNAVAILABLE', 'no tmux server is running', NO_SERVER_HINT);
     return new AppError('TMUX_UNAVAILABLE', 'tmux server is not reachable');
   }
 
@@ -388,208 +296,196 @@ export class TmuxControlClient {
     for (const l of this.stateListeners) l(state);
   }
 
-  private connect(): void {
+  /** Looks for a server without spawning anything; attaches when one listens. */
+  private async connect(): Promise<void> {
     this.reconnectTimer = undefined;
-    this.setState('connecting');
-    let child: ChildProcessWithoutNullStreams;
-    try {
-      child = spawn(this.opts.tmuxPath, this.spawnArgs, { env: this.env, cwd: '/', stdio: 'pipe' });
-    } catch (err) {
-      this.connectionLost(null, `spawn failed: ${(err as Error).message}`);
+    // Calls made while we look wait for the answer, unless we already know that no
+    // server runs: then they fail fast with the hint while we keep polling.
+    if (!this.noServer) this.setState('connecting');
+    this.probing = true;
+    const presence = await probeTmuxServer(this.socketPath);
+    this.probing = false;
+    if (this.stateValue === 'closed') return;
+    if (presence === 'absent') {
+      // Nobody listens: look again soon.
+      if (!this.noServer) this.logger.info({ socket: this.opts.socketName ?? 'default' }, 'no tmux server for the broker; it attaches when one appears');
+      this.noServer = true;
+      this.lastErrorValue = 'no tmux server is running';
+      this.setState('disconnected');
+      this.failAll(this.unavailable(), null);
+      this.scheduleConnect(Math.min(this.nextBackoff(), MAX_SOCKET_POLL_MS));
       return;
     }
+    await this.attach();
+  }
+
+  private async attach(): Promise<void> {
+    this.setState('connecting');
+    const notCreated = await ensureHiddenSession(this.runner, this.opts.connectTimeoutMs);
+    if (this.stateValue === 'closed') return;
+    if (notCreated !== null) return this.connectionLost(null, notCreated);
+    // The callbacks run asynchronously, after `conn` below is initialised.
+    const child = spawnControlProcess({
+      tmuxPath: this.opts.tmuxPath,
+      args: this.spawnArgs,
+      env: this.env,
+      onData: (chunk) => this.onData(conn, chunk),
+      onEnd: (why) => this.connectionLost(conn, why),
+    });
     const conn: Connection = {
-      child,
-      pending: [],
-      head: 0,
-      attached: false,
-      outBuffer: '',
-      flushScheduled: false,
-      carry: '',
-      blockTail: null,
-      blockIsReply: false,
-      fenceScan: null,
-      blockLines: [],
-      lastNumber: -1,
+      process: child,
+      stream: new ControlStream<PendingCommand>(),
       info: null,
       fencePrefix: `tmcp-fence-${randomBytes(12).toString('hex')}-`,
       fenceCounter: 0,
-      stderr: '',
       connectTimer: undefined,
-      exited: new Promise((resolve) => child.once('close', () => resolve())),
+      checking: false,
+      recheck: false,
     };
     this.conn = conn;
     conn.connectTimer = setTimeout(() => this.connectionLost(conn, 'timed out connecting to tmux'), this.opts.connectTimeoutMs);
     conn.connectTimer.unref();
+    // The first block answers the attach; nothing is written before it (see
+    // ControlStream.isAttached). Then a handshake reads the server pid and the hidden
+    // session id.
+  }
 
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => this.onData(conn, chunk));
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      if (conn.stderr.length < 2_000) conn.stderr += chunk;
-    });
-    child.stdin.on('error', () => {
-      // EPIPE when tmux is gone: the close handler reports it.
-    });
-    child.once('error', (err) => this.connectionLost(conn, `tmux could not be started: ${err.message}`));
-    child.once('close', (code, signal) => {
-      const why = conn.stderr.trim() || `tmux control client exited (${signal ?? `code ${String(code)}`})`;
-      this.connectionLost(conn, why);
-    });
-
-    // The first block answers the attach; nothing is written before it (see `attached`).
-    // Then a handshake reads the server pid and the hidden session id.
-    const handshake: PendingCommand = {
-      text: `display-message -p '#{pid}\t#{session_id}'`,
+  private onAttached(conn: Connection, ok: boolean, lines: readonly string[]): void {
+    if (!ok) {
+      this.connectionLost(conn, `tmux refused the control client: ${lines.join(' ').slice(0, 200)}`);
+      return;
+    }
+    this.enqueue(conn, {
+      text: HANDSHAKE_COMMAND,
       resolve: (reply) => this.onHandshake(conn, reply),
       reject: () => {},
+      fenced: false,
       timer: undefined,
       abandoned: false,
-      fence: null,
-    };
-    const attach: PendingCommand = {
-      text: '',
-      resolve: (reply) => {
-        if (!reply.ok) {
-          this.connectionLost(conn, `tmux refused the control client: ${reply.lines.join(' ').slice(0, 200)}`);
-          return;
-        }
-        conn.attached = true;
-        this.enqueue(conn, handshake);
-      },
-      reject: () => {},
-      timer: undefined,
-      abandoned: false,
-      fence: null,
-    };
-    conn.pending.push(attach);
+    });
   }
 
   private onHandshake(conn: Connection, reply: ControlReply): void {
-    const line = reply.lines[0] ?? '';
-    const tab = line.indexOf('\t');
-    const pid = Number(line.slice(0, tab));
-    const sessionId = line.slice(tab + 1);
-    if (!reply.ok || tab < 0 || !Number.isSafeInteger(pid) || pid <= 0 || !/^\$\d+$/.test(sessionId)) {
+    const info = parseHandshake(reply);
+    if (info === null) {
       this.connectionLost(conn, 'unexpected tmux handshake reply');
       return;
     }
-    conn.info = { serverPid: pid, hiddenSessionId: sessionId };
+    conn.info = info;
     if (conn.connectTimer !== undefined) clearTimeout(conn.connectTimer);
     conn.connectTimer = undefined;
     this.nextDelayMs = this.opts.initialDelayMs;
     this.lastErrorValue = '';
-    this.logger.info({ serverPid: pid, socket: this.opts.socketName ?? 'default' }, 'tmux control client connected');
+    this.noServer = false;
+    this.enqueue(conn, {
+      text: destroyUnattachedCommand(info.hiddenSessionId),
+      resolve: (r) => {
+        if (!r.ok) this.logger.warn({ tmux: r.lines.join(' ').slice(0, 200) }, 'tmux refused destroy-unattached on the hidden session');
+      },
+      reject: () => {},
+      fenced: false,
+      timer: undefined,
+      abandoned: false,
+    });
+    this.logger.info({ serverPid: info.serverPid, socket: this.opts.socketName ?? 'default' }, 'tmux control client connected');
     this.setState('connected');
     const waiting = this.waiting;
     this.waiting = [];
     for (const entry of waiting) {
       if (!entry.abandoned) this.enqueue(conn, entry);
     }
+    void this.leaveIfAlone(conn);
   }
 
-  private enqueue(conn: Connection, entry: PendingCommand): void {
-    conn.pending.push(entry);
-    this.write(conn, `${entry.text}\n`);
-  }
-
-  /** Coalesces the writes of one tick into one pipe write. */
-  private write(conn: Connection, text: string): void {
-    conn.outBuffer += text;
-    if (!conn.flushScheduled) {
-      conn.flushScheduled = true;
-      queueMicrotask(() => this.flush(conn));
+  /** Leaves the server when only our hidden session keeps it alive (hidden-session.ts).
+   * Run on connect and on every `%sessions-changed`; overlapping requests collapse into
+   * one re-check. */
+  private async leaveIfAlone(conn: Connection): Promise<void> {
+    if (conn.checking) {
+      conn.recheck = true;
+      return;
+    }
+    conn.checking = true;
+    try {
+      do {
+        conn.recheck = false;
+        const alone = await onlyHiddenSessionKeepsServer((c, o) => this.run(c, o), conn.info?.hiddenSessionId ?? '');
+        if (this.conn !== conn) return;
+        if (alone && !conn.recheck) return this.leaveServer(conn);
+      } while (conn.recheck);
+    } catch {
+      // The connection ended meanwhile: its own handler reports that.
+    } finally {
+      conn.checking = false;
     }
   }
 
-  private flush(conn: Connection): void {
-    conn.flushScheduled = false;
-    if (conn.outBuffer === '' || !conn.child.stdin.writable) return;
-    conn.child.stdin.write(conn.outBuffer);
-    conn.outBuffer = '';
+  private leaveServer(conn: Connection): void {
+    this.logger.info({ socket: this.opts.socketName ?? 'default' }, 'only the broker\'s hidden tmux session is left; leaving so the tmux server can exit');
+    this.noServer = true;
+    this.nextDelayMs = Math.max(this.nextDelayMs, AFTER_LEAVING_MS);
+    // With only our client attached, detaching destroys the hidden session
+    // (destroy-unattached) and the empty server exits.
+    this.dropConnection(conn, 'only the hidden session was left', true);
+  }
+
+  private enqueue(conn: Connection, entry: PendingCommand): void {
+    if (!entry.fenced) {
+      conn.stream.expect(entry);
+      conn.process.write(`${entry.text}\n`);
+      return;
+    }
+    // A per-connection secret plus a counter: no pane can know it.
+    const fence = `${conn.fencePrefix}${(conn.fenceCounter++).toString(36)}`;
+    conn.stream.expect(entry, fence);
+    // A separate line, not `cmd ; fence`: tmux skips the rest of a command list after an
+    // error, and a failed capture must still be fenced.
+    conn.process.write(`${entry.text}\ndisplay-message -p '${fence}'\n`);
   }
 
   private onData(conn: Connection, chunk: string): void {
     if (this.conn !== conn || this.stateValue === 'closed') return;
-    let start = 0;
-    let data = chunk;
-    if (conn.carry !== '') {
-      data = conn.carry + chunk;
-      conn.carry = '';
+    for (const event of conn.stream.push(chunk)) {
+      this.onEvent(conn, event);
+      if (this.conn !== conn) return; // the event ended this connection
     }
-    for (;;) {
-      const nl = data.indexOf('\n', start);
-      if (nl < 0) break;
-      this.onLine(conn, data.slice(start, nl));
-      if (this.conn !== conn) return; // the line ended this connection
-      start = nl + 1;
-    }
-    if (start < data.length) conn.carry = data.slice(start);
   }
 
-  private onLine(conn: Connection, line: string): void {
-    if (conn.fenceScan !== null) return this.onFencedLine(conn, conn.fenceScan, line);
-    const tail = conn.blockTail;
-    if (tail !== null) {
-      // Inside a block only the exact matching terminator ends it; everything else,
-      // including lines that look like notifications, is reply data.
-      const first = line.charCodeAt(0);
-      if (first === 0x25 /* % */ && line.endsWith(tail)) {
-        if (line.length === tail.length + 5 && line.startsWith('%end ')) return this.endBlock(conn, true);
-        if (line.length === tail.length + 7 && line.startsWith('%error ')) return this.endBlock(conn, false);
-      }
-      if (conn.blockIsReply) conn.blockLines.push(line);
-      return;
-    }
-    if (line.startsWith('%begin ')) {
-      const rest = line.slice(7);
-      const parts = rest.split(' ');
-      const number = Number(parts[1]);
-      if (parts.length !== 3 || !Number.isSafeInteger(number) || number <= conn.lastNumber) {
-        return this.desync(conn, 'malformed or out-of-order %begin');
-      }
-      conn.lastNumber = number;
-      conn.blockIsReply = parts[2] === '1' || !conn.attached;
-      const head = conn.blockIsReply ? conn.pending[conn.head] : undefined;
-      if (head !== undefined && head.fence !== null) {
-        conn.fenceScan = {
-          entry: head,
-          replyNumber: number,
-          endLine: `%end ${rest}`,
-          errorLine: `%error ${rest}`,
-          terminators: 0,
-          lines: [],
-          fenceTail: null,
-        };
+  private onEvent(conn: Connection, event: ControlEvent<PendingCommand>): void {
+    switch (event.type) {
+      case 'attach':
+        return this.onAttached(conn, event.ok, event.lines);
+      case 'reply': {
+        const entry = event.token;
+        if (entry.timer !== undefined) clearTimeout(entry.timer);
+        entry.timer = undefined;
+        if (event.imitations > 0) {
+          this.logger.warn({ imitations: event.imitations }, 'pane text imitated a tmux reply terminator; kept as data');
+        }
+        if (!entry.abandoned) entry.resolve({ ok: event.ok, lines: event.lines });
         return;
       }
-      conn.blockTail = rest;
-      return;
+      case 'notification':
+        return this.dispatchNotification(conn, { name: event.name, args: event.args });
+      case 'output':
+        return; // attached with no-output: none is expected, none is needed
+      case 'exit':
+        return this.connectionLost(conn, event.reason !== '' ? `tmux: ${event.reason}` : 'tmux control client exited');
+      case 'desync':
+        this.logger.warn({ why: event.why }, 'tmux control stream out of sync; reconnecting');
+        return this.connectionLost(conn, `control stream out of sync: ${event.why}`);
     }
-    if (line.startsWith('%end ') || line.startsWith('%error ')) return this.desync(conn, 'reply terminator outside a block');
-    if (line.startsWith('%exit')) {
-      this.connectionLost(conn, line.length > 6 ? `tmux: ${line.slice(6)}` : 'tmux control client exited');
-      return;
-    }
-    if (line.charCodeAt(0) !== 0x25) {
-      // With -C tmux writes nothing but blocks and notifications.
-      return this.desync(conn, 'text outside a reply block');
-    }
-    this.onNotificationLine(conn, line);
   }
 
-  private onNotificationLine(conn: Connection, line: string): void {
-    const space = line.indexOf(' ');
-    const name = space < 0 ? line.slice(1) : line.slice(1, space);
-    const args = space < 0 ? '' : line.slice(space + 1);
+  private dispatchNotification(conn: Connection, notification: ControlNotification): void {
+    const { name, args } = notification;
     if (name === 'session-changed' && conn.info !== null && !args.startsWith(`${conn.info.hiddenSessionId} `)) {
       // Our hidden session was destroyed and tmux moved this client into a user session
       // (detach-on-destroy off). Start over so the hidden session is recreated.
       this.connectionLost(conn, 'hidden control session was replaced');
       return;
     }
-    if (this.notificationListeners.size === 0) return;
-    const notification: ControlNotification = { name, args };
+    if (name === 'sessions-changed' && conn.info !== null) void this.leaveIfAlone(conn);
     for (const l of this.notificationListeners) {
       try {
         l(notification);
@@ -599,127 +495,55 @@ export class TmuxControlClient {
     }
   }
 
-  private endBlock(conn: Connection, ok: boolean): void {
-    conn.blockTail = null;
-    if (!conn.blockIsReply) return; // hook output (flags 0)
-    const lines = conn.blockLines;
-    conn.blockLines = [];
-    const entry = this.shiftPending(conn);
-    if (entry === undefined) return this.desync(conn, 'reply with no pending command');
-    if (!entry.abandoned) entry.resolve({ ok, lines });
-  }
-
-  /** Collects a fenced reply until its fence block (`%begin T N 1`, nonce, `%end T N 1`)
-   * is complete, then cuts the reply at the last terminator matching its own %begin. */
-  private onFencedLine(conn: Connection, scan: FenceScan, line: string): void {
-    const fenceTail = scan.fenceTail;
-    if (fenceTail !== null) {
-      scan.fenceTail = null;
-      if (line.length === fenceTail.length + 5 && line.startsWith('%end ') && line.endsWith(fenceTail)) {
-        return this.endFencedReply(conn, scan, fenceTail);
-      }
-    }
-    const lines = scan.lines;
-    if (line.charCodeAt(0) === 0x25 && (line === scan.endLine || line === scan.errorLine)) scan.terminators++;
-    if (line === scan.entry.fence && lines.length > 0) {
-      const previous = lines[lines.length - 1] as string;
-      if (previous.startsWith('%begin ')) scan.fenceTail = previous.slice(7);
-    }
-    lines.push(line);
-  }
-
-  private endFencedReply(conn: Connection, scan: FenceScan, fenceTail: string): void {
-    conn.fenceScan = null;
-    const lines = scan.lines;
-    lines.length -= 2; // the fence's %begin and nonce
-    const fenceNumber = Number(fenceTail.split(' ')[1]);
-    const { endLine, errorLine } = scan;
-    let cut = lines.length - 1;
-    while (cut >= 0 && lines[cut] !== endLine && lines[cut] !== errorLine) cut--;
-    // Between the reply's terminator and the fence only flags-0 hook blocks may appear.
-    if (cut < 0 || !Number.isSafeInteger(fenceNumber) || fenceNumber <= scan.replyNumber) {
-      return this.desync(conn, 'fenced reply without its terminator');
-    }
-    conn.lastNumber = fenceNumber;
-    if (scan.terminators > 1) {
-      this.logger.warn({ imitations: scan.terminators - 1 }, 'pane text imitated a tmux reply terminator; kept as data');
-    }
-    const ok = lines[cut] === endLine;
-    // After the real terminator only tmux speaks: hook blocks (flags 0) and notifications.
-    const between = lines.slice(cut + 1);
-    lines.length = cut;
-    let hookTail: string | null = null;
-    for (const line of between) {
-      if (hookTail !== null) {
-        if (line === `%end ${hookTail}` || line === `%error ${hookTail}`) hookTail = null;
-      } else if (line.startsWith('%begin ')) {
-        hookTail = line.slice(7);
-      } else if (line.charCodeAt(0) === 0x25 && !line.startsWith('%exit')) {
-        this.onNotificationLine(conn, line);
-        if (this.conn !== conn) return;
-      }
-    }
-    const entry = this.shiftPending(conn);
-    if (entry !== scan.entry) return this.desync(conn, 'fenced reply out of order');
-    if (!entry.abandoned) entry.resolve({ ok, lines });
-  }
-
-  private shiftPending(conn: Connection): PendingCommand | undefined {
-    const entry = conn.pending[conn.head];
-    if (entry === undefined) return undefined;
-    conn.pending[conn.head] = undefined;
-    conn.head++;
-    if (conn.head === conn.pending.length) {
-      conn.pending.length = 0;
-      conn.head = 0;
-    } else if (conn.head > 1024 && conn.head * 2 > conn.pending.length) {
-      conn.pending.splice(0, conn.head);
-      conn.head = 0;
-    }
-    if (entry.timer !== undefined) clearTimeout(entry.timer);
-    entry.timer = undefined;
-    return entry;
-  }
-
-  private desync(conn: Connection, why: string): void {
-    this.logger.warn({ why }, 'tmux control stream out of sync; reconnecting');
-    this.connectionLost(conn, `control stream out of sync: ${why}`);
-  }
-
   /** Ends `conn` (if it is still the current one): every pending command fails with
    * TMUX_UNAVAILABLE and a reconnect is scheduled with backoff. */
   private connectionLost(conn: Connection | null, why: string): void {
     if (conn !== null && this.conn !== conn) return;
     if (this.stateValue === 'closed') return;
+    // Did the attach fail because nothing listens on the socket (tmux -N started nothing)?
+    if (this.stateValue === 'connecting') this.noServer = isNoServerMessage(why);
+    this.dropConnection(conn, why, false);
+  }
+
+  private dropConnection(conn: Connection | null, why: string, detach: boolean): void {
     this.lastErrorValue = why;
     const wasConnected = this.stateValue === 'connected';
     if (conn !== null) {
       this.conn = null;
       if (conn.connectTimer !== undefined) clearTimeout(conn.connectTimer);
-      conn.child.stdout.removeAllListeners('data');
-      if (conn.child.exitCode === null && conn.child.signalCode === null) conn.child.kill('SIGTERM');
+      conn.process.ignoreOutput();
+      if (detach) void conn.process.stop(1_000);
+      else conn.process.kill();
     }
     this.setState('disconnected');
-    this.failAll(new AppError('TMUX_UNAVAILABLE', 'tmux server is not reachable'), conn);
+    this.failAll(this.unavailable(), conn);
+    const delay = this.nextBackoff();
+    if (this.noServer) {
+      if (wasConnected || detach) this.logger.info({ why, socket: this.opts.socketName ?? 'default' }, 'no tmux server for the broker; it attaches when one appears');
+    } else if (wasConnected) {
+      this.logger.warn({ why, retryInMs: delay }, 'tmux control client disconnected');
+    } else {
+      this.logger.debug({ why, retryInMs: delay }, 'tmux control client could not connect');
+    }
+    this.scheduleConnect(delay);
+  }
+
+  /** The next reconnect delay; doubles up to maxDelayMs. */
+  private nextBackoff(): number {
     const delay = this.nextDelayMs;
     this.nextDelayMs = Math.min(this.nextDelayMs * 2, this.opts.maxDelayMs);
-    if (wasConnected) this.logger.warn({ why, retryInMs: delay }, 'tmux control client disconnected');
-    else this.logger.debug({ why, retryInMs: delay }, 'tmux control client could not connect');
-    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+    return delay;
+  }
+
+  private scheduleConnect(delayMs: number): void {
+    this.reconnectTimer = setTimeout(() => void this.connect(), delayMs);
     this.reconnectTimer.unref();
   }
 
   private failAll(err: AppError, conn: Connection | null = this.conn): void {
     const entries: PendingCommand[] = this.waiting;
     this.waiting = [];
-    if (conn !== null) {
-      for (let i = conn.head; i < conn.pending.length; i++) {
-        const e = conn.pending[i];
-        if (e !== undefined) entries.push(e);
-      }
-      conn.pending.length = 0;
-      conn.head = 0;
-    }
+    if (conn !== null) entries.push(...conn.stream.drain());
     for (const e of entries) {
       if (e.timer !== undefined) clearTimeout(e.timer);
       if (!e.abandoned) {

@@ -17,7 +17,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ALLOWED_KEYS, type AllowedKey } from '@terminal-mcp/contract';
-import { assertPaneId } from './adapter.js';
+import { assertPaneId } from './format.js';
 import { readPaneIdentity, type PaneIdentityFacts } from './pane-identity.js';
 import { createTmuxCommandRunner, type TmuxCommandResult, type TmuxCommandRunner } from './tmux-command.js';
 

@@ -10,7 +10,7 @@
  * never contain the tab separator or a newline.
  */
 import { AppError } from '@terminal-mcp/contract';
-import { assertPaneId } from './adapter.js';
+import { SESSION_ID_RE, assertPaneId, splitFixed, uint } from './format.js';
 import type { TmuxCommandRunner } from './tmux-command.js';
 
 export interface PaneIdentityFacts {
@@ -32,21 +32,12 @@ const FIXED_FIELDS = 10;
 const IDENTITY_FORMAT =
   '#{pid}\t#{session_id}\t#{session_created}\t#{pane_id}\t#{pane_pid}\t#{pane_in_mode}\t#{cursor_x}\t#{cursor_y}\t#{pane_height}\t#{session_name}\t#{pane_current_command}';
 
-const UINT_RE = /^\d{1,15}$/;
-const uint = (s: string | undefined): number | null => (s !== undefined && UINT_RE.test(s) ? Number(s) : null);
-
 export function parsePaneIdentity(paneId: string, stdout: string): PaneIdentityFacts | null {
-  const fields: string[] = [];
-  let start = 0;
-  for (let i = 0; i < FIXED_FIELDS; i++) {
-    const tab = stdout.indexOf('\t', start);
-    if (tab < 0) return null;
-    fields.push(stdout.slice(start, tab));
-    start = tab + 1;
-  }
-  const [pid, sessionId, created, id, panePid, inMode, cursorX, cursorY, height, sessionName] = fields;
+  const split = splitFixed(stdout, FIXED_FIELDS);
+  if (split === null) return null;
+  const [pid, sessionId, created, id, panePid, inMode, cursorX, cursorY, height, sessionName] = split.fields;
   // A missing pane answers with the server pid and empty pane fields.
-  if (id !== paneId || sessionId === undefined || !/^\$\d{1,10}$/.test(sessionId)) return null;
+  if (id !== paneId || sessionId === undefined || !SESSION_ID_RE.test(sessionId)) return null;
   const serverPid = uint(pid);
   const sessionCreated = uint(created);
   const panePidValue = uint(panePid);
@@ -65,7 +56,7 @@ export function parsePaneIdentity(paneId: string, stdout: string): PaneIdentityF
     cursorX: x,
     cursorY: y,
     height: h,
-    currentCommand: stdout.slice(start).replace(/\n$/, ''),
+    currentCommand: split.rest.replace(/\n$/, ''),
   };
 }
 

@@ -26,14 +26,16 @@
  *   and had no focused client receives one focus-in (`ESC [ I`) when a watcher attaches.
  *   tmux 3.3a has no flag to attach unfocused.
  *
- * Stream integrity: `%output` data is octal-escaped by tmux, so it never spans lines.
- * The only command this client sends is one identity query after the attach (ids and
- * numbers only). Reply blocks are skipped up to their exact terminator. Output is used
- * by our callers as a wake-up signal only; nothing here reaches a client as content.
+ * Stream integrity: the same strict parser as the command client (control-protocol.ts);
+ * `%output` data is octal-escaped by tmux, so it never spans lines. The only command this
+ * client sends is one identity query after the attach (ids and numbers only). Any
+ * protocol violation ends the watch. Output is used by our callers as a wake-up signal
+ * only; nothing here reaches a client as content.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { AppError } from '@terminal-mcp/contract';
-import { decodeControlOutput, tmuxEnvironment, tmuxGlobalArgs, type TmuxLogger } from './control-client.js';
+import { spawnControlProcess, tmuxEnvironment, tmuxGlobalArgs, type ControlProcess } from './control-process.js';
+import { ControlStream, type ControlEvent } from './control-protocol.js';
+import { SESSION_ID_RE, silentLogger, type TmuxLogger } from './format.js';
 
 /** `TERM` of every watcher client, visible as `#{client_termname}`: how listSessions
  * tells our watchers from users' clients (including users' own control-mode clients,
@@ -87,32 +89,23 @@ export interface PaneWatcherOptions {
   logger?: TmuxLogger;
 }
 
-const SESSION_ID_RE = /^\$\d{1,10}$/;
-const PANE_ID_RE = /^%\d{1,10}$/;
 /** A `%output` line is at most a few times tmux's read size; anything longer is not tmux. */
 const MAX_LINE_CHARS = 4 * 1024 * 1024;
-const silentLogger: TmuxLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 type EntryState = 'attaching' | 'attached' | 'ended';
 
 interface WatchEntry {
   readonly sessionId: string;
-  readonly child: ChildProcessWithoutNullStreams;
+  readonly process: ControlProcess;
+  /** The one command ever expected is the identity query. */
+  readonly stream: ControlStream<'identity'>;
   readonly listeners: Set<PaneWatchListener>;
   state: EntryState;
-  /** Reply blocks seen: the first one answers the attach, the second our identity query. */
-  blocks: number;
-  /** Tail (`<time> <number> <flags>`) of the open block, or null outside a block. */
-  blockTail: string | null;
-  blockLines: string[];
-  carry: string;
-  stderr: string;
   graceTimer: NodeJS.Timeout | undefined;
   attachTimer: NodeJS.Timeout | undefined;
   readonly ready: Promise<WatchedSessionIdentity>;
   resolveReady(identity: WatchedSessionIdentity): void;
   rejectReady(error: AppError): void;
-  readonly exited: Promise<void>;
 }
 
 export function createPaneWatcher(options: PaneWatcherOptions = {}): PaneWatcher {
@@ -131,15 +124,10 @@ export function createPaneWatcher(options: PaneWatcherOptions = {}): PaneWatcher
     if (entries.get(entry.sessionId) === entry) entries.delete(entry.sessionId);
     if (entry.graceTimer !== undefined) clearTimeout(entry.graceTimer);
     if (entry.attachTimer !== undefined) clearTimeout(entry.attachTimer);
-    entry.child.stdout.removeAllListeners('data');
+    entry.process.ignoreOutput();
     entry.rejectReady(error);
-    if (entry.child.exitCode === null && entry.child.signalCode === null) {
-      entry.child.stdin.end();
-      // EOF makes tmux detach the client; a client that lingers is stopped.
-      const kill = setTimeout(() => entry.child.kill('SIGTERM'), 1_000);
-      kill.unref();
-      void entry.exited.then(() => clearTimeout(kill));
-    }
+    // EOF makes tmux detach the client; a client that lingers is stopped.
+    void entry.process.stop(1_000);
     const listeners = [...entry.listeners];
     entry.listeners.clear();
     for (const l of listeners) {
@@ -152,7 +140,7 @@ export function createPaneWatcher(options: PaneWatcherOptions = {}): PaneWatcher
   }
 
   function endedByTmux(entry: WatchEntry, reason: string): AppError {
-    const text = `${reason} ${entry.stderr}`.toLowerCase();
+    const text = `${reason} ${entry.process.stderr()}`.toLowerCase();
     if (text.includes("can't find session") || text.includes('session not found')) {
       return new AppError('SESSION_NOT_FOUND', 'the watched session no longer exists');
     }
@@ -164,64 +152,46 @@ export function createPaneWatcher(options: PaneWatcherOptions = {}): PaneWatcher
     return new AppError('SESSION_NOT_FOUND', 'the watched session ended');
   }
 
-  function onLine(entry: WatchEntry, line: string): void {
-    const tail = entry.blockTail;
-    if (tail !== null) {
-      if (line === `%end ${tail}` || line === `%error ${tail}`) {
-        entry.blockTail = null;
-        const ok = line.startsWith('%end ');
-        const lines = entry.blockLines;
-        entry.blockLines = [];
-        onBlock(entry, ok, lines, tail);
-      } else if (entry.blockLines.length < 16) {
-        entry.blockLines.push(line);
-      }
-      return;
-    }
-    if (line.startsWith('%output ')) {
-      const space = line.indexOf(' ', 8);
-      const paneId = space < 0 ? '' : line.slice(8, space);
-      if (!PANE_ID_RE.test(paneId) || entry.state !== 'attached') return;
-      const chunk: PaneOutputChunk = { paneId, data: decodeControlOutput(line.slice(space + 1)) };
-      for (const l of entry.listeners) {
-        try {
-          l.onOutput(chunk);
-        } catch (err) {
-          logger.warn({ err: (err as Error).message }, 'pane output listener failed');
+  function onEvent(entry: WatchEntry, event: ControlEvent<'identity'>): void {
+    switch (event.type) {
+      case 'output': {
+        if (entry.state !== 'attached') return;
+        const chunk: PaneOutputChunk = { paneId: event.paneId, data: event.data };
+        for (const l of entry.listeners) {
+          try {
+            l.onOutput(chunk);
+          } catch (err) {
+            logger.warn({ err: (err as Error).message }, 'pane output listener failed');
+          }
         }
+        return;
       }
-      return;
-    }
-    if (line.startsWith('%begin ')) {
-      entry.blockTail = line.slice(7);
-      return;
-    }
-    if (line.startsWith('%exit')) {
-      end(entry, endedByTmux(entry, line.slice(5)));
-      return;
-    }
-    if (line.startsWith('%session-changed ')) {
-      // With detach-on-destroy off, tmux moves a client whose session died into another
-      // session: from then on it would deliver THAT session's output. Stop at once.
-      const id = line.slice(17).split(' ')[0];
-      if (id !== entry.sessionId) end(entry, new AppError('SESSION_NOT_FOUND', 'the watched session ended'));
-    }
-    // Every other notification (%window-add, %layout-change, ...) is irrelevant here.
-  }
-
-  function onBlock(entry: WatchEntry, ok: boolean, lines: readonly string[], tail: string): void {
-    // Flags 0: the attach's own reply, or a user hook's output. Flags 1: our query.
-    const ours = tail.endsWith(' 1');
-    entry.blocks++;
-    if (entry.state !== 'attaching') return;
-    if (!ours) {
-      if (entry.blocks === 1) {
+      case 'attach':
+        if (!event.ok) return end(entry, endedByTmux(entry, event.lines.join(' ')));
         // Attached. Only now may commands be written (tmux 3.3a runs earlier ones before
         // the client has a session). Read back who we are attached to.
-        entry.child.stdin.write(`display-message -p '#{pid}\t#{session_id}\t#{session_created}'\n`);
-      }
-      return;
+        entry.stream.expect('identity');
+        entry.process.write(`display-message -p '#{pid}\t#{session_id}\t#{session_created}'\n`);
+        return;
+      case 'reply':
+        return onIdentity(entry, event.ok, event.lines);
+      case 'notification':
+        if (event.name === 'session-changed' && event.args.split(' ')[0] !== entry.sessionId) {
+          // With detach-on-destroy off, tmux moves a client whose session died into another
+          // session: from then on it would deliver THAT session's output. Stop at once.
+          end(entry, new AppError('SESSION_NOT_FOUND', 'the watched session ended'));
+        }
+        // Every other notification (%window-add, %layout-change, ...) is irrelevant here.
+        return;
+      case 'exit':
+        return end(entry, endedByTmux(entry, event.reason));
+      case 'desync':
+        logger.warn({ why: event.why, sessionId: entry.sessionId }, 'tmux watcher stream out of sync');
+        return end(entry, new AppError('TMUX_UNAVAILABLE', 'tmux watcher stream out of sync'));
     }
+  }
+
+  function onIdentity(entry: WatchEntry, ok: boolean, lines: readonly string[]): void {
     const [pid, sessionId, created] = (lines[0] ?? '').split('\t');
     const identity = { serverPid: Number(pid), sessionId: sessionId ?? '', created: Number(created) };
     if (!ok || sessionId !== entry.sessionId || !Number.isSafeInteger(identity.serverPid) || !Number.isSafeInteger(identity.created)) {
@@ -234,32 +204,7 @@ export function createPaneWatcher(options: PaneWatcherOptions = {}): PaneWatcher
     entry.resolveReady(identity);
   }
 
-  function onData(entry: WatchEntry, chunk: string): void {
-    if (entry.state === 'ended') return;
-    let data = entry.carry + chunk;
-    entry.carry = '';
-    let start = 0;
-    for (;;) {
-      const nl = data.indexOf('\n', start);
-      if (nl < 0) break;
-      onLine(entry, data.slice(start, nl));
-      if ((entry.state as EntryState) === 'ended') return; // the line ended the watch
-      start = nl + 1;
-    }
-    data = data.slice(start);
-    if (data.length > MAX_LINE_CHARS) {
-      end(entry, new AppError('TMUX_UNAVAILABLE', 'tmux watcher stream out of sync'));
-      return;
-    }
-    entry.carry = data;
-  }
-
   function attach(sessionId: string): WatchEntry {
-    const child = spawn(options.tmuxPath ?? 'tmux', [...globalArgs, '-C', 'attach-session', '-t', sessionId, '-f', 'ignore-size,read-only'], {
-      env,
-      cwd: '/',
-      stdio: 'pipe',
-    });
     let resolveReady!: (identity: WatchedSessionIdentity) => void;
     let rejectReady!: (error: AppError) => void;
     const ready = new Promise<WatchedSessionIdentity>((resolve, reject) => {
@@ -268,36 +213,34 @@ export function createPaneWatcher(options: PaneWatcherOptions = {}): PaneWatcher
     });
     // A subscriber may never look at `ready`; its failure is also reported by onEnd.
     ready.catch(() => {});
+    // The callbacks run asynchronously, after `entry` below is initialised.
+    const child = spawnControlProcess({
+      tmuxPath: options.tmuxPath ?? 'tmux',
+      args: [...globalArgs, '-C', 'attach-session', '-t', sessionId, '-f', 'ignore-size,read-only'],
+      env,
+      onData(chunk) {
+        if (entry.state === 'ended') return;
+        for (const event of entry.stream.push(chunk)) {
+          onEvent(entry, event);
+          if ((entry.state as EntryState) === 'ended') return; // the event ended the watch
+        }
+      },
+      onEnd: (why, startFailed) => end(entry, startFailed ? new AppError('TMUX_UNAVAILABLE', why) : endedByTmux(entry, 'client exited')),
+    });
     const entry: WatchEntry = {
       sessionId,
-      child,
+      process: child,
+      stream: new ControlStream<'identity'>({ maxLineChars: MAX_LINE_CHARS }),
       listeners: new Set(),
       state: 'attaching',
-      blocks: 0,
-      blockTail: null,
-      blockLines: [],
-      carry: '',
-      stderr: '',
       graceTimer: undefined,
       attachTimer: undefined,
       ready,
       resolveReady,
       rejectReady,
-      exited: new Promise((resolve) => child.once('close', () => resolve())),
     };
     entry.attachTimer = setTimeout(() => end(entry, new AppError('TMUX_UNAVAILABLE', 'tmux did not attach the watcher in time')), attachTimeoutMs);
     entry.attachTimer.unref();
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => onData(entry, chunk));
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
-      if (entry.stderr.length < 2_000) entry.stderr += chunk;
-    });
-    child.stdin.on('error', () => {
-      // EPIPE when tmux is gone: the close handler reports it.
-    });
-    child.once('error', (err) => end(entry, new AppError('TMUX_UNAVAILABLE', `tmux could not be started: ${err.message}`)));
-    child.once('close', () => end(entry, endedByTmux(entry, 'client exited')));
     logger.debug({ sessionId }, 'pane watcher attaching');
     return entry;
   }
@@ -339,7 +282,7 @@ export function createPaneWatcher(options: PaneWatcherOptions = {}): PaneWatcher
       closed = true;
       const all = [...entries.values()];
       for (const e of all) end(e, new AppError('TMUX_UNAVAILABLE', 'pane watcher is closed'));
-      await Promise.all(all.map((e) => e.exited));
+      await Promise.all(all.map((e) => e.process.exited));
     },
   };
 }

@@ -11,7 +11,7 @@
  */
 import { AppError } from '@terminal-mcp/contract';
 import { execa } from 'execa';
-import { tmuxEnvironment, tmuxGlobalArgs } from './control-client.js';
+import { tmuxEnvironment, tmuxGlobalArgs } from './control-process.js';
 
 export const TMUX_COMMAND_TIMEOUT_MS = 5_000;
 

@@ -1,0 +1,164 @@
+/**
+ * One `tmux -C` child process: spawned with argv (never a shell) and an environment
+ * without TMUX/TMUX_PANE, stdout delivered as text chunks, stdin writes coalesced per tick,
+ * stderr kept (capped) for the log and for classifying why the client ended, and one
+ * way to end it: close stdin (tmux detaches the client on EOF), then SIGTERM and finally
+ * SIGKILL if it lingers, each escalation armed once.
+ *
+ * What the bytes mean is control-protocol.ts's business; what to do when the process
+ * ends is the client's (control-client.ts, pane-watch.ts).
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { AppError } from '@terminal-mcp/contract';
+
+const SOCKET_NAME_RE = /^[A-Za-z0-9_.-]{1,100}$/;
+const MAX_STDERR_CHARS = 2_000;
+
+/** The environment of every tmux spawn: without TMUX/TMUX_PANE, which tmux would follow
+ * to the enclosing server instead of the one -L names. */
+export function tmuxEnvironment(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const env = { ...base };
+  delete env.TMUX;
+  delete env.TMUX_PANE;
+  return env;
+}
+
+/** Global tmux flags for every spawn: `-L` when a socket name is configured, `-N` so no
+ * command the broker runs ever starts a tmux server (the server is the user's), `-u` so
+ * tmux treats the client as UTF-8 (otherwise it replaces every non-ASCII byte of a reply,
+ * such as a unicode session name, with `_`). */
+export function tmuxGlobalArgs(socketName: string | undefined, configFile?: string): string[] {
+  const args: string[] = [];
+  if (socketName !== undefined) {
+    if (!SOCKET_NAME_RE.test(socketName) || socketName.startsWith('-')) {
+      throw new AppError('INVALID_ARGUMENT', 'invalid tmux socket name');
+    }
+    args.push('-L', socketName);
+  }
+  if (configFile !== undefined) args.push('-f', configFile);
+  args.push('-N', '-u');
+  return args;
+}
+
+export interface ControlProcessOptions {
+  tmuxPath: string;
+  args: readonly string[];
+  env: NodeJS.ProcessEnv;
+  onData(chunk: string): void;
+  /** Called once, when the process has ended or could not be started (`startFailed`).
+   * `why` is tmux's stderr when it said anything, else how it ended. */
+  onEnd(why: string, startFailed: boolean): void;
+}
+
+export interface ControlProcess {
+  /** Queues text for stdin; everything queued in one tick goes out in one write. */
+  write(text: string): void;
+  /** stderr so far (capped), for classifying why tmux ended the client. */
+  stderr(): string;
+  /** Stops delivering stdout (the client has given up on the stream). */
+  ignoreOutput(): void;
+  /** Closes stdin (tmux detaches the client), SIGTERM after `termAfterMs`, SIGKILL 2 s
+   * after that. Idempotent; resolves when the process has exited. */
+  stop(termAfterMs: number): Promise<void>;
+  /** SIGTERM now (SIGKILL 2 s later if still alive). */
+  kill(): void;
+  readonly exited: Promise<void>;
+}
+
+export function spawnControlProcess(options: ControlProcessOptions): ControlProcess {
+  let ended = false;
+  const end = (why: string, startFailed = false) => {
+    if (ended) return;
+    ended = true;
+    options.onEnd(why, startFailed);
+  };
+  let child: ChildProcessWithoutNullStreams;
+  try {
+    child = spawn(options.tmuxPath, [...options.args], { env: options.env, cwd: '/', stdio: 'pipe' });
+  } catch (err) {
+    // Reported asynchronously, like every other end.
+    queueMicrotask(() => end(`tmux could not be started: ${(err as Error).message}`, true));
+    return {
+      write() {},
+      stderr: () => '',
+      ignoreOutput() {},
+      stop: () => Promise.resolve(),
+      kill() {},
+      exited: Promise.resolve(),
+    };
+  }
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  let stderr = '';
+  let outBuffer = '';
+  let flushScheduled = false;
+  let termTimer: NodeJS.Timeout | undefined;
+  let killTimer: NodeJS.Timeout | undefined;
+  const running = () => child.exitCode === null && child.signalCode === null;
+
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => options.onData(chunk));
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
+    if (stderr.length < MAX_STDERR_CHARS) stderr = (stderr + chunk).slice(0, MAX_STDERR_CHARS);
+  });
+  child.stdin.on('error', () => {
+    // EPIPE when tmux is gone: the close handler reports it.
+  });
+  child.once('error', (err) => end(`tmux could not be started: ${err.message}`, true));
+  child.once('close', (code, signal) => {
+    if (termTimer !== undefined) clearTimeout(termTimer);
+    if (killTimer !== undefined) clearTimeout(killTimer);
+    end(stderr.trim() || `tmux control client exited (${signal ?? `code ${String(code)}`})`);
+  });
+
+  const flush = () => {
+    flushScheduled = false;
+    if (outBuffer === '' || !child.stdin.writable) return;
+    child.stdin.write(outBuffer);
+    outBuffer = '';
+  };
+
+  const kill = () => {
+    if (!running()) return;
+    if (killTimer === undefined) {
+      child.kill('SIGTERM');
+      killTimer = setTimeout(() => {
+        if (running()) child.kill('SIGKILL');
+      }, 2_000);
+      killTimer.unref();
+    }
+  };
+
+  let stopping: Promise<void> | undefined;
+  return {
+    write(text) {
+      outBuffer += text;
+      if (!flushScheduled) {
+        flushScheduled = true;
+        queueMicrotask(flush);
+      }
+    },
+    stderr: () => stderr,
+    ignoreOutput() {
+      child.stdout.removeAllListeners('data');
+      // Keep draining: a full pipe would block tmux's writes to this client.
+      child.stdout.resume();
+    },
+    stop(termAfterMs) {
+      stopping ??= (async () => {
+        if (running()) {
+          flush();
+          child.stdin.end();
+          if (termTimer === undefined && killTimer === undefined) {
+            termTimer = setTimeout(kill, termAfterMs);
+            termTimer.unref();
+          }
+        }
+        await exited;
+      })();
+      return stopping;
+    },
+    kill,
+    exited,
+  };
+}

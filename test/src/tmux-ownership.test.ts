@@ -1,0 +1,100 @@
+// tmux belongs to the user: a real broker never starts a tmux server (after kill-server it answers TMUX_UNAVAILABLE with a hint and attaches to the next server the user starts), and neither a SIGKILLed nor a stopped broker leaves its hidden session behind.
+import { join } from 'node:path';
+import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
+import { readAppErrorData } from '@terminal-mcp/contract';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
+import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+
+const HIDDEN = '__terminal_mcp_control';
+
+let tmux: TmuxTestServer;
+let broker: BrokerProcess;
+let client: BrokerClient<'gateway'>;
+
+function connect(): void {
+  client = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') });
+}
+
+async function sessionNames(): Promise<string[]> {
+  return (await tmux.tmux(['list-sessions', '-F', '#{session_name}'])).split('\n').sort();
+}
+
+/** Whether a server answers on the socket, asked without starting one (-N). */
+async function serverAnswers(): Promise<boolean> {
+  const env = { ...process.env };
+  delete env.TMUX;
+  delete env.TMUX_PANE;
+  const result = await execa('tmux', ['-L', tmux.socketName, '-N', 'list-sessions'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
+  return result.exitCode === 0;
+}
+
+async function listedNames(): Promise<string[]> {
+  const { sessions } = await client.sessions.list.query({});
+  return sessions.map((s) => s.name).sort();
+}
+
+beforeAll(async () => {
+  tmux = await startTmuxServer();
+  await tmux.newSession('agent-1', 'sleep 600');
+  broker = await startBrokerProcess({ tmuxSocket: tmux.socketName });
+  connect();
+});
+
+afterAll(async () => {
+  await broker?.stop();
+  await tmux?.kill();
+});
+
+describe('tmux belongs to the user', () => {
+  it('a SIGKILLed broker leaves no hidden session, and the next start leaves exactly one', async () => {
+    await vi.waitFor(async () => expect(await listedNames()).toEqual(['agent-1']), { timeout: 20_000, interval: 100 });
+    expect(await sessionNames()).toEqual([HIDDEN, 'agent-1'].sort());
+
+    process.kill(broker.pid, 'SIGKILL');
+    await broker.exited();
+    // Its tmux client saw EOF; tmux destroyed the hidden session with its last client.
+    await vi.waitFor(async () => expect(await sessionNames()).toEqual(['agent-1']), { timeout: 15_000, interval: 100 });
+
+    // A hidden session as older brokers left it behind (not destroy-unattached) is reused.
+    await tmux.tmux(['new-session', '-d', '-s', HIDDEN, 'cat']);
+    broker = await broker.restart();
+    connect();
+    await vi.waitFor(async () => expect(await listedNames()).toEqual(['agent-1']), { timeout: 20_000, interval: 100 });
+    expect(await sessionNames()).toEqual([HIDDEN, 'agent-1'].sort());
+    expect(await tmux.tmux(['list-clients', '-F', '#{session_name}'])).toBe(HIDDEN);
+  });
+
+  it('after kill-server answers TMUX_UNAVAILABLE with a hint, starts no server, and reads again once the user starts one', async () => {
+    await tmux.kill();
+    await vi.waitFor(
+      async () => {
+        const err = await client.sessions.list.query({}).then(
+          () => null,
+          (e: unknown) => readAppErrorData(e),
+        );
+        expect(err?.code).toBe('TMUX_UNAVAILABLE');
+        expect(err?.hint).toContain('tmux new -s');
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    // The broker keeps looking for a server for a good while and never starts one.
+    const until = Date.now() + 3_000;
+    while (Date.now() < until) {
+      expect(await serverAnswers()).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+
+    // The user starts tmux again: the broker attaches by itself.
+    tmux = await startTmuxServer({ socketName: tmux.socketName });
+    await tmux.newSession('agent-2', 'sleep 600');
+    await vi.waitFor(async () => expect(await listedNames()).toEqual(['agent-2']), { timeout: 30_000, interval: 200 });
+  });
+
+  it('a broker that stops normally takes its hidden session with it', async () => {
+    await vi.waitFor(async () => expect(await sessionNames()).toContain(HIDDEN), { timeout: 20_000, interval: 100 });
+    await broker.stop();
+    await vi.waitFor(async () => expect(await sessionNames()).toEqual(['agent-2']), { timeout: 15_000, interval: 100 });
+  });
+});
