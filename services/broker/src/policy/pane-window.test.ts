@@ -83,7 +83,7 @@ describe('planPaneCapture', () => {
   it('captures context around the window, from the history start when it is near', () => {
     expect(planPaneCapture({ height: 24, historySize: 5000 }, -200, 23)).toEqual({ start: -200 - CONTEXT_ROWS, end: '-', bottomRow: 23, fromHistoryStart: false, toScreenBottom: true });
     expect(planPaneCapture({ height: 24, historySize: 50 }, -20, 23)).toMatchObject({ start: '-', fromHistoryStart: true });
-    expect(planPaneCapture({ height: 24, historySize: 5000 }, -1000, -900)).toEqual({ start: -1000 - CONTEXT_ROWS, end: -900 + CONTEXT_ROWS, bottomRow: -800, fromHistoryStart: false, toScreenBottom: false });
+    expect(planPaneCapture({ height: 24, historySize: 5000 }, -1000, -900)).toEqual({ start: -1000 - CONTEXT_ROWS, end: -900 + CONTEXT_ROWS, bottomRow: -900 + CONTEXT_ROWS, fromHistoryStart: false, toScreenBottom: false });
     expect(planPaneCapture({ height: 24, historySize: 5000 }, -1000, -900, true)).toMatchObject({ start: '-', end: '-', bottomRow: 23 });
   });
 });

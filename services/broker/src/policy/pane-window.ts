@@ -20,9 +20,12 @@
 import { redactSecrets } from './redact.js';
 import { stripTerminalControls } from './sanitize.js';
 
-/** Rows captured above and below the window so key markers and wrapped lines are seen
- * whole. A 4096-bit RSA key is about 50 rows at 64 columns or wider. */
-export const CONTEXT_ROWS = 100;
+/** Rows captured above and below the window. Key bodies are recognised without their
+ * markers (two body lines, or one at an edge, suffice), so the context only has to hold
+ * the rest of a logical line that wraps into the window and the neighbours of a block's
+ * short last line; a longer line triggers the whole-history capture (`needsWhole`).
+ * Measured with `npm run bench`: the read path is hot, so this stays small. */
+export const CONTEXT_ROWS = 32;
 
 /** Cells a code point takes in a terminal: 0 (combining, zero-width), 1, or 2 (wide). */
 function cellWidth(c: number): number {
@@ -62,6 +65,9 @@ function cellWidth(c: number): number {
 
 /** Display width of visible text (no control sequences). */
 export function displayWidth(visible: string): number {
+  let narrow = true;
+  for (let i = 0; i < visible.length && narrow; i += 1) narrow = visible.charCodeAt(i) < 0x300;
+  if (narrow) return visible.length;
   let width = 0;
   for (const ch of visible) width += cellWidth(ch.codePointAt(0) as number);
   return width;

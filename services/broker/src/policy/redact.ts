@@ -634,11 +634,14 @@ export function redactSecrets(text: string, options: RedactOptions = {}): Redact
   findPrivateKeys(visible, emit);
   findKeyBodies(visible, emit);
   for (const rule of TOKEN_RULES) runTokenRule(rule, visible, emit);
-  runValueRule(URL_CREDENTIALS, 'url_password', visible, emit, (v) => !isPlaceholder(v));
-  runValueRule(BARE_CREDENTIALS, 'url_password', visible, emit, (v) => !isPlaceholder(v) && !/^\d+$/.test(v));
-  runValueRule(WEBHOOK_URL, 'webhook_url', visible, emit, () => true);
-  runValueRule(AZURE_KEY, 'azure_key', visible, emit, (v) => !isPlaceholder(v));
-  runValueRule(COOKIE_HEADER, 'cookie', visible, emit, (v) => v.includes('=') && !isPlaceholder(v));
+  // Cheap guards first: the read path is hot, and most text has no `@` or `cookie`.
+  if (visible.includes('@')) {
+    runValueRule(URL_CREDENTIALS, 'url_password', visible, emit, (v) => !isPlaceholder(v));
+    runValueRule(BARE_CREDENTIALS, 'url_password', visible, emit, (v) => !isPlaceholder(v) && !/^\d+$/.test(v));
+  }
+  if (visible.includes('://')) runValueRule(WEBHOOK_URL, 'webhook_url', visible, emit, () => true);
+  if (/accountkey|sharedaccess|sig=/i.test(visible)) runValueRule(AZURE_KEY, 'azure_key', visible, emit, (v) => !isPlaceholder(v));
+  if (/cookie/i.test(visible)) runValueRule(COOKIE_HEADER, 'cookie', visible, emit, (v) => v.includes('=') && !isPlaceholder(v));
   findCommandLinePasswords(visible, emit);
   runValueRule(AUTHORIZATION, 'authorization', visible, emit, acceptAuthorization);
   runValueRule(BEARER, 'bearer_token', visible, emit, (v) => looksLikeToken(v) && !isPlaceholder(v));
