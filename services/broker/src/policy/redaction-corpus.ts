@@ -120,7 +120,6 @@ export function corpusText(): string {
 
 /** The secrets' 8-character fragments found in `answer` (ignoring escape codes and zero-width characters). */
 export function leakedFragments(answer: string, secrets: readonly string[] = CORPUS_SECRETS): string[] {
-  // eslint-disable-next-line no-control-regex
   const plain = answer.replace(/\x1b\[[0-9;:?]*[A-Za-z]/g, '').replace(/[\u200b-\u200f\u2060\ufeff]/g, '');
   const grams = new Set<string>();
   for (let i = 0; i + 8 <= plain.length; i += 1) grams.add(plain.slice(i, i + 8));
