@@ -2,6 +2,7 @@
  * trailing screen padding removed, secrets redacted. Redaction always runs on the whole
  * logical unit before the requested rows are cut (policy/pane-window.ts): wrapped rows
  * joined (-J), with rows of context above and below. */
+import { AppError } from '@terminal-mcp/contract';
 import type { PaneFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import { cutPaneWindow, planPaneCapture, type PaneWindow } from '../policy/pane-window.js';
 import { redactSecrets } from '../policy/redact.js';
@@ -67,4 +68,18 @@ export async function readPaneLines(
   const window = await readPaneWindow(tmux, pane, start, end, !stripAnsi);
   const lines = toLines(window.lines.join('\n'));
   return { lines, redactions: window.redactions };
+}
+
+/** The last `count` redacted lines of a pane known by id (for readers that hold a pane
+ * id, not its facts: bound tails, input context). */
+export async function readPaneTail(
+  tmux: Pick<TmuxAdapter, 'capturePane' | 'paneFacts'>,
+  paneId: string,
+  count: number,
+  stripAnsi: boolean,
+): Promise<CleanText> {
+  const pane = await tmux.paneFacts(paneId);
+  if (pane === null) throw new AppError('SESSION_NOT_FOUND', 'the pane no longer exists');
+  const clean = await readPaneLines(tmux, pane, -count, '-', stripAnsi);
+  return { lines: clean.lines.slice(-count), redactions: clean.redactions };
 }
