@@ -1,5 +1,6 @@
 // A live-view frame redacts secrets on the captured screen and can carry nothing but text, SGR colours and our own cursor positioning.
 import { describe, expect, it } from 'vitest';
+import { cutPaneWindow } from './pane-window.js';
 import { keepOnlySgr, renderScreenFrame, screenWindowOf } from './screen-frame.js';
 
 const geometry = { width: 80, height: 4, cursor: { x: 2, y: 1, visible: true } };
@@ -25,6 +26,21 @@ describe('renderScreenFrame', () => {
     const g = { width: 10, height: 3, cursor: { x: 99, y: 99, visible: false } };
     const frame = renderScreenFrame(screenWindowOf('a\nb\nc\nd\ne\nf\n', g), g);
     expect(frame.data).toBe('\x1b[0m\x1b[H\x1b[2Jd\r\ne\r\nf\x1b[0m\x1b[3;10H\x1b[?25l');
+  });
+});
+
+describe('renderScreenFrame at the top edge', () => {
+  it('redacts a token whose line starts above the screen and draws only its on-screen rows', () => {
+    // 10 columns, 3 rows; the first captured line is a history row of context.
+    const token = `TOKEN=${KEY}`; // 56 characters: 6 rows, of which the screen shows the last 1
+    const g = { width: 10, height: 3, cursor: { x: 0, y: 2, visible: true } };
+    const window = cutPaneWindow(`older\n${token}\nb\n$ `, { width: 10, start: 0, end: 2, bottomRow: 2, fromHistoryStart: true, toScreenBottom: true, escapes: true });
+    expect(window.rowsAboveStart).toBe(5);
+    const frame = renderScreenFrame(window, g);
+    expect(frame.data).not.toContain(KEY.slice(-8));
+    expect(frame.redactions).toBe(1);
+    // TOKEN=[REDACTED:anthropic_api_key] is 34 cells: 4 rows, the last one drawn.
+    expect(frame.data).toBe('\x1b[0m\x1b[H\x1b[2Jkey]\r\nb\r\n$ \x1b[0m\x1b[3;1H\x1b[?25h');
   });
 });
 
