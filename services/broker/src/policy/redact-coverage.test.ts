@@ -4,6 +4,7 @@
 // and key material without BEGIN/END markers. Every case also runs with a colour code and
 // with a zero-width character inside the secret; none may leave a fragment behind.
 import { describe, expect, it } from 'vitest';
+import { cutPaneWindow, rowsOf } from './pane-window.js';
 import { redactSecrets } from './redact.js';
 
 // Fixtures are generated, so the source holds no literal token a scanner could flag.
@@ -79,6 +80,17 @@ describe('wider coverage', () => {
       expect(result.text).toBe(`${before}${R(kind)}${after}`);
       for (const piece of fragments(secret.replace(/[^A-Za-z0-9]/g, ''))) expect(result.text).not.toContain(piece);
     });
+  });
+
+  it.each(CASES)('%s, soft-wrapped in a 16-column pane and read one row at a time', (_name, before, secret, after, kind) => {
+    const line = `${before}${secret}${after}`;
+    const rows = rowsOf(line, 16);
+    // The line ends on the row above the prompt, the screen's bottom row.
+    const captured = `${line}\n$ `;
+    for (let row = -rows; row < 0; row += 1) {
+      const cut = cutPaneWindow(captured, { width: 16, start: row, end: row, bottomRow: 0, fromHistoryStart: true, toScreenBottom: true, escapes: false });
+      expect(cut.lines).toEqual([`${before}${R(kind)}${after}`]);
+    }
   });
 
   it.each([
