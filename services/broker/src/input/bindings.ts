@@ -31,7 +31,7 @@ import type { BindingRecord } from '../effects/store/bindings-store.js';
 import type { SessionFacts } from '../effects/tmux/types.js';
 import { isSensitiveName } from '../policy/access.js';
 import { classifyPaneStatus } from '../policy/status.js';
-import { cleanPaneText, toLines } from '../reads/pane-text.js';
+import { cleanPaneText, readPaneTail, toLines } from '../reads/pane-text.js';
 import { grantLookupOf } from '../grants/grant-lookup.js';
 import { resolveReadableSession } from '../reads/read-gate.js';
 import type { BrokerContext } from '../rpc/context.js';
@@ -159,9 +159,9 @@ export function tailBound(caller: Caller, input: TailBoundInput): Promise<BoundP
       const requested = input.lines ?? config.default_tail_lines;
       const count = Math.min(requested, config.max_capture_lines, LIMITS.maxTailLines);
       const stripAnsi = input.strip_ansi ?? true;
-      const raw = await tmux.capturePane(target.identity.paneId, { start: -count, end: '-', escapes: !stripAnsi });
-      const clean = cleanPaneText(raw, stripAnsi);
-      const lines = clean.lines.slice(-count);
+      // Redacted before the rows are cut (reads/pane-text.ts), as every pane read.
+      const clean = await readPaneTail(tmux, target.identity.paneId, count, stripAnsi);
+      const lines = clean.lines;
       return {
         binding: input.binding,
         session: target.sessionName,

@@ -11,7 +11,7 @@ import { recordRead } from '../audit/record-read.js';
 import type { BrokerContext } from '../rpc/context.js';
 import { classifyPaneStatus } from '../policy/status.js';
 import type { InputRequest } from '../policy/input.js';
-import { cleanPaneText } from '../reads/pane-text.js';
+import { cleanPaneText, readPaneTail } from '../reads/pane-text.js';
 import { grantLookupOf } from '../grants/grant-lookup.js';
 import { resolveReadableSession } from '../reads/read-gate.js';
 import { assertCanReadTarget, grantOfTarget } from './access.js';
@@ -60,12 +60,9 @@ export async function inputContext(ctx: Pick<BrokerContext, 'deps' | 'role' | 'a
 
   const paneId = target.identity.paneId;
   const count = INPUT_LIMITS.contextLines;
-  const [tailRaw, screenRaw] = await Promise.all([
-    deps.tmux.capturePane(paneId, { start: -count, end: '-' }),
-    deps.tmux.capturePane(paneId, { start: 0, end: '-' }),
-  ]);
-  const tail = cleanPaneText(tailRaw, true);
-  const lines = tail.lines.slice(-count);
+  // The tail is redacted before its rows are cut (reads/pane-text.ts), as every pane read.
+  const [tail, screenRaw] = await Promise.all([readPaneTail(deps.tmux, paneId, count, true), deps.tmux.capturePane(paneId, { start: 0, end: '-' })]);
+  const lines = tail.lines;
   const idleSeconds = target.activity === null ? Number.NaN : Math.max(0, Math.floor(Date.now() / 1000) - target.activity);
   const status = classifyPaneStatus({ lines: cleanPaneText(screenRaw, true).lines, currentCommand: target.currentCommand, inCopyMode: target.inCopyMode, idleSeconds });
   const processes = await readTargetProcesses(target);

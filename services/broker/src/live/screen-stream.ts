@@ -16,6 +16,7 @@ import { AppError, type PaneScreenFrame } from '@terminal-mcp/contract';
 import type { PaneWatcher } from '../effects/tmux/pane-watch.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { renderScreenFrame } from '../policy/screen-frame.js';
+import { readPaneWindow } from '../reads/pane-text.js';
 import type { SessionReader } from '../reads/session-reader.js';
 import { assertSameIdentity, identityOf, type SessionIdentity } from './session-identity.js';
 import { sleepUntil, unlessAborted, Wake } from './wake.js';
@@ -37,13 +38,14 @@ async function captureFrame(opts: ScreenStreamOptions, pinned: SessionIdentity, 
   const { s, pane } = await opts.reader.resolveReadable(opts.name);
   assertSameIdentity(pinned, identityOf(s));
   // Both commands go out in one write and tmux answers them back to back, so the cursor
-  // belongs to the screen captured.
-  const [captured, facts] = await Promise.all([
-    opts.tmux.capturePane(pane.paneId, { start: 0, end: '-', escapes: true }),
+  // belongs to the screen captured. The screen is redacted together with history above
+  // it, so a block or a wrapped token cut by the top edge is still recognised.
+  const [window, facts] = await Promise.all([
+    readPaneWindow(opts.tmux, pane, 0, '-', true),
     opts.tmux.paneFacts(pane.paneId),
   ]);
   if (facts === null) throw new AppError('SESSION_NOT_FOUND', 'the pane no longer exists');
-  const frame = renderScreenFrame(captured, facts);
+  const frame = renderScreenFrame(window, facts);
   return {
     type: 'screen',
     session: s.name,

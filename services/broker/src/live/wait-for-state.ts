@@ -18,7 +18,7 @@
 import { AppError, readAppErrorData, type SessionStatus, type SessionStatusResult } from '@terminal-mcp/contract';
 import type { PaneWatcher, PaneWatchSubscription } from '../effects/tmux/pane-watch.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
-import { cleanPaneText } from '../reads/pane-text.js';
+import { readPaneLines } from '../reads/pane-text.js';
 import { statusOf, type SessionReader } from '../reads/session-reader.js';
 import { assertSameIdentity, identityOf, type SessionIdentity } from './session-identity.js';
 import { sleepUntil, unlessAborted, Wake } from './wake.js';
@@ -68,8 +68,8 @@ export async function waitForState(opts: WaitForStateOptions): Promise<WaitOutco
     const identity = identityOf(s);
     if (pinned === undefined) pinned = identity;
     else assertSameIdentity(pinned, identity);
-    const raw = await opts.tmux.capturePane(pane.paneId, { start: 0, end: '-' });
-    return { status: statusOf(s, pane, cleanPaneText(raw, true).lines, now()), identity };
+    const screen = await readPaneLines(opts.tmux, pane, 0, '-', true);
+    return { status: statusOf(s, pane, screen.lines, now()), identity };
   };
   const cancelled = () => new AppError('TIMEOUT', 'the wait was cancelled by the caller');
   const outcome = (matched: boolean, status: SessionStatusResult, identity: SessionIdentity): WaitOutcome => ({

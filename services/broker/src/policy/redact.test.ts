@@ -242,8 +242,8 @@ describe('redactSecrets on whole lines', () => {
     [
       'a screen with a key block and a password prompt answered in the clear',
       `$ cat key.pem\n${PRIVATE_KEY}\n$ mysql -p hunter2\nmysql> SET password='n3w-secret';\n`,
-      `$ cat key.pem\n${R('private_key')}\n$ mysql -p hunter2\nmysql> SET password='${R('password')}';\n`,
-      2,
+      `$ cat key.pem\n${R('private_key')}\n$ mysql -p ${R('password')}\nmysql> SET password='${R('password')}';\n`,
+      3,
       ['password', 'private_key'],
     ],
   ])('%s', (_name, input, expected, count, kinds) => {
@@ -255,6 +255,8 @@ describe('redactSecrets on whole lines', () => {
       ANTHROPIC, OPENAI_LEGACY, GITHUB('ghp', 1), GITLAB, SLACK, GOOGLE, STRIPE('sk_live_', 1), NPM, HUGGINGFACE, AWS_ID, JWT,
       PRIVATE_KEY, 'https://u:pw1@h', `Authorization: Basic ${OPAQUE}`, `Bearer ${OPAQUE}`, `aws_secret_access_key=${AWS_SECRET}`,
       'password=x1', 'api_key=x1', 'token=x1', 'secret=x1', `tmcp_cs_${'k9-'.repeat(10)}`,
+      `https://hooks.slack.com/services/T0/B0/${OPAQUE}`, `AccountKey=${AWS_SECRET}`, 'Cookie: sid=abc123',
+      `{"auth": "${AWS_SECRET}"}`,
     ];
     const kinds = new Set(inputs.flatMap((input) => redactSecrets(input).kinds));
     expect([...kinds].sort()).toEqual([...SECRET_KINDS].sort());
@@ -291,6 +293,19 @@ describe('redactSecrets stays linear on adversarial input', () => {
     ['colons and at signs', fill(':@')],
     ['dots', `password=${fill('.')}`],
     ['many short lines', fill('token=\n')],
+    ['repeated mysql without -p', fill('mysql ')],
+    ['repeated mysql -p', fill('mysql -p ')],
+    ['repeated long password flags', fill('--password ')],
+    ['repeated -u user:', fill('-u a:')],
+    ['user:pass soup without a host', fill('a:b')],
+    ['user:pass@ soup', fill('a:b@')],
+    ['repeated Cookie:', fill('Cookie: ')],
+    ['repeated AccountKey=', fill('AccountKey=')],
+    ['repeated webhook prefixes', fill('https://hooks.slack.com/services/')],
+    ['key-width base64 lines', fill(`${'QUJD'.repeat(16)}\n`)],
+    ['base64 lines growing', fill(`${'QUJD'.repeat(16)}\n${'QUJD'.repeat(32)}\n`)],
+    ['log prefixes before password:', fill('] password: x ')],
+    ['zero-width soup', fill('a\u200b')],
   ])('%s', (_name, input) => {
     const started = performance.now();
     const result = redactSecrets(input);

@@ -31,6 +31,26 @@
  *   (`sk-learn-...`) are not keys.
  * - Private key blocks cut by the capture window: BEGIN without END is redacted to the
  *   end of the text; END without BEGIN takes the run of base64 lines above it.
+ * - Key material without markers: a run of base64 lines of key-block width (64, 70 or
+ *   76 characters: PEM, OpenSSH, MIME), at least two of them, or one touching the top or
+ *   bottom of the text (a window cut it), with upper case, lower case and digits in the
+ *   run (so hex digests are not keys), or any line starting with `b3BlbnNzaC1rZXktdjE`
+ *   (base64 of `openssh-key-v1`). A run right under a `BEGIN CERTIFICATE` (or other
+ *   non-private) marker is public and kept. `base64` output (76 columns) of anything is
+ *   redacted too: a deliberate false positive.
+ * - Command-line passwords: `--password X`, `--password=X` (any flag whose name ends in
+ *   a secret word, as for assignments) for every command; `-pX` and `-p X` only after
+ *   `mysql`/`mysqldump`/`mysqladmin`/`mariadb*` and `sshpass` (for every other tool `-p`
+ *   is a port or a path: `docker run -p 8080:80`, `ssh -p 22`, `mkdir -p x`); `-u
+ *   user:pass` / `--user user:pass` (curl) keep the user; `redis-cli -a X`.
+ * - `user:pass@host` without a scheme counts when the host looks like a host name.
+ * - `*_KEY=value` (a key name ending in `_key`/`-key`/`.key`) counts when the value looks
+ *   like a token (8+ characters with a digit, mixed case or `+/=`): `SORT_KEY=name`,
+ *   `PRIMARY_KEY=id` are left alone.
+ * - Unquoted `password: x` / `api-key: x` also count after a log prefix (a timestamp, a
+ *   level word, `]`, `)`, `|`, `:`, `,`), not only at the start of a line.
+ * - Zero-width and other default-ignorable characters are invisible to matching (like
+ *   escape codes), so `ghp_abc\u200bdef...` is still one token, removed whole.
  */
 import { terminalControlLengthAt } from './sanitize.js';
 
@@ -49,6 +69,10 @@ export const SECRET_KINDS = [
   'aws_access_key_id',
   'jwt',
   'url_password',
+  'webhook_url',
+  'azure_key',
+  'cookie',
+  'docker_auth',
   'authorization',
   'bearer_token',
   'aws_secret_access_key',
@@ -178,6 +202,98 @@ function base64RunStartAbove(visible: string, lineStart: number): number {
   return start === lineStart ? Number.MAX_SAFE_INTEGER : start;
 }
 
+/** Widths of the base64 lines in key blocks: PEM (64), OpenSSH (70), MIME/PGP (76). */
+const KEY_BODY_WIDTHS = new Set([64, 70, 76]);
+/** What may precede a body line: indentation, a line number (`cat -n`, `less -N`), a diff,
+ * quote or table marker. */
+const BODY_LINE_PREFIX = /^[ \t]*(?:\d{1,7}(?:[ \t]+|[:|][ \t]?))?(?:[-+>|][ \t]?)?/;
+const BASE64_BODY = /^[A-Za-z0-9+/]{4,}={0,2}$/;
+const OPENSSH_BODY_START = 'b3BlbnNzaC1rZXktdjE';
+const PUBLIC_BEGIN = /-----BEGIN (?![A-Z0-9 ]*PRIVATE)[A-Z0-9 ]{1,40}-----/;
+
+interface BodyRun {
+  start: number;
+  end: number;
+  width: number;
+  fullLines: number;
+  classes: number;
+  openssh: boolean;
+  touchesTop: boolean;
+  closed: boolean;
+  public: boolean;
+}
+
+const UPPER = 1;
+const LOWER = 2;
+const DIGIT = 4;
+
+function charClasses(body: string): number {
+  let classes = 0;
+  for (let i = 0; i < body.length && classes !== 7; i += 1) {
+    const c = body.charCodeAt(i);
+    if (c >= 0x41 && c <= 0x5a) classes |= UPPER;
+    else if (c >= 0x61 && c <= 0x7a) classes |= LOWER;
+    else if (c >= 0x30 && c <= 0x39) classes |= DIGIT;
+  }
+  return classes;
+}
+
+/**
+ * Key material without BEGIN/END markers in view: a pane scrolled into the middle of a
+ * key (`less id_rsa`), a capture of rows strictly inside a block, a diff hunk of a key
+ * file. See the header for the rule.
+ */
+function findKeyBodies(visible: string, emit: Emit): void {
+  let run: BodyRun | null = null;
+  let previousLine = '';
+  const flush = (atBottom: boolean) => {
+    if (run === null) return;
+    const edge = run.touchesTop || (atBottom && !run.closed);
+    const mixed = run.classes === 7;
+    if (!run.public && (run.openssh || (mixed && (run.fullLines >= 2 || (edge && run.fullLines >= 1))))) {
+      emit(run.start, run.end, 'private_key');
+    }
+    run = null;
+  };
+  let lineStart = 0;
+  while (lineStart <= visible.length) {
+    const newline = visible.indexOf('\n', lineStart);
+    const lineEnd = newline < 0 ? visible.length : newline;
+    const line = visible.slice(lineStart, lineEnd);
+    const prefix = (BODY_LINE_PREFIX.exec(line) as RegExpExecArray)[0].length;
+    const body = line.slice(prefix).trimEnd();
+    const isBase64 = body.length <= 128 && BASE64_BODY.test(body);
+    const bodyStart = lineStart + prefix;
+    const bodyEnd = bodyStart + body.length;
+    if (isBase64 && run !== null && !run.closed && body.length <= run.width) {
+      run.end = bodyEnd;
+      run.classes |= charClasses(body);
+      if (body.length === run.width) run.fullLines += 1;
+      else run.closed = true; // the short last line of a block
+    } else {
+      flush(false);
+      const openssh = isBase64 && body.startsWith(OPENSSH_BODY_START);
+      if (isBase64 && (KEY_BODY_WIDTHS.has(body.length) || openssh)) {
+        run = {
+          start: bodyStart,
+          end: bodyEnd,
+          width: body.length,
+          fullLines: KEY_BODY_WIDTHS.has(body.length) ? 1 : 0,
+          classes: charClasses(body),
+          openssh,
+          touchesTop: lineStart === 0,
+          closed: !KEY_BODY_WIDTHS.has(body.length),
+          public: PUBLIC_BEGIN.test(previousLine),
+        };
+      }
+    }
+    previousLine = line;
+    if (newline < 0) break;
+    lineStart = newline + 1;
+  }
+  flush(true);
+}
+
 // ---------------------------------------------------------------------------------
 // URL credentials, Authorization headers, Bearer tokens
 
@@ -210,6 +326,22 @@ function runValueRule(
   }
 }
 
+/** `user:pass@host` without a scheme (`mysql://` is handled above): git remotes, proxies,
+ * `sshpass`-less scripts. The host must look like a host name. */
+const BARE_CREDENTIALS =
+  /(?<![A-Za-z0-9._%+:/@-])(?!(?:mailto|to|from|cc|bcc|reply-to|sender):)[A-Za-z0-9._%+-]{1,64}:([^\s:@/'"`]{1,256})(?=@[A-Za-z0-9][A-Za-z0-9-]{0,62}(?:\.[A-Za-z0-9-]{1,63}){0,8}(?:[:/\s'"`]|$))/gi;
+
+/** Incoming-webhook URLs carry their credential in the path. */
+const WEBHOOK_URL =
+  /https?:\/\/(?:hooks\.slack\.com\/(?:services|workflows|triggers)\/|(?:ptb\.|canary\.)?discord(?:app)?\.com\/api\/webhooks\/)([A-Za-z0-9_/-]{8,256})/g;
+
+/** Azure storage / service-bus connection strings and SAS tokens. */
+const AZURE_KEY =
+  /(?:(?<![A-Za-z0-9_])(?:AccountKey|SharedAccessKey|SharedAccessSignature)[ \t]*=[ \t]*|[?&]sig=)([^;&\s"'`]{1,1024})/gi;
+
+/** `Cookie:` / `Set-Cookie:` header values, to the end of the line or the closing quote. */
+const COOKIE_HEADER = /(?<![A-Za-z0-9_-])(?:set-)?cookie["']?[ \t]*:[ \t]*([^\r\n"'`]{1,4096})/gi;
+
 /**
  * An Authorization header's credentials. With a scheme (`Bearer`, `Basic`, ...) any
  * non-placeholder value counts; without one the value must look like a token, so a
@@ -234,6 +366,21 @@ function atLineStart(visible: string, lineStart: number, index: number): boolean
   return index - lineStart <= MAX_LINE_START_PREFIX && LINE_START_PREFIX.test(visible.slice(lineStart, index));
 }
 
+/** The end of a log line's prefix: a timestamp, a level word, a closing bracket, a
+ * separator. `the password: it must be long` is prose and does not match. */
+const LOG_PREFIX_END = /(?:[\])|>,;:=]|\d[Zz]?|\b(?:INFO|DEBUG|WARN|WARNING|ERROR|ERR|TRACE|FATAL|NOTICE|CRIT|CRITICAL|info|debug|warn|warning|error|trace|fatal))[ \t]+$/;
+const MAX_LOG_PREFIX = 200;
+
+function afterLogPrefix(visible: string, lineStart: number, index: number): boolean {
+  return LOG_PREFIX_END.test(visible.slice(Math.max(lineStart, index - MAX_LOG_PREFIX), index));
+}
+
+/** A generic `*_KEY` value that looks like key material, not a name: 8+ characters with a
+ * digit, mixed case or base64 punctuation. */
+function looksLikeKeyValue(value: string): boolean {
+  return value.length >= 8 && (hasDigit(value) || /[+/=]/.test(value) || (/[a-z]/.test(value) && /[A-Z]/.test(value)));
+}
+
 /** The kind of secret a key names, or null when it names none. */
 function sensitiveKeyKind(key: string): SecretKind | null {
   const norm = key.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -243,7 +390,7 @@ function sensitiveKeyKind(key: string): SecretKind | null {
   }
   if (norm.endsWith('apikey')) return 'api_key';
   if (norm.endsWith('token')) return 'token';
-  if (/(?:secret|secretkey|privatekey|accesskey|signingkey|encryptionkey|credentials?)$/.test(norm)) return 'secret';
+  if (/(?:secret|secretkey|secretkeybase|privatekey|accesskey|signingkey|encryptionkey|credentials?)$/.test(norm)) return 'secret';
   return null;
 }
 
@@ -294,26 +441,127 @@ function findAssignments(visible: string, emit: Emit): void {
   for (let m = ASSIGNMENT_KEY.exec(visible); m !== null; m = ASSIGNMENT_KEY.exec(visible)) {
     const key = m[2] as string;
     const separator = m[3] as string;
-    const kind = sensitiveKeyKind(key);
-    if (kind === null) continue;
-    const valueAt = m.index + m[0].length;
-    ASSIGNMENT_VALUE.lastIndex = valueAt;
+    const named = sensitiveKeyKind(key);
+    const genericKey = named === null && /[_.-]key$/i.test(key);
+    const dockerAuth = named === null && m[1] !== '' && key.toLowerCase() === 'auth';
+    if (named === null && !genericKey && !dockerAuth) continue;
+    const kind: SecretKind = named ?? (dockerAuth ? 'docker_auth' : 'secret');
+    const valueStart = m.index + m[0].length;
+    ASSIGNMENT_VALUE.lastIndex = valueStart;
     const v = ASSIGNMENT_VALUE.exec(visible);
     if (v === null) continue;
     const quoted = v[4] === undefined;
     const value = (v[1] ?? v[2] ?? v[3] ?? v[4]) as string;
-    if (!quoted && separator === ':' && !atLineStart(visible, lines.startOf(m.index), m.index)) continue;
+    if (genericKey && !looksLikeKeyValue(value)) continue;
+    if (dockerAuth && !(quoted && /^[A-Za-z0-9+/]{8,}={0,2}$/.test(value))) continue;
+    if (!quoted && separator === ':') {
+      const lineStart = lines.startOf(m.index);
+      const strong = kind === 'password' || kind === 'api_key';
+      if (!atLineStart(visible, lineStart, m.index) && !(strong && afterLogPrefix(visible, lineStart, m.index))) continue;
+    }
     const secret = quoted ? value : trimTrailingDots(value);
     if (isPlaceholder(secret) || secret.toLowerCase() === key.toLowerCase()) continue;
     if (!quoted && looksLikeCode(secret)) continue;
-    const start = quoted ? valueAt + 1 : valueAt;
+    const start = quoted ? valueStart + 1 : valueStart;
     emit(start, start + secret.length, kind);
     ASSIGNMENT_KEY.lastIndex = start + secret.length;
   }
 }
 
 // ---------------------------------------------------------------------------------
+// Command-line passwords: --password X, mysql -pX, sshpass -p X, curl -u user:pass
+
+/** A value starting at `at`: quoted (to the closing quote) or a bare word. */
+function valueAt(visible: string, at: number): { start: number; end: number; quoted: boolean } | null {
+  ASSIGNMENT_VALUE.lastIndex = at;
+  const v = ASSIGNMENT_VALUE.exec(visible);
+  if (v === null) return null;
+  const quoted = v[4] === undefined;
+  const value = (v[1] ?? v[2] ?? v[3] ?? v[4]) as string;
+  const start = quoted ? at + 1 : at;
+  return { start, end: start + value.length, quoted };
+}
+
+/** A long flag and the value after it, `=` or blanks between: `--password hunter2`. */
+const LONG_FLAG = /(?<![A-Za-z0-9_-])--?([A-Za-z][A-Za-z0-9_-]{1,40})(=|[ \t]+)(?=[^\s-])/g;
+/** Programs whose `-p` takes a password, not a port or a path. */
+const PASSWORD_P_PROGRAMS = /(?<![A-Za-z0-9_.-])(?:mysql(?:dump|admin|import|show|check)?|mariadb(?:-dump|-admin|dump|admin)?|sshpass)(?![A-Za-z0-9_.-])/g;
+const SHORT_P = /(?<=[ \t])-p(?=[^ \t\n]|[ \t]+[^\s-])[ \t]*/g;
+const USER_PASS_FLAG = /(?<![A-Za-z0-9_-])(?:-u[ \t]*|-U[ \t]*|--user[ \t=]+|--proxy-user[ \t=]+)(["']?)[^\s:'"`]{1,128}:([^\s'"`]{1,256})/g;
+const MAX_COMMAND_LINE = 512;
+
+function findCommandLinePasswords(visible: string, emit: Emit): void {
+  LONG_FLAG.lastIndex = 0;
+  for (let m = LONG_FLAG.exec(visible); m !== null; m = LONG_FLAG.exec(visible)) {
+    const flag = m[1] as string;
+    const kind = /^cookie$/i.test(flag) ? 'cookie' : sensitiveKeyKind(flag);
+    if (kind === null) continue;
+    const v = valueAt(visible, m.index + m[0].length);
+    if (v === null) continue;
+    const value = visible.slice(v.start, v.end);
+    if (isPlaceholder(value) || value.toLowerCase() === flag.toLowerCase() || (!v.quoted && looksLikeCode(value))) continue;
+    emit(v.start, v.end, kind);
+  }
+
+  PASSWORD_P_PROGRAMS.lastIndex = 0;
+  for (let m = PASSWORD_P_PROGRAMS.exec(visible); m !== null; m = PASSWORD_P_PROGRAMS.exec(visible)) {
+    // The rest of this command: to the end of the line or a shell separator, bounded.
+    const from = m.index + m[0].length;
+    let to = Math.min(visible.length, from + MAX_COMMAND_LINE);
+    for (let i = from; i < to; i += 1) {
+      const c = visible[i];
+      if (c === '\n' || c === '|' || c === ';' || c === '&') to = i;
+    }
+    // Matched on the command's own text: a search of the whole rest would be quadratic.
+    const command = visible.slice(from, to);
+    SHORT_P.lastIndex = 0;
+    for (let p = SHORT_P.exec(command); p !== null; p = SHORT_P.exec(command)) {
+      const v = valueAt(visible, from + p.index + p[0].length);
+      if (v === null || v.start >= to) continue;
+      const value = visible.slice(v.start, Math.min(v.end, to));
+      if (isPlaceholder(value)) continue;
+      emit(v.start, Math.min(v.end, to), 'password');
+    }
+    PASSWORD_P_PROGRAMS.lastIndex = Math.max(PASSWORD_P_PROGRAMS.lastIndex, to);
+  }
+
+  USER_PASS_FLAG.lastIndex = 0;
+  for (let m = USER_PASS_FLAG.exec(visible); m !== null; m = USER_PASS_FLAG.exec(visible)) {
+    const value = m[2] as string;
+    // `docker run -u 1000:1000` is a uid:gid.
+    if (/^\d+$/.test(value) || isPlaceholder(value)) continue;
+    const end = m.index + m[0].length;
+    emit(end - value.length, end, 'password');
+  }
+}
+
+// ---------------------------------------------------------------------------------
 // Visible text, span merging, replacement
+
+/** Zero-width and other default-ignorable code points (BMP) that a terminal draws as
+ * nothing: soft hyphen, combining grapheme joiner, Hangul fillers, Mongolian vowel
+ * separator, zero-width space/joiners, bidi marks and isolates, word joiner and
+ * invisible operators, variation selectors, BOM. Matching skips them. */
+function isInvisibleFormatCode(c: number): boolean {
+  if (c < 0xad) return false;
+  return (
+    c === 0xad ||
+    c === 0x34f ||
+    c === 0x61c ||
+    c === 0x115f ||
+    c === 0x1160 ||
+    c === 0x17b4 ||
+    c === 0x17b5 ||
+    c === 0x180e ||
+    (c >= 0x200b && c <= 0x200f) ||
+    (c >= 0x202a && c <= 0x202e) ||
+    (c >= 0x2060 && c <= 0x206f) ||
+    c === 0x3164 ||
+    (c >= 0xfe00 && c <= 0xfe0f) ||
+    c === 0xfeff ||
+    c === 0xffa0
+  );
+}
 
 /** The text without escape sequences and controls, and for each of its indexes the original index. */
 function visibleWithMap(text: string): { visible: string; map: Uint32Array } {
@@ -323,7 +571,7 @@ function visibleWithMap(text: string): { visible: string; map: Uint32Array } {
   let runStart = 0;
   let i = 0;
   while (i < text.length) {
-    const control = terminalControlLengthAt(text, i);
+    const control = terminalControlLengthAt(text, i) || (isInvisibleFormatCode(text.charCodeAt(i)) ? 1 : 0);
     if (control === 0) {
       map[length] = i;
       length += 1;
@@ -356,8 +604,27 @@ function mergeSpans(spans: Span[]): Span[] {
   return merged;
 }
 
+export interface RedactOptions {
+  /** Keep the number of lines: a secret spanning lines (a key block) becomes one marker
+   * per line, so line N of the result is line N of the input, redacted. Callers that cut
+   * a range of lines out of a redacted whole (source reads, pane windows) need this. */
+  readonly keepLines?: boolean;
+}
+
+/** The replacement for `original` (the text of one span): one marker, or with
+ * `keepLines` one marker per non-empty line piece, newlines kept. */
+function replacementFor(original: string, kind: SecretKind, keepLines: boolean): string {
+  const marker = `[REDACTED:${kind}]`;
+  if (!keepLines || !original.includes('\n')) return marker;
+  return original
+    .split('\n')
+    .map((piece) => (piece.replace(/\r$/, '') === '' ? '' : marker))
+    .join('\n');
+}
+
 /** Find secrets in `text` and replace each with `[REDACTED:<kind>]`. */
-export function redactSecrets(text: string): RedactionResult {
+export function redactSecrets(text: string, options: RedactOptions = {}): RedactionResult {
+  const keepLines = options.keepLines === true;
   const { visible, map } = visibleWithMap(text);
   const spans: Span[] = [];
   const emit: Emit = (start, end, kind) => {
@@ -365,8 +632,17 @@ export function redactSecrets(text: string): RedactionResult {
   };
 
   findPrivateKeys(visible, emit);
+  findKeyBodies(visible, emit);
   for (const rule of TOKEN_RULES) runTokenRule(rule, visible, emit);
-  runValueRule(URL_CREDENTIALS, 'url_password', visible, emit, (v) => !isPlaceholder(v));
+  // Cheap guards first: the read path is hot, and most text has no `@` or `cookie`.
+  if (visible.includes('@')) {
+    runValueRule(URL_CREDENTIALS, 'url_password', visible, emit, (v) => !isPlaceholder(v));
+    runValueRule(BARE_CREDENTIALS, 'url_password', visible, emit, (v) => !isPlaceholder(v) && !/^\d+$/.test(v));
+  }
+  if (visible.includes('://')) runValueRule(WEBHOOK_URL, 'webhook_url', visible, emit, () => true);
+  if (/accountkey|sharedaccess|sig=/i.test(visible)) runValueRule(AZURE_KEY, 'azure_key', visible, emit, (v) => !isPlaceholder(v));
+  if (/cookie/i.test(visible)) runValueRule(COOKIE_HEADER, 'cookie', visible, emit, (v) => v.includes('=') && !isPlaceholder(v));
+  findCommandLinePasswords(visible, emit);
   runValueRule(AUTHORIZATION, 'authorization', visible, emit, acceptAuthorization);
   runValueRule(BEARER, 'bearer_token', visible, emit, (v) => looksLikeToken(v) && !isPlaceholder(v));
   findAssignments(visible, emit);
@@ -378,7 +654,7 @@ export function redactSecrets(text: string): RedactionResult {
   for (const span of merged) {
     const start = map[span.start] as number;
     const end = (map[span.end - 1] as number) + 1;
-    out += `${text.slice(cursor, start)}[REDACTED:${span.kind}]`;
+    out += `${text.slice(cursor, start)}${replacementFor(text.slice(start, end), span.kind, keepLines)}`;
     cursor = end;
   }
   out += text.slice(cursor);

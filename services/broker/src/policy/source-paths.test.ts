@@ -31,6 +31,10 @@ describe('decideSourcePath', () => {
     ['src/pem.ts', 'src/pem.ts'],
     ['.ssh-config.md', '.ssh-config.md'],
     ['~/notes.txt', '~/notes.txt'],
+    ['src/history.ts', 'src/history.ts'],
+    ['docs/environment.md', 'docs/environment.md'],
+    ['.config/gh/config.yml', '.config/gh/config.yml'],
+    ['kube/config.ts', 'kube/config.ts'],
     ['a\\..\\..\\x', 'a\\..\\..\\x'], // backslash is a file-name character on Linux
   ])('allows %j as %j', (input, normalised) => {
     expect(decideSourcePath(input)).toEqual({ allowed: true, path: normalised });
@@ -89,6 +93,24 @@ describe('decideSourcePath', () => {
     ['infra/terraform.tfstate.backup', 'secret_file'],
     ['.ssh/known_hosts', 'secret_file'],
     ['x/.gnupg/pubring.kbx', 'secret_file'],
+    ['.bash_history', 'secret_file'],
+    ['home/u/.zsh_history', 'secret_file'],
+    ['.psql_history', 'secret_file'],
+    ['.node_repl_history', 'secret_file'],
+    ['keys/server.ppk', 'secret_file'],
+    ['prod.env', 'secret_file'],
+    ['deploy/staging.ENV', 'secret_file'],
+    ['.my.cnf', 'secret_file'],
+    ['vpn/office.ovpn', 'secret_file'],
+    ['.s3cfg', 'secret_file'],
+    ['.boto', 'secret_file'],
+    ['krb/http.keytab', 'secret_file'],
+    ['.config/gh/hosts.yml', 'secret_file'],
+    ['home/u/.config/gh/hosts.yml', 'secret_file'],
+    ['.yarnrc.yml', 'secret_file'],
+    ['.kube/config', 'secret_file'],
+    ['kubeconfig', 'secret_file'],
+    ['ops/kubeconfig-prod.yaml', 'secret_file'],
   ])('refuses %j (%s)', (input, reason) => {
     expect(decideSourcePath(input)).toEqual({ allowed: false, reason });
   });

@@ -54,10 +54,21 @@ export const SECRET_BASENAME_GLOBS = [
   '*service-account*.json',
   '*.asc',
   '*.gpg',
+  // Shell and REPL histories hold passwords typed on command lines (`mysql -pX`).
+  '*history',
+  '*.ppk',
+  '*.env',
+  '.my.cnf',
+  '*.ovpn',
+  '.s3cfg',
+  '.boto',
+  '*.keytab',
+  '.yarnrc.yml',
+  'kubeconfig*',
 ] as const;
 
-/** Secret files known by their last two path segments. */
-export const SECRET_PATH_SUFFIXES = ['.aws/credentials', '.docker/config.json', '.kube/config'] as const;
+/** Secret files known by their last path segments (a suffix of whole segments). */
+export const SECRET_PATH_SUFFIXES = ['.aws/credentials', '.docker/config.json', '.kube/config', '.config/gh/hosts.yml'] as const;
 
 /** Directories whose whole content is secret. */
 export const SECRET_DIRECTORIES = ['.ssh', '.gnupg'] as const;
@@ -86,8 +97,8 @@ export function isSecretPath(path: string): boolean {
   const segments = asciiLower(path).split('/');
   const base = segments.at(-1) ?? '';
   if (SECRET_BASENAME_RES.some((re) => re.test(base))) return true;
-  const lastTwo = segments.slice(-2).join('/');
-  if (SECRET_PATH_SUFFIXES.some((suffix) => lastTwo === suffix)) return true;
+  const whole = segments.join('/');
+  if (SECRET_PATH_SUFFIXES.some((suffix) => whole === suffix || whole.endsWith(`/${suffix}`))) return true;
   return segments.slice(0, -1).some((dir) => (SECRET_DIRECTORIES as readonly string[]).includes(dir));
 }
 

@@ -1,6 +1,10 @@
 /** Pane text as callers see it: control sequences stripped (unless raw is asked for),
- * trailing screen padding removed, secrets redacted. Redaction always runs, on text
- * captured with -J so a secret wrapped at the pane width is seen whole. */
+ * trailing screen padding removed, secrets redacted. Redaction always runs on the whole
+ * logical unit before the requested rows are cut (policy/pane-window.ts): wrapped rows
+ * joined (-J), with rows of context above and below. */
+import { AppError } from '@terminal-mcp/contract';
+import type { PaneFacts, TmuxAdapter } from '../effects/tmux/types.js';
+import { cutPaneWindow, planPaneCapture, type PaneWindow } from '../policy/pane-window.js';
 import { redactSecrets } from '../policy/redact.js';
 import { stripTerminalControls } from '../policy/sanitize.js';
 
@@ -16,8 +20,66 @@ export function toLines(captured: string): string[] {
   return lines;
 }
 
+/** Cleans text captured as a whole (nothing cut after it). */
 export function cleanPaneText(captured: string, stripAnsi: boolean): CleanText {
   const visible = stripAnsi ? stripTerminalControls(captured) : captured;
   const redacted = redactSecrets(visible);
   return { lines: toLines(redacted.text), redactions: redacted.count };
+}
+
+/**
+ * The redacted logical lines touching physical rows `start`..`end` (`'-'`: the bottom of
+ * the screen) of a pane: one capture with context, a second of the whole history only
+ * when a line in the window may have been cut by the first one's edge.
+ */
+export async function readPaneWindow(
+  tmux: Pick<TmuxAdapter, 'capturePane'>,
+  pane: Pick<PaneFacts, 'paneId' | 'width' | 'height' | 'historySize'>,
+  start: number,
+  end: number | '-',
+  escapes: boolean,
+): Promise<PaneWindow> {
+  const endRow = end === '-' ? Math.max(0, pane.height - 1) : end;
+  const read = async (whole: boolean) => {
+    const plan = planPaneCapture(pane, start, endRow, whole);
+    const captured = await tmux.capturePane(pane.paneId, { start: plan.start, end: plan.end, escapes });
+    return cutPaneWindow(captured, {
+      width: pane.width,
+      start,
+      end: endRow,
+      escapes,
+      bottomRow: plan.bottomRow,
+      fromHistoryStart: plan.fromHistoryStart,
+      toScreenBottom: plan.toScreenBottom,
+    });
+  };
+  const first = await read(false);
+  return first.needsWhole ? read(true) : first;
+}
+
+/** `readPaneWindow` as caller-facing lines: trailing blank rows dropped. */
+export async function readPaneLines(
+  tmux: Pick<TmuxAdapter, 'capturePane'>,
+  pane: Pick<PaneFacts, 'paneId' | 'width' | 'height' | 'historySize'>,
+  start: number,
+  end: number | '-',
+  stripAnsi: boolean,
+): Promise<CleanText> {
+  const window = await readPaneWindow(tmux, pane, start, end, !stripAnsi);
+  const lines = toLines(window.lines.join('\n'));
+  return { lines, redactions: window.redactions };
+}
+
+/** The last `count` redacted lines of a pane known by id (for readers that hold a pane
+ * id, not its facts: bound tails, input context). */
+export async function readPaneTail(
+  tmux: Pick<TmuxAdapter, 'capturePane' | 'paneFacts'>,
+  paneId: string,
+  count: number,
+  stripAnsi: boolean,
+): Promise<CleanText> {
+  const pane = await tmux.paneFacts(paneId);
+  if (pane === null) throw new AppError('SESSION_NOT_FOUND', 'the pane no longer exists');
+  const clean = await readPaneLines(tmux, pane, -count, '-', stripAnsi);
+  return { lines: clean.lines.slice(-count), redactions: clean.redactions };
 }

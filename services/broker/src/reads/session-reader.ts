@@ -19,7 +19,7 @@ import type { PaneFacts, SessionFacts, TmuxAdapter } from '../effects/tmux/types
 import { grantLookupOf } from '../grants/grant-lookup.js';
 import type { EffectiveGrant } from '../policy/grants.js';
 import { classifyPaneStatus } from '../policy/status.js';
-import { cleanPaneText, toLines } from './pane-text.js';
+import { readPaneLines, toLines } from './pane-text.js';
 import { canRead, readGrantOf, resolveReadableSession, type GrantLookup } from './read-gate.js';
 import { describeSessionAccess } from './session-access.js';
 
@@ -116,9 +116,10 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
 
   const summarize = (s: SessionFacts) => summarizeSession(config, s, readGrantOf(gate, s));
 
-  /** Captures a line range of the pane and cleans it (escapes kept only when not stripped). */
+  /** Rows `start`..`end` of the pane as whole logical lines, redacted before they are cut
+   * (escapes kept only when not stripped). */
   async function readPane(pane: PaneFacts, start: number, end: number | '-', stripAnsi: boolean) {
-    return cleanPaneText(await tmux.capturePane(pane.paneId, { start, end, escapes: !stripAnsi }), stripAnsi);
+    return readPaneLines(tmux, pane, start, end, stripAnsi);
   }
 
   return {

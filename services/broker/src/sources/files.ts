@@ -15,7 +15,7 @@ import { decideSourcePath, isSecretPath, literalPathspec, SECRET_DIRECTORIES } f
 import { parseLsFiles } from './git-output.js';
 import { allowedPath } from './history.js';
 import { openSourceProject } from './project.js';
-import { redactText } from './redaction.js';
+import { redactedRange } from './redaction.js';
 
 type Entry = ListFilesOutput['entries'][number];
 
@@ -111,7 +111,9 @@ export async function readFile(
     throw new AppError('FILE_TOO_LARGE', `only the first ${available} lines (${SOURCE_LIMITS.readScanBytes} bytes) of this file can be read`);
   }
   const end = Math.min(requestedEnd, start + SOURCE_LIMITS.readLines - 1, available);
-  const redacted = redactText(lines.slice(start - 1, end).join('\n'));
+  // The whole read text is redacted before the range is cut: a range strictly inside a
+  // key block has no marker of its own to be recognised by.
+  const redacted = redactedRange(lines, start, end);
   const moreAfter = end < available || !head.complete;
   return {
     project: input.project,
@@ -120,7 +122,7 @@ export async function readFile(
     start_line: start,
     end_line: end,
     total_lines: head.complete ? available : null,
-    text: redacted.text,
+    text: redacted.lines.join('\n'),
     truncated: end < Math.min(requestedEnd, head.complete ? available : requestedEnd),
     next_start_line: moreAfter ? end + 1 : null,
     redactions: redacted.count,

@@ -168,6 +168,31 @@ export async function listRefs(config: BrokerConfig, name: string): Promise<List
   };
 }
 
+/**
+ * The blamed lines' text, redacted in the context of the whole file: the file at that
+ * commit (up to readScanBytes) is redacted line by line in one piece and the blamed lines
+ * are taken from it, so a range inside a key block is recognised. Lines past the part
+ * read are redacted among the blamed lines only (key bodies are recognised there too).
+ */
+async function redactBlamedLines(
+  git: GitRepo,
+  id: string,
+  path: string,
+  parsed: readonly { line: number; text: string }[],
+): Promise<{ lines: string[]; count: number }> {
+  const own = parsed.map((l) => l.text);
+  const blob = await git.run(['show', '--end-of-options', `${id}:${path}`], { maxBytes: SOURCE_LIMITS.readScanBytes });
+  if (blob.exitCode !== 0 && !blob.truncated) return redactLines(own);
+  const fileLines = (blob.truncated ? cutAtLineEnd(blob.stdout) : blob.stdout.toString('utf8')).split('\n');
+  const whole = redactLines(fileLines);
+  const inFile = parsed.every((l) => l.line >= 1 && l.line <= fileLines.length && fileLines[l.line - 1] === l.text);
+  if (!inFile) return redactLines(own);
+  const lines = parsed.map((l) => whole.lines[l.line - 1] as string);
+  let count = 0;
+  for (let i = 0; i < lines.length; i += 1) if (lines[i] !== own[i]) count += 1;
+  return { lines, count };
+}
+
 /** Blames a committed file (never the working tree: blaming it would pass the file
  * through the repository's clean filter, and a commit is what blame is about). */
 export async function blame(
@@ -191,7 +216,7 @@ export async function blame(
   }
   const parsed = parseBlamePorcelain(out.stdout.toString('utf8'));
   if (parsed.some((l) => l.text.includes('\0'))) throw new AppError('BINARY_FILE', 'the file is binary and cannot be blamed as text');
-  const redacted = redactLines(parsed.map((l) => l.text));
+  const redacted = await redactBlamedLines(git, id, path, parsed);
   return {
     project: input.project,
     path,

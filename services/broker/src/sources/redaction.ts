@@ -1,10 +1,10 @@
 /**
- * Redaction for source text, on top of policy/redact.ts. Pure.
+ * Redaction for source text: policy/redact.ts, the one redactor, applied to whole units.
  *
- * `redactSecrets` works on whole texts and may fold a multi-line secret (a private key
- * block) into one `[REDACTED:private_key]`. Where lines must keep their numbers (blame)
- * and where single lines are shown out of context (search hits), these helpers keep the
- * line structure and refuse to show key material a single line cannot be judged by.
+ * A caller chooses the line range it reads, so a range must never be redacted on its own:
+ * the rows strictly inside a key block have no BEGIN/END marker to be recognised by. The
+ * whole file (or as much of it as is read) is redacted with `keepLines`, so line N of the
+ * result is line N of the file, and only then is the requested range cut out.
  */
 import { redactSecrets } from '../policy/redact.js';
 
@@ -18,35 +18,24 @@ export function redactText(text: string): RedactedText {
   return { text: r.text, count: r.count };
 }
 
-const PEM_BEGIN = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----/;
-const PEM_END = /-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----/;
 /** A line that is nothing but a long base64 run: key material out of context. */
 export const BARE_BASE64_LINE = /^[\s+-]*[A-Za-z0-9+/]{40,}={0,2}\s*$/;
 
-/**
- * Redact lines and return exactly as many lines. The whole text is redacted at once so
- * multi-line secrets are seen; if that changed the line count, each line is redacted on
- * its own, and every line of a private key block and every bare base64 line is replaced.
- */
+/** Redact lines as one text and return exactly as many lines, each redacted in context.
+ * `count` is the number of redacted lines. */
 export function redactLines(lines: readonly string[]): { lines: string[]; count: number } {
-  const whole = redactSecrets(lines.join('\n'));
-  const split = whole.text.split('\n');
-  if (split.length === lines.length) return { lines: split, count: whole.count };
-
+  const whole = redactSecrets(lines.join('\n'), { keepLines: true });
+  const out = whole.text.split('\n');
   let count = 0;
-  let inBlock = false;
-  const out = lines.map((line) => {
-    const begins = PEM_BEGIN.test(line);
-    const ends = PEM_END.test(line);
-    if (begins || ends || inBlock || BARE_BASE64_LINE.test(line)) {
-      if (begins) inBlock = true;
-      if (ends) inBlock = false;
-      count += 1;
-      return '[REDACTED:private_key]';
-    }
-    const r = redactSecrets(line);
-    count += r.count;
-    return r.text;
-  });
+  for (let i = 0; i < lines.length; i += 1) if (out[i] !== lines[i]) count += 1;
   return { lines: out, count };
+}
+
+/** Lines `start`..`end` (1-based, inclusive) of `allLines` after redacting all of them. */
+export function redactedRange(allLines: readonly string[], start: number, end: number): { lines: string[]; count: number } {
+  const redacted = redactLines(allLines);
+  const lines = redacted.lines.slice(start - 1, end);
+  let count = 0;
+  for (let i = 0; i < lines.length; i += 1) if (lines[i] !== allLines[start - 1 + i]) count += 1;
+  return { lines, count };
 }

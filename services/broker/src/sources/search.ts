@@ -8,21 +8,35 @@
  * so the timeout (`observer.search_timeout_ms`, SIGKILL, then TIMEOUT) is what bounds a
  * search, and at most MAX_CONCURRENT_SEARCHES run at once (more get RATE_LIMITED).
  *
- * Secret files are excluded by pathspec and again by path. A hit whose line holds a
- * secret is shown only redacted, and only when the query still matches the redacted
- * line: otherwise the search would be an oracle ("does the key start with sk-ab?").
- * Regex hits on such lines are withheld, as are bare base64 lines (key material).
+ * Secret files are excluded by pathspec and again by path.
+ *
+ * No oracle: no field of the answer (which hits, their order, `truncated`) may depend on
+ * text that is withheld. git grep matches the original text, so each hit is judged on the
+ * REDACTED text only: its file is redacted as a whole (line by line, in context, exactly
+ * as readFile shows it) and
+ * - a line that redaction left unchanged is shown (unless it is a bare base64 line);
+ * - a changed line is shown only for a fixed-string query found in it outside every
+ *   `[REDACTED:...]` marker (then the original holds the query at the same place, so git
+ *   reported it whatever the secret is); regex hits on changed lines are withheld;
+ * - a hit past the part of a file that is read (readScanBytes) is withheld.
+ * So the surviving hits are a function of the redacted tree, and `truncated` is decided
+ * over surviving hits only. There is no per-file `--max-count`: it counted hits on
+ * withheld lines, which made `truncated` depend on the secret. The one residue is the
+ * output cap: if git's output exceeds SEARCH_MAX_BYTES before max_results + 1 hits
+ * survive, the answer is `truncated: true` with what survived, and where that cut falls
+ * depends on the length of withheld lines too.
  */
 import { AppError, SOURCE_LIMITS, type SearchTextOutput } from '@terminal-mcp/contract';
 import type { BrokerConfig } from '../config/schema.js';
-import { cutAtLineEnd } from '../effects/git/git-runner.js';
+import { cutAtLineEnd, wholeUtf8Length } from '../effects/git/git-runner.js';
+import { readResolvedFile, resolveInsideRoot } from '../effects/source-files/source-file.js';
 import { checkSearchRegex } from '../policy/search-pattern.js';
 import { decideSourcePath, isGitInternalPath, isSecretPath, secretExclusionPathspecs } from '../policy/source-paths.js';
 import { parseGrep } from './git-output.js';
 import { openSourceProject } from './project.js';
-import { BARE_BASE64_LINE, redactText } from './redaction.js';
+import { BARE_BASE64_LINE, redactLines } from './redaction.js';
 
-const SEARCH_MAX_BYTES = 1024 * 1024;
+const SEARCH_MAX_BYTES = 4 * 1024 * 1024;
 export const MAX_CONCURRENT_SEARCHES = 2;
 let runningSearches = 0;
 
@@ -39,6 +53,56 @@ function asciiLower(s: string): string {
   return s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 }
 
+const MARKER = /\[REDACTED:[a-z_]+\]/g;
+
+/** Whether `needle` occurs in a redacted line at a place that overlaps no marker. */
+function foundOutsideMarkers(line: string, needle: string, ignoreCase = false): boolean {
+  const haystack = ignoreCase ? asciiLower(line) : line;
+  const markers: [number, number][] = [];
+  MARKER.lastIndex = 0;
+  for (let m = MARKER.exec(line); m !== null; m = MARKER.exec(line)) markers.push([m.index, m.index + m[0].length]);
+  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) {
+    const end = at + needle.length;
+    if (!markers.some(([s, e]) => at < e && s < end)) return true;
+  }
+  return false;
+}
+
+/** Working-tree files with hits, each read once (up to readScanBytes) and redacted whole,
+ * line by line, as readFile shows them. */
+class RedactedFiles {
+  private readonly cache = new Map<string, { original: string[]; redacted: string[] } | null>();
+  constructor(private readonly root: string) {}
+
+  /** Line `n` (1-based) of the redacted file, or null when it cannot be judged in context
+   * (past the part read, or the file no longer holds the line git reported: it changed,
+   * or the path is a symlink, which git greps as its target name). */
+  async line(path: string, n: number, reported: string): Promise<string | null> {
+    let file = this.cache.get(path);
+    if (file === undefined) {
+      file = await this.load(path);
+      this.cache.set(path, file);
+    }
+    if (file === null || file.original[n - 1] !== reported) return null;
+    return file.redacted[n - 1] ?? null;
+  }
+
+  private async load(path: string): Promise<{ original: string[]; redacted: string[] } | null> {
+    try {
+      const head = await readResolvedFile(await resolveInsideRoot(this.root, path), { maxBytes: SOURCE_LIMITS.readScanBytes });
+      if (head.binary) return null;
+      const text = head.complete ? head.bytes.subarray(0, wholeUtf8Length(head.bytes)).toString('utf8') : cutAtLineEnd(head.bytes);
+      const lines = text.split('\n');
+      if (lines.at(-1) === '') lines.pop();
+      const original = lines.map((l) => l.replace(/\0/g, '\uFFFD'));
+      return { original, redacted: redactLines(original).lines };
+    } catch {
+      // Gone, a symlink out of the root, not a regular file: nothing to show.
+      return null;
+    }
+  }
+}
+
 export async function searchText(
   config: BrokerConfig,
   input: { project: string; query: string; regex?: boolean; ignore_case?: boolean; path_glob?: string; max_results?: number },
@@ -50,7 +114,7 @@ export async function searchText(
   }
   const scope = input.path_glob === undefined ? [] : [globPathspec(input.path_glob)];
   const max = input.max_results ?? SOURCE_LIMITS.searchResultsDefault;
-  const { git } = await openSourceProject(config, input.project);
+  const { git, root } = await openSourceProject(config, input.project);
 
   const args = [
     'grep',
@@ -63,7 +127,6 @@ export async function searchText(
     '--untracked',
     '--full-name',
     '--threads=2',
-    `--max-count=${max + 1}`,
     input.regex ? '-E' : '-F',
     ...(input.ignore_case ? ['-i'] : []),
     '-e',
@@ -87,24 +150,26 @@ export async function searchText(
 
   const text = out.truncated ? cutAtLineEnd(out.stdout) : out.stdout.toString('utf8');
   const needle = input.ignore_case ? asciiLower(input.query) : input.query;
+  const files = new RedactedFiles(root);
   const matches: SearchTextOutput['matches'] = [];
-  let more = out.truncated;
+  let more = false;
   for (const hit of parseGrep(text)) {
     const decision = decideSourcePath(hit.path);
     if (!decision.allowed || isSecretPath(hit.path) || isGitInternalPath(hit.path)) continue;
-    const line = hit.text.replace(/\0/g, '\uFFFD');
-    if (BARE_BASE64_LINE.test(line)) continue;
-    const redacted = redactText(line);
-    if (redacted.count > 0) {
-      const haystack = input.ignore_case ? asciiLower(redacted.text) : redacted.text;
-      if (input.regex || !haystack.includes(needle)) continue;
+    const original = hit.text.replace(/\0/g, '\uFFFD');
+    const redacted = await files.line(decision.path, hit.line, original);
+    if (redacted === null) continue;
+    if (redacted === original ? BARE_BASE64_LINE.test(original) : input.regex || !foundOutsideMarkers(redacted, needle, input.ignore_case)) {
+      continue;
     }
     if (matches.length === max) {
       more = true;
       break;
     }
-    const shown = redacted.text.length > SOURCE_LIMITS.searchLineChars ? `${redacted.text.slice(0, SOURCE_LIMITS.searchLineChars)}…` : redacted.text;
+    const shown = redacted.length > SOURCE_LIMITS.searchLineChars ? `${redacted.slice(0, SOURCE_LIMITS.searchLineChars)}…` : redacted;
     matches.push({ path: decision.path, line: hit.line, text: shown });
   }
+  // Cut by the output cap before enough hits survived: more may exist.
+  if (out.truncated) more = true;
   return { project: input.project, matches, truncated: more };
 }
