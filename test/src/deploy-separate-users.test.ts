@@ -68,7 +68,7 @@ import { createConnection } from 'node:net';
 import { closeSync, openSync, readdirSync } from 'node:fs';
 const { connect, open, list, own, clientModule } = JSON.parse(process.argv[1]);
 const code = (err) => err?.code ?? err?.cause?.code ?? String(err);
-const result = { connect: {}, open: {}, list: {}, health: null, ready: null };
+const result = { connect: {}, open: {}, list: {}, health: null, ready: null, listed: null };
 for (const path of connect) {
   result.connect[path] = await new Promise((resolve) => {
     const s = createConnection(path);
@@ -85,8 +85,11 @@ for (const path of list) {
 if (own) {
   const { createBrokerClient } = await import(clientModule);
   const client = createBrokerClient({ role: own.role, socketPath: own.socket });
-  try { result.health = await client.health.info.query(); } catch (err) { result.health = { error: code(err) }; }
-  try { result.ready = await client.health.ready.query(); } catch (err) { result.ready = { error: code(err) }; }
+  // Each socket serves only what its client calls: the broker's pid on the gateway's (the
+  // operator's lifecycle commands ask there), readiness on the MCP sockets, the session list on web's.
+  if (own.role === 'gateway') try { result.health = await client.health.info.query(); } catch (err) { result.health = { error: code(err) }; }
+  if (own.role !== 'web') try { result.ready = await client.health.ready.query(); } catch (err) { result.ready = { error: code(err) }; }
+  else try { result.listed = (await client.sessions.list.query({})).sessions.length; } catch (err) { result.listed = code(err); }
 }
 process.stdout.write(JSON.stringify(result));
 process.exit(0);
@@ -98,6 +101,8 @@ interface ProbeResult {
   list: Record<string, string>;
   health: { pid?: number; version?: string; error?: string } | null;
   ready: { ready?: boolean; tmux?: { ok: boolean }; error?: string } | null;
+  /** web only: how many sessions sessions.list returned (or the error code). */
+  listed: number | string | null;
 }
 
 interface ServiceProcess {
@@ -234,8 +239,9 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
     expect(stateFiles).toEqual(expect.arrayContaining(['audit-hmac.key', 'audit.db', 'grants.db', 'webauth.db', 'oauth.db', 'webauth-bootstrap.txt']));
     const result = probe(`tmcp-${role}`, role);
 
-    expect(result.health).toMatchObject({ pid: broker!.child.pid });
-    expect(result.ready).toMatchObject({ ready: true, tmux: { ok: true } });
+    if (role === 'gateway') expect(result.health).toMatchObject({ pid: broker!.child.pid });
+    if (role === 'web') expect(typeof result.listed, String(result.listed)).toBe('number');
+    else expect(result.ready).toMatchObject({ ready: true, tmux: { ok: true } });
     expect(result.connect[sockets[role]]).toBe('ok');
     for (const other of ROLES.filter((r) => r !== role)) expect(result.connect[sockets[other]], `${other}.sock`).toBe('EACCES');
     expect(result.connect[tmuxSocketPath], 'tmux socket').toBe('EACCES');
@@ -371,7 +377,7 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
         if (child.exitCode !== null) throw new Error(`sandboxed broker exited ${child.exitCode}:\n${output}`);
         return run('stat', ['-c', '%G', webSocket]).stdout.trim() === 'tmcp-web' ? true : undefined;
       });
-      const result = probe('tmcp-web', 'web', webSocket);
+      const result = probe('tmcp-gateway', 'gateway', join(run2, 'gateway.sock'));
       expect(result.health, output).toMatchObject({ pid: child.pid });
       expect(result.ready, output).toMatchObject({ ready: true, tmux: { ok: true } });
     } finally {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
+import { operatorSessionOf, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
 
 function attackerPages(target: string): Record<string, string> {
   const form = (action: string, fields: Record<string, string>, enctype = 'application/x-www-form-urlencoded') =>
@@ -38,7 +38,6 @@ describe('cross-origin requests from another local port (production build, real 
     stack = await startWebStack();
     await stack.tmux.newSession('claude-readable', 'bash --norc --noprofile');
     await stack.tmux.newSession('victim-shell', 'bash --norc --noprofile');
-    broker = createBrokerClient({ role: 'web', env: stack.broker.env });
     const pages = attackerPages(stack.baseUrl);
     attacker = createServer((req, res) => {
       const body = pages[req.url ?? ''];
@@ -50,6 +49,9 @@ describe('cross-origin requests from another local port (production build, real 
     context = await stack.browser.newContext({ locale: 'en-US' });
     page = await context.newPage();
     await signInFirstTime(page, stack);
+    // The broker answers grants.* for a signed-in operator only: use the browser's session.
+    const token = await operatorSessionOf(page);
+    broker = createBrokerClient({ role: 'web', env: stack.broker.env, operatorSession: () => token });
   }, 180_000);
 
   afterAll(async () => {

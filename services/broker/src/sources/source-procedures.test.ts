@@ -377,9 +377,11 @@ describe('searchText', () => {
 });
 
 describe('roles', () => {
-  it('serves the same read-only procedures to the gateway', async () => {
-    const gateway = createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps })).source;
-    expect((await gateway.readFile({ project: 'demo', path: 'README.md' })).total_lines).toBe(3);
+  it('serves project sources to the observer only: no gateway tool reads them, so gateway.sock cannot name them', async () => {
+    const gateway = createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps })) as unknown as { source: { readFile(i: unknown): Promise<unknown> } };
+    const err = (await gateway.source.readFile({ project: 'demo', path: 'README.md' }).catch((e: unknown) => e)) as { code?: string };
+    expect(err.code).toBe('NOT_FOUND');
+    expect(Object.keys(gatewayRouter._def.procedures).filter((p) => p.startsWith('source.'))).toEqual([]);
   });
 
   it('raises tRPC errors whose code matches the contract code, and logs refused paths without the path', async () => {
