@@ -138,6 +138,17 @@ export interface AuditFilter {
   limit: number;
 }
 
+/** One group of the read audit: reads by one actor of one session on one UTC day. */
+export interface ReadSummaryRow {
+  day: string;
+  actor: string;
+  sessionName: string | null;
+  reads: number;
+  lines: number;
+  errors: number;
+  lastAt: number;
+}
+
 export type IdempotentClaim =
   | { kind: 'claimed'; auditId: number }
   | { kind: 'existing'; fingerprint: string; attempt: StoredAttempt };
@@ -161,6 +172,8 @@ export interface AuditStore {
   list(filter: AuditFilter): StoredAttempt[];
   insertReads(records: readonly ReadRecord[]): void;
   countReads(): number;
+  /** Reads at or after `since`, grouped by UTC day, actor and session; newest day first. */
+  summarizeReads(since: number, limit: number): ReadSummaryRow[];
   /** Drops idempotency keys older than `olderThan`. */
   pruneIdempotency(olderThan: number): number;
 }
@@ -265,6 +278,11 @@ export function auditStore(db: SqliteDatabase): AuditStore {
        VALUES (@at, @role, @actor, @tool, @sessionName, @sessionId, @paneId, @lineCount, @errorCode, @project, @path)`,
     ),
     countReads: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM read_audit'),
+    summarizeReads: db.prepare<[number, number], { day: string; actor: string; session_name: string | null; reads: number; lines: number; errors: number; last_at: number }>(
+      `SELECT date(at / 1000, 'unixepoch') AS day, actor, session_name, count(*) AS reads, coalesce(sum(line_count), 0) AS lines,
+         sum(error_code IS NOT NULL) AS errors, max(at) AS last_at
+       FROM read_audit WHERE at >= ? GROUP BY day, actor, session_name ORDER BY day DESC, reads DESC, actor, session_name LIMIT ?`,
+    ),
   };
 
   const insertAttempt = (a: InputAttempt): number =>
@@ -354,6 +372,8 @@ export function auditStore(db: SqliteDatabase): AuditStore {
       if (records.length > 0) insertReads(records);
     },
     countReads: () => q.countReads.get()!.n,
+    summarizeReads: (since, limit) =>
+      q.summarizeReads.all(since, limit).map((r) => ({ day: r.day, actor: r.actor, sessionName: r.session_name, reads: r.reads, lines: r.lines, errors: r.errors, lastAt: r.last_at })),
     pruneIdempotency: (olderThan) => q.pruneKeys.run(olderThan).changes,
   };
   cache.set(db, store);

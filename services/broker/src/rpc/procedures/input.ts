@@ -18,6 +18,10 @@ import { sendTask } from '../../input/task.js';
 import { publicProcedure, router } from '../trpc.js';
 
 /** The schemas already require exactly one of the two. */
+/** Input from the dashboard is recorded under its own tool names, so the audit shows at a
+ * glance that an operator typed it (the actor says which one). */
+const toolName = (role: string, mcpTool: string, dashboardTool: string) => (role === 'web' ? dashboardTool : mcpTool);
+
 const targetOf = (input: { session?: string | undefined; binding?: string | undefined }): TargetRef =>
   input.binding !== undefined ? { binding: input.binding } : { session: input.session ?? '' };
 
@@ -25,7 +29,7 @@ export const inputRouter = router({
   context: publicProcedure.input(inputContextInputSchema).query(({ ctx, input }) => inputContext(ctx, targetOf(input))),
 
   sendText: publicProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) =>
-    sendText(ctx, { tool: 'terminal_send_text', target: { session: input.session }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
+    sendText(ctx, { tool: toolName(ctx.role, 'terminal_send_text', 'dashboard_text'), target: { session: input.session }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
   ),
 
   sendBound: publicProcedure.input(sendBoundInputSchema).mutation(({ ctx, input }) =>
@@ -33,7 +37,7 @@ export const inputRouter = router({
   ),
 
   sendKeys: publicProcedure.input(sendKeysInputSchema).mutation(({ ctx, input }) =>
-    sendKeys(ctx, { target: targetOf(input), keys: input.keys, confirmSensitive: input.confirm_sensitive ?? false, dryRun: input.dry_run ?? false }),
+    sendKeys(ctx, { tool: toolName(ctx.role, 'terminal_send_keys', 'dashboard_keys'), target: targetOf(input), keys: input.keys, confirmSensitive: input.confirm_sensitive ?? false, dryRun: input.dry_run ?? false }),
   ),
 
   sendTask: publicProcedure.input(sendTaskInputSchema).mutation(({ ctx, input }) =>

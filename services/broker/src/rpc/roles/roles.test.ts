@@ -82,6 +82,7 @@ describe('role routers', () => {
         ],
         "web": [
           "audit.listInput:query",
+          "audit.readSummary:query",
           "auth.changePassword:mutation",
           "auth.login:mutation",
           "auth.logout:mutation",

@@ -1,7 +1,7 @@
 /** Everything the dashboard's server code may ask the broker. */
 import { authRouter } from '../procedures/auth.js';
 import { grantsRouter } from '../procedures/grants.js';
-import { auditRouter } from '../procedures/audit.js';
+import { auditWebRouter } from '../procedures/audit.js';
 import { bindingsRouter } from '../procedures/bindings.js';
 import { healthRouter } from '../procedures/health.js';
 import { inputRouter } from '../procedures/input.js';
@@ -15,8 +15,8 @@ export const webRouter = router({
   auth: authRouter,
   /** Per-session read/input grants: the dashboard is the only place access is granted. */
   grants: grantsRouter,
-  /** The input audit log (read-only). */
-  audit: auditRouter,
+  /** The input audit log and the read-audit summary (read-only). */
+  audit: auditWebRouter,
   /** Named, identity-pinned bindings: bind/unbind change bindings.db only. */
   bindings: bindingsRouter,
   health: healthRouter,
