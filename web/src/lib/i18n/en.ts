@@ -291,6 +291,14 @@ export const en = {
   'connectors.urlConfigured': 'configured',
   'connectors.urlFromGrants': 'seen in grants',
   'connectors.urlUnset': 'Not known here: set {variable} for the web service too.',
+  'history.oauthTitle': 'Connector revocations',
+  'history.oauthIntro': 'OAuth clients and grants of the connectors that were revoked, and by whom (kept 30 days).',
+  'history.oauthNone': 'No connector access was revoked.',
+  'history.oauthWhat': 'Revoked',
+  'history.oauthClient': 'Connector',
+  'history.oauthReason': 'By',
+  'history.oauthClientRevoked': 'client',
+  'history.oauthGrantsRevoked': '{count} grants',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -292,4 +292,12 @@ export const vi: Messages = {
   'connectors.urlConfigured': 'đã cấu hình',
   'connectors.urlFromGrants': 'thấy trong quyền đã cấp',
   'connectors.urlUnset': 'Không biết ở đây: hãy đặt {variable} cho dịch vụ web nữa.',
+  'history.oauthTitle': 'Thu hồi kết nối',
+  'history.oauthIntro': 'Các client OAuth và quyền của kết nối đã bị thu hồi, và do ai (lưu 30 ngày).',
+  'history.oauthNone': 'Chưa có quyền kết nối nào bị thu hồi.',
+  'history.oauthWhat': 'Đã thu hồi',
+  'history.oauthClient': 'Kết nối',
+  'history.oauthReason': 'Bởi',
+  'history.oauthClientRevoked': 'client',
+  'history.oauthGrantsRevoked': '{count} quyền',
 };

@@ -108,6 +108,7 @@ describe('role routers', () => {
           "live.paneOutput:subscription",
           "oauthAdmin.listClients:query",
           "oauthAdmin.listGrants:query",
+          "oauthAdmin.listRevocations:query",
           "oauthAdmin.revokeClient:mutation",
           "oauthAdmin.revokeGrant:mutation",
           "oauthAdmin.revokeUser:mutation",
