@@ -1,4 +1,4 @@
-// The operator dashboard as an operator uses it (production build, real broker, real tmux, Chromium): readable terminals (>= 12 px), the full view, take-over keystrokes arriving byte-exact in a raw-mode pane, Ctrl-C behind a confirmation, a quick answer to a real `read -p [y/N]`, attention order and header count changing live, the sensitive-name explanation, the /audit page listing a refused attempt, and /health.
+// The operator dashboard as an operator uses it (production build, real broker, real tmux, Chromium): readable terminals (>= 12 px), the full view, take-over keystrokes arriving byte-exact in a raw-mode pane, Ctrl-C behind a confirmation, a desktop notification asked for only on a click, a quick answer to a real `read -p [y/N]`, attention order and header count changing live, the sensitive-name explanation, the /audit page listing a refused attempt, and /health.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,8 +130,32 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
     await waitFor('the answer in the pane', async () => (await stack.tmux.tmux(['capture-pane', '-p', '-t', 'claude-ask'])).includes('ANSWER=y'), 60_000);
   });
 
-  it('puts a session that starts waiting first, live, with the count in the header and the tab title', async () => {
+  it('puts a session that starts waiting first, live, with the count in the header, the tab title and an opt-in desktop notification', async () => {
+    // Records what the page asks of the Notification API (the browser's own prompt cannot
+    // be observed headless): permission requests and notifications shown.
+    await context.addInitScript(() => {
+      const w = window as unknown as { tmcpAsked: number; tmcpShown: string[]; Notification: unknown };
+      w.tmcpAsked = 0;
+      w.tmcpShown = [];
+      class RecordingNotification {
+        static permission: NotificationPermission = 'default';
+        static requestPermission(): Promise<NotificationPermission> {
+          w.tmcpAsked += 1;
+          RecordingNotification.permission = 'granted';
+          return Promise.resolve('granted');
+        }
+        constructor(title: string) {
+          w.tmcpShown.push(title);
+        }
+      }
+      w.Notification = RecordingNotification;
+    });
     await page.goto(`${stack.baseUrl}/`);
+    await page.getByTestId('notify-toggle').waitFor();
+    expect(await page.evaluate(() => (window as unknown as { tmcpAsked: number }).tmcpAsked)).toBe(0);
+    await page.getByTestId('notify-toggle').click();
+    await waitFor('permission asked on the click', async () => (await page.evaluate(() => (window as unknown as { tmcpAsked: number }).tmcpAsked)) === 1);
+    expect(await page.getByTestId('notify-toggle').getAttribute('aria-pressed')).toBe('true');
     await waitFor('no session waiting yet', async () => (await page.getByTestId('attention-count').getAttribute('data-count')) === '0', 60_000);
     const firstCard = () => page.locator('article.session').first().getAttribute('data-session');
     expect(await firstCard()).not.toBe('claude-zz-later');
@@ -142,6 +166,7 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
     await waitFor('the header count', async () => (await page.getByTestId('attention-count').getAttribute('data-count')) === '1', 30_000);
     await waitFor('the tab title', async () => (await page.title()).startsWith('(1) '), 30_000);
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    await waitFor('the desktop notification', async () => (await page.evaluate(() => (window as unknown as { tmcpShown: string[] }).tmcpShown)).includes('claude-zz-later is waiting for input'));
     expect(await card(page, 'claude-zz-later').locator('[data-status]').first().getAttribute('data-status')).toBe('WAITING_INPUT');
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     await page.screenshot({ path: join(SCREENSHOT_DIR, 'attention-desktop.png') });
