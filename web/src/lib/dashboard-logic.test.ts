@@ -1,4 +1,5 @@
 // The dashboard's pure decisions: attention order and count, quick answers read from a waiting screen, and keystrokes mapped to allowlisted keys or text.
+import { SENSITIVE_KEYS } from '@terminal-mcp/contract';
 import { describe, expect, it } from 'vitest';
 import { attentionCount, attentionLevel, sortByAttention, titleWithCount } from './attention.js';
 import { detectQuickAnswers } from './quick-answers.js';
@@ -95,6 +96,6 @@ describe('terminalDataToSteps', () => {
     ['\x1b[15~', [{ kind: 'refused', sequence: '\\x1b[15~' }]],
     ['\x01a', [{ kind: 'refused', sequence: '\\x01' }, { kind: 'text', text: 'a' }]],
   ])('%j', (data, steps) => {
-    expect(terminalDataToSteps(data)).toEqual(steps);
+    expect(terminalDataToSteps(data, new Set(SENSITIVE_KEYS))).toEqual(steps);
   });
 });

@@ -1,4 +1,5 @@
 // Take-over input leaves the page in typing order, one request at a time, with C-c sent only after the operator confirms and nothing more after a refusal; view preferences never go below 12 px.
+import { INPUT_LIMITS, SENSITIVE_KEYS } from '@terminal-mcp/contract';
 import { describe, expect, it } from 'vitest';
 import { TakeoverSender } from './takeover-sender.js';
 import type { UiError } from './ui-error.js';
@@ -11,6 +12,7 @@ function harness(opts: { confirm?: boolean; refuseAt?: number } = {}) {
   let asked = 0;
   const sender = new TakeoverSender(
     'claude-a',
+    { sensitiveKeys: [...SENSITIVE_KEYS], keysPerCall: INPUT_LIMITS.keysPerCall },
     {
       confirmSensitive: async () => {
         asked++;

@@ -5,9 +5,14 @@
  * operator's confirmation; a refusal stops the queue and is reported (the rest of the
  * batch is dropped: typing on after a refusal would land out of context).
  */
-import { INPUT_LIMITS } from '@terminal-mcp/contract';
-import { isSensitiveKey, terminalDataToSteps, type InputStep } from './terminal-keys.js';
+import { terminalDataToSteps, type InputStep } from './terminal-keys.js';
 import type { UiError } from './ui-error.js';
+
+/** From the server (the contract's SENSITIVE_KEYS and INPUT_LIMITS.keysPerCall). */
+export interface TakeoverLimits {
+  sensitiveKeys: readonly string[];
+  keysPerCall: number;
+}
 
 export interface TakeoverCallbacks {
   /** Ask before a key that interrupts or ends the program; resolve true to send it. */
@@ -23,16 +28,20 @@ type Job = { kind: 'text'; text: string } | { kind: 'keys'; keys: string[]; conf
 export class TakeoverSender {
   private queue: Job[] = [];
   private running = false;
+  private readonly sensitive: ReadonlySet<string>;
 
   constructor(
     private readonly session: string,
+    private readonly limits: TakeoverLimits,
     private readonly callbacks: TakeoverCallbacks,
     private readonly post: (body: unknown) => Promise<{ ok: boolean; error?: UiError }> = postInput,
-  ) {}
+  ) {
+    this.sensitive = new Set(limits.sensitiveKeys);
+  }
 
   /** Raw terminal data from xterm's onData. */
   type(data: string): void {
-    this.enqueue(terminalDataToSteps(data));
+    this.enqueue(terminalDataToSteps(data, this.sensitive));
   }
 
   /** Keys from a button (quick answer, Esc, arrows). */
@@ -51,8 +60,9 @@ export class TakeoverSender {
         if (last?.kind === 'text' && last.text.length + step.text.length <= 2048) last.text += step.text;
         else this.queue.push({ kind: 'text', text: step.text });
       } else {
-        for (let i = 0; i < step.keys.length; i += INPUT_LIMITS.keysPerCall) {
-          this.queue.push({ kind: 'keys', keys: step.keys.slice(i, i + INPUT_LIMITS.keysPerCall), confirm: false });
+        const per = Math.max(1, this.limits.keysPerCall);
+        for (let i = 0; i < step.keys.length; i += per) {
+          this.queue.push({ kind: 'keys', keys: step.keys.slice(i, i + per), confirm: false });
         }
       }
     }
@@ -64,8 +74,9 @@ export class TakeoverSender {
     this.running = true;
     try {
       for (let job = this.queue.shift(); job; job = this.queue.shift()) {
-        if (job.kind === 'keys' && job.keys.some(isSensitiveKey)) {
-          const key = job.keys.find(isSensitiveKey)!;
+        const sensitive = job.kind === 'keys' ? job.keys.find((k) => this.sensitive.has(k)) : undefined;
+        if (job.kind === 'keys' && sensitive !== undefined) {
+          const key = sensitive;
           if (!(await this.callbacks.confirmSensitive(key))) continue;
           job.confirm = true;
         }

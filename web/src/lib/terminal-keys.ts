@@ -6,7 +6,9 @@
  * sequence named, so the operator sees why nothing happened. The broker re-checks
  * everything: this mapping grants nothing. Pure.
  */
-import { SENSITIVE_KEYS, type AllowedKey } from '@terminal-mcp/contract';
+// Types only: the browser bundle must not pull in the contract's zod schemas. The lists
+// themselves (sensitive keys, keys per call) come from the server in the page data.
+import type { AllowedKey } from '@terminal-mcp/contract';
 
 export type InputStep =
   | { kind: 'text'; text: string }
@@ -51,11 +53,6 @@ const ESCAPES = Object.keys(SEQUENCES)
 /** CSI / SS3 sequences we do not map (F-keys, modified arrows, mouse): refused whole. */
 const OTHER_ESCAPE = /^\x1b(?:\[[0-9;?<>]*[\x40-\x7e]|O[\x40-\x7e])/;
 
-const SENSITIVE: ReadonlySet<string> = new Set(SENSITIVE_KEYS);
-
-export function isSensitiveKey(key: string): boolean {
-  return SENSITIVE.has(key);
-}
 
 function isPrintable(ch: string): boolean {
   const c = ch.codePointAt(0)!;
@@ -66,7 +63,10 @@ function visible(seq: string): string {
   return [...seq].map((c) => (isPrintable(c) ? c : `\\x${c.codePointAt(0)!.toString(16).padStart(2, '0')}`)).join('');
 }
 
-export function terminalDataToSteps(data: string): InputStep[] {
+/** `sensitive`: the contract's SENSITIVE_KEYS (C-c, C-d), which travel alone so each gets
+ * its own confirmation. */
+export function terminalDataToSteps(data: string, sensitive: ReadonlySet<string>): InputStep[] {
+  const isSensitiveKey = (k: string) => sensitive.has(k);
   const steps: InputStep[] = [];
   const pushText = (ch: string) => {
     const last = steps.at(-1);

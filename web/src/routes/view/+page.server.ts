@@ -1,5 +1,5 @@
 import { error } from '@sveltejs/kit';
-import { LIMITS } from '@terminal-mcp/contract';
+import { INPUT_LIMITS, LIMITS, SENSITIVE_KEYS } from '@terminal-mcp/contract';
 import { accessAction } from '$lib/server/access-action.js';
 import { requirePageUser } from '$lib/server/auth.js';
 import { broker } from '$lib/server/broker.js';
@@ -10,6 +10,9 @@ import type { Actions, PageServerLoad } from './$types';
 
 /** The full view of one session (`/view?session=NAME`): its metadata from the same list
  * the dashboard loads, and a status only when the broker lets the web role read it. */
+/** The browser needs these lists but not the contract's schemas (zod stays server-side). */
+const keys = { sensitiveKeys: [...SENSITIVE_KEYS] as string[], keysPerCall: INPUT_LIMITS.keysPerCall };
+
 export const load: PageServerLoad = async (event) => {
   requirePageUser(event);
   event.depends('app:view');
@@ -22,10 +25,10 @@ export const load: PageServerLoad = async (event) => {
       const status = await broker().sessions.status.query({ session: name }).catch(() => undefined);
       if (status) session.status = { status: status.status, reason: status.reason };
     }
-    return { name, session, input_enabled: page.input_enabled, failure: null };
+    return { name, session, input_enabled: page.input_enabled, keys, failure: null };
   } catch (err) {
     const { status, error: failure } = toUiError(err);
-    if (failure.code === 'BROKER_UNAVAILABLE') return { name, session: null, input_enabled: false, failure };
+    if (failure.code === 'BROKER_UNAVAILABLE') return { name, session: null, input_enabled: false, keys, failure };
     error(status, 'could not load the session');
   }
 };
