@@ -2,6 +2,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createBrokerClient } from '@terminal-mcp/broker-client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoPath } from './helpers/repo.js';
@@ -191,25 +192,34 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
   });
 
   it('says why the full view takes no input for a view-only session; the server refuses it anyway, and /audit lists the refusal', async () => {
+    // View-only: the operator may read work-plain but not type into it.
+    const web = createBrokerClient({ role: 'web', env: stack.broker.env });
+    await web.grants.set.mutate({ actor: 'admin', session: 'work-plain', read: true, input: false });
     await page.goto(`${stack.baseUrl}/view?session=work-plain`);
-    await page.getByTestId('view-missing').or(page.locator('main p.muted').first()).waitFor();
-    // work-plain is not readable: no terminal, no take-over.
-    expect(await page.getByTestId('takeover').count()).toBe(0);
-    await page.goto(`${stack.baseUrl}/view?session=claude-wide`);
-    // Input on claude-wide is allowed; a same-origin POST for work-plain is refused by the broker.
+    const takeover = page.getByTestId('takeover');
+    await takeover.waitFor();
+    expect(await takeover.isDisabled()).toBe(true);
+    expect(await takeover.getAttribute('aria-describedby')).toBe('input-why');
+    const why = page.locator('#input-why');
+    expect(await why.isVisible()).toBe(true);
+    expect(await why.getAttribute('data-reason')).toBe('notGranted');
+    expect(await page.locator('[data-key]').count()).toBe(0);
+    expect(await page.getByTestId('send-text').count()).toBe(0);
+    // Whatever the page offers, a same-origin POST for work-plain is refused by the broker.
     const refused = await page.evaluate(async () => {
       const r = await fetch('/api/input', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session: 'work-plain', keys: ['Enter'] }) });
       return { status: r.status, body: (await r.json()) as { ok: boolean; error?: { code: string } } };
     });
     expect(refused.body.ok).toBe(false);
-    expect(refused.body.error?.code).toMatch(/INPUT_NOT_ALLOWED|SESSION_NOT_ALLOWED/);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error?.code).toBe('INPUT_NOT_ALLOWED');
 
     await page.goto(`${stack.baseUrl}/audit?decision=BLOCKED`);
     const row = page.locator('[data-testid=audit-input] tr[data-session="work-plain"][data-decision="BLOCKED"]').first();
     await row.waitFor({ timeout: 30_000 });
     expect(await row.innerText()).toContain('web:admin');
     expect(await row.getAttribute('data-tool')).toBe('dashboard_keys');
-    expect(await row.getByTestId('audit-code').innerText()).toMatch(/INPUT_NOT_ALLOWED|SESSION_NOT_ALLOWED/);
+    expect(await row.getByTestId('audit-code').innerText()).toBe('INPUT_NOT_ALLOWED');
     // Take-over input is recorded as the dashboard's.
     await page.goto(`${stack.baseUrl}/audit?session=claude-keys&decision=SENT`);
     await page.locator('[data-testid=audit-input] tr[data-tool="dashboard_text"]').first().waitFor({ timeout: 30_000 });
@@ -222,6 +232,18 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(1);
     await page.screenshot({ path: join(SCREENSHOT_DIR, 'audit-phone.png') });
     await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('refuses take-over input from another origin (403) or without a session (401); nothing reaches the pane', async () => {
+    const before = await hexSeen('claude-keys');
+    const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const post = (headers: Record<string, string>) =>
+      fetch(`${stack.baseUrl}/api/input`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ session: 'claude-keys', text: 'X' }) });
+    expect((await post({ cookie, origin: 'http://evil.example' })).status).toBe(403);
+    expect((await post({ origin: stack.baseUrl })).status).toBe(401);
+    // The same request with the session and our origin does arrive (the refusals were the guards).
+    expect((await post({ cookie, origin: stack.baseUrl })).status).toBe(200);
+    await waitFor('the allowed byte', async () => (await hexSeen('claude-keys')) === `${before}58`, 60_000);
   });
 
   it('screenshots the full view with quick answers (desktop and phone)', async () => {
