@@ -299,6 +299,9 @@ export const en = {
   'history.oauthReason': 'By',
   'history.oauthClientRevoked': 'client',
   'history.oauthGrantsRevoked': '{count} grants',
+  'login.busy': 'Signing in…',
+  'password.busy': 'Changing…',
+  'access.busy': 'Saving…',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -300,4 +300,7 @@ export const vi: Messages = {
   'history.oauthReason': 'Bởi',
   'history.oauthClientRevoked': 'client',
   'history.oauthGrantsRevoked': '{count} quyền',
+  'login.busy': 'Đang đăng nhập…',
+  'password.busy': 'Đang đổi…',
+  'access.busy': 'Đang lưu…',
 };
