@@ -215,6 +215,8 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
     expect(refused.body.error?.code).toBe('INPUT_NOT_ALLOWED');
 
     await page.goto(`${stack.baseUrl}/audit?decision=BLOCKED`);
+    // Away from the dashboard the header still counts the session left waiting above.
+    await waitFor('the header count on /audit', async () => (await page.getByTestId('attention-count').getAttribute('data-count')) === '1', 30_000);
     const row = page.locator('[data-testid=audit-input] tr[data-session="work-plain"][data-decision="BLOCKED"]').first();
     await row.waitFor({ timeout: 30_000 });
     expect(await row.innerText()).toContain('web:admin');
