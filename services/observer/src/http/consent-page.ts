@@ -8,18 +8,25 @@
  */
 import { createHash } from 'node:crypto';
 
+// The dashboard's theme (web/src/app.css): the operator sees one product, dark, with the
+// same greens for "approve" and reds for errors.
 const STYLE = `
-body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f4f5;color:#18181b}
-main{max-width:28rem;margin:3rem auto;padding:2rem;background:#fff;border-radius:.75rem;box-shadow:0 1px 3px #0002}
+:root{color-scheme:dark}
+body{font:16px/1.5 system-ui,-apple-system,'Segoe UI',Roboto,'Noto Sans','DejaVu Sans',sans-serif;margin:0;background:#0d1117;color:#e6edf3}
+main{max-width:28rem;margin:3rem auto;padding:2rem;background:#161b22;border:1px solid #2d3640;border-radius:10px}
 h1{font-size:1.3rem;margin-top:0}
+a{color:#3fb6f0}
 label{display:block;margin:.8rem 0 .2rem;font-weight:600}
-input{width:100%;box-sizing:border-box;padding:.5rem;font:inherit;border:1px solid #a1a1aa;border-radius:.4rem}
+input{width:100%;box-sizing:border-box;padding:.5rem .6rem;font:inherit;color:inherit;background:#0b0f14;border:1px solid #2d3640;border-radius:8px;min-height:38px}
+input:focus-visible,button:focus-visible{outline:2px solid #3fb6f0;outline-offset:1px}
 .actions{display:flex;gap:.75rem;margin-top:1.2rem}
-button{flex:1;padding:.6rem;font:inherit;border-radius:.4rem;border:1px solid #52525b;background:#fff;cursor:pointer}
-button.primary{background:#18181b;color:#fff}
-.error{background:#fef2f2;border:1px solid #fca5a5;padding:.6rem;border-radius:.4rem}
-.note{color:#52525b;font-size:.9rem}
-code{word-break:break-all}
+button{flex:1;padding:.6rem;font:inherit;color:inherit;border-radius:8px;border:1px solid #2d3640;background:#1c232c;cursor:pointer;min-height:38px}
+button:hover{border-color:#3fb6f0}
+button.primary{background:#1f6f43;border-color:#2c8a57}
+.error{background:#3a1616;color:#ffd0d0;border:1px solid #7a2d2d;padding:.6rem;border-radius:8px}
+.note{color:#8b96a3;font-size:.9rem}
+code{word-break:break-all;font-family:ui-monospace,'DejaVu Sans Mono','Liberation Mono',Menlo,monospace}
+@media (max-width:640px){main{margin:1rem;padding:1.2rem}}
 `;
 
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE, 'utf8').digest('base64')}'`;
