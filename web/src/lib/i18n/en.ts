@@ -274,7 +274,7 @@ export const en = {
   'audit.none': 'No input attempts yet.',
   'audit.noneFiltered': 'No input attempts match these filters.',
   'audit.fromDashboard': 'dashboard',
-  'audit.keysCount': '{count} keys',
+  'audit.keysCount': 'keys: {count}',
   'audit.readsTitle': 'Reads, last {days} days',
   'audit.readsIntro': 'Who read which session, per day (UTC): number of reads, lines returned and refused reads.',
   'audit.readsNone': 'No reads recorded in this period.',

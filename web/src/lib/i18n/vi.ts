@@ -275,7 +275,7 @@ export const vi: Messages = {
   'audit.none': 'Chưa có lần nhập liệu nào.',
   'audit.noneFiltered': 'Không có lần nhập liệu nào khớp bộ lọc.',
   'audit.fromDashboard': 'bảng điều khiển',
-  'audit.keysCount': '{count} phím',
+  'audit.keysCount': 'phím: {count}',
   'audit.readsTitle': 'Lượt đọc, {days} ngày qua',
   'audit.readsIntro': 'Ai đã đọc phiên nào, theo ngày (UTC): số lượt đọc, số dòng trả về và số lượt bị từ chối.',
   'audit.readsNone': 'Không có lượt đọc nào trong khoảng này.',
