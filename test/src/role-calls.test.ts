@@ -29,8 +29,9 @@ const CALL_SHAPES: { pattern: RegExp; path: (m: RegExpExecArray) => string }[] =
   { pattern: /\bsessionsOf\(\w+\)\.(\w+)\.(query|mutate|subscribe)\($/, path: (m) => `sessions.${m[1]}` },
 ];
 /** `.subscribe(` calls that are not broker calls: the dashboard's own live source (whose
- * broker call is the `.client.live.paneOutput.subscribe` above) and Svelte stores. */
-const NOT_BROKER_CALLS = [/\blive(?:\(\))?\.subscribe\($/, /\bstore\.subscribe\($/];
+ * broker call is the `.client.live.paneOutput.subscribe` above) and Svelte stores (the
+ * attention count is one). */
+const NOT_BROKER_CALLS = [/\blive(?:\(\))?\.subscribe\($/, /\bstore\.subscribe\($/, /\battention\.subscribe\($/];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {

@@ -1,4 +1,4 @@
-// The dashboard lists the observer's OAuth clients and grants and revokes them (a client, one grant, everything of a user after a confirmation) so the broker refuses their tokens; cross-origin or signed-out POSTs change nothing; the access history shows who granted what, paged, and grants left without a session can be revoked.
+// The dashboard lists the observer's OAuth clients and grants and revokes them (a client, one grant, everything of a user after a confirmation) so the broker refuses their tokens; cross-origin or signed-out POSTs change nothing; the access history shows who granted what, paged, and who revoked a connector, and grants left without a session can be revoked.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
@@ -273,6 +273,17 @@ describe('connectors and access history on the dashboard (production build, real
     expect(await web.oauthAdmin.listGrants.query()).toEqual([]);
     // Revoking a user's grants leaves the client registered.
     expect((await web.oauthAdmin.listClients.query()).find((c) => c.clientId === inspector.clientId)!.revokedAt).toBeNull();
+  });
+
+  it('lists the OAuth revocations in the access history, with who revoked them', async () => {
+    await page.goto(`${stack.baseUrl}/history`);
+    const table = page.getByTestId('oauth-revocations');
+    await table.waitFor();
+    expect(await table.locator(`tr[data-oauth-kind="client"][data-oauth-client="${claude.clientId}"]`).count()).toBe(1);
+    const byUser = table.locator(`tr[data-oauth-kind="grants"][data-oauth-client="${inspector.clientId}"][data-oauth-user="${ALICE}"]`);
+    expect(await byUser.getByTestId('oauth-reason').innerText()).toMatch(/^user revoked by web:admin$/);
+    const oneGrant = table.locator(`tr[data-oauth-kind="grants"][data-oauth-client="${inspector.clientId}"][data-oauth-user="admin"]`);
+    expect(await oneGrant.getByTestId('oauth-reason').innerText()).toMatch(/^revoked by web:admin$/);
   });
 
   it('shows a grant made from the dashboard in the access history, with the operator’s name', async () => {

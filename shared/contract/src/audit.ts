@@ -56,3 +56,32 @@ export const listInputAuditOutputSchema = z.object({
   next_cursor: z.string().nullable().describe('pass as cursor for the next (older) page; null on the last page'),
 });
 export type ListInputAuditOutput = z.infer<typeof listInputAuditOutputSchema>;
+
+// ---- read-audit summary (dashboard only) ----------------------------------------------
+
+export const READ_SUMMARY_LIMITS = { daysMax: 90, daysDefault: 7, rowsMax: 500, rowsDefault: 200 } as const;
+
+export const readSummaryInputSchema = z
+  .object({
+    days: z.number().int().min(1).max(READ_SUMMARY_LIMITS.daysMax).optional().describe(`the last N UTC days (default ${READ_SUMMARY_LIMITS.daysDefault})`),
+    limit: z.number().int().min(1).max(READ_SUMMARY_LIMITS.rowsMax).optional(),
+  })
+  .strict();
+export type ReadSummaryInput = z.infer<typeof readSummaryInputSchema>;
+
+export const readSummaryRowSchema = z.object({
+  day: z.string().describe('UTC date, YYYY-MM-DD'),
+  actor: z.string(),
+  session: z.string().nullable().describe('null for reads that name no session (source reads)'),
+  reads: z.number().int(),
+  lines: z.number().int().describe('lines returned, summed'),
+  errors: z.number().int().describe('reads that ended in an error'),
+  last_at: z.string(),
+});
+export type ReadSummaryRow = z.infer<typeof readSummaryRowSchema>;
+
+export const readSummaryOutputSchema = z.object({
+  rows: z.array(readSummaryRowSchema).describe('newest day first, busiest first within a day'),
+  truncated: z.boolean(),
+});
+export type ReadSummaryOutput = z.infer<typeof readSummaryOutputSchema>;

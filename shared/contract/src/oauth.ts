@@ -240,6 +240,22 @@ export const oauthGrantSummarySchema = z.object({
 });
 export type OAuthGrantSummary = z.infer<typeof oauthGrantSummarySchema>;
 
+/** One OAuth revocation for the dashboard's history: a client, or the grants revoked
+ * together (by client, by user, one grant, or by the broker on refresh-token reuse). */
+export const oauthRevocationSchema = z.object({
+  at: z.string(),
+  kind: z.enum(['client', 'grants']),
+  clientId: z.string(),
+  clientName: z.string(),
+  username: z.string().nullable(),
+  grants: z.number().int(),
+  /** Who or what revoked it, as recorded ("revoked by web:admin"); null for a client. */
+  reason: z.string().nullable(),
+});
+export type OAuthRevocation = z.infer<typeof oauthRevocationSchema>;
+export const OAUTH_REVOCATIONS_MAX = 100;
+export const oauthListRevocationsInputSchema = z.object({ limit: z.number().int().min(1).max(OAUTH_REVOCATIONS_MAX).optional() }).strict();
+
 export const oauthRevokeClientInputSchema = z.object({ clientId }).strict();
 export const oauthRevokeUserInputSchema = z.object({ username: z.string().min(1).max(64) }).strict();
 export const oauthRevokeGrantInputSchema = z.object({ grantId: z.string().min(1).max(64) }).strict();

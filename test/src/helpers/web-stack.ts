@@ -165,9 +165,11 @@ export async function submitLogin(page: Page, baseUrl: string, username: string,
 export async function signInFirstTime(page: Page, stack: WebStack, newPassword = OPERATOR_PASSWORD): Promise<void> {
   const first = await bootstrapPassword(stack.broker.stateDir);
   await submitLogin(page, stack.baseUrl, 'admin', first);
-  await page.waitForURL(`${stack.baseUrl}/change-password`, { timeout: 30_000 });
+  // Generous: with several browser stacks on a loaded 2-core machine a first page load
+  // (and two argon2 hashes) took longer than 30 s.
+  await page.waitForURL(`${stack.baseUrl}/change-password`, { timeout: 90_000 });
   await changePassword(page, first, newPassword);
-  await page.waitForURL(`${stack.baseUrl}/`, { timeout: 30_000 });
+  await page.waitForURL(`${stack.baseUrl}/`, { timeout: 90_000 });
 }
 
 /** The signed-in operator's session token, from the browser's login cookie: what the

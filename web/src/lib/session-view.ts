@@ -40,3 +40,15 @@ export function accessState(s: SessionView): AccessState {
   if (s.whitelisted) return 'whitelisted';
   return 'none';
 }
+
+/** Why the operator cannot type into a session, as a message key; null when input is
+ * allowed. The broker decides every send; this only explains the disabled controls. */
+export type InputBlockReason = 'inputDisabled' | 'sensitive' | 'notReadable' | 'notGranted';
+
+export function inputBlockReason(s: SessionView, inputEnabled: boolean): InputBlockReason | null {
+  if (s.input_allowed) return null;
+  if (!inputEnabled) return 'inputDisabled';
+  if (s.sensitive) return 'sensitive';
+  if (!s.read_allowed) return 'notReadable';
+  return 'notGranted';
+}

@@ -78,11 +78,11 @@ export async function sendText(
 
 export async function sendKeys(
   caller: AttemptCaller,
-  args: { target: TargetRef; keys: readonly string[]; confirmSensitive: boolean; dryRun: boolean },
+  args: { target: TargetRef; keys: readonly string[]; confirmSensitive: boolean; dryRun: boolean; tool?: string },
 ): Promise<SendKeysOutput> {
   const result = await runInputAttempt<SendKeysOutput>(
     caller,
-    { tool: 'terminal_send_keys', target: args.target, request: { kind: 'keys', keys: args.keys, confirmSensitive: args.confirmSensitive }, dryRun: args.dryRun },
+    { tool: args.tool ?? 'terminal_send_keys', target: args.target, request: { kind: 'keys', keys: args.keys, confirmSensitive: args.confirmSensitive }, dryRun: args.dryRun },
     async ({ target, decision, auditId, services }) => {
       const paneId = target.identity.paneId;
       let delivered;

@@ -2,7 +2,7 @@
  * revoking by client, user or grant. Used by the `terminal-mcp-observer-admin` CLI and
  * the dashboard (`oauthAdmin.*` on web.sock). Revoking a grant stops its access token at
  * the observer's next request (every request is checked against the broker). */
-import type { OAuthClientSummary, OAuthGrantSummary, OAuthRevoked } from '@terminal-mcp/contract';
+import { OAUTH_REVOCATIONS_MAX, type OAuthClientSummary, type OAuthGrantSummary, type OAuthRevocation, type OAuthRevoked } from '@terminal-mcp/contract';
 import type { OAuthEnv } from './env.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -31,6 +31,12 @@ export function listGrants(env: OAuthEnv): OAuthGrantSummary[] {
     lastRefreshedAt: iso(g.lastRefreshedAt),
     expiresAt: g.refreshExpiresAt === null ? null : iso(g.refreshExpiresAt),
   }));
+}
+
+/** Revocations newest first (the dashboard's /history): who revoked is in `reason`, as
+ * written by the revoke functions below. */
+export function listRevocations(env: OAuthEnv, limit: number = OAUTH_REVOCATIONS_MAX): OAuthRevocation[] {
+  return env.store.listRevocations(limit).map((r) => ({ ...r, at: iso(r.at) }));
 }
 
 /** Revokes the client (it can no longer authorize, refresh or call) and all its grants. */

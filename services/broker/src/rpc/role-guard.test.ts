@@ -69,7 +69,7 @@ describe('unknown procedures', () => {
   it.each([
     ['gateway', 'source.readFile', 'query'],
     ['gateway', 'grants.set', 'mutation'],
-    ['web', 'input.sendKeys', 'mutation'],
+    ['web', 'input.sendTask', 'mutation'],
     ['web', 'bindings.bind', 'mutation'],
     ['observer', 'input.sendText', 'mutation'],
     ['observer', 'no.such.thing', 'query'],

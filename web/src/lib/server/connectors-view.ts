@@ -4,6 +4,7 @@
  * used, so it trails real use by at most one access-token lifetime). */
 import type { OAuthClientSummary, OAuthGrantSummary } from '@terminal-mcp/contract';
 import { broker } from './broker.js';
+import { publicUrls, type PublicUrls } from './public-urls.js';
 
 export interface ConnectorClientView extends OAuthClientSummary {
   /** ISO 8601, or null when the client holds no live grant. */
@@ -16,6 +17,7 @@ export interface ConnectorsPageData {
   grants: OAuthGrantSummary[];
   /** Users with live grants, each with how many (for "revoke all for user"). */
   users: { username: string; grants: number }[];
+  publicUrls: PublicUrls;
 }
 
 export function lastUseByClient(grants: readonly OAuthGrantSummary[]): Map<string, string> {
@@ -37,6 +39,7 @@ export async function loadConnectors(): Promise<ConnectorsPageData> {
     clients: views.filter((c) => c.revokedAt === null),
     revokedClients: views.filter((c) => c.revokedAt !== null),
     grants,
+    publicUrls: publicUrls(process.env, grants),
     users: [...perUser].map(([username, n]) => ({ username, grants: n })).sort((a, b) => a.username.localeCompare(b.username)),
   };
 }

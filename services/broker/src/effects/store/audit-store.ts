@@ -176,6 +176,17 @@ export interface PruneRecord {
 export const AUDIT_TABLES = ['input_audit', 'read_audit'] as const;
 export type AuditTable = (typeof AUDIT_TABLES)[number];
 
+/** One group of the read audit: reads by one actor of one session on one UTC day. */
+export interface ReadSummaryRow {
+  day: string;
+  actor: string;
+  sessionName: string | null;
+  reads: number;
+  lines: number;
+  errors: number;
+  lastAt: number;
+}
+
 export type IdempotentClaim =
   | { kind: 'claimed'; auditId: number }
   | { kind: 'existing'; fingerprint: string; attempt: StoredAttempt };
@@ -199,6 +210,8 @@ export interface AuditStore {
   list(filter: AuditFilter): StoredAttempt[];
   insertReads(records: readonly ReadRecord[]): void;
   countReads(): number;
+  /** Reads at or after `since`, grouped by UTC day, actor and session; newest day first. */
+  summarizeReads(since: number, limit: number): ReadSummaryRow[];
   /** Drops idempotency keys older than `olderThan`. */
   pruneIdempotency(olderThan: number): number;
   /** Cuts input_audit and read_audit to `limits` (PENDING attempts are kept) and, in the
@@ -334,6 +347,11 @@ export function auditStore(db: SqliteDatabase): AuditStore {
     listPrunes: db.prepare<[number], { id: number; at: number; actor: string; table_name: AuditTable; rows_pruned: number; older_than: number; max_rows: number }>(
       'SELECT id, at, actor, table_name, rows_pruned, older_than, max_rows FROM audit_prunes ORDER BY id DESC LIMIT ?',
     ),
+    summarizeReads: db.prepare<[number, number], { day: string; actor: string; session_name: string | null; reads: number; lines: number; errors: number; last_at: number }>(
+      `SELECT date(at / 1000, 'unixepoch') AS day, actor, session_name, count(*) AS reads, coalesce(sum(line_count), 0) AS lines,
+         sum(error_code IS NOT NULL) AS errors, max(at) AS last_at
+       FROM read_audit WHERE at >= ? GROUP BY day, actor, session_name ORDER BY day DESC, reads DESC, actor, session_name LIMIT ?`,
+    ),
   };
 
   const insertAttempt = (a: InputAttempt): number =>
@@ -441,6 +459,8 @@ export function auditStore(db: SqliteDatabase): AuditStore {
       if (records.length > 0) insertReads(records);
     },
     countReads: () => q.countReads.get()!.n,
+    summarizeReads: (since, limit) =>
+      q.summarizeReads.all(since, limit).map((r) => ({ day: r.day, actor: r.actor, sessionName: r.session_name, reads: r.reads, lines: r.lines, errors: r.errors, lastAt: r.last_at })),
     pruneIdempotency: (olderThan) => q.pruneKeys.run(olderThan).changes,
     prune: (limits, actor, now) => prune.immediate(limits, actor, now),
     listPrunes: (limit) =>

@@ -267,12 +267,28 @@ export interface OAuthStore {
   listClients(now: number): ClientListing[];
   /** Live (unrevoked) grants, newest first. */
   listActiveGrants(now: number): GrantListing[];
+  /** Revocations, newest first: revoked clients, and revoked grants grouped by the moment,
+   * reason, client and user they were revoked with (one "revoke user" is one entry). Kept
+   * as long as `prune` keeps the rows. */
+  listRevocations(limit: number): RevocationListing[];
   /** Removes expired tokens, codes that expired before `codesExpiredBefore` (used codes
    * are kept a while so a late replay still revokes what they issued), and grants revoked
    * or without tokens since before `deadBefore`. */
   prune(now: number, codesExpiredBefore: number, deadBefore: number): void;
   /** Runs `fn` in one IMMEDIATE transaction. */
   transaction<T>(fn: () => T): T;
+}
+
+export interface RevocationListing {
+  at: number;
+  kind: 'client' | 'grants';
+  clientId: string;
+  clientName: string;
+  /** Grant revocations only. */
+  username: string | null;
+  grants: number;
+  /** e.g. "revoked by web:admin", "refresh token reused"; null for a client. */
+  reason: string | null;
 }
 
 const cache = new WeakMap<SqliteDatabase, OAuthStore>();
@@ -346,6 +362,15 @@ export function oauthStore(db: SqliteDatabase): OAuthStore {
        WHERE g.revoked_at IS NULL AND EXISTS (SELECT 1 FROM tokens t WHERE t.grant_id = g.grant_id AND t.expires_at > ?)
        ORDER BY g.created_at DESC`,
     ),
+    revokedGrants: db.prepare<[number], { at: number; reason: string | null; client_id: string; client_name: string; username: string; grants: number }>(
+      `SELECT g.revoked_at AS at, g.revoked_reason AS reason, g.client_id AS client_id, c.client_name AS client_name, g.username AS username, count(*) AS grants
+       FROM grants g JOIN clients c ON c.client_id = g.client_id
+       WHERE g.revoked_at IS NOT NULL
+       GROUP BY g.revoked_at, g.revoked_reason, g.client_id, g.username ORDER BY g.revoked_at DESC LIMIT ?`,
+    ),
+    revokedClients: db.prepare<[number], { at: number; client_id: string; client_name: string }>(
+      'SELECT revoked_at AS at, client_id, client_name FROM clients WHERE revoked_at IS NOT NULL ORDER BY revoked_at DESC LIMIT ?',
+    ),
     pruneCodes: db.prepare<[number]>('DELETE FROM codes WHERE expires_at <= ?'),
     pruneTokens: db.prepare<[number]>('DELETE FROM tokens WHERE expires_at <= ?'),
     pruneGrants: db.prepare<[number, number]>(
@@ -409,6 +434,13 @@ export function oauthStore(db: SqliteDatabase): OAuthStore {
     },
     markTokenRotated: (h, now) => q.markRotated.run(now, h).changes === 1,
     listClients: (now) => q.listClients.all(now).map((r) => ({ ...toClient(r), activeGrants: r.active_grants })),
+    listRevocations: (limit) =>
+      [
+        ...q.revokedClients.all(limit).map((r): RevocationListing => ({ at: r.at, kind: 'client', clientId: r.client_id, clientName: r.client_name, username: null, grants: 0, reason: null })),
+        ...q.revokedGrants.all(limit).map((r): RevocationListing => ({ at: r.at, kind: 'grants', clientId: r.client_id, clientName: r.client_name, username: r.username, grants: r.grants, reason: r.reason })),
+      ]
+        .sort((a, b) => b.at - a.at || (a.kind === b.kind ? 0 : a.kind === 'client' ? -1 : 1))
+        .slice(0, limit),
     listActiveGrants: (now) =>
       q.listActiveGrants.all(now).map((r) => ({ ...toGrant(r), clientName: r.client_name, refreshExpiresAt: r.refresh_expires_at })),
     prune: (now, codesExpiredBefore, deadBefore) =>

@@ -1,12 +1,12 @@
 /** Liveness facts for the services' readiness endpoints (is tmux reachable, do the stores
  * open), and the broker's own identity for the operator's lifecycle commands
  * (`terminal-mcp status|doctor|stop`, effects/launch/broker-probe.ts, over gateway.sock:
- * the operator's user is in every socket's group). The dashboard never asks. */
+ * the operator's user is in every socket's group). The dashboard's /health asks `ready`. */
 import type { BrokerInfo, Readiness } from '@terminal-mcp/contract';
 import { servedTo } from '../trpc.js';
 
 export const health = {
-  ready: servedTo('gateway', 'observer').query(async ({ ctx }): Promise<Readiness> => {
+  ready: servedTo('gateway', 'observer', 'web').query(async ({ ctx }): Promise<Readiness> => {
     const tmux = await ctx.deps.tmux.health();
     const stores = ctx.deps.stores.check();
     return { ready: tmux.ok && stores.every((s) => s.ok), tmux, stores };

@@ -1,6 +1,6 @@
 /** Every procedure the broker has, as plain records by capability. Which role may call
  * which is decided row by row in rpc/roles/*.ts, and by each procedure's base (trpc.ts). */
-export { audit } from './audit.js';
+export { audit, auditOperator } from './audit.js';
 export { auth } from './auth.js';
 export { bindings } from './bindings.js';
 export { grants } from './grants.js';

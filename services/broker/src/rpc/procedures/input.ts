@@ -28,9 +28,11 @@ import { gatewayProcedure } from '../trpc.js';
 const targetOf = (input: { session?: string | undefined; binding?: string | undefined }): TargetRef =>
   input.binding !== undefined ? { binding: input.binding } : { session: input.session ?? '' };
 
-/** terminal_send_text, for the gateway and the dashboard alike. */
-const sendTextToSession = (ctx: BrokerContext, input: SendTextInput) =>
-  sendText(ctx, { tool: 'terminal_send_text', target: { session: input.session }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false });
+/** Text to a named session: terminal_send_text on the gateway, dashboard_text from the
+ * dashboard (its own tool name, so the audit shows at a glance that an operator typed it;
+ * the actor says which one). */
+const sendTextToSession = (ctx: BrokerContext, input: SendTextInput, tool: 'terminal_send_text' | 'dashboard_text') =>
+  sendText(ctx, { tool, target: { session: input.session }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false });
 
 /** A call its schema refuses is audited too (input/rejected-call.ts). This middleware sits
  * before `.input()`, so it sees the parser's BAD_REQUEST; errors the procedures throw
@@ -56,7 +58,7 @@ const sendProcedure = inputProcedure.use(async ({ ctx, path, getRawInput, next }
 export const input = {
   context: inputProcedure.input(inputContextInputSchema).query(({ ctx, input }) => inputContext(ctx, targetOf(input))),
 
-  sendText: sendProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) => sendTextToSession(ctx, input)),
+  sendText: sendProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) => sendTextToSession(ctx, input, 'terminal_send_text')),
 
   sendBound: sendProcedure.input(sendBoundInputSchema).mutation(({ ctx, input }) =>
     sendText(ctx, { tool: 'terminal_send_bound', target: { binding: input.binding }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
@@ -80,5 +82,9 @@ export const input = {
  * whose session token came with the call (`web:<username>`), never a name the caller
  * chose. */
 export const dashboardInput = {
-  sendText: operatorProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) => sendTextToSession(ctx, input)),
+  sendText: operatorProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) => sendTextToSession(ctx, input, 'dashboard_text')),
+  /** The full view's take-over: keystrokes from the same allowlist, C-c/C-d confirmed. */
+  sendKeys: operatorProcedure.input(sendKeysInputSchema).mutation(({ ctx, input }) =>
+    sendKeys(ctx, { tool: 'dashboard_keys', target: targetOf(input), keys: input.keys, confirmSensitive: input.confirm_sensitive ?? false, dryRun: input.dry_run ?? false }),
+  ),
 };

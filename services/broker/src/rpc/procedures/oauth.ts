@@ -19,10 +19,11 @@ import {
   oauthRevokeUserInputSchema,
   registerClientInputSchema,
   revokeTokenInputSchema,
+  oauthListRevocationsInputSchema,
   verifyAccessTokenInputSchema,
 } from '@terminal-mcp/contract';
 import { webauthStore } from '../../effects/store/webauth-store.js';
-import { listClients, listGrants, revokeClient, revokeGrant, revokeUser } from '../../oauth/admin.js';
+import { listClients, listGrants, listRevocations, revokeClient, revokeGrant, revokeUser } from '../../oauth/admin.js';
 import { approveAuthorization } from '../../oauth/authorize.js';
 import { describeAuthorization, registerClient } from '../../oauth/clients.js';
 import { oauthEnv, type OAuthEnv, type OAuthLoginEnv } from '../../oauth/env.js';
@@ -71,6 +72,7 @@ export const oauthServerProcedures = {
 export const oauthAdminProcedures = {
   listClients: operatorProcedure.query(({ ctx }) => listClients(envOf(ctx))),
   listGrants: operatorProcedure.query(({ ctx }) => listGrants(envOf(ctx))),
+  listRevocations: operatorProcedure.input(oauthListRevocationsInputSchema).query(({ ctx, input }) => listRevocations(envOf(ctx), input.limit)),
   revokeClient: operatorProcedure.input(oauthRevokeClientInputSchema).mutation(({ ctx, input }) => revokeClient(envOf(ctx), input.clientId, ctx.actor)),
   revokeUser: operatorProcedure.input(oauthRevokeUserInputSchema).mutation(({ ctx, input }) => revokeUser(envOf(ctx), input.username, ctx.actor)),
   revokeGrant: operatorProcedure.input(oauthRevokeGrantInputSchema).mutation(({ ctx, input }) => revokeGrant(envOf(ctx), input.grantId, ctx.actor)),

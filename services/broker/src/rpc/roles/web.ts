@@ -1,7 +1,7 @@
 /** Everything the dashboard's server may ask the broker, one row per procedure. Rows
  * marked "operator" need the signed-in operator's session token with the call
  * (rpc/operator.ts): the broker derives the acting user from it. */
-import { auth, dashboardInput, grants, live, oauthAdminProcedures as oauthAdmin, sessions } from '../procedures/index.js';
+import { auditOperator, auth, dashboardInput, grants, health, live, oauthAdminProcedures as oauthAdmin, sessions } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const webRouter = router({
@@ -20,9 +20,15 @@ export const webRouter = router({
     bulkSet: grants.bulkSet, // operator, mutation
     events: grants.events, // operator
   },
-  /** The dashboard's text box: text (and Enter) through the guarded, audited input path. */
+  /** The text box and the take-over: through the guarded, audited input path. */
   input: {
     sendText: dashboardInput.sendText, // operator, mutation
+    sendKeys: dashboardInput.sendKeys, // operator, mutation: the full view's take-over
+  },
+  /** The /audit page: every input attempt and a per-day summary of reads. */
+  audit: {
+    listInput: auditOperator.listInput, // operator
+    readSummary: auditOperator.readSummary, // operator
   },
   /** The session list and its status column. */
   sessions: {
@@ -37,11 +43,16 @@ export const webRouter = router({
   oauthAdmin: {
     listClients: oauthAdmin.listClients, // operator
     listGrants: oauthAdmin.listGrants, // operator
+    listRevocations: oauthAdmin.listRevocations, // operator: /history
     revokeClient: oauthAdmin.revokeClient, // operator, mutation
     revokeUser: oauthAdmin.revokeUser, // operator, mutation
     revokeGrant: oauthAdmin.revokeGrant, // operator, mutation
   },
-  // Not served: sessions.tail/capture/batchInspect, input.sendKeys/sendTask/sendBound/context,
-  // bindings.*, wait.*, audit.*, source.*, health.*.
+  /** The dashboard's own /health endpoint: does the broker answer. */
+  health: {
+    ready: health.ready,
+  },
+  // Not served: sessions.tail/capture/batchInspect, input.sendTask/sendBound/context,
+  // bindings.*, wait.*, source.*, health.info.
 });
 export type WebRouter = typeof webRouter;

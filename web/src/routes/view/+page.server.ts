@@ -1,0 +1,39 @@
+import { error } from '@sveltejs/kit';
+import { INPUT_LIMITS, LIMITS, SENSITIVE_KEYS } from '@terminal-mcp/contract';
+import { accessAction } from '$lib/server/access-action.js';
+import { requirePageUser } from '$lib/server/auth.js';
+import { broker } from '$lib/server/broker.js';
+import { toUiError } from '$lib/server/failure.js';
+import { sendAction } from '$lib/server/send-action.js';
+import { loadSessions } from '$lib/server/sessions-view.js';
+import type { Actions, PageServerLoad } from './$types';
+
+/** The full view of one session (`/view?session=NAME`): its metadata from the same list
+ * the dashboard loads, and a status only when the broker lets the web role read it. */
+/** The browser needs these lists but not the contract's schemas (zod stays server-side). */
+const keys = { sensitiveKeys: [...SENSITIVE_KEYS] as string[], keysPerCall: INPUT_LIMITS.keysPerCall };
+
+export const load: PageServerLoad = async (event) => {
+  requirePageUser(event);
+  event.depends('app:view');
+  const name = event.url.searchParams.get('session') ?? '';
+  if (name.length === 0 || name.length > LIMITS.sessionName) error(404, 'no such session');
+  try {
+    const page = await loadSessions({ withStatus: false });
+    const session = page.sessions.find((s) => s.name === name) ?? null;
+    if (session?.read_allowed) {
+      const status = await broker().sessions.status.query({ session: name }).catch(() => undefined);
+      if (status) session.status = { status: status.status, reason: status.reason };
+    }
+    return { name, session, input_enabled: page.input_enabled, keys, failure: null };
+  } catch (err) {
+    const { status, error: failure } = toUiError(err);
+    if (failure.code === 'BROKER_UNAVAILABLE') return { name, session: null, input_enabled: false, keys, failure };
+    error(status, 'could not load the session');
+  }
+};
+
+export const actions: Actions = {
+  send: sendAction,
+  access: accessAction,
+};
