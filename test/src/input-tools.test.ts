@@ -130,7 +130,9 @@ describe('input tools over MCP with a live broker', () => {
       ['BLOCKED', 'TEXT_REJECTED'],
       ['SENT', null],
     ]);
-    expect(entries[0]!.actor).toMatch(/^gateway:/);
+    // Over HTTP too the actor is the client's clientInfo.name (by the Mcp-Session-Id the
+    // initialize answer handed out), not the User-Agent's product token.
+    expect(entries.map((e) => e.actor)).toEqual(['gateway:input-e2e', 'gateway:input-e2e']);
   });
 
   it('refusals are isError results with the gate and a hint', async () => {

@@ -28,15 +28,22 @@ export interface GatewayServerDeps {
   /** Defaults to every tool in tools/index.ts. */
   tools?: readonly GatewayTool[];
   brokerTimeoutMs?: number;
+  /** HTTP: the client's name recorded at its initialize (http/client-names.ts). */
+  clientName?: string;
 }
 
 /**
  * Who is calling, for the broker's audit log (recorded, never trusted): the MCP client's
- * own name from `initialize` (stdio), else, on stateless HTTP where each request has a
- * fresh server, the product token of its User-Agent. The broker sanitises and caps it.
+ * own name from `initialize` (stdio, or this HTTP request's), else the name recorded for
+ * the HTTP request's Mcp-Session-Id, else the product token of its User-Agent (a client
+ * that does not send the id back). The broker sanitises and caps it.
  */
-export function callerName(server: McpServer, headers: Record<string, string | string[] | undefined> | undefined): string | undefined {
-  const name = server.server.getClientVersion()?.name;
+export function callerName(
+  server: McpServer,
+  headers: Record<string, string | string[] | undefined> | undefined,
+  recorded?: string,
+): string | undefined {
+  const name = server.server.getClientVersion()?.name ?? recorded;
   if (name) return name;
   const ua = headers?.['user-agent'];
   const token = (Array.isArray(ua) ? ua[0] : ua)?.split(/[\s/]/)[0];
@@ -50,7 +57,7 @@ export function createGatewayMcpServer(deps: GatewayServerDeps): McpServer {
     broker: deps.broker,
     timeoutMs: deps.brokerTimeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS,
     hooks: {
-      asActor: (extra, call) => withBrokerActor(callerName(server, extra.requestInfo?.headers), call),
+      asActor: (extra, call) => withBrokerActor(callerName(server, extra.requestInfo?.headers, deps.clientName), call),
       succeeded(tool, ms) {
         deps.metrics.observeToolCall(tool, ms / 1000);
         log.debug({ event: 'tool.ok', tool, ms: Math.round(ms) }, 'tool call');

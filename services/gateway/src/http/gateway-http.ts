@@ -50,6 +50,7 @@ import { DEFAULT_BROKER_TIMEOUT_MS } from '../server.js';
 import { GATEWAY_TOOLS } from '../tools/index.js';
 import { versionInfo } from '../version.js';
 import { sendLive, sendMetrics, sendReady, sendVersion } from './health.js';
+import { createClientNames } from './client-names.js';
 import { handleMcpPost } from './mcp-endpoint.js';
 import { GATEWAY_OAUTH_PROFILE, toolsForScopes } from './oauth-profile.js';
 import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT, GatewayConfigError } from './options.js';
@@ -134,6 +135,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
   const oauthOn = configuredPublicUrl !== undefined || options.oauth === true;
   const version = versionInfo();
   const serverDeps = { broker, metrics, log, brokerTimeoutMs };
+  const clientNames = createClientNames();
 
   // Bind first: the OAuth URLs and the host policy depend on the port (0 picks one). The
   // request listener is attached in the same tick as the bind completes.
@@ -220,7 +222,8 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
       return;
     }
     if (!entry.methods.includes(req.method ?? '')) {
-      // Stateless MCP has no standalone SSE stream (GET) and no session to delete (DELETE).
+      // Stateless MCP has no standalone SSE stream (GET) and no session to delete (DELETE;
+      // the Mcp-Session-Id it hands out only names the client, see client-names.ts).
       const body = entry.route === 'mcp' ? jsonRpcError('Method not allowed: this server is stateless; use POST') : { error: 'method not allowed' };
       sendJson(res, 405, body, { Allow: entry.methods.join(', ') });
       return;
@@ -228,7 +231,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
     switch (entry.route) {
       case 'mcp': {
         const tools = auth.scopes ? toolsForScopes(GATEWAY_TOOLS, auth.scopes) : undefined;
-        return handleMcpPost(req, res, { serverDeps: { ...serverDeps, ...(tools ? { tools } : {}) }, metrics, log, maxBodyBytes }, auth.credential);
+        return handleMcpPost(req, res, { serverDeps: { ...serverDeps, ...(tools ? { tools } : {}) }, metrics, log, maxBodyBytes, clientNames }, auth.credential);
       }
       case 'live':
         return sendLive(res);
