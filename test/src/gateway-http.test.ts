@@ -269,6 +269,17 @@ describe('HTTP edge: Host, Origin, body, methods', () => {
     expect((await raw(gw, { method: 'DELETE', path: '/mcp' })).status).toBe(405);
     expect((await raw(gw, { path: '/nope' })).status).toBe(404);
   });
+
+  it('hands out an Mcp-Session-Id at initialize only to name the client; requests without it are served the same', async () => {
+    const init = await raw(gw, { method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: INITIALIZE });
+    expect(init.status).toBe(200);
+    expect(init.headers['mcp-session-id']).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    for (const headers of [MCP_HEADERS, { ...MCP_HEADERS, 'mcp-session-id': 'unknown-session-id-000000' }]) {
+      const status = await raw(gw, { method: 'POST', path: '/mcp', headers, body: statusCallBody(ALLOWED) });
+      expect(status.status).toBe(200);
+      expect(status.body).toContain('"session":"allowed-one"');
+    }
+  });
 });
 
 describe('bearer token', () => {

@@ -124,6 +124,20 @@ describe('MCP over stdio with a live broker', () => {
 });
 
 describe('stdout discipline and lifecycle', () => {
+  it('counts in redactions only the secrets inside the returned lines', async () => {
+    const key = `sk-ant-api03-${'R4t'.repeat(30)}AA`;
+    await tmux.newSession('allowed-redact', `echo "key=${key}"; echo plain-one; echo plain-two; exec sleep 3600`);
+    await waitForPaneText('allowed-redact', 'plain-two');
+    const short = await call('terminal_tail', { session: 'allowed-redact', lines: 2 });
+    expect(short.structuredContent).toMatchObject({ text: 'plain-one\nplain-two', redactions: 0 });
+    expect(textOf(short)).not.toMatch(/redacted/i);
+    const long = await call('terminal_tail', { session: 'allowed-redact', lines: 10 });
+    expect(long.structuredContent).toMatchObject({ redactions: 1 });
+    expect((long.structuredContent as { text: string }).text).toContain('[REDACTED');
+    const batch = await call('terminal_batch_inspect', { sessions: ['allowed-redact'], lines: 2 });
+    expect(JSON.stringify(batch.structuredContent)).toMatch(/"redactions":0/);
+  });
+
   it('writes only JSON-RPC lines to stdout, starts without a broker and exits when stdin closes', async () => {
     // A socket dir with no broker: every tool call must still answer, as BROKER_UNAVAILABLE.
     const child = spawn(process.execPath, [STDIO_BIN], {

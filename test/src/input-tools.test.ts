@@ -130,7 +130,9 @@ describe('input tools over MCP with a live broker', () => {
       ['BLOCKED', 'TEXT_REJECTED'],
       ['SENT', null],
     ]);
-    expect(entries[0]!.actor).toMatch(/^gateway:/);
+    // Over HTTP too the actor is the client's clientInfo.name (by the Mcp-Session-Id the
+    // initialize answer handed out), not the User-Agent's product token.
+    expect(entries.map((e) => e.actor)).toEqual(['gateway:input-e2e', 'gateway:input-e2e']);
   });
 
   it('refusals are isError results with the gate and a hint', async () => {
@@ -167,6 +169,58 @@ describe('input tools over MCP with a live broker', () => {
     expect((tail.structuredContent as { text: string }).text).toContain('second task');
     const blocked = await call(client, 'terminal_send_task', { session: 'other-one', text: 'nope' });
     expect(blocked.structuredContent).toMatchObject({ receipt: 'BLOCKED', error_code: 'INPUT_NOT_ALLOWED' });
+  });
+});
+
+describe('receipts that tell the truth (real prompts)', () => {
+  let tmux: TmuxTestServer;
+  let broker: BrokerProcess;
+  let gw: RunningGatewayHttp;
+
+  beforeAll(async () => {
+    tmux = await startTmuxServer();
+    broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: CONFIG });
+    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent') });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await broker?.stop();
+    await tmux?.kill();
+  });
+
+  const paneText = (name: string) => tmux.tmux(['capture-pane', '-p', '-t', `=${name}:`]);
+
+  it('confirms a y answer to read -p: the prompt line is consumed although its prompt already holds a y', async () => {
+    const answer = join(root, 'answer.txt');
+    // The foreground stays bash after the answer (a second read), so only the screen tells.
+    await tmux.newSession('agent-ask', `exec bash --norc --noprofile -c 'read -r -p "Continue? [y/N] " a; printf "%s" "$a" > ${answer}; read -r _'`, { width: 100, height: 20 });
+    await until('the prompt', async () => (await paneText('agent-ask')).includes('Continue? [y/N]'));
+    const client = await connect(gw.mcpUrl);
+    const result = await call(client, 'terminal_send_task', { session: 'agent-ask', text: 'y' });
+    expect(result.structuredContent).toMatchObject({ receipt: 'SUBMIT_CONFIRMED', text_landed: true, enter_pressed: true });
+    await until('the answer', () => existsSync(answer) && readFileSync(answer, 'utf8') === 'y');
+  });
+
+  it('says NEEDS_ENTER while python or bash waits at a continuation prompt, and SUBMIT_CONFIRMED once it ran', async () => {
+    await tmux.newSession('agent-py', 'exec python3 -q', { width: 100, height: 20 });
+    await until('the python prompt', async () => (await paneText('agent-py')).includes('>>>'));
+    const client = await connect(gw.mcpUrl);
+    const block = await call(client, 'terminal_send_task', { session: 'agent-py', text: 'for i in range(3):\n    print("row", i * 7)' });
+    expect(block.structuredContent).toMatchObject({ receipt: 'NEEDS_ENTER', text_landed: true, enter_pressed: true });
+    expect(textOf(block)).toMatch(/continuation prompt "\.\.\."[^]*terminal_send_keys/);
+    expect(await paneText('agent-py')).not.toContain('row 14');
+    await call(client, 'terminal_send_keys', { session: 'agent-py', keys: ['Enter'] });
+    await until('the block ran', async () => (await paneText('agent-py')).includes('row 14'));
+
+    const single = await call(client, 'terminal_send_task', { session: 'agent-py', text: 'print(6 * 7)' });
+    expect(single.structuredContent).toMatchObject({ receipt: 'SUBMIT_CONFIRMED' });
+    await until('42', async () => (await paneText('agent-py')).includes('42'));
+
+    await tmux.newSession('agent-sh', "exec env PS1='$ ' bash --norc --noprofile -i", { width: 100, height: 20 });
+    await until('the shell prompt', async () => (await paneText('agent-sh')).includes('$'));
+    const heredoc = await call(client, 'terminal_send_task', { session: 'agent-sh', text: 'cat <<EOF' });
+    expect(heredoc.structuredContent).toMatchObject({ receipt: 'NEEDS_ENTER' });
+    expect(textOf(heredoc)).toMatch(/continuation prompt ">"/);
   });
 });
 

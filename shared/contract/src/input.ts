@@ -163,7 +163,10 @@ export const sendTaskInputShape = {
 export const sendTaskInputSchema = z.object(sendTaskInputShape).strict().refine(exactlyOneTarget, targetRefinement);
 export type SendTaskInput = z.infer<typeof sendTaskInputSchema>;
 
-export const TASK_RECEIPTS = ['SUBMIT_CONFIRMED', 'DELIVERY_UNKNOWN', 'BLOCKED', 'DRY_RUN'] as const;
+/** NEEDS_ENTER: Enter was pressed once and the program now waits at a continuation prompt
+ * (`... `, `> `): the text is typed but not run until one more Enter. Added after the
+ * first four; clients that only test for SUBMIT_CONFIRMED stay correct. */
+export const TASK_RECEIPTS = ['SUBMIT_CONFIRMED', 'DELIVERY_UNKNOWN', 'BLOCKED', 'DRY_RUN', 'NEEDS_ENTER'] as const;
 export type TaskReceiptKind = (typeof TASK_RECEIPTS)[number];
 
 export const taskReceiptSchema = z.object({

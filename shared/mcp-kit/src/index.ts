@@ -25,3 +25,5 @@ export {
   type ToolCallExtra,
   type ToolCallHooks,
 } from './tool-server.js';
+export { exampleArguments, renderApiMarkdown, renderSkillMarkdown, type ToolDocsInfo } from './tool-docs.js';
+export { API_DOC_URI, LEARN_PROMPT, registerDocResources, SKILL_DOC_URI, type InstanceDocs } from './doc-resources.js';

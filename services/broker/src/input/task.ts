@@ -1,8 +1,13 @@
 /**
  * terminal_send_task: type a task, check it landed in the input line, press Enter ONCE,
  * and report what the pane showed:
- * - SUBMIT_CONFIRMED: after Enter the typed text left the input line, the foreground
- *   command changed, or the status became RUNNING, within SUBMIT_WAIT_MS;
+ * - SUBMIT_CONFIRMED: after Enter the typed text left the input line (the prompt line was
+ *   consumed), the cursor moved on to a new line, the foreground command changed, or the
+ *   status became RUNNING, within SUBMIT_WAIT_MS; the evidence is re-checked once after
+ *   SETTLE_MS so a continuation prompt drawn a moment after the newline is not missed;
+ * - NEEDS_ENTER: after Enter the program waits at a continuation prompt (`... `, `> `)
+ *   right below the typed text: nothing ran yet, one more Enter is needed (never pressed
+ *   by this tool);
  * - DELIVERY_UNKNOWN: the text was not seen in the input line (Enter is then NOT pressed),
  *   or after Enter nothing showed the task was taken, or tmux stopped answering;
  * - BLOCKED: a gate refused (error_code says which); nothing was typed.
@@ -23,7 +28,15 @@ import type { PaneIdentityFacts } from '../effects/tmux/pane-identity.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { countCharacters, normalizeNewlines } from '../policy/input.js';
 import { classifyPaneStatus, type PaneStatus } from '../policy/status.js';
-import { inputRowsAfterTyping, landingNeedle, MAX_INPUT_ROWS, occurrences, rowsAtCursor, rowsShow } from '../policy/submission.js';
+import {
+  continuationPromptAfterEnter,
+  inputRowsAfterTyping,
+  landingNeedle,
+  MAX_INPUT_ROWS,
+  occurrences,
+  rowsAtCursor,
+  rowsShow,
+} from '../policy/submission.js';
 import { cleanPaneText } from '../reads/pane-text.js';
 import { runInputAttempt, type ActContext, type ActOutcome, type AttemptCaller } from './attempt.js';
 import { recordRejectedInputCall } from './rejected-call.js';
@@ -34,6 +47,9 @@ export const LANDING_WAIT_MS = 2_000;
 export const SUBMIT_WAIT_MS = 3_000;
 const LANDING_POLL_MS = 50;
 const SUBMIT_POLL_MS = 100;
+/** A program prints its continuation prompt just after echoing the newline; evidence of
+ * submission is looked at once more after this pause before it is believed. */
+const SETTLE_MS = 300;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -56,7 +72,11 @@ async function viewPane(tmux: TmuxAdapter, live: PaneIdentityFacts): Promise<Pan
   return { rows, screen, status: verdict.status, statusReason: verdict.reason };
 }
 
-type Landing = { mode: 'cursor'; rows: number } | { mode: 'screen'; count: number };
+/** cursor: the text sits in the `rows` rows ending at the cursor, `count` times; screen:
+ * the cursor is hidden or elsewhere, the screen shows the text `count` times. */
+type Landing = { mode: 'cursor'; rows: number; count: number } | { mode: 'screen'; count: number };
+
+const absoluteLine = (l: PaneIdentityFacts) => l.historySize + l.cursorY;
 
 function targetFields(t: ResolvedTarget | null) {
   return {
@@ -71,13 +91,13 @@ async function typeAndSubmit(ctx: ActContext, tmux: TmuxAdapter, at: number): Pr
   const { target, decision, auditId, services } = ctx;
   if (decision.action !== 'paste_text') throw new AppError('INTERNAL', 'unexpected input decision');
   const paneId = target.identity.paneId;
-  const receipt = (kind: TaskReceiptKind, message: string, landed: boolean, enter: boolean): TaskReceipt => ({
+  const receipt = (kind: TaskReceiptKind, message: string, landed: boolean, enter: boolean, hint: string | null = null): TaskReceipt => ({
     receipt: kind,
     audit_id: auditId,
     ...targetFields(target),
     error_code: null,
     message,
-    hint: null,
+    hint,
     text_length: countCharacters(decision.text),
     text_landed: landed,
     enter_pressed: enter,
@@ -116,7 +136,7 @@ async function typeAndSubmit(ctx: ActContext, tmux: TmuxAdapter, at: number): Pr
     }
     const view = await viewPane(tmux, live);
     const rows = inputRowsAfterTyping(before.rows, view.rows, needle);
-    if (rows !== null) landing = { mode: 'cursor', rows };
+    if (rows !== null) landing = { mode: 'cursor', rows, count: occurrences(rowsAtCursor(view.rows, rows), needle) };
     else {
       const count = occurrences(view.screen, needle);
       if (count > occurrences(before.screen, needle)) landing = { mode: 'screen', count };
@@ -146,6 +166,31 @@ async function typeAndSubmit(ctx: ActContext, tmux: TmuxAdapter, at: number): Pr
   }
 
   // Taken? Positive evidence only; the text is never typed again.
+  const evidenceOf = (live: PaneIdentityFacts, view: PaneView): string | null => {
+    if (live.currentCommand !== landedLive.currentCommand) {
+      return `the foreground command changed from ${JSON.stringify(landedLive.currentCommand)} to ${JSON.stringify(live.currentCommand)}`;
+    }
+    if (landing.mode === 'cursor') {
+      const rows = rowsAtCursor(view.rows, landing.rows);
+      if (!rowsShow(rows, needle) || occurrences(rows, needle) < landing.count) return 'the typed text left the input line';
+      if (absoluteLine(live) > absoluteLine(landedLive)) return 'the cursor moved on to a new line';
+    } else if (occurrences(view.screen, needle) < landing.count) {
+      return 'the typed text left the input box';
+    }
+    if (view.status === 'RUNNING' && landedView.status !== 'RUNNING') return `the status changed to RUNNING (${view.statusReason})`;
+    return null;
+  };
+  const needsEnter = (view: PaneView): TaskReceipt | null => {
+    const prompt = landing.mode === 'cursor' ? continuationPromptAfterEnter(before.rows, view.rows, needle) : null;
+    if (prompt === null) return null;
+    return receipt(
+      'NEEDS_ENTER',
+      `typed the text and pressed Enter once; the program waits at its continuation prompt ${JSON.stringify(prompt)}, so the text has NOT run yet`,
+      true,
+      true,
+      'press Enter once more with terminal_send_keys {"keys":["Enter"]} (a blank line ends a Python block), or finish the open quote/heredoc',
+    );
+  };
   const submitDeadline = Date.now() + SUBMIT_WAIT_MS;
   for (;;) {
     await sleep(SUBMIT_POLL_MS);
@@ -154,17 +199,16 @@ async function typeAndSubmit(ctx: ActContext, tmux: TmuxAdapter, at: number): Pr
       return done(receipt('DELIVERY_UNKNOWN', 'pressed Enter once; then the pane ended or was replaced, so it cannot be told whether the task was taken', true, true));
     }
     const view = await viewPane(tmux, live);
-    let evidence: string | null = null;
-    if (live.currentCommand !== landedLive.currentCommand) {
-      evidence = `the foreground command changed from ${JSON.stringify(landedLive.currentCommand)} to ${JSON.stringify(live.currentCommand)}`;
-    } else if (landing.mode === 'cursor' && !rowsShow(rowsAtCursor(view.rows, landing.rows), needle)) {
-      evidence = 'the typed text left the input line';
-    } else if (landing.mode === 'screen' && occurrences(view.screen, needle) < landing.count) {
-      evidence = 'the typed text left the input box';
-    } else if (view.status === 'RUNNING' && landedView.status !== 'RUNNING') {
-      evidence = `the status changed to RUNNING (${view.statusReason})`;
-    }
+    const waiting = needsEnter(view);
+    if (waiting !== null) return done(waiting);
+    const evidence = evidenceOf(live, view);
     if (evidence !== null) {
+      await sleep(SETTLE_MS);
+      const settledLive = await services.delivery.readIdentity(paneId);
+      if (stillSame(settledLive)) {
+        const settled = needsEnter(await viewPane(tmux, settledLive));
+        if (settled !== null) return done(settled);
+      }
       return done(receipt('SUBMIT_CONFIRMED', `typed the text, saw it in the input line, pressed Enter once; ${evidence}`, true, true));
     }
     if (Date.now() >= submitDeadline) {

@@ -101,19 +101,20 @@ export interface PaneWindow {
   rowsAboveStart: number;
   /** `[REDACTED:` markers in `lines`. */
   redactions: number;
+  /** The markers redaction added to each line of `lines`, so a caller that returns fewer
+   * lines counts only theirs. */
+  lineRedactions: number[];
   /** The capture's edge may have cut a line in the window: capture everything and cut again. */
   needsWhole: boolean;
 }
 
 const MARKER = /\[REDACTED:[a-z_]+\]/g;
 
-function countMarkers(lines: readonly string[], originals: readonly string[]): number {
-  let count = 0;
-  for (let i = 0; i < lines.length; i += 1) {
-    if (lines[i] === originals[i]) continue;
-    count += ((lines[i] as string).match(MARKER)?.length ?? 0) - ((originals[i] as string).match(MARKER)?.length ?? 0);
-  }
-  return Math.max(0, count);
+/** Markers redaction added per line (a marker already in the pane's text is not counted). */
+function markersAdded(lines: readonly string[], originals: readonly string[]): number[] {
+  return lines.map((line, i) =>
+    line === originals[i] ? 0 : Math.max(0, (line.match(MARKER)?.length ?? 0) - ((originals[i] as string).match(MARKER)?.length ?? 0)),
+  );
 }
 
 /** Redact a capture as one text and cut the logical lines touching rows `start`..`end`. */
@@ -138,10 +139,11 @@ export function cutPaneWindow(captured: string, request: PaneWindowRequest): Pan
     if (rowStart <= request.start) break;
     rowEnd = rowStart - 1;
   }
-  if (first < 0) return { lines: [], rowsAboveStart: 0, redactions: 0, needsWhole: false };
+  if (first < 0) return { lines: [], rowsAboveStart: 0, redactions: 0, lineRedactions: [], needsWhole: false };
   const lines = redacted.slice(first, last + 1);
   const needsWhole = (first === 0 && !request.fromHistoryStart) || (last === originals.length - 1 && !request.toScreenBottom);
-  return { lines, rowsAboveStart, redactions: countMarkers(lines, originals.slice(first, last + 1)), needsWhole };
+  const lineRedactions = markersAdded(lines, originals.slice(first, last + 1));
+  return { lines, rowsAboveStart, redactions: lineRedactions.reduce((a, b) => a + b, 0), lineRedactions, needsWhole };
 }
 
 /** The capture that serves rows `start`..`end` with context, given the pane's current

@@ -44,11 +44,41 @@ export function rowsAtCursor(rows: readonly string[], count: number): string[] {
 
 /**
  * How many rows ending at the cursor the typed text occupies: the smallest count whose
- * rows show the needle now but did not before typing. Null when no such count exists.
+ * rows show the needle now but did not before typing, or show it once more than before
+ * (a one-letter answer `y` to `Continue? [y/N] ` whose prompt already holds a `y`).
+ * Null when no such count exists.
  */
 export function inputRowsAfterTyping(before: readonly string[], after: readonly string[], needle: string): number | null {
   for (let count = 1; count <= MAX_INPUT_ROWS; count += 1) {
-    if (rowsShow(rowsAtCursor(after, count), needle) && !rowsShow(rowsAtCursor(before, count), needle)) return count;
+    const now = rowsAtCursor(after, count);
+    const then = rowsAtCursor(before, count);
+    if (rowsShow(now, needle) && !rowsShow(then, needle)) return count;
+    if (occurrences(now, needle) > occurrences(then, needle)) return count;
+  }
+  return null;
+}
+
+/**
+ * Prompts a line editor shows while it waits for the rest of a statement: Python's
+ * `... ` (and IPython's `...: `), bash's PS2 `> ` (open quote, heredoc, trailing `|`),
+ * zsh's `quote> ` / `dquote> ` / `heredoc> ` / `for> ` style.
+ */
+const CONTINUATION_PROMPT = /^(?:\.\.\.:?|>|(?:[a-z]+ )*[a-z]+>)$/;
+
+/**
+ * After Enter: the continuation prompt the program now waits at, or null. It counts only
+ * when the cursor row is that bare prompt, the row above it shows the typed text's last
+ * line (the prompt follows what was typed, not some output), and the prompt differs from
+ * the one before typing (a REPL whose primary prompt is `> `, like node's, came back to
+ * its prompt: that is a finished statement).
+ */
+export function continuationPromptAfterEnter(rowsBeforeTyping: readonly string[], rowsNow: readonly string[], needle: string): string | null {
+  const cursorRow = collapse(rowsNow.at(-1) ?? '');
+  if (!CONTINUATION_PROMPT.test(cursorRow)) return null;
+  if (collapse(rowsBeforeTyping.at(-1) ?? '') === cursorRow) return null;
+  const above = rowsNow.slice(0, -1);
+  for (let count = 1; count <= Math.min(MAX_INPUT_ROWS - 1, above.length); count += 1) {
+    if (rowsShow(rowsAtCursor(above, count), needle)) return cursorRow;
   }
   return null;
 }

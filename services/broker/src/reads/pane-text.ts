@@ -13,6 +13,17 @@ export interface CleanText {
   redactions: number;
 }
 
+/** Lines read from a window, with the markers redaction added to each. */
+export interface WindowText extends CleanText {
+  lineRedactions: number[];
+}
+
+/** The last `count` lines, with `redactions` counting only the markers inside them. */
+export function lastLines(text: WindowText, count: number): WindowText {
+  const lineRedactions = count > 0 ? text.lineRedactions.slice(-count) : [];
+  return { lines: count > 0 ? text.lines.slice(-count) : [], lineRedactions, redactions: lineRedactions.reduce((a, b) => a + b, 0) };
+}
+
 export function toLines(captured: string): string[] {
   const lines = captured.split('\n');
   // capture-pane ends with a newline and pads the screen with blank rows.
@@ -64,10 +75,12 @@ export async function readPaneLines(
   start: number,
   end: number | '-',
   stripAnsi: boolean,
-): Promise<CleanText> {
+): Promise<WindowText> {
   const window = await readPaneWindow(tmux, pane, start, end, !stripAnsi);
   const lines = toLines(window.lines.join('\n'));
-  return { lines, redactions: window.redactions };
+  // toLines only drops trailing blank lines, which hold no marker.
+  const lineRedactions = window.lineRedactions.slice(0, lines.length);
+  return { lines, lineRedactions, redactions: lineRedactions.reduce((a, b) => a + b, 0) };
 }
 
 /** The last `count` redacted lines of a pane known by id (for readers that hold a pane
@@ -77,9 +90,8 @@ export async function readPaneTail(
   paneId: string,
   count: number,
   stripAnsi: boolean,
-): Promise<CleanText> {
+): Promise<WindowText> {
   const pane = await tmux.paneFacts(paneId);
   if (pane === null) throw new AppError('SESSION_NOT_FOUND', 'the pane no longer exists');
-  const clean = await readPaneLines(tmux, pane, -count, '-', stripAnsi);
-  return { lines: clean.lines.slice(-count), redactions: clean.redactions };
+  return lastLines(await readPaneLines(tmux, pane, -count, '-', stripAnsi), count);
 }

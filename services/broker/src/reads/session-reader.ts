@@ -19,7 +19,7 @@ import type { PaneFacts, SessionFacts, TmuxAdapter } from '../effects/tmux/types
 import { grantLookupOf } from '../grants/grant-lookup.js';
 import type { EffectiveGrant } from '../policy/grants.js';
 import { classifyPaneStatus } from '../policy/status.js';
-import { readPaneLines, toLines } from './pane-text.js';
+import { lastLines, readPaneLines, toLines } from './pane-text.js';
 import { canRead, readGrantOf, resolveReadableSession, type GrantLookup } from './read-gate.js';
 import { describeSessionAccess } from './session-access.js';
 
@@ -137,8 +137,8 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
     async tail(name, lines = config.default_tail_lines, stripAnsi = true) {
       const { s, pane } = await readable(name);
       const count = Math.min(lines, config.max_capture_lines);
-      const clean = await readPane(pane, -count, '-', stripAnsi);
-      return paneText(s, pane, clean.lines.slice(-count), clean.redactions, lines > count);
+      const clean = lastLines(await readPane(pane, -count, '-', stripAnsi), count);
+      return paneText(s, pane, clean.lines, clean.redactions, lines > count);
     },
 
     async capture(name, range, stripAnsi = true) {
@@ -177,11 +177,12 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
             // One capture serves both: the visible screen for status, the tail for display.
             const clean = await readPane(pane, -lines, '-', true);
             const screen = toLines(clean.lines.slice(-Math.max(pane.height, 1)).join('\n'));
+            const shown = lastLines(clean, lines);
             return {
               session: name,
               ok: true,
               status: statusOf(s, pane, screen, at),
-              tail: paneText(s, pane, clean.lines.slice(-lines), clean.redactions, false),
+              tail: paneText(s, pane, shown.lines, shown.redactions, false),
             };
           } catch (err) {
             const app = readAppErrorData(err);

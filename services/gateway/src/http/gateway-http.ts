@@ -26,6 +26,7 @@ import {
   jsonRpcError,
   listenOnLoopback,
   parseHostHeader,
+  sendText,
   type HttpLimits,
   type PublicHost,
   sendJson,
@@ -50,6 +51,8 @@ import { DEFAULT_BROKER_TIMEOUT_MS } from '../server.js';
 import { GATEWAY_TOOLS } from '../tools/index.js';
 import { versionInfo } from '../version.js';
 import { sendLive, sendMetrics, sendReady, sendVersion } from './health.js';
+import { gatewayDocs } from '../instance-docs.js';
+import { createClientNames } from './client-names.js';
 import { handleMcpPost } from './mcp-endpoint.js';
 import { GATEWAY_OAUTH_PROFILE, toolsForScopes } from './oauth-profile.js';
 import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT, GatewayConfigError } from './options.js';
@@ -96,10 +99,13 @@ export interface RunningGatewayHttp {
   close(): Promise<void>;
 }
 
-type Route = 'mcp' | 'live' | 'ready' | 'metrics' | 'version';
+type Route = 'mcp' | 'api-doc' | 'skill-doc' | 'live' | 'ready' | 'metrics' | 'version';
 
 const ROUTES: Record<string, { route: Route; methods: readonly string[]; needsToken: boolean }> = {
   '/mcp': { route: 'mcp', methods: ['POST'], needsToken: true },
+  // The instance's docs, generated from the tools the caller may use: same gate as /mcp.
+  '/api.md': { route: 'api-doc', methods: ['GET', 'HEAD'], needsToken: true },
+  '/skills.md': { route: 'skill-doc', methods: ['GET', 'HEAD'], needsToken: true },
   '/health/live': { route: 'live', methods: ['GET', 'HEAD'], needsToken: false },
   '/health/ready': { route: 'ready', methods: ['GET', 'HEAD'], needsToken: false },
   '/health/metrics': { route: 'metrics', methods: ['GET', 'HEAD'], needsToken: true },
@@ -133,7 +139,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
   const configuredPublicUrl = readPublicUrl(options.publicUrl, 'TERMINAL_MCP_GATEWAY_PUBLIC_URL', (m) => new GatewayConfigError(m));
   const oauthOn = configuredPublicUrl !== undefined || options.oauth === true;
   const version = versionInfo();
-  const serverDeps = { broker, metrics, log, brokerTimeoutMs };
+  const clientNames = createClientNames();
 
   // Bind first: the OAuth URLs and the host policy depend on the port (0 picks one). The
   // request listener is attached in the same tick as the bind completes.
@@ -141,6 +147,8 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
   const server = createBoundedServer(options.httpLimits);
   const address = await listenOnLoopback(server, host, requestedPort, (message) => new GatewayConfigError(message));
   const base = `http://${hostForUrl(host)}:${address.port}`;
+  const mcpUrl = configuredPublicUrl ? `${configuredPublicUrl.replace(/\/$/, '')}/mcp` : `${base}/mcp`;
+  const serverDeps = { broker, metrics, log, brokerTimeoutMs, mcpUrl };
   const urls = oauthOn ? oauthUrls(configuredPublicUrl ?? `http://${hostForUrl(host === 'localhost' ? '127.0.0.1' : host)}:${address.port}`) : undefined;
   const hosts: PublicHost[] = [...(options.publicHosts ?? [])];
   const publicHost = configuredPublicUrl ? parseHostHeader(new URL(configuredPublicUrl).host) : undefined;
@@ -212,7 +220,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
       return;
     }
     let auth: McpAuth = { ok: true };
-    if (entry.route === 'mcp') {
+    if (entry.route === 'mcp' || entry.route === 'api-doc' || entry.route === 'skill-doc') {
       auth = await authorizeMcp(req, res);
       if (!auth.ok) return;
     } else if (entry.needsToken && !detailsAllowed(req)) {
@@ -220,15 +228,21 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
       return;
     }
     if (!entry.methods.includes(req.method ?? '')) {
-      // Stateless MCP has no standalone SSE stream (GET) and no session to delete (DELETE).
+      // Stateless MCP has no standalone SSE stream (GET) and no session to delete (DELETE;
+      // the Mcp-Session-Id it hands out only names the client, see client-names.ts).
       const body = entry.route === 'mcp' ? jsonRpcError('Method not allowed: this server is stateless; use POST') : { error: 'method not allowed' };
       sendJson(res, 405, body, { Allow: entry.methods.join(', ') });
       return;
     }
+    const tools = auth.scopes ? toolsForScopes(GATEWAY_TOOLS, auth.scopes) : undefined;
     switch (entry.route) {
+      case 'api-doc':
+      case 'skill-doc': {
+        const docs = gatewayDocs(tools ?? GATEWAY_TOOLS, mcpUrl);
+        return sendText(res, 200, entry.route === 'api-doc' ? docs.api : docs.skills, 'text/markdown; charset=utf-8');
+      }
       case 'mcp': {
-        const tools = auth.scopes ? toolsForScopes(GATEWAY_TOOLS, auth.scopes) : undefined;
-        return handleMcpPost(req, res, { serverDeps: { ...serverDeps, ...(tools ? { tools } : {}) }, metrics, log, maxBodyBytes }, auth.credential);
+        return handleMcpPost(req, res, { serverDeps: { ...serverDeps, ...(tools ? { tools } : {}) }, metrics, log, maxBodyBytes, clientNames }, auth.credential);
       }
       case 'live':
         return sendLive(res);

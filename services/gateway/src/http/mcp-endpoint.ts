@@ -2,7 +2,9 @@
  * POST /mcp in STATELESS mode: a fresh McpServer and transport per request, closed when
  * the response closes. Hosted clients (ChatGPT) do not reliably echo Mcp-Session-Id, so
  * no request depends on an earlier one. Answers are plain JSON (no SSE stream): every
- * tool answers once, and a JSON body is simpler for proxies and tunnels.
+ * tool answers once, and a JSON body is simpler for proxies and tunnels. The one thing
+ * carried across requests is a hint: the client's name, by the Mcp-Session-Id the
+ * initialize answer hands out (client-names.ts), for the audit actor.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -10,6 +12,7 @@ import { withBrokerCredential } from '@terminal-mcp/broker-client';
 import { jsonRpcError, readLimitedBody, sendJson } from '@terminal-mcp/http-guard';
 import type { Logger } from 'pino';
 import type { ToolMetrics } from '../metrics.js';
+import { initializeClientName, SESSION_ID_HEADER, type ClientNames } from './client-names.js';
 import { createGatewayMcpServer, type GatewayServerDeps } from '../server.js';
 
 export interface McpEndpointDeps {
@@ -17,6 +20,7 @@ export interface McpEndpointDeps {
   metrics: ToolMetrics;
   log: Logger;
   maxBodyBytes: number;
+  clientNames: ClientNames;
 }
 
 /** `credential`: the OAuth access token the request came with; every broker call made
@@ -41,7 +45,14 @@ export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, d
     return;
   }
 
-  const server = createGatewayMcpServer(deps.serverDeps);
+  const initializing = initializeClientName(parsed);
+  let clientName = deps.clientNames.lookup(req.headers[SESSION_ID_HEADER]);
+  if (initializing !== undefined) {
+    // Merged into the transport's writeHead; the client sends it back on later requests.
+    res.setHeader('Mcp-Session-Id', deps.clientNames.remember(initializing));
+    clientName = initializing;
+  }
+  const server = createGatewayMcpServer({ ...deps.serverDeps, ...(clientName !== undefined ? { clientName } : {}) });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on('close', () => {
     transport.close().catch(() => undefined);

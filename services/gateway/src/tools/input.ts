@@ -109,8 +109,8 @@ export const inputTools: readonly GatewayTool[] = [
     name: 'terminal_send_task',
     title: 'Submit a task or command to a terminal',
     description:
-      'Submit a prompt or command to an agent or shell in a session (or binding): types the text, checks it is in the input line, presses Enter once. ' +
-      'Receipt: SUBMIT_CONFIRMED (the pane took it), DELIVERY_UNKNOWN (could not tell; never re-sent: look with terminal_input_context) ' +
+      'Submit a prompt or command to a session (or binding): types the text, checks it is in the input line, presses Enter once. ' +
+      'Receipt: SUBMIT_CONFIRMED (taken), NEEDS_ENTER (at a continuation prompt: press Enter again), DELIVERY_UNKNOWN (unclear; never re-sent: see terminal_input_context) ' +
       'or BLOCKED (see error_code). An idempotency_key reused within 24 h returns the first receipt, sends nothing. ' +
       GATES,
     inputShape: sendTaskInputShape,
@@ -122,7 +122,7 @@ export const inputTools: readonly GatewayTool[] = [
       timeout: 'the submit check has a fixed budget; wait for the result with terminal_wait_for_state',
     },
     outputSchema: taskReceiptSchema,
-    // Automation branches on `receipt` (SUBMIT_CONFIRMED / DELIVERY_UNKNOWN / BLOCKED).
+    // Automation branches on `receipt` (SUBMIT_CONFIRMED / NEEDS_ENTER / DELIVERY_UNKNOWN / BLOCKED).
     publishOutputSchema: true,
     annotations: INPUT_ANNOTATIONS,
     run: (args, { broker, signal }) => broker.input.sendTask.mutate(args, { signal }),

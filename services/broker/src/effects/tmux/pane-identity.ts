@@ -25,17 +25,20 @@ export interface PaneIdentityFacts {
   cursorX: number;
   cursorY: number;
   height: number;
+  /** Lines scrolled off the top into history: `historySize + cursorY` is the cursor's
+   * absolute line, which grows when output scrolls the screen. */
+  historySize: number;
   currentCommand: string;
 }
 
-const FIXED_FIELDS = 10;
+const FIXED_FIELDS = 11;
 const IDENTITY_FORMAT =
-  '#{pid}\t#{session_id}\t#{session_created}\t#{pane_id}\t#{pane_pid}\t#{pane_in_mode}\t#{cursor_x}\t#{cursor_y}\t#{pane_height}\t#{session_name}\t#{pane_current_command}';
+  '#{pid}\t#{session_id}\t#{session_created}\t#{pane_id}\t#{pane_pid}\t#{pane_in_mode}\t#{cursor_x}\t#{cursor_y}\t#{pane_height}\t#{history_size}\t#{session_name}\t#{pane_current_command}';
 
 export function parsePaneIdentity(paneId: string, stdout: string): PaneIdentityFacts | null {
   const split = splitFixed(stdout, FIXED_FIELDS);
   if (split === null) return null;
-  const [pid, sessionId, created, id, panePid, inMode, cursorX, cursorY, height, sessionName] = split.fields;
+  const [pid, sessionId, created, id, panePid, inMode, cursorX, cursorY, height, history, sessionName] = split.fields;
   // A missing pane answers with the server pid and empty pane fields.
   if (id !== paneId || sessionId === undefined || !SESSION_ID_RE.test(sessionId)) return null;
   const serverPid = uint(pid);
@@ -44,7 +47,8 @@ export function parsePaneIdentity(paneId: string, stdout: string): PaneIdentityF
   const x = uint(cursorX);
   const y = uint(cursorY);
   const h = uint(height);
-  if (serverPid === null || sessionCreated === null || panePidValue === null || x === null || y === null || h === null) return null;
+  const historySize = uint(history);
+  if (historySize === null || serverPid === null || sessionCreated === null || panePidValue === null || x === null || y === null || h === null) return null;
   return {
     serverPid,
     sessionId,
@@ -56,6 +60,7 @@ export function parsePaneIdentity(paneId: string, stdout: string): PaneIdentityF
     cursorX: x,
     cursorY: y,
     height: h,
+    historySize,
     currentCommand: split.rest.replace(/\n$/, ''),
   };
 }

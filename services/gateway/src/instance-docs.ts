@@ -1,0 +1,21 @@
+/** The gateway's api.md and skills.md for a tool list (the caller's: OAuth scopes may hide
+ * tools), generated from the definitions and cached per distinct list, since stateless
+ * HTTP builds a server per request. */
+import { renderApiMarkdown, renderSkillMarkdown, type InstanceDocs } from '@terminal-mcp/mcp-kit';
+import type { GatewayTool } from './tools/index.js';
+
+const TITLE = 'Terminal MCP gateway';
+const cache = new Map<string, InstanceDocs>();
+
+export function gatewayDocs(tools: readonly GatewayTool[], mcpUrl?: string): InstanceDocs {
+  const key = JSON.stringify([mcpUrl ?? null, tools.map((t) => t.name)]);
+  let docs = cache.get(key);
+  if (docs === undefined) {
+    const info = { title: TITLE, ...(mcpUrl ? { mcpUrl } : {}) };
+    docs = { api: renderApiMarkdown(tools, info), skills: renderSkillMarkdown(tools, info) };
+    // A handful of scope sets and URLs exist per process; the bound is only a guard.
+    if (cache.size > 32) cache.clear();
+    cache.set(key, docs);
+  }
+  return docs;
+}
