@@ -22,9 +22,9 @@ describe('docs/tools.md', () => {
     expect(GATEWAY_TOOLS.map((t) => t.name).sort()).toEqual([...READ, ...GATEWAY_ONLY].sort());
   });
 
-  it('documents exactly the observer tools, fifteen, all read-only', () => {
+  it('documents exactly the observer tools, seventeen, all read-only', () => {
     expect(OBSERVER_TOOLS.map((t) => t.name).sort()).toEqual([...READ, ...OBSERVER_ONLY].sort());
-    expect(OBSERVER_TOOLS).toHaveLength(15);
+    expect(OBSERVER_TOOLS).toHaveLength(17);
     for (const t of OBSERVER_TOOLS) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
   });
 

@@ -12,3 +12,4 @@ export * from './audit.js';
 export * from './oauth.js';
 export * from './wait.js';
 export * from './live.js';
+export * from './notes.js';

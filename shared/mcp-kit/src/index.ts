@@ -14,6 +14,7 @@ export {
 } from './tool-errors.js';
 export { defineMcpTool, READ_ONLY_ANNOTATIONS, type McpTool, type ToolContext, type ToolSpec } from './define-tool.js';
 export { renderBatch, renderPaneText, renderSessionList, renderStatus, sessionReadTools } from './session-tools.js';
+export { noteReadTools, NOTE_UNTRUSTED, renderNote, renderNoteHits, renderNoteSummary } from './note-tools.js';
 export {
   createToolServer,
   DEFAULT_BROKER_TIMEOUT_MS,

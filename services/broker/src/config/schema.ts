@@ -110,6 +110,24 @@ export const auditSchema = z
   })
   .strict();
 
+/** The notes store. `attachment_source_roots`: host directories note_add_attachment may
+ * read an image from by path (resolved with realpath, symlinks may not lead out). Empty
+ * (the default): reading host files is refused and images come in band only. */
+export const notesSchema = z
+  .object({
+    attachment_source_roots: z
+      .array(
+        z
+          .string()
+          .min(2)
+          .max(4096)
+          .refine((p) => p.startsWith('/') && !p.includes('\0'), 'path must be absolute'),
+      )
+      .max(20)
+      .default([]),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     permissions: permissionsSchema.default({ terminal_read: true, terminal_input: false }),
@@ -120,6 +138,7 @@ export const configSchema = z
     observer: observerSchema.default(() => observerSchema.parse({})),
     input_policy: inputPolicySchema.default(() => inputPolicySchema.parse({})),
     audit: auditSchema.default(() => auditSchema.parse({})),
+    notes: notesSchema.default(() => notesSchema.parse({})),
   })
   .strict()
   .refine((c) => c.default_tail_lines <= c.max_capture_lines, {

@@ -11,3 +11,4 @@ export { oauthAdminProcedures, oauthObserverProcedures } from './oauth.js';
 export { sessions } from './sessions.js';
 export { source } from './source.js';
 export { wait } from './wait.js';
+export { dashboardNotes, notes } from './notes.js';

@@ -1,7 +1,7 @@
 /** Everything the dashboard's server may ask the broker, one row per procedure. Rows
  * marked "operator" need the signed-in operator's session token with the call
  * (rpc/operator.ts): the broker derives the acting user from it. */
-import { auth, dashboardInput, grants, live, oauthAdminProcedures as oauthAdmin, sessions } from '../procedures/index.js';
+import { auth, dashboardInput, dashboardNotes, grants, live, oauthAdminProcedures as oauthAdmin, sessions } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const webRouter = router({
@@ -40,6 +40,20 @@ export const webRouter = router({
     revokeClient: oauthAdmin.revokeClient, // operator, mutation
     revokeUser: oauthAdmin.revokeUser, // operator, mutation
     revokeGrant: oauthAdmin.revokeGrant, // operator, mutation
+  },
+  /** The /notes pages: browse, search, edit, delete/restore, and the attachment bytes. */
+  notes: {
+    list: dashboardNotes.list, // operator
+    search: dashboardNotes.search, // operator
+    get: dashboardNotes.get, // operator
+    facets: dashboardNotes.facets, // operator
+    attachment: dashboardNotes.attachment, // operator
+    create: dashboardNotes.create, // operator, mutation
+    update: dashboardNotes.update, // operator, mutation
+    linkToProject: dashboardNotes.linkToProject, // operator, mutation
+    delete: dashboardNotes.delete, // operator, mutation
+    restore: dashboardNotes.restore, // operator, mutation
+    removeAttachment: dashboardNotes.removeAttachment, // operator, mutation
   },
   // Not served: sessions.tail/capture/batchInspect, input.sendKeys/sendTask/sendBound/context,
   // bindings.*, wait.*, audit.*, source.*, health.*.
