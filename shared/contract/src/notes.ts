@@ -34,22 +34,27 @@ export const noteStatusSchema = z.enum(NOTE_STATUSES);
 export const ATTACHMENT_MIME_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'] as const;
 export type AttachmentMimeType = (typeof ATTACHMENT_MIME_TYPES)[number];
 
-export const noteIdSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER - 1);
+/** Note ids are SQLite rowids; a billion is far more notes than one operator keeps (and a
+ * short bound keeps the tool schema short). */
+export const noteIdSchema = z.number().int().min(1).max(1e9);
 /** Attachment ids are generated uuids (also the file's name on disk). */
 export const attachmentIdSchema = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'attachment id: a uuid');
 
-/** Lowercase words of letters, digits, `.`, `_`, `-` (Vietnamese letters allowed). */
+/** Lowercase words of letters, digits, `.`, `_`, `-` (Vietnamese letters allowed).
+ * Checked with refine, not a JSON-schema pattern: the rule is in the message, and every
+ * byte of a tool schema is paid in every conversation. */
 export const noteTagSchema = z
   .string()
+  .max(NOTE_LIMITS.tag)
   .trim()
   .toLowerCase()
-  .regex(/^[\p{L}\p{N}][\p{L}\p{N}._-]{0,39}$/u, 'tag: 1-40 letters, digits, . _ -');
+  .refine((t) => /^[\p{L}\p{N}][\p{L}\p{N}._-]{0,39}$/u.test(t), 'tag: 1-40 letters, digits, . _ -');
 export const noteProjectSchema = z
   .string()
   .trim()
   .min(1)
   .max(NOTE_LIMITS.project)
-  .regex(/^[^\p{Cc}]+$/u, 'project: no control characters');
+  .refine((p) => /^[^\p{Cc}]+$/u.test(p), 'project: no control characters');
 export const noteUrlSchema = z
   .string()
   .max(NOTE_LIMITS.url)

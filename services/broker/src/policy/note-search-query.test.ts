@@ -5,6 +5,7 @@ import { buildNoteSearchQuery } from './note-search-query.js';
 describe('buildNoteSearchQuery', () => {
   it.each([
     ['lưu lại', '"lưu"* "lại"*'],
+    ['Đợi', '"dợi"*'],
     ['a OR b', '"a"* "or"* "b"*'],
     ['NEAR(x y)', '"near"* "x"* "y"*'],
     ['title:secret', '"title"* "secret"*'],

@@ -22,7 +22,8 @@ const MAX_WORD = 64;
 export function buildNoteSearchQuery(query: string): NoteSearchQuery {
   const seen = new Set<string>();
   for (const m of query.normalize('NFKC').matchAll(WORD)) {
-    const word = m[0].toLowerCase().slice(0, MAX_WORD);
+    // đ is folded to d as the index holds it (effects/store/notes-store.ts).
+    const word = m[0].toLowerCase().replace(/đ/g, 'd').slice(0, MAX_WORD);
     seen.add(word);
     if (seen.size >= NOTE_LIMITS.queryTerms) break;
   }

@@ -9,6 +9,10 @@
 import type { NoteStatus } from '@terminal-mcp/contract';
 import type { SqliteDatabase, StoreDefinition } from './database.js';
 
+/** SQL folding đ/Đ to d/D, as policy/note-search-query.ts folds the query. (A tag
+ * filter uses note_tags, unfolded: it matches the tag exactly.) */
+const fold = (column: string) => `replace(replace(${column}, 'đ', 'd'), 'Đ', 'D')`;
+
 export const notesStoreDefinition: StoreDefinition = {
   name: 'notes',
   migrations: [
@@ -50,21 +54,23 @@ export const notesStoreDefinition: StoreDefinition = {
         created_by TEXT NOT NULL
       ) STRICT`);
       db.exec('CREATE INDEX note_attachments_by_note ON note_attachments (note_id, created_at)');
-      // unicode61 with diacritics removed: "luu lai" finds "lưu lại".
+      // unicode61 with diacritics removed: "luu lai" finds "lưu lại". Vietnamese đ is a
+      // letter of its own, not d with a mark, so the index holds it folded to d (fold());
+      // the word count is unchanged, so snippets still line up with the stored text.
       db.exec(`CREATE VIRTUAL TABLE notes_fts USING fts5(
         title, body, analysis, tags, project,
         content = 'notes', content_rowid = 'id',
         tokenize = 'unicode61 remove_diacritics 2'
       )`);
       db.exec(`CREATE TRIGGER notes_fts_insert AFTER INSERT ON notes BEGIN
-        INSERT INTO notes_fts (rowid, title, body, analysis, tags, project) VALUES (new.id, new.title, new.body, new.analysis, new.tags, coalesce(new.project, ''));
+        INSERT INTO notes_fts (rowid, title, body, analysis, tags, project) VALUES (new.id, ${fold('new.title')}, ${fold('new.body')}, ${fold('new.analysis')}, ${fold('new.tags')}, ${fold("coalesce(new.project, '')")});
       END`);
       db.exec(`CREATE TRIGGER notes_fts_delete AFTER DELETE ON notes BEGIN
-        INSERT INTO notes_fts (notes_fts, rowid, title, body, analysis, tags, project) VALUES ('delete', old.id, old.title, old.body, old.analysis, old.tags, coalesce(old.project, ''));
+        INSERT INTO notes_fts (notes_fts, rowid, title, body, analysis, tags, project) VALUES ('delete', old.id, ${fold('old.title')}, ${fold('old.body')}, ${fold('old.analysis')}, ${fold('old.tags')}, ${fold("coalesce(old.project, '')")});
       END`);
       db.exec(`CREATE TRIGGER notes_fts_update AFTER UPDATE OF title, body, analysis, tags, project ON notes BEGIN
-        INSERT INTO notes_fts (notes_fts, rowid, title, body, analysis, tags, project) VALUES ('delete', old.id, old.title, old.body, old.analysis, old.tags, coalesce(old.project, ''));
-        INSERT INTO notes_fts (rowid, title, body, analysis, tags, project) VALUES (new.id, new.title, new.body, new.analysis, new.tags, coalesce(new.project, ''));
+        INSERT INTO notes_fts (notes_fts, rowid, title, body, analysis, tags, project) VALUES ('delete', old.id, ${fold('old.title')}, ${fold('old.body')}, ${fold('old.analysis')}, ${fold('old.tags')}, ${fold("coalesce(old.project, '')")});
+        INSERT INTO notes_fts (rowid, title, body, analysis, tags, project) VALUES (new.id, ${fold('new.title')}, ${fold('new.body')}, ${fold('new.analysis')}, ${fold('new.tags')}, ${fold("coalesce(new.project, '')")});
       END`);
     },
   ],

@@ -72,14 +72,16 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
 describe('notes store and search', () => {
   it('creates, finds by words (diacritics optional), updates, and soft-deletes and restores', async () => {
     const g = gateway();
-    const a = await g.notes.create({ title: 'Lưu lại: ý tưởng cache', body: 'Dùng bm25 cho tìm kiếm', tags: ['Ideas', 'search'], source_url: 'https://example.com/post' });
+    const a = await g.notes.create({ title: 'Lưu lại: ý tưởng cache', body: 'Đừng quên: dùng bm25 cho tìm kiếm', tags: ['Ideas', 'search'], source_url: 'https://example.com/post' });
     await g.notes.create({ title: 'Unrelated', body: 'nothing here' });
     expect(a).toMatchObject({ status: 'new', tags: ['ideas', 'search'], created_by: 'gateway:chatgpt', deleted_at: null });
 
-    for (const query of ['luu lai', 'LƯU', 'bm25 tìm', 'cach']) {
+    for (const query of ['luu lai', 'LƯU', 'bm25 tìm', 'cach', 'dung', 'Dùng']) {
       expect((await g.notes.search({ query })).hits.map((h) => h.id), query).toEqual([a.id]);
     }
     expect((await g.notes.search({ query: 'cache', tag: 'search' })).hits[0]!.snippet).toContain('[cache]');
+    // đ is its own letter, not d with a mark: typed without accents it is d.
+    expect((await g.notes.search({ query: 'dung quen' })).hits[0]!.snippet).toContain('[Đừng] [quên]');
     expect((await g.notes.search({ query: 'cache', tag: 'other' })).hits).toEqual([]);
 
     const updated = await g.notes.update({ id: a.id, status: 'planned', body: 'now about sqlite' });
