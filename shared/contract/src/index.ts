@@ -13,3 +13,4 @@ export * from './oauth.js';
 export * from './wait.js';
 export * from './live.js';
 export * from './notes.js';
+export * from './session-registry.js';

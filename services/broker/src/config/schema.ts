@@ -128,6 +128,18 @@ export const notesSchema = z
   })
   .strict();
 
+/** The session registry (registry.db). `protected_sessions`: exact names that
+ * `terminal-mcp-registry cleanup` never tombstones (e.g. the control session). The
+ * registry is reconciled from tmux on every session list and every
+ * `reconcile_interval_seconds` (which also records the last redacted screen of readable
+ * sessions). */
+export const sessionLifecycleSchema = z
+  .object({
+    protected_sessions: z.array(z.string().min(1).max(256)).max(500).default([]),
+    reconcile_interval_seconds: z.number().int().min(5).max(3600).default(60),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     permissions: permissionsSchema.default({ terminal_read: true, terminal_input: false }),
@@ -139,6 +151,7 @@ export const configSchema = z
     input_policy: inputPolicySchema.default(() => inputPolicySchema.parse({})),
     audit: auditSchema.default(() => auditSchema.parse({})),
     notes: notesSchema.default(() => notesSchema.parse({})),
+    session_lifecycle: sessionLifecycleSchema.default(() => sessionLifecycleSchema.parse({})),
   })
   .strict()
   .refine((c) => c.default_tail_lines <= c.max_capture_lines, {

@@ -9,6 +9,7 @@ import {
   type PaneText,
 } from '@terminal-mcp/contract';
 import { auditedRead, recordRead } from '../../audit/record-read.js';
+import { listDeadSessions, reconcileSessionRegistry } from '../../registry/session-registry.js';
 import { sessionReaderFor } from '../../reads/session-reader.js';
 import type { BrokerContext } from '../context.js';
 import { servedTo } from '../trpc.js';
@@ -25,10 +26,15 @@ const everyRole = servedTo('gateway', 'observer', 'web');
 const mcpServices = servedTo('gateway', 'observer');
 
 export const sessions = {
-  list: everyRole.input(listSessionsInputSchema).query(async ({ ctx, input }) => ({
-    sessions: await reader(ctx).list({ nameContains: input.name_filter, readableOnly: input.readable_only }),
-    read_enabled: ctx.deps.config.permissions.terminal_read,
-  })),
+  list: everyRole.input(listSessionsInputSchema).query(async ({ ctx, input }) => {
+    // The registry notices sessions that came and went since the last look.
+    await reconcileSessionRegistry(ctx.deps, { screens: false });
+    return {
+      sessions: await reader(ctx).list({ nameContains: input.name_filter, readableOnly: input.readable_only }),
+      read_enabled: ctx.deps.config.permissions.terminal_read,
+      ...(input.include_dead && { dead_sessions: listDeadSessions(ctx.deps).filter((d) => input.name_filter === undefined || d.name.includes(input.name_filter)) }),
+    };
+  }),
 
   tail: mcpServices
     .input(tailInputSchema)
