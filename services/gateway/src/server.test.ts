@@ -28,6 +28,7 @@ const READ_TOOL_NAMES = [
   'note_get',
   'note_list',
   'note_facets',
+  'project_check',
 ];
 /** Tools that change something: typing (not destructive), keys (can interrupt: destructive),
  * bindings, notes (edits that land in the same state when repeated are idempotent; removing
@@ -41,6 +42,9 @@ const CHANGING_TOOLS: Record<string, { destructiveHint: boolean; idempotentHint?
   note_link_to_project: { destructiveHint: false, idempotentHint: true },
   note_mark_applied: { destructiveHint: false, idempotentHint: true },
   note_remove_attachment: { destructiveHint: true, idempotentHint: true },
+  // Dispatch replays its receipt for the same idempotency key; a deploy command runs again.
+  project_dispatch: { destructiveHint: false, idempotentHint: true },
+  deploy_preview: { destructiveHint: false },
   terminal_bind: { destructiveHint: false },
   terminal_send_bound: { destructiveHint: false },
   terminal_send_keys: { destructiveHint: true },

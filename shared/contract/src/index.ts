@@ -14,3 +14,4 @@ export * from './wait.js';
 export * from './live.js';
 export * from './notes.js';
 export * from './session-registry.js';
+export * from './projects.js';

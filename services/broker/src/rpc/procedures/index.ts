@@ -12,3 +12,4 @@ export { sessions } from './sessions.js';
 export { source } from './source.js';
 export { wait } from './wait.js';
 export { dashboardNotes, notes } from './notes.js';
+export { projects } from './projects.js';
