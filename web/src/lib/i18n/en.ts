@@ -10,6 +10,7 @@ export const en = {
   'nav.connectors': 'Connectors',
   'nav.history': 'History',
   'nav.notes': 'Notes',
+  'nav.registry': 'Gone sessions',
 
   'login.title': 'Sign in',
   'login.username': 'User name',
@@ -85,6 +86,17 @@ export const en = {
   'notes.createdBy': 'Created by {actor}, {time}',
   'notes.updatedBy': 'Last changed by {actor}, {time}',
   'notes.source': 'Source',
+
+  'registry.title': 'Gone sessions',
+  'registry.intro': 'Sessions the broker saw that are no longer in tmux: killed (their tmux server kept running), missing (their server is gone) or deleted by a registry cleanup.',
+  'registry.empty': 'No session has gone away yet.',
+  'registry.status.ACTIVE': 'Active',
+  'registry.status.MISSING': 'Missing',
+  'registry.status.KILLED': 'Killed',
+  'registry.status.DELETED': 'Deleted',
+  'registry.seen': 'Seen {first} to {last}',
+  'registry.deletedBy': 'cleaned up by {actor}',
+  'registry.lastScreen': 'Last screen (redacted)',
 
   'dash.title': 'Sessions',
   'dash.empty': 'No tmux sessions are running.',

@@ -11,6 +11,7 @@ export const vi: Messages = {
   'nav.connectors': 'Kết nối',
   'nav.history': 'Lịch sử',
   'nav.notes': 'Ghi chú',
+  'nav.registry': 'Phiên đã mất',
 
   'login.title': 'Đăng nhập',
   'login.username': 'Tên người dùng',
@@ -86,6 +87,17 @@ export const vi: Messages = {
   'notes.createdBy': 'Tạo bởi {actor}, {time}',
   'notes.updatedBy': 'Sửa lần cuối bởi {actor}, {time}',
   'notes.source': 'Nguồn',
+
+  'registry.title': 'Phiên đã mất',
+  'registry.intro': 'Các phiên broker đã thấy nhưng không còn trong tmux: bị tắt (máy chủ tmux vẫn chạy), mất tích (máy chủ của nó không còn) hoặc đã bị xoá khi dọn sổ phiên.',
+  'registry.empty': 'Chưa có phiên nào biến mất.',
+  'registry.status.ACTIVE': 'Đang chạy',
+  'registry.status.MISSING': 'Mất tích',
+  'registry.status.KILLED': 'Đã tắt',
+  'registry.status.DELETED': 'Đã xoá',
+  'registry.seen': 'Thấy từ {first} đến {last}',
+  'registry.deletedBy': 'được dọn bởi {actor}',
+  'registry.lastScreen': 'Màn hình cuối (đã che bí mật)',
 
   'dash.title': 'Phiên',
   'dash.empty': 'Không có phiên tmux nào đang chạy.',

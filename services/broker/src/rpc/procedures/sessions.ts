@@ -1,6 +1,7 @@
 /** Read-path procedures: discovery and content reads. Inputs are validated again here
  * with the same contract schemas the edges use (never trust the client's validation). */
 import {
+  AppError,
   batchInspectInputSchema,
   captureInputSchema,
   listSessionsInputSchema,
@@ -12,7 +13,8 @@ import { auditedRead, recordRead } from '../../audit/record-read.js';
 import { listDeadSessions, reconcileSessionRegistry } from '../../registry/session-registry.js';
 import { sessionReaderFor } from '../../reads/session-reader.js';
 import type { BrokerContext } from '../context.js';
-import { servedTo } from '../trpc.js';
+import { operatorOf } from '../operator.js';
+import { raise, servedTo } from '../trpc.js';
 
 /** Every content read is recorded in the read audit (queued, never slowing the read). */
 const paneTextFacts = (r: PaneText) => ({ sessionId: r.session_id, paneId: r.pane_id, lineCount: r.line_count });
@@ -27,6 +29,8 @@ const mcpServices = servedTo('gateway', 'observer');
 
 export const sessions = {
   list: everyRole.input(listSessionsInputSchema).query(async ({ ctx, input }) => {
+    // The dashboard shows gone sessions (with their last screens) to a signed-in operator only.
+    if (input.include_dead && ctx.role === 'web' && operatorOf(ctx) === null) raise(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
     // The registry notices sessions that came and went since the last look.
     await reconcileSessionRegistry(ctx.deps, { screens: false });
     return {
