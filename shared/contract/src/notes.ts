@@ -112,9 +112,9 @@ export type NoteSearchInput = z.infer<typeof noteSearchInputSchema>;
 
 export const noteListInputShape = {
   ...filters,
-  deleted: z.boolean().optional().describe('list deleted notes instead'),
+  deleted: z.boolean().optional().describe('deleted notes instead'),
   limit: z.number().int().min(1).max(NOTE_LIMITS.pageMax).optional().describe('default 20'),
-  before_id: noteIdSchema.optional().describe('next page: the last id seen'),
+  before_id: noteIdSchema.optional().describe('next_before_id of the last page'),
 };
 export const noteListInputSchema = z.object(noteListInputShape).strict();
 export type NoteListInput = z.infer<typeof noteListInputSchema>;

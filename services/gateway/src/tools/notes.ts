@@ -22,7 +22,7 @@ import {
   type NoteListOutput,
 } from '@terminal-mcp/contract';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { noteReadTools, NOTE_UNTRUSTED, renderNote, renderNoteSummary } from '@terminal-mcp/mcp-kit';
+import { noteReadTools, renderNote, renderNoteSummary } from '@terminal-mcp/mcp-kit';
 import { defineTool, READ_ONLY_ANNOTATIONS, type GatewayTool } from './define-tool.js';
 
 /** Notes writes change only notes.db and its files; delete is soft (note_restore undoes it). */
@@ -48,7 +48,7 @@ export const noteTools: readonly GatewayTool[] = [
   defineTool({
     name: 'note_create',
     title: 'Save a note',
-    description: 'Save something worth keeping ("lưu lại"): title, body, your analysis, source_url, tags, optional project. Add images with note_add_attachment.',
+    description: 'Save a note ("lưu lại"): content, your analysis, source, tags. Images: note_add_attachment.',
     inputShape: noteCreateInputShape,
     outputSchema: noteSchema,
     annotations: NOTE_WRITE,
@@ -59,7 +59,7 @@ export const noteTools: readonly GatewayTool[] = [
   defineTool({
     name: 'note_list',
     title: 'List notes',
-    description: `Notes newest first, filtered by status, tag or project; deleted: true lists deleted ones. ${NOTE_UNTRUSTED}`,
+    description: 'Notes, newest first, filtered.',
     inputShape: noteListInputShape,
     outputSchema: noteListOutputSchema,
     annotations: READ_ONLY_ANNOTATIONS,
@@ -69,7 +69,7 @@ export const noteTools: readonly GatewayTool[] = [
   defineTool({
     name: 'note_update',
     title: 'Edit a note',
-    description: 'Change the fields you pass (tags replace all tags).',
+    description: 'Change the given fields.',
     inputShape: noteUpdateInputShape,
     outputSchema: noteSchema,
     annotations: NOTE_IDEMPOTENT_WRITE,
@@ -79,7 +79,7 @@ export const noteTools: readonly GatewayTool[] = [
   defineTool({
     name: 'note_delete',
     title: 'Delete a note',
-    description: 'Soft delete: hidden from search and lists until note_restore.',
+    description: 'Soft delete (note_restore undoes).',
     inputShape: noteIdInputShape,
     outputSchema: noteSchema,
     annotations: NOTE_IDEMPOTENT_WRITE,
@@ -99,7 +99,7 @@ export const noteTools: readonly GatewayTool[] = [
   defineTool({
     name: 'note_add_attachment',
     title: 'Attach an image to a note',
-    description: 'Attach a PNG, JPEG, GIF or WebP (max 4 MiB; type read from the bytes): data_base64, or source_path if the operator allowed host files.',
+    description: 'Attach a PNG/JPEG/GIF/WebP (≤4 MiB): data_base64, or source_path under allowed roots.',
     inputShape: noteAddAttachmentInputShape,
     outputSchema: noteAttachmentOutputSchema,
     annotations: NOTE_WRITE,
@@ -109,7 +109,7 @@ export const noteTools: readonly GatewayTool[] = [
   defineTool({
     name: 'note_remove_attachment',
     title: 'Remove an image from a note',
-    description: 'Delete one attachment and its file (ids from note_get).',
+    description: 'Delete an attachment and its file.',
     inputShape: attachmentIdInputShape,
     outputSchema: removeAttachmentOutputSchema,
     annotations: NOTE_DESTRUCTIVE,
@@ -119,7 +119,7 @@ export const noteTools: readonly GatewayTool[] = [
   defineTool({
     name: 'note_link_to_project',
     title: 'Link a note to a project',
-    description: 'Set the note\'s project (null unlinks).',
+    description: 'Set or clear the note\'s project.',
     inputShape: noteLinkInputShape,
     outputSchema: noteSchema,
     annotations: NOTE_IDEMPOTENT_WRITE,
@@ -129,7 +129,7 @@ export const noteTools: readonly GatewayTool[] = [
   defineTool({
     name: 'note_mark_applied',
     title: 'Mark a note applied',
-    description: 'Set status applied, stamped now, with where it was applied.',
+    description: 'Mark applied now, with where.',
     inputShape: noteMarkAppliedInputShape,
     outputSchema: noteSchema,
     annotations: NOTE_IDEMPOTENT_WRITE,
@@ -139,7 +139,7 @@ export const noteTools: readonly GatewayTool[] = [
   defineTool({
     name: 'note_facets',
     title: 'Count notes by status, tag and project',
-    description: 'How many notes per status, tag and project.',
+    description: 'Note counts per status, tag, project.',
     inputShape: {},
     outputSchema: noteFacetsOutputSchema,
     annotations: READ_ONLY_ANNOTATIONS,
