@@ -13,6 +13,7 @@ import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { createCallerFactory } from '../rpc/trpc.js';
+import { flushReadAudit } from '../input/services.js';
 import { reconcileSessionRegistry } from './session-registry.js';
 
 let server: TmuxTestServer;
@@ -75,6 +76,10 @@ describe('session registry', { timeout: 60_000 }, () => {
     expect(dead).toMatchObject({ status: 'KILLED', session_id: agent.sessionId });
     expect(dead.last_screen).toContain('REG-MARK-1');
     expect(listed.dead_sessions!.find((d) => d.name === 'private-reg1')).toMatchObject({ status: 'KILLED', last_screen: null });
+    // Handing out a remembered screen is a read: it is in the read audit (the other is not).
+    flushReadAudit(deps.stores);
+    const reads = deps.stores.db('audit').prepare("SELECT session_name FROM read_audit WHERE tool = 'terminal_list_sessions'").all();
+    expect(reads).toEqual([{ session_name: 'agent-reg2' }]);
     expect((await gateway().sessions.list({})).dead_sessions).toBeUndefined();
   });
 

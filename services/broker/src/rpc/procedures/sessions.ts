@@ -33,11 +33,13 @@ export const sessions = {
     if (input.include_dead && ctx.role === 'web' && operatorOf(ctx) === null) raise(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
     // The registry notices sessions that came and went since the last look.
     await reconcileSessionRegistry(ctx.deps, { screens: false });
-    return {
-      sessions: await reader(ctx).list({ nameContains: input.name_filter, readableOnly: input.readable_only }),
-      read_enabled: ctx.deps.config.permissions.terminal_read,
-      ...(input.include_dead && { dead_sessions: listDeadSessions(ctx.deps).filter((d) => input.name_filter === undefined || d.name.includes(input.name_filter)) }),
-    };
+    const sessions = await reader(ctx).list({ nameContains: input.name_filter, readableOnly: input.readable_only });
+    const dead = input.include_dead ? listDeadSessions(ctx.deps).filter((d) => input.name_filter === undefined || d.name.includes(input.name_filter)) : undefined;
+    // A remembered screen is content: its delivery is a read like any other.
+    for (const d of dead ?? []) {
+      if (d.last_screen !== null) recordRead(ctx, 'terminal_list_sessions', { session: d.name, sessionId: d.session_id, lineCount: d.last_screen.split('\n').length });
+    }
+    return { sessions, read_enabled: ctx.deps.config.permissions.terminal_read, ...(dead && { dead_sessions: dead }) };
   }),
 
   tail: mcpServices
