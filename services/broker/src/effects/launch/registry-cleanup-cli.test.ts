@@ -106,6 +106,17 @@ describe('terminal-mcp-registry cleanup', { timeout: 60_000 }, () => {
     await expect(runRegistryCleanup(['cleanup', '--apply', '--confirm-count', '4'], env)).rejects.toMatchObject({ exitCode: 3 });
   });
 
+  it('annotates a row with notes and a conversation id, which holds it back from cleanup', async () => {
+    expect(await runRegistryCleanup(['annotate', 'gone-1', '--notes', 'the real build agent', '--conversation-id', 'conv-9'], env)).toContain('annotated "gone-1"');
+    const plan = JSON.parse(await runRegistryCleanup(['cleanup', '--json'], env)) as { selected: { name: string }[]; needs_review: { name: string; guard: string }[] };
+    expect(plan.selected.map((r) => r.name).sort()).toEqual(['gone-2', 'gone-3', 'gone-4']);
+    expect(plan.needs_review.find((r) => r.name === 'gone-1')?.guard).toBe('HAS_CONVERSATION');
+    await runRegistryCleanup(['annotate', 'gone-1', '--conversation-id', ''], env);
+    expect((JSON.parse(await runRegistryCleanup(['cleanup', '--json'], env)) as { needs_review: { name: string; guard: string }[] }).needs_review.find((r) => r.name === 'gone-1')?.guard).toBe('HAS_NOTES');
+    await expect(runRegistryCleanup(['annotate', 'no-such', '--notes', 'x'], env)).rejects.toMatchObject({ exitCode: 1 });
+    await expect(runRegistryCleanup(['annotate', 'gone-1'], env)).rejects.toMatchObject({ exitCode: 2 });
+  });
+
   it('runs as the built bin with the same plan and exit codes', () => {
     const dry = spawnSync(process.execPath, [BIN, 'cleanup', '--json'], { env, encoding: 'utf8' });
     expect(dry.status, dry.stderr).toBe(0);

@@ -12,6 +12,10 @@
  *
  *   terminal-mcp-registry cleanup [--min-age-days N] [--verbose] [--json]
  *   terminal-mcp-registry cleanup --apply --confirm-count N [--min-age-days N] [--actor NAME]
+ *   terminal-mcp-registry annotate NAME [--notes TEXT] [--conversation-id ID]
+ *
+ * `annotate` records what an operator knows about a session (notes, the agent's
+ * conversation id), which also keeps a cleanup from selecting it.
  */
 import { homedir, userInfo } from 'node:os';
 import { resolvePaths } from '@terminal-mcp/contract';
@@ -22,7 +26,8 @@ import { registryStoreDefinition, sessionRegistryStore, type RegistryRecord } fr
 import { GUARD_REASONS, planRegistryCleanup, type CleanupPlan } from '../../policy/registry-cleanup.js';
 
 const NAME = 'terminal-mcp-registry';
-const USAGE = `usage: ${NAME} cleanup [options]
+const USAGE = `usage: ${NAME} cleanup [options] | annotate NAME [--notes TEXT] [--conversation-id ID]
+cleanup:
   (no options)          dry run: show how many rows would be tombstoned; changes nothing
   --verbose             list every selected row and every row held back (with the guard)
   --json                print the plan as JSON
@@ -30,6 +35,9 @@ const USAGE = `usage: ${NAME} cleanup [options]
   --apply --confirm-count N
                         tombstone exactly the N rows of the plan, or refuse if it changed
   --actor NAME          who is recorded on the tombstones (default cli:<user>)
+annotate NAME (the newest row of that name that is not a tombstone; "" clears a field):
+  --notes TEXT          operator notes (at most 2000 characters)
+  --conversation-id ID  the agent's conversation id (at most 200 characters)
 `;
 
 export class CliError extends Error {
@@ -111,7 +119,30 @@ function describePlan(plan: CleanupPlan, opts: CleanupOptions, applied: Registry
   return `${out.join('\n')}\n`;
 }
 
+function runAnnotate(args: readonly string[], env: NodeJS.ProcessEnv): string {
+  const name = args[1];
+  if (!name || name.startsWith('--') || name.length > 256) throw new CliError(USAGE);
+  const fields: { notes?: string | null; conversationId?: string | null } = {};
+  for (let i = 2; i < args.length; i += 2) {
+    const value = args[i + 1];
+    if (value === undefined) throw new CliError(`${args[i]} needs a value\n${USAGE}`);
+    if (args[i] === '--notes' && value.length <= 2000) fields.notes = value === '' ? null : value;
+    else if (args[i] === '--conversation-id' && value.length <= 200) fields.conversationId = value === '' ? null : value;
+    else throw new CliError(`unknown or too long argument ${JSON.stringify(args[i])}\n${USAGE}`);
+  }
+  if (Object.keys(fields).length === 0) throw new CliError('annotate needs --notes or --conversation-id');
+  const db = openStore(resolvePaths(env, homedir()).stateDir, registryStoreDefinition);
+  try {
+    const row = sessionRegistryStore(db).annotate(name, fields);
+    if (!row) throw new CliError(`no session named ${JSON.stringify(name)} in the registry (tombstones cannot be annotated)`, 1);
+    return `annotated ${JSON.stringify(row.name)} (${row.sessionId}, ${row.status}): notes ${row.notes === null ? 'none' : JSON.stringify(row.notes)}, conversation id ${row.conversationId ?? 'none'}\n`;
+  } finally {
+    db.close();
+  }
+}
+
 export async function runRegistryCleanup(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  if (args[0] === 'annotate') return runAnnotate(args, env);
   const opts = parseCleanupArgs(args);
   const paths = resolvePaths(env, homedir());
   const config = loadConfigFile(paths.configPath);

@@ -136,6 +136,9 @@ export interface SessionRegistryStore {
    * name and identity; screen and command are dropped; who and when are recorded.
    */
   tombstone(decide: (rows: RegistryRecord[]) => number[], actor: string, now: number): RegistryRecord[];
+  /** Sets operator notes and/or the conversation id (null clears) on the newest row of
+   * that name that is not a tombstone; undefined when there is none. */
+  annotate(name: string, fields: { notes?: string | null; conversationId?: string | null }): RegistryRecord | undefined;
 }
 
 const cache = new WeakMap<SqliteDatabase, SessionRegistryStore>();
@@ -160,6 +163,9 @@ export function sessionRegistryStore(db: SqliteDatabase): SessionRegistryStore {
     gone: db.prepare<[string, number, number]>('UPDATE session_registry SET status = ?, status_changed_at = ? WHERE id = ?'),
     setScreen: db.prepare<[string | null, number | null, number]>('UPDATE session_registry SET last_screen = ?, last_screen_at = ? WHERE id = ?'),
     all: db.prepare<[], RegistryRow>('SELECT * FROM session_registry ORDER BY last_seen DESC, id DESC'),
+    newestByName: db.prepare<[string], RegistryRow>("SELECT * FROM session_registry WHERE name = ? AND status <> 'DELETED' ORDER BY last_seen DESC, id DESC LIMIT 1"),
+    annotate: db.prepare<[string | null, string | null, number]>('UPDATE session_registry SET notes = ?, conversation_id = ? WHERE id = ?'),
+    byId: db.prepare<[number], RegistryRow>('SELECT * FROM session_registry WHERE id = ?'),
     tombstone: db.prepare<[number, string, number, number]>(
       "UPDATE session_registry SET status = 'DELETED', status_changed_at = ?, deleted_by = ?, deleted_at = ?, last_screen = NULL, last_screen_at = NULL, last_command = NULL WHERE id = ? AND status <> 'DELETED'",
     ),
@@ -189,6 +195,13 @@ export function sessionRegistryStore(db: SqliteDatabase): SessionRegistryStore {
     return rows.filter((r) => ids.has(r.id));
   });
 
+  const annotate = db.transaction((name: string, fields: { notes?: string | null; conversationId?: string | null }) => {
+    const row = q.newestByName.get(name);
+    if (!row) return undefined;
+    q.annotate.run(fields.notes === undefined ? row.notes : fields.notes, fields.conversationId === undefined ? row.conversation_id : fields.conversationId, row.id);
+    return toRecord(q.byId.get(row.id)!);
+  });
+
   const store: SessionRegistryStore = {
     reconcile: (live, serverPid, now) => reconcile.immediate(live, serverPid, now),
     setScreen: (id, screen, now) => void q.setScreen.run(screen, screen === null ? null : now, id),
@@ -197,6 +210,7 @@ export function sessionRegistryStore(db: SqliteDatabase): SessionRegistryStore {
       return opts.statuses ? rows.filter((r) => opts.statuses!.includes(r.status)) : rows;
     },
     tombstone: (decide, actor, now) => tombstone.immediate(decide, actor, now),
+    annotate: (name, fields) => annotate.immediate(name, fields),
   };
   cache.set(db, store);
   return store;
