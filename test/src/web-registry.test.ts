@@ -1,5 +1,7 @@
 // Guards the dashboard's gone-sessions page (production build, real broker, Chromium): a killed session stays listed with its status and its last redacted screen, for a signed-in operator only.
+import { join } from 'node:path';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
+import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInFirstTime, startWebStack, WEB_TEST_CONFIG, waitFor, type WebStack } from './helpers/web-stack.js';
@@ -22,11 +24,17 @@ describe('dashboard gone sessions', { timeout: 180_000 }, () => {
 
   it('shows a killed session with its last redacted screen', async () => {
     const gateway = createBrokerClient({ role: 'gateway', env: stack.broker.env });
-    // The broker's timer records readable sessions' screens every 5 s here.
-    const db = () => gateway.sessions.list.query({ include_dead: true });
-    await waitFor('the session to be listed', async () => (await db()).sessions.some((s) => s.name === 'claude-gone'));
-    await new Promise((r) => setTimeout(r, 6_000));
+    // The broker's timer records readable sessions' screens (every 5 s here): wait, by
+    // reading registry.db itself, until it has this one before the session goes away.
+    const registry = new Database(join(stack.broker.stateDir, 'registry.db'), { readonly: true, fileMustExist: true });
+    try {
+      const screenOf = () => (registry.prepare("SELECT last_screen FROM session_registry WHERE name = 'claude-gone' AND status = 'ACTIVE'").get() as { last_screen: string | null } | undefined)?.last_screen;
+      await waitFor('the registry to record the screen', () => screenOf()?.includes('GONE-MARK'), 90_000);
+    } finally {
+      registry.close();
+    }
     await stack.tmux.tmux(['kill-session', '-t', '=claude-gone']);
+    const db = () => gateway.sessions.list.query({ include_dead: true });
     await waitFor('the registry to record it gone', async () => (await db()).dead_sessions?.some((d) => d.name === 'claude-gone' && d.last_screen !== null));
 
     await page.goto(`${stack.baseUrl}/registry`);
