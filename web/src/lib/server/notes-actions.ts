@@ -7,7 +7,6 @@
 import { fail, redirect, type RequestEvent } from '@sveltejs/kit';
 import {
   attachmentIdSchema,
-  NOTE_STATUSES,
   noteCreateInputSchema,
   noteIdSchema,
   noteProjectSchema,
@@ -171,5 +170,3 @@ export async function removeAttachmentAction(event: RequestEvent) {
   const result = await brokerCall(() => broker().notes.removeAttachment.mutate({ attachment_id: parsed.data }));
   return result.ok ? { attachmentRemoved: true } : result.failure;
 }
-
-export const KANBAN_COLUMNS: readonly NoteStatus[] = NOTE_STATUSES;
