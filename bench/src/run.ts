@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { repoPath, startBrokerProcess, startTmuxServer } from '@terminal-mcp/test';
 import { execa } from 'execa';
 import { spawn } from 'node:child_process';
+import { benchNoteSearch } from './notes.js';
 import { summarize, time, type Stats } from './stats.js';
 
 const SESSIONS = 50;
@@ -20,6 +21,8 @@ const BATCH_CALLS = Number(process.env.BENCH_BATCH_CALLS ?? 40);
 const BATCH_SIZE = 25;
 const TAIL_LINES = 50;
 const BATCH_LINES = 10;
+const NOTES = Number(process.env.BENCH_NOTES ?? 10_000);
+const NOTE_SEARCH_CALLS = Number(process.env.BENCH_NOTE_SEARCH_CALLS ?? 300);
 
 function fmt(s: Stats): string {
   return `p50 ${s.p50.toFixed(2).padStart(7)} ms   p99 ${s.p99.toFixed(2).padStart(7)} ms   (n=${s.n})`;
@@ -114,6 +117,8 @@ async function main(): Promise<void> {
     });
   }
 
+  const notes = await benchNoteSearch(http, { notes: NOTES, calls: NOTE_SEARCH_CALLS });
+
   const th = summarize(tailHttp);
   const ts = summarize(tailStdio);
   const tb = summarize(tailSpawn);
@@ -131,6 +136,8 @@ terminal_batch_inspect (${BATCH_SIZE} sessions, ${BATCH_LINES} lines each)
   ours, MCP over HTTP          ${fmt(bh)}
   baseline, 2 spawns/session   ${fmt(bb)}
   ratio baseline/ours p50      ${ratio(bb, bh)}
+note_search (${notes.notes} notes in notes.db, FTS5 bm25, ${notes.hitsPerQuery.toFixed(1)} hits per query, limit 10)
+  ours, MCP over HTTP          ${fmt(notes.search)}
 targets: tail p50 < 3 ms (${th.p50 < 3 && ts.p50 < 3 ? 'met' : th.p50 < 3 || ts.p50 < 3 ? 'met on one transport' : 'NOT met'}); batch inspect >= 5x faster than spawning (${bb.p50 / bh.p50 >= 5 ? 'met' : 'NOT met'})
 `);
 

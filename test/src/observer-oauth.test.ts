@@ -1,4 +1,4 @@
-// Guards the observer's OAuth 2.1 boundary end to end (real broker, private tmux server, real git repo, oauth4webapi + the MCP SDK client): only a token the operator approved, with PKCE S256, for exactly this resource, reaches the fifteen read tools — and every attack on the flow fails.
+// Guards the observer's OAuth 2.1 boundary end to end (real broker, private tmux server, real git repo, oauth4webapi + the MCP SDK client): only a token the operator approved, with PKCE S256, for exactly this resource, reaches the seventeen read tools — and every attack on the flow fails.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -263,7 +263,7 @@ describe('the full OAuth flow, as a client sees it', () => {
 
     const mcp = await mcpClient(obs, tokens.access_token);
     const { tools } = await mcp.listTools();
-    expect(tools).toHaveLength(15);
+    expect(tools).toHaveLength(17);
     expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
     expect(mcp.getInstructions()).toMatch(/untrusted data/);
 

@@ -58,6 +58,9 @@ describe('observer.sock', () => {
     ['auth.login', 'mutation'],
     ['oauthAdmin.revokeUser', 'mutation'],
     ['oauthAdmin.listGrants', 'query'],
+    ['notes.create', 'mutation'],
+    ['notes.delete', 'mutation'],
+    ['notes.attachment', 'query'],
   ] as const;
 
   it('has only queries, plus mutations under oauth.', () => {

@@ -22,6 +22,7 @@ import { flushReadAudit, recoverInterruptedInput } from './input/services.js';
 import { createPaneWatcher } from './effects/tmux/pane-watch.js';
 import { createLiveDeps } from './live/live-deps.js';
 import { createLogger } from './logger.js';
+import { startSessionRegistry } from './registry/session-registry.js';
 import { serveRoles } from './rpc/serve.js';
 import { BROKER_VERSION } from './effects/package-info.js';
 import { ensureBootstrapAccount } from './webauth/bootstrap.js';
@@ -96,6 +97,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       info: { version: BROKER_VERSION, startedAt, tmuxSocket: paths.tmuxSocket ?? null },
       live: createLiveDeps(paneWatch),
     };
+    // registry.db remembers every session seen, and what became of it.
+    const registry = startSessionRegistry(deps);
+    cleanups.push(() => registry.stop());
     const servers = await serveRoles(deps, paths.socketDir, socketGroups);
     cleanups.push(() => servers.close());
     writeBrokerState(paths.socketDir, {

@@ -24,9 +24,27 @@ const READ_TOOL_NAMES = [
   'terminal_tail',
   'terminal_tail_bound',
   'terminal_wait_for_state',
+  'note_search',
+  'note_get',
+  'note_list',
+  'note_facets',
+  'project_check',
 ];
-/** Tools that change something: typing (not destructive), keys (can interrupt: destructive), bindings. */
-const CHANGING_TOOLS: Record<string, { destructiveHint: boolean }> = {
+/** Tools that change something: typing (not destructive), keys (can interrupt: destructive),
+ * bindings, notes (edits that land in the same state when repeated are idempotent; removing
+ * an image deletes its file). */
+const CHANGING_TOOLS: Record<string, { destructiveHint: boolean; idempotentHint?: boolean }> = {
+  note_create: { destructiveHint: false },
+  note_add_attachment: { destructiveHint: false },
+  note_update: { destructiveHint: false, idempotentHint: true },
+  note_delete: { destructiveHint: false, idempotentHint: true },
+  note_restore: { destructiveHint: false, idempotentHint: true },
+  note_link_to_project: { destructiveHint: false, idempotentHint: true },
+  note_mark_applied: { destructiveHint: false, idempotentHint: true },
+  note_remove_attachment: { destructiveHint: true, idempotentHint: true },
+  // Dispatch replays its receipt for the same idempotency key; a deploy command runs again.
+  project_dispatch: { destructiveHint: false, idempotentHint: true },
+  deploy_preview: { destructiveHint: false },
   terminal_bind: { destructiveHint: false },
   terminal_send_bound: { destructiveHint: false },
   terminal_send_keys: { destructiveHint: true },
@@ -65,7 +83,7 @@ describe('createGatewayMcpServer', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
     for (const tool of tools) {
       const changing = CHANGING_TOOLS[tool.name];
-      if (changing) expect(tool.annotations).toMatchObject({ readOnlyHint: false, ...changing, idempotentHint: false, openWorldHint: false });
+      if (changing) expect(tool.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false, openWorldHint: false, ...changing });
       else expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
       expect(tool.title).toBeTruthy();
       expect(tool.description!.length).toBeLessThan(600);

@@ -1,4 +1,4 @@
-// Guards the observer's public tool catalogue: exactly these fifteen tools, every one read-only, with instructions marking all output as untrusted data; a call with no broker is an isError result with its code in _meta.
+// Guards the observer's public tool catalogue: exactly these seventeen tools, every one read-only, with instructions marking all output as untrusted data; a call with no broker is an isError result with its code in _meta.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,8 @@ import { OBSERVER_TOOLS } from './tools/index.js';
 
 /** Public API: hosted clients cache these names. Changing this list is a decision. */
 const EXPECTED_TOOLS = [
+  'note_get',
+  'note_search',
   'source_blame',
   'source_diff',
   'source_git_log',
@@ -49,7 +51,7 @@ describe('observer MCP server', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('serves exactly the fifteen read tools, every one readOnlyHint true and not destructive', async () => {
+  it('serves exactly the seventeen read tools, every one readOnlyHint true and not destructive', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(EXPECTED_TOOLS);
     expect(OBSERVER_TOOLS.map((t) => t.name).sort()).toEqual(EXPECTED_TOOLS);

@@ -14,3 +14,6 @@ export * from './wait.js';
 export * from './live.js';
 export * from './close-matches.js';
 export * from './cli-flags.js';
+export * from './notes.js';
+export * from './session-registry.js';
+export * from './projects.js';

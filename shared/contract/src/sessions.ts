@@ -3,6 +3,7 @@
  * cache tool schemas for a long time). */
 import { z } from 'zod';
 import { LIMITS } from './limits.js';
+import { deadSessionSchema } from './session-registry.js';
 
 /** A tmux session name exactly as `list-sessions` prints it. Any characters are allowed
  * (hostile names must stay addressable); the broker resolves it exactly, never via
@@ -34,6 +35,7 @@ export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 export const listSessionsInputShape = {
   name_filter: z.string().max(LIMITS.sessionName).optional().describe('only sessions whose name contains this text'),
   readable_only: z.boolean().optional().describe('only sessions whose content may be read'),
+  include_dead: z.boolean().optional().describe('also list sessions that are gone (registry)'),
 };
 export const listSessionsInputSchema = z.object(listSessionsInputShape).strict();
 export type ListSessionsInput = z.infer<typeof listSessionsInputSchema>;
@@ -41,6 +43,8 @@ export type ListSessionsInput = z.infer<typeof listSessionsInputSchema>;
 export const listSessionsOutputSchema = z.object({
   sessions: z.array(sessionSummarySchema),
   read_enabled: z.boolean(),
+  /** With include_dead: sessions the registry remembers that are no longer in tmux. */
+  dead_sessions: z.array(deadSessionSchema).optional(),
 });
 export type ListSessionsOutput = z.infer<typeof listSessionsOutputSchema>;
 

@@ -16,6 +16,7 @@ export { defineMcpTool, READ_ONLY_ANNOTATIONS, type McpTool, type ToolContext, t
 export { renderBatch, renderPaneText, renderSessionList, renderStatus, sessionReadTools } from './session-tools.js';
 export { checkToolArguments, normalizeArgumentNames, type ArgumentNames } from './tool-arguments.js';
 export { publishedInputSchema, publishedOutputSchema } from './tool-catalogue.js';
+export { noteReadTools, NOTE_UNTRUSTED, renderNote, renderNoteHits, renderNoteSummary } from './note-tools.js';
 export {
   createToolServer,
   listedTool,

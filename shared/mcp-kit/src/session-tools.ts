@@ -49,7 +49,10 @@ export function renderSessionList(out: ListSessionsOutput): string {
     const flags = [s.attached > 0 ? `${s.attached} attached` : 'detached', s.in_copy_mode ? 'copy mode' : ''].filter(Boolean).join(', ');
     return `- ${quoted(s.name)} [${access}] command=${quoted(s.current_command)} windows=${s.windows} ${flags}; last activity ${s.last_activity}`;
   });
-  return [head, ...rows].join('\n');
+  const dead = (out.dead_sessions ?? []).map(
+    (d) => `- ${quoted(d.name)} ${d.status} since ${d.status_changed_at} (seen ${d.first_seen} to ${d.last_seen})${d.last_screen !== null ? `; last screen:\n${d.last_screen}` : ''}`,
+  );
+  return [head, ...rows, ...(out.dead_sessions ? [`${dead.length} session(s) gone (registry):`, ...dead] : [])].join('\n');
 }
 
 export function renderPaneText(p: PaneText): string {

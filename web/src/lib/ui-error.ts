@@ -36,6 +36,8 @@ export const ERROR_MESSAGE_KEYS: Record<ErrorCode, MessageKey> = {
   // The dashboard never creates bindings; should it ever show this, the generic refusal fits.
   BINDING_LIMIT_REACHED: 'error.FORBIDDEN',
   RESUME_TOKEN_INVALID: 'error.RESUME_TOKEN_INVALID',
+  NOTE_NOT_FOUND: 'error.NOTE_NOT_FOUND',
+  ATTACHMENT_TYPE_REFUSED: 'error.ATTACHMENT_TYPE_REFUSED',
   NOT_FOUND: 'error.NOT_FOUND',
   PATH_NOT_ALLOWED: 'error.PATH_NOT_ALLOWED',
   FILE_TOO_LARGE: 'error.FILE_TOO_LARGE',

@@ -143,6 +143,87 @@ export const auditSchema = z
   })
   .strict();
 
+/** The notes store. `attachment_source_roots`: host directories note_add_attachment may
+ * read an image from by path (resolved with realpath, symlinks may not lead out). Empty
+ * (the default): reading host files is refused and images come in band only. */
+export const notesSchema = z
+  .object({
+    attachment_source_roots: z
+      .array(
+        z
+          .string()
+          .min(2)
+          .max(4096)
+          .refine((p) => p.startsWith('/') && !p.includes('\0'), 'path must be absolute'),
+      )
+      .max(20)
+      .default([]),
+  })
+  .strict();
+
+/** The session registry (registry.db). `protected_sessions`: exact names that
+ * `terminal-mcp-registry cleanup` never tombstones (e.g. the control session). The
+ * registry is reconciled from tmux on every session list and every
+ * `reconcile_interval_seconds` (which also records the last redacted screen of readable
+ * sessions). */
+export const sessionLifecycleSchema = z
+  .object({
+    protected_sessions: z.array(z.string().min(1).max(256)).max(500).default([]),
+    reconcile_interval_seconds: z.number().int().min(5).max(3600).default(60),
+  })
+  .strict();
+
+const loopbackUrl = z
+  .string()
+  .max(2048)
+  .refine((u) => {
+    try {
+      const url = new URL(u);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+    } catch {
+      return false;
+    }
+  }, 'probe url: http(s) on 127.0.0.1, localhost or [::1] only');
+
+/** A deploy preview: fixed commands (argv lists run without a shell, in the repo's
+ * directory) and loopback probe URLs. Nothing runs unless `preview_safe` is true. */
+export const deployPreviewProfileSchema = z
+  .object({
+    preview_safe: z.boolean().default(false),
+    commands: z
+      .array(
+        z
+          .object({
+            id: z.string().regex(/^[a-z0-9._-]{1,64}$/, 'command id: 1-64 characters of a-z 0-9 . _ -'),
+            argv: z.array(z.string().min(1).max(4096).refine((a) => !a.includes('\0'), 'no NUL')).min(1).max(64),
+            timeout_seconds: z.number().int().min(1).max(25).default(20),
+          })
+          .strict(),
+      )
+      .max(20)
+      .default([])
+      .refine((c) => new Set(c.map((x) => x.id)).size === c.length, 'command ids must be unique'),
+    probes: z
+      .array(z.object({ id: z.string().regex(/^[a-z0-9._-]{1,64}$/), url: loopbackUrl }).strict())
+      .max(10)
+      .default([]),
+  })
+  .strict();
+
+/** One project the intents (project_check, project_dispatch, deploy_preview) may act on:
+ * its repository is an observer.source_roots entry, its agents are named sessions and/or
+ * a binding (dispatch goes to the binding when set, else the first session). */
+export const projectProfileSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9._-]{1,64}$/, 'name: 1-64 characters of a-z 0-9 . _ -'),
+    repo: z.string().regex(/^[a-z0-9._-]{1,64}$/).describe('an observer.source_roots name'),
+    sessions: z.array(z.string().min(1).max(256)).max(10).default([]),
+    binding: z.string().regex(/^[a-z0-9._-]{1,64}$/).optional(),
+    deploy_preview: deployPreviewProfileSchema.optional(),
+  })
+  .strict()
+  .refine((p) => p.sessions.length > 0 || p.binding !== undefined, 'a project profile needs sessions or a binding');
+
 export const configSchema = z
   .object({
     permissions: permissionsSchema.default({ terminal_read: true, terminal_input: false }),
@@ -154,8 +235,19 @@ export const configSchema = z
     gateway: gatewaySchema.default(() => gatewaySchema.parse({})),
     input_policy: inputPolicySchema.default(() => inputPolicySchema.parse({})),
     audit: auditSchema.default(() => auditSchema.parse({})),
+    notes: notesSchema.default(() => notesSchema.parse({})),
+    session_lifecycle: sessionLifecycleSchema.default(() => sessionLifecycleSchema.parse({})),
+    project_profiles: z
+      .array(projectProfileSchema)
+      .max(50)
+      .default([])
+      .refine((ps) => new Set(ps.map((p) => p.name)).size === ps.length, 'project_profiles names must be unique'),
   })
   .strict()
+  .refine((c) => c.project_profiles.every((p) => c.observer.source_roots.some((r) => r.name === p.repo)), {
+    message: 'every project_profiles repo must name an observer.source_roots entry',
+    path: ['project_profiles'],
+  })
   .refine((c) => c.default_tail_lines <= c.max_capture_lines, {
     message: 'default_tail_lines must not exceed max_capture_lines',
     path: ['default_tail_lines'],

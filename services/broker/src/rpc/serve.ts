@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { WebSocketServer } from 'ws';
-import { SOCKET_ROLES, socketPathFor, type SocketRole } from '@terminal-mcp/contract';
+import { NOTE_LIMITS, SOCKET_ROLES, socketPathFor, type SocketRole } from '@terminal-mcp/contract';
 import type { BrokerDeps } from '../deps.js';
 import { listenOnSocket, type SocketGroups } from '../effects/socket-files.js';
 import { contextFromRequest } from './context.js';
@@ -21,11 +21,14 @@ export interface RoleServers {
 /** Requests larger than this are refused before parsing (Postfix rule: size limits on
  * everything untrusted). */
 const MAX_BODY_BYTES = 256 * 1024;
+/** The gateway sends note images in band (base64 of at most NOTE_LIMITS.attachmentBytes);
+ * its socket alone takes requests that large. */
+const MAX_BODY_BYTES_BY_ROLE: Record<SocketRole, number> = { gateway: Math.ceil((NOTE_LIMITS.attachmentBytes * 4) / 3) + 64 * 1024, observer: MAX_BODY_BYTES, web: MAX_BODY_BYTES };
 
 function createRoleServer(role: SocketRole, deps: BrokerDeps): Server {
   return createHTTPServer({
     router: ROLE_ROUTERS[role],
-    maxBodySize: MAX_BODY_BYTES,
+    maxBodySize: MAX_BODY_BYTES_BY_ROLE[role],
     createContext: ({ req }) => contextFromRequest(role, deps, req.headers),
     onError: ({ error, path }) => {
       if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.debug({ role, path }, 'request failed');

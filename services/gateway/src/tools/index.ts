@@ -4,9 +4,11 @@ import type { GatewayTool } from './define-tool.js';
 import { auditTools } from './audit.js';
 import { bindingTools } from './bindings.js';
 import { inputTools } from './input.js';
+import { noteTools } from './notes.js';
+import { projectTools } from './projects.js';
 import { sessionTools } from './sessions.js';
 import { waitTools } from './wait.js';
 
-export const GATEWAY_TOOLS: readonly GatewayTool[] = [...sessionTools, ...waitTools, ...inputTools, ...bindingTools, ...auditTools];
+export const GATEWAY_TOOLS: readonly GatewayTool[] = [...sessionTools, ...waitTools, ...inputTools, ...bindingTools, ...auditTools, ...noteTools, ...projectTools];
 
 export { defineTool, READ_ONLY_ANNOTATIONS, type GatewayTool, type ToolContext, type ToolSpec } from './define-tool.js';

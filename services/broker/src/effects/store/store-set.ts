@@ -4,11 +4,12 @@ import { auditStoreDefinition } from './audit-store.js';
 import { bindingsStoreDefinition } from './bindings-store.js';
 import { grantsStoreDefinition } from './grants-store.js';
 import { leasesStoreDefinition } from './leases-store.js';
+import { notesStoreDefinition } from './notes-store.js';
 import { oauthStoreDefinition } from './oauth-store.js';
 import { registryStoreDefinition } from './registry-store.js';
 import { webauthStoreDefinition } from './webauth-store.js';
 
-export const STORE_DEFINITIONS = [registryStoreDefinition, webauthStoreDefinition, grantsStoreDefinition, auditStoreDefinition, bindingsStoreDefinition, leasesStoreDefinition, oauthStoreDefinition] as const satisfies readonly StoreDefinition[];
+export const STORE_DEFINITIONS = [registryStoreDefinition, webauthStoreDefinition, grantsStoreDefinition, auditStoreDefinition, bindingsStoreDefinition, leasesStoreDefinition, oauthStoreDefinition, notesStoreDefinition] as const satisfies readonly StoreDefinition[];
 export type StoreName = (typeof STORE_DEFINITIONS)[number]['name'];
 
 export interface StoreSet {

@@ -11,3 +11,5 @@ export { oauthAdminProcedures, oauthServerProcedures } from './oauth.js';
 export { sessions } from './sessions.js';
 export { source } from './source.js';
 export { wait } from './wait.js';
+export { dashboardNotes, notes } from './notes.js';
+export { projects } from './projects.js';

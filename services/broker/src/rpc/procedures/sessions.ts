@@ -1,6 +1,7 @@
 /** Read-path procedures: discovery and content reads. Inputs are validated again here
  * with the same contract schemas the edges use (never trust the client's validation). */
 import {
+  AppError,
   batchInspectInputSchema,
   captureInputSchema,
   listSessionsInputSchema,
@@ -9,9 +10,11 @@ import {
   type PaneText,
 } from '@terminal-mcp/contract';
 import { auditedRead, recordRead } from '../../audit/record-read.js';
+import { listDeadSessions, reconcileSessionRegistry } from '../../registry/session-registry.js';
 import { sessionReaderFor } from '../../reads/session-reader.js';
 import type { BrokerContext } from '../context.js';
-import { servedTo } from '../trpc.js';
+import { operatorOf } from '../operator.js';
+import { raise, servedTo } from '../trpc.js';
 
 /** Every content read is recorded in the read audit (queued, never slowing the read). */
 const paneTextFacts = (r: PaneText) => ({ sessionId: r.session_id, paneId: r.pane_id, lineCount: r.line_count });
@@ -25,10 +28,19 @@ const everyRole = servedTo('gateway', 'observer', 'web');
 const mcpServices = servedTo('gateway', 'observer');
 
 export const sessions = {
-  list: everyRole.input(listSessionsInputSchema).query(async ({ ctx, input }) => ({
-    sessions: await reader(ctx).list({ nameContains: input.name_filter, readableOnly: input.readable_only }),
-    read_enabled: ctx.deps.config.permissions.terminal_read,
-  })),
+  list: everyRole.input(listSessionsInputSchema).query(async ({ ctx, input }) => {
+    // The dashboard shows gone sessions (with their last screens) to a signed-in operator only.
+    if (input.include_dead && ctx.role === 'web' && operatorOf(ctx) === null) raise(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
+    // The registry notices sessions that came and went since the last look.
+    await reconcileSessionRegistry(ctx.deps, { screens: false });
+    const sessions = await reader(ctx).list({ nameContains: input.name_filter, readableOnly: input.readable_only });
+    const dead = input.include_dead ? listDeadSessions(ctx.deps).filter((d) => input.name_filter === undefined || d.name.includes(input.name_filter)) : undefined;
+    // A remembered screen is content: its delivery is a read like any other.
+    for (const d of dead ?? []) {
+      if (d.last_screen !== null) recordRead(ctx, 'terminal_list_sessions', { session: d.name, sessionId: d.session_id, lineCount: d.last_screen.split('\n').length });
+    }
+    return { sessions, read_enabled: ctx.deps.config.permissions.terminal_read, ...(dead && { dead_sessions: dead }) };
+  }),
 
   tail: mcpServices
     .input(tailInputSchema)

@@ -2,7 +2,7 @@
  * file is auditing the gateway's privilege: every row is a request a gateway tool or its
  * readiness endpoint makes (test/src/role-calls.test.ts derives them from the gateway's
  * source and fails on any difference). */
-import { audit, bindings, health, input, oauthServerProcedures as oauth, sessions, wait } from '../procedures/index.js';
+import { audit, bindings, health, input, notes, oauthServerProcedures as oauth, projects, sessions, wait } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const gatewayRouter = router({
@@ -39,6 +39,28 @@ export const gatewayRouter = router({
   /** The input audit log, the caller's own rows only. */
   audit: {
     listInput: audit.listInput,
+  },
+  /** The notes/ideas store: every note_* tool (notes.db and its image files only). */
+  notes: {
+    search: notes.search,
+    get: notes.get,
+    list: notes.list,
+    facets: notes.facets,
+    create: notes.create, // mutation
+    update: notes.update, // mutation
+    delete: notes.delete, // mutation
+    restore: notes.restore, // mutation
+    addAttachment: notes.addAttachment, // mutation
+    removeAttachment: notes.removeAttachment, // mutation
+    linkToProject: notes.linkToProject, // mutation
+    markApplied: notes.markApplied, // mutation
+  },
+  /** One call per project intent over config's project_profiles: check reads; dispatch
+   * types through input.sendTask's path; deployPreview runs a fixed command of the profile. */
+  projects: {
+    check: projects.check,
+    dispatch: projects.dispatch, // mutation
+    deployPreview: projects.deployPreview, // mutation
   },
   health: {
     ready: health.ready,

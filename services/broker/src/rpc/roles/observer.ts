@@ -2,7 +2,7 @@
  * router must contain no procedure that changes tmux, git, grants, notes or policy: not
  * "refuses" — cannot name. A test lists it and fails on any mutation other than the
  * OAuth token procedures; another derives the rows from the observer's source. */
-import { health, oauthServerProcedures as oauth, sessions, source } from '../procedures/index.js';
+import { health, notes, oauthServerProcedures as oauth, sessions, source } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const observerRouter = router({
@@ -36,6 +36,11 @@ export const observerRouter = router({
     exchangeToken: oauth.exchangeToken, // mutation
     revokeToken: oauth.revokeToken, // mutation
     verifyAccessToken: oauth.verifyAccessToken,
+  },
+  /** Notes: search and read only (the observer can name no note write). */
+  notes: {
+    search: notes.search,
+    get: notes.get,
   },
   health: {
     ready: health.ready,

@@ -1,7 +1,7 @@
 /** Everything the dashboard's server may ask the broker, one row per procedure. Rows
  * marked "operator" need the signed-in operator's session token with the call
  * (rpc/operator.ts): the broker derives the acting user from it. */
-import { auditOperator, auth, dashboardInput, grants, health, live, oauthAdminProcedures as oauthAdmin, sessions } from '../procedures/index.js';
+import { auditOperator, auth, dashboardInput, dashboardNotes, grants, health, live, oauthAdminProcedures as oauthAdmin, sessions } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const webRouter = router({
@@ -51,6 +51,20 @@ export const webRouter = router({
   /** The dashboard's own /health endpoint: does the broker answer. */
   health: {
     ready: health.ready,
+  },
+  /** The /notes pages: browse, search, edit, delete/restore, and the attachment bytes. */
+  notes: {
+    list: dashboardNotes.list, // operator
+    search: dashboardNotes.search, // operator
+    get: dashboardNotes.get, // operator
+    facets: dashboardNotes.facets, // operator
+    attachment: dashboardNotes.attachment, // operator
+    create: dashboardNotes.create, // operator, mutation
+    update: dashboardNotes.update, // operator, mutation
+    linkToProject: dashboardNotes.linkToProject, // operator, mutation
+    delete: dashboardNotes.delete, // operator, mutation
+    restore: dashboardNotes.restore, // operator, mutation
+    removeAttachment: dashboardNotes.removeAttachment, // operator, mutation
   },
   // Not served: sessions.tail/capture/batchInspect, input.sendTask/sendBound/context,
   // bindings.*, wait.*, source.*, health.info.

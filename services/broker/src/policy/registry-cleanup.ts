@@ -1,0 +1,51 @@
+/**
+ * Which session_registry rows a cleanup may tombstone. A row is selected only when every
+ * guard holds; a row that is gone but held back by a guard is reported under "needs
+ * review" with that guard, never selected. Pure: (rows, what is live now, config, clock).
+ */
+import type { RegistryRecord } from '../effects/store/registry-store.js';
+
+export const CLEANUP_GUARDS = ['LIVE_NOW', 'PROTECTED', 'HAS_CONVERSATION', 'HAS_NOTES', 'TOO_RECENT'] as const;
+export type CleanupGuard = (typeof CLEANUP_GUARDS)[number];
+
+export const GUARD_REASONS: Record<CleanupGuard, string> = {
+  LIVE_NOW: 'a tmux session by that name is alive now',
+  PROTECTED: 'listed in session_lifecycle.protected_sessions',
+  HAS_CONVERSATION: 'has a conversation id (resumable history)',
+  HAS_NOTES: 'has operator notes (a curated record)',
+  TOO_RECENT: 'last seen more recently than --min-age-days',
+};
+
+export interface CleanupPlan {
+  selected: RegistryRecord[];
+  needsReview: { row: RegistryRecord; guard: CleanupGuard }[];
+}
+
+export interface CleanupCriteria {
+  /** Session names tmux lists right now. */
+  liveNames: ReadonlySet<string>;
+  protectedNames: ReadonlySet<string>;
+  minAgeDays: number;
+  now: number;
+}
+
+function guardOf(row: RegistryRecord, c: CleanupCriteria): CleanupGuard | null {
+  if (c.liveNames.has(row.name)) return 'LIVE_NOW';
+  if (c.protectedNames.has(row.name)) return 'PROTECTED';
+  if (row.conversationId) return 'HAS_CONVERSATION';
+  if (row.notes) return 'HAS_NOTES';
+  if (c.now - row.lastSeen < c.minAgeDays * 86_400_000) return 'TOO_RECENT';
+  return null;
+}
+
+/** ACTIVE rows are alive and DELETED rows are already tombstones: neither is a candidate. */
+export function planRegistryCleanup(rows: readonly RegistryRecord[], c: CleanupCriteria): CleanupPlan {
+  const plan: CleanupPlan = { selected: [], needsReview: [] };
+  for (const row of rows) {
+    if (row.status !== 'MISSING' && row.status !== 'KILLED') continue;
+    const guard = guardOf(row, c);
+    if (guard === null) plan.selected.push(row);
+    else plan.needsReview.push({ row, guard });
+  }
+  return plan;
+}

@@ -1,0 +1,116 @@
+/**
+ * project_check: one bounded, redacted answer to "how is this project doing?" — each
+ * profile session's status with its evidence (through the same read gate as
+ * terminal_status), the binding's state, git branch/ahead/behind/dirty/last commit, the
+ * deploy profile's readiness, and blockers in plain words. A part that fails is reported
+ * with its error code instead of failing the whole check.
+ */
+import { PROJECT_LIMITS, readAppErrorData, type ProjectCheckOutput } from '@terminal-mcp/contract';
+import type { BrokerContext } from '../rpc/context.js';
+import { probeUrl, programFound } from '../effects/deploy/readiness.js';
+import { getBinding } from '../input/bindings.js';
+import { sessionReaderFor } from '../reads/session-reader.js';
+import { gitLog } from '../sources/history.js';
+import { gitStatus } from '../sources/status.js';
+import { dispatchTarget, findProfile, type ProjectProfile } from './profiles.js';
+
+const codeOf = (err: unknown) => readAppErrorData(err)?.code ?? 'INTERNAL';
+
+async function sessionChecks(ctx: BrokerContext, profile: ProjectProfile): Promise<ProjectCheckOutput['sessions']> {
+  const reader = sessionReaderFor(ctx.deps);
+  const listed = await reader.list();
+  return Promise.all(
+    profile.sessions.map(async (name) => {
+      const summary = listed.find((s) => s.name === name);
+      const base = { session: name, exists: summary !== undefined, read_allowed: summary?.read_allowed ?? false, status: null, reason: null, current_command: null, error_code: null };
+      if (!summary) return { ...base, error_code: 'SESSION_NOT_FOUND' };
+      if (!summary.read_allowed) return { ...base, error_code: 'SESSION_NOT_ALLOWED' };
+      try {
+        const s = await reader.status(name);
+        return { ...base, status: s.status, reason: s.reason, current_command: s.current_command };
+      } catch (err) {
+        return { ...base, error_code: codeOf(err) };
+      }
+    }),
+  );
+}
+
+async function gitCheck(ctx: BrokerContext, profile: ProjectProfile): Promise<ProjectCheckOutput['git']> {
+  const none = { available: false, branch: null, upstream: null, ahead: null, behind: null, dirty: null, changed: null, untracked: null, last_commit: null };
+  try {
+    const [status, log] = await Promise.all([gitStatus(ctx.deps.config, profile.repo), gitLog(ctx.deps.config, { project: profile.repo, limit: 1 })]);
+    const last = log.commits[0];
+    return {
+      available: true,
+      branch: status.branch,
+      upstream: status.upstream,
+      ahead: status.ahead,
+      behind: status.behind,
+      dirty: status.entries.some((e) => e.kind !== 'untracked'),
+      changed: status.entries.filter((e) => e.kind !== 'untracked').length,
+      untracked: status.entries.filter((e) => e.kind === 'untracked').length,
+      last_commit: last ? { commit: last.commit, subject: last.subject, date: last.committer_date } : null,
+      error_code: null,
+    };
+  } catch (err) {
+    return { ...none, error_code: codeOf(err) };
+  }
+}
+
+async function deployCheck(profile: ProjectProfile): Promise<ProjectCheckOutput['deploy']> {
+  const d = profile.deploy_preview;
+  if (!d) return { configured: false, preview_safe: false, commands: [], probes: [] };
+  const [commands, probes] = await Promise.all([
+    Promise.all(d.commands.map(async (c) => ({ id: c.id, program_found: await programFound(c.argv[0]!) }))),
+    Promise.all(d.probes.map(async (p) => ({ id: p.id, url: p.url, ...(await probeUrl(p.url, PROJECT_LIMITS.probeTimeoutMs)) }))),
+  ]);
+  return { configured: true, preview_safe: d.preview_safe, commands, probes: probes.map((p) => ({ id: p.id, url: p.url, ok: p.ok, http_status: p.httpStatus, error: p.error })) };
+}
+
+function blockersOf(out: Omit<ProjectCheckOutput, 'blockers'>): string[] {
+  const b: string[] = [];
+  if (!out.git.available) b.push(`the repository cannot be read (${out.git.error_code})`);
+  else {
+    if (out.git.dirty) b.push(`the working tree has ${out.git.changed} uncommitted change(s)`);
+    if ((out.git.behind ?? 0) > 0) b.push(`the branch is ${out.git.behind} commit(s) behind ${out.git.upstream}`);
+  }
+  for (const s of out.sessions) {
+    if (!s.exists) b.push(`session ${JSON.stringify(s.session)} is not running`);
+    else if (!s.read_allowed) b.push(`session ${JSON.stringify(s.session)} may not be read (ask the operator for a grant)`);
+    else if (s.status === 'WAITING_INPUT') b.push(`session ${JSON.stringify(s.session)} is waiting for input`);
+    else if (s.error_code) b.push(`session ${JSON.stringify(s.session)} could not be checked (${s.error_code})`);
+  }
+  if (out.binding && out.binding.state !== 'OK') b.push(`binding ${JSON.stringify(out.binding.name)} is ${out.binding.state ?? out.binding.error_code}`);
+  if (out.deploy.configured) {
+    if (!out.deploy.preview_safe) b.push('the deploy profile is not marked preview_safe, so deploy_preview will refuse');
+    for (const c of out.deploy.commands) if (!c.program_found) b.push(`deploy command ${c.id}: its program is not installed`);
+    for (const p of out.deploy.probes) if (!p.ok) b.push(`probe ${p.id} (${p.url}) ${p.error ?? `answered ${p.http_status}`}`);
+  }
+  return b;
+}
+
+export async function checkProject(ctx: BrokerContext, name: string): Promise<ProjectCheckOutput> {
+  const profile = findProfile(ctx.deps.config, name);
+  const [sessions, git, deploy, binding] = await Promise.all([
+    // Without tmux there is nothing to check about the agents: TMUX_UNAVAILABLE.
+    sessionChecks(ctx, profile),
+    gitCheck(ctx, profile),
+    deployCheck(profile),
+    profile.binding === undefined
+      ? Promise.resolve(null)
+      : getBinding(ctx, profile.binding).then(
+          (b) => ({ name: b.binding, state: b.state, session: b.session, error_code: null }),
+          (err: unknown) => ({ name: profile.binding!, state: null, session: null, error_code: codeOf(err) }),
+        ),
+  ]);
+  const out = {
+    project: profile.name,
+    target: dispatchTarget(profile),
+    sessions,
+    binding,
+    supervisor: { available: false as const, note: 'this build has no supervisor loop: no watches or open events to report' },
+    git,
+    deploy,
+  };
+  return { ...out, blockers: blockersOf(out) };
+}

@@ -1,0 +1,160 @@
+// Guards the project intents end to end (real tmux, real git repo, real stores): project_check reports agents, git and deploy readiness with blockers; project_dispatch goes through send_task (one delivery, replay with the same key sends nothing, a different task under the key is refused); deploy_preview runs only a fixed command of a preview-safe profile, redacted and time-bounded, and refuses any other id.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readAppErrorData } from '@terminal-mcp/contract';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { git } from '../../../../test/src/helpers/source-repo.js';
+import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
+import { configSchema, type BrokerConfig } from '../config/schema.js';
+import type { BrokerDeps } from '../deps.js';
+import { openStoreSet } from '../effects/store/store-set.js';
+import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
+import { createContextInner } from '../rpc/context.js';
+import { gatewayRouter } from '../rpc/roles/gateway.js';
+import { createCallerFactory } from '../rpc/trpc.js';
+
+const SECRET = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+
+let tmux: TmuxTestServer;
+let adapter: ControlModeTmuxAdapter;
+let root: string;
+let repo: string;
+let deps: BrokerDeps;
+let probe: Server;
+let probePort: number;
+
+function config(): BrokerConfig {
+  return configSchema.parse({
+    log_level: 'silent',
+    permissions: { terminal_read: true, terminal_input: true },
+    allowed_session_patterns: ['agent-*'],
+    observer: { source_roots: [{ name: 'demo', path: repo }] },
+    project_profiles: [
+      {
+        name: 'demo',
+        repo: 'demo',
+        sessions: ['agent-demo', 'agent-absent'],
+        deploy_preview: {
+          preview_safe: true,
+          commands: [
+            { id: 'build', argv: ['sh', '-c', `echo building in $(basename "$PWD"); echo token=${SECRET}; exit 3`] },
+            { id: 'slow', argv: ['sleep', '30'], timeout_seconds: 1 },
+            { id: 'missing', argv: ['no-such-program-x1'] },
+          ],
+          probes: [
+            { id: 'web', url: `http://127.0.0.1:${probePort}/` },
+            { id: 'down', url: 'http://127.0.0.1:9/' },
+          ],
+        },
+      },
+      { name: 'unsafe', repo: 'demo', sessions: ['agent-demo'], deploy_preview: { commands: [{ id: 'build', argv: ['true'] }] } },
+    ],
+  });
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'tmcp-projects-'));
+  repo = join(root, 'demo');
+  const home = join(root, 'home');
+  mkdirSync(repo);
+  mkdirSync(home);
+  git(repo, home, ['init', '-q', '-b', 'main']);
+  writeFileSync(join(repo, 'README.md'), '# demo\n');
+  git(repo, home, ['add', '-A']);
+  git(repo, home, ['commit', '-q', '-m', 'First commit']);
+  writeFileSync(join(repo, 'README.md'), '# demo, edited\n');
+
+  probe = createServer((_req, res) => res.end('ok'));
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  probePort = (probe.address() as { port: number }).port;
+
+  tmux = await startTmuxServer();
+  adapter = createTmuxAdapter({ socketName: tmux.socketName, configFile: '/dev/null' });
+  expect(await adapter.waitUntilConnected(10_000)).toBe(true);
+  deps = { config: config(), tmux: adapter, stores: openStoreSet(join(root, 'state')), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } };
+
+  // The agent: a line reader recording each submitted line.
+  const ready = join(root, 'agent.ready');
+  await tmux.newSession('agent-demo', `exec bash --norc --noprofile -c 'touch ${ready}; while IFS= read -r line; do printf "%s\\n" "$line" >> ${join(root, 'agent.lines')}; done'`, { width: 120, height: 30 });
+  await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 10_000, interval: 25 });
+}, 60_000);
+
+afterAll(async () => {
+  probe?.close();
+  await adapter?.close();
+  deps?.stores.close();
+  await tmux?.kill();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const gw = () => createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps, actor: 'gateway:projects-test' }));
+const agentLines = () => (existsSync(join(root, 'agent.lines')) ? readFileSync(join(root, 'agent.lines'), 'utf8').split('\n').slice(0, -1) : []);
+
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (err) {
+    return readAppErrorData((err as { cause?: unknown }).cause)?.code ?? `trpc:${(err as { code?: string }).code}`;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('project intents', { timeout: 60_000 }, () => {
+  it('project_check reports agents, git, deploy readiness and blockers in plain words', async () => {
+    const r = await gw().projects.check({ project: 'demo' });
+    expect(r.target).toEqual({ kind: 'session', name: 'agent-demo' });
+    expect(r.sessions[0]).toMatchObject({ session: 'agent-demo', exists: true, read_allowed: true, error_code: null });
+    expect(r.sessions[0]!.status).not.toBeNull();
+    expect(r.sessions[1]).toMatchObject({ session: 'agent-absent', exists: false, error_code: 'SESSION_NOT_FOUND' });
+    expect(r.git).toMatchObject({ available: true, branch: 'main', dirty: true, changed: 1, last_commit: { subject: 'First commit' } });
+    expect(r.deploy.commands).toEqual([
+      { id: 'build', program_found: true },
+      { id: 'slow', program_found: true },
+      { id: 'missing', program_found: false },
+    ]);
+    expect(r.deploy.probes.map((p) => [p.id, p.ok])).toEqual([
+      ['web', true],
+      ['down', false],
+    ]);
+    expect(r.blockers).toEqual(
+      expect.arrayContaining([
+        'the working tree has 1 uncommitted change(s)',
+        'session "agent-absent" is not running',
+        'deploy command missing: its program is not installed',
+        expect.stringMatching(/^probe down \(http:\/\/127\.0\.0\.1:9\/\) /),
+      ]),
+    );
+    expect(await codeOf(gw().projects.check({ project: 'nope' }))).toBe('NOT_FOUND');
+  });
+
+  it('project_dispatch submits once through send_task, and a replay with the same key sends nothing', async () => {
+    const first = await gw().projects.dispatch({ project: 'demo', task: 'run the tests', idempotency_key: 'task-1' });
+    expect(first).toMatchObject({ project: 'demo', session: 'agent-demo', receipt: 'SUBMIT_CONFIRMED', replayed: false });
+    await vi.waitFor(() => expect(agentLines()).toEqual(['run the tests']), { timeout: 10_000 });
+    const again = await gw().projects.dispatch({ project: 'demo', task: 'run the tests', idempotency_key: 'task-1' });
+    expect(again).toMatchObject({ receipt: 'SUBMIT_CONFIRMED', replayed: true, audit_id: first.audit_id });
+    expect(await codeOf(gw().projects.dispatch({ project: 'demo', task: 'something else', idempotency_key: 'task-1' }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(gw().projects.dispatch({ project: 'demo', task: 'x' } as never))).toBe('trpc:BAD_REQUEST');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(agentLines()).toEqual(['run the tests']);
+    const audit = await gw().audit.listInput({ session: 'agent-demo' });
+    expect(audit.entries.filter((e) => e.tool === 'terminal_send_task')).toHaveLength(1);
+  });
+
+  it('deploy_preview runs a fixed command with redacted output, and refuses anything not in a preview-safe profile', async () => {
+    const build = await gw().projects.deployPreview({ project: 'demo', command_id: 'build' });
+    expect(build).toMatchObject({ exit_code: 3, timed_out: false });
+    expect(build.output).toContain('building in demo');
+    expect(build.output).not.toContain(SECRET);
+    expect(build.redactions).toBeGreaterThan(0);
+    const slow = await gw().projects.deployPreview({ project: 'demo', command_id: 'slow' });
+    expect(slow).toMatchObject({ timed_out: true, exit_code: null });
+
+    expect(await codeOf(gw().projects.deployPreview({ project: 'demo', command_id: 'rm-rf' }))).toBe('FORBIDDEN');
+    expect(await codeOf(gw().projects.deployPreview({ project: 'unsafe', command_id: 'build' }))).toBe('FORBIDDEN');
+    expect(await codeOf(gw().projects.deployPreview({ project: 'demo', command_id: 'sh -c id' }))).toBe('trpc:BAD_REQUEST');
+  });
+});

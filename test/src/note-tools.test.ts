@@ -1,0 +1,90 @@
+// Guards the note_* tools end to end (SDK client → HTTP gateway → broker process, real notes.db): save, attach an image in band, find it with hostile queries that stay plain words, edit, delete and restore; a spoofed image and a path outside the source roots are refused with their codes.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createGatewayLogger, ERROR_META_KEY, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
+import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+
+const call = (client: Client, name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
+const errorCodeOf = (r: CallToolResult) => (r._meta?.[ERROR_META_KEY] as { error_code?: string } | undefined)?.error_code;
+const structured = <T>(r: CallToolResult) => {
+  expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+  return r.structuredContent as T;
+};
+
+describe('note tools over MCP', { timeout: 120_000 }, () => {
+  let tmux: TmuxTestServer;
+  let broker: BrokerProcess;
+  let gw: RunningGatewayHttp;
+  let client: Client;
+  let root: string;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'tmcp-note-tools-'));
+    mkdirSync(join(root, 'shots'));
+    tmux = await startTmuxServer();
+    broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { log_level: 'warn', notes: { attachment_source_roots: [join(root, 'shots')] } } });
+    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent') });
+    client = new Client({ name: 'notes-e2e', version: '0.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl)));
+  }, 120_000);
+  afterAll(async () => {
+    await client?.close();
+    await gw?.close();
+    await broker?.stop();
+    await tmux?.kill();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('lists the twelve note tools with deliberate annotations', async () => {
+    const { tools } = await client.listTools();
+    const notes = tools.filter((t) => t.name.startsWith('note_'));
+    expect(notes.map((t) => t.name).sort()).toEqual(
+      ['note_add_attachment', 'note_create', 'note_delete', 'note_facets', 'note_get', 'note_link_to_project', 'note_list', 'note_mark_applied', 'note_remove_attachment', 'note_restore', 'note_search', 'note_update'].sort(),
+    );
+    for (const name of ['note_search', 'note_get', 'note_list', 'note_facets']) expect(notes.find((t) => t.name === name)?.annotations?.readOnlyHint, name).toBe(true);
+    expect(notes.find((t) => t.name === 'note_remove_attachment')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+  });
+
+  it('saves, attaches, finds, edits, deletes and restores a note', async () => {
+    const note = structured<{ id: number; created_by: string }>(await call(client, 'note_create', { title: 'Lưu lại: retry with jitter', body: 'exponential backoff', tags: ['resilience'] }));
+    expect(note.created_by).toMatch(/^gateway/);
+    const att = structured<{ id: string; mime_type: string }>(await call(client, 'note_add_attachment', { id: note.id, data_base64: PNG.toString('base64') }));
+    expect(att.mime_type).toBe('image/png');
+
+    for (const query of ['luu jitter', '"jitter', 'jitter OR nothing-else', 'NEAR(retry', 'body:backoff', 'retry)*']) {
+      const r = await call(client, 'note_search', { query });
+      expect(r.isError, `${query}: ${JSON.stringify(r.content)}`).toBeFalsy();
+    }
+    expect(structured<{ hits: { id: number }[] }>(await call(client, 'note_search', { query: 'luu jitter' })).hits.map((h) => h.id)).toEqual([note.id]);
+    expect(structured<{ hits: unknown[] }>(await call(client, 'note_search', { query: 'jitter OR nothing' })).hits).toEqual([]);
+
+    const got = structured<{ attachments: { id: string }[] }>(await call(client, 'note_get', { id: note.id }));
+    expect(got.attachments.map((a) => a.id)).toEqual([att.id]);
+    expect(structured<{ status: string }>(await call(client, 'note_mark_applied', { id: note.id, where: 'gateway retries' })).status).toBe('applied');
+    expect(structured<{ project: string }>(await call(client, 'note_link_to_project', { id: note.id, project: 'terminal-mcp' })).project).toBe('terminal-mcp');
+    structured(await call(client, 'note_delete', { id: note.id }));
+    expect(structured<{ hits: unknown[] }>(await call(client, 'note_search', { query: 'jitter' })).hits).toEqual([]);
+    expect(errorCodeOf(await call(client, 'note_update', { id: note.id, title: 'x' }))).toBe('NOTE_NOT_FOUND');
+    structured(await call(client, 'note_restore', { id: note.id }));
+    expect(structured<{ total: number; tags: { tag: string }[] }>(await call(client, 'note_facets'))).toMatchObject({ total: 1, tags: [{ tag: 'resilience', count: 1 }] });
+    expect(structured<{ removed: boolean }>(await call(client, 'note_remove_attachment', { attachment_id: att.id })).removed).toBe(true);
+  });
+
+  it('refuses an HTML file named .png and a path outside the source roots', async () => {
+    const note = structured<{ id: number }>(await call(client, 'note_create', { title: 'spoof target' }));
+    writeFileSync(join(root, 'shots', 'page.png'), '<html><script>alert(1)</script></html>');
+    writeFileSync(join(root, 'outside.png'), PNG);
+    const spoof = await call(client, 'note_add_attachment', { id: note.id, source_path: join(root, 'shots', 'page.png') });
+    expect(errorCodeOf(spoof)).toBe('ATTACHMENT_TYPE_REFUSED');
+    expect(errorCodeOf(await call(client, 'note_add_attachment', { id: note.id, source_path: join(root, 'shots', '..', 'outside.png') }))).toBe('PATH_NOT_ALLOWED');
+    expect(errorCodeOf(await call(client, 'note_add_attachment', { id: note.id, source_path: join(root, 'shots', 'page.png'), data_base64: 'AAAA' }))).toBe('INVALID_ARGUMENT');
+  });
+});
