@@ -16,6 +16,8 @@ let tmux: TmuxTestServer;
 let broker: BrokerProcess | undefined;
 let restored: BrokerProcess | undefined;
 const root = mkdtempSync(join(tmpdir(), 'tmcp-bk-'));
+/** A 1x1 PNG. */
+const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 beforeAll(async () => {
   tmux = await startTmuxServer();
@@ -35,6 +37,9 @@ describe('terminal-mcp backup / restore', () => {
     const client = createBrokerClient({ role: 'gateway', socketPath: join(b.socketDir, 'gateway.sock') });
     await createOperatorAccount(b.env, 'backup-op', 'correct horse battery staple 42');
     for (let i = 0; i < 5; i++) await client.bindings.bind.mutate({ binding: `before-${i}`, session: 'test-backup' });
+    // A note with an image: notes.db and its file under notes_attachments/ travel together.
+    const note = await client.notes.create.mutate({ title: 'kept across a restore' });
+    const image = await client.notes.addAttachment.mutate({ id: note.id, data_base64: PNG_1X1 });
 
     // Writes keep going (new bindings; audited reads) for the whole backup.
     let writing = true;
@@ -58,7 +63,9 @@ describe('terminal-mcp backup / restore', () => {
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
     expect(manifest.format).toBe('terminal-mcp-backup');
     const names = manifest.stores.map((s: { name: string }) => s.name).sort();
-    expect(names).toEqual(['audit', 'bindings', 'grants', 'leases', 'oauth', 'registry', 'webauth']);
+    expect(names).toEqual(['audit', 'bindings', 'grants', 'leases', 'notes', 'oauth', 'registry', 'webauth']);
+    expect(manifest.attachments).toHaveLength(1);
+    expect(manifest.attachments[0].file).toMatch(/^notes_attachments\/\d{4}\/\d{2}\/[0-9a-f-]{36}\.png$/);
     for (const s of manifest.stores) {
       expect(s.sha256).toMatch(/^[0-9a-f]{64}$/);
       expect(s.schema_version).toBeGreaterThan(0);
@@ -94,6 +101,10 @@ describe('terminal-mcp backup / restore', () => {
     expect(during).toEqual(during.map((_, i) => i));
     const users = await runNode([WEBAUTH, 'list-users'], { ...restored.env });
     expect(users.stdout).toContain('backup-op');
+    const back = await again.notes.get.query({ id: note.id });
+    expect(back.title).toBe('kept across a restore');
+    expect(back.attachments.map((a) => a.sha256)).toEqual([image.sha256]);
+    expect(readFileSync(join(freshState, manifest.attachments[0].file)).equals(Buffer.from(PNG_1X1, 'base64'))).toBe(true);
   });
 
   it('refuses a backup whose files do not match the manifest, and restores nothing', async () => {

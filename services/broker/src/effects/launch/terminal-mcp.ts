@@ -14,6 +14,7 @@ import { BROKER_VERSION } from '../package-info.js';
 import { backupCommand, restoreCommand } from './backup-command.js';
 import { CLIENTS, clientConfigCommand } from './client-config-command.js';
 import { doctorCommand } from './doctor-command.js';
+import { registryCleanupMain } from './registry-cleanup-cli.js';
 import { statusCommand } from './status-command.js';
 import { ensureBrokerRunning, holdBrokerPresence } from './stdio-launch.js';
 import { stopCommand } from './stop-command.js';
@@ -30,6 +31,8 @@ const USAGE = `usage: terminal-mcp [command]
                         ${CLIENTS.join(', ')}
   backup DIR            consistent copy of every store, the audit key and the config (broker may run)
   restore DIR           restore a backup into the state directory (the broker must be stopped)
+  registry-cleanup ...  plan (dry run) or apply the cleanup of gone sessions' registry rows;
+                        --verbose, --json, --apply --confirm-count N (docs/session-registry.md)
   --help, --version
 
 Paths come from TERMINAL_MCP_STATE_DIR, TERMINAL_MCP_SOCKET_DIR, TERMINAL_MCP_CONFIG and
@@ -75,6 +78,8 @@ async function main(argv: string[]): Promise<void> {
       return exit(await backupCommand(args, env));
     case 'restore':
       return exit(await restoreCommand(args, env));
+    case 'registry-cleanup':
+      return exit(await registryCleanupMain(['cleanup', ...args]));
     default:
       process.stderr.write(`terminal-mcp: unknown command ${JSON.stringify(command.slice(0, 40))}\n${USAGE}`);
       return exit(2);

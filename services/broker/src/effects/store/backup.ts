@@ -14,11 +14,12 @@
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { AUDIT_KEY_FILE_NAME } from '../audit-key-file.js';
 import { ensureStateDir, schemaVersion } from './database.js';
+import { ATTACHMENTS_DIR } from '../notes/attachment-files.js';
 import { STORE_DEFINITIONS } from './store-set.js';
 
 export const MANIFEST_FILE_NAME = 'manifest.json';
@@ -39,6 +40,12 @@ export const manifestSchema = z.object({
   absent_stores: z.array(z.string()),
   audit_key: fileEntrySchema.nullable(),
   config: fileEntrySchema.extend({ original_path: z.string() }).nullable(),
+  /** The notes' image files, by their path under the state directory: exactly the shape the
+   * broker writes (notes_attachments/YYYY/MM/<uuid>.<ext>), so a hostile manifest cannot
+   * name a path outside it. Absent in backups made before notes existed. */
+  attachments: z
+    .array(fileEntrySchema.extend({ file: z.string().regex(/^notes_attachments\/\d{4}\/\d{2}\/[0-9a-f-]{36}\.(png|jpg|gif|webp)$/) }))
+    .default([]),
 });
 export type BackupManifest = z.infer<typeof manifestSchema>;
 
@@ -86,6 +93,16 @@ async function backupStore(source: string, dest: string): Promise<number> {
   }
 }
 
+/** The notes' image files under the state directory, as relative paths. */
+function attachmentFiles(stateDir: string): string[] {
+  const root = join(stateDir, ATTACHMENTS_DIR);
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(stateDir, join(e.parentPath, e.name)))
+    .sort();
+}
+
 export interface BackupOptions {
   stateDir: string;
   configPath: string | undefined;
@@ -126,6 +143,14 @@ export async function backupStateDir(opts: BackupOptions): Promise<BackupManifes
     chmodSync(join(opts.dest, CONFIG_COPY_NAME), 0o600);
     config = { file: CONFIG_COPY_NAME, original_path: opts.configPath, ...sha256File(join(opts.dest, CONFIG_COPY_NAME)) };
   }
+  // After the stores: a file added in between is only an unreferenced extra.
+  const attachments: BackupManifest['attachments'] = [];
+  for (const file of attachmentFiles(opts.stateDir)) {
+    mkdirSync(dirname(join(opts.dest, file)), { recursive: true, mode: 0o700 });
+    copyFileSync(join(opts.stateDir, file), join(opts.dest, file));
+    chmodSync(join(opts.dest, file), 0o600);
+    attachments.push({ file, ...sha256File(join(opts.dest, file)) });
+  }
   const manifest: BackupManifest = {
     format: MANIFEST_FORMAT,
     format_version: 1,
@@ -137,6 +162,7 @@ export async function backupStateDir(opts: BackupOptions): Promise<BackupManifes
     absent_stores: absent,
     audit_key: auditKey,
     config,
+    attachments,
   };
   writeFileSync(join(opts.dest, MANIFEST_FILE_NAME), `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
   return manifest;
@@ -154,7 +180,7 @@ export function verifyBackup(dir: string): { manifest: BackupManifest; problems:
   if (!parsed.success) throw new BackupError(`${join(dir, MANIFEST_FILE_NAME)} is not a manifest this version understands`);
   const manifest = parsed.data;
   const problems: string[] = [];
-  const entries = [...manifest.stores, ...(manifest.audit_key ? [manifest.audit_key] : []), ...(manifest.config ? [manifest.config] : [])];
+  const entries = [...manifest.stores, ...(manifest.audit_key ? [manifest.audit_key] : []), ...(manifest.config ? [manifest.config] : []), ...manifest.attachments];
   for (const entry of entries) {
     const path = join(dir, entry.file);
     if (!existsSync(path)) {
@@ -199,9 +225,11 @@ export function restoreStateDir(dir: string, stateDir: string): RestoreResult {
   // start empty), so the result is the backup's state, not a mix of two points in time.
   for (const def of STORE_DEFINITIONS) for (const suffix of ['.db', '.db-wal', '.db-shm']) moveAside(`${def.name}${suffix}`);
   if (manifest.audit_key) moveAside(AUDIT_KEY_FILE_NAME);
+  moveAside(ATTACHMENTS_DIR);
   const restored: string[] = [];
   const place = (file: string) => {
-    const tmp = join(stateDir, `.${file}.restoring`);
+    mkdirSync(dirname(join(stateDir, file)), { recursive: true, mode: 0o700 });
+    const tmp = join(dirname(join(stateDir, file)), `.${basename(file)}.restoring`);
     copyFileSync(join(dir, file), tmp);
     chmodSync(tmp, 0o600);
     renameSync(tmp, join(stateDir, file));
@@ -209,5 +237,6 @@ export function restoreStateDir(dir: string, stateDir: string): RestoreResult {
   };
   for (const store of manifest.stores) place(store.file);
   if (manifest.audit_key) place(manifest.audit_key.file);
+  for (const attachment of manifest.attachments) place(attachment.file);
   return { manifest, restored, movedAside: movedAny ? aside : undefined };
 }
