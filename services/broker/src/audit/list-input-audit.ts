@@ -3,7 +3,6 @@
 import { AppError, INPUT_LIMITS, type InputAuditEntry, type ListInputAuditInput, type ListInputAuditOutput } from '@terminal-mcp/contract';
 import type { StoredAttempt } from '../effects/store/audit-store.js';
 import type { BrokerDeps } from '../deps.js';
-import { inputServices } from '../input/services.js';
 
 const CURSOR_RE = /^a(\d{1,15})$/;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -45,7 +44,7 @@ export function listInputAudit(deps: BrokerDeps, input: ListInputAuditInput, sco
   const actor = scope === 'all' ? input.actor : scope.actor;
   let rows: StoredAttempt[];
   try {
-    rows = inputServices(deps).audit.list({
+    rows = deps.input.audit.list({
       ...(input.session !== undefined ? { sessionName: input.session } : {}),
       ...(input.binding !== undefined ? { binding: input.binding } : {}),
       ...(actor !== undefined ? { actor } : {}),

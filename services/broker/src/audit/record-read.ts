@@ -1,7 +1,7 @@
 /** Records pane-content reads in the read audit (queued; see read-audit.ts). */
 import { readAppErrorData } from '@terminal-mcp/contract';
-import type { BrokerContext } from '../rpc/context.js';
-import { inputServices } from '../input/services.js';
+import type { Caller } from '../access/caller.js';
+import type { BrokerDeps } from '../deps.js';
 
 export interface ReadFacts {
   session: string | null;
@@ -13,9 +13,9 @@ export interface ReadFacts {
   path?: string | null;
 }
 
-export function recordRead(ctx: Pick<BrokerContext, 'deps' | 'role' | 'actor'>, tool: string, facts: ReadFacts): void {
+export function recordRead(ctx: Caller & { deps: Pick<BrokerDeps, 'input' | 'log'> }, tool: string, facts: ReadFacts): void {
   try {
-    inputServices(ctx.deps).reads.record({
+    ctx.deps.input.reads.record({
       at: Date.now(),
       role: ctx.role,
       actor: ctx.actor,
@@ -35,7 +35,7 @@ export function recordRead(ctx: Pick<BrokerContext, 'deps' | 'role' | 'actor'>, 
 
 /** Runs a read and records it, with its line count or its error code. */
 export async function auditedRead<T>(
-  ctx: Pick<BrokerContext, 'deps' | 'role' | 'actor'>,
+  ctx: Caller & { deps: Pick<BrokerDeps, 'input' | 'log'> },
   tool: string,
   session: string | null,
   read: () => Promise<T>,

@@ -14,6 +14,7 @@ import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { createCallerFactory } from '../rpc/trpc.js';
 import { recoverInterruptedInput } from './services.js';
+import { testDeps } from '../testing/deps.testkit.js';
 
 const CONFIG = configSchema.parse({
   permissions: { terminal_read: true, terminal_input: true },
@@ -31,7 +32,7 @@ beforeAll(async () => {
   adapter = createTmuxAdapter({ socketName: tmux.socketName, configFile: '/dev/null' });
   expect(await adapter.waitUntilConnected(10_000)).toBe(true);
   root = mkdtempSync(join(tmpdir(), 'tmcp-bind-'));
-  deps = { config: CONFIG, tmux: adapter, stores: openStoreSet(join(root, 'state')), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } };
+  deps = testDeps({ config: CONFIG, tmux: adapter, stores: openStoreSet(join(root, 'state')), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
   recoverInterruptedInput(deps);
 });
 

@@ -19,6 +19,7 @@ import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { observerRouter } from '../rpc/roles/observer.js';
 import { webRouter } from '../rpc/roles/web.js';
 import { createCallerFactory } from '../rpc/trpc.js';
+import { testDeps } from '../testing/deps.testkit.js';
 
 const END_MARK = '## end-of-corpus';
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -97,14 +98,14 @@ beforeAll(async () => {
   expect(await adapter.waitUntilConnected(10_000)).toBe(true);
   paneWatch = createPaneWatcher({ socketName: server.socketName, graceMs: 100 });
   stores = openStoreSet(join(base, 'state'));
-  deps = {
+  deps = testDeps({
     config: configSchema.parse({ log_level: 'silent', observer: { source_roots: [{ name: 'corpus', path: root }], search_timeout_ms: 10_000 } }),
     tmux: adapter,
     stores,
     log: pino({ level: 'silent' }),
     info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName },
     live: createLiveDeps(paneWatch),
-  };
+  });
 }, 120_000);
 
 afterAll(async () => {

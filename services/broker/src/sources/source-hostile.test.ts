@@ -17,6 +17,7 @@ import { observerRouter } from '../rpc/roles/observer.js';
 import { createCallerFactory } from '../rpc/trpc.js';
 import { resolveCommit } from './project.js';
 import { searchText } from './search.js';
+import { testDeps } from '../testing/deps.testkit.js';
 
 const noTmux = new Proxy({} as TmuxAdapter, {
   get: (_target, prop) =>
@@ -92,7 +93,7 @@ beforeAll(() => {
     observer: { source_roots: [{ name: 'demo', path: repo.root }], search_timeout_ms: SEARCH_TIMEOUT_MS },
   });
   stores = openStoreSet(join(base, 'state'));
-  const deps: BrokerDeps = { config, tmux: noTmux, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: null } };
+  const deps: BrokerDeps = testDeps({ config, tmux: noTmux, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: null } });
   source = observerSource(deps);
 }, 60_000);
 

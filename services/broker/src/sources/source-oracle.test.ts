@@ -15,6 +15,7 @@ import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { createContextInner } from '../rpc/context.js';
 import { observerRouter } from '../rpc/roles/observer.js';
 import { createCallerFactory } from '../rpc/trpc.js';
+import { testDeps } from '../testing/deps.testkit.js';
 
 const SECRET = 'hunter2hunter2';
 let base: string;
@@ -34,13 +35,13 @@ beforeAll(() => {
   git(root, home, ['add', '.']);
   git(root, home, ['commit', '-q', '-m', 'settings']);
   stores = openStoreSet(join(base, 'state'));
-  deps = {
+  deps = testDeps({
     config: configSchema.parse({ log_level: 'silent', observer: { source_roots: [{ name: 'app', path: root }], search_timeout_ms: 10_000 } }),
     tmux: {} as TmuxAdapter,
     stores,
     log: pino({ level: 'silent' }),
     info: { version: 'test', startedAt: new Date(), tmuxSocket: null },
-  };
+  });
 });
 
 afterAll(() => {

@@ -14,6 +14,7 @@ import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { observerRouter } from '../rpc/roles/observer.js';
 import { createCallerFactory } from '../rpc/trpc.js';
+import { testDeps } from '../testing/deps.testkit.js';
 
 /** Sources never touch tmux: a stand-in at that process boundary that fails loudly. */
 const noTmux = new Proxy({} as TmuxAdapter, {
@@ -62,7 +63,7 @@ beforeAll(() => {
     },
   });
   stores = openStoreSet(join(base, 'state'));
-  deps = { config, tmux: noTmux, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: null } };
+  deps = testDeps({ config, tmux: noTmux, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: null } });
   source = observerSource(deps);
 }, 60_000);
 
@@ -377,9 +378,8 @@ describe('searchText', () => {
 });
 
 describe('roles', () => {
-  it('serves the same read-only procedures to the gateway', async () => {
-    const gateway = createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps })).source;
-    expect((await gateway.readFile({ project: 'demo', path: 'README.md' })).total_lines).toBe(3);
+  it('does not serve source reads to the gateway (no gateway tool reads project sources)', () => {
+    expect(Object.keys(gatewayRouter._def.record)).not.toContain('source');
   });
 
   it('raises tRPC errors whose code matches the contract code, and logs refused paths without the path', async () => {

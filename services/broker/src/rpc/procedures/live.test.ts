@@ -15,6 +15,7 @@ import { createLiveDeps } from '../../live/live-deps.js';
 import { createContextInner } from '../context.js';
 import { webRouter } from '../roles/web.js';
 import { createCallerFactory } from '../trpc.js';
+import { testDeps } from '../../testing/deps.testkit.js';
 
 const GRACE_MS = 150;
 /** Generous: frames come within ~100 ms of output; this only bounds a hang. */
@@ -32,14 +33,14 @@ beforeAll(async () => {
   expect(await adapter.waitUntilConnected(10_000)).toBe(true);
   paneWatch = createPaneWatcher({ socketName: server.socketName, graceMs: GRACE_MS });
   root = mkdtempSync(join(tmpdir(), 'tmcp-live-'));
-  deps = {
+  deps = testDeps({
     config: DEFAULT_CONFIG, // admits agent-*, not private-*
     tmux: adapter,
     stores: openStoreSet(join(root, 'state')),
     log: pino({ level: 'silent' }),
     info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName },
     live: createLiveDeps(paneWatch),
-  };
+  });
 });
 
 afterEach(async () => {

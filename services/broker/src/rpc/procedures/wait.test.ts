@@ -16,12 +16,12 @@ import { createPaneWatcher, WATCHER_TERM, type PaneWatcher } from '../../effects
 import { createLiveDeps } from '../../live/live-deps.js';
 import { ResumeTokens } from '../../live/resume-tokens.js';
 import { waitForState } from '../../live/wait-for-state.js';
-import { sessionReaderFor } from '../../reads/session-reader.js';
 import { createContextInner } from '../context.js';
 import { gatewayRouter } from '../roles/gateway.js';
 import { webRouter } from '../roles/web.js';
 import { serveRoles } from '../serve.js';
 import { createCallerFactory } from '../trpc.js';
+import { testDeps } from '../../testing/deps.testkit.js';
 
 const GRACE_MS = 150;
 const PROMPT = 'read -p "Continue? [y/N] "';
@@ -38,14 +38,14 @@ beforeAll(async () => {
   expect(await adapter.waitUntilConnected(10_000)).toBe(true);
   paneWatch = createPaneWatcher({ socketName: server.socketName, graceMs: GRACE_MS });
   root = mkdtempSync(join(tmpdir(), 'tmcp-wait-'));
-  deps = {
+  deps = testDeps({
     config: DEFAULT_CONFIG, // admits agent-*, not private-*
     tmux: adapter,
     stores: openStoreSet(join(root, 'state')),
     log: pino({ level: 'silent' }),
     info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName },
     live: createLiveDeps(paneWatch),
-  };
+  });
 });
 
 afterEach(async () => {
@@ -108,8 +108,7 @@ describe('wait.forState', () => {
     const s = await idleShell('agent-wait-no-tick');
     setTimeout(() => void sendKeys(s, `sleep 0.2; ${PROMPT}`, 'Enter'), 300);
     const out = await waitForState({
-      reader: sessionReaderFor(deps),
-      tmux: adapter,
+      reader: deps.reader,
       paneWatch,
       target: { name: 'agent-wait-no-tick' },
       states: ['WAITING_INPUT'],
