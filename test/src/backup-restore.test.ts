@@ -11,7 +11,7 @@ import { runNode } from './helpers/run-node.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 
 const CLI = repoPath('services/broker/dist/effects/launch/terminal-mcp.js');
-const WEBAUTH = repoPath('services/broker/dist/effects/launch/webauth-cli.js');
+const WEBAUTH = repoPath('services/broker/dist/bin/webauth-cli.js');
 let tmux: TmuxTestServer;
 let broker: BrokerProcess | undefined;
 let restored: BrokerProcess | undefined;

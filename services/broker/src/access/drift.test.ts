@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
 import { configSchema } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from '../rpc/deps.js';
 import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createPaneWatcher, type PaneWatcher } from '../effects/tmux/pane-watch.js';

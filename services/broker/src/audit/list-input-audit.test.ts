@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from '../rpc/deps.js';
 import { auditStore, type InputAttempt } from '../effects/store/audit-store.js';
 import { openStoreSet } from '../effects/store/store-set.js';
 import { createContextInner } from '../rpc/context.js';

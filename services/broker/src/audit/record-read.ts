@@ -1,7 +1,11 @@
 /** Records pane-content reads in the read audit (queued; see read-audit.ts). */
 import { readAppErrorData } from '@terminal-mcp/contract';
 import type { Caller } from '../access/caller.js';
-import type { BrokerDeps } from '../deps.js';
+import type { Logger } from 'pino';
+import type { ReadAuditRecorder } from './read-audit.js';
+
+/** Who read, and where the read audit is queued. */
+export type ReadCaller = Caller & { deps: { input: { reads: ReadAuditRecorder }; log: Logger } };
 
 export interface ReadFacts {
   session: string | null;
@@ -13,7 +17,7 @@ export interface ReadFacts {
   path?: string | null;
 }
 
-export function recordRead(ctx: Caller & { deps: Pick<BrokerDeps, 'input' | 'log'> }, tool: string, facts: ReadFacts): void {
+export function recordRead(ctx: ReadCaller, tool: string, facts: ReadFacts): void {
   try {
     ctx.deps.input.reads.record({
       at: Date.now(),
@@ -35,7 +39,7 @@ export function recordRead(ctx: Caller & { deps: Pick<BrokerDeps, 'input' | 'log
 
 /** Runs a read and records it, with its line count or its error code. */
 export async function auditedRead<T>(
-  ctx: Caller & { deps: Pick<BrokerDeps, 'input' | 'log'> },
+  ctx: ReadCaller,
   tool: string,
   session: string | null,
   read: () => Promise<T>,

@@ -1,7 +1,10 @@
 /** Grants as the dashboard sees them (shared/contract/src/grants.ts): every live session
  * with its access and stored grant, grants left without a session, and the change log. */
 import type { GrantEvent, GrantList, GrantView } from '@terminal-mcp/contract';
-import type { BrokerDeps } from '../deps.js';
+import type { AccessGate } from '../access/gate.js';
+import type { BrokerConfig } from '../config/schema.js';
+import type { StoreSet } from '../effects/store/store-set.js';
+import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { grantsStore, type GrantEventRecord, type GrantFlags } from '../effects/store/grants-store.js';
 import { readPaneProcessTrees } from '../effects/proc/process-tree.js';
 import { decideReadAccess, isSensitiveName } from '../policy/access.js';
@@ -48,7 +51,7 @@ export function grantEventView(e: GrantEventRecord): GrantEvent {
 
 /** Every live session (sorted by name) with its access and stored grant, plus grants whose
  * name no live session has. Facts and grants are read now. */
-export async function listGrantAccess(deps: Pick<BrokerDeps, 'config' | 'tmux' | 'stores' | 'access'>, now: number): Promise<GrantList> {
+export async function listGrantAccess(deps: { config: BrokerConfig; tmux: TmuxAdapter; stores: StoreSet; access: AccessGate }, now: number): Promise<GrantList> {
   const { config } = deps;
   const sessions = await deps.tmux.listSessions();
   const grants = new Map(grantsStore(deps.stores.db('grants')).list().map((g) => [g.sessionName, g]));

@@ -28,7 +28,7 @@ import { randomBytes } from 'node:crypto';
 import { ALLOWED_KEYS, AppError, COPY_MODE_EXIT_KEY, readAppErrorData, type AuditDecision, type ErrorCode, type SocketRole } from '@terminal-mcp/contract';
 import type { AllowedDecision } from '../access/gate.js';
 import type { ResolvedTarget, TargetRef } from '../access/target.js';
-import type { BrokerDeps } from '../deps.js';
+import type { InputDeps } from './input-deps.js';
 import { hmacText, previewText } from '../audit/text-digest.js';
 import { crashAfterAuditWriteIfRequested } from '../effects/fault-injection.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
@@ -48,7 +48,7 @@ const LEASE_POLL_MS = 25;
 export type { AllowedDecision };
 
 export interface AttemptCaller {
-  deps: BrokerDeps;
+  deps: InputDeps;
   role: SocketRole;
   actor: string;
 }

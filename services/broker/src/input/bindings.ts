@@ -27,14 +27,11 @@ import {
 } from '@terminal-mcp/contract';
 import { identityOfBinding, resolveBinding } from '../access/target.js';
 import { auditedRead } from '../audit/record-read.js';
-import type { BrokerDeps } from '../deps.js';
 import type { BindingRecord } from '../effects/store/bindings-store.js';
 import type { SessionFacts } from '../effects/tmux/types.js';
 import { isSensitiveName } from '../policy/access.js';
 import { samePane } from '../policy/identity.js';
-import type { Caller } from '../access/caller.js';
-
-type BindingCaller = Caller & { deps: BrokerDeps };
+import type { InputCaller } from './input-deps.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -52,7 +49,7 @@ function bindingView(record: BindingRecord, state: BindingState): Binding {
   };
 }
 
-export async function bindSession(caller: BindingCaller, input: BindInput): Promise<BindOutput> {
+export async function bindSession(caller: InputCaller, input: BindInput): Promise<BindOutput> {
   const { deps } = caller;
   if (isSensitiveName(input.session)) {
     throw new AppError('FORBIDDEN', 'sessions with sensitive names (root, ssh, password, secret, database) are never bindable');
@@ -111,24 +108,24 @@ export async function bindSession(caller: BindingCaller, input: BindInput): Prom
   return { ...bindingView(record, 'OK'), outcome };
 }
 
-async function stateOf(caller: BindingCaller, record: BindingRecord, sessions: readonly SessionFacts[]): Promise<BindingState> {
+async function stateOf(caller: InputCaller, record: BindingRecord, sessions: readonly SessionFacts[]): Promise<BindingState> {
   return (await resolveBinding(record, sessions, caller.deps.input.delivery)).state;
 }
 
-export async function getBinding(caller: BindingCaller, name: string): Promise<Binding> {
+export async function getBinding(caller: InputCaller, name: string): Promise<Binding> {
   const record = caller.deps.input.bindings.get(name);
   if (!record) throw new AppError('BINDING_NOT_FOUND', 'no binding has that name');
   return bindingView(record, await stateOf(caller, record, await caller.deps.tmux.listSessions()));
 }
 
-export async function listBindings(caller: BindingCaller): Promise<{ bindings: Binding[] }> {
+export async function listBindings(caller: InputCaller): Promise<{ bindings: Binding[] }> {
   const records = caller.deps.input.bindings.list();
   if (records.length === 0) return { bindings: [] };
   const sessions = await caller.deps.tmux.listSessions();
   return { bindings: await Promise.all(records.map(async (r) => bindingView(r, await stateOf(caller, r, sessions)))) };
 }
 
-export function unbind(caller: BindingCaller, name: string): { binding: string; removed: true } {
+export function unbind(caller: InputCaller, name: string): { binding: string; removed: true } {
   if (!caller.deps.input.bindings.remove(name)) throw new AppError('BINDING_NOT_FOUND', 'no binding has that name');
   caller.deps.log.info({ event: 'binding.removed', binding: name, actor: caller.actor }, 'binding removed');
   return { binding: name, removed: true };
@@ -137,7 +134,7 @@ export function unbind(caller: BindingCaller, name: string): { binding: string; 
 /** Bound reads are the named reads of the pinned pane: the same gate
  * (`access.readableBinding`), the same reader, the same status (from
  * `#{window_activity}`), plus the binding's name. */
-export function tailBound(caller: BindingCaller, input: TailBoundInput): Promise<BoundPaneText> {
+export function tailBound(caller: InputCaller, input: TailBoundInput): Promise<BoundPaneText> {
   const { deps } = caller;
   const sessionName = deps.input.bindings.get(input.binding)?.sessionName ?? null;
   return auditedRead(
@@ -152,7 +149,7 @@ export function tailBound(caller: BindingCaller, input: TailBoundInput): Promise
   );
 }
 
-export function statusBound(caller: BindingCaller, name: string): Promise<BoundStatus> {
+export function statusBound(caller: InputCaller, name: string): Promise<BoundStatus> {
   const { deps } = caller;
   const sessionName = deps.input.bindings.get(name)?.sessionName ?? null;
   return auditedRead(

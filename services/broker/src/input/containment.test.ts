@@ -7,7 +7,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
 import { configSchema, type BrokerConfig } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from '../rpc/deps.js';
 import { leaseStore } from '../effects/store/leases-store.js';
 import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';

@@ -8,8 +8,7 @@
  */
 import { AppError, INPUT_LIMITS, type GateVerdict, type InputContextOutput } from '@terminal-mcp/contract';
 import { recordRead } from '../audit/record-read.js';
-import type { Caller } from '../access/caller.js';
-import type { BrokerDeps } from '../deps.js';
+import type { InputCaller } from './input-deps.js';
 import type { ReadableTarget, TargetRef } from '../access/target.js';
 import type { InputRequest } from '../policy/input.js';
 import { summarizeForeground } from '../policy/foreground.js';
@@ -30,7 +29,7 @@ function verdict(run: () => unknown): GateVerdict {
   }
 }
 
-export async function inputContext(ctx: Caller & { deps: BrokerDeps }, ref: TargetRef): Promise<InputContextOutput> {
+export async function inputContext(ctx: InputCaller, ref: TargetRef): Promise<InputContextOutput> {
   const { deps } = ctx;
   let target: ReadableTarget;
   const sessionName: string | null = ref.binding !== undefined ? (deps.input.bindings.get(ref.binding)?.sessionName ?? null) : ref.session;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { git } from '../../../../test/src/helpers/source-repo.js';
 import { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from '../../../../test/src/helpers/tmux-server.js';
 import { configSchema } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from '../rpc/deps.js';
 import { openStoreSet, type StoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createPaneWatcher, type PaneWatcher } from '../effects/tmux/pane-watch.js';

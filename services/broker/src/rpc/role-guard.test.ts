@@ -7,7 +7,7 @@ import { readAppErrorData } from '@terminal-mcp/contract';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from './deps.js';
 import { ensureSocketDir } from '../effects/socket-files.js';
 import { openStoreSet } from '../effects/store/store-set.js';
 import { createContextInner } from './context.js';

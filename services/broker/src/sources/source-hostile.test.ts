@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, makeSourceRepo, type SourceRepo } from '../../../../test/src/helpers/source-repo.js';
 import { configSchema, type BrokerConfig } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from '../rpc/deps.js';
 import { openGitRepo } from '../effects/git/git-runner.js';
 import { openStoreSet, type StoreSet } from '../effects/store/store-set.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';

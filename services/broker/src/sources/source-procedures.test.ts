@@ -7,7 +7,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV_SECRET, FAKE_API_KEY, makeSourceRepo, OUTSIDE_MARKER, type SourceRepo } from '../../../../test/src/helpers/source-repo.js';
 import { configSchema } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from '../rpc/deps.js';
 import { openStoreSet, type StoreSet } from '../effects/store/store-set.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { createContextInner } from '../rpc/context.js';

@@ -4,7 +4,7 @@
 import pino from 'pino';
 import { createAccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
-import { assembleDeps, type BrokerDeps, type BrokerParts } from '../deps.js';
+import { assembleDeps, type BrokerDeps, type BrokerParts } from '../rpc/deps.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
 
@@ -16,7 +16,7 @@ export function testDeps(parts: Omit<BrokerParts, 'log' | 'info'> & Partial<Pick
   });
 }
 
-export { withConfig } from '../deps.js';
+export { withConfig } from '../rpc/deps.js';
 
 /** THE reader over a bare adapter: no grants (only the whitelist admits), no bindings. */
 export function whitelistReader(config: BrokerConfig, tmux: TmuxAdapter): SessionReader {

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../../test/src/helpers/tmux-server.js';
 import { configSchema, type BrokerConfig } from '../../config/schema.js';
-import type { BrokerDeps } from '../../deps.js';
+import type { BrokerDeps } from '../deps.js';
 import type { SessionFacts } from '../../effects/tmux/types.js';
 import { ensureSocketDir } from '../../effects/socket-files.js';
 import { openStoreSet } from '../../effects/store/store-set.js';

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from '../../../../../test/src/helpers/tmux-server.js';
 import { DEFAULT_CONFIG } from '../../config/schema.js';
-import type { BrokerDeps } from '../../deps.js';
+import type { BrokerDeps } from '../deps.js';
 import { openStoreSet } from '../../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../../effects/tmux/adapter.js';
 import { createPaneWatcher, WATCHER_TERM, type PaneWatcher } from '../../effects/tmux/pane-watch.js';

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from '../../../../../test/src/helpers/tmux-server.js';
 import { DEFAULT_CONFIG } from '../../config/schema.js';
-import type { BrokerDeps } from '../../deps.js';
+import type { BrokerDeps } from '../deps.js';
 import { ensureSocketDir } from '../../effects/socket-files.js';
 import { openStoreSet } from '../../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../../effects/tmux/adapter.js';

@@ -5,14 +5,14 @@
  * elsewhere: a procedure finds what it needs here.
  */
 import type { Logger } from 'pino';
-import { createAccessGate, type AccessGate } from './access/gate.js';
-import type { BrokerConfig } from './config/schema.js';
-import { grantsStore } from './effects/store/grants-store.js';
-import type { StoreSet } from './effects/store/store-set.js';
-import type { TmuxAdapter } from './effects/tmux/types.js';
-import { createInputServices, type InputServices } from './input/services.js';
-import type { LiveDeps } from './live/live-deps.js';
-import { createSessionReader, type SessionReader } from './reads/session-reader.js';
+import { createAccessGate, type AccessGate } from '../access/gate.js';
+import type { BrokerConfig } from '../config/schema.js';
+import { grantsStore } from '../effects/store/grants-store.js';
+import type { StoreSet } from '../effects/store/store-set.js';
+import type { TmuxAdapter } from '../effects/tmux/types.js';
+import { createInputServices, type InputServices } from '../input/services.js';
+import type { LiveDeps } from '../live/live-deps.js';
+import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
 
 /** What the composition root builds first and hands in. */
 export interface BrokerParts {
