@@ -3,18 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
+import type { TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
 import { configSchema } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
-import { openStoreSet } from '../effects/store/store-set.js';
-import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
-import { createPaneWatcher, type PaneWatcher } from '../effects/tmux/pane-watch.js';
-import { createLiveDeps } from '../live/live-deps.js';
+import type { PaneWatcher } from '../effects/tmux/pane-watch.js';
 import { RECENT_OUTPUT_SECONDS } from '../policy/status.js';
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { createCallerFactory } from '../rpc/trpc.js';
-import { testDeps } from '../testing/deps.testkit.js';
+import { startLiveTestBroker, type LiveTestBroker } from '../testing/live-broker.testkit.js';
 
 const CONFIG = configSchema.parse({
   permissions: { terminal_read: true, terminal_input: true },
@@ -23,32 +20,19 @@ const CONFIG = configSchema.parse({
 });
 
 let server: TmuxTestServer;
-let adapter: ControlModeTmuxAdapter;
 let paneWatch: PaneWatcher;
 let root: string;
 let deps: BrokerDeps;
+let broker: LiveTestBroker | undefined;
 
 beforeAll(async () => {
-  server = await startTmuxServer();
-  adapter = createTmuxAdapter({ socketName: server.socketName, configFile: '/dev/null' });
-  expect(await adapter.waitUntilConnected(10_000)).toBe(true);
-  paneWatch = createPaneWatcher({ socketName: server.socketName, graceMs: 100 });
   root = mkdtempSync(join(tmpdir(), 'tmcp-drift-'));
-  deps = testDeps({
-    config: CONFIG,
-    tmux: adapter,
-    stores: openStoreSet(join(root, 'state')),
-    info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName },
-    live: createLiveDeps(paneWatch),
-  });
+  broker = await startLiveTestBroker({ config: CONFIG, stateDir: join(root, 'state'), graceMs: 100 });
+  ({ server, paneWatch, deps } = broker);
 });
 
 afterAll(async () => {
-  await paneWatch?.close();
-  await adapter?.close();
-  deps?.input.reads.flush();
-  deps?.stores.close();
-  await server?.kill();
+  await broker?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
