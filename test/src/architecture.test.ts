@@ -46,7 +46,7 @@ function importsOf(file: string): ImportFact[] {
   for (const m of text.matchAll(staticImport)) facts.push({ file: rel, specifier: m[4]!, typeOnly: Boolean(m[2]) });
   const bare = /^\s*import\s+['"]([^'"]+)['"]/gm;
   for (const m of text.matchAll(bare)) facts.push({ file: rel, specifier: m[1]!, typeOnly: false });
-  const dynamic = /\b(?:import|require)\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
+  const dynamic = /\b(?:import|require|require\.resolve)\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
   for (const m of text.matchAll(dynamic)) facts.push({ file: rel, specifier: m[1]!, typeOnly: false });
   return facts;
 }
@@ -217,6 +217,18 @@ describe('broker layers (re-derived from source)', () => {
 
   it('the cycle finder finds a planted cycle', () => {
     expect(folderCycles([...edges, { from: 'policy', to: 'rpc' }]).length).toBeGreaterThan(0);
+  });
+});
+
+describe('broker package edges', () => {
+  it('declares every package the broker loads at run time (require.resolve included)', () => {
+    const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'services/broker/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const packageOf = (spec: string) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+    const loaded = ALL_IMPORTS.filter((i) => i.file.startsWith(`${BROKER_SRC}/`) && !i.typeOnly && !i.file.endsWith('.testkit.ts'))
+      .map((i) => i.specifier)
+      .filter((spec) => !spec.startsWith('.') && !spec.startsWith('node:'));
+    expect(loaded).toContain('@terminal-mcp/gateway/stdio');
+    expect([...new Set(loaded.map(packageOf))].filter((p) => manifest.dependencies[p] === undefined)).toEqual([]);
   });
 });
 
