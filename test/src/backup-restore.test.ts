@@ -2,6 +2,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BINDING_LIMITS } from '@terminal-mcp/contract';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
@@ -36,14 +37,19 @@ describe('terminal-mcp backup / restore', () => {
     await createOperatorAccount(b.env, 'backup-op', 'correct horse battery staple 42');
     for (let i = 0; i < 5; i++) await client.bindings.bind.mutate({ binding: `before-${i}`, session: 'test-backup' });
 
-    // Writes keep going (new bindings; audited reads) for the whole backup.
+    // Writes keep going (new bindings; audited reads) for the whole backup. New bindings stop
+    // short of the per-client cap (a fast broker would reach it before the backup ends);
+    // the audited reads go on.
+    const maxDuring = BINDING_LIMITS.maxPerActor - 10;
     let writing = true;
     let written = 0;
     const writer = (async () => {
       while (writing) {
-        await client.bindings.bind.mutate({ binding: `during-${written}`, session: 'test-backup' });
+        if (written < maxDuring) {
+          await client.bindings.bind.mutate({ binding: `during-${written}`, session: 'test-backup' });
+          written++;
+        }
         await client.sessions.tail.query({ session: 'test-backup', lines: 5 });
-        written++;
       }
     })();
     const dir = join(root, 'backup-1');
