@@ -1,7 +1,9 @@
-// Lint rules, including the privilege boundary (ARCHITECTURE.md section 2): only
+// Lint rules, including the privilege boundary (docs/architecture.md section 2): only
 // services/broker/src/effects/** may spawn processes, open SQLite or touch files;
 // clients import broker TYPES only; shared/contract imports nothing from the repo;
-// shared/http-guard imports Node built-ins only.
+// shared/http-guard imports Node built-ins only. Inside the broker, the layers
+// (docs/architecture.md section 3): bin -> rpc -> use cases -> access -> policy (pure) and
+// effects (adapters); an import never points up.
 // test/src/architecture.test.ts re-derives the same rules from the source.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -22,6 +24,61 @@ const BROKER_RUNTIME = {
   message: 'Clients import broker router TYPES only (import type), never broker runtime code.',
 };
 
+// The broker's layers, by top-level folder of services/broker/src. Relative imports only
+// (a folder's name after any number of `../`); type imports count too.
+const USE_CASES = ['audit', 'grants', 'input', 'live', 'notes', 'oauth', 'projects', 'reads', 'registry', 'sources', 'webauth'];
+const up = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
+const ROOT_FILES = '^(\\.\\./)+(start-broker|index)\\.js$';
+const BROKER_LAYERS = [
+  {
+    files: ['services/broker/src/policy/**/*.ts'],
+    patterns: [{ regex: '^(?!@terminal-mcp/contract$|\\./)', message: 'policy/ is pure: it imports only policy/ and @terminal-mcp/contract.' }],
+  },
+  {
+    files: ['services/broker/src/config/**/*.ts'],
+    patterns: [{ regex: '^\\.\\./(?!policy/)', message: 'config/ sits on policy/ only: it imports no access, use case, rpc, effects or bin code.' }],
+  },
+  {
+    files: ['services/broker/src/effects/**/*.ts'],
+    patterns: [
+      { regex: up(['access', ...USE_CASES, 'rpc', 'bin', 'testing']), message: 'effects/ are adapters at the bottom: they import no access, use case, rpc or bin code.' },
+      { regex: ROOT_FILES, message: 'effects/ never import the composition root.' },
+    ],
+  },
+  {
+    files: ['services/broker/src/access/**/*.ts'],
+    patterns: [
+      { regex: up([...USE_CASES, 'rpc', 'bin', 'testing']), message: 'access/ sits below the use cases: it imports only policy, config and effects.' },
+      { regex: ROOT_FILES, message: 'access/ never imports the composition root.' },
+    ],
+  },
+  {
+    files: USE_CASES.map((f) => `services/broker/src/${f}/**/*.ts`),
+    patterns: [
+      { regex: up(['rpc', 'bin', 'testing']), message: 'Use cases do not know the transport: no rpc/ or bin/ imports (take a Caller from access/caller.ts).' },
+      { regex: ROOT_FILES, message: 'Use cases never import the composition root.' },
+    ],
+  },
+  {
+    files: ['services/broker/src/rpc/**/*.ts'],
+    patterns: [
+      { regex: up(['bin', 'testing']), message: 'rpc/ imports no bin/ code.' },
+      { regex: ROOT_FILES, message: 'rpc/ never imports the composition root.' },
+    ],
+  },
+];
+const layerBlocks = BROKER_LAYERS.map(({ files, patterns }) => ({
+  files,
+  ignores: ['services/broker/src/**/*.test.ts', 'services/broker/src/**/*.testkit.ts'],
+  rules: {
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      // Re-states the privilege paths: a later block replaces a rule's options, it does not merge them.
+      { paths: files.some((f) => f.startsWith('services/broker/src/effects/')) ? [] : [...PRIVILEGED_MODULES, ...FS_MODULES], patterns },
+    ],
+  },
+}));
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/.svelte-kit/**', '**/build/**', 'coverage/**'] },
   js.configs.recommended,
@@ -39,6 +96,7 @@ export default tseslint.config(
     ignores: ['services/broker/src/effects/**', 'services/broker/src/**/*.test.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [...PRIVILEGED_MODULES, ...FS_MODULES] }] },
   },
+  ...layerBlocks,
   {
     files: ['services/gateway/src/**/*.ts', 'services/observer/src/**/*.ts', 'web/src/**/*.ts', 'shared/**/*.ts'],
     ignores: ['**/*.test.ts'],

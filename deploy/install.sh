@@ -94,7 +94,7 @@ put_dir() {
 node="$(readlink -f "$node")"
 [ -x "$node" ] || die "$node is not executable"
 checkout="$(cd "$checkout" 2>/dev/null && pwd)" || die "no checkout directory $checkout"
-for f in services/broker/dist/main.js services/gateway/dist/bin/http.js services/observer/dist/bin/observer.js web/dist/server/main.js web/build/handler.js; do
+for f in services/broker/dist/bin/main.js services/gateway/dist/bin/http.js services/observer/dist/bin/observer.js web/dist/server/main.js web/build/handler.js; do
   [ -f "$checkout/$f" ] || die "$checkout/$f is missing: run \`npm ci && npm run build\` in $checkout first"
 done
 for p in "$checkout" "$node"; do

@@ -3,7 +3,7 @@
 // after each build. On a fresh clone `npm ci` runs before any dist/ file exists, and npm
 // links no bin whose target is missing: without this step `npm exec terminal-mcp` fails
 // and `npx terminal-mcp-webauth` falls through to the public registry, where those names
-// are not ours. Links are relative, like npm's (`../@terminal-mcp/broker/dist/main.js`),
+// are not ours. Links are relative, like npm's (`../@terminal-mcp/broker/dist/bin/main.js`),
 // and the step is idempotent: a correct link is left alone, a wrong or stale one replaced.
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, unlinkSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

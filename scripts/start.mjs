@@ -213,7 +213,7 @@ if (existing.info) {
   process.exit(1);
 } else {
   ownsBroker = true;
-  run('broker', 'services/broker/dist/main.js');
+  run('broker', 'services/broker/dist/bin/main.js');
 }
 for (const s of SERVICES) run(s.name, s.script, serviceEndpoint(s.name, env).url);
 recordRun(ownsBroker);

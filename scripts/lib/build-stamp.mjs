@@ -14,7 +14,7 @@ const INPUT_ROOTS = ['shared', 'services', 'web', 'test', 'bench', 'scripts', 'p
 /** Outputs `npm start` runs; any one missing means "build". */
 export const BUILD_OUTPUTS = [
   'shared/contract/dist/index.js',
-  'services/broker/dist/main.js',
+  'services/broker/dist/bin/main.js',
   'services/broker/dist/effects/launch/terminal-mcp.js',
   'services/gateway/dist/bin/http.js',
   'services/observer/dist/bin/observer.js',

@@ -1,6 +1,6 @@
-// Guards the privilege boundary: only broker effects spawn, open SQLite or touch files; clients import broker types only; contract imports zod only; http-guard imports Node built-ins only — re-derived from source and checked against ESLint.
+// Guards the privilege boundary (only broker effects spawn, open SQLite or touch files; clients import broker types only; contract imports zod only; http-guard imports Node built-ins only) and the broker's layers (bin -> rpc -> use cases -> access -> policy/effects, no folder cycles) — re-derived from source and checked against ESLint.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './helpers/repo.js';
@@ -46,7 +46,7 @@ function importsOf(file: string): ImportFact[] {
   for (const m of text.matchAll(staticImport)) facts.push({ file: rel, specifier: m[4]!, typeOnly: Boolean(m[2]) });
   const bare = /^\s*import\s+['"]([^'"]+)['"]/gm;
   for (const m of text.matchAll(bare)) facts.push({ file: rel, specifier: m[1]!, typeOnly: false });
-  const dynamic = /\b(?:import|require)\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
+  const dynamic = /\b(?:import|require|require\.resolve)\s*\(\s*['"]([^'"]+)['"]\s*\)/g;
   for (const m of text.matchAll(dynamic)) facts.push({ file: rel, specifier: m[1]!, typeOnly: false });
   return facts;
 }
@@ -114,6 +114,154 @@ describe('privilege boundary (ESLint enforces the same rules)', () => {
     ['services/gateway/src/probe.ts', "import type { GatewayRouter } from '@terminal-mcp/broker/router-types';\nexport type X = GatewayRouter;\n"],
     ['shared/mcp-kit/src/probe.ts', "import type { ObserverRouter } from '@terminal-mcp/broker/router-types';\nexport type X = ObserverRouter;\n"],
   ])('allows the permitted import in %s', async (path, code) => {
+    expect(await lint(path, code)).toBe(0);
+  });
+});
+
+// The broker's layers, by top-level folder of services/broker/src ("(root)" for the
+// composition files beside them). Each folder lists the folders it may import (relative
+// imports, type imports included); anything else points up or sideways across layers.
+const BROKER_SRC = 'services/broker/src';
+const USE_CASES = ['audit', 'grants', 'input', 'live', 'notes', 'oauth', 'projects', 'reads', 'registry', 'sources', 'webauth'];
+const BELOW_USE_CASES = ['access', 'config', 'policy', 'effects'];
+const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
+  policy: [],
+  config: ['policy'],
+  effects: ['config', 'policy'],
+  access: ['config', 'policy', 'effects'],
+  ...Object.fromEntries(USE_CASES.map((f) => [f, [...USE_CASES, ...BELOW_USE_CASES]])),
+  rpc: [...USE_CASES, ...BELOW_USE_CASES],
+  '(root)': ['rpc', ...USE_CASES, ...BELOW_USE_CASES],
+  bin: ['(root)', 'rpc', ...USE_CASES, ...BELOW_USE_CASES],
+};
+
+const brokerFolder = (repoPath: string) => {
+  const parts = relative(BROKER_SRC, repoPath).split('/');
+  return parts.length === 1 ? '(root)' : parts[0]!;
+};
+
+/** Folder-level edges of the broker's relative imports (tests and testkits excluded). */
+function brokerFolderEdges(): { from: string; to: string; file: string; specifier: string }[] {
+  const edges: { from: string; to: string; file: string; specifier: string }[] = [];
+  for (const i of ALL_IMPORTS) {
+    if (!i.file.startsWith(`${BROKER_SRC}/`) || i.file.endsWith('.testkit.ts') || !i.specifier.startsWith('.')) continue;
+    const target = relative(REPO_ROOT, resolve(REPO_ROOT, dirname(i.file), i.specifier));
+    if (!target.startsWith(`${BROKER_SRC}/`)) continue;
+    const from = brokerFolder(i.file);
+    const to = brokerFolder(target);
+    if (from !== to) edges.push({ from, to, file: i.file, specifier: i.specifier });
+  }
+  return edges;
+}
+
+/** Strongly connected components of more than one folder (Tarjan). */
+function folderCycles(edges: readonly { from: string; to: string }[]): string[][] {
+  const next = new Map<string, Set<string>>();
+  for (const e of edges) next.set(e.from, (next.get(e.from) ?? new Set()).add(e.to));
+  const nodes = new Set(edges.flatMap((e) => [e.from, e.to]));
+  let counter = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const sccs: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of next.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const scc: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        scc.push(w);
+      } while (w !== v);
+      if (scc.length > 1) sccs.push(scc.sort());
+    }
+  };
+  for (const v of nodes) if (!index.has(v)) visit(v);
+  return sccs;
+}
+
+describe('broker layers (re-derived from source)', () => {
+  const edges = brokerFolderEdges();
+
+  it('finds the folders it is meant to check', () => {
+    const folders = new Set(edges.flatMap((e) => [e.from, e.to]));
+    for (const f of ['bin', '(root)', 'rpc', 'input', 'reads', 'access', 'policy', 'effects', 'config']) expect(folders).toContain(f);
+  });
+
+  it('every import points down: bin -> rpc -> use cases -> access -> policy and effects', () => {
+    const unknown = [...new Set(edges.map((e) => e.from))].filter((f) => MAY_IMPORT[f] === undefined);
+    expect(unknown).toEqual([]);
+    expect(edges.filter((e) => !MAY_IMPORT[e.from]!.includes(e.to)).map((e) => `${e.file} -> ${e.specifier}`)).toEqual([]);
+  });
+
+  it('policy imports only policy and @terminal-mcp/contract', () => {
+    const policy = ALL_IMPORTS.filter((i) => i.file.startsWith(`${BROKER_SRC}/policy/`));
+    expect(policy.length).toBeGreaterThan(0);
+    expect(policy.filter((i) => !(i.specifier.startsWith('./') || i.specifier === '@terminal-mcp/contract'))).toEqual([]);
+  });
+
+  it('has no import cycles between broker folders', () => {
+    expect(folderCycles(edges)).toEqual([]);
+  });
+
+  it('the cycle finder finds a planted cycle', () => {
+    expect(folderCycles([...edges, { from: 'policy', to: 'rpc' }]).length).toBeGreaterThan(0);
+  });
+});
+
+describe('broker package edges', () => {
+  it('declares every package the broker loads at run time (require.resolve included)', () => {
+    const manifest = JSON.parse(readFileSync(join(REPO_ROOT, 'services/broker/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const packageOf = (spec: string) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!);
+    const loaded = ALL_IMPORTS.filter((i) => i.file.startsWith(`${BROKER_SRC}/`) && !i.typeOnly && !i.file.endsWith('.testkit.ts'))
+      .map((i) => i.specifier)
+      .filter((spec) => !spec.startsWith('.') && !spec.startsWith('node:'));
+    expect(loaded).toContain('@terminal-mcp/gateway/stdio');
+    expect([...new Set(loaded.map(packageOf))].filter((p) => manifest.dependencies[p] === undefined)).toEqual([]);
+  });
+});
+
+describe('broker layers (ESLint enforces the same rules)', () => {
+  const eslint = new ESLint({ cwd: REPO_ROOT });
+  const lint = async (path: string, code: string) => {
+    const [result] = await eslint.lintText(code, { filePath: join(REPO_ROOT, path) });
+    return result!.messages.filter((m) => m.ruleId === '@typescript-eslint/no-restricted-imports').length;
+  };
+
+  it.each([
+    ['services/broker/src/policy/probe.ts', "import type { TmuxAdapter } from '../effects/tmux/types.js';\nexport type X = TmuxAdapter;\n"],
+    ['services/broker/src/policy/probe.ts', "import type { BrokerConfig } from '../config/schema.js';\nexport type X = BrokerConfig;\n"],
+    ['services/broker/src/policy/probe.ts', "import pino from 'pino';\nexport const x = pino;\n"],
+    ['services/broker/src/config/probe.ts', "import { createAccessGate } from '../access/gate.js';\nexport const x = createAccessGate;\n"],
+    ['services/broker/src/effects/tmux/probe.ts', "import type { AccessGate } from '../../access/gate.js';\nexport type X = AccessGate;\n"],
+    ['services/broker/src/effects/store/probe.ts', "import { bindSession } from '../../input/bindings.js';\nexport const x = bindSession;\n"],
+    ['services/broker/src/effects/probe.ts', "import { startBroker } from '../start-broker.js';\nexport const x = startBroker;\n"],
+    ['services/broker/src/access/probe.ts', "import { runInputAttempt } from '../input/attempt.js';\nexport const x = runInputAttempt;\n"],
+    ['services/broker/src/input/probe.ts', "import type { BrokerContext } from '../rpc/context.js';\nexport type X = BrokerContext;\n"],
+    ['services/broker/src/reads/probe.ts', "import { readFileSync } from 'node:fs';\nexport const x = readFileSync;\n"],
+    ['services/broker/src/rpc/procedures/probe.ts', "import { x } from '../../bin/main.js';\nexport const y = x;\n"],
+  ])('refuses an upward import in %s', async (path, code) => {
+    expect(await lint(path, code)).toBeGreaterThan(0);
+  });
+
+  it.each([
+    ['services/broker/src/policy/probe.ts', "import { isSensitiveName } from './access.js';\nimport { AppError } from '@terminal-mcp/contract';\nexport const x = [isSensitiveName, AppError];\n"],
+    ['services/broker/src/effects/tmux/probe.ts', "import type { SessionIdentity } from '../../policy/identity.js';\nimport { openStore } from '../store/database.js';\nexport type X = SessionIdentity;\nexport const y = openStore;\n"],
+    ['services/broker/src/access/probe.ts', "import type { BindingRecord } from '../effects/store/bindings-store.js';\nexport type X = BindingRecord;\n"],
+    ['services/broker/src/input/probe.ts', "import { createAccessGate } from '../access/gate.js';\nimport { auditedRead } from '../audit/record-read.js';\nexport const x = [createAccessGate, auditedRead];\n"],
+    ['services/broker/src/rpc/procedures/probe.ts', "import { runInputAttempt } from '../../input/attempt.js';\nexport const x = runInputAttempt;\n"],
+  ])('allows a downward import in %s', async (path, code) => {
     expect(await lint(path, code)).toBe(0);
   });
 });

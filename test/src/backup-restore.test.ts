@@ -2,6 +2,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BINDING_LIMITS } from '@terminal-mcp/contract';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
@@ -11,7 +12,7 @@ import { runNode } from './helpers/run-node.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 
 const CLI = repoPath('services/broker/dist/effects/launch/terminal-mcp.js');
-const WEBAUTH = repoPath('services/broker/dist/effects/launch/webauth-cli.js');
+const WEBAUTH = repoPath('services/broker/dist/bin/webauth-cli.js');
 let tmux: TmuxTestServer;
 let broker: BrokerProcess | undefined;
 let restored: BrokerProcess | undefined;
@@ -41,15 +42,19 @@ describe('terminal-mcp backup / restore', () => {
     const note = await client.notes.create.mutate({ title: 'kept across a restore' });
     const image = await client.notes.addAttachment.mutate({ id: note.id, data_base64: PNG_1X1 });
 
-    // Writes keep going (new bindings; audited reads) for the whole backup.
+    // Writes keep going (new bindings; audited reads) for the whole backup. New bindings stop
+    // short of the per-client cap (a fast broker would reach it before the backup ends);
+    // the audited reads go on.
+    const maxDuring = BINDING_LIMITS.maxPerActor - 10;
     let writing = true;
     let written = 0;
     const writer = (async () => {
-      // One client holds at most 100 bindings (BINDING_LIMIT_REACHED): past 90, only reads.
       while (writing) {
-        if (written < 90) await client.bindings.bind.mutate({ binding: `during-${written}`, session: 'test-backup' });
+        if (written < maxDuring) {
+          await client.bindings.bind.mutate({ binding: `during-${written}`, session: 'test-backup' });
+          written++;
+        }
         await client.sessions.tail.query({ session: 'test-backup', lines: 5 });
-        written++;
       }
     })();
     const dir = join(root, 'backup-1');

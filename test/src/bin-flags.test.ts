@@ -7,10 +7,10 @@ import { repoPath } from './helpers/repo.js';
 import { cleanEnv, runNode } from './helpers/run-node.js';
 
 const BINS: [name: string, path: string][] = [
-  ['terminal-mcp-broker', 'services/broker/dist/main.js'],
+  ['terminal-mcp-broker', 'services/broker/dist/bin/main.js'],
   ['terminal-mcp', 'services/broker/dist/effects/launch/terminal-mcp.js'],
-  ['terminal-mcp-webauth', 'services/broker/dist/effects/launch/webauth-cli.js'],
-  ['terminal-mcp-observer-admin', 'services/broker/dist/effects/launch/observer-admin-cli.js'],
+  ['terminal-mcp-webauth', 'services/broker/dist/bin/webauth-cli.js'],
+  ['terminal-mcp-observer-admin', 'services/broker/dist/bin/observer-admin-cli.js'],
   ['terminal-mcp-http', 'services/gateway/dist/bin/http.js'],
   ['terminal-mcp-gateway-stdio', 'services/gateway/dist/bin/stdio.js'],
   ['terminal-mcp-observer', 'services/observer/dist/bin/observer.js'],

@@ -8,20 +8,20 @@ import type { Logger } from 'pino';
 import { summarizeConfig } from './config/config-summary.js';
 import { ConfigError } from './config/parse.js';
 import { configSchema, type BrokerConfig } from './config/schema.js';
-import type { BrokerDeps } from './deps.js';
+import { assembleDeps, type BrokerDeps } from './rpc/deps.js';
 import { loadConfigFile } from './effects/config-file.js';
 import { crashAfterAuditIgnored } from './effects/fault-injection.js';
 import { removeBrokerState, writeBrokerState } from './effects/launch/broker-state-file.js';
 import { acquireInstanceLock, ensureSocketDir, resolveSocketGroups } from './effects/socket-files.js';
-import { idleExitSeconds, watchForIdle } from './idle-exit.js';
+import { idleExitSeconds, watchForIdle } from './effects/idle-exit.js';
 import { recordBrokerRun } from './effects/store/registry-store.js';
 import { openStoreSet } from './effects/store/store-set.js';
 import { createTmuxAdapter } from './effects/tmux/adapter.js';
 import { startAuditRetention } from './audit/retention.js';
-import { flushReadAudit, recoverInterruptedInput } from './input/services.js';
+import { recoverInterruptedInput } from './input/services.js';
 import { createPaneWatcher } from './effects/tmux/pane-watch.js';
 import { createLiveDeps } from './live/live-deps.js';
-import { createLogger } from './logger.js';
+import { createLogger } from './effects/logger.js';
 import { startSessionRegistry } from './registry/session-registry.js';
 import { serveRoles } from './rpc/serve.js';
 import { BROKER_VERSION } from './effects/package-info.js';
@@ -71,10 +71,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
   try {
     const stores = openStoreSet(paths.stateDir);
     cleanups.push(() => stores.close());
-    // Input attempts a dead broker left PENDING become DELIVERY_UNKNOWN (never re-sent);
-    // queued read-audit records are written before the stores close.
+    // Input attempts a dead broker left PENDING become DELIVERY_UNKNOWN (never re-sent).
     recoverInterruptedInput({ stores, log });
-    cleanups.push(() => flushReadAudit(stores));
     // audit.db stays bounded: pruned to audit.retention now and periodically (audited).
     const retention = startAuditRetention({ stores, config, log });
     cleanups.push(() => retention.stop());
@@ -89,14 +87,17 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     const paneWatch = createPaneWatcher({ socketName: paths.tmuxSocket, logger: log });
     cleanups.push(() => paneWatch.close());
 
-    const deps: BrokerDeps = {
+    const deps: BrokerDeps = assembleDeps({
       config,
       tmux,
       stores,
       log,
       info: { version: BROKER_VERSION, startedAt, tmuxSocket: paths.tmuxSocket ?? null },
       live: createLiveDeps(paneWatch),
-    };
+    });
+    // Queued read-audit records are written before the stores close (cleanups run in
+    // reverse order).
+    cleanups.push(() => deps.input.reads.flush());
     // registry.db remembers every session seen, and what became of it.
     const registry = startSessionRegistry(deps);
     cleanups.push(() => registry.stop());

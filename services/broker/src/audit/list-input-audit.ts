@@ -2,8 +2,8 @@
  * is opaque to callers (`a<id>`: the next page holds older rows than that id). */
 import { AppError, INPUT_LIMITS, type InputAuditEntry, type ListInputAuditInput, type ListInputAuditOutput } from '@terminal-mcp/contract';
 import type { StoredAttempt } from '../effects/store/audit-store.js';
-import type { BrokerDeps } from '../deps.js';
-import { inputServices } from '../input/services.js';
+import type { Logger } from 'pino';
+import type { AuditStore } from '../effects/store/audit-store.js';
 
 const CURSOR_RE = /^a(\d{1,15})$/;
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -32,7 +32,7 @@ function entry(a: StoredAttempt): InputAuditEntry {
 /** Whose rows a caller may see: one actor's (a gateway client) or every row. */
 export type AuditScope = { actor: string } | 'all';
 
-export function listInputAudit(deps: BrokerDeps, input: ListInputAuditInput, scope: AuditScope): ListInputAuditOutput {
+export function listInputAudit(deps: { input: { audit: AuditStore }; log: Logger }, input: ListInputAuditInput, scope: AuditScope): ListInputAuditOutput {
   let beforeId: number | undefined;
   if (input.cursor !== undefined) {
     const m = CURSOR_RE.exec(input.cursor);
@@ -45,7 +45,7 @@ export function listInputAudit(deps: BrokerDeps, input: ListInputAuditInput, sco
   const actor = scope === 'all' ? input.actor : scope.actor;
   let rows: StoredAttempt[];
   try {
-    rows = inputServices(deps).audit.list({
+    rows = deps.input.audit.list({
       ...(input.session !== undefined ? { sessionName: input.session } : {}),
       ...(input.binding !== undefined ? { binding: input.binding } : {}),
       ...(actor !== undefined ? { actor } : {}),

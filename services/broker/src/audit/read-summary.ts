@@ -1,17 +1,17 @@
 /** The dashboard's read-audit summary: who read which session how much, per UTC day.
  * Queued read records are flushed first, so a read just made shows up. */
 import { AppError, READ_SUMMARY_LIMITS, type ReadSummaryInput, type ReadSummaryOutput } from '@terminal-mcp/contract';
-import type { BrokerDeps } from '../deps.js';
-import { inputServices } from '../input/services.js';
+import type { Logger } from 'pino';
+import type { AuditStore } from '../effects/store/audit-store.js';
 
 const DAY_MS = 86_400_000;
 
-export function summarizeReadAudit(deps: BrokerDeps, input: ReadSummaryInput, now = Date.now()): ReadSummaryOutput {
+export function summarizeReadAudit(deps: { input: { reads: { flush(): void }; audit: Pick<AuditStore, 'summarizeReads'> }; log: Logger }, input: ReadSummaryInput, now = Date.now()): ReadSummaryOutput {
   const days = input.days ?? READ_SUMMARY_LIMITS.daysDefault;
   const limit = input.limit ?? READ_SUMMARY_LIMITS.rowsDefault;
   // From the start of the UTC day `days - 1` days ago: whole days only.
   const since = Math.floor(now / DAY_MS) * DAY_MS - (days - 1) * DAY_MS;
-  const services = inputServices(deps);
+  const services = deps.input;
   try {
     services.reads.flush();
     const rows = services.audit.summarizeReads(since, limit + 1);

@@ -1,7 +1,11 @@
 /** Records pane-content reads in the read audit (queued; see read-audit.ts). */
 import { readAppErrorData } from '@terminal-mcp/contract';
-import type { BrokerContext } from '../rpc/context.js';
-import { inputServices } from '../input/services.js';
+import type { Caller } from '../access/caller.js';
+import type { Logger } from 'pino';
+import type { ReadAuditRecorder } from './read-audit.js';
+
+/** Who read, and where the read audit is queued. */
+export type ReadCaller = Caller & { deps: { input: { reads: ReadAuditRecorder }; log: Logger } };
 
 export interface ReadFacts {
   session: string | null;
@@ -13,9 +17,9 @@ export interface ReadFacts {
   path?: string | null;
 }
 
-export function recordRead(ctx: Pick<BrokerContext, 'deps' | 'role' | 'actor'>, tool: string, facts: ReadFacts): void {
+export function recordRead(ctx: ReadCaller, tool: string, facts: ReadFacts): void {
   try {
-    inputServices(ctx.deps).reads.record({
+    ctx.deps.input.reads.record({
       at: Date.now(),
       role: ctx.role,
       actor: ctx.actor,
@@ -35,7 +39,7 @@ export function recordRead(ctx: Pick<BrokerContext, 'deps' | 'role' | 'actor'>, 
 
 /** Runs a read and records it, with its line count or its error code. */
 export async function auditedRead<T>(
-  ctx: Pick<BrokerContext, 'deps' | 'role' | 'actor'>,
+  ctx: ReadCaller,
   tool: string,
   session: string | null,
   read: () => Promise<T>,

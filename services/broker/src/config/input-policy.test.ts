@@ -1,7 +1,7 @@
 // Guards input_policy in config.yaml: safe defaults (input still off globally), every key validated, caps enforced, no unknown keys.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_GUARDED_COMMANDS } from '../policy/input.js';
-import { inputPolicyOf } from './effective-input-policy.js';
+import { inputPolicyOf } from './effective-policy.js';
 import { ConfigError, parseConfigText } from './parse.js';
 
 describe('input_policy', () => {

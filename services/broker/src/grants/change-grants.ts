@@ -5,7 +5,9 @@
  * (effects/store/grants-store.ts), so nothing changes without its audit row.
  */
 import { AppError } from '@terminal-mcp/contract';
-import type { BrokerDeps } from '../deps.js';
+import type { Logger } from 'pino';
+import type { StoreSet } from '../effects/store/store-set.js';
+import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { grantsStore, type GrantMutation } from '../effects/store/grants-store.js';
 import { SENSITIVE_NAME_WORDS } from '../policy/access.js';
 import { checkGrantRequest, type GrantRecord } from '../policy/grants.js';
@@ -23,7 +25,7 @@ export interface GrantRequest {
 
 export type GrantOutcome = { session: string; ok: true; grant: GrantRecord | undefined } | { session: string; ok: false; error: AppError };
 
-type GrantDeps = Pick<BrokerDeps, 'tmux' | 'stores' | 'log'>;
+type GrantDeps = { tmux: TmuxAdapter; stores: StoreSet; log: Logger };
 
 const SENSITIVE_REFUSAL = new AppError(
   'FORBIDDEN',
@@ -31,7 +33,7 @@ const SENSITIVE_REFUSAL = new AppError(
   'A sensitive session can only be read by listing its exact name in allowed_session_patterns in config.yaml.',
 );
 
-function saveFailed(deps: Pick<BrokerDeps, 'log'>, err: unknown): AppError {
+function saveFailed(deps: { log: Logger }, err: unknown): AppError {
   deps.log.error({ event: 'grants.store_failed', err }, 'grant change could not be written; nothing was changed');
   return new AppError('STORE_UNAVAILABLE', 'the grant change could not be saved; nothing was changed');
 }

@@ -1,13 +1,17 @@
 /** Grants as the dashboard sees them (shared/contract/src/grants.ts): every live session
  * with its access and stored grant, grants left without a session, and the change log. */
 import type { GrantEvent, GrantList, GrantView } from '@terminal-mcp/contract';
-import type { BrokerDeps } from '../deps.js';
+import type { AccessGate } from '../access/gate.js';
+import type { BrokerConfig } from '../config/schema.js';
+import type { StoreSet } from '../effects/store/store-set.js';
+import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { grantsStore, type GrantEventRecord, type GrantFlags } from '../effects/store/grants-store.js';
 import { readPaneProcessTrees } from '../effects/proc/process-tree.js';
 import { decideReadAccess, isSensitiveName } from '../policy/access.js';
 import { summarizeForeground } from '../policy/foreground.js';
-import { effectiveGrant, grantState, type GrantRecord, type SessionIdentity } from '../policy/grants.js';
-import { readPolicy } from '../reads/read-gate.js';
+import { readPolicyOf } from '../config/effective-policy.js';
+import { grantState, type GrantRecord } from '../policy/grants.js';
+import type { SessionIdentity } from '../policy/identity.js';
 import { summarizeSession } from '../reads/session-reader.js';
 
 const isoMs = (ms: number) => new Date(ms).toISOString();
@@ -47,14 +51,14 @@ export function grantEventView(e: GrantEventRecord): GrantEvent {
 
 /** Every live session (sorted by name) with its access and stored grant, plus grants whose
  * name no live session has. Facts and grants are read now. */
-export async function listGrantAccess(deps: Pick<BrokerDeps, 'config' | 'tmux' | 'stores'>, now: number): Promise<GrantList> {
+export async function listGrantAccess(deps: { config: BrokerConfig; tmux: TmuxAdapter; stores: StoreSet; access: AccessGate }, now: number): Promise<GrantList> {
   const { config } = deps;
   const sessions = await deps.tmux.listSessions();
   const grants = new Map(grantsStore(deps.stores.db('grants')).list().map((g) => [g.sessionName, g]));
   // Whether the whitelist names the session, independent of the global read switch.
-  const whitelist = { ...readPolicy(config), terminalRead: true };
+  const whitelist = { ...readPolicyOf(config), terminalRead: true };
   const live = new Set(sessions.map((s) => s.name));
-  const rows = sessions.map((s) => ({ s, summary: summarizeSession(config, s, effectiveGrant(s.name, grants.get(s.name), s, now)) }));
+  const rows = sessions.map((s) => ({ s, summary: summarizeSession(deps.access, s) }));
   // Only where the dashboard offers an input box: one pass over /proc for all of them.
   const typable = rows.filter((r) => r.summary.input_allowed && r.s.activePane !== null).map((r) => r.s);
   const trees = await readPaneProcessTrees(typable.map((s) => ({ panePid: s.activePane?.panePid ?? 0, tmuxCommand: s.activePane?.currentCommand ?? '' })));

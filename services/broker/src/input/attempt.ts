@@ -26,21 +26,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ALLOWED_KEYS, AppError, COPY_MODE_EXIT_KEY, readAppErrorData, type AuditDecision, type ErrorCode, type SocketRole } from '@terminal-mcp/contract';
-import type { BrokerConfig } from '../config/schema.js';
-import { inputPolicyOf } from '../config/effective-input-policy.js';
-import type { BrokerDeps } from '../deps.js';
+import type { AllowedDecision } from '../access/gate.js';
+import type { ResolvedTarget, TargetRef } from '../access/target.js';
+import type { InputDeps } from './input-deps.js';
 import { hmacText, previewText } from '../audit/text-digest.js';
 import { crashAfterAuditWriteIfRequested } from '../effects/fault-injection.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { InputAttempt, StoredAttempt } from '../effects/store/audit-store.js';
-import type { BindingRecord } from '../effects/store/bindings-store.js';
 import type { PaneIdentityFacts } from '../effects/tmux/pane-identity.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
-import { countCharacters, decideInput, decideInputByName, decideInputTarget, normalizeNewlines, type InputDecision, type InputRequest } from '../policy/input.js';
-import { canRead } from '../reads/read-gate.js';
-import { grantOfTarget } from './access.js';
-import { inputServices, type InputServices } from './services.js';
-import { identityOfLive, requireBoundTarget, resolveSessionTarget, sameIdentity, type ResolvedTarget, type TargetRef } from './target.js';
+import { samePane } from '../policy/identity.js';
+import { countCharacters, normalizeNewlines, type InputRequest } from '../policy/input.js';
+import type { InputServices } from './services.js';
 
 /** How long a sender waits for another sender's lease on the same pane. */
 export const LEASE_WAIT_MS = 10_000;
@@ -48,10 +45,10 @@ export const LEASE_WAIT_MS = 10_000;
 export const LEASE_TTL_MS = 15_000;
 const LEASE_POLL_MS = 25;
 
-export type AllowedDecision = Extract<InputDecision, { allowed: true }>;
+export type { AllowedDecision };
 
 export interface AttemptCaller {
-  deps: BrokerDeps;
+  deps: InputDeps;
   role: SocketRole;
   actor: string;
 }
@@ -114,75 +111,9 @@ function toAppError(err: unknown): AppError {
   return new AppError('INTERNAL', 'the input attempt failed unexpectedly');
 }
 
-/** The gates no live fact or grant can change (switches, binding flag, deny, sensitive):
- * run on the bare name before tmux is asked anything. */
-function checkName(config: BrokerConfig, name: string, binding: ResolvedTarget['binding'], kind: InputRequest['kind']): void {
-  const refusal = decideInputByName(inputPolicyOf(config), name, binding, kind);
-  if (refusal) throw new AppError(refusal.code, refusal.message);
-}
-
 /** The target pane's process tree, read now (see effects/proc/process-tree.ts). */
 export function readTargetProcesses(target: Pick<ResolvedTarget, 'identity' | 'currentCommand'>): Promise<PaneProcessFacts> {
   return readPaneProcessTree(target.identity.panePid, target.currentCommand);
-}
-
-/** Every gate on a resolved target's facts (grant and process tree included); throws the
- * refusal. */
-export function decideForTarget(config: BrokerConfig, target: ResolvedTarget, processes: PaneProcessFacts, request: InputRequest): AllowedDecision {
-  const decision = decideInput(
-    inputPolicyOf(config),
-    {
-      sessionName: target.sessionName,
-      readable: canRead(config, target.sessionName, target.grant),
-      currentCommand: target.currentCommand,
-      processes,
-      inCopyMode: target.inCopyMode,
-      binding: target.binding,
-      grant: target.grant,
-    },
-    request,
-  );
-  if (!decision.allowed) throw new AppError(decision.code, decision.message);
-  return decision;
-}
-
-/** The name-level gates for a session name or binding (switches, the binding's flag,
- * deny patterns, sensitive names); returns the binding's record when `ref` names one. */
-function checkTargetName(deps: BrokerDeps, services: InputServices, ref: TargetRef, kind: InputRequest['kind']): BindingRecord | null {
-  if (ref.binding !== undefined) {
-    const record = services.bindings.get(ref.binding);
-    if (!record) throw new AppError('BINDING_NOT_FOUND', 'no binding has that name');
-    checkName(deps.config, record.sessionName, { name: record.name, inputEnabled: record.inputEnabled }, kind);
-    return record;
-  }
-  checkName(deps.config, ref.session, null, kind);
-  return null;
-}
-
-/** Resolves a session name or binding to the pane to act on, with the operator's grant
- * for that very session; name-level gates first. A missing session that nothing but a
- * grant could admit is refused like an existing one (INPUT_NOT_ALLOWED), so the answer
- * does not tell whether it exists. */
-export async function resolveInputTarget(deps: BrokerDeps, services: InputServices, ref: TargetRef, kind: InputRequest['kind']): Promise<ResolvedTarget> {
-  let target: ResolvedTarget;
-  const record = checkTargetName(deps, services, ref, kind);
-  if (record) {
-    target = await requireBoundTarget(record, deps.tmux, services.delivery);
-  } else {
-    const session = ref.session ?? '';
-    try {
-      target = await resolveSessionTarget(deps.tmux, session);
-    } catch (err) {
-      const withoutGrant = decideInputTarget(
-        inputPolicyOf(deps.config),
-        { sessionName: session, readable: canRead(deps.config, session), currentCommand: '', processes: { source: 'tmux', command: '' }, inCopyMode: false },
-        kind,
-      );
-      if (err instanceof AppError && err.code === 'SESSION_NOT_FOUND' && withoutGrant) throw new AppError(withoutGrant.code, withoutGrant.message);
-      throw err;
-    }
-  }
-  return { ...target, grant: grantOfTarget(deps, target.sessionName, target.identity) };
 }
 
 /** Stands for a key name that is not on the allowlist, where no preview is kept. */
@@ -222,7 +153,7 @@ export async function runInputAttempt<T>(
   act: (ctx: ActContext) => Promise<ActOutcome<T>>,
 ): Promise<AttemptResult<T>> {
   const { deps } = caller;
-  const services = inputServices(deps);
+  const services = deps.input;
   const at = Date.now();
   const freshSince = at - 24 * 3600 * 1000;
   const idem = spec.idempotency;
@@ -246,7 +177,7 @@ export async function runInputAttempt<T>(
     binding: spec.target.binding ?? null,
     serverPid: target?.identity.serverPid ?? null,
     sessionId: target?.identity.sessionId ?? null,
-    sessionCreated: target?.identity.sessionCreated ?? null,
+    sessionCreated: target?.identity.created ?? null,
     paneId: target?.identity.paneId ?? null,
     panePid: target?.identity.panePid ?? null,
     decision,
@@ -297,7 +228,7 @@ export async function runInputAttempt<T>(
   // 0. A replay is answered only while the name-level gates still pass.
   if (idem && !spec.dryRun) {
     try {
-      checkTargetName(deps, services, spec.target, spec.request.kind);
+      deps.access.checkInputName(spec.target, spec.request.kind);
     } catch (err) {
       return refused(err);
     }
@@ -308,8 +239,8 @@ export async function runInputAttempt<T>(
   // 1. Resolve and gate.
   let decision: AllowedDecision;
   try {
-    target = await resolveInputTarget(deps, services, spec.target, spec.request.kind);
-    decision = decideForTarget(deps.config, target, await readTargetProcesses(target), spec.request);
+    target = await deps.access.inputTarget(spec.target, spec.request.kind);
+    decision = deps.access.decideInput(target, await readTargetProcesses(target), spec.request);
   } catch (err) {
     return refused(err);
   }
@@ -348,15 +279,14 @@ export async function runInputAttempt<T>(
     let fresh: ResolvedTarget;
     try {
       live = await services.delivery.readIdentity(resolved.identity.paneId);
-      if (!live || !sameIdentity(identityOfLive(live), resolved.identity)) {
+      if (!live || !samePane(live, resolved.identity)) {
         throw new AppError('IDENTITY_CHANGED', 'the session or pane was replaced between resolving the target and sending: nothing was sent');
       }
-      fresh = { ...resolved, sessionName: live.sessionName, currentCommand: live.currentCommand, inCopyMode: live.inMode };
       // A renamed session is re-judged under its new name, with the grant as it is now.
-      fresh.grant = grantOfTarget(deps, fresh.sessionName, fresh.identity);
+      fresh = deps.access.regrant({ ...resolved, sessionName: live.sessionName, currentCommand: live.currentCommand, inCopyMode: live.inMode });
       // The process tree as it is now, under the lease: what was there at resolve time may
       // have exec'd into something else since.
-      decision = decideForTarget(deps.config, fresh, await readTargetProcesses(fresh), spec.request);
+      decision = deps.access.decideInput(fresh, await readTargetProcesses(fresh), spec.request);
     } catch (err) {
       const app = toAppError(err);
       finish(auditId, REFUSALS.has(app.code) ? 'BLOCKED' : 'FAILED', app.code);

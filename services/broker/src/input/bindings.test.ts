@@ -7,13 +7,14 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
 import { configSchema } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from '../rpc/deps.js';
 import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { createCallerFactory } from '../rpc/trpc.js';
 import { recoverInterruptedInput } from './services.js';
+import { testDeps } from '../testing/deps.testkit.js';
 
 const CONFIG = configSchema.parse({
   permissions: { terminal_read: true, terminal_input: true },
@@ -31,7 +32,7 @@ beforeAll(async () => {
   adapter = createTmuxAdapter({ socketName: tmux.socketName, configFile: '/dev/null' });
   expect(await adapter.waitUntilConnected(10_000)).toBe(true);
   root = mkdtempSync(join(tmpdir(), 'tmcp-bind-'));
-  deps = { config: CONFIG, tmux: adapter, stores: openStoreSet(join(root, 'state')), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } };
+  deps = testDeps({ config: CONFIG, tmux: adapter, stores: openStoreSet(join(root, 'state')), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
   recoverInterruptedInput(deps);
 });
 

@@ -17,7 +17,6 @@
 import {
   AppError,
   BINDING_LIMITS,
-  LIMITS,
   type BindInput,
   type BindOutput,
   type Binding,
@@ -26,20 +25,13 @@ import {
   type BoundStatus,
   type TailBoundInput,
 } from '@terminal-mcp/contract';
+import { identityOfBinding, resolveBinding } from '../access/target.js';
 import { auditedRead } from '../audit/record-read.js';
 import type { BindingRecord } from '../effects/store/bindings-store.js';
 import type { SessionFacts } from '../effects/tmux/types.js';
 import { isSensitiveName } from '../policy/access.js';
-import { classifyPaneStatus } from '../policy/status.js';
-import { cleanPaneText, readPaneTail, toLines } from '../reads/pane-text.js';
-import { grantLookupOf } from '../grants/grant-lookup.js';
-import { resolveReadableSession } from '../reads/read-gate.js';
-import type { BrokerContext } from '../rpc/context.js';
-import { assertCanReadTarget } from './access.js';
-import { inputServices } from './services.js';
-import { identityOfBinding, requireBoundTarget, resolveBinding, sameIdentity, targetOfSession, type ResolvedTarget } from './target.js';
-
-type Caller = Pick<BrokerContext, 'deps' | 'role' | 'actor'>;
+import { samePane } from '../policy/identity.js';
+import type { InputCaller } from './input-deps.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -57,20 +49,24 @@ function bindingView(record: BindingRecord, state: BindingState): Binding {
   };
 }
 
-export async function bindSession(caller: Caller, input: BindInput): Promise<BindOutput> {
+export async function bindSession(caller: InputCaller, input: BindInput): Promise<BindOutput> {
   const { deps } = caller;
   if (isSensitiveName(input.session)) {
     throw new AppError('FORBIDDEN', 'sessions with sensitive names (root, ssh, password, secret, database) are never bindable');
   }
   // THE read gate: the whitelist or a grant pinned to this session; a denied name gets the
   // same answer whether or not it exists.
-  const target = targetOfSession(await resolveReadableSession({ config: deps.config, tmux: deps.tmux, grants: grantLookupOf(deps) }, input.session));
+  const target = await deps.access.readable(input.session);
   const now = Date.now();
-  const services = inputServices(deps);
+  const services = deps.input;
   const fresh = (inputEnabled: boolean, createdAt: number): BindingRecord => ({
     name: input.binding,
     sessionName: target.sessionName,
-    ...target.identity,
+    serverPid: target.identity.serverPid,
+    sessionId: target.identity.sessionId,
+    sessionCreated: target.identity.created,
+    paneId: target.identity.paneId,
+    panePid: target.identity.panePid,
     inputEnabled,
     createdAt,
     updatedAt: now,
@@ -90,7 +86,7 @@ export async function bindSession(caller: Caller, input: BindInput): Promise<Bin
       const write = fresh(input.input_enabled ?? false, now);
       return { result: { record: write, outcome: 'CREATED'}, write };
     }
-    const same = existing.sessionName === target.sessionName && sameIdentity(identityOfBinding(existing), target.identity);
+    const same = existing.sessionName === target.sessionName && samePane(identityOfBinding(existing), target.identity);
     if (same) {
       if (input.input_enabled === undefined || input.input_enabled === existing.inputEnabled) {
         return { result: { record: existing, outcome: 'UNCHANGED'} };
@@ -112,101 +108,55 @@ export async function bindSession(caller: Caller, input: BindInput): Promise<Bin
   return { ...bindingView(record, 'OK'), outcome };
 }
 
-async function stateOf(caller: Caller, record: BindingRecord, sessions: readonly SessionFacts[]): Promise<BindingState> {
-  return (await resolveBinding(record, sessions, inputServices(caller.deps).delivery)).state;
+async function stateOf(caller: InputCaller, record: BindingRecord, sessions: readonly SessionFacts[]): Promise<BindingState> {
+  return (await resolveBinding(record, sessions, caller.deps.input.delivery)).state;
 }
 
-export async function getBinding(caller: Caller, name: string): Promise<Binding> {
-  const record = inputServices(caller.deps).bindings.get(name);
+export async function getBinding(caller: InputCaller, name: string): Promise<Binding> {
+  const record = caller.deps.input.bindings.get(name);
   if (!record) throw new AppError('BINDING_NOT_FOUND', 'no binding has that name');
   return bindingView(record, await stateOf(caller, record, await caller.deps.tmux.listSessions()));
 }
 
-export async function listBindings(caller: Caller): Promise<{ bindings: Binding[] }> {
-  const records = inputServices(caller.deps).bindings.list();
+export async function listBindings(caller: InputCaller): Promise<{ bindings: Binding[] }> {
+  const records = caller.deps.input.bindings.list();
   if (records.length === 0) return { bindings: [] };
   const sessions = await caller.deps.tmux.listSessions();
   return { bindings: await Promise.all(records.map(async (r) => bindingView(r, await stateOf(caller, r, sessions)))) };
 }
 
-export function unbind(caller: Caller, name: string): { binding: string; removed: true } {
-  if (!inputServices(caller.deps).bindings.remove(name)) throw new AppError('BINDING_NOT_FOUND', 'no binding has that name');
+export function unbind(caller: InputCaller, name: string): { binding: string; removed: true } {
+  if (!caller.deps.input.bindings.remove(name)) throw new AppError('BINDING_NOT_FOUND', 'no binding has that name');
   caller.deps.log.info({ event: 'binding.removed', binding: name, actor: caller.actor }, 'binding removed');
   return { binding: name, removed: true };
 }
 
-/** The binding's pinned pane, if it is still the pinned one and the caller may read it. */
-async function readableBoundTarget(caller: Caller, name: string): Promise<ResolvedTarget> {
-  const services = inputServices(caller.deps);
-  const record = services.bindings.get(name);
-  if (!record) throw new AppError('BINDING_NOT_FOUND', 'no binding has that name');
-  if (!caller.deps.config.permissions.terminal_read) throw new AppError('READ_DISABLED', 'reading terminals is turned off');
-  const target = await requireBoundTarget(record, caller.deps.tmux, services.delivery);
-  // The read policy (or a grant) may have changed since binding: check it on every read.
-  assertCanReadTarget(caller.deps, target.sessionName, target.identity);
-  return target;
-}
-
-export function tailBound(caller: Caller, input: TailBoundInput): Promise<BoundPaneText> {
-  const { config, tmux } = caller.deps;
-  const sessionName = inputServices(caller.deps).bindings.get(input.binding)?.sessionName ?? null;
+/** Bound reads are the named reads of the pinned pane: the same gate
+ * (`access.readableBinding`), the same reader, the same status (from
+ * `#{window_activity}`), plus the binding's name. */
+export function tailBound(caller: InputCaller, input: TailBoundInput): Promise<BoundPaneText> {
+  const { deps } = caller;
+  const sessionName = deps.input.bindings.get(input.binding)?.sessionName ?? null;
   return auditedRead(
     caller,
     'terminal_tail_bound',
     sessionName,
     async () => {
-      const target = await readableBoundTarget(caller, input.binding);
-      const requested = input.lines ?? config.default_tail_lines;
-      const count = Math.min(requested, config.max_capture_lines, LIMITS.maxTailLines);
-      const stripAnsi = input.strip_ansi ?? true;
-      // Redacted before the rows are cut (reads/pane-text.ts), as every pane read.
-      const clean = await readPaneTail(tmux, target.identity.paneId, count, stripAnsi);
-      const lines = clean.lines;
-      return {
-        binding: input.binding,
-        session: target.sessionName,
-        session_id: target.identity.sessionId,
-        pane_id: target.identity.paneId,
-        text: lines.join('\n'),
-        line_count: lines.length,
-        redactions: clean.redactions,
-        truncated: requested > count,
-      };
+      const text = await deps.reader.tailOf(await deps.access.readableBinding(input.binding), input.lines, input.strip_ansi ?? true);
+      return { binding: input.binding, ...text };
     },
     (r) => ({ sessionId: r.session_id, paneId: r.pane_id, lineCount: r.line_count }),
   );
 }
 
-export function statusBound(caller: Caller, name: string): Promise<BoundStatus> {
-  const sessionName = inputServices(caller.deps).bindings.get(name)?.sessionName ?? null;
+export function statusBound(caller: InputCaller, name: string): Promise<BoundStatus> {
+  const { deps } = caller;
+  const sessionName = deps.input.bindings.get(name)?.sessionName ?? null;
   return auditedRead(
     caller,
     'terminal_status_bound',
     sessionName,
-    async () => {
-      const target = await readableBoundTarget(caller, name);
-      const raw = await caller.deps.tmux.capturePane(target.identity.paneId, { start: 0, end: '-' });
-      const now = Math.floor(Date.now() / 1000);
-      const activity = target.activity ?? now;
-      const idleSeconds = Math.max(0, now - activity);
-      const verdict = classifyPaneStatus({
-        lines: toLines(cleanPaneText(raw, true).lines.join('\n')),
-        currentCommand: target.currentCommand,
-        inCopyMode: target.inCopyMode,
-        idleSeconds,
-      });
-      return {
-        binding: name,
-        session: target.sessionName,
-        session_id: target.identity.sessionId,
-        status: verdict.status,
-        reason: verdict.reason,
-        current_command: target.currentCommand,
-        in_copy_mode: target.inCopyMode,
-        last_activity: new Date(activity * 1000).toISOString(),
-        idle_seconds: idleSeconds,
-      };
-    },
+    async () => ({ binding: name, ...(await deps.reader.statusOf(await deps.access.readableBinding(name))) }),
     (r) => ({ sessionId: r.session_id, lineCount: null }),
   );
 }

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
 import { configSchema, type BrokerConfig } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from '../rpc/deps.js';
 import { leaseStore } from '../effects/store/leases-store.js';
 import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
@@ -17,6 +17,7 @@ import { webRouter } from '../rpc/roles/web.js';
 import { operatorToken } from '../webauth/operator-token.testkit.js';
 import { createCallerFactory } from '../rpc/trpc.js';
 import { recoverInterruptedInput } from './services.js';
+import { testDeps, withConfig } from '../testing/deps.testkit.js';
 
 const CONFIG = configSchema.parse({
   permissions: { terminal_read: true, terminal_input: true },
@@ -43,7 +44,7 @@ beforeAll(async () => {
   expect(await adapter.waitUntilConnected(10_000)).toBe(true);
   root = mkdtempSync(join(tmpdir(), 'tmcp-contain-'));
   const stores = openStoreSet(join(root, 'state'));
-  deps = { config: CONFIG, tmux: adapter, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } };
+  deps = testDeps({ config: CONFIG, tmux: adapter, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
   recoverInterruptedInput(deps);
   mkdirSync(join(root, 'bin'));
   mkdirSync(join(root, 'bin2'));
@@ -64,7 +65,7 @@ afterAll(async () => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-const gw = (config: BrokerConfig = CONFIG) => createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps: { ...deps, config }, actor: 'gateway:contain-test' }));
+const gw = (config: BrokerConfig = CONFIG) => createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps: withConfig(deps, config), actor: 'gateway:contain-test' }));
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
   try {

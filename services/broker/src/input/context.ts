@@ -8,17 +8,11 @@
  */
 import { AppError, INPUT_LIMITS, type GateVerdict, type InputContextOutput } from '@terminal-mcp/contract';
 import { recordRead } from '../audit/record-read.js';
-import type { BrokerContext } from '../rpc/context.js';
-import { classifyPaneStatus } from '../policy/status.js';
+import type { InputCaller } from './input-deps.js';
+import type { ReadableTarget, TargetRef } from '../access/target.js';
 import type { InputRequest } from '../policy/input.js';
-import { cleanPaneText, readPaneTail } from '../reads/pane-text.js';
-import { grantLookupOf } from '../grants/grant-lookup.js';
-import { resolveReadableSession } from '../reads/read-gate.js';
-import { assertCanReadTarget, grantOfTarget } from './access.js';
 import { summarizeForeground } from '../policy/foreground.js';
-import { decideForTarget, readTargetProcesses } from './attempt.js';
-import { inputServices } from './services.js';
-import { requireBoundTarget, targetOfSession, type ResolvedTarget, type TargetRef } from './target.js';
+import { readTargetProcesses } from './attempt.js';
 
 /** Input into a shell is operator-level access: the pane inherits $TMUX, so one typed
  * `tmux capture-pane -t other` reads any session, past every read rule. */
@@ -35,40 +29,26 @@ function verdict(run: () => unknown): GateVerdict {
   }
 }
 
-export async function inputContext(ctx: Pick<BrokerContext, 'deps' | 'role' | 'actor'>, ref: TargetRef): Promise<InputContextOutput> {
+export async function inputContext(ctx: InputCaller, ref: TargetRef): Promise<InputContextOutput> {
   const { deps } = ctx;
-  const services = inputServices(deps);
-  let target: ResolvedTarget;
-  let sessionName: string | null = ref.session ?? null;
+  let target: ReadableTarget;
+  const sessionName: string | null = ref.binding !== undefined ? (deps.input.bindings.get(ref.binding)?.sessionName ?? null) : ref.session;
   try {
-    if (ref.binding !== undefined) {
-      const record = services.bindings.get(ref.binding);
-      if (!record) throw new AppError('BINDING_NOT_FOUND', 'no binding has that name');
-      sessionName = record.sessionName;
-      if (!deps.config.permissions.terminal_read) throw new AppError('READ_DISABLED', 'reading terminals is turned off');
-      target = await requireBoundTarget(record, deps.tmux, services.delivery);
-      assertCanReadTarget(deps, target.sessionName, target.identity);
-    } else {
-      // THE read gate (whitelist or a grant pinned to this session).
-      target = targetOfSession(await resolveReadableSession({ config: deps.config, tmux: deps.tmux, grants: grantLookupOf(deps) }, ref.session));
-    }
-    target = { ...target, grant: grantOfTarget(deps, target.sessionName, target.identity) };
+    // THE read gate, by name or binding, exactly as terminal_tail and terminal_tail_bound.
+    target = await deps.access.readableRef(ref);
   } catch (err) {
     recordRead(ctx, 'terminal_input_context', { session: sessionName, errorCode: err instanceof AppError ? err.code : 'INTERNAL' });
     throw err;
   }
 
   const paneId = target.identity.paneId;
-  const count = INPUT_LIMITS.contextLines;
-  // The tail is redacted before its rows are cut (reads/pane-text.ts), as every pane read.
-  const [tail, screenRaw] = await Promise.all([readPaneTail(deps.tmux, paneId, count, true), deps.tmux.capturePane(paneId, { start: 0, end: '-' })]);
-  const lines = tail.lines;
-  const idleSeconds = target.activity === null ? Number.NaN : Math.max(0, Math.floor(Date.now() / 1000) - target.activity);
-  const status = classifyPaneStatus({ lines: cleanPaneText(screenRaw, true).lines, currentCommand: target.currentCommand, inCopyMode: target.inCopyMode, idleSeconds });
+  // The same reader as terminal_tail / terminal_status: redacted before the rows are cut,
+  // quiet time from `#{window_activity}`.
+  const [tail, status] = await Promise.all([deps.reader.tailOf(target, INPUT_LIMITS.contextLines, true), deps.reader.statusOf(target)]);
   const processes = await readTargetProcesses(target);
   const foreground = summarizeForeground(processes);
-  const probe = (request: InputRequest) => verdict(() => decideForTarget(deps.config, target, processes, request));
-  recordRead(ctx, 'terminal_input_context', { session: target.sessionName, sessionId: target.identity.sessionId, paneId, lineCount: lines.length });
+  const probe = (request: InputRequest) => verdict(() => deps.access.decideInput(target, processes, request));
+  recordRead(ctx, 'terminal_input_context', { session: target.sessionName, sessionId: target.identity.sessionId, paneId, lineCount: tail.line_count });
   return {
     session: target.sessionName,
     session_id: target.identity.sessionId,
@@ -81,8 +61,8 @@ export async function inputContext(ctx: Pick<BrokerContext, 'deps' | 'role' | 'a
     in_copy_mode: target.inCopyMode,
     status: status.status,
     status_reason: status.reason,
-    text: lines.join('\n'),
-    line_count: lines.length,
+    text: tail.text,
+    line_count: tail.line_count,
     redactions: tail.redactions,
     input_enabled: deps.config.permissions.terminal_input,
     gates: {

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
 import { configSchema, type BrokerConfig } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from '../rpc/deps.js';
 import { AUDIT_KEY_FILE_NAME, loadOrCreateAuditKey } from '../effects/audit-key-file.js';
 import { leaseStore } from '../effects/store/leases-store.js';
 import { openStoreSet } from '../effects/store/store-set.js';
@@ -21,6 +21,7 @@ import { webauthEnv } from '../webauth/env.js';
 import { createSession } from '../webauth/sessions.js';
 import { listInputAudit } from '../audit/list-input-audit.js';
 import { recoverInterruptedInput } from './services.js';
+import { testDeps, withConfig } from '../testing/deps.testkit.js';
 
 const CONFIG = configSchema.parse({
   permissions: { terminal_read: true, terminal_input: true },
@@ -46,7 +47,7 @@ beforeAll(async () => {
   expect(await adapter.waitUntilConnected(10_000)).toBe(true);
   root = mkdtempSync(join(tmpdir(), 'tmcp-input-'));
   const stores = openStoreSet(join(root, 'state'));
-  deps = { config: CONFIG, tmux: adapter, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } };
+  deps = testDeps({ config: CONFIG, tmux: adapter, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
   recoverInterruptedInput(deps);
   // Writes every byte the pane's terminal delivers to a file, in raw mode (no line
   // discipline: no 4 KB canonical line limit, no echo, nothing interpreted).
@@ -69,7 +70,7 @@ afterAll(async () => {
 });
 
 const gw = (config: BrokerConfig = CONFIG, actor = 'gateway:input-test') =>
-  createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps: { ...deps, config }, actor }));
+  createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps: withConfig(deps, config), actor }));
 
 async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
   try {

@@ -9,8 +9,7 @@
  */
 import { bindingNameSchema, sessionNameSchema } from '@terminal-mcp/contract';
 import { recordRead } from '../audit/record-read.js';
-import type { BrokerContext } from '../rpc/context.js';
-import { inputServices } from './services.js';
+import type { InputCaller } from './input-deps.js';
 
 /** The public tool behind each input procedure (the path within the input router). */
 const TOOLS: Readonly<Record<string, string>> = {
@@ -29,7 +28,7 @@ function field(raw: unknown, key: 'session' | 'binding'): string | null {
   return parsed.success ? parsed.data : null;
 }
 
-export function recordRejectedInputCall(ctx: Pick<BrokerContext, 'deps' | 'role' | 'actor'>, path: string, raw: unknown, errorCode: 'INVALID_ARGUMENT' | 'INPUT_NOT_ALLOWED' = 'INVALID_ARGUMENT'): void {
+export function recordRejectedInputCall(ctx: InputCaller, path: string, raw: unknown, errorCode: 'INVALID_ARGUMENT' | 'INPUT_NOT_ALLOWED' = 'INVALID_ARGUMENT'): void {
   const procedure = path.slice(path.lastIndexOf('.') + 1);
   const tool = TOOLS[procedure] ?? `input.${procedure.slice(0, 64)}`;
   const session = field(raw, 'session');
@@ -39,7 +38,7 @@ export function recordRejectedInputCall(ctx: Pick<BrokerContext, 'deps' | 'role'
   }
   const binding = field(raw, 'binding');
   try {
-    const services = inputServices(ctx.deps);
+    const services = ctx.deps.input;
     const now = Date.now();
     services.audit.insertAttempt({
       at: now,

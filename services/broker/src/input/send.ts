@@ -6,7 +6,7 @@ import {
   type SendTextOutput,
 } from '@terminal-mcp/contract';
 import { runInputAttempt, type ActOutcome, type AttemptCaller, type AttemptResult } from './attempt.js';
-import type { ResolvedTarget, TargetRef } from './target.js';
+import type { ResolvedTarget, TargetRef } from '../access/target.js';
 
 function targetFields(t: ResolvedTarget) {
   return { session: t.sessionName, session_id: t.identity.sessionId, pane_id: t.identity.paneId, binding: t.binding?.name ?? null };

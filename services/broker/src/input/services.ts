@@ -1,16 +1,16 @@
 /**
- * The input path's long-lived parts, made once per broker (per open store set): the
+ * The input path's long-lived parts, made once per broker (deps.ts `assembleDeps`): the
  * audit, binding and lease stores, the read-audit batcher, the HMAC key and the tmux
- * delivery. Procedures reach them through `inputServices(deps)`.
+ * delivery. Procedures reach them as `deps.input`.
  */
 import { AppError } from '@terminal-mcp/contract';
-import type { BrokerDeps } from '../deps.js';
 import { createReadAuditRecorder, type ReadAuditRecorder } from '../audit/read-audit.js';
 import { loadOrCreateAuditKey } from '../effects/audit-key-file.js';
 import { auditStore, type AuditStore } from '../effects/store/audit-store.js';
 import { bindingStore, type BindingStore } from '../effects/store/bindings-store.js';
 import { leaseStore, type LeaseStore } from '../effects/store/leases-store.js';
 import type { StoreSet } from '../effects/store/store-set.js';
+import type { Logger } from 'pino';
 import { createPaneDelivery, type PaneDelivery } from '../effects/tmux/deliver.js';
 
 export interface InputServices {
@@ -23,20 +23,16 @@ export interface InputServices {
   auditKey(): Buffer;
 }
 
-const byStores = new WeakMap<StoreSet, InputServices>();
-
-export function inputServices(deps: BrokerDeps): InputServices {
-  const existing = byStores.get(deps.stores);
-  if (existing) return existing;
+export function createInputServices(deps: { stores: StoreSet; log: Logger; tmuxSocket: string | null }): InputServices {
   const { stores, log } = deps;
   const audit = auditStore(stores.db('audit'));
   let key: Buffer | undefined;
-  const services: InputServices = {
+  return {
     audit,
     bindings: bindingStore(stores.db('bindings')),
     leases: leaseStore(stores.db('leases')),
     reads: createReadAuditRecorder(audit, log),
-    delivery: createPaneDelivery({ socketName: deps.info.tmuxSocket ?? undefined }),
+    delivery: createPaneDelivery({ socketName: deps.tmuxSocket ?? undefined }),
     auditKey() {
       if (key) return key;
       try {
@@ -48,14 +44,12 @@ export function inputServices(deps: BrokerDeps): InputServices {
       }
     },
   };
-  byStores.set(stores, services);
-  return services;
 }
 
 /** Broker start: attempts left PENDING by a broker that stopped mid-send are reported
  * DELIVERY_UNKNOWN (never re-sent); the audit key is made if missing (an unusable one is
  * logged, and input is refused with AUDIT_UNAVAILABLE, reads unaffected). */
-export function recoverInterruptedInput(deps: Pick<BrokerDeps, 'stores' | 'log'>): void {
+export function recoverInterruptedInput(deps: { stores: StoreSet; log: Logger }): void {
   const audit = auditStore(deps.stores.db('audit'));
   const recovered = audit.recoverPending(Date.now());
   if (recovered > 0) {
@@ -68,9 +62,4 @@ export function recoverInterruptedInput(deps: Pick<BrokerDeps, 'stores' | 'log'>
     // Reads keep working; every input attempt answers AUDIT_UNAVAILABLE until it is fixed.
     deps.log.error({ event: 'audit.key_unavailable', err: (err as Error).message }, 'audit HMAC key unusable: input is refused until it is fixed');
   }
-}
-
-/** Broker stop: writes queued read-audit records before the stores close. */
-export function flushReadAudit(stores: StoreSet): void {
-  byStores.get(stores)?.reads.flush();
 }

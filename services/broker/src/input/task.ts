@@ -40,8 +40,8 @@ import {
 import { cleanPaneText } from '../reads/pane-text.js';
 import { runInputAttempt, type ActContext, type ActOutcome, type AttemptCaller } from './attempt.js';
 import { recordRejectedInputCall } from './rejected-call.js';
-import { inputServices } from './services.js';
-import { identityOfLive, sameIdentity, type ResolvedTarget, type TargetRef } from './target.js';
+import type { ResolvedTarget, TargetRef } from '../access/target.js';
+import { samePane } from '../policy/identity.js';
 
 export const LANDING_WAIT_MS = 2_000;
 export const SUBMIT_WAIT_MS = 3_000;
@@ -111,7 +111,7 @@ async function typeAndSubmit(ctx: ActContext, tmux: TmuxAdapter, at: number): Pr
     receipt: r.receipt,
     receiptJson: JSON.stringify(r),
   });
-  const stillSame = (l: PaneIdentityFacts | null): l is PaneIdentityFacts => l !== null && sameIdentity(identityOfLive(l), target.identity);
+  const stillSame = (l: PaneIdentityFacts | null): l is PaneIdentityFacts => l !== null && samePane(l, target.identity);
 
   const needle = landingNeedle(decision.text);
   if (needle === null) throw new AppError('INTERNAL', 'task text without visible characters');
@@ -263,7 +263,7 @@ export async function sendTask(
     recordRejectedInputCall(caller, 'input.sendTask', args.target);
     throw new AppError('INVALID_ARGUMENT', 'the task text has no visible characters');
   }
-  const services = inputServices(caller.deps);
+  const services = caller.deps.input;
   const idempotency =
     args.idempotencyKey === undefined
       ? undefined

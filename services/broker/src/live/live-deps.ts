@@ -1,7 +1,6 @@
 /** What live output and waits need beyond the basic broker deps: the pane watcher (one
  * control-mode client per watched session) and the resume tokens of pending waits. */
 import { AppError } from '@terminal-mcp/contract';
-import type { BrokerDeps } from '../deps.js';
 import type { PaneWatcher } from '../effects/tmux/pane-watch.js';
 import { ResumeTokens } from './resume-tokens.js';
 
@@ -15,7 +14,7 @@ export function createLiveDeps(paneWatch: PaneWatcher, tokens: ResumeTokens = ne
 }
 
 /** The live deps, or TMUX_UNAVAILABLE where a broker (a test) was built without them. */
-export function requireLive(deps: Pick<BrokerDeps, 'live'>): LiveDeps {
+export function requireLive(deps: { live?: LiveDeps | undefined }): LiveDeps {
   if (deps.live === undefined) throw new AppError('TMUX_UNAVAILABLE', 'live pane output is not available in this broker');
   return deps.live;
 }

@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { AppError, type SessionStatus, type SocketRole } from '@terminal-mcp/contract';
-import type { SessionIdentity } from './session-identity.js';
+import type { SessionIdentity } from '../policy/identity.js';
 
 export interface PendingWait {
   /** The session name the wait was started with; the read gate is applied to it again. */

@@ -18,7 +18,8 @@ import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { renderScreenFrame } from '../policy/screen-frame.js';
 import { readPaneWindow } from '../reads/pane-text.js';
 import type { SessionReader } from '../reads/session-reader.js';
-import { assertSameIdentity, identityOf, type SessionIdentity } from './session-identity.js';
+import { assertSameSession } from '../access/target.js';
+import { sessionIdentityOf, type SessionIdentity } from '../policy/identity.js';
 import { sleepUntil, unlessAborted, Wake } from './wake.js';
 
 export interface ScreenStreamOptions {
@@ -35,8 +36,9 @@ export interface ScreenStreamOptions {
 type Frame = Omit<PaneScreenFrame, 'seq'>;
 
 async function captureFrame(opts: ScreenStreamOptions, pinned: SessionIdentity, now: () => number): Promise<Frame> {
-  const { s, pane } = await opts.reader.resolveReadable(opts.name);
-  assertSameIdentity(pinned, identityOf(s));
+  const target = await opts.reader.resolveReadable(opts.name);
+  assertSameSession(pinned, target.identity);
+  const { pane } = target;
   // Both commands go out in one write and tmux answers them back to back, so the cursor
   // belongs to the screen captured. The screen is redacted together with history above
   // it, so a block or a wrapped token cut by the top edge is still recognised.
@@ -48,8 +50,8 @@ async function captureFrame(opts: ScreenStreamOptions, pinned: SessionIdentity, 
   const frame = renderScreenFrame(window, facts);
   return {
     type: 'screen',
-    session: s.name,
-    sessionId: s.sessionId,
+    session: target.sessionName,
+    sessionId: target.identity.sessionId,
     paneId: facts.paneId,
     width: facts.width,
     height: facts.height,
@@ -64,8 +66,7 @@ export async function* streamScreenFrames(opts: ScreenStreamOptions): AsyncGener
   const now = opts.now ?? Date.now;
   const minIntervalMs = opts.minIntervalMs ?? 100;
   const { signal } = opts;
-  const { s } = await opts.reader.resolveReadable(opts.name);
-  const pinned = identityOf(s);
+  const pinned = sessionIdentityOf((await opts.reader.resolveReadable(opts.name)).identity);
 
   const wake = new Wake();
   let ended: AppError | null = null;
@@ -80,7 +81,7 @@ export async function* streamScreenFrames(opts: ScreenStreamOptions): AsyncGener
     // Attached before the first capture: output written after it wakes the loop.
     const attached = await unlessAborted(subscription.ready, signal, null);
     if (attached === null) return;
-    assertSameIdentity(pinned, attached);
+    assertSameSession(pinned, attached);
 
     let seq = 0;
     let previous: Frame | null = null;

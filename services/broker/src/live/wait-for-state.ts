@@ -17,10 +17,9 @@
  */
 import { AppError, readAppErrorData, type SessionStatus, type SessionStatusResult } from '@terminal-mcp/contract';
 import type { PaneWatcher, PaneWatchSubscription } from '../effects/tmux/pane-watch.js';
-import type { TmuxAdapter } from '../effects/tmux/types.js';
-import { readPaneLines } from '../reads/pane-text.js';
-import { statusOf, type SessionReader } from '../reads/session-reader.js';
-import { assertSameIdentity, identityOf, type SessionIdentity } from './session-identity.js';
+import type { SessionReader } from '../reads/session-reader.js';
+import { assertSameSession } from '../access/target.js';
+import { sessionIdentityOf, type SessionIdentity } from '../policy/identity.js';
 import { sleepUntil, unlessAborted, Wake } from './wake.js';
 
 /** What to wait on. Today a session name; a binding will resolve to the same shape: its
@@ -32,8 +31,8 @@ export interface WaitTarget {
 }
 
 export interface WaitForStateOptions {
-  reader: Pick<SessionReader, 'resolveReadable'>;
-  tmux: Pick<TmuxAdapter, 'capturePane'>;
+  /** THE reader: the same gate and the same status as terminal_status. */
+  reader: Pick<SessionReader, 'resolveReadable' | 'statusOf'>;
   paneWatch: PaneWatcher;
   target: WaitTarget;
   states: readonly SessionStatus[];
@@ -64,12 +63,11 @@ export async function waitForState(opts: WaitForStateOptions): Promise<WaitOutco
   let pinned = opts.target.identity;
 
   const evaluate = async (): Promise<{ status: SessionStatusResult; identity: SessionIdentity }> => {
-    const { s, pane } = await opts.reader.resolveReadable(opts.target.name);
-    const identity = identityOf(s);
+    const target = await opts.reader.resolveReadable(opts.target.name);
+    const identity = sessionIdentityOf(target.identity);
     if (pinned === undefined) pinned = identity;
-    else assertSameIdentity(pinned, identity);
-    const screen = await readPaneLines(opts.tmux, pane, 0, '-', true);
-    return { status: statusOf(s, pane, screen.lines, now()), identity };
+    else assertSameSession(pinned, identity);
+    return { status: await opts.reader.statusOf(target), identity };
   };
   const cancelled = () => new AppError('TIMEOUT', 'the wait was cancelled by the caller');
   const outcome = (matched: boolean, status: SessionStatusResult, identity: SessionIdentity): WaitOutcome => ({
@@ -99,7 +97,7 @@ export async function waitForState(opts: WaitForStateOptions): Promise<WaitOutco
         },
       });
       const attached = await unlessAborted(subscription.ready, signal, null);
-      if (attached !== null) assertSameIdentity(last.identity, attached);
+      if (attached !== null) assertSameSession(last.identity, attached);
     } catch (err) {
       if (readAppErrorData(err)?.code === 'IDENTITY_CHANGED') throw err;
       // No watcher (limit reached, attach failed): the fallback tick still evaluates, and

@@ -23,15 +23,24 @@ import {
   type NoteUpdateInput,
   type RemoveAttachmentOutput,
 } from '@terminal-mcp/contract';
-import type { BrokerDeps } from '../deps.js';
-import { readAttachmentSource } from '../effects/notes/attachment-source.js';
-import { readAttachmentFile, removeAttachmentFile, writeAttachmentFile } from '../effects/notes/attachment-files.js';
+import type { Logger } from 'pino';
+import type { BrokerConfig } from '../config/schema.js';
+import type { StoreSet } from '../effects/store/store-set.js';
+import { readAttachmentSource } from '../effects/attachments/attachment-source.js';
+import { readAttachmentFile, removeAttachmentFile, writeAttachmentFile } from '../effects/attachments/attachment-files.js';
 import { notesStore, type AttachmentRecord, type NoteFields, type NoteRecord, type NoteSummaryRecord, type NotesStore } from '../effects/store/notes-store.js';
 import { sniffImageType } from '../policy/image-type.js';
 import { buildNoteSearchQuery } from '../policy/note-search-query.js';
 
+/** What the notes use cases use: the stores (notes.db and the state dir), config, log. */
+export interface NotesDeps {
+  config: BrokerConfig;
+  stores: StoreSet;
+  log: Logger;
+}
+
 export interface NotesContext {
-  deps: BrokerDeps;
+  deps: NotesDeps;
   actor: string;
 }
 

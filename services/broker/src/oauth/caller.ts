@@ -7,7 +7,9 @@
  * procedures then refuse a caller without the input scope (INPUT_NOT_ALLOWED).
  */
 import { AppError, GATEWAY_INPUT_SCOPE, type SocketRole } from '@terminal-mcp/contract';
-import type { BrokerDeps } from '../deps.js';
+import type { Logger } from 'pino';
+import type { BrokerConfig } from '../config/schema.js';
+import type { StoreSet } from '../effects/store/store-set.js';
 import { webauthStore } from '../effects/store/webauth-store.js';
 import { oauthEnv } from './env.js';
 import { verifyToken } from './tokens.js';
@@ -22,7 +24,7 @@ export interface OAuthCaller {
 const MAX_CREDENTIAL_CHARS = 512;
 const clean = (text: string, max: number) => text.replace(/\s+/g, '-').replace(/[^\w.-]/g, '').slice(0, max) || 'unnamed';
 
-export function oauthCallerFromHeader(deps: BrokerDeps, role: SocketRole, header: string | string[] | undefined): OAuthCaller | undefined {
+export function oauthCallerFromHeader(deps: { config: BrokerConfig; stores: StoreSet; log: Logger }, role: SocketRole, header: string | string[] | undefined): OAuthCaller | undefined {
   const token = Array.isArray(header) ? header[0] : header;
   // Only the gateway serves OAuth clients that can type; elsewhere the header means nothing.
   if (role !== 'gateway' || token === undefined || token === '') return undefined;

@@ -21,14 +21,7 @@
  *   stored grant for one (an older build, a hand-edited file) is ignored.
  */
 import { isSensitiveName } from './access.js';
-
-/** Pins a session across tmux server restarts (ids restart at `$0`). */
-export interface SessionIdentity {
-  readonly serverPid: number;
-  readonly sessionId: string;
-  /** unix seconds, `#{session_created}` */
-  readonly created: number;
-}
+import { sameSession, type SessionIdentity } from './identity.js';
 
 export interface GrantRecord {
   readonly sessionName: string;
@@ -50,14 +43,10 @@ export interface EffectiveGrant {
 
 export type GrantState = 'active' | 'expired' | 'stale';
 
-export function sameIdentity(a: SessionIdentity, b: SessionIdentity): boolean {
-  return a.serverPid === b.serverPid && a.sessionId === b.sessionId && a.created === b.created;
-}
-
 /** `current` is the identity of the live session with the grant's name, if there is one.
  * Stale wins over expired: a replaced session's grant can never come back. */
 export function grantState(grant: Pick<GrantRecord, 'identity' | 'expiresAt'>, current: SessionIdentity | undefined, now: number): GrantState {
-  if (current === undefined || !sameIdentity(grant.identity, current)) return 'stale';
+  if (current === undefined || !sameSession(grant.identity, current)) return 'stale';
   if (grant.expiresAt !== null && grant.expiresAt <= now) return 'expired';
   return 'active';
 }

@@ -3,7 +3,27 @@
  * guard holds; a row that is gone but held back by a guard is reported under "needs
  * review" with that guard, never selected. Pure: (rows, what is live now, config, clock).
  */
-import type { RegistryRecord } from '../effects/store/registry-store.js';
+import type { SessionRegistryStatus } from '@terminal-mcp/contract';
+
+/** One session_registry row (effects/store/registry-store.ts stores it). */
+export interface RegistryRecord {
+  id: number;
+  name: string;
+  serverPid: number;
+  sessionId: string;
+  sessionCreated: number;
+  status: SessionRegistryStatus;
+  firstSeen: number;
+  lastSeen: number;
+  statusChangedAt: number;
+  lastCommand: string | null;
+  conversationId: string | null;
+  notes: string | null;
+  lastScreen: string | null;
+  lastScreenAt: number | null;
+  deletedAt: number | null;
+  deletedBy: string | null;
+}
 
 export const CLEANUP_GUARDS = ['LIVE_NOW', 'PROTECTED', 'HAS_CONVERSATION', 'HAS_NOTES', 'TOO_RECENT'] as const;
 export type CleanupGuard = (typeof CLEANUP_GUARDS)[number];

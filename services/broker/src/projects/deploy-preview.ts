@@ -2,7 +2,7 @@
  * the repository's directory, and answers its exit code and the end of its redacted
  * output. Anything not in the profile is refused; one run per project at a time. */
 import { AppError, PROJECT_LIMITS, type DeployPreviewInput, type DeployPreviewOutput } from '@terminal-mcp/contract';
-import type { BrokerContext } from '../rpc/context.js';
+import type { InputCaller } from '../input/input-deps.js';
 import { runFixedCommand } from '../effects/deploy/run-command.js';
 import { redactSecrets } from '../policy/redact.js';
 import { openSourceProject } from '../sources/project.js';
@@ -10,7 +10,7 @@ import { findProfile } from './profiles.js';
 
 const running = new Set<string>();
 
-export async function runDeployPreview(ctx: BrokerContext, input: DeployPreviewInput): Promise<DeployPreviewOutput> {
+export async function runDeployPreview(ctx: InputCaller, input: DeployPreviewInput): Promise<DeployPreviewOutput> {
   const profile = findProfile(ctx.deps.config, input.project);
   const deploy = profile.deploy_preview;
   if (!deploy) throw new AppError('FORBIDDEN', 'this project has no deploy_preview profile', 'Ask the operator to add project_profiles[].deploy_preview.');

@@ -3,11 +3,11 @@
  * checks, idempotency) — never another way of typing. The idempotency key is required, so
  * a retried intent cannot submit the task twice. */
 import type { ProjectDispatchInput, ProjectDispatchOutput } from '@terminal-mcp/contract';
-import type { BrokerContext } from '../rpc/context.js';
+import type { InputCaller } from '../input/input-deps.js';
 import { sendTask } from '../input/task.js';
 import { dispatchTarget, findProfile } from './profiles.js';
 
-export async function dispatchToProject(ctx: BrokerContext, input: ProjectDispatchInput): Promise<ProjectDispatchOutput> {
+export async function dispatchToProject(ctx: InputCaller, input: ProjectDispatchInput): Promise<ProjectDispatchOutput> {
   const profile = findProfile(ctx.deps.config, input.project);
   const target = dispatchTarget(profile);
   const receipt = await sendTask(ctx, {

@@ -6,18 +6,17 @@
  * with its error code instead of failing the whole check.
  */
 import { PROJECT_LIMITS, readAppErrorData, type ProjectCheckOutput } from '@terminal-mcp/contract';
-import type { BrokerContext } from '../rpc/context.js';
+import type { InputCaller } from '../input/input-deps.js';
 import { probeUrl, programFound } from '../effects/deploy/readiness.js';
 import { getBinding } from '../input/bindings.js';
-import { sessionReaderFor } from '../reads/session-reader.js';
 import { gitLog } from '../sources/history.js';
 import { gitStatus } from '../sources/status.js';
 import { dispatchTarget, findProfile, type ProjectProfile } from './profiles.js';
 
 const codeOf = (err: unknown) => readAppErrorData(err)?.code ?? 'INTERNAL';
 
-async function sessionChecks(ctx: BrokerContext, profile: ProjectProfile): Promise<ProjectCheckOutput['sessions']> {
-  const reader = sessionReaderFor(ctx.deps);
+async function sessionChecks(ctx: InputCaller, profile: ProjectProfile): Promise<ProjectCheckOutput['sessions']> {
+  const reader = ctx.deps.reader;
   const listed = await reader.list();
   return Promise.all(
     profile.sessions.map(async (name) => {
@@ -35,7 +34,7 @@ async function sessionChecks(ctx: BrokerContext, profile: ProjectProfile): Promi
   );
 }
 
-async function gitCheck(ctx: BrokerContext, profile: ProjectProfile): Promise<ProjectCheckOutput['git']> {
+async function gitCheck(ctx: InputCaller, profile: ProjectProfile): Promise<ProjectCheckOutput['git']> {
   const none = { available: false, branch: null, upstream: null, ahead: null, behind: null, dirty: null, changed: null, untracked: null, last_commit: null };
   try {
     const [status, log] = await Promise.all([gitStatus(ctx.deps.config, profile.repo), gitLog(ctx.deps.config, { project: profile.repo, limit: 1 })]);
@@ -89,7 +88,7 @@ function blockersOf(out: Omit<ProjectCheckOutput, 'blockers'>): string[] {
   return b;
 }
 
-export async function checkProject(ctx: BrokerContext, name: string): Promise<ProjectCheckOutput> {
+export async function checkProject(ctx: InputCaller, name: string): Promise<ProjectCheckOutput> {
   const profile = findProfile(ctx.deps.config, name);
   const [sessions, git, deploy, binding] = await Promise.all([
     // Without tmux there is nothing to check about the agents: TMUX_UNAVAILABLE.

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { git } from '../../../../test/src/helpers/source-repo.js';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
 import { configSchema, type BrokerConfig } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from '../rpc/deps.js';
+import { testDeps } from '../testing/deps.testkit.js';
 import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createContextInner } from '../rpc/context.js';
@@ -74,7 +75,7 @@ beforeAll(async () => {
   tmux = await startTmuxServer();
   adapter = createTmuxAdapter({ socketName: tmux.socketName, configFile: '/dev/null' });
   expect(await adapter.waitUntilConnected(10_000)).toBe(true);
-  deps = { config: config(), tmux: adapter, stores: openStoreSet(join(root, 'state')), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } };
+  deps = testDeps({ config: config(), tmux: adapter, stores: openStoreSet(join(root, 'state')), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
 
   // The agent: a line reader recording each submitted line.
   const ready = join(root, 'agent.ready');
@@ -141,7 +142,11 @@ describe('project intents', { timeout: 60_000 }, () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(agentLines()).toEqual(['run the tests']);
     const audit = await gw().audit.listInput({ session: 'agent-demo' });
-    expect(audit.entries.filter((e) => e.tool === 'terminal_send_task')).toHaveLength(1);
+    // One attempt sent; the replay and the key reused for other text are audited as refused.
+    const tasks = audit.entries.filter((e) => e.tool === 'terminal_send_task');
+    expect(tasks.filter((e) => e.decision !== 'BLOCKED')).toHaveLength(1);
+    // The replay (no code: its receipt says REPLAYED) and the key reused for other text.
+    expect(tasks.filter((e) => e.decision === 'BLOCKED').map((e) => e.error_code).sort()).toEqual(['INVALID_ARGUMENT', null]);
   });
 
   it('deploy_preview runs a fixed command with redacted output, and refuses anything not in a preview-safe profile', async () => {

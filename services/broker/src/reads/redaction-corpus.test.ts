@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { git } from '../../../../test/src/helpers/source-repo.js';
 import { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from '../../../../test/src/helpers/tmux-server.js';
 import { configSchema } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from '../rpc/deps.js';
 import { openStoreSet, type StoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createPaneWatcher, type PaneWatcher } from '../effects/tmux/pane-watch.js';
@@ -19,6 +19,7 @@ import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { observerRouter } from '../rpc/roles/observer.js';
 import { webRouter } from '../rpc/roles/web.js';
 import { createCallerFactory } from '../rpc/trpc.js';
+import { testDeps } from '../testing/deps.testkit.js';
 
 const END_MARK = '## end-of-corpus';
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -97,14 +98,14 @@ beforeAll(async () => {
   expect(await adapter.waitUntilConnected(10_000)).toBe(true);
   paneWatch = createPaneWatcher({ socketName: server.socketName, graceMs: 100 });
   stores = openStoreSet(join(base, 'state'));
-  deps = {
+  deps = testDeps({
     config: configSchema.parse({ log_level: 'silent', observer: { source_roots: [{ name: 'corpus', path: root }], search_timeout_ms: 10_000 } }),
     tmux: adapter,
     stores,
     log: pino({ level: 'silent' }),
     info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName },
     live: createLiveDeps(paneWatch),
-  };
+  });
 }, 120_000);
 
 afterAll(async () => {

@@ -5,7 +5,6 @@
  * session is trusted.
  */
 import {
-  AppError,
   LIMITS,
   readAppErrorData,
   type BatchInspectItem,
@@ -13,21 +12,17 @@ import {
   type SessionStatusResult,
   type SessionSummary,
 } from '@terminal-mcp/contract';
+import type { AccessGate } from '../access/gate.js';
+import type { ReadableTarget } from '../access/target.js';
 import type { BrokerConfig } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
-import type { PaneFacts, SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
-import { grantLookupOf } from '../grants/grant-lookup.js';
-import type { EffectiveGrant } from '../policy/grants.js';
+import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import { classifyPaneStatus } from '../policy/status.js';
 import { lastLines, readPaneLines, toLines } from './pane-text.js';
-import { canRead, readGrantOf, resolveReadableSession, type GrantLookup } from './read-gate.js';
-import { describeSessionAccess } from './session-access.js';
 
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 
-/** `grant`: the session's effective grant (read-gate.ts `readGrantOf`); omitted, only the
- * config whitelist admits. */
-export function summarizeSession(config: BrokerConfig, s: SessionFacts, grant: EffectiveGrant | null = null): SessionSummary {
+/** A session's discovery row: metadata and the access flags, never content. */
+export function summarizeSession(access: Pick<AccessGate, 'describe'>, s: SessionFacts): SessionSummary {
   return {
     name: s.name,
     session_id: s.sessionId,
@@ -37,20 +32,15 @@ export function summarizeSession(config: BrokerConfig, s: SessionFacts, grant: E
     last_activity: iso(s.activity),
     current_command: s.activePane?.currentCommand ?? '',
     in_copy_mode: s.activePane?.inMode ?? false,
-    ...describeSessionAccess(config, s, grant),
+    ...access.describe(s),
   };
 }
 
-function activePaneOf(s: SessionFacts): PaneFacts {
-  if (!s.activePane) throw new AppError('SESSION_NOT_FOUND', 'the session has no active pane');
-  return s.activePane;
-}
-
-function paneText(s: SessionFacts, pane: PaneFacts, lines: string[], redactions: number, truncated: boolean): PaneText {
+function paneText(t: ReadableTarget, lines: string[], redactions: number, truncated: boolean): PaneText {
   return {
-    session: s.name,
-    session_id: s.sessionId,
-    pane_id: pane.paneId,
+    session: t.sessionName,
+    session_id: t.identity.sessionId,
+    pane_id: t.identity.paneId,
     text: lines.join('\n'),
     line_count: lines.length,
     redactions,
@@ -58,92 +48,96 @@ function paneText(s: SessionFacts, pane: PaneFacts, lines: string[], redactions:
   };
 }
 
-/** Classifies the active pane. Quiet time is measured from the window's last output
+/** Classifies the target's pane. Quiet time is measured from the window's last output
  * (`#{window_activity}`), not `#{session_activity}`, which every attaching client (our
  * output watchers included) bumps. */
-export function statusOf(s: SessionFacts, pane: PaneFacts, screenLines: readonly string[], now: number): SessionStatusResult {
-  const lastOutput = pane.windowActivity;
+export function statusOf(t: ReadableTarget, screenLines: readonly string[], now: number): SessionStatusResult {
+  const lastOutput = t.pane.windowActivity;
   const idleSeconds = Math.max(0, Math.floor(now / 1000) - lastOutput);
   const verdict = classifyPaneStatus({
     lines: screenLines,
-    currentCommand: pane.currentCommand,
-    inCopyMode: pane.inMode,
+    currentCommand: t.currentCommand,
+    inCopyMode: t.inCopyMode,
     idleSeconds,
   });
   return {
-    session: s.name,
-    session_id: s.sessionId,
+    session: t.sessionName,
+    session_id: t.identity.sessionId,
     status: verdict.status,
     reason: verdict.reason,
-    current_command: pane.currentCommand,
-    in_copy_mode: pane.inMode,
+    current_command: t.currentCommand,
+    in_copy_mode: t.inCopyMode,
     last_activity: iso(lastOutput),
     idle_seconds: idleSeconds,
   };
 }
 
+/**
+ * The one reader of pane content. Every read (named, bound, live frame, wait, batch,
+ * input context) first gets a target from the access gate, then reads it here: the
+ * same capture, the same redaction, the same status.
+ */
 export interface SessionReader {
   list(filter?: { nameContains?: string; readableOnly?: boolean }): Promise<SessionSummary[]>;
   tail(name: string, lines?: number, stripAnsi?: boolean): Promise<PaneText>;
   capture(name: string, range: { start?: number; end?: number }, stripAnsi?: boolean): Promise<PaneText>;
   status(name: string): Promise<SessionStatusResult>;
   batchInspect(names: readonly string[] | undefined, lines?: number): Promise<BatchInspectItem[]>;
-  /** The session and its active pane if its content may be read (whitelist or grant), for
-   * other content readers (live output, wait); throws the same errors as `tail`. */
-  resolveReadable(name: string, sessions?: readonly SessionFacts[]): Promise<{ s: SessionFacts; pane: PaneFacts }>;
+  /** The last lines of a target the gate admitted (capped by config and LIMITS). */
+  tailOf(target: ReadableTarget, lines?: number, stripAnsi?: boolean): Promise<PaneText>;
+  /** The status of a target the gate admitted, from its visible screen. */
+  statusOf(target: ReadableTarget): Promise<SessionStatusResult>;
+  /** The gate's read check, for other content readers (live output, wait); throws the
+   * same errors as `tail`. */
+  resolveReadable(name: string, sessions?: readonly SessionFacts[]): Promise<ReadableTarget>;
 }
 
 export interface SessionReaderDeps {
   config: BrokerConfig;
-  tmux: TmuxAdapter;
-  /** The operator's grants (grants/grant-lookup.ts `grantLookupOf`); absent: only the
-   * whitelist admits. */
-  grants?: GrantLookup | undefined;
+  tmux: Pick<TmuxAdapter, 'listSessions' | 'capturePane'>;
+  access: AccessGate;
   now?: () => number;
 }
 
 export function createSessionReader(deps: SessionReaderDeps): SessionReader {
-  const { config, tmux } = deps;
+  const { config, tmux, access } = deps;
   const now = deps.now ?? Date.now;
-  const gate = { config, tmux, grants: deps.grants, now };
-
-  async function readable(name: string, sessions?: readonly SessionFacts[]): Promise<{ s: SessionFacts; pane: PaneFacts }> {
-    // One gate for every content read: whitelist or a grant pinned to this very session;
-    // a denied name gets the same answer whether or not it exists.
-    const s = await resolveReadableSession(gate, name, sessions);
-    return { s, pane: activePaneOf(s) };
-  }
-
-  const summarize = (s: SessionFacts) => summarizeSession(config, s, readGrantOf(gate, s));
 
   /** Rows `start`..`end` of the pane as whole logical lines, redacted before they are cut
    * (escapes kept only when not stripped). */
-  async function readPane(pane: PaneFacts, start: number, end: number | '-', stripAnsi: boolean) {
-    return readPaneLines(tmux, pane, start, end, stripAnsi);
+  const readPane = (t: ReadableTarget, start: number, end: number | '-', stripAnsi: boolean) => readPaneLines(tmux, t.pane, start, end, stripAnsi);
+
+  async function tailOf(t: ReadableTarget, lines = config.default_tail_lines, stripAnsi = true): Promise<PaneText> {
+    const count = Math.min(lines, config.max_capture_lines, LIMITS.maxTailLines);
+    const clean = lastLines(await readPane(t, -count, '-', stripAnsi), count);
+    return paneText(t, clean.lines, clean.redactions, lines > count);
+  }
+
+  async function statusOfTarget(t: ReadableTarget): Promise<SessionStatusResult> {
+    return statusOf(t, (await readPane(t, 0, '-', true)).lines, now());
   }
 
   return {
-    resolveReadable: readable,
+    resolveReadable: (name, sessions) => access.readable(name, sessions),
+    tailOf,
+    statusOf: statusOfTarget,
 
     async list(filter = {}) {
       const sessions = await tmux.listSessions();
       return sessions
-        .map(summarize)
+        .map((s) => summarizeSession(access, s))
         .filter((s) => (filter.nameContains ? s.name.includes(filter.nameContains) : true))
         .filter((s) => (filter.readableOnly ? s.read_allowed : true))
         .sort((a, b) => a.name.localeCompare(b.name));
     },
 
-    async tail(name, lines = config.default_tail_lines, stripAnsi = true) {
-      const { s, pane } = await readable(name);
-      const count = Math.min(lines, config.max_capture_lines);
-      const clean = lastLines(await readPane(pane, -count, '-', stripAnsi), count);
-      return paneText(s, pane, clean.lines, clean.redactions, lines > count);
+    async tail(name, lines, stripAnsi = true) {
+      return tailOf(await access.readable(name), lines, stripAnsi);
     },
 
     async capture(name, range, stripAnsi = true) {
-      const { s, pane } = await readable(name);
-      const bottom = Math.max(0, pane.height - 1);
+      const t = await access.readable(name);
+      const bottom = Math.max(0, t.pane.height - 1);
       const end = range.end ?? bottom;
       let start = range.start ?? end - config.max_capture_lines + 1;
       let truncated = false;
@@ -151,13 +145,12 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
         start = end - config.max_capture_lines + 1;
         truncated = true;
       }
-      const clean = await readPane(pane, start, end, stripAnsi);
-      return paneText(s, pane, clean.lines, clean.redactions, truncated);
+      const clean = await readPane(t, start, end, stripAnsi);
+      return paneText(t, clean.lines, clean.redactions, truncated);
     },
 
     async status(name) {
-      const { s, pane } = await readable(name);
-      return statusOf(s, pane, (await readPane(pane, 0, '-', true)).lines, now());
+      return statusOfTarget(await access.readable(name));
     },
 
     async batchInspect(names, lines = 10) {
@@ -165,7 +158,7 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
       const targets =
         names ??
         sessions
-          .filter((s) => canRead(config, s.name, readGrantOf(gate, s)))
+          .filter((s) => access.canRead(s.name, access.grantOf(s.name, s)))
           .map((s) => s.name)
           .sort((a, b) => a.localeCompare(b))
           .slice(0, LIMITS.batchSessions);
@@ -173,16 +166,16 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
       return Promise.all(
         targets.slice(0, LIMITS.batchSessions).map(async (name): Promise<BatchInspectItem> => {
           try {
-            const { s, pane } = await readable(name, sessions);
+            const t = await access.readable(name, sessions);
             // One capture serves both: the visible screen for status, the tail for display.
-            const clean = await readPane(pane, -lines, '-', true);
-            const screen = toLines(clean.lines.slice(-Math.max(pane.height, 1)).join('\n'));
+            const clean = await readPane(t, -lines, '-', true);
+            const screen = toLines(clean.lines.slice(-Math.max(t.pane.height, 1)).join('\n'));
             const shown = lastLines(clean, lines);
             return {
               session: name,
               ok: true,
-              status: statusOf(s, pane, screen, at),
-              tail: paneText(s, pane, shown.lines, shown.redactions, false),
+              status: statusOf(t, screen, at),
+              tail: paneText(t, shown.lines, shown.redactions, false),
             };
           } catch (err) {
             const app = readAppErrorData(err);
@@ -193,10 +186,4 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
       );
     },
   };
-}
-
-/** The reader every procedure should use: broker config and tmux, with the operator's
- * grants from grants.db wired into the read gate. */
-export function sessionReaderFor(deps: Pick<BrokerDeps, 'config' | 'tmux' | 'stores'>): SessionReader {
-  return createSessionReader({ config: deps.config, tmux: deps.tmux, grants: grantLookupOf(deps) });
 }

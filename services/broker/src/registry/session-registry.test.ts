@@ -6,14 +6,14 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
 import { configSchema } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from '../rpc/deps.js';
+import { testDeps, withConfig } from '../testing/deps.testkit.js';
 import { sessionRegistryStore } from '../effects/store/registry-store.js';
 import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { createCallerFactory } from '../rpc/trpc.js';
-import { flushReadAudit } from '../input/services.js';
 import { reconcileSessionRegistry } from './session-registry.js';
 
 let server: TmuxTestServer;
@@ -33,7 +33,7 @@ afterAll(async () => {
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'tmcp-registry-'));
   const config = configSchema.parse({ log_level: 'silent', allowed_session_patterns: ['agent-*'] });
-  deps = { config, tmux, stores: openStoreSet(join(root, 'state')), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } };
+  deps = testDeps({ config, tmux, stores: openStoreSet(join(root, 'state')), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } });
 });
 afterEach(() => {
   deps.stores.close();
@@ -77,7 +77,7 @@ describe('session registry', { timeout: 60_000 }, () => {
     expect(dead.last_screen).toContain('REG-MARK-1');
     expect(listed.dead_sessions!.find((d) => d.name === 'private-reg1')).toMatchObject({ status: 'KILLED', last_screen: null });
     // Handing out a remembered screen is a read: it is in the read audit (the other is not).
-    flushReadAudit(deps.stores);
+    deps.input.reads.flush();
     const reads = deps.stores.db('audit').prepare("SELECT session_name FROM read_audit WHERE tool = 'terminal_list_sessions'").all();
     expect(reads).toEqual([{ session_name: 'agent-reg2' }]);
     expect((await gateway().sessions.list({})).dead_sessions).toBeUndefined();
@@ -87,7 +87,7 @@ describe('session registry', { timeout: 60_000 }, () => {
     await printing('agent-reg3', 'REG-MARK-3');
     await reconcileSessionRegistry(deps, { screens: true });
     expect(rowOf('agent-reg3')!.lastScreen).toContain('REG-MARK-3');
-    deps.config = configSchema.parse({ log_level: 'silent', allowed_session_patterns: ['nothing-*'] });
+    deps = withConfig(deps, configSchema.parse({ log_level: 'silent', allowed_session_patterns: ['nothing-*'] }));
     await reconcileSessionRegistry(deps, { screens: true });
     expect(rowOf('agent-reg3')!.lastScreen).toBeNull();
     await server.tmux(['kill-session', '-t', '=agent-reg3']);

@@ -10,20 +10,31 @@
  * %sessions-changed / %session-renamed notifications, reconcile on those instead.
  */
 import type { DeadSession } from '@terminal-mcp/contract';
-import type { BrokerDeps } from '../deps.js';
+import type { Logger } from 'pino';
+import type { AccessGate } from '../access/gate.js';
+import type { BrokerConfig } from '../config/schema.js';
+import type { StoreSet } from '../effects/store/store-set.js';
+import type { TmuxAdapter } from '../effects/tmux/types.js';
+import type { SessionReader } from '../reads/session-reader.js';
 import { sessionRegistryStore, type RegistryRecord } from '../effects/store/registry-store.js';
-import { grantFor } from '../grants/grant-lookup.js';
-import { canRead } from '../reads/read-gate.js';
-import { sessionReaderFor } from '../reads/session-reader.js';
 
-type RegistryDeps = Pick<BrokerDeps, 'config' | 'tmux' | 'stores' | 'log'>;
+/** What the registry uses: tmux's session list, registry.db, and the read gate and reader
+ * (a gone session's last screen is kept only for sessions the caller could read). */
+export interface RegistryDeps {
+  config: BrokerConfig;
+  tmux: TmuxAdapter;
+  stores: StoreSet;
+  log: Logger;
+  access: AccessGate;
+  reader: SessionReader;
+}
 
 /** Lines of the visible bottom of the pane kept as "last screen", and a hard cap. */
 const SCREEN_LINES = 40;
 const SCREEN_MAX_CHARS = 8_000;
 const DEAD_LIST_MAX = 200;
 
-const storeOf = (deps: Pick<BrokerDeps, 'stores'>) => sessionRegistryStore(deps.stores.db('registry'));
+const storeOf = (deps: Pick<RegistryDeps, 'stores'>) => sessionRegistryStore(deps.stores.db('registry'));
 
 /** One reconcile pass; false when tmux could not be listed (nothing was changed). */
 export async function reconcileSessionRegistry(deps: RegistryDeps, opts: { screens: boolean }): Promise<boolean> {
@@ -40,16 +51,15 @@ export async function reconcileSessionRegistry(deps: RegistryDeps, opts: { scree
     now,
   );
   if (!opts.screens) return true;
-  const reader = sessionReaderFor(deps);
   for (const s of live) {
     const id = ids.get(s.sessionId);
     if (id === undefined) continue;
-    if (!canRead(deps.config, s.name, grantFor(deps, s, now))) {
+    if (!deps.access.canRead(s.name, deps.access.grantOf(s.name, s))) {
       storeOf(deps).setScreen(id, null, now);
       continue;
     }
     try {
-      const screen = await reader.tail(s.name, SCREEN_LINES, true);
+      const screen = await deps.reader.tail(s.name, SCREEN_LINES, true);
       storeOf(deps).setScreen(id, screen.text.slice(-SCREEN_MAX_CHARS), Date.now());
     } catch {
       // Gone or denied between the list and the read: keep what was recorded.
@@ -86,7 +96,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 /** Sessions the registry remembers that tmux no longer has, newest first. The last screen
  * is shown only when the caller could read a session of that name by the config now (a
  * grant was pinned to the live session and died with it). */
-export function listDeadSessions(deps: Pick<BrokerDeps, 'config' | 'stores'>): DeadSession[] {
+export function listDeadSessions(deps: Pick<RegistryDeps, 'config' | 'stores' | 'access'>): DeadSession[] {
   return storeOf(deps)
     .list({ statuses: ['MISSING', 'KILLED', 'DELETED'] })
     .slice(0, DEAD_LIST_MAX)
@@ -100,8 +110,8 @@ export function listDeadSessions(deps: Pick<BrokerDeps, 'config' | 'stores'>): D
       status_changed_at: iso(r.statusChangedAt)!,
       conversation_id: r.conversationId,
       notes: r.notes,
-      last_screen: r.lastScreen !== null && canRead(deps.config, r.name, null) ? r.lastScreen : null,
-      last_screen_at: r.lastScreen !== null && canRead(deps.config, r.name, null) ? iso(r.lastScreenAt) : null,
+      last_screen: r.lastScreen !== null && deps.access.canRead(r.name, null) ? r.lastScreen : null,
+      last_screen_at: r.lastScreen !== null && deps.access.canRead(r.name, null) ? iso(r.lastScreenAt) : null,
       deleted_by: r.deletedBy,
     }));
 }

@@ -5,7 +5,7 @@
  * credentials; the boundary is the socket file's owner, group and mode).
  */
 import { BROKER_HEADERS, CREDENTIAL_HEADER, type SocketRole } from '@terminal-mcp/contract';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from './deps.js';
 import { oauthCallerFromHeader, type OAuthCaller } from '../oauth/caller.js';
 
 export interface BrokerContext {

@@ -7,13 +7,14 @@ import { readAppErrorData } from '@terminal-mcp/contract';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from './deps.js';
 import { ensureSocketDir } from '../effects/socket-files.js';
 import { openStoreSet } from '../effects/store/store-set.js';
 import { createContextInner } from './context.js';
 import { grants, sessions } from './procedures/index.js';
 import { serveRoles, type RoleServers } from './serve.js';
 import { createCallerFactory, router } from './trpc.js';
+import { testDeps } from '../testing/deps.testkit.js';
 
 let root: string;
 let deps: BrokerDeps;
@@ -25,14 +26,14 @@ beforeAll(async () => {
   const socketDir = join(root, 'sock');
   ensureSocketDir(socketDir);
   const log = pino({ level: 'warn' }, { write: (line: string) => void logged.push(JSON.parse(line) as Record<string, unknown>) });
-  deps = {
+  deps = testDeps({
     config: DEFAULT_CONFIG,
     // Never reached: every call in this file is refused before anything reads tmux.
     tmux: {} as BrokerDeps['tmux'],
     stores: openStoreSet(join(root, 'state')),
     log,
     info: { version: 'test', startedAt: new Date(), tmuxSocket: null },
-  };
+  });
   servers = await serveRoles(deps, socketDir);
 });
 afterAll(async () => {

@@ -6,7 +6,7 @@ import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { WebSocketServer } from 'ws';
 import { NOTE_LIMITS, SOCKET_ROLES, socketPathFor, type SocketRole } from '@terminal-mcp/contract';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from './deps.js';
 import { listenOnSocket, type SocketGroups } from '../effects/socket-files.js';
 import { contextFromRequest } from './context.js';
 import { ROLE_ROUTERS } from './roles/index.js';

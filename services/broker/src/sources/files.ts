@@ -15,7 +15,7 @@ import { decideSourcePath, isSecretPath, literalPathspec, SECRET_DIRECTORIES } f
 import { parseLsFiles } from './git-output.js';
 import { allowedPath } from './history.js';
 import { openSourceProject } from './project.js';
-import { redactedRange } from './redaction.js';
+import { redactedRange } from '../policy/source-redaction.js';
 
 type Entry = ListFilesOutput['entries'][number];
 

@@ -1,7 +1,7 @@
 // Guards the git output parsers: hostile file names cannot shift fields, and a patch section whose file cannot be named is withheld.
 import { describe, expect, it } from 'vitest';
 import { filterPatchSections, parseGrep, parseLog, parseNumstat, parseStatusV2, patchHeaderPath, unquoteGitPath } from './git-output.js';
-import { redactLines } from './redaction.js';
+import { redactLines } from '../policy/source-redaction.js';
 
 describe('patch sections', () => {
   it.each<[string, string | null]>([

@@ -27,7 +27,7 @@ import {
 } from '../policy/source-paths.js';
 import { filterPatchSections, LOG_FORMAT, parseBlamePorcelain, parseLog, parseNumstat, parseRefs, REF_FORMAT, type ParsedCommit } from './git-output.js';
 import { emptyTree, headCommit, openSourceProject, resolveCommit } from './project.js';
-import { redactLines, redactText } from './redaction.js';
+import { redactLines, redactText } from '../policy/source-redaction.js';
 
 /** Options every diff-producing command gets: no program from config or attributes runs,
  * output shape is fixed whatever the repository's diff.* config says. */

@@ -34,7 +34,7 @@ import { checkSearchRegex } from '../policy/search-pattern.js';
 import { decideSourcePath, isGitInternalPath, isSecretPath, secretExclusionPathspecs } from '../policy/source-paths.js';
 import { parseGrep } from './git-output.js';
 import { openSourceProject } from './project.js';
-import { BARE_BASE64_LINE, redactLines } from './redaction.js';
+import { BARE_BASE64_LINE, redactLines } from '../policy/source-redaction.js';
 
 const SEARCH_MAX_BYTES = 4 * 1024 * 1024;
 export const MAX_CONCURRENT_SEARCHES = 2;

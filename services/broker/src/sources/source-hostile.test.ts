@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git, makeSourceRepo, type SourceRepo } from '../../../../test/src/helpers/source-repo.js';
 import { configSchema, type BrokerConfig } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from '../rpc/deps.js';
 import { openGitRepo } from '../effects/git/git-runner.js';
 import { openStoreSet, type StoreSet } from '../effects/store/store-set.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
@@ -17,6 +17,7 @@ import { observerRouter } from '../rpc/roles/observer.js';
 import { createCallerFactory } from '../rpc/trpc.js';
 import { resolveCommit } from './project.js';
 import { searchText } from './search.js';
+import { testDeps } from '../testing/deps.testkit.js';
 
 const noTmux = new Proxy({} as TmuxAdapter, {
   get: (_target, prop) =>
@@ -92,7 +93,7 @@ beforeAll(() => {
     observer: { source_roots: [{ name: 'demo', path: repo.root }], search_timeout_ms: SEARCH_TIMEOUT_MS },
   });
   stores = openStoreSet(join(base, 'state'));
-  const deps: BrokerDeps = { config, tmux: noTmux, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: null } };
+  const deps: BrokerDeps = testDeps({ config, tmux: noTmux, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: null } });
   source = observerSource(deps);
 }, 60_000);
 

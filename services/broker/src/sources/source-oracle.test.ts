@@ -9,12 +9,13 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../../../../test/src/helpers/source-repo.js';
 import { configSchema } from '../config/schema.js';
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from '../rpc/deps.js';
 import { openStoreSet, type StoreSet } from '../effects/store/store-set.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { createContextInner } from '../rpc/context.js';
 import { observerRouter } from '../rpc/roles/observer.js';
 import { createCallerFactory } from '../rpc/trpc.js';
+import { testDeps } from '../testing/deps.testkit.js';
 
 const SECRET = 'hunter2hunter2';
 let base: string;
@@ -34,13 +35,13 @@ beforeAll(() => {
   git(root, home, ['add', '.']);
   git(root, home, ['commit', '-q', '-m', 'settings']);
   stores = openStoreSet(join(base, 'state'));
-  deps = {
+  deps = testDeps({
     config: configSchema.parse({ log_level: 'silent', observer: { source_roots: [{ name: 'app', path: root }], search_timeout_ms: 10_000 } }),
     tmux: {} as TmuxAdapter,
     stores,
     log: pino({ level: 'silent' }),
     info: { version: 'test', startedAt: new Date(), tmuxSocket: null },
-  };
+  });
 });
 
 afterAll(() => {

@@ -16,7 +16,7 @@ import type { WebauthEnv } from './env.js';
 import { dummyPasswordHash, verifyPassword } from './passwords.js';
 import { BAD_CREDENTIALS, rateLimited, type AuthRefusal } from './refusal.js';
 import { createSession } from './sessions.js';
-import { THROTTLE_FORGET_AFTER_MS, afterAccountFailure, afterIpFailure, blockedUntil, retryAfterSeconds } from './throttle.js';
+import { THROTTLE_FORGET_AFTER_MS, afterAccountFailure, afterIpFailure, blockedUntil, retryAfterSeconds } from '../policy/login-throttle.js';
 
 export interface LoginAttempt {
   username: string;

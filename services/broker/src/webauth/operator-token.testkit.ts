@@ -1,6 +1,6 @@
 /** Test kit (not built into dist): a signed-in operator's session token, made the way
  * login makes it, so tests can call web.sock's operator procedures as that user. */
-import type { BrokerDeps } from '../deps.js';
+import type { BrokerDeps } from '../rpc/deps.js';
 import { webauthEnv } from './env.js';
 import { createSession, newSession } from './sessions.js';
 

@@ -15,7 +15,7 @@ import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { resolvePaths, socketPathFor } from '@terminal-mcp/contract';
 import WebSocket from 'ws';
-import { IDLE_EXIT_ENV } from '../../idle-exit.js';
+import { IDLE_EXIT_ENV } from '../idle-exit.js';
 import { socketAnswers } from '../socket-files.js';
 import { openServiceLog } from './log-files.js';
 
@@ -37,7 +37,7 @@ export async function ensureBrokerRunning(env: NodeJS.ProcessEnv): Promise<'runn
 
   mkdirSync(paths.stateDir, { recursive: true, mode: 0o700 });
   const log = openServiceLog(paths.stateDir, 'broker');
-  const brokerMain = fileURLToPath(new URL('../../main.js', import.meta.url));
+  const brokerMain = fileURLToPath(new URL('../../bin/main.js', import.meta.url));
   const childEnv = { ...env };
   delete childEnv.TMUX; // the broker addresses the server named by TERMINAL_MCP_TMUX_SOCKET, not $TMUX
   delete childEnv.TMUX_PANE;

@@ -45,6 +45,11 @@ async function serveStdio(): Promise<void> {
     process.stderr.write('terminal-mcp: the broker did not come up; tools will answer BROKER_UNAVAILABLE until it does\n');
   }
   holdBrokerPresence(process.env);
+  // The stdio launcher is the one process that is both: it starts the broker (an effect of
+  // this package) and then serves MCP over stdio with the gateway's code, in-process.
+  // @terminal-mcp/gateway is therefore a declared dependency of this package
+  // (package.json), so the edge shows in the package graph; the gateway imports broker
+  // TYPES only, as every client does.
   const require = createRequire(import.meta.url);
   const gatewayStdio = require.resolve('@terminal-mcp/gateway/stdio');
   await import(pathToFileURL(gatewayStdio).href);

@@ -19,7 +19,7 @@ import Database from 'better-sqlite3';
 import { z } from 'zod';
 import { AUDIT_KEY_FILE_NAME } from '../audit-key-file.js';
 import { ensureStateDir, schemaVersion } from './database.js';
-import { ATTACHMENTS_DIR } from '../notes/attachment-files.js';
+import { ATTACHMENTS_DIR } from '../attachments/attachment-files.js';
 import { STORE_DEFINITIONS } from './store-set.js';
 
 export const MANIFEST_FILE_NAME = 'manifest.json';

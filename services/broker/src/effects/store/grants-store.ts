@@ -13,7 +13,8 @@
  * Times are integer milliseconds since the epoch, except `session_created` (tmux's unix
  * seconds).
  */
-import { sameIdentity, type GrantRecord, type SessionIdentity } from '../../policy/grants.js';
+import type { GrantRecord } from '../../policy/grants.js';
+import { sameSession, type SessionIdentity } from '../../policy/identity.js';
 import type { SqliteDatabase, StoreDefinition } from './database.js';
 
 export const grantsStoreDefinition: StoreDefinition = {
@@ -193,7 +194,7 @@ export function grantsStore(db: SqliteDatabase): GrantsStore {
     }
     const { identity, input, expiresAt } = change;
     // Same pinned session: the grant is updated. Another session under the name: a new grant.
-    const createdAt = previous !== undefined && sameIdentity(previous.identity, identity) ? previous.createdAt : now;
+    const createdAt = previous !== undefined && sameSession(previous.identity, identity) ? previous.createdAt : now;
     q.upsert.run(change.sessionName, identity.serverPid, identity.sessionId, identity.created, input ? 1 : 0, expiresAt, actor, createdAt, now);
     q.insertEvent.run(
       now,

@@ -3,7 +3,7 @@
  * and come back with restore), its tags in their own table for filters and facets, and an
  * external-content FTS5 index over title, body, analysis, tags and project kept in step by
  * triggers, searched with bm25. Attachment rows name image files under the state
- * directory (effects/notes/attachment-files.ts); the bytes are never in the database.
+ * directory (effects/attachments/attachment-files.ts); the bytes are never in the database.
  * Times are milliseconds since the epoch.
  */
 import type { NoteStatus } from '@terminal-mcp/contract';

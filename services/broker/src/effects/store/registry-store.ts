@@ -53,24 +53,9 @@ export function recordBrokerRun(db: SqliteDatabase, run: { startedAt: Date; pid:
   );
 }
 
-export interface RegistryRecord {
-  id: number;
-  name: string;
-  serverPid: number;
-  sessionId: string;
-  sessionCreated: number;
-  status: SessionRegistryStatus;
-  firstSeen: number;
-  lastSeen: number;
-  statusChangedAt: number;
-  lastCommand: string | null;
-  conversationId: string | null;
-  notes: string | null;
-  lastScreen: string | null;
-  lastScreenAt: number | null;
-  deletedAt: number | null;
-  deletedBy: string | null;
-}
+/** The row shape lives with the pure cleanup rule that judges it (policy/ imports no effects). */
+export type { RegistryRecord } from '../../policy/registry-cleanup.js';
+import type { RegistryRecord } from '../../policy/registry-cleanup.js';
 
 /** A session as tmux lists it now. */
 export interface LiveSessionIdentity {

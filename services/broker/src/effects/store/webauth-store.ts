@@ -8,6 +8,7 @@
  * statements are their own).
  */
 import type { SqliteDatabase, StoreDefinition } from './database.js';
+import type { ThrottleState } from '../../policy/login-throttle.js';
 
 export const webauthStoreDefinition: StoreDefinition = {
   name: 'webauth',
@@ -60,12 +61,7 @@ export interface SessionRecord {
 
 export type ThrottleScope = 'ip' | 'account';
 
-export interface ThrottleState {
-  failures: number;
-  windowStartedAt: number;
-  lastFailureAt: number;
-  nextAllowedAt: number;
-}
+export type { ThrottleState };
 
 export interface ThrottleKey {
   scope: ThrottleScope;

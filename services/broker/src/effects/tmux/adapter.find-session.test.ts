@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../../test/src/helpers/tmux-server.js';
 import { configSchema } from '../../config/schema.js';
-import { createSessionReader } from '../../reads/session-reader.js';
+import { whitelistReader } from '../../testing/deps.testkit.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from './adapter.js';
 import { HIDDEN_SESSION_NAME } from './control-client.js';
 
@@ -22,7 +22,7 @@ async function expectSameAsListing(name: string): Promise<void> {
 
 /** The tail the read path returns for `name`, once the pane has printed something. */
 async function tailOf(name: string): Promise<string> {
-  const reader = createSessionReader({ config, tmux: adapter });
+  const reader = whitelistReader(config, adapter);
   let text = '';
   await vi.waitFor(
     async () => {

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../../test/src/helpers/tmux-server.js';
 import { configSchema } from '../../config/schema.js';
-import { createSessionReader } from '../../reads/session-reader.js';
+import { whitelistReader } from '../../testing/deps.testkit.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from './adapter.js';
 
 let server: TmuxTestServer;
@@ -42,7 +42,7 @@ describe('forged pane records', () => {
     const victim = sessions.find((s) => s.name === 'test-zz-victim');
     const secret = sessions.find((s) => s.name === 'private-db');
     expect(victim?.activePane?.paneId).not.toBe(secret?.activePane?.paneId);
-    const reader = createSessionReader({ config, tmux: adapter });
+    const reader = whitelistReader(config, adapter);
     const text = await reader.tail('test-zz-victim', 20).then(
       (t) => t.text,
       (err: { code?: string }) => `refused:${err.code}`,

@@ -54,11 +54,14 @@ describe('listSessions', () => {
 
     for (const created of [shell, python, sleeper]) {
       const s = byName(sessions, created.name);
-      const [pid, createdAt, activity, panePid] = (
-        await server.tmux(['display-message', '-p', '-t', created.paneId, '#{pid} #{session_created} #{session_activity} #{pane_pid}'])
+      const [pid, createdAt, panePid, ...windowActivity] = (
+        await server.tmux(['display-message', '-p', '-t', created.paneId, '#{pid} #{session_created} #{pane_pid} #{W:#{window_activity} }'])
       )
+        .trim()
         .split(' ')
         .map(Number);
+      // The session's last output: the latest activity of any of its windows.
+      const activity = Math.max(...windowActivity);
       expect(s.sessionId).toBe(created.sessionId);
       expect(s.serverPid).toBe(serverPid);
       expect(s.serverPid).toBe(pid);

@@ -55,7 +55,11 @@ export { assertPaneId, assertSessionId };
 // Fixed fields first, the one free-form field last. The separator is a tab (a literal
 // tab inside the single-quoted format).
 const SESSION_FIELDS = 6;
-const SESSION_FIXED_FORMAT = '#{pid}\t#{session_id}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{session_activity}';
+// The last field is `#{window_activity}` of every window of the session (a `#{W:}`
+// loop, space-separated): its latest is the session's last output. `#{session_activity}`
+// is not: tmux bumps it on attach and key input only, so a pane that prints every second
+// would look quiet, while any attach (our output watchers included) makes it look busy.
+const SESSION_FIXED_FORMAT = '#{pid}\t#{session_id}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{W:#{window_activity} }';
 const SESSION_FORMAT = `${SESSION_FIXED_FORMAT}\t#{session_name}`;
 const PANE_FIELDS = 10;
 const PANE_FORMAT =
@@ -118,7 +122,7 @@ function parseSessionFields(fields: readonly string[], name: string): Omit<Sessi
   const created = uint(createdText);
   const attached = uint(attachedText);
   const windows = uint(windowsText);
-  const activity = uint(activityText);
+  const activity = latestActivity(activityText);
   if (
     serverPid === null ||
     sessionId === undefined ||
@@ -131,6 +135,13 @@ function parseSessionFields(fields: readonly string[], name: string): Omit<Sessi
     return null;
   }
   return { serverPid, sessionId, name, created, attached, windows, activity };
+}
+
+/** The latest of the space-separated window activity times; null when any is unparsable. */
+function latestActivity(text: string | undefined): number | null {
+  const times = (text ?? '').split(' ').filter((t) => t !== '').map(uint);
+  if (times.length === 0 || times.some((t) => t === null)) return null;
+  return Math.max(...(times as number[]));
 }
 
 /** Maps session id to its active pane, from a LIST_ACTIVE_PANES reply.

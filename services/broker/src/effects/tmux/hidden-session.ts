@@ -10,7 +10,7 @@
  *   session, and attaching to a user's session bumps its `session_activity`, runs its
  *   `client-attached` hooks, counts as a focused client (a program that asked for focus
  *   reports gets `ESC [ I`), and ties our connection to that session's life
- *   (ARCHITECTURE §4). A session of our own touches no user session.
+ *   (docs/architecture.md section 6). A session of our own touches no user session.
  * - It is created detached by a one-shot client, then attached in control mode by exact
  *   name: two control clients running `new-session -A` for the same new name at once
  *   crash the tmux 3.3a server (reproduced here, about 1 in 6 tries; two brokers starting

@@ -25,5 +25,4 @@ export {
   type PaneWatcherOptions,
   type PaneWatchListener,
   type PaneWatchSubscription,
-  type WatchedSessionIdentity,
 } from './pane-watch.js';

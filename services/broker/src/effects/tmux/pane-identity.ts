@@ -11,16 +11,13 @@
  */
 import { AppError } from '@terminal-mcp/contract';
 import { SESSION_ID_RE, assertPaneId, splitFixed, uint } from './format.js';
+import type { PaneIdentity } from '../../policy/identity.js';
 import type { TmuxCommandRunner } from './tmux-command.js';
 
-export interface PaneIdentityFacts {
-  serverPid: number;
-  sessionId: string;
-  /** unix seconds */
-  sessionCreated: number;
+/** The pane's identity (policy/identity.ts) plus the facts a gate or a delivery check
+ * reads with it, in one snapshot. */
+export interface PaneIdentityFacts extends PaneIdentity {
   sessionName: string;
-  paneId: string;
-  panePid: number;
   inMode: boolean;
   cursorX: number;
   cursorY: number;
@@ -38,21 +35,21 @@ const IDENTITY_FORMAT =
 export function parsePaneIdentity(paneId: string, stdout: string): PaneIdentityFacts | null {
   const split = splitFixed(stdout, FIXED_FIELDS);
   if (split === null) return null;
-  const [pid, sessionId, created, id, panePid, inMode, cursorX, cursorY, height, history, sessionName] = split.fields;
+  const [pid, sessionId, createdText, id, panePid, inMode, cursorX, cursorY, height, history, sessionName] = split.fields;
   // A missing pane answers with the server pid and empty pane fields.
   if (id !== paneId || sessionId === undefined || !SESSION_ID_RE.test(sessionId)) return null;
   const serverPid = uint(pid);
-  const sessionCreated = uint(created);
+  const created = uint(createdText);
   const panePidValue = uint(panePid);
   const x = uint(cursorX);
   const y = uint(cursorY);
   const h = uint(height);
   const historySize = uint(history);
-  if (historySize === null || serverPid === null || sessionCreated === null || panePidValue === null || x === null || y === null || h === null) return null;
+  if (historySize === null || serverPid === null || created === null || panePidValue === null || x === null || y === null || h === null) return null;
   return {
     serverPid,
     sessionId,
-    sessionCreated,
+    created,
     sessionName: sessionName ?? '',
     paneId,
     panePid: panePidValue,

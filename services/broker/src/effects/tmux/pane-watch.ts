@@ -36,6 +36,7 @@ import { AppError } from '@terminal-mcp/contract';
 import { spawnControlProcess, tmuxEnvironment, tmuxGlobalArgs, type ControlProcess } from './control-process.js';
 import { ControlStream, type ControlEvent } from './control-protocol.js';
 import { SESSION_ID_RE, silentLogger, type TmuxLogger } from './format.js';
+import type { SessionIdentity } from '../../policy/identity.js';
 
 /** `TERM` of every watcher client, visible as `#{client_termname}`: how listSessions
  * tells our watchers from users' clients (including users' own control-mode clients,
@@ -54,17 +55,11 @@ export interface PaneWatchListener {
   onEnd(error: AppError): void;
 }
 
-/** Who the watcher client is attached to, read from tmux after the attach. */
-export interface WatchedSessionIdentity {
-  readonly serverPid: number;
-  readonly sessionId: string;
-  readonly created: number;
-}
 
 export interface PaneWatchSubscription {
   /** Resolves once the client is attached: output written from then on is delivered.
    * Rejects with the same error onEnd gets when the attach fails. */
-  readonly ready: Promise<WatchedSessionIdentity>;
+  readonly ready: Promise<SessionIdentity>;
   /** Idempotent. The client detaches after the grace period if nobody else watches. */
   unsubscribe(): void;
 }
@@ -103,8 +98,8 @@ interface WatchEntry {
   state: EntryState;
   graceTimer: NodeJS.Timeout | undefined;
   attachTimer: NodeJS.Timeout | undefined;
-  readonly ready: Promise<WatchedSessionIdentity>;
-  resolveReady(identity: WatchedSessionIdentity): void;
+  readonly ready: Promise<SessionIdentity>;
+  resolveReady(identity: SessionIdentity): void;
   rejectReady(error: AppError): void;
 }
 
@@ -205,9 +200,9 @@ export function createPaneWatcher(options: PaneWatcherOptions = {}): PaneWatcher
   }
 
   function attach(sessionId: string): WatchEntry {
-    let resolveReady!: (identity: WatchedSessionIdentity) => void;
+    let resolveReady!: (identity: SessionIdentity) => void;
     let rejectReady!: (error: AppError) => void;
-    const ready = new Promise<WatchedSessionIdentity>((resolve, reject) => {
+    const ready = new Promise<SessionIdentity>((resolve, reject) => {
       resolveReady = resolve;
       rejectReady = reject;
     });

@@ -3,7 +3,7 @@
  * instead of spawning tmux every few seconds. tmux 3.3a puts `-L <name>` (default
  * `default`) at `<dir>/tmux-<uid>/<name>`, where `<dir>` is the first of `$TMUX_TMPDIR`
  * and `/tmp` whose realpath resolves (a TMUX_TMPDIR that does not exist is skipped, as
- * ARCHITECTURE §4 notes).
+ * docs/architecture.md section 6 notes).
  *
  * tmux 3.3a leaves the socket file behind when its server exits, so a present file is
  * probed with a bare connect(): ECONNREFUSED means nobody listens. Connecting and closing

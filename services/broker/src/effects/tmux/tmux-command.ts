@@ -2,7 +2,7 @@
  * Spawns one tmux command line as argv (never a shell) on the configured server: the
  * input path's runner, used where the persistent control client cannot serve — chiefly
  * `load-buffer -`, which takes the text to paste as BYTES ON STDIN so user text never
- * reaches a tmux command line (ARCHITECTURE.md section 4).
+ * reaches a tmux command line (docs/architecture.md section 6).
  *
  * Every argument is checked before spawning: printable ASCII (tab allowed, for formats)
  * and never ending in `;`, which tmux would take as a command separator. Callers pass

@@ -31,7 +31,9 @@ export interface SessionFacts {
   /** Clients attached, not counting the broker's own output watchers. */
   attached: number;
   windows: number;
-  /** unix seconds of the last activity */
+  /** unix seconds of the session's last output: the latest `#{window_activity}` of its
+   * windows (never `#{session_activity}`, which attaching clients bump and output does
+   * not). */
   activity: number;
   activePane: PaneFacts | null;
 }

@@ -7,7 +7,7 @@ import { readAppErrorData } from '@terminal-mcp/contract';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../config/schema.js';
-import type { BrokerDeps } from '../../deps.js';
+import type { BrokerDeps } from '../deps.js';
 import { ensureSocketDir } from '../../effects/socket-files.js';
 import { openStoreSet } from '../../effects/store/store-set.js';
 import type { TmuxAdapter } from '../../effects/tmux/types.js';
@@ -19,6 +19,7 @@ import { observerRouter } from '../roles/observer.js';
 import { webRouter } from '../roles/web.js';
 import { serveRoles } from '../serve.js';
 import { createCallerFactory } from '../trpc.js';
+import { testDeps } from '../../testing/deps.testkit.js';
 
 /** Sign-in never touches tmux; any call would be a bug. */
 const noTmux: TmuxAdapter = {
@@ -39,7 +40,7 @@ beforeEach(async () => {
   const stateDir = join(root, 'state');
   const stores = openStoreSet(stateDir);
   const log = pino({ level: 'silent' });
-  deps = { config: DEFAULT_CONFIG, tmux: noTmux, stores, log, info: { version: 'test', startedAt: new Date(), tmuxSocket: null } };
+  deps = testDeps({ config: DEFAULT_CONFIG, tmux: noTmux, stores, log, info: { version: 'test', startedAt: new Date(), tmuxSocket: null } });
   await ensureBootstrapAccount(webauthEnv({ db: stores.db('webauth'), stateDir, log }));
   adminPassword = /^password: (\S+)$/m.exec(readFileSync(join(stateDir, BOOTSTRAP_FILE_NAME), 'utf8'))![1]!;
 });

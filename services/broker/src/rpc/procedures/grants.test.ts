@@ -8,11 +8,11 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../../test/src/helpers/tmux-server.js';
 import { configSchema, type BrokerConfig } from '../../config/schema.js';
-import type { BrokerDeps } from '../../deps.js';
+import type { BrokerDeps } from '../deps.js';
+import type { SessionFacts } from '../../effects/tmux/types.js';
 import { ensureSocketDir } from '../../effects/socket-files.js';
 import { openStoreSet } from '../../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../../effects/tmux/adapter.js';
-import { grantFor } from '../../grants/grant-lookup.js';
 import { createContextInner } from '../context.js';
 import { gatewayRouter } from '../roles/gateway.js';
 import { observerRouter } from '../roles/observer.js';
@@ -21,6 +21,7 @@ import { serveRoles } from '../serve.js';
 import { createCallerFactory, router } from '../trpc.js';
 import { operatorToken as tokenFor } from '../../webauth/operator-token.testkit.js';
 import { grants } from './grants.js';
+import { testDeps, withConfig } from '../../testing/deps.testkit.js';
 
 const WHITELISTED = 'allowed-grants';
 const PRIVATE = 'build-private';
@@ -65,7 +66,7 @@ afterAll(async () => {
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'tmcp-grants-proc-'));
   const stores = openStoreSet(join(root, 'state'));
-  deps = { config: configWith(), tmux, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } };
+  deps = testDeps({ config: configWith(), tmux, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } });
 });
 afterEach(() => {
   deps.stores.close();
@@ -73,6 +74,8 @@ afterEach(() => {
 });
 
 /** The dashboard's server acting for `username` (its session token travels with the call). */
+/** What the operator's grant admits for this live session now (THE gate's answer). */
+const grantFor = (d: BrokerDeps, s: SessionFacts) => d.access.grantOf(s.name, s);
 const operatorToken = (username: string, opts: { expired?: boolean } = {}) => tokenFor(deps, username, opts);
 const web = (username = 'alice') => createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: operatorToken(username) }));
 const webWithToken = (operatorToken: string | undefined) => createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, actor: 'web:alice', operatorToken }));
@@ -110,7 +113,7 @@ describe('read grants', { timeout: 30_000 }, () => {
 
   it('admits nothing while terminal_read is off', async () => {
     await web('alice').grants.set({ session: PRIVATE, read: true, input: true });
-    deps.config = configWith({ permissions: { terminal_read: false, terminal_input: true } });
+    deps = withConfig(deps, configWith({ permissions: { terminal_read: false, terminal_input: true } }));
     expect((await refusal(gateway().sessions.tail({ session: PRIVATE }))).code).toBe('READ_DISABLED');
     expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: false, read_granted: true, input_allowed: false, input_granted: true });
   });
@@ -176,7 +179,7 @@ describe('input grants', { timeout: 30_000 }, () => {
   });
 
   it('with input_policy unset, input follows the read whitelist: a read grant alone never admits input', async () => {
-    deps.config = configSchema.parse({ allowed_session_patterns: ['allowed-*'], permissions: { terminal_read: true, terminal_input: true }, log_level: 'silent' });
+    deps = withConfig(deps, configSchema.parse({ allowed_session_patterns: ['allowed-*'], permissions: { terminal_read: true, terminal_input: true }, log_level: 'silent' }));
     try {
       expect(await summaryOf(WHITELISTED)).toMatchObject({ read_allowed: true, input_allowed: true });
       await web('alice').grants.set({ session: PRIVATE, read: true, input: false });
@@ -185,7 +188,7 @@ describe('input grants', { timeout: 30_000 }, () => {
       expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: true, input_allowed: true, input_granted: true });
     } finally {
       await web('alice').grants.revoke({ session: PRIVATE });
-      deps.config = configWith();
+      deps = withConfig(deps, configWith());
     }
   });
 
@@ -203,14 +206,14 @@ describe('input grants', { timeout: 30_000 }, () => {
     expect((await gateway().sessions.list({ readable_only: true })).sessions.map((s) => s.name)).toEqual([WHITELISTED, PRIVATE].sort());
 
     // The input allowlist admits without a grant; the global switch, deny patterns and copy mode still close input.
-    deps.config = configWith({ input_policy: { allowed_session_patterns: ['*'] } });
+    deps = withConfig(deps, configWith({ input_policy: { allowed_session_patterns: ['*'] } }));
     await web('alice').grants.revoke({ session: WHITELISTED });
     expect(await summaryOf(WHITELISTED)).toMatchObject({ input_allowed: true, input_granted: false });
-    deps.config = configWith({ input_policy: { allowed_session_patterns: [], denied_session_patterns: ['build-*'] } });
+    deps = withConfig(deps, configWith({ input_policy: { allowed_session_patterns: [], denied_session_patterns: ['build-*'] } }));
     expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: true, input_allowed: false, input_granted: true });
-    deps.config = configWith({ permissions: { terminal_read: true, terminal_input: false } });
+    deps = withConfig(deps, configWith({ permissions: { terminal_read: true, terminal_input: false } }));
     expect(await summaryOf(PRIVATE)).toMatchObject({ read_allowed: true, input_allowed: false, input_granted: true });
-    deps.config = configWith();
+    deps = withConfig(deps, configWith());
     await server.tmux(['copy-mode', '-t', `=${PRIVATE}:`]);
     try {
       await vi.waitFor(async () => expect((await summaryOf(PRIVATE)).in_copy_mode).toBe(true), { timeout: 5000 });

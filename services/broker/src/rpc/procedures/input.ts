@@ -17,7 +17,7 @@ import {
 import { inputContext } from '../../input/context.js';
 import { recordRejectedInputCall } from '../../input/rejected-call.js';
 import { sendKeys, sendText } from '../../input/send.js';
-import type { TargetRef } from '../../input/target.js';
+import type { TargetRef } from '../../access/target.js';
 import { sendTask } from '../../input/task.js';
 import { assertInputScope, lacksInputScope } from '../../oauth/caller.js';
 import type { BrokerContext } from '../context.js';

@@ -3,43 +3,30 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readAppErrorData, type PaneScreenFrame } from '@terminal-mcp/contract';
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from '../../../../../test/src/helpers/tmux-server.js';
+import type { TmuxTestServer, TmuxTestSession } from '../../../../../test/src/helpers/tmux-server.js';
 import { DEFAULT_CONFIG } from '../../config/schema.js';
-import type { BrokerDeps } from '../../deps.js';
-import { openStoreSet } from '../../effects/store/store-set.js';
-import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../../effects/tmux/adapter.js';
-import { createPaneWatcher, WATCHER_TERM, type PaneWatcher } from '../../effects/tmux/pane-watch.js';
-import { createLiveDeps } from '../../live/live-deps.js';
+import type { BrokerDeps } from '../deps.js';
+import { WATCHER_TERM, type PaneWatcher } from '../../effects/tmux/pane-watch.js';
 import { createContextInner } from '../context.js';
 import { webRouter } from '../roles/web.js';
 import { createCallerFactory } from '../trpc.js';
+import { startLiveTestBroker, type LiveTestBroker } from '../../testing/live-broker.testkit.js';
 
 const GRACE_MS = 150;
 /** Generous: frames come within ~100 ms of output; this only bounds a hang. */
 const FRAME_TIMEOUT_MS = 10_000;
 
 let server: TmuxTestServer;
-let adapter: ControlModeTmuxAdapter;
 let paneWatch: PaneWatcher;
 let root: string;
 let deps: BrokerDeps;
+let broker: LiveTestBroker | undefined;
 
 beforeAll(async () => {
-  server = await startTmuxServer();
-  adapter = createTmuxAdapter({ socketName: server.socketName, configFile: '/dev/null' });
-  expect(await adapter.waitUntilConnected(10_000)).toBe(true);
-  paneWatch = createPaneWatcher({ socketName: server.socketName, graceMs: GRACE_MS });
   root = mkdtempSync(join(tmpdir(), 'tmcp-live-'));
-  deps = {
-    config: DEFAULT_CONFIG, // admits agent-*, not private-*
-    tmux: adapter,
-    stores: openStoreSet(join(root, 'state')),
-    log: pino({ level: 'silent' }),
-    info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName },
-    live: createLiveDeps(paneWatch),
-  };
+  broker = await startLiveTestBroker({ config: DEFAULT_CONFIG, stateDir: join(root, 'state'), graceMs: GRACE_MS });
+  ({ server, paneWatch, deps } = broker);
 });
 
 afterEach(async () => {
@@ -47,10 +34,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await paneWatch?.close();
-  await adapter?.close();
-  deps?.stores.close();
-  await server?.kill();
+  await broker?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 });
 

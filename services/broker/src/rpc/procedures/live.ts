@@ -4,14 +4,13 @@
 import { paneOutputInputSchema } from '@terminal-mcp/contract';
 import { requireLive } from '../../live/live-deps.js';
 import { streamScreenFrames } from '../../live/screen-stream.js';
-import { sessionReaderFor } from '../../reads/session-reader.js';
 import { webProcedure } from '../trpc.js';
 
 export const live = {
   paneOutput: webProcedure.input(paneOutputInputSchema).subscription(async function* ({ ctx, input, signal }) {
     const live = requireLive(ctx.deps);
     yield* streamScreenFrames({
-      reader: sessionReaderFor(ctx.deps),
+      reader: ctx.deps.reader,
       tmux: ctx.deps.tmux,
       paneWatch: live.paneWatch,
       name: input.session,

@@ -11,7 +11,6 @@ import {
 } from '@terminal-mcp/contract';
 import { auditedRead, recordRead } from '../../audit/record-read.js';
 import { listDeadSessions, reconcileSessionRegistry } from '../../registry/session-registry.js';
-import { sessionReaderFor } from '../../reads/session-reader.js';
 import type { BrokerContext } from '../context.js';
 import { operatorOf } from '../operator.js';
 import { raise, servedTo } from '../trpc.js';
@@ -19,8 +18,9 @@ import { raise, servedTo } from '../trpc.js';
 /** Every content read is recorded in the read audit (queued, never slowing the read). */
 const paneTextFacts = (r: PaneText) => ({ sessionId: r.session_id, paneId: r.pane_id, lineCount: r.line_count });
 
-/** With the operator's grants: a granted session reads like a whitelisted one. */
-const reader = (ctx: BrokerContext) => sessionReaderFor(ctx.deps);
+/** THE reader (deps.ts): the access gate with the operator's grants, so a granted
+ * session reads like a whitelisted one. */
+const reader = (ctx: BrokerContext) => ctx.deps.reader;
 
 /** Discovery and status: both MCP services and the dashboard's session list. */
 const everyRole = servedTo('gateway', 'observer', 'web');

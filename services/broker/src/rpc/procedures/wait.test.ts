@@ -4,48 +4,35 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import { readAppErrorData, type WaitResult } from '@terminal-mcp/contract';
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from '../../../../../test/src/helpers/tmux-server.js';
+import type { TmuxTestServer, TmuxTestSession } from '../../../../../test/src/helpers/tmux-server.js';
 import { DEFAULT_CONFIG } from '../../config/schema.js';
-import type { BrokerDeps } from '../../deps.js';
+import type { BrokerDeps } from '../deps.js';
 import { ensureSocketDir } from '../../effects/socket-files.js';
-import { openStoreSet } from '../../effects/store/store-set.js';
-import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../../effects/tmux/adapter.js';
-import { createPaneWatcher, WATCHER_TERM, type PaneWatcher } from '../../effects/tmux/pane-watch.js';
+import { WATCHER_TERM, type PaneWatcher } from '../../effects/tmux/pane-watch.js';
 import { createLiveDeps } from '../../live/live-deps.js';
 import { ResumeTokens } from '../../live/resume-tokens.js';
 import { waitForState } from '../../live/wait-for-state.js';
-import { sessionReaderFor } from '../../reads/session-reader.js';
 import { createContextInner } from '../context.js';
 import { gatewayRouter } from '../roles/gateway.js';
 import { webRouter } from '../roles/web.js';
 import { serveRoles } from '../serve.js';
 import { createCallerFactory } from '../trpc.js';
+import { startLiveTestBroker, type LiveTestBroker } from '../../testing/live-broker.testkit.js';
 
 const GRACE_MS = 150;
 const PROMPT = 'read -p "Continue? [y/N] "';
 
 let server: TmuxTestServer;
-let adapter: ControlModeTmuxAdapter;
 let paneWatch: PaneWatcher;
 let root: string;
 let deps: BrokerDeps;
+let broker: LiveTestBroker | undefined;
 
 beforeAll(async () => {
-  server = await startTmuxServer();
-  adapter = createTmuxAdapter({ socketName: server.socketName, configFile: '/dev/null' });
-  expect(await adapter.waitUntilConnected(10_000)).toBe(true);
-  paneWatch = createPaneWatcher({ socketName: server.socketName, graceMs: GRACE_MS });
   root = mkdtempSync(join(tmpdir(), 'tmcp-wait-'));
-  deps = {
-    config: DEFAULT_CONFIG, // admits agent-*, not private-*
-    tmux: adapter,
-    stores: openStoreSet(join(root, 'state')),
-    log: pino({ level: 'silent' }),
-    info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName },
-    live: createLiveDeps(paneWatch),
-  };
+  broker = await startLiveTestBroker({ config: DEFAULT_CONFIG, stateDir: join(root, 'state'), graceMs: GRACE_MS });
+  ({ server, paneWatch, deps } = broker);
 });
 
 afterEach(async () => {
@@ -55,10 +42,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  await paneWatch?.close();
-  await adapter?.close();
-  deps?.stores.close();
-  await server?.kill();
+  await broker?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
@@ -108,8 +92,7 @@ describe('wait.forState', () => {
     const s = await idleShell('agent-wait-no-tick');
     setTimeout(() => void sendKeys(s, `sleep 0.2; ${PROMPT}`, 'Enter'), 300);
     const out = await waitForState({
-      reader: sessionReaderFor(deps),
-      tmux: adapter,
+      reader: deps.reader,
       paneWatch,
       target: { name: 'agent-wait-no-tick' },
       states: ['WAITING_INPUT'],

@@ -14,9 +14,8 @@ import {
   type WaitResult,
 } from '@terminal-mcp/contract';
 import { requireLive } from '../../live/live-deps.js';
-import type { SessionIdentity } from '../../live/session-identity.js';
+import type { SessionIdentity } from '../../policy/identity.js';
 import { waitForState, type WaitOutcome, type WaitTarget } from '../../live/wait-for-state.js';
-import { sessionReaderFor } from '../../reads/session-reader.js';
 import type { BrokerContext } from '../context.js';
 import { gatewayProcedure } from '../trpc.js';
 
@@ -25,8 +24,7 @@ const timeoutMs = (seconds: number | undefined) => Math.round((seconds ?? WAIT_L
 function run(ctx: BrokerContext, target: WaitTarget, states: readonly SessionStatus[], seconds: number | undefined, signal?: AbortSignal) {
   const live = requireLive(ctx.deps);
   return waitForState({
-    reader: sessionReaderFor(ctx.deps),
-    tmux: ctx.deps.tmux,
+    reader: ctx.deps.reader,
     paneWatch: live.paneWatch,
     target,
     states,

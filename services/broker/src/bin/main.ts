@@ -4,10 +4,10 @@
  * is set (only the stdio launcher sets it). An invalid config stops it with a message
  * naming the key. */
 import { serviceCommandFlags } from '@terminal-mcp/contract';
-import { ConfigError } from './config/parse.js';
-import { BROKER_VERSION } from './effects/package-info.js';
-import { BrokerAlreadyRunningError } from './effects/socket-files.js';
-import { startBroker } from './start-broker.js';
+import { ConfigError } from '../config/parse.js';
+import { BROKER_VERSION } from '../effects/package-info.js';
+import { BrokerAlreadyRunningError } from '../effects/socket-files.js';
+import { startBroker } from '../start-broker.js';
 
 const SUMMARY = `The privileged Terminal MCP broker: the only process that runs tmux and git and opens
 the SQLite stores. Serves gateway.sock, observer.sock and web.sock in the socket directory.

@@ -6,7 +6,7 @@
  * Unset or 0 means never (npm start and systemd brokers): only the launcher sets it.
  */
 import type { Server } from 'node:net';
-import { ConfigError } from './config/parse.js';
+import { ConfigError } from '../config/parse.js';
 
 export const IDLE_EXIT_ENV = 'TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS';
 const MAX_IDLE_EXIT_SECONDS = 7 * 24 * 3600;

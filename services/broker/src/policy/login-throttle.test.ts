@@ -1,7 +1,7 @@
 // Guards the throttling policy: per-IP waits double from 1 s to a 15-minute cap, and 10 failures in 15 minutes lock a name for 15 minutes.
 import { describe, expect, it } from 'vitest';
-import { afterAccountFailure, afterIpFailure, blockedUntil, ipDelayMs, retryAfterSeconds } from './throttle.js';
-import type { ThrottleState } from '../effects/store/webauth-store.js';
+import { afterAccountFailure, afterIpFailure, blockedUntil, ipDelayMs, retryAfterSeconds } from './login-throttle.js';
+import type { ThrottleState } from './login-throttle.js';
 
 const MIN = 60_000;
 

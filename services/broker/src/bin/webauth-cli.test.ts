@@ -6,13 +6,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { webauthEnv } from '../../webauth/env.js';
-import { login } from '../../webauth/login.js';
-import { validateSessionToken } from '../../webauth/sessions.js';
-import { openStore } from '../store/database.js';
-import { webauthStoreDefinition } from '../store/webauth-store.js';
+import { webauthEnv } from '../webauth/env.js';
+import { login } from '../webauth/login.js';
+import { validateSessionToken } from '../webauth/sessions.js';
+import { openStore } from '../effects/store/database.js';
+import { webauthStoreDefinition } from '../effects/store/webauth-store.js';
 
-const REPO_ROOT = fileURLToPath(new URL('../../../../../', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const CLI = fileURLToPath(new URL('./webauth-cli.ts', import.meta.url));
 
 let stateDir: string;

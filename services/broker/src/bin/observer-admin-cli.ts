@@ -13,14 +13,14 @@
  */
 import { homedir } from 'node:os';
 import { resolvePaths } from '@terminal-mcp/contract';
-import { DEFAULT_CONFIG } from '../../config/schema.js';
-import { createLogger } from '../../logger.js';
-import { listClients, listGrants, revokeClient, revokeUser } from '../../oauth/admin.js';
-import { oauthEnv, type OAuthEnv } from '../../oauth/env.js';
-import { BROKER_VERSION } from '../package-info.js';
-import { openStore } from '../store/database.js';
-import { oauthStoreDefinition } from '../store/oauth-store.js';
-import { webauthStore, webauthStoreDefinition } from '../store/webauth-store.js';
+import { DEFAULT_CONFIG } from '../config/schema.js';
+import { createLogger } from '../effects/logger.js';
+import { listClients, listGrants, revokeClient, revokeUser } from '../oauth/admin.js';
+import { oauthEnv, type OAuthEnv } from '../oauth/env.js';
+import { BROKER_VERSION } from '../effects/package-info.js';
+import { openStore } from '../effects/store/database.js';
+import { oauthStoreDefinition } from '../effects/store/oauth-store.js';
+import { webauthStore, webauthStoreDefinition } from '../effects/store/webauth-store.js';
 
 const NAME = 'terminal-mcp-observer-admin';
 const USAGE = `usage: ${NAME} <command>

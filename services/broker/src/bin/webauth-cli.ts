@@ -13,13 +13,13 @@
  */
 import { homedir } from 'node:os';
 import { resolvePaths } from '@terminal-mcp/contract';
-import { createLogger } from '../../logger.js';
-import { createAccount, setAccountPassword, usernameViolation } from '../../webauth/accounts.js';
-import { webauthEnv, type WebauthEnv } from '../../webauth/env.js';
-import { BROKER_VERSION } from '../package-info.js';
-import { openStore } from '../store/database.js';
-import { webauthStoreDefinition } from '../store/webauth-store.js';
-import { PromptAbortedError, readNewPassword } from './password-prompt.js';
+import { createLogger } from '../effects/logger.js';
+import { createAccount, setAccountPassword, usernameViolation } from '../webauth/accounts.js';
+import { webauthEnv, type WebauthEnv } from '../webauth/env.js';
+import { BROKER_VERSION } from '../effects/package-info.js';
+import { openStore } from '../effects/store/database.js';
+import { webauthStoreDefinition } from '../effects/store/webauth-store.js';
+import { PromptAbortedError, readNewPassword } from '../effects/launch/password-prompt.js';
 
 const USAGE = `usage: terminal-mcp-webauth <command>
   list-users              list operator accounts

@@ -6,7 +6,7 @@
  * whole file (or as much of it as is read) is redacted with `keepLines`, so line N of the
  * result is line N of the file, and only then is the requested range cut out.
  */
-import { redactSecrets } from '../policy/redact.js';
+import { redactSecrets } from './redact.js';
 
 export interface RedactedText {
   text: string;

@@ -4,7 +4,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from './config/parse.js';
+import { ConfigError } from '../config/parse.js';
 import { idleExitSeconds, watchForIdle } from './idle-exit.js';
 
 describe('TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS', () => {

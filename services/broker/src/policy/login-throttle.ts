@@ -9,7 +9,14 @@
  * An attempt is recorded as a failure BEFORE the password is checked and the record is
  * cleared on success, so concurrent guesses cannot slip past a check together.
  */
-import type { ThrottleState } from '../effects/store/webauth-store.js';
+
+/** One throttle row as the rule reads and writes it (stored by effects/store/webauth-store.ts). */
+export interface ThrottleState {
+  failures: number;
+  windowStartedAt: number;
+  lastFailureAt: number;
+  nextAllowedAt: number;
+}
 
 export const THROTTLE_POLICY = {
   ipBaseDelayMs: 1_000,

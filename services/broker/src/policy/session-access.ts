@@ -1,16 +1,18 @@
 /** The access fields every session summary carries (`read_allowed`, `read_granted`,
  * `input_allowed`, `input_granted`): what the config and the operator's grant admit for a
- * live session, before any per-call check. Pure: (config, facts, grant). */
+ * live session, before any per-call check. Pure: (policies, facts, grant). */
 import type { SessionSummary } from '@terminal-mcp/contract';
-import type { BrokerConfig } from '../config/schema.js';
-import { inputPolicyOf } from '../config/effective-input-policy.js';
-import type { SessionFacts } from '../effects/tmux/types.js';
-import type { EffectiveGrant } from '../policy/grants.js';
-import { decideInputTarget } from '../policy/input.js';
-import { canRead } from './read-gate.js';
+import { decideReadAccess, type ReadPolicy } from './access.js';
+import type { EffectiveGrant } from './grants.js';
+import { decideInputTarget, type InputPolicy } from './input.js';
 
 export type SessionAccessFields = Pick<SessionSummary, 'read_allowed' | 'read_granted' | 'input_allowed' | 'input_granted'>;
 
+/** What the summary is judged on: the session's name and its active pane, if any. */
+export interface SessionAccessFacts {
+  readonly name: string;
+  readonly activePane: { readonly inMode: boolean; readonly currentCommand: string } | null;
+}
 
 /**
  * `input_allowed` is true when the input gates that do not depend on what is sent would
@@ -20,14 +22,18 @@ export type SessionAccessFields = Pick<SessionSummary, 'read_allowed' | 'read_gr
  * still be refused when `input_policy.allow_send_text` is off, and every call still
  * passes the per-call checks (length, control characters, key allowlist, confirmation).
  */
-export function describeSessionAccess(config: BrokerConfig, s: SessionFacts, grant: EffectiveGrant | null): SessionAccessFields {
-  const readAllowed = canRead(config, s.name, grant);
+export function describeSessionAccess(
+  policies: { read: ReadPolicy; input: InputPolicy },
+  s: SessionAccessFacts,
+  grant: EffectiveGrant | null,
+): SessionAccessFields {
+  const readAllowed = decideReadAccess(policies.read, s.name, grant).allowed;
   const pane = s.activePane;
   const inputAllowed =
     pane !== null &&
     !pane.inMode &&
     decideInputTarget(
-      inputPolicyOf(config),
+      policies.input,
       // tmux's foreground command only: the list does not read /proc per session; every
       // attempt checks the whole process tree.
       { sessionName: s.name, readable: readAllowed, currentCommand: pane.currentCommand, processes: { source: 'tmux', command: pane.currentCommand }, inCopyMode: pane.inMode, grant },

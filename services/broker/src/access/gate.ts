@@ -1,0 +1,187 @@
+/**
+ * THE access gate: "may this caller read, or type into, this session?" answered in one
+ * place, built once per broker from (config, the operator's grants, tmux, the bindings,
+ * the clock). The rules themselves are pure (policy/access.ts, policy/grants.ts,
+ * policy/input.ts, policy/session-access.ts); the gate feeds them facts re-read from
+ * tmux and grants.db at the moment of asking, and turns a refusal into an error that
+ * says only that access is denied, never anything about the session's content.
+ */
+import { AppError } from '@terminal-mcp/contract';
+import type { BrokerConfig } from '../config/schema.js';
+import { inputPolicyOf, readPolicyOf } from '../config/effective-policy.js';
+import type { BindingRecord } from '../effects/store/bindings-store.js';
+import type { PaneDelivery } from '../effects/tmux/deliver.js';
+import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
+import { decideReadAccess } from '../policy/access.js';
+import type { PaneProcessFacts } from '../policy/foreground.js';
+import { effectiveGrant, type EffectiveGrant, type GrantRecord } from '../policy/grants.js';
+import type { SessionIdentity } from '../policy/identity.js';
+import { decideInput, decideInputByName, decideInputTarget, type InputDecision, type InputRequest } from '../policy/input.js';
+import { describeSessionAccess, type SessionAccessFields } from '../policy/session-access.js';
+import { sessionNotFound } from './not-found.js';
+import { requireBoundTarget, targetOfSession, type ReadableTarget, type ResolvedTarget, type TargetRef } from './target.js';
+
+export type AllowedDecision = Extract<InputDecision, { allowed: true }>;
+
+/** Where the gate finds the operator's dashboard grants: the stored grant under a name,
+ * in whatever state (effects/store/grants-store.ts `find`). */
+export type GrantLookup = (sessionName: string) => GrantRecord | undefined;
+
+export interface AccessGateDeps {
+  config: BrokerConfig;
+  tmux: Pick<TmuxAdapter, 'listSessions' | 'findSession' | 'paneFacts'>;
+  /** Absent: no grant admits anything (fail closed), only the whitelist does. */
+  grants?: GrantLookup | undefined;
+  bindings: { get(name: string): BindingRecord | undefined };
+  delivery: Pick<PaneDelivery, 'readIdentity'>;
+  now?: (() => number) | undefined;
+}
+
+export interface AccessGate {
+  /** The grant that applies to this live session now: pinned to its identity,
+   * unexpired, never for a sensitive name. */
+  grantOf(name: string, identity: SessionIdentity): EffectiveGrant | null;
+  /** `grant`: the session's effective grant; without it only the config whitelist admits. */
+  canRead(name: string, grant?: EffectiveGrant | null): boolean;
+  /** The four access flags of a session summary. */
+  describe(s: SessionFacts): SessionAccessFields;
+  /**
+   * THE read gate for content (tail, capture, status, batch inspect, live output, wait,
+   * input context): the session tmux has under exactly `name`, if the whitelist or a
+   * grant pinned to that very session admits it. Facts are re-read from tmux now unless
+   * the caller passes a listing it just took.
+   *
+   * A name no session has is SESSION_NOT_FOUND with close matches (discovery already
+   * shows every name to every caller, so existence is no secret). An existing session
+   * that neither the whitelist nor a live grant pinned to it admits is
+   * SESSION_NOT_ALLOWED, with the same message whatever the reason.
+   */
+  readable(name: string, listing?: readonly SessionFacts[]): Promise<ReadableTarget>;
+  /** The same gate for a binding's pinned pane: BINDING_NOT_FOUND, READ_DISABLED, then
+   * the binding's state (SESSION_NOT_FOUND, IDENTITY_CHANGED), then the read rule on the
+   * session as it is now (the policy or a grant may have changed since binding). */
+  readableBinding(binding: string): Promise<ReadableTarget>;
+  readableRef(ref: TargetRef): Promise<ReadableTarget>;
+  /** The input gates no live fact or grant can change (switches, the binding's flag,
+   * deny patterns, sensitive names), on the bare name before tmux is asked anything;
+   * returns the binding's record when `ref` names one. */
+  checkInputName(ref: TargetRef, kind: InputRequest['kind']): BindingRecord | null;
+  /** Name gates → resolve exactly → the operator's grant for that very session. A
+   * missing session that nothing but a grant could admit is refused like an existing one
+   * (INPUT_NOT_ALLOWED), so the answer does not tell whether it exists. */
+  inputTarget(ref: TargetRef, kind: InputRequest['kind']): Promise<ResolvedTarget>;
+  /** The target with its grant looked up again under its (possibly new) name. */
+  regrant<T extends ResolvedTarget>(target: T): T;
+  /** Every input gate on a resolved target's facts (grant and process tree included);
+   * throws the refusal. */
+  decideInput(target: ResolvedTarget, processes: PaneProcessFacts, request: InputRequest): AllowedDecision;
+}
+
+const readDisabled = () => new AppError('READ_DISABLED', 'reading terminals is turned off');
+const notAllowed = () => new AppError('SESSION_NOT_ALLOWED', 'access to this session is denied');
+
+export function createAccessGate(deps: AccessGateDeps): AccessGate {
+  const { config, tmux } = deps;
+  const now = deps.now ?? Date.now;
+  const readPolicy = readPolicyOf(config);
+  const inputPolicy = inputPolicyOf(config);
+
+  const grantOf = (name: string, identity: SessionIdentity) => effectiveGrant(name, deps.grants?.(name), identity, now());
+  const canRead = (name: string, grant?: EffectiveGrant | null) => decideReadAccess(readPolicy, name, grant).allowed;
+  const withGrant = <T extends ResolvedTarget>(t: T): T => ({ ...t, grant: grantOf(t.sessionName, t.identity) });
+
+  function assertCanRead(name: string, grant?: EffectiveGrant | null): void {
+    const decision = decideReadAccess(readPolicy, name, grant);
+    if (decision.allowed) return;
+    throw decision.reason === 'READ_DISABLED' ? readDisabled() : notAllowed();
+  }
+
+  function checkName(name: string, binding: ResolvedTarget['binding'], kind: InputRequest['kind']): void {
+    const refusal = decideInputByName(inputPolicy, name, binding, kind);
+    if (refusal) throw new AppError(refusal.code, refusal.message);
+  }
+
+  const gate: AccessGate = {
+    grantOf,
+    canRead,
+    describe: (s) => describeSessionAccess({ read: readPolicy, input: inputPolicy }, s, grantOf(s.name, s)),
+
+    async readable(name, listing) {
+      // terminal_read off refuses before tmux is asked anything.
+      if (!readPolicy.terminalRead) throw readDisabled();
+      const found = listing ? listing.find((s) => s.name === name) : ((await tmux.findSession(name)) ?? undefined);
+      if (found === undefined) throw sessionNotFound(name, listing ?? (await tmux.listSessions()));
+      const grant = grantOf(name, found);
+      assertCanRead(name, grant);
+      return { ...targetOfSession(found), grant };
+    },
+
+    async readableBinding(name) {
+      const record = deps.bindings.get(name);
+      if (!record) throw new AppError('BINDING_NOT_FOUND', 'no binding has that name');
+      if (!readPolicy.terminalRead) throw readDisabled();
+      const { target, pane } = await requireBoundTarget(record, tmux, deps.delivery);
+      const granted = withGrant(target);
+      assertCanRead(granted.sessionName, granted.grant);
+      // The pinned pane is not the active one: its facts are read by id now.
+      const facts = pane ?? (await tmux.paneFacts(target.identity.paneId));
+      if (facts === null) throw new AppError('SESSION_NOT_FOUND', 'the pane no longer exists');
+      return { ...granted, pane: facts };
+    },
+
+    readableRef: (ref) => (ref.binding !== undefined ? gate.readableBinding(ref.binding) : gate.readable(ref.session)),
+
+    checkInputName(ref, kind) {
+      if (ref.binding !== undefined) {
+        const record = deps.bindings.get(ref.binding);
+        if (!record) throw new AppError('BINDING_NOT_FOUND', 'no binding has that name');
+        checkName(record.sessionName, { name: record.name, inputEnabled: record.inputEnabled }, kind);
+        return record;
+      }
+      checkName(ref.session, null, kind);
+      return null;
+    },
+
+    async inputTarget(ref, kind) {
+      const record = gate.checkInputName(ref, kind);
+      if (record) return withGrant((await requireBoundTarget(record, tmux, deps.delivery)).target);
+      const session = ref.session ?? '';
+      const listing = await tmux.listSessions();
+      const found = listing.find((s) => s.name === session);
+      try {
+        if (found === undefined) throw sessionNotFound(session, listing);
+        const { pane: _pane, ...target } = targetOfSession(found);
+        return withGrant(target);
+      } catch (err) {
+        const withoutGrant = decideInputTarget(
+          inputPolicy,
+          { sessionName: session, readable: canRead(session), currentCommand: '', processes: { source: 'tmux', command: '' }, inCopyMode: false },
+          kind,
+        );
+        if (err instanceof AppError && err.code === 'SESSION_NOT_FOUND' && withoutGrant) throw new AppError(withoutGrant.code, withoutGrant.message);
+        throw err;
+      }
+    },
+
+    regrant: withGrant,
+
+    decideInput(target, processes, request) {
+      const decision = decideInput(
+        inputPolicy,
+        {
+          sessionName: target.sessionName,
+          readable: canRead(target.sessionName, target.grant),
+          currentCommand: target.currentCommand,
+          processes,
+          inCopyMode: target.inCopyMode,
+          binding: target.binding,
+          grant: target.grant,
+        },
+        request,
+      );
+      if (!decision.allowed) throw new AppError(decision.code, decision.message);
+      return decision;
+    },
+  };
+  return gate;
+}

@@ -1,0 +1,20 @@
+/** What the input use cases (attempts, bindings, input context) use, and nothing else:
+ * rpc/deps.ts hands them this slice of the broker. */
+import type { Logger } from 'pino';
+import type { Caller } from '../access/caller.js';
+import type { AccessGate } from '../access/gate.js';
+import type { BrokerConfig } from '../config/schema.js';
+import type { TmuxAdapter } from '../effects/tmux/types.js';
+import type { SessionReader } from '../reads/session-reader.js';
+import type { InputServices } from './services.js';
+
+export interface InputDeps {
+  config: BrokerConfig;
+  tmux: TmuxAdapter;
+  log: Logger;
+  input: InputServices;
+  access: AccessGate;
+  reader: SessionReader;
+}
+
+export type InputCaller = Caller & { deps: InputDeps };
