@@ -4,7 +4,6 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readAppErrorData } from '@terminal-mcp/contract';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { git } from '../../../../test/src/helpers/source-repo.js';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';

@@ -2,7 +2,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
 import { configSchema } from '../config/schema.js';
