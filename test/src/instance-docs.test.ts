@@ -46,7 +46,7 @@ async function stdioClient(): Promise<Client> {
 }
 
 /** `## tool_name` headings of api.md. */
-const documentedTools = (api: string) => [...api.matchAll(/^## (terminal_\w+)$/gm)].map((m) => m[1]);
+const documentedTools = (api: string) => [...api.matchAll(/^## ([a-z][a-z0-9_]+)$/gm)].map((m) => m[1]);
 
 beforeAll(async () => {
   tmux = await startTmuxServer();

@@ -32,6 +32,11 @@ const SAMPLES: Record<string, unknown> = {
   states: ['IDLE', 'WAITING_INPUT'],
   resume_token: '<resume_token from terminal_wait_for_state>',
   cursor: '<cursor from an earlier read>',
+  project: 'demo',
+  task: 'run the tests',
+  idempotency_key: 'task-2026-12-01-1',
+  command_id: 'build',
+  attachment_id: '0f8e7d6c-5b4a-4392-8a1b-2c3d4e5f6a7b',
 };
 
 function sampleOf(name: string, schema: Json): unknown {
