@@ -6,7 +6,7 @@ import { createBrokerClient } from '@terminal-mcp/broker-client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoPath } from './helpers/repo.js';
-import { signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
+import { operatorSessionOf, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
 
 const SCREENSHOT_DIR = process.env.TERMINAL_MCP_UPDATE_SCREENSHOTS === '1' ? repoPath('docs/screenshots') : mkdtempSync(join(tmpdir(), 'tmcp-shots-'));
 
@@ -193,8 +193,10 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
 
   it('says why the full view takes no input for a view-only session; the server refuses it anyway, and /audit lists the refusal', async () => {
     // View-only: the operator may read work-plain but not type into it.
-    const web = createBrokerClient({ role: 'web', env: stack.broker.env });
-    await web.grants.set.mutate({ actor: 'admin', session: 'work-plain', read: true, input: false });
+    // grants.* act for a signed-in operator: the browser's own session token.
+    const token = await operatorSessionOf(page);
+    const web = createBrokerClient({ role: 'web', env: stack.broker.env, operatorSession: () => token });
+    await web.grants.set.mutate({ session: 'work-plain', read: true, input: false });
     await page.goto(`${stack.baseUrl}/view?session=work-plain`);
     const takeover = page.getByTestId('takeover');
     await takeover.waitFor();
