@@ -22,6 +22,7 @@ import type { PaneScreenFrame } from '@terminal-mcp/contract';
 import { createBrokerClient, createBrokerLiveClient, repoPath, signInFirstTime, startBrokerProcess, startTmuxServer, startWebStack } from '@terminal-mcp/test';
 import { execa } from 'execa';
 import { execFile, spawn } from 'node:child_process';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
@@ -87,6 +88,23 @@ type ToolResult = Awaited<ReturnType<Client['callTool']>>;
 function check(r: ToolResult): ToolResult {
   if (r.isError) throw new Error(`tool failed: ${JSON.stringify(r.content)}`);
   return r;
+}
+
+/** GET `path` on a broker socket over HTTP/1.1 with a kept-alive connection: the per-call
+ * HTTP framing the call link replaced, for comparison in the same run. */
+function httpGetter(socketPath: string): (path: string) => Promise<unknown> {
+  const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+  return (path) =>
+    new Promise((resolve, reject) => {
+      const req = httpRequest({ socketPath, path, agent, method: 'GET' }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(body)) : reject(new Error(`HTTP ${res.statusCode}: ${body.slice(0, 200)}`))));
+      });
+      req.on('error', reject);
+      req.end();
+    });
 }
 
 /** Milliseconds since the epoch with sub-millisecond precision. */
@@ -223,14 +241,18 @@ async function main(): Promise<void> {
 
     if (only.has('hops')) {
       const floor = await openControlFloor(tmux.socketName, names[0]!, spawnEnv);
-      const [pingS, pingH, empty, read, capture, mcpS, mcpH] = [[], [], [], [], [], [], []] as number[][];
+      const [pingS, pingH, empty, emptyHttp, read, readHttp, capture, mcpS, mcpH] = [[], [], [], [], [], [], [], [], []] as number[][];
+      const httpGet = httpGetter(join(broker.socketDir, 'gateway.sock'));
+      const tailPath = (name: string) => `/sessions.tail?input=${encodeURIComponent(JSON.stringify({ session: name, lines: TAIL_LINES }))}`;
       for (let i = 0; i < 20; i++) await floor.run(`capture-pane -p -J -t ${panes[i % SESSIONS]} -S -${TAIL_LINES + 32}`);
       for (let i = 0; i < ITER; i++) {
         const idx = i % SESSIONS;
         await time(pingS!, () => stdio.ping());
         await time(pingH!, () => http.ping());
         await time(empty!, () => direct.health.info.query());
+        await time(emptyHttp!, () => httpGet('/health.info'));
         await time(read!, () => direct.sessions.tail.query({ session: names[idx]!, lines: TAIL_LINES }));
+        await time(readHttp!, () => httpGet(tailPath(names[idx]!)));
         // The broker captures the window plus 32 rows of context (policy/pane-window.ts).
         await time(capture!, () => floor.run(`capture-pane -p -J -t ${panes[idx]} -S -${TAIL_LINES + 32}`));
         await time(mcpS!, () => tail(stdio, names[idx]!));
@@ -238,11 +260,13 @@ async function main(): Promise<void> {
       }
       await floor.close();
       section('hops (terminal_tail 200 lines)');
-      const st = Object.fromEntries(Object.entries({ pingS, pingH, empty, read, capture, mcpS, mcpH }).map(([k, v]) => [k, summarize(v!)])) as Record<string, Stats>;
+      const st = Object.fromEntries(Object.entries({ pingS, pingH, empty, emptyHttp, read, readHttp, capture, mcpS, mcpH }).map(([k, v]) => [k, summarize(v!)])) as Record<string, Stats>;
       row('MCP ping, stdio', st.pingS!);
       row('MCP ping, HTTP', st.pingH!);
       row('empty broker call (health.info)', st.empty!);
+      row('  same over HTTP/1.1 keep-alive', st.emptyHttp!);
       row('broker read (sessions.tail, socket)', st.read!);
+      row('  same over HTTP/1.1 keep-alive', st.readHttp!);
       row('control-mode capture alone', st.capture!);
       row('MCP terminal_tail, stdio', st.mcpS!);
       row('MCP terminal_tail, HTTP', st.mcpH!);

@@ -14,3 +14,4 @@ export * from './wait.js';
 export * from './live.js';
 export * from './close-matches.js';
 export * from './cli-flags.js';
+export * from './broker-link.js';
