@@ -322,6 +322,7 @@ async function main(): Promise<void> {
     }
 
     if (only.has('scale')) {
+      const rssBefore = rssMb(broker.pid);
       for (let i = SESSIONS; i < SCALE_SESSIONS; i++) await addSession(i);
       await new Promise((r) => setTimeout(r, 1_000));
       for (let i = 0; i < 10; i++) await list(stdio);
@@ -329,7 +330,7 @@ async function main(): Promise<void> {
       for (const name of names) await tail(stdio, name);
       await listBench(`${SCALE_SESSIONS} sessions`, SCALE_SESSIONS, Math.max(20, Math.round(ITER / 4)));
       const rss = rssMb(broker.pid);
-      console.log(`  broker RSS at ${SCALE_SESSIONS} sessions        ${rss.toFixed(1)} MB`);
+      console.log(`  broker RSS at ${SESSIONS} sessions (after the sections above) ${rssBefore.toFixed(1)} MB, at ${SCALE_SESSIONS} sessions ${rss.toFixed(1)} MB`);
       target(`broker RSS <= 120 MB at ${SCALE_SESSIONS} sessions`, `${rss.toFixed(1)} MB`, rss <= 120);
     }
 
