@@ -17,10 +17,11 @@ import type { BrokerConfig } from '../config/schema.js';
 import type { BrokerDeps } from '../deps.js';
 import type { PaneFacts, SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import { grantLookupOf } from '../grants/grant-lookup.js';
+import { decideReadAccess } from '../policy/access.js';
 import type { EffectiveGrant } from '../policy/grants.js';
 import { classifyPaneStatus } from '../policy/status.js';
-import { readPaneLines, toLines } from './pane-text.js';
-import { canRead, readGrantOf, resolveReadableSession, type GrantLookup } from './read-gate.js';
+import { readPaneLines, startEarlyCapture, toLines } from './pane-text.js';
+import { canRead, readGrantOf, readPolicy, resolveReadableSession, type GrantLookup } from './read-gate.js';
 import { describeSessionAccess } from './session-access.js';
 
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
@@ -135,9 +136,18 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
     },
 
     async tail(name, lines = config.default_tail_lines, stripAnsi = true) {
-      const { s, pane } = await readable(name);
       const count = Math.min(lines, config.max_capture_lines);
-      const clean = await readPane(pane, -count, '-', stripAnsi);
+      // One tmux round trip instead of two: the identity check goes out first, and right
+      // behind it (same write, tmux runs them in order) a capture planned from the pane
+      // as last seen. readPaneWindow uses that capture only when the check confirmed
+      // that very pane and plan, after the gate admitted the session; else it captures
+      // again. Only for names the whitelist admits as such (no grant lookup), so no
+      // denied session's text is ever captured ahead.
+      const found = readable(name);
+      const hint = decideReadAccess(readPolicy(config), name).allowed ? (tmux.paneHint?.(name) ?? null) : null;
+      const early = hint ? startEarlyCapture(tmux, hint, -count, '-', !stripAnsi) : undefined;
+      const { s, pane } = await found;
+      const clean = await readPaneLines(tmux, pane, -count, '-', stripAnsi, early);
       return paneText(s, pane, clean.lines.slice(-count), clean.redactions, lines > count);
     },
 

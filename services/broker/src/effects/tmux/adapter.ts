@@ -200,10 +200,13 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
   // created, closed or renamed, and on every connection change (a restarted server
   // reuses ids); the generation keeps a listing that raced such a change from storing.
   let idByName = new Map<string, string>();
+  // Session id -> its active pane as last seen, for `paneHint` (same lifetime as idByName).
+  let paneBySession = new Map<string, PaneFacts>();
   let namesGeneration = 0;
   const forgetNames = () => {
     namesGeneration++;
     idByName = new Map();
+    paneBySession = new Map();
   };
   control.onNotification((n) => {
     if (n.name === 'sessions-changed' || n.name === 'session-renamed') forgetNames();
@@ -235,7 +238,10 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
       // Our own output watchers must not make a session look attached to a user.
       sessions.push({ ...s, attached: Math.max(0, s.attached - (watchers.get(s.sessionId) ?? 0)) });
     }
-    if (generation === namesGeneration) idByName = new Map(sessions.map((s) => [s.name, s.sessionId]));
+    if (generation === namesGeneration) {
+      idByName = new Map(sessions.map((s) => [s.name, s.sessionId]));
+      paneBySession = new Map(sessions.flatMap((s) => (s.activePane ? [[s.sessionId, s.activePane] as const] : [])));
+    }
     return sessions;
   }
 
@@ -258,9 +264,13 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
   async function findSession(name: string): Promise<SessionFacts | null> {
     const cachedId = idByName.get(name);
     if (cachedId !== undefined) {
+      const generation = namesGeneration;
       const s = await sessionById(cachedId);
       // The name check is what makes the hint safe: see idByName.
-      if (s !== null && s.name === name) return s;
+      if (s !== null && s.name === name) {
+        if (generation === namesGeneration && s.activePane) paneBySession.set(s.sessionId, s.activePane);
+        return s;
+      }
     }
     return (await listSessions()).find((s) => s.name === name) ?? null;
   }
@@ -314,11 +324,17 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     }
   }
 
+  function paneHint(name: string): PaneFacts | null {
+    const id = idByName.get(name);
+    return id === undefined ? null : (paneBySession.get(id) ?? null);
+  }
+
   return {
     listSessions,
     findSession,
     paneFacts,
     capturePane,
+    paneHint,
     health,
     close: () => control.close(),
     onNotification: (listener) => control.onNotification(listener),
