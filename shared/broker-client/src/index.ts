@@ -1,9 +1,10 @@
 /**
- * Typed tRPC client for the broker over a Unix socket. The socket picked IS the role;
+ * Typed tRPC client for the broker over a Unix socket (queries and mutations over the
+ * call link, call-link.ts). The socket picked IS the role;
  * the types come from the broker's router *types* only — no broker runtime code is
  * imported here.
  */
-import { createTRPCClient, httpLink, type TRPCClient } from '@trpc/client';
+import { createTRPCClient, type TRPCClient } from '@trpc/client';
 import {
   AppError,
   BROKER_HEADERS,
@@ -15,9 +16,9 @@ import {
   type SocketRole,
 } from '@terminal-mcp/contract';
 import type { GatewayRouter, ObserverRouter, WebRouter } from '@terminal-mcp/broker/router-types';
-import { Agent } from 'undici';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { homedir } from 'node:os';
+import { callLink } from './call-link.js';
 
 export interface RouterForRole {
   gateway: GatewayRouter;
@@ -67,8 +68,6 @@ export function defaultSocketPath(role: SocketRole, env: NodeJS.ProcessEnv = pro
   return socketPathFor(resolvePaths(env, homedir()).socketDir, role);
 }
 
-const BROKER_ORIGIN = 'http://broker.local';
-
 /** The headers of one broker call: the actor (the client's option, else the
  * `withBrokerActor` scope) and, on web.sock, the operator's session token. */
 export function brokerCallHeaders(options: Pick<BrokerClientOptions<SocketRole>, 'actor' | 'operatorSession'>): Record<string, string> {
@@ -82,49 +81,10 @@ export function brokerCallHeaders(options: Pick<BrokerClientOptions<SocketRole>,
   return headers;
 }
 
-/** The part of a fetch Response that tRPC's httpLink reads (`json()`, plus `ok`/`status`
- * for error metadata). */
-interface BrokerResponse {
-  ok: boolean;
-  status: number;
-  json(): Promise<unknown>;
-}
-
-/**
- * `fetch` for httpLink on undici's core `request` API: the same HTTP/1.1 over the same
- * kept-alive Unix socket connection, without WHATWG fetch's Request/Response/stream
- * machinery (about a millisecond per call on a small VM). Connection failures still throw
- * undici's errors (ECONNREFUSED, ENOENT, UND_ERR_SOCKET...), which `describeBrokerFailure`
- * recognises; an aborted signal aborts the request.
- */
-function unixSocketFetch(dispatcher: Agent) {
-  return async (url: string, init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal | null }): Promise<BrokerResponse> => {
-    if (!url.startsWith(`${BROKER_ORIGIN}/`)) throw new Error('broker client: unexpected URL');
-    const res = await dispatcher.request({
-      origin: BROKER_ORIGIN,
-      path: url.slice(BROKER_ORIGIN.length),
-      method: (init.method ?? 'GET') as 'GET' | 'POST',
-      headers: init.headers ?? {},
-      body: init.body ?? null,
-      signal: init.signal ?? undefined,
-    });
-    return { ok: res.statusCode >= 200 && res.statusCode < 300, status: res.statusCode, json: () => res.body.json() };
-  };
-}
-
 export function createBrokerClient<R extends SocketRole>(options: BrokerClientOptions<R>): BrokerClient<R> {
   const socketPath = options.socketPath ?? defaultSocketPath(options.role, options.env);
-  const dispatcher = new Agent({ connect: { socketPath }, keepAliveTimeout: 10_000, pipelining: 1 });
-  const brokerFetch = unixSocketFetch(dispatcher);
-  return createTRPCClient<RouterForRole[R]>({
-    links: [
-      httpLink({
-        url: BROKER_ORIGIN,
-        fetch: (url, init) => brokerFetch(url as string, init as never) as unknown as Promise<Response>,
-        headers: () => brokerCallHeaders(options),
-      }),
-    ],
-  } as never) as BrokerClient<R>;
+  const { link } = callLink<RouterForRole[R]>({ socketPath, headers: () => brokerCallHeaders(options) });
+  return createTRPCClient<RouterForRole[R]>({ links: [link] }) as BrokerClient<R>;
 }
 
 /** A caller-safe description of a broker call failure. "Broker said no" keeps the
@@ -166,5 +126,6 @@ export function toAppError(err: unknown): AppError {
   return new AppError(f.code, f.message, f.hint);
 }
 
-/** Subscriptions too: WebSocket on the role's socket, HTTP for the rest (live.ts). */
-export { createBrokerLiveClient, unixWebSocketUrl, type BrokerLiveClient, type BrokerLiveClientOptions } from './live.js';
+/** Subscriptions too: tRPC's WebSocket protocol on the role's socket, the call link for the rest (live.ts). */
+export { unixWebSocketUrl } from './call-link.js';
+export { createBrokerLiveClient, type BrokerLiveClient, type BrokerLiveClientOptions } from './live.js';

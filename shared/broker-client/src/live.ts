@@ -1,6 +1,6 @@
 /**
  * A broker client that also carries subscriptions: subscriptions go over one WebSocket
- * on the role's Unix socket (`wsLink`), everything else over HTTP as in
+ * on the role's Unix socket (`wsLink`), everything else over the call link as in
  * createBrokerClient. The dashboard's server code uses it for `live.paneOutput`.
  *
  * Reconnects by itself: when the broker restarts on the same socket, the WebSocket client
@@ -9,10 +9,10 @@
  * not lose the subscription). A subscription the broker ENDS with an error (session
  * gone, access revoked) is not retried: the caller sees it in `onError`.
  */
-import { createTRPCClient, createWSClient, httpLink, splitLink, wsLink } from '@trpc/client';
+import { createTRPCClient, createWSClient, splitLink, wsLink } from '@trpc/client';
 import { BROKER_HEADERS, type SocketRole } from '@terminal-mcp/contract';
-import { Agent, fetch as undiciFetch } from 'undici';
 import { WebSocket as NodeWebSocket } from 'ws';
+import { callLink, unixWebSocketUrl } from './call-link.js';
 import { brokerCallHeaders, defaultSocketPath, type BrokerClient, type BrokerClientOptions, type RouterForRole } from './index.js';
 
 type WebSocketImplementation = NonNullable<Parameters<typeof createWSClient>[0]['WebSocket']>;
@@ -31,14 +31,6 @@ export interface BrokerLiveClient<R extends SocketRole> {
   close(): Promise<void>;
 }
 
-/** The `ws` package's address form for a Unix socket: `ws+unix://<absolute path>:<request path>`. */
-export function unixWebSocketUrl(socketPath: string): string {
-  if (!socketPath.startsWith('/') || socketPath.includes(':')) {
-    throw new Error('the broker socket path must be absolute and contain no ":"');
-  }
-  return `ws+unix://${socketPath}:/`;
-}
-
 /** `ws`'s WebSocket, sending the actor header on every (re)connect. (The connection is
  * shared by every subscription, so it carries no operator session: subscriptions on
  * web.sock are read-gated per frame, not per user.) */
@@ -54,7 +46,7 @@ function webSocketWithActor(actor: (() => string | undefined) | undefined): WebS
 
 export function createBrokerLiveClient<R extends SocketRole>(options: BrokerLiveClientOptions<R>): BrokerLiveClient<R> {
   const socketPath = options.socketPath ?? defaultSocketPath(options.role, options.env);
-  const dispatcher = new Agent({ connect: { socketPath }, keepAliveTimeout: 10_000, pipelining: 1 });
+  const calls = callLink({ socketPath, headers: () => brokerCallHeaders(options) });
   const wsClient = createWSClient({
     url: unixWebSocketUrl(socketPath),
     WebSocket: webSocketWithActor(options.actor),
@@ -69,12 +61,7 @@ export function createBrokerLiveClient<R extends SocketRole>(options: BrokerLive
       splitLink({
         condition: (op) => op.type === 'subscription',
         true: wsLink({ client: wsClient }),
-        false: httpLink({
-          url: 'http://broker.local',
-          fetch: (url, init) =>
-            undiciFetch(url as string, { ...(init as Record<string, unknown>), dispatcher }) as unknown as Promise<Response>,
-          headers: () => brokerCallHeaders(options),
-        }),
+        false: calls.link,
       }),
     ],
   } as never) as BrokerClient<R>;
@@ -82,7 +69,7 @@ export function createBrokerLiveClient<R extends SocketRole>(options: BrokerLive
     client,
     async close() {
       await wsClient.close();
-      await dispatcher.close();
+      calls.connection.close();
     },
   };
 }

@@ -17,3 +17,4 @@ export * from './cli-flags.js';
 export * from './notes.js';
 export * from './session-registry.js';
 export * from './projects.js';
+export * from './broker-link.js';

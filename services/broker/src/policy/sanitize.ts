@@ -66,6 +66,8 @@ function controlStringLength(text: string, from: number): number {
  */
 export function terminalControlLengthAt(text: string, index: number): number {
   const c = text.charCodeAt(index);
+  // Printable ASCII, almost every character of a pane: no branch below applies to it.
+  if (c >= 0x20 && c < DEL) return 0;
   if (c === ESC) {
     const next = text[index + 1];
     if (next === undefined) return 1;

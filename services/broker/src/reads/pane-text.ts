@@ -38,10 +38,34 @@ export function cleanPaneText(captured: string, stripAnsi: boolean): CleanText {
   return { lines: toLines(redacted.text), redactions: redacted.count };
 }
 
+/** A capture sent to tmux before the pane's facts were confirmed, planned from a hint
+ * (session-reader.ts `tail`): `readPaneWindow` uses it only for exactly this pane, plan
+ * and escapes, else it captures again. Its text is null when the capture failed. */
+export interface EarlyCapture {
+  paneId: string;
+  start: number | '-';
+  end: number | '-';
+  escapes: boolean;
+  text: Promise<string | null>;
+}
+
+export function startEarlyCapture(
+  tmux: Pick<TmuxAdapter, 'capturePane'>,
+  hint: Pick<PaneFacts, 'paneId' | 'height' | 'historySize'>,
+  start: number,
+  end: number | '-',
+  escapes: boolean,
+): EarlyCapture {
+  const plan = planPaneCapture(hint, start, end === '-' ? Math.max(0, hint.height - 1) : end, false);
+  const text = tmux.capturePane(hint.paneId, { start: plan.start, end: plan.end, escapes }).catch(() => null);
+  return { paneId: hint.paneId, start: plan.start, end: plan.end, escapes, text };
+}
+
 /**
  * The redacted logical lines touching physical rows `start`..`end` (`'-'`: the bottom of
  * the screen) of a pane: one capture with context, a second of the whole history only
- * when a line in the window may have been cut by the first one's edge.
+ * when a line in the window may have been cut by the first one's edge. `early`: a
+ * capture already on its way (see EarlyCapture).
  */
 export async function readPaneWindow(
   tmux: Pick<TmuxAdapter, 'capturePane'>,
@@ -49,11 +73,13 @@ export async function readPaneWindow(
   start: number,
   end: number | '-',
   escapes: boolean,
+  early?: EarlyCapture,
 ): Promise<PaneWindow> {
   const endRow = end === '-' ? Math.max(0, pane.height - 1) : end;
   const read = async (whole: boolean) => {
     const plan = planPaneCapture(pane, start, endRow, whole);
-    const captured = await tmux.capturePane(pane.paneId, { start: plan.start, end: plan.end, escapes });
+    const fits = early !== undefined && !whole && early.paneId === pane.paneId && early.start === plan.start && early.end === plan.end && early.escapes === escapes;
+    const captured = (fits ? await early.text : null) ?? (await tmux.capturePane(pane.paneId, { start: plan.start, end: plan.end, escapes }));
     return cutPaneWindow(captured, {
       width: pane.width,
       start,
@@ -75,8 +101,9 @@ export async function readPaneLines(
   start: number,
   end: number | '-',
   stripAnsi: boolean,
+  early?: EarlyCapture,
 ): Promise<WindowText> {
-  const window = await readPaneWindow(tmux, pane, start, end, !stripAnsi);
+  const window = await readPaneWindow(tmux, pane, start, end, !stripAnsi, early);
   const lines = toLines(window.lines.join('\n'));
   // toLines only drops trailing blank lines, which hold no marker.
   const lineRedactions = window.lineRedactions.slice(0, lines.length);

@@ -17,7 +17,7 @@ import type { ReadableTarget } from '../access/target.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import { classifyPaneStatus } from '../policy/status.js';
-import { lastLines, readPaneLines, toLines } from './pane-text.js';
+import { lastLines, readPaneLines, startEarlyCapture, toLines, type EarlyCapture } from './pane-text.js';
 
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 
@@ -94,7 +94,7 @@ export interface SessionReader {
 
 export interface SessionReaderDeps {
   config: BrokerConfig;
-  tmux: Pick<TmuxAdapter, 'listSessions' | 'capturePane'>;
+  tmux: Pick<TmuxAdapter, 'listSessions' | 'capturePane' | 'paneHint'>;
   access: AccessGate;
   now?: () => number;
 }
@@ -105,11 +105,12 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
 
   /** Rows `start`..`end` of the pane as whole logical lines, redacted before they are cut
    * (escapes kept only when not stripped). */
-  const readPane = (t: ReadableTarget, start: number, end: number | '-', stripAnsi: boolean) => readPaneLines(tmux, t.pane, start, end, stripAnsi);
+  const readPane = (t: ReadableTarget, start: number, end: number | '-', stripAnsi: boolean, early?: EarlyCapture) =>
+    readPaneLines(tmux, t.pane, start, end, stripAnsi, early);
 
-  async function tailOf(t: ReadableTarget, lines = config.default_tail_lines, stripAnsi = true): Promise<PaneText> {
+  async function tailOf(t: ReadableTarget, lines = config.default_tail_lines, stripAnsi = true, early?: EarlyCapture): Promise<PaneText> {
     const count = Math.min(lines, config.max_capture_lines, LIMITS.maxTailLines);
-    const clean = lastLines(await readPane(t, -count, '-', stripAnsi), count);
+    const clean = lastLines(await readPane(t, -count, '-', stripAnsi, early), count);
     return paneText(t, clean.lines, clean.redactions, lines > count);
   }
 
@@ -131,8 +132,18 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
         .sort((a, b) => a.name.localeCompare(b.name));
     },
 
-    async tail(name, lines, stripAnsi = true) {
-      return tailOf(await access.readable(name), lines, stripAnsi);
+    async tail(name, lines = config.default_tail_lines, stripAnsi = true) {
+      const count = Math.min(lines, config.max_capture_lines, LIMITS.maxTailLines);
+      // One tmux round trip instead of two: the identity check goes out first, and right
+      // behind it (same write, tmux runs them in order) a capture planned from the pane
+      // as last seen. readPaneWindow uses that capture only when the check confirmed
+      // that very pane and plan, after the gate admitted the session; else it captures
+      // again. Only for names the whitelist admits as such (no grant lookup), so no
+      // denied session's text is ever captured ahead.
+      const found = access.readable(name);
+      const hint = access.canRead(name, null) ? (tmux.paneHint?.(name) ?? null) : null;
+      const early = hint ? startEarlyCapture(tmux, hint, -count, '-', !stripAnsi) : undefined;
+      return tailOf(await found, lines, stripAnsi, early);
     },
 
     async capture(name, range, stripAnsi = true) {

@@ -1,14 +1,17 @@
-/** One tRPC HTTP server per role, each on its own Unix socket, which also serves tRPC
- * over WebSocket (subscriptions: the dashboard's live output). The context's role comes
- * from the server the request arrived on, never from anything the client sends. */
+/** One tRPC server per role, each on its own Unix socket: HTTP, tRPC over WebSocket
+ * (subscriptions: the dashboard's live output) and the call link (queries and mutations as
+ * messages on one WebSocket, shared/contract/src/broker-link.ts; what our clients use).
+ * The context's role comes from the server the request arrived on, never from anything
+ * the client sends. */
 import type { Server } from 'node:http';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
-import { WebSocketServer } from 'ws';
-import { NOTE_LIMITS, SOCKET_ROLES, socketPathFor, type SocketRole } from '@terminal-mcp/contract';
+import { callProcedure, getErrorShape, getTRPCErrorFromUnknown } from '@trpc/server/unstable-core-do-not-import';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { BROKER_CALL_PATH, brokerLinkMessageSchema, NOTE_LIMITS, SOCKET_ROLES, socketPathFor, type BrokerCall, type BrokerCallReply, type SocketRole } from '@terminal-mcp/contract';
 import type { BrokerDeps } from './deps.js';
 import { listenOnSocket, type SocketGroups } from '../effects/socket-files.js';
-import { contextFromRequest } from './context.js';
+import { contextFromRequest, type BrokerContext } from './context.js';
 import { ROLE_ROUTERS } from './roles/index.js';
 
 export interface RoleServers {
@@ -36,12 +39,68 @@ function createRoleServer(role: SocketRole, deps: BrokerDeps): Server {
   });
 }
 
-/** tRPC over WebSocket on the role's own socket: the same router and context factory,
- * so an upgraded connection has exactly the HTTP requests' privilege. Returns the closer:
- * it tells clients to reconnect (wsLink then resubscribes to the next broker) and closes
- * their sockets. */
+/** One call-link message: the procedure called with the context its own headers give,
+ * exactly as an HTTP request with those headers would be (same router, same context
+ * factory, same error shape). */
+async function answerCall(role: SocketRole, deps: BrokerDeps, call: BrokerCall, signal: AbortSignal): Promise<BrokerCallReply> {
+  const router = ROLE_ROUTERS[role];
+  let ctx: BrokerContext | undefined;
+  try {
+    ctx = contextFromRequest(role, deps, call.headers);
+    const data: unknown = await callProcedure({ router, path: call.path, getRawInput: () => Promise.resolve(call.input), ctx, type: call.type, signal, batchIndex: 0 });
+    return { id: call.id, result: { data } };
+  } catch (cause) {
+    const error = getTRPCErrorFromUnknown(cause);
+    if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.debug({ role, path: call.path }, 'call failed');
+    return { id: call.id, error: getErrorShape({ config: router._def._config, error, type: call.type, path: call.path, input: call.input, ctx }) };
+  }
+}
+
+/** The call link on one connection. A message that is not a call or a cancel is no
+ * client of ours: it is logged and the connection closed. Each call has its own abort
+ * signal: a cancel or the connection closing aborts it (a wait stops waiting). */
+function serveCallConnection(role: SocketRole, deps: BrokerDeps, ws: WebSocket): void {
+  const inFlight = new Map<number, AbortController>();
+  ws.on('close', () => {
+    for (const call of inFlight.values()) call.abort();
+    inFlight.clear();
+  });
+  ws.on('message', (data, isBinary) => {
+    let message: BrokerCall | { cancel: number };
+    try {
+      if (isBinary) throw new Error('binary');
+      message = brokerLinkMessageSchema.parse(JSON.parse(String(data)));
+    } catch {
+      deps.log.warn({ event: 'security.invalid_request', role }, 'unreadable broker call refused; connection closed');
+      ws.close(1008, 'not a broker call');
+      return;
+    }
+    if ('cancel' in message) {
+      inFlight.get(message.cancel)?.abort();
+      return;
+    }
+    const call = message;
+    if (inFlight.has(call.id)) {
+      deps.log.warn({ event: 'security.invalid_request', role }, 'broker call id reused while in flight; connection closed');
+      ws.close(1008, 'call id in use');
+      return;
+    }
+    const controller = new AbortController();
+    inFlight.set(call.id, controller);
+    void answerCall(role, deps, call, controller.signal).then((reply) => {
+      if (inFlight.get(call.id) === controller) inFlight.delete(call.id);
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(reply));
+    });
+  });
+}
+
+/** tRPC over WebSocket (request path `/`) and the call link (BROKER_CALL_PATH) on the
+ * role's own socket: the same router and context factory, so an upgraded connection has
+ * exactly the HTTP requests' privilege. Returns the closer: it tells clients to reconnect
+ * (wsLink then resubscribes to the next broker) and closes their sockets. */
 function serveWebSocket(role: SocketRole, server: Server, deps: BrokerDeps): () => void {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
+  const calls = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES, perMessageDeflate: false });
   const handler = applyWSSHandler({
     wss,
     router: ROLE_ROUTERS[role],
@@ -52,16 +111,19 @@ function serveWebSocket(role: SocketRole, server: Server, deps: BrokerDeps): () 
       if (error.code === 'INTERNAL_SERVER_ERROR') deps.log.debug({ role, path }, 'websocket request failed');
     },
   });
+  calls.on('connection', (ws) => serveCallConnection(role, deps, ws));
   server.on('upgrade', (req, socket, head) => {
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    const target = req.url === BROKER_CALL_PATH ? calls : wss;
+    target.handleUpgrade(req, socket, head, (ws) => target.emit('connection', ws, req));
   });
   return () => {
     handler.broadcastReconnectNotification();
-    for (const client of wss.clients) {
+    for (const client of [...wss.clients, ...calls.clients]) {
       client.close(1012, 'broker restarting');
       setTimeout(() => client.terminate(), 1_000).unref();
     }
     wss.close();
+    calls.close();
   };
 }
 

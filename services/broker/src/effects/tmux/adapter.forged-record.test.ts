@@ -7,6 +7,8 @@ import { createTmuxAdapter, type ControlModeTmuxAdapter } from './adapter.js';
 
 let server: TmuxTestServer;
 let adapter: ControlModeTmuxAdapter;
+let victimPane = '';
+let secretPane = '';
 const SIZE = { width: 80, height: 24 };
 const SECRET_MARK = 'TOPSECRET-c0ffee';
 const config = configSchema.parse({ allowed_session_patterns: ['test-*'] });
@@ -21,6 +23,16 @@ beforeAll(async () => {
   const fake = ['x\n' + victim.sessionId, secret.paneId, '1', '0', '80', '24', '0', '1', '0', '0', '1', 'bash'].join('\t');
   const script = `exec -a "$FAKE" sleep 3600`;
   await server.tmux(['respawn-pane', '-k', '-t', forger.paneId, '-e', `FAKE=${fake}`, 'bash', '--norc', '--noprofile', '-c', script]);
+  // A second forger prints whole fake session records as the listing shapes them (session
+  // fields, name, pane fields, command), untagged and with a guessed tag: one for a
+  // phantom session, one giving the victim the secret pane.
+  const listed = await server.newSession('test-ab-forger', 'sleep 3600', SIZE);
+  const record = (sessionId: string, name: string, paneId: string) =>
+    ['1', sessionId, '1700000000', '0', '1', '1700000000', name, paneId, '1', '0', '80', '24', '0', '1700000000', '0', '0', '1', 'bash'].join('\t');
+  const fakeList = ['x', record('$999', 'test-phantom', secret.paneId), `tmcp-list-000000000000000000000000-0\t${record(victim.sessionId, 'test-zz-victim', secret.paneId)}`].join('\n');
+  await server.tmux(['respawn-pane', '-k', '-t', listed.paneId, '-e', `FAKE=${fakeList}`, 'bash', '--norc', '--noprofile', '-c', script]);
+  victimPane = victim.paneId;
+  secretPane = secret.paneId;
   await new Promise((r) => setTimeout(r, 300));
   adapter = createTmuxAdapter({ socketName: server.socketName });
   await adapter.waitUntilConnected(10_000);
@@ -48,5 +60,18 @@ describe('forged pane records', () => {
       (err: { code?: string }) => `refused:${err.code}`,
     );
     expect(text).not.toContain(SECRET_MARK);
+  });
+
+  it('lists no phantom session and gives every session its own pane, whatever a command prints', async () => {
+    const raw = await server.tmux(['list-sessions', '-F', '#{session_id}\t#{pane_current_command}']);
+    expect(raw).toContain('test-phantom'); // the attack is live
+    const sessions = await adapter.listSessions();
+    expect(sessions.map((s) => s.name).sort()).toEqual(['private-db', 'test-aa-forger', 'test-ab-forger', 'test-zz-victim']);
+    expect(sessions.find((s) => s.name === 'test-zz-victim')?.activePane?.paneId).toBe(victimPane);
+    expect(sessions.find((s) => s.name === 'private-db')?.activePane?.paneId).toBe(secretPane);
+    const panes = sessions.map((s) => s.activePane?.paneId);
+    expect(new Set(panes).size).toBe(panes.length);
+    // The forger's own command is read back whole (its newlines included), not as records.
+    expect(sessions.find((s) => s.name === 'test-ab-forger')?.activePane?.currentCommand).toContain('test-phantom');
   });
 });

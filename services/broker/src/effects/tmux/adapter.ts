@@ -14,6 +14,7 @@
  *   escaped (a process can put a tab or a newline in its argv[0]): it is last, and a reply
  *   line that does not start with the fixed fields continues the previous command.
  */
+import { randomBytes } from 'node:crypto';
 import { AppError } from '@terminal-mcp/contract';
 import {
   TmuxControlClient,
@@ -60,7 +61,6 @@ const SESSION_FIELDS = 6;
 // is not: tmux bumps it on attach and key input only, so a pane that prints every second
 // would look quiet, while any attach (our output watchers included) makes it look busy.
 const SESSION_FIXED_FORMAT = '#{pid}\t#{session_id}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{W:#{window_activity} }';
-const SESSION_FORMAT = `${SESSION_FIXED_FORMAT}\t#{session_name}`;
 const PANE_FIELDS = 10;
 const PANE_FORMAT =
   '#{pane_id}\t#{pane_pid}\t#{pane_in_mode}\t#{pane_width}\t#{pane_height}\t#{history_size}\t#{window_activity}\t#{cursor_x}\t#{cursor_y}\t#{cursor_flag}\t#{pane_current_command}';
@@ -72,15 +72,19 @@ const PANE_FORMAT =
 const SESSION_BY_ID_FIELDS = SESSION_FIELDS + 1 + PANE_FIELDS;
 const SESSION_BY_ID_FORMAT = `${SESSION_FIXED_FORMAT}\t#{session_name}\t${PANE_FORMAT}`;
 
-const LIST_SESSIONS = `list-sessions -F '${SESSION_FORMAT}'`;
+/** Every session with its active pane (of its active window) in ONE command, each record
+ * `<tag>\t` + SESSION_BY_ID_FORMAT (list-sessions resolves pane fields to that pane).
+ *
+ * SECURITY: `pane_current_command` is argv[0] of the pane's foreground process, which that
+ * process chooses, and tmux 3.3a keeps tabs and newlines in it, so a process can print
+ * whole fake records after its own. Every real record therefore starts with a tag no pane
+ * can know (a per-adapter secret plus a counter, like the capture fence in
+ * control-client.ts); a line without it continues the previous record's command. A forged
+ * line can neither add a session nor give another session a pane. */
+const listSessionsCommand = (tag: string) => `list-sessions -F '${tag}\t${SESSION_BY_ID_FORMAT}'`;
 /** Every client with its session and terminal name (free-form, last): our output
  * watchers are the clients whose terminal name is WATCHER_TERM (see pane-watch.ts). */
 const LIST_CLIENTS = "list-clients -F '#{session_id}\t#{client_termname}'";
-/** The active pane of the active window of every session, filtered by tmux. */
-const LIST_ACTIVE_PANES = `list-panes -a -f '#{&&:#{window_active},#{pane_active}}' -F '#{session_id}\t${PANE_FORMAT}'`;
-/** A pane record in a list-panes reply starts like this; any other line continues the
- * previous record's current command (which contained a newline). */
-const PANE_RECORD_START_RE = /^\$\d+\t%\d+\t/;
 
 /** Parses `pane_id ... current_command` (PANE_FORMAT). */
 function parsePaneFields(fields: readonly string[], offset: number, command: string): PaneFacts | null {
@@ -110,12 +114,14 @@ function parsePaneFields(fields: readonly string[], offset: number, command: str
   return { paneId, panePid, currentCommand: command, inMode: inMode === '1', width, height, historySize, windowActivity, cursor };
 }
 
-function parseSessionLine(line: string): Omit<SessionFacts, 'activePane'> | null {
-  const split = splitFixed(line, SESSION_FIELDS);
-  return split === null ? null : parseSessionFields(split.fields, split.rest);
+/** Parses SESSION_FIXED_FORMAT's fields (the first SESSION_FIELDS of `fields`). */
+/** The latest of the space-separated window activity times; null when any is unparsable. */
+function latestActivity(text: string | undefined): number | null {
+  const times = (text ?? '').split(' ').filter((t) => t !== '').map(uint);
+  if (times.length === 0 || times.some((t) => t === null)) return null;
+  return Math.max(...(times as number[]));
 }
 
-/** Parses SESSION_FIXED_FORMAT's fields (the first SESSION_FIELDS of `fields`). */
 function parseSessionFields(fields: readonly string[], name: string): Omit<SessionFacts, 'activePane'> | null {
   const [pidText, sessionId, createdText, attachedText, windowsText, activityText] = fields;
   const serverPid = uint(pidText);
@@ -137,51 +143,28 @@ function parseSessionFields(fields: readonly string[], name: string): Omit<Sessi
   return { serverPid, sessionId, name, created, attached, windows, activity };
 }
 
-/** The latest of the space-separated window activity times; null when any is unparsable. */
-function latestActivity(text: string | undefined): number | null {
-  const times = (text ?? '').split(' ').filter((t) => t !== '').map(uint);
-  if (times.length === 0 || times.some((t) => t === null)) return null;
-  return Math.max(...(times as number[]));
+/** One record of a SESSION_BY_ID_FORMAT reply (the command may span lines); null when
+ * the session fields do not parse. An unparsable pane leaves the session without one. */
+function parseSessionRecord(record: string, logger: TmuxLogger): Omit<SessionFacts, 'activePane'> & { activePane: PaneFacts | null } | null {
+  const split = splitFixed(record, SESSION_BY_ID_FIELDS);
+  if (split === null) return null;
+  const s = parseSessionFields(split.fields, split.fields[SESSION_FIELDS] as string);
+  if (s === null) return null;
+  const pane = parsePaneFields(split.fields, SESSION_FIELDS + 1, split.rest);
+  if (pane === null) logger.warn({ sessionId: s.sessionId }, 'unparsable tmux pane record skipped');
+  return { ...s, activePane: pane };
 }
 
-/** Maps session id to its active pane, from a LIST_ACTIVE_PANES reply.
- *
- * SECURITY: `pane_current_command` is argv[0] of the pane's foreground process, which
- * that process chooses, and tmux 3.3a keeps tabs and newlines in it. A process can
- * therefore print a whole fake record (`$0<TAB>%1<TAB>...`) for ANOTHER session and make
- * reads of that session capture a pane it does not own. Every session has exactly one
- * active pane of its active window, so its real record is always present: a session id
- * that appears in more than one record is being forged, and all of its records are
- * dropped (reads of it then answer SESSION_NOT_FOUND instead of another pane's text). */
-function parseActivePanes(lines: readonly string[], logger: TmuxLogger): Map<string, PaneFacts> {
-  const bySession = new Map<string, PaneFacts>();
-  const seen = new Map<string, number>();
-  let last: { sessionId: string; fields: string[]; command: string } | null = null;
-  const commit = () => {
-    if (last === null) return;
-    seen.set(last.sessionId, (seen.get(last.sessionId) ?? 0) + 1);
-    const pane = parsePaneFields(last.fields, 1, last.command);
-    if (pane === null) logger.warn({ sessionId: last.sessionId }, 'unparsable tmux pane record skipped');
-    else if (!bySession.has(last.sessionId)) bySession.set(last.sessionId, pane);
-  };
+/** The records of a listSessionsCommand(tag) reply: lines that start with the tag begin
+ * one, any other line continues the previous one's current command. */
+function taggedRecords(lines: readonly string[], tag: string): string[] {
+  const start = `${tag}\t`;
+  const records: string[] = [];
   for (const line of lines) {
-    if (PANE_RECORD_START_RE.test(line)) {
-      commit();
-      const split = splitFixed(line, PANE_FIELDS + 1);
-      last = split === null ? null : { sessionId: split.fields[0] as string, fields: split.fields, command: split.rest };
-      if (split === null) logger.warn({}, 'unparsable tmux pane record skipped');
-    } else if (last !== null) {
-      last.command += `\n${line}`;
-    }
+    if (line.startsWith(start)) records.push(line.slice(start.length));
+    else if (records.length > 0) records[records.length - 1] += `\n${line}`;
   }
-  commit();
-  for (const [sessionId, count] of seen) {
-    if (count > 1) {
-      bySession.delete(sessionId);
-      logger.warn({ event: 'security.forged_pane_record', sessionId, records: count }, 'a pane command forged a pane record; the session is treated as having no readable pane');
-    }
-  }
-  return bySession;
+  return records;
 }
 
 /** Session id -> number of our output watcher clients attached to it. A user's terminal
@@ -228,44 +211,48 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
   // created, closed or renamed, and on every connection change (a restarted server
   // reuses ids); the generation keeps a listing that raced such a change from storing.
   let idByName = new Map<string, string>();
+  // Session id -> its active pane as last seen, for `paneHint` (same lifetime as idByName).
+  let paneBySession = new Map<string, PaneFacts>();
   let namesGeneration = 0;
   const forgetNames = () => {
     namesGeneration++;
     idByName = new Map();
+    paneBySession = new Map();
   };
   control.onNotification((n) => {
     if (n.name === 'sessions-changed' || n.name === 'session-renamed') forgetNames();
   });
   control.onStateChange(forgetNames);
 
+  const tagPrefix = `tmcp-list-${randomBytes(12).toString('hex')}-`;
+  let tagCounter = 0;
+
   async function listSessions(): Promise<SessionFacts[]> {
     const generation = namesGeneration;
-    // All lines go out in the same write; tmux answers them back to back.
-    const [sessionsReply, panesReply, clientsReply] = await Promise.all([
-      control.run(LIST_SESSIONS),
-      control.run(LIST_ACTIVE_PANES),
-      control.run(LIST_CLIENTS),
-    ]);
+    const tag = `${tagPrefix}${(tagCounter++).toString(36)}`;
+    // Both lines go out in the same write; tmux answers them back to back.
+    const [sessionsReply, clientsReply] = await Promise.all([control.run(listSessionsCommand(tag)), control.run(LIST_CLIENTS)]);
     if (!sessionsReply.ok) {
       // A server with no sessions cannot exist while our hidden session is attached.
       logger.warn({ tmux: sessionsReply.lines.join(' ').slice(0, 200) }, 'tmux list-sessions failed');
       throw new AppError('TMUX_UNAVAILABLE', 'tmux could not list sessions');
     }
-    const panes = panesReply.ok ? parseActivePanes(panesReply.lines, logger) : new Map<string, PaneFacts>();
     const watchers = clientsReply.ok ? countWatcherClients(clientsReply.lines) : new Map<string, number>();
     const sessions: SessionFacts[] = [];
-    for (const line of sessionsReply.lines) {
-      const s = parseSessionLine(line);
+    for (const record of taggedRecords(sessionsReply.lines, tag)) {
+      const s = parseSessionRecord(record, logger);
       if (s === null) {
         logger.warn({}, 'unparsable tmux session record skipped');
         continue;
       }
       if (s.name === HIDDEN_SESSION_NAME) continue;
       // Our own output watchers must not make a session look attached to a user.
-      const attached = Math.max(0, s.attached - (watchers.get(s.sessionId) ?? 0));
-      sessions.push({ ...s, attached, activePane: panes.get(s.sessionId) ?? null });
+      sessions.push({ ...s, attached: Math.max(0, s.attached - (watchers.get(s.sessionId) ?? 0)) });
     }
-    if (generation === namesGeneration) idByName = new Map(sessions.map((s) => [s.name, s.sessionId]));
+    if (generation === namesGeneration) {
+      idByName = new Map(sessions.map((s) => [s.name, s.sessionId]));
+      paneBySession = new Map(sessions.flatMap((s) => (s.activePane ? [[s.sessionId, s.activePane] as const] : [])));
+    }
     return sessions;
   }
 
@@ -279,21 +266,22 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     ]);
     if (!reply.ok) return null;
     // A command with a newline spans lines; a missing target may answer empty fields.
-    const split = splitFixed(reply.lines.join('\n'), SESSION_BY_ID_FIELDS);
-    if (split === null) return null;
-    const s = parseSessionFields(split.fields, split.fields[SESSION_FIELDS] as string);
-    const pane = parsePaneFields(split.fields, SESSION_FIELDS + 1, split.rest);
-    if (s === null || pane === null || s.sessionId !== sessionId || s.name === HIDDEN_SESSION_NAME) return null;
+    const s = parseSessionRecord(reply.lines.join('\n'), logger);
+    if (s === null || s.activePane === null || s.sessionId !== sessionId || s.name === HIDDEN_SESSION_NAME) return null;
     const watchers = clientsReply.ok ? countWatcherClients(clientsReply.lines) : new Map<string, number>();
-    return { ...s, attached: Math.max(0, s.attached - (watchers.get(s.sessionId) ?? 0)), activePane: pane };
+    return { ...s, attached: Math.max(0, s.attached - (watchers.get(s.sessionId) ?? 0)) };
   }
 
   async function findSession(name: string): Promise<SessionFacts | null> {
     const cachedId = idByName.get(name);
     if (cachedId !== undefined) {
+      const generation = namesGeneration;
       const s = await sessionById(cachedId);
       // The name check is what makes the hint safe: see idByName.
-      if (s !== null && s.name === name) return s;
+      if (s !== null && s.name === name) {
+        if (generation === namesGeneration && s.activePane) paneBySession.set(s.sessionId, s.activePane);
+        return s;
+      }
     }
     return (await listSessions()).find((s) => s.name === name) ?? null;
   }
@@ -347,11 +335,17 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     }
   }
 
+  function paneHint(name: string): PaneFacts | null {
+    const id = idByName.get(name);
+    return id === undefined ? null : (paneBySession.get(id) ?? null);
+  }
+
   return {
     listSessions,
     findSession,
     paneFacts,
     capturePane,
+    paneHint,
     health,
     close: () => control.close(),
     onNotification: (listener) => control.onNotification(listener),

@@ -62,6 +62,10 @@ export interface TmuxAdapter {
   paneFacts(paneId: string): Promise<PaneFacts | null>;
   /** Pane text with wrapped lines joined (-J) so redaction sees whole secrets. */
   capturePane(paneId: string, options?: CaptureOptions): Promise<string>;
+  /** The active pane of the session under `name` as the last listing or read saw it: a
+   * HINT for planning a capture ahead of the identity check (reads/session-reader.ts),
+   * never a fact to act on. Forgotten whenever sessions change. */
+  paneHint?(name: string): PaneFacts | null;
   health(): Promise<TmuxHealth>;
   close(): Promise<void>;
 }
