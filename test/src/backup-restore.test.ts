@@ -57,7 +57,7 @@ describe('terminal-mcp backup / restore', () => {
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
     expect(manifest.format).toBe('terminal-mcp-backup');
     const names = manifest.stores.map((s: { name: string }) => s.name).sort();
-    expect(names).toEqual(['audit', 'bindings', 'grants', 'leases', 'oauth', 'registry', 'webauth']);
+    expect(names).toEqual(['audit', 'bindings', 'grants', 'leases', 'oauth', 'registry', 'supervisor', 'webauth']);
     for (const s of manifest.stores) {
       expect(s.sha256).toMatch(/^[0-9a-f]{64}$/);
       expect(s.schema_version).toBeGreaterThan(0);

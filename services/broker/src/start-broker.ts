@@ -22,6 +22,9 @@ import { flushReadAudit, recoverInterruptedInput } from './input/services.js';
 import { createPaneWatcher } from './effects/tmux/pane-watch.js';
 import { createLiveDeps } from './live/live-deps.js';
 import { createLogger } from './logger.js';
+import { recoverSupervisorActions } from './supervisor/actions.js';
+import { createSupervisor } from './supervisor/wiring.js';
+import { supervisorStore } from './effects/store/supervisor-store.js';
 import { serveRoles } from './rpc/serve.js';
 import { BROKER_VERSION } from './effects/package-info.js';
 import { ensureBootstrapAccount } from './webauth/bootstrap.js';
@@ -96,6 +99,12 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       info: { version: BROKER_VERSION, startedAt, tmuxSocket: paths.tmuxSocket ?? null },
       live: createLiveDeps(paneWatch),
     };
+    // Supervisor actions a dead broker left mid-send are closed, never re-sent; then the
+    // watches are evaluated on pane output (when supervisor.enabled).
+    recoverSupervisorActions(supervisorStore(stores.db('supervisor')), Date.now());
+    deps.supervisor = createSupervisor(deps, paneWatch);
+    deps.supervisor.start();
+    cleanups.push(() => deps.supervisor?.stop());
     const servers = await serveRoles(deps, paths.socketDir, socketGroups);
     cleanups.push(() => servers.close());
     writeBrokerState(paths.socketDir, {

@@ -36,6 +36,9 @@ export const ERROR_MESSAGE_KEYS: Record<ErrorCode, MessageKey> = {
   // The dashboard never creates bindings; should it ever show this, the generic refusal fits.
   BINDING_LIMIT_REACHED: 'error.FORBIDDEN',
   RESUME_TOKEN_INVALID: 'error.RESUME_TOKEN_INVALID',
+  WATCH_NOT_FOUND: 'error.WATCH_NOT_FOUND',
+  ACTION_CONFLICT: 'error.ACTION_CONFLICT',
+  SUPERVISOR_BLOCKED: 'error.SUPERVISOR_BLOCKED',
   NOT_FOUND: 'error.NOT_FOUND',
   PATH_NOT_ALLOWED: 'error.PATH_NOT_ALLOWED',
   FILE_TOO_LARGE: 'error.FILE_TOO_LARGE',

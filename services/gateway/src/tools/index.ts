@@ -5,8 +5,9 @@ import { auditTools } from './audit.js';
 import { bindingTools } from './bindings.js';
 import { inputTools } from './input.js';
 import { sessionTools } from './sessions.js';
+import { supervisorTools } from './supervisor.js';
 import { waitTools } from './wait.js';
 
-export const GATEWAY_TOOLS: readonly GatewayTool[] = [...sessionTools, ...waitTools, ...inputTools, ...bindingTools, ...auditTools];
+export const GATEWAY_TOOLS: readonly GatewayTool[] = [...sessionTools, ...waitTools, ...inputTools, ...bindingTools, ...auditTools, ...supervisorTools];
 
 export { defineTool, READ_ONLY_ANNOTATIONS, type GatewayTool, type ToolContext, type ToolSpec } from './define-tool.js';

@@ -6,9 +6,10 @@ import { grantsStoreDefinition } from './grants-store.js';
 import { leasesStoreDefinition } from './leases-store.js';
 import { oauthStoreDefinition } from './oauth-store.js';
 import { registryStoreDefinition } from './registry-store.js';
+import { supervisorStoreDefinition } from './supervisor-store.js';
 import { webauthStoreDefinition } from './webauth-store.js';
 
-export const STORE_DEFINITIONS = [registryStoreDefinition, webauthStoreDefinition, grantsStoreDefinition, auditStoreDefinition, bindingsStoreDefinition, leasesStoreDefinition, oauthStoreDefinition] as const satisfies readonly StoreDefinition[];
+export const STORE_DEFINITIONS = [registryStoreDefinition, webauthStoreDefinition, grantsStoreDefinition, auditStoreDefinition, bindingsStoreDefinition, leasesStoreDefinition, oauthStoreDefinition, supervisorStoreDefinition] as const satisfies readonly StoreDefinition[];
 export type StoreName = (typeof STORE_DEFINITIONS)[number]['name'];
 
 export interface StoreSet {
