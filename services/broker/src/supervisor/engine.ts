@@ -82,6 +82,7 @@ export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEn
   const chains = new Map<number, Promise<unknown>>();
   const subscriptions = new Map<number, { sessionId: string; sub: PaneWatchSubscription }>();
   const pending = new Map<number, NodeJS.Timeout>();
+  const lastRun = new Map<number, number>();
   const quietTimers = new Map<number, NodeJS.Timeout>();
   const verifying = new Set<number>();
   let pollTimer: NodeJS.Timeout | undefined;
@@ -256,13 +257,16 @@ export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEn
     return next;
   }
 
-  /** Coalesces bursts of output into one evaluation per COALESCE_MS. */
+  /** Coalesces bursts of output: the first output after a quiet spell is evaluated at
+   * once (a prompt is noticed without delay), the rest at most once per COALESCE_MS. */
   function schedule(watchId: number, source: string): void {
     if (pending.has(watchId)) return;
+    const wait = Math.max(0, (lastRun.get(watchId) ?? -Infinity) + COALESCE_MS - clock());
     const timer = setTimeout(() => {
       pending.delete(watchId);
+      lastRun.set(watchId, clock());
       evaluate(watchId, false, source).catch((err: unknown) => log.warn({ event: 'supervisor.evaluate_failed', err: String(err) }, 'watch evaluation failed'));
-    }, COALESCE_MS);
+    }, wait);
     timer.unref();
     pending.set(watchId, timer);
   }
@@ -308,6 +312,7 @@ export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEn
   }
 
   function unsubscribe(watchId: number): void {
+    lastRun.delete(watchId);
     subscriptions.get(watchId)?.sub.unsubscribe();
     subscriptions.delete(watchId);
     clearTimeout(quietTimers.get(watchId));
