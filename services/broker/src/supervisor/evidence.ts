@@ -17,6 +17,8 @@ const DONE_WINDOW = 5;
 /** Error evidence counts on the last lines only, and only at the start of a line (not in prose). */
 const ERROR_WINDOW = 8;
 const PREVIEW_LINES = 6;
+/** classifyPaneStatus's reason when RUNNING rests on output recency alone (policy/status.ts). */
+const RECENCY_REASON = /produced output \d+s ago$/;
 
 const ERROR_MARKERS: readonly RegExp[] = [
   /^Traceback \(most recent call last\):/,
@@ -63,7 +65,11 @@ export function screenHash(lines: readonly string[]): string {
 
 export function observe(status: SessionStatusResult, lines: readonly string[], doneMarker: string, idleThresholdSeconds: number): Observation {
   const base = { hash: screenHash(lines), preview: previewOf(lines) };
-  if (status.status === 'WAITING_INPUT' || status.status === 'RUNNING') return { ...base, state: status.status, reason: status.reason };
+  // RUNNING only because something wrote within the last seconds (not a busy footer) does
+  // not hide a traceback or marker just printed: the program that printed it has often
+  // exited, and the next program's start would make the state flap ERROR → RUNNING → ERROR.
+  const recentOnly = status.status === 'RUNNING' && RECENCY_REASON.test(status.reason);
+  if (status.status === 'WAITING_INPUT' || (status.status === 'RUNNING' && !recentOnly)) return { ...base, state: status.status, reason: status.reason };
   const bottom = nonEmptyBottom(lines, ERROR_WINDOW);
   const recent = bottom.slice(-DONE_WINDOW);
   if (recent.some((line) => line.trim() === doneMarker)) {
@@ -78,6 +84,7 @@ export function observe(status: SessionStatusResult, lines: readonly string[], d
       return { ...base, state: 'ERROR', reason: cut(`error marker ${JSON.stringify(cut(line.trim(), 80))} ${where}`, SUPERVISOR_LIMITS.reasonMax) };
     }
   }
+  if (recentOnly) return { ...base, state: 'RUNNING', reason: status.reason };
   if (status.status === 'IDLE') return { ...base, state: 'IDLE', reason: status.reason };
   if (status.idle_seconds >= idleThresholdSeconds) {
     return { ...base, state: 'IDLE', reason: `no output for ${status.idle_seconds}s (idle_threshold_seconds ${idleThresholdSeconds}); ${status.reason}` };
