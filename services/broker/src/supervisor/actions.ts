@@ -105,6 +105,24 @@ export function setPolicy(c: SupervisorCaller, input: SetPolicyInput): Superviso
   return policyView(w, store.policy(w.id));
 }
 
+/** The dashboard's Pause: back to observe_only, limits kept; nothing more is offered or sent. */
+export function pausePolicy(c: SupervisorCaller, watchKey: string): SupervisorPolicy {
+  const w = requireWatchKey(c, watchKey);
+  const { store } = c.engine.deps;
+  const p = policyView(w, store.policy(w.id));
+  store.upsertPolicy({
+    watch_id: w.id,
+    mode: 'observe_only',
+    approved_template: p.approved_template,
+    max_auto_actions: p.max_auto_actions,
+    wall_clock_timeout_seconds: p.wall_clock_timeout_seconds,
+    same_prompt_repeat_limit: p.same_prompt_repeat_limit,
+    no_progress_limit: p.no_progress_limit,
+    updated_at: clockOf(c),
+  });
+  return policyView(w, store.policy(w.id));
+}
+
 export function getPolicy(c: SupervisorCaller, input: WatchTargetInput): SupervisorPolicy {
   const w = requireWatch(c, input);
   return policyView(w, c.engine.deps.store.policy(w.id));

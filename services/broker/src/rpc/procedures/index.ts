@@ -10,5 +10,5 @@ export { live } from './live.js';
 export { oauthAdminProcedures, oauthServerProcedures } from './oauth.js';
 export { sessions } from './sessions.js';
 export { source } from './source.js';
-export { supervisor, supervisor2 } from './supervisor.js';
+export { supervisor, supervisor2, supervisorDashboard } from './supervisor.js';
 export { wait } from './wait.js';

@@ -23,14 +23,16 @@ import {
 import { z } from 'zod';
 import { sendText } from '../../input/send.js';
 import { assertInputScope } from '../../oauth/caller.js';
-import { claimEvent, executeSend, getPolicy, listActionable, listActions, reviewAction, setPolicy, submitDecision } from '../../supervisor/actions.js';
+import { claimEvent, executeSend, getPolicy, listActionable, listActions, pausePolicy, reviewAction, setPolicy, submitDecision } from '../../supervisor/actions.js';
 import { ackEvent, listEvents, listWatches, runOnce, setVerifierPolicy, status, unwatch, waitEvents, watch, type SupervisorCaller } from '../../supervisor/watches.js';
 import { supervisorOf } from '../../supervisor/wiring.js';
 import type { BrokerContext } from '../context.js';
+import { operatorProcedure } from '../operator.js';
 import { gatewayProcedure } from '../trpc.js';
 
 const caller = (ctx: BrokerContext): SupervisorCaller => ({ engine: supervisorOf(ctx.deps), actor: ctx.actor });
 const empty = z.object({}).strict();
+const watchKeyInput = z.object({ watch_key: z.string().min(1).max(200) }).strict();
 
 export const supervisor = {
   watch: gatewayProcedure.input(watchInputSchema).mutation(({ ctx, input }) => watch(caller(ctx), input)),
@@ -59,4 +61,17 @@ export const supervisor2 = {
     );
   }),
   listActions: gatewayProcedure.input(listActionsInputSchema).query(({ ctx, input }) => listActions(caller(ctx), input)),
+};
+
+/** The dashboard's supervisor view, for a signed-in operator: watches, events (and a
+ * live wait for new ones), acknowledge, the review queue (approve or reject), and pause.
+ * Nothing here claims, decides or sends. */
+export const supervisorDashboard = {
+  listWatches: operatorProcedure.input(empty).query(({ ctx }) => listWatches(caller(ctx))),
+  listEvents: operatorProcedure.input(listEventsInputSchema).query(({ ctx, input }) => listEvents(caller(ctx), input)),
+  waitEvents: operatorProcedure.input(waitEventsInputSchema).query(({ ctx, input, signal }) => waitEvents(caller(ctx), input, signal)),
+  ackEvent: operatorProcedure.input(ackEventInputSchema).mutation(({ ctx, input }) => ackEvent(caller(ctx), input.event_id)),
+  listActions: operatorProcedure.input(listActionsInputSchema).query(({ ctx, input }) => listActions(caller(ctx), input)),
+  reviewAction: operatorProcedure.input(reviewActionInputSchema).mutation(({ ctx, input }) => reviewAction(caller(ctx), input.action_id, input.decision)),
+  pause: operatorProcedure.input(watchKeyInput).mutation(({ ctx, input }) => pausePolicy(caller(ctx), input.watch_key)),
 };

@@ -110,6 +110,13 @@ describe('role routers', () => {
           "oauthAdmin.revokeUser:mutation",
           "sessions.list:query",
           "sessions.status:query",
+          "supervisorDashboard.ackEvent:mutation",
+          "supervisorDashboard.listActions:query",
+          "supervisorDashboard.listEvents:query",
+          "supervisorDashboard.listWatches:query",
+          "supervisorDashboard.pause:mutation",
+          "supervisorDashboard.reviewAction:mutation",
+          "supervisorDashboard.waitEvents:query",
         ],
       }
     `);
