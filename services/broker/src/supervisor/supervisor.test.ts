@@ -154,6 +154,17 @@ describe('v1: events from pane output and quiet time', () => {
     expect(await codeOf(gw().supervisor.unwatch({ session: 'agent-none' }))).toBe('WATCH_NOT_FOUND');
   });
 
+  it('stops a watch whose session goes away, with watch_target_missing', async () => {
+    await session('agent-gone', 'echo here');
+    await gw().supervisor.watch({ session: 'agent-gone' });
+    await tmux.tmux(['kill-session', '-t', 'agent-gone']);
+    await gw().supervisor.runOnce({});
+    const e = await eventFor('session:agent-gone', 'watch_target_missing');
+    expect(e.reason).toContain('SESSION_NOT_FOUND');
+    const { watches } = await gw().supervisor.listWatches({});
+    expect(watches.find((w) => w.watch_key === 'session:agent-gone')).toMatchObject({ enabled: false });
+  });
+
   it('keeps no secret a session printed in supervisor.db', async () => {
     await session('agent-leaky', `sleep 1; echo "export ANTHROPIC_API_KEY=${SECRET}"; read -p "Continue? [y/N] " a`);
     await gw().supervisor.watch({ session: 'agent-leaky' });
