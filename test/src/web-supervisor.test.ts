@@ -1,4 +1,4 @@
-// The dashboard's supervisor view on a real broker and the production build: a new event appears without a reload, the operator acknowledges it, approves an agent's proposed prompt in the review queue (then sees it sent), and pauses the watch back to observe_only.
+// The dashboard's supervisor view on a real broker and the production build: a new event appears without a reload (and in the header badge), the operator acknowledges it, approves an agent's proposed prompt in the review queue (then sees it sent), and pauses the watch back to observe_only.
 import { join } from 'node:path';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import type { Page } from 'playwright-core';
@@ -36,6 +36,7 @@ describe('dashboard supervisor view (production build, real broker)', { timeout:
     await waitFor('the attention event, pushed', async () => (await item.count()) > 0, 30_000);
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
     expect(await item.first().innerText()).toContain('Ship it? [y/N]');
+    await waitFor('the header badge', async () => (await page.getByTestId('supervisor-badge').count()) === 1 && Number(await page.getByTestId('supervisor-badge').innerText()) >= 1, 30_000);
 
     // An agent claims and proposes; the operator approves it in the review queue.
     const eventId = Number(await item.first().getAttribute('data-event'));
