@@ -54,7 +54,7 @@ describe('terminal-mcp doctor', () => {
     const names = JSON.parse((await runNode([CLI, 'doctor', '--json'], broker.env)).stdout).map((c: { name: string }) => c.name);
     expect(names).toEqual(['node', 'tmux', 'tmux server', 'bins', 'state dir', 'socket dir', 'stores', 'port gateway', 'port observer', 'port web', 'config', 'broker']);
     expect(r.stdout.trim().split('\n')).toHaveLength(names.length);
-    expect(r.stdout).toMatch(/^ok +stores +7 of 7 open cleanly$/m);
+    expect(r.stdout).toMatch(/^ok +stores +8 of 8 open cleanly$/m);
     expect(r.stdout).toMatch(/^ok +config +.* is valid$/m);
     for (const line of r.stdout.trim().split('\n')) if (!line.startsWith('ok')) expect(line).toContain('-- fix: ');
   });
