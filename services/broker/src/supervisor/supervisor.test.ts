@@ -165,6 +165,18 @@ describe('v1: events from pane output and quiet time', () => {
     expect(watches.find((w) => w.watch_key === 'session:agent-gone')).toMatchObject({ enabled: false });
   });
 
+  it('watches through a binding, and stops when the bound session is replaced', async () => {
+    await session('agent-bound', 'sleep 1; read -p "Proceed? (y/n) " a');
+    await gw().bindings.bind({ binding: 'sup-b', session: 'agent-bound' });
+    expect(await gw().supervisor.watch({ binding: 'sup-b' })).toMatchObject({ watch_key: 'binding:sup-b', kind: 'binding' });
+    expect(await eventFor('binding:sup-b', 'attention_required')).toMatchObject({ target: 'sup-b', state: 'WAITING_INPUT' });
+    await tmux.tmux(['kill-session', '-t', 'agent-bound']);
+    await session('agent-bound', 'echo impostor');
+    await gw().supervisor.runOnce({});
+    // Gone first (the watcher noticed the kill), or replaced: either way the watch stops.
+    expect((await eventFor('binding:sup-b', 'watch_target_missing')).reason).toMatch(/SESSION_NOT_FOUND|IDENTITY_CHANGED/);
+  });
+
   it('keeps no secret a session printed in supervisor.db', async () => {
     await session('agent-leaky', `sleep 1; echo "export ANTHROPIC_API_KEY=${SECRET}"; read -p "Continue? [y/N] " a`);
     await gw().supervisor.watch({ session: 'agent-leaky' });
