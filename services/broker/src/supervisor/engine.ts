@@ -260,7 +260,7 @@ export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEn
   /** Coalesces bursts of output: the first output after a quiet spell is evaluated at
    * once (a prompt is noticed without delay), the rest at most once per COALESCE_MS. */
   function schedule(watchId: number, source: string): void {
-    if (pending.has(watchId)) return;
+    if (pending.has(watchId) || !started) return;
     const wait = Math.max(0, (lastRun.get(watchId) ?? -Infinity) + COALESCE_MS - clock());
     const timer = setTimeout(() => {
       pending.delete(watchId);
@@ -380,8 +380,9 @@ export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEn
       if (pollTimer !== undefined) clearInterval(pollTimer);
       pollTimer = undefined;
       for (const id of [...subscriptions.keys()]) unsubscribe(id);
-      for (const t of pending.values()) clearTimeout(t);
+      for (const t of [...pending.values(), ...quietTimers.values()]) clearTimeout(t);
       pending.clear();
+      quietTimers.clear();
       fireWaiters();
     },
     running: () => started,
