@@ -15,10 +15,10 @@ const sectionsUnder = (title: string): string[] => {
   expect(start).toBeGreaterThanOrEqual(0);
   const next = doc.indexOf('\n# ', start + 3);
   const part = doc.slice(start, next === -1 ? undefined : next);
-  return [...part.matchAll(/^## ([a-z_]+)$/gm)].map((m) => m[1]!);
+  return [...part.matchAll(/^## ([a-z0-9_]+)$/gm)].map((m) => m[1]!);
 };
 const READ = sectionsUnder('Read tools (gateway and observer)');
-const GATEWAY_ONLY = sectionsUnder('Gateway: wait, input, bindings, audit');
+const GATEWAY_ONLY = [...sectionsUnder('Gateway: wait, input, bindings, audit'), ...sectionsUnder('Gateway: supervisor')];
 const OBSERVER_ONLY = sectionsUnder('Observer tools (read-only, for claude.ai)');
 
 describe('docs/tools.md', () => {
@@ -91,7 +91,7 @@ describe('catalogue budgets (issue 16)', () => {
 
   it('publishes output schemas exactly where docs/tools.md says a client acts on the fields', async () => {
     const documented = /\*\*Output schemas only where a client acts on the fields itself:\*\*([^*]+?)\. Every other tool/s.exec(doc)?.[1] ?? '';
-    const named = [...documented.matchAll(/`(terminal_[a-z_]+|source_[a-z_]+)`/g)].map((m) => m[1]!).sort();
+    const named = [...documented.matchAll(/`(terminal_[a-z_]+|source_[a-z_]+|supervisor2?_[a-z_]+)`/g)].map((m) => m[1]!).sort();
     const gw = await catalogueOf(gateway());
     const obs = await catalogueOf(observer());
     const withSchema = [...gw.tools, ...obs.tools].filter((t) => t.outputSchema).map((t) => t.name).sort();

@@ -23,6 +23,9 @@ import { createPaneWatcher } from './effects/tmux/pane-watch.js';
 import { createLiveDeps } from './live/live-deps.js';
 import { createLogger } from './effects/logger.js';
 import { startSessionRegistry } from './registry/session-registry.js';
+import { recoverSupervisorActions } from './supervisor/actions.js';
+import { createSupervisor } from './supervisor/wiring.js';
+import { supervisorStore } from './effects/store/supervisor-store.js';
 import { serveRoles } from './rpc/serve.js';
 import { BROKER_VERSION } from './effects/package-info.js';
 import { ensureBootstrapAccount } from './webauth/bootstrap.js';
@@ -101,6 +104,12 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     // registry.db remembers every session seen, and what became of it.
     const registry = startSessionRegistry(deps);
     cleanups.push(() => registry.stop());
+    // Supervisor actions a dead broker left mid-send are closed, never re-sent; then the
+    // watches are evaluated on pane output (when supervisor.enabled).
+    recoverSupervisorActions(supervisorStore(stores.db('supervisor')), Date.now());
+    deps.supervisor = createSupervisor(deps, paneWatch);
+    deps.supervisor.start();
+    cleanups.push(() => deps.supervisor?.stop());
     const servers = await serveRoles(deps, paths.socketDir, socketGroups);
     cleanups.push(() => servers.close());
     writeBrokerState(paths.socketDir, {

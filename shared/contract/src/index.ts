@@ -11,6 +11,7 @@ export * from './bindings.js';
 export * from './audit.js';
 export * from './oauth.js';
 export * from './wait.js';
+export * from './supervisor.js';
 export * from './live.js';
 export * from './close-matches.js';
 export * from './cli-flags.js';

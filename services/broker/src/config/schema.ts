@@ -224,6 +224,34 @@ export const projectProfileSchema = z
   .strict()
   .refine((p) => p.sessions.length > 0 || p.binding !== undefined, 'a project profile needs sessions or a binding');
 
+/** The supervisor (services/broker/src/supervisor/): watches evaluated on pane output and a
+ * slow timer. `enabled` gates only that automatic evaluation; the tools and
+ * supervisor_run_once work either way. `v2_enabled` is the second gate of
+ * supervisor2_execute_send (the watch's own policy is the first). */
+export const supervisorNotifySchema = z
+  .object({
+    /** A plain JSON POST of every event (redacted), e.g. an ntfy or Slack webhook. */
+    url: z.string().url().max(2000).optional(),
+    timeout_seconds: z.number().int().min(1).max(60).default(5),
+    retries: z.number().int().min(0).max(5).default(2),
+  })
+  .strict();
+
+export const supervisorSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    v2_enabled: z.boolean().default(false),
+    poll_interval_seconds: z.number().int().min(5).max(3600).default(20),
+    idle_threshold_seconds: z.number().int().min(1).max(86_400).default(45),
+    max_iterations: z.number().int().min(1).max(1_000_000).default(20),
+    same_failure_limit: z.number().int().min(1).max(1000).default(2),
+    event_retention: z.number().int().min(10).max(1_000_000).default(500),
+    watched_session_patterns: z.array(pattern).max(100).default([]),
+    watched_bindings: z.array(z.string().regex(/^[a-z0-9._-]{1,64}$/)).max(100).default([]),
+    notify: supervisorNotifySchema.default(() => supervisorNotifySchema.parse({})),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     permissions: permissionsSchema.default({ terminal_read: true, terminal_input: false }),
@@ -242,6 +270,7 @@ export const configSchema = z
       .max(50)
       .default([])
       .refine((ps) => new Set(ps.map((p) => p.name)).size === ps.length, 'project_profiles names must be unique'),
+    supervisor: supervisorSchema.default(() => supervisorSchema.parse({})),
   })
   .strict()
   .refine((c) => c.project_profiles.every((p) => c.observer.source_roots.some((r) => r.name === p.repo)), {

@@ -183,15 +183,30 @@ function agentEvidence(bottom: readonly string[], command: string): Found | null
 // ---------------------------------------------------------------------------------
 // b. Interactive prompts
 
-/** `[y/N]`, `[Y/n]`, `(y/n)`, `(yes/no)`, `(yes/no/[fingerprint])`. */
-const YES_NO = /\[(?:y\/n|yes\/no)\]|\((?:y\/n|yes\/no)(?:\/[^()\n]{0,20})?\)/i;
+/** `[y/N]`, `[Y/n]`, `(y/n)`, `(yes/no)`, `(yes/no/[fingerprint])`, dnf's `[y/d/N]`. */
+const YES_NO = /[[(](?:y|yes|n|no)(?:\/\[?[a-z]{1,12}\]?){1,4}[\])]/i;
+/** Programs whose `-i` questions end in `?` with nothing else to mark them (coreutils). */
+const ASKING_COMMANDS = /^(?:rm|cp|mv|ln|rmdir|install|shred|unlink)$/;
 /** Prompts that only count on the very last line, where the cursor waits for the answer. */
 const LAST_LINE_PROMPTS: readonly RegExp[] = [
-  /\b(?:password|passphrase|passcode|pin)\b[^:\n]{0,80}:$/i,
-  /\b(?:press|hit)\s+(?:enter|return|any key|a key)\b/i,
+  /\b(?:password|passphrase|passcode|pin)\b(?:[^:'\n]|'[^'\n]{0,80}'){0,80}:$/i,
+  // git's credential prompt: `Username for 'https://github.com':`.
+  /\b(?:username|user name|login)\b(?:[^:'\n]|'[^'\n]{0,80}'){0,80}:$/i,
+  /\b(?:press|hit)\s+\[?(?:enter|return|any key|a key)\b/i,
   /\b(?:continue|proceed|are you sure)\b[^\n]{0,80}\?$/i,
+  // coreutils -i: `rm: remove regular file 'x'?`, `cp: overwrite 'b'?`, `mv: replace 'c', overriding mode 0444?`.
+  /^[\w./-]+: (?:remove|overwrite|replace|descend into|unlink)\b[^\n]*\?$/,
+  // npx: `Ok to proceed? (y)`.
+  /\?\s*\(y\)$/i,
+  // git add -p: `Stage this hunk [y,n,q,a,d,e,?]?`.
+  /\[(?:[a-z?/],){2,}[a-z?/]\]\??$/i,
+  // unzip: `replace a.txt? [y]es, [n]o, [A]ll, [N]one, [r]ename:`.
+  /\[y\]es, \[n\]o\b/i,
+  // ssh-keygen `Enter file in which to save the key (...):`, terraform `Enter a value:`.
+  /^\s*enter\b[^\n]{0,100}:$/i,
+  // Inquirer-style pickers: `? Which framework? (Use arrow keys)`.
+  /\(use arrow keys\)$/i,
 ];
-
 /** A yes/no marker with no answer typed after it (`Continue? [y/N] y` was answered). */
 function unansweredYesNo(line: string): string | null {
   const m = YES_NO.exec(line);
@@ -200,9 +215,11 @@ function unansweredYesNo(line: string): string | null {
   return /^[\s:?>]*$/.test(after) ? m[0] : null;
 }
 
-function lastLinePrompt(line: string): string | null {
+function lastLinePrompt(line: string, command: string): string | null {
   const yesNo = unansweredYesNo(line);
   if (yesNo !== null) return yesNo;
+  const text = line.trim();
+  if (ASKING_COMMANDS.test(command) && text.endsWith('?')) return text;
   for (const pattern of LAST_LINE_PROMPTS) {
     const m = pattern.exec(line.trimEnd());
     if (m !== null) return m[0];
@@ -255,7 +272,7 @@ function screenEvidence(bottom: readonly string[], command: string, shell: boole
   }
   const last = bottom.at(-1);
   if (last === undefined) return null;
-  const onLast = lastLinePrompt(last);
+  const onLast = lastLinePrompt(last, command);
   if (onLast !== null) return found('WAITING_INPUT', `prompt ${quote(onLast)} ${fromBottom(0)}`);
   // A shell or REPL prompt below an older question means the question was answered.
   const idle = idlePromptAtBottom(last, command, shell);
@@ -272,7 +289,9 @@ function screenEvidence(bottom: readonly string[], command: string, shell: boole
  * Classify a pane from its screen and tmux facts. Evidence in order:
  * a. (non-shell foreground) agent CLI menus => WAITING_INPUT, busy footers => RUNNING,
  *    idle footers or input box => IDLE;
- * b. an interactive prompt on the last line ([y/N], password:, Press Enter, Continue?)
+ * b. an interactive prompt on the last line ([y/N], (Y/n), password:, Username for ...:,
+ *    Press Enter, Continue?, git's [y,n,q,...]?, npx's (y), or any `?` question from a
+ *    coreutils -i program in the foreground) => WAITING_INPUT, however recent the output;
  *    => WAITING_INPUT;
  * c. a shell prompt (shell in the foreground) or a REPL prompt on the last line => IDLE;
  *    otherwise an unanswered [y/N]-style marker 2-3 lines up => WAITING_INPUT;

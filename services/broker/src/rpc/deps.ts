@@ -13,6 +13,7 @@ import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { createInputServices, type InputServices } from '../input/services.js';
 import type { LiveDeps } from '../live/live-deps.js';
 import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
+import type { SupervisorEngine } from '../supervisor/engine.js';
 
 /** What the composition root builds first and hands in. */
 export interface BrokerParts {
@@ -25,6 +26,9 @@ export interface BrokerParts {
    * Optional so tests that do not need them can leave them out: `live.*` and `wait.*`
    * then answer TMUX_UNAVAILABLE. */
   live?: LiveDeps;
+  /** The supervisor (supervisor/engine.ts), started by start-broker.ts. Optional: without
+   * it, procedures get a passive engine that evaluates only on request. */
+  supervisor?: SupervisorEngine;
 }
 
 export interface BrokerDeps extends BrokerParts {

@@ -7,8 +7,9 @@ import { inputTools } from './input.js';
 import { noteTools } from './notes.js';
 import { projectTools } from './projects.js';
 import { sessionTools } from './sessions.js';
+import { supervisorTools } from './supervisor.js';
 import { waitTools } from './wait.js';
 
-export const GATEWAY_TOOLS: readonly GatewayTool[] = [...sessionTools, ...waitTools, ...inputTools, ...bindingTools, ...auditTools, ...noteTools, ...projectTools];
+export const GATEWAY_TOOLS: readonly GatewayTool[] = [...sessionTools, ...waitTools, ...inputTools, ...bindingTools, ...auditTools, ...noteTools, ...projectTools, ...supervisorTools];
 
 export { defineTool, READ_ONLY_ANNOTATIONS, type GatewayTool, type ToolContext, type ToolSpec } from './define-tool.js';

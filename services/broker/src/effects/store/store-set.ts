@@ -7,9 +7,10 @@ import { leasesStoreDefinition } from './leases-store.js';
 import { notesStoreDefinition } from './notes-store.js';
 import { oauthStoreDefinition } from './oauth-store.js';
 import { registryStoreDefinition } from './registry-store.js';
+import { supervisorStoreDefinition } from './supervisor-store.js';
 import { webauthStoreDefinition } from './webauth-store.js';
 
-export const STORE_DEFINITIONS = [registryStoreDefinition, webauthStoreDefinition, grantsStoreDefinition, auditStoreDefinition, bindingsStoreDefinition, leasesStoreDefinition, oauthStoreDefinition, notesStoreDefinition] as const satisfies readonly StoreDefinition[];
+export const STORE_DEFINITIONS = [registryStoreDefinition, webauthStoreDefinition, grantsStoreDefinition, auditStoreDefinition, bindingsStoreDefinition, leasesStoreDefinition, oauthStoreDefinition, notesStoreDefinition, supervisorStoreDefinition] as const satisfies readonly StoreDefinition[];
 export type StoreName = (typeof STORE_DEFINITIONS)[number]['name'];
 
 export interface StoreSet {

@@ -10,6 +10,7 @@ export { live } from './live.js';
 export { oauthAdminProcedures, oauthServerProcedures } from './oauth.js';
 export { sessions } from './sessions.js';
 export { source } from './source.js';
+export { supervisor, supervisor2, supervisorDashboard } from './supervisor.js';
 export { wait } from './wait.js';
 export { dashboardNotes, notes } from './notes.js';
 export { projects } from './projects.js';

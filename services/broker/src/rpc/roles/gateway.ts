@@ -2,7 +2,7 @@
  * file is auditing the gateway's privilege: every row is a request a gateway tool or its
  * readiness endpoint makes (test/src/role-calls.test.ts derives them from the gateway's
  * source and fails on any difference). */
-import { audit, bindings, health, input, notes, oauthServerProcedures as oauth, projects, sessions, wait } from '../procedures/index.js';
+import { audit, bindings, health, input, notes, oauthServerProcedures as oauth, projects, sessions, supervisor, supervisor2, wait } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const gatewayRouter = router({
@@ -61,6 +61,29 @@ export const gatewayRouter = router({
     check: projects.check,
     dispatch: projects.dispatch, // mutation
     deployPreview: projects.deployPreview, // mutation
+  },
+  /** Supervisor v1: watches and events in supervisor.db; reads are read-gated per target. */
+  supervisor: {
+    watch: supervisor.watch, // mutation
+    unwatch: supervisor.unwatch, // mutation
+    listWatches: supervisor.listWatches,
+    status: supervisor.status,
+    listEvents: supervisor.listEvents,
+    ackEvent: supervisor.ackEvent, // mutation
+    runOnce: supervisor.runOnce, // mutation
+    waitEvents: supervisor.waitEvents,
+    setVerifierPolicy: supervisor.setVerifierPolicy, // mutation
+  },
+  /** Supervisor v2: claim → decide → approve → send; executeSend types only through input.sendText's guarded path. */
+  supervisor2: {
+    setPolicy: supervisor2.setPolicy, // mutation
+    getPolicy: supervisor2.getPolicy,
+    listActionableEvents: supervisor2.listActionableEvents,
+    claimEvent: supervisor2.claimEvent, // mutation
+    submitDecision: supervisor2.submitDecision, // mutation
+    reviewAction: supervisor2.reviewAction, // mutation
+    executeSend: supervisor2.executeSend, // mutation
+    listActions: supervisor2.listActions,
   },
   health: {
     ready: health.ready,

@@ -1,7 +1,7 @@
 /** Everything the dashboard's server may ask the broker, one row per procedure. Rows
  * marked "operator" need the signed-in operator's session token with the call
  * (rpc/operator.ts): the broker derives the acting user from it. */
-import { auditOperator, auth, dashboardInput, dashboardNotes, grants, health, live, oauthAdminProcedures as oauthAdmin, sessions } from '../procedures/index.js';
+import { auditOperator, auth, dashboardInput, dashboardNotes, grants, health, live, oauthAdminProcedures as oauthAdmin, sessions, supervisorDashboard } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const webRouter = router({
@@ -38,6 +38,17 @@ export const webRouter = router({
   /** Live pane output: redacted screen frames over WebSocket, read-gated per frame. */
   live: {
     paneOutput: live.paneOutput, // subscription
+  },
+  /** The supervisor view: watches, events (and a live wait), acknowledge, review, pause.
+   * Never claim, decide or send: those are the gateway's supervisor2_* tools. */
+  supervisorDashboard: {
+    listWatches: supervisorDashboard.listWatches, // operator
+    listEvents: supervisorDashboard.listEvents, // operator
+    waitEvents: supervisorDashboard.waitEvents, // operator
+    ackEvent: supervisorDashboard.ackEvent, // operator, mutation
+    listActions: supervisorDashboard.listActions, // operator
+    reviewAction: supervisorDashboard.reviewAction, // operator, mutation
+    pause: supervisorDashboard.pause, // operator, mutation
   },
   /** The observer's OAuth clients and grants: list and revoke. */
   oauthAdmin: {

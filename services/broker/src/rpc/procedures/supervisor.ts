@@ -1,0 +1,77 @@
+/**
+ * Supervisor procedures (supervisor/): v1 watches and events, v2's claim → decide →
+ * approve → send queue, and verifier policies. Reads are queries; everything that
+ * changes supervisor.db is a mutation. `v2.executeSend` types only through the input
+ * tools' guarded, audited path (input/send.ts sendText), with the caller's own identity,
+ * so every input gate, the audit log and the pane lease apply unchanged.
+ */
+import {
+  ackEventInputSchema,
+  actionIdInputSchema,
+  claimEventInputSchema,
+  listActionableInputSchema,
+  listActionsInputSchema,
+  listEventsInputSchema,
+  reviewActionInputSchema,
+  setPolicyInputSchema,
+  setVerifierPolicyInputSchema,
+  submitDecisionInputSchema,
+  waitEventsInputSchema,
+  watchInputSchema,
+  watchTargetInputSchema,
+} from '@terminal-mcp/contract';
+import { z } from 'zod';
+import { sendText } from '../../input/send.js';
+import { assertInputScope } from '../../oauth/caller.js';
+import { claimEvent, executeSend, getPolicy, listActionable, listActions, pausePolicy, reviewAction, setPolicy, submitDecision } from '../../supervisor/actions.js';
+import { ackEvent, listEvents, listWatches, runOnce, setVerifierPolicy, status, unwatch, waitEvents, watch, type SupervisorCaller } from '../../supervisor/watches.js';
+import { supervisorOf } from '../../supervisor/wiring.js';
+import type { BrokerContext } from '../context.js';
+import { operatorProcedure } from '../operator.js';
+import { gatewayProcedure } from '../trpc.js';
+
+const caller = (ctx: BrokerContext): SupervisorCaller => ({ engine: supervisorOf(ctx.deps), actor: ctx.actor });
+const empty = z.object({}).strict();
+const watchKeyInput = z.object({ watch_key: z.string().min(1).max(200) }).strict();
+
+export const supervisor = {
+  watch: gatewayProcedure.input(watchInputSchema).mutation(({ ctx, input }) => watch(caller(ctx), input)),
+  unwatch: gatewayProcedure.input(watchTargetInputSchema).mutation(({ ctx, input }) => unwatch(caller(ctx), input)),
+  listWatches: gatewayProcedure.input(empty).query(({ ctx }) => listWatches(caller(ctx))),
+  status: gatewayProcedure.input(empty).query(({ ctx }) => status(caller(ctx))),
+  listEvents: gatewayProcedure.input(listEventsInputSchema).query(({ ctx, input }) => listEvents(caller(ctx), input)),
+  ackEvent: gatewayProcedure.input(ackEventInputSchema).mutation(({ ctx, input }) => ackEvent(caller(ctx), input.event_id)),
+  runOnce: gatewayProcedure.input(empty).mutation(({ ctx }) => runOnce(caller(ctx))),
+  waitEvents: gatewayProcedure.input(waitEventsInputSchema).query(({ ctx, input, signal }) => waitEvents(caller(ctx), input, signal)),
+  setVerifierPolicy: gatewayProcedure.input(setVerifierPolicyInputSchema).mutation(({ ctx, input }) => setVerifierPolicy(caller(ctx), input)),
+};
+
+export const supervisor2 = {
+  setPolicy: gatewayProcedure.input(setPolicyInputSchema).mutation(({ ctx, input }) => setPolicy(caller(ctx), input)),
+  getPolicy: gatewayProcedure.input(watchTargetInputSchema).query(({ ctx, input }) => getPolicy(caller(ctx), input)),
+  listActionableEvents: gatewayProcedure.input(listActionableInputSchema).query(({ ctx, input }) => listActionable(caller(ctx), input.limit)),
+  claimEvent: gatewayProcedure.input(claimEventInputSchema).mutation(({ ctx, input }) => claimEvent(caller(ctx), input.event_id)),
+  submitDecision: gatewayProcedure.input(submitDecisionInputSchema).mutation(({ ctx, input }) => submitDecision(caller(ctx), input.action_id, input.prompt)),
+  reviewAction: gatewayProcedure.input(reviewActionInputSchema).mutation(({ ctx, input }) => reviewAction(caller(ctx), input.action_id, input.decision)),
+  executeSend: gatewayProcedure.input(actionIdInputSchema).mutation(({ ctx, input }) => {
+    // Typing needs the input scope, as for terminal_send_text.
+    assertInputScope(ctx.oauth);
+    return executeSend(caller(ctx), input.action_id, (w, text) =>
+      sendText(ctx, { tool: 'supervisor2_execute_send', target: w.kind === 'binding' ? { binding: w.target } : { session: w.target }, text, enter: true, dryRun: false }),
+    );
+  }),
+  listActions: gatewayProcedure.input(listActionsInputSchema).query(({ ctx, input }) => listActions(caller(ctx), input)),
+};
+
+/** The dashboard's supervisor view, for a signed-in operator: watches, events (and a
+ * live wait for new ones), acknowledge, the review queue (approve or reject), and pause.
+ * Nothing here claims, decides or sends. */
+export const supervisorDashboard = {
+  listWatches: operatorProcedure.input(empty).query(({ ctx }) => listWatches(caller(ctx))),
+  listEvents: operatorProcedure.input(listEventsInputSchema).query(({ ctx, input }) => listEvents(caller(ctx), input)),
+  waitEvents: operatorProcedure.input(waitEventsInputSchema).query(({ ctx, input, signal }) => waitEvents(caller(ctx), input, signal)),
+  ackEvent: operatorProcedure.input(ackEventInputSchema).mutation(({ ctx, input }) => ackEvent(caller(ctx), input.event_id)),
+  listActions: operatorProcedure.input(listActionsInputSchema).query(({ ctx, input }) => listActions(caller(ctx), input)),
+  reviewAction: operatorProcedure.input(reviewActionInputSchema).mutation(({ ctx, input }) => reviewAction(caller(ctx), input.action_id, input.decision)),
+  pause: operatorProcedure.input(watchKeyInput).mutation(({ ctx, input }) => pausePolicy(caller(ctx), input.watch_key)),
+};
