@@ -28,10 +28,11 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { openControlFloor } from './control-floor.js';
 import { benchNoteSearch } from './notes.js';
+import { measureSupervisorLatency } from './supervisor-latency.js';
 import { cpuSeconds, load, rssMb } from './proc-stats.js';
 import { summarize, time, type Stats } from './stats.js';
 
-const SECTIONS = ['tail', 'list', 'batch', 'hops', 'idle', 'live', 'browser', 'notes', 'scale'] as const;
+const SECTIONS = ['tail', 'list', 'batch', 'hops', 'idle', 'live', 'browser', 'notes', 'supervisor', 'scale'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function parseArgs(argv: readonly string[]): Set<Section> {
@@ -351,6 +352,13 @@ async function main(): Promise<void> {
   }
 
   if (only.has('browser')) await browserLatency();
+  if (only.has('supervisor')) {
+    // Its own broker and tmux server: a watch on a pane that prints a [y/N] prompt.
+    const s = await measureSupervisorLatency();
+    section('supervisor: prompt on screen -> attention_required event (broker in process, real tmux)');
+    console.log(`  p50 ${ms(s.p50)}   p99 ${ms(s.p99)}   (n=${s.n})`);
+    target('supervisor attention event within about 1 s of the prompt (p50)', ms(s.p50), s.p50 <= 1000);
+  }
 
   console.log(`\ntargets   [${load()}]`);
   for (const r of results) console.log(`  ${r.met ? 'met    ' : 'NOT met'}  ${r.target.padEnd(62)} ${r.figure}`);

@@ -29,6 +29,13 @@ const READ_TOOL_NAMES = [
   'note_list',
   'note_facets',
   'project_check',
+  'supervisor_list_watches',
+  'supervisor_status',
+  'supervisor_list_events',
+  'supervisor_wait_events',
+  'supervisor2_get_policy',
+  'supervisor2_list_actionable_events',
+  'supervisor2_list_actions',
 ];
 /** Tools that change something: typing (not destructive), keys (can interrupt: destructive),
  * bindings, notes (edits that land in the same state when repeated are idempotent; removing
@@ -45,6 +52,17 @@ const CHANGING_TOOLS: Record<string, { destructiveHint: boolean; idempotentHint?
   // Dispatch replays its receipt for the same idempotency key; a deploy command runs again.
   project_dispatch: { destructiveHint: false, idempotentHint: true },
   deploy_preview: { destructiveHint: false },
+  // The supervisor changes supervisor.db only; execute_send types through the guarded send path.
+  supervisor_watch: { destructiveHint: false },
+  supervisor_unwatch: { destructiveHint: false },
+  supervisor_ack_event: { destructiveHint: false },
+  supervisor_run_once: { destructiveHint: false },
+  supervisor_set_verifier_policy: { destructiveHint: false },
+  supervisor2_set_policy: { destructiveHint: false },
+  supervisor2_claim_event: { destructiveHint: false },
+  supervisor2_submit_decision: { destructiveHint: false },
+  supervisor2_review_action: { destructiveHint: false },
+  supervisor2_execute_send: { destructiveHint: false },
   terminal_bind: { destructiveHint: false },
   terminal_send_bound: { destructiveHint: false },
   terminal_send_keys: { destructiveHint: true },
