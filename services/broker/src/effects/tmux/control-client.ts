@@ -425,7 +425,11 @@ export class TmuxControlClient {
         conn.recheck = false;
         const alone = await onlyHiddenSessionKeepsServer((c, o) => this.run(c, o), conn.info?.hiddenSessionId ?? '');
         if (this.conn !== conn) return;
-        if (alone && !conn.recheck) return this.leaveServer(conn);
+        if (alone && !conn.recheck) {
+          const removal = await hiddenSessionRemoval((c, o) => this.run(c, o), conn.info?.hiddenSessionId ?? '');
+          if (this.conn !== conn) return;
+          if (!conn.recheck) return this.leaveServer(conn, removal);
+        }
       } while (conn.recheck);
     } catch {
       // The connection ended meanwhile: its own handler reports that.
@@ -434,13 +438,17 @@ export class TmuxControlClient {
     }
   }
 
-  private leaveServer(conn: Connection): void {
+  /** `removal` (hidden-session.ts): the hidden session is removed by kill-session before
+   * the client goes, as on close. Leaving that to destroy-unattached crashes tmux 3.3a
+   * when any other client disconnects while ours is exiting: the session is destroyed
+   * under our still-listed client (NULL `curw` in server_client_check_modes; reproduced
+   * here about 1 in 15). With another broker attached too, it stays for that one. */
+  private leaveServer(conn: Connection, removal: string | null): void {
     this.logger.info({ socket: this.opts.socketName ?? 'default' }, 'only the broker\'s hidden tmux session is left; leaving so the tmux server can exit');
     this.noServer = true;
     this.nextDelayMs = Math.max(this.nextDelayMs, AFTER_LEAVING_MS);
-    // With only our client attached, detaching destroys the hidden session
-    // (destroy-unattached) and the empty server exits.
-    this.dropConnection(conn, 'only the hidden session was left', true);
+    // With the hidden session gone, the empty server exits.
+    this.dropConnection(conn, 'only the hidden session was left', true, removal);
   }
 
   private enqueue(conn: Connection, entry: PendingCommand): void {
@@ -519,14 +527,19 @@ export class TmuxControlClient {
     this.dropConnection(conn, why, false);
   }
 
-  private dropConnection(conn: Connection | null, why: string, detach: boolean): void {
+  private dropConnection(conn: Connection | null, why: string, detach: boolean, lastCommand: string | null = null): void {
     this.lastErrorValue = why;
     const wasConnected = this.stateValue === 'connected';
     if (conn !== null) {
       this.conn = null;
       if (conn.connectTimer !== undefined) clearTimeout(conn.connectTimer);
       conn.process.ignoreOutput();
-      const end = () => (detach ? void conn.process.stop(1_000) : conn.process.kill());
+      const end = () => {
+        // Written without expecting a reply: the client is gone before it arrives.
+        if (lastCommand !== null) conn.process.write(`${lastCommand}\n`);
+        if (detach) void conn.process.stop(1_000);
+        else conn.process.kill();
+      };
       if (conn.info === null) end();
       else {
         // Once the hidden session is ours (destroy-unattached), the client's leaving
