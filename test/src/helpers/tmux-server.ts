@@ -19,10 +19,16 @@
  * So newSession creates the session under a safe placeholder name, renames it by id with
  * the escaped name, and returns the name tmux stored (read back by id) for the caller to
  * compare.
+ *
+ * Every command takes its turn with the broker's control clients in this process
+ * (identify-gate.ts): tmux 3.3a crashes when a session is created or renamed while a
+ * control client is half identified, and a test that did so while an adapter or watcher
+ * attaches would test tmux's bug, not ours ("server exited unexpectedly" under load).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { identifyGateKey, withIdentifyTurn } from '@terminal-mcp/broker/tmux-identify-gate';
 import { execa } from 'execa';
 
 export interface TmuxTestSession {
@@ -70,14 +76,17 @@ export async function startTmuxServer(options: StartTmuxServerOptions = {}): Pro
   const env = testEnv();
   let placeholder = 0;
 
-  const tmux = async (args: readonly string[], input?: string): Promise<string> => {
-    const argv = ['-L', socketName, '-f', '/dev/null', '-u', ...args];
-    const result =
-      input === undefined
-        ? await execa('tmux', argv, { env, extendEnv: false, stdin: 'ignore' })
-        : await execa('tmux', argv, { env, extendEnv: false, input });
-    return result.stdout;
-  };
+  const turnKey = identifyGateKey(socketName, env);
+
+  const tmux = (args: readonly string[], input?: string): Promise<string> =>
+    withIdentifyTurn(turnKey, async () => {
+      const argv = ['-L', socketName, '-f', '/dev/null', '-u', ...args];
+      const result =
+        input === undefined
+          ? await execa('tmux', argv, { env, extendEnv: false, stdin: 'ignore' })
+          : await execa('tmux', argv, { env, extendEnv: false, input });
+      return result.stdout;
+    });
 
   // A server with no session would exit at once: keep it up with exit-empty off.
   await tmux(['start-server', ';', 'set-option', '-s', 'exit-empty', 'off']);

@@ -34,6 +34,7 @@ import {
   onlyHiddenSessionKeepsServer,
   parseHandshake,
 } from './hidden-session.js';
+import { acquireIdentifyTurn, identifyGateKey, withIdentifyTurn } from './identify-gate.js';
 import { probeTmuxServer, tmuxSocketPath } from './server-socket.js';
 import { createTmuxCommandRunner, type TmuxCommandRunner } from './tmux-command.js';
 
@@ -132,6 +133,8 @@ export class TmuxControlClient {
   /** Creates the hidden session (one-shot, detached) before the control client attaches. */
   private readonly runner: TmuxCommandRunner;
   private readonly socketPath: string | null;
+  /** identify-gate.ts: our control clients and session changes on this server take turns. */
+  private readonly identifyKey: string;
   /** Not connected because no server runs (or we left one that had only our session). */
   private noServer = false;
   /** A connect() is looking for the server (between timers). */
@@ -160,6 +163,7 @@ export class TmuxControlClient {
     this.logger = options.logger ?? silentLogger;
     this.env = tmuxEnvironment();
     this.socketPath = tmuxSocketPath(this.opts.socketName, this.env);
+    this.identifyKey = identifyGateKey(this.opts.socketName, this.env);
     this.runner = createTmuxCommandRunner({ socketName: this.opts.socketName, tmuxPath: this.opts.tmuxPath });
     this.spawnArgs = [...tmuxGlobalArgs(this.opts.socketName, this.opts.configFile), ...ATTACH_HIDDEN_SESSION_ARGS];
     this.nextDelayMs = this.opts.initialDelayMs;
@@ -265,9 +269,14 @@ export class TmuxControlClient {
     if ((this.stateValue as ControlState) === 'closed') return;
     const conn = this.conn;
     const info = this.stateValue === 'connected' ? (conn?.info ?? null) : null;
+    // Removing the hidden session (kill-session, or destroy-unattached when the client
+    // goes) is a session change: done in our turn (identify-gate.ts), held until the
+    // client has exited.
+    let releaseTurn: () => void = () => {};
     if (conn !== null && info !== null) {
       try {
         const removal = await hiddenSessionRemoval((c, o) => this.run(c, o), info.hiddenSessionId);
+        releaseTurn = await acquireIdentifyTurn(this.identifyKey);
         // Written without expecting a reply: the client is closed before it arrives.
         if (removal !== null) conn.process.write(`${removal}\n`);
       } catch {
@@ -283,6 +292,7 @@ export class TmuxControlClient {
       await conn.process.stop(2_000);
       this.conn = null;
     }
+    releaseTurn();
   }
 
   private unavailable(): AppError {
@@ -321,7 +331,10 @@ export class TmuxControlClient {
 
   private async attach(): Promise<void> {
     this.setState('connecting');
-    const notCreated = await ensureHiddenSession(this.runner, this.opts.connectTimeoutMs);
+    // Creating a session: in our turn (identify-gate.ts), and not at all once closed.
+    const notCreated = await withIdentifyTurn(this.identifyKey, async () =>
+      this.stateValue === 'closed' ? null : ensureHiddenSession(this.runner, this.opts.connectTimeoutMs),
+    );
     if (this.stateValue === 'closed') return;
     if (notCreated !== null) return this.connectionLost(null, notCreated);
     // The callbacks run asynchronously, after `conn` below is initialised.
@@ -331,6 +344,7 @@ export class TmuxControlClient {
       env: this.env,
       onData: (chunk) => this.onData(conn, chunk),
       onEnd: (why) => this.connectionLost(conn, why),
+      identifyTurn: this.identifyKey,
     });
     const conn: Connection = {
       process: child,
@@ -411,7 +425,11 @@ export class TmuxControlClient {
         conn.recheck = false;
         const alone = await onlyHiddenSessionKeepsServer((c, o) => this.run(c, o), conn.info?.hiddenSessionId ?? '');
         if (this.conn !== conn) return;
-        if (alone && !conn.recheck) return this.leaveServer(conn);
+        if (alone && !conn.recheck) {
+          const removal = await hiddenSessionRemoval((c, o) => this.run(c, o), conn.info?.hiddenSessionId ?? '');
+          if (this.conn !== conn) return;
+          if (!conn.recheck) return this.leaveServer(conn, removal);
+        }
       } while (conn.recheck);
     } catch {
       // The connection ended meanwhile: its own handler reports that.
@@ -420,13 +438,17 @@ export class TmuxControlClient {
     }
   }
 
-  private leaveServer(conn: Connection): void {
+  /** `removal` (hidden-session.ts): the hidden session is removed by kill-session before
+   * the client goes, as on close. Leaving that to destroy-unattached crashes tmux 3.3a
+   * when any other client disconnects while ours is exiting: the session is destroyed
+   * under our still-listed client (NULL `curw` in server_client_check_modes; reproduced
+   * here about 1 in 15). With another broker attached too, it stays for that one. */
+  private leaveServer(conn: Connection, removal: string | null): void {
     this.logger.info({ socket: this.opts.socketName ?? 'default' }, 'only the broker\'s hidden tmux session is left; leaving so the tmux server can exit');
     this.noServer = true;
     this.nextDelayMs = Math.max(this.nextDelayMs, AFTER_LEAVING_MS);
-    // With only our client attached, detaching destroys the hidden session
-    // (destroy-unattached) and the empty server exits.
-    this.dropConnection(conn, 'only the hidden session was left', true);
+    // With the hidden session gone, the empty server exits.
+    this.dropConnection(conn, 'only the hidden session was left', true, removal);
   }
 
   private enqueue(conn: Connection, entry: PendingCommand): void {
@@ -505,15 +527,29 @@ export class TmuxControlClient {
     this.dropConnection(conn, why, false);
   }
 
-  private dropConnection(conn: Connection | null, why: string, detach: boolean): void {
+  private dropConnection(conn: Connection | null, why: string, detach: boolean, lastCommand: string | null = null): void {
     this.lastErrorValue = why;
     const wasConnected = this.stateValue === 'connected';
     if (conn !== null) {
       this.conn = null;
       if (conn.connectTimer !== undefined) clearTimeout(conn.connectTimer);
       conn.process.ignoreOutput();
-      if (detach) void conn.process.stop(1_000);
-      else conn.process.kill();
+      const end = () => {
+        // Written without expecting a reply: the client is gone before it arrives.
+        if (lastCommand !== null) conn.process.write(`${lastCommand}\n`);
+        if (detach) void conn.process.stop(1_000);
+        else conn.process.kill();
+      };
+      if (conn.info === null) end();
+      else {
+        // Once the hidden session is ours (destroy-unattached), the client's leaving
+        // destroys it: a session change, made in our turn (identify-gate.ts). A client
+        // that never got that far may still hold the turn itself: it ends at once.
+        void withIdentifyTurn(this.identifyKey, async () => {
+          end();
+          await conn.process.exited;
+        });
+      }
     }
     this.setState('disconnected');
     this.failAll(this.unavailable(), conn);

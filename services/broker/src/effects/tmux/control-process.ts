@@ -10,6 +10,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { AppError } from '@terminal-mcp/contract';
+import { acquireIdentifyTurn } from './identify-gate.js';
 
 const SOCKET_NAME_RE = /^[A-Za-z0-9_.-]{1,100}$/;
 const MAX_STDERR_CHARS = 2_000;
@@ -48,6 +49,10 @@ export interface ControlProcessOptions {
   /** Called once, when the process has ended or could not be started (`startFailed`).
    * `why` is tmux's stderr when it said anything, else how it ended. */
   onEnd(why: string, startFailed: boolean): void;
+  /** identify-gate.ts key of the server: the process is spawned in our turn, which lasts
+   * until its first output (tmux writes to a control client only once it is identified)
+   * or its end. Writes, stop and kill before the spawn are honoured. */
+  identifyTurn?: string;
 }
 
 export interface ControlProcess {
@@ -72,62 +77,102 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
     ended = true;
     options.onEnd(why, startFailed);
   };
-  let child: ChildProcessWithoutNullStreams;
-  try {
-    child = spawn(options.tmuxPath, [...options.args], { env: options.env, cwd: '/', stdio: 'pipe' });
-  } catch (err) {
-    // Reported asynchronously, like every other end.
-    queueMicrotask(() => end(`tmux could not be started: ${(err as Error).message}`, true));
-    return {
-      write() {},
-      stderr: () => '',
-      ignoreOutput() {},
-      stop: () => Promise.resolve(),
-      kill() {},
-      exited: Promise.resolve(),
-    };
-  }
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  let child: ChildProcessWithoutNullStreams | undefined;
+  /** stop() or kill() before the spawn: the process is never started. */
+  let cancelled = false;
+  let resolveExited!: () => void;
+  const exited = new Promise<void>((resolve) => (resolveExited = resolve));
+  let releaseTurn: () => void = () => {};
   let stderr = '';
   let outBuffer = '';
   let flushScheduled = false;
+  let delivering = true;
   let termTimer: NodeJS.Timeout | undefined;
   let killTimer: NodeJS.Timeout | undefined;
-  const running = () => child.exitCode === null && child.signalCode === null;
-
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => options.onData(chunk));
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (chunk: string) => {
-    if (stderr.length < MAX_STDERR_CHARS) stderr = (stderr + chunk).slice(0, MAX_STDERR_CHARS);
-  });
-  child.stdin.on('error', () => {
-    // EPIPE when tmux is gone: the close handler reports it.
-  });
-  child.once('error', (err) => end(`tmux could not be started: ${err.message}`, true));
-  child.once('close', (code, signal) => {
-    if (termTimer !== undefined) clearTimeout(termTimer);
-    if (killTimer !== undefined) clearTimeout(killTimer);
-    end(stderr.trim() || `tmux control client exited (${signal ?? `code ${String(code)}`})`);
-  });
+  const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
 
   const flush = () => {
     flushScheduled = false;
-    if (outBuffer === '' || !child.stdin.writable) return;
+    if (outBuffer === '' || child === undefined || !child.stdin.writable) return;
     child.stdin.write(outBuffer);
     outBuffer = '';
   };
 
+  const start = () => {
+    if (cancelled) {
+      releaseTurn();
+      resolveExited();
+      return;
+    }
+    let c: ChildProcessWithoutNullStreams;
+    try {
+      c = spawn(options.tmuxPath, [...options.args], { env: options.env, cwd: '/', stdio: 'pipe' });
+    } catch (err) {
+      releaseTurn();
+      resolveExited();
+      // Reported asynchronously, like every other end.
+      queueMicrotask(() => end(`tmux could not be started: ${(err as Error).message}`, true));
+      return;
+    }
+    child = c;
+    c.stdout.setEncoding('utf8');
+    c.stdout.on('data', (chunk: string) => {
+      releaseTurn();
+      if (delivering) options.onData(chunk);
+    });
+    c.stderr.setEncoding('utf8');
+    c.stderr.on('data', (chunk: string) => {
+      if (stderr.length < MAX_STDERR_CHARS) stderr = (stderr + chunk).slice(0, MAX_STDERR_CHARS);
+    });
+    c.stdin.on('error', () => {
+      // EPIPE when tmux is gone: the close handler reports it.
+    });
+    c.once('error', (err) => {
+      releaseTurn();
+      end(`tmux could not be started: ${err.message}`, true);
+    });
+    c.once('close', (code, signal) => {
+      releaseTurn();
+      resolveExited();
+      if (termTimer !== undefined) clearTimeout(termTimer);
+      if (killTimer !== undefined) clearTimeout(killTimer);
+      end(stderr.trim() || `tmux control client exited (${signal ?? `code ${String(code)}`})`);
+    });
+    if (outBuffer !== '') flush();
+  };
+
   const kill = () => {
+    if (child === undefined) {
+      cancelled = true;
+      return;
+    }
     if (!running()) return;
     if (killTimer === undefined) {
       child.kill('SIGTERM');
       killTimer = setTimeout(() => {
-        if (running()) child.kill('SIGKILL');
+        if (running()) child?.kill('SIGKILL');
       }, 2_000);
       killTimer.unref();
     }
   };
+
+  const stopNow = (termAfterMs: number) => {
+    if (!running() || child === undefined) return;
+    flush();
+    child.stdin.end();
+    if (termTimer === undefined && killTimer === undefined) {
+      termTimer = setTimeout(kill, termAfterMs);
+      termTimer.unref();
+    }
+  };
+
+  if (options.identifyTurn === undefined) start();
+  else {
+    void acquireIdentifyTurn(options.identifyTurn).then((release) => {
+      releaseTurn = release;
+      start();
+    });
+  }
 
   let stopping: Promise<void> | undefined;
   return {
@@ -140,20 +185,16 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
     },
     stderr: () => stderr,
     ignoreOutput() {
-      child.stdout.removeAllListeners('data');
+      delivering = false;
       // Keep draining: a full pipe would block tmux's writes to this client.
-      child.stdout.resume();
+      child?.stdout.resume();
     },
     stop(termAfterMs) {
       stopping ??= (async () => {
-        if (running()) {
-          flush();
-          child.stdin.end();
-          if (termTimer === undefined && killTimer === undefined) {
-            termTimer = setTimeout(kill, termAfterMs);
-            termTimer.unref();
-          }
-        }
+        if (child === undefined) {
+          // Not spawned yet: never spawn it.
+          cancelled = true;
+        } else stopNow(termAfterMs);
         await exited;
       })();
       return stopping;

@@ -22,6 +22,12 @@
  * - When it is the only session left and the server would exit without it (`exit-empty`,
  *   tmux's default), the client leaves, so the user's server ends with the user's last
  *   session instead of living on because of us; the client then waits for a new server.
+ *   It leaves (and closes) by killing the hidden session first (hiddenSessionRemoval):
+ *   tmux 3.3a crashes when destroy-unattached destroys a session whose client is still
+ *   exiting and another client disconnects meanwhile. destroy-unattached is only for a
+ *   broker that dies without closing.
+ * - Our control clients identify one at a time and never while we change sessions
+ *   (identify-gate.ts): tmux 3.3a crashes when a session changes meanwhile.
  *   With `exit-empty off` the server lives on without us anyway, and we stay.
  *   (Not handled: `exit-unattached on`, where our attached client alone keeps a server
  *   with detached user sessions alive.)

@@ -34,6 +34,7 @@
  */
 import { AppError } from '@terminal-mcp/contract';
 import { spawnControlProcess, tmuxEnvironment, tmuxGlobalArgs, type ControlProcess } from './control-process.js';
+import { identifyGateKey } from './identify-gate.js';
 import { ControlStream, type ControlEvent } from './control-protocol.js';
 import { SESSION_ID_RE, silentLogger, type TmuxLogger } from './format.js';
 import type { SessionIdentity } from '../../policy/identity.js';
@@ -110,6 +111,7 @@ export function createPaneWatcher(options: PaneWatcherOptions = {}): PaneWatcher
   const maxSessions = options.maxSessions ?? 64;
   const globalArgs = tmuxGlobalArgs(options.socketName);
   const env = { ...tmuxEnvironment(), TERM: WATCHER_TERM };
+  const identifyKey = identifyGateKey(options.socketName, env);
   const entries = new Map<string, WatchEntry>();
   let closed = false;
 
@@ -221,6 +223,8 @@ export function createPaneWatcher(options: PaneWatcherOptions = {}): PaneWatcher
         }
       },
       onEnd: (why, startFailed) => end(entry, startFailed ? new AppError('TMUX_UNAVAILABLE', why) : endedByTmux(entry, 'client exited')),
+      // Never identifying while another of our clients does or our sessions change.
+      identifyTurn: identifyKey,
     });
     const entry: WatchEntry = {
       sessionId,
