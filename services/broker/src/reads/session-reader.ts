@@ -78,7 +78,9 @@ export function statusOf(t: ReadableTarget, screenLines: readonly string[], now:
  * same capture, the same redaction, the same status.
  */
 export interface SessionReader {
-  list(filter?: { nameContains?: string; readableOnly?: boolean }): Promise<SessionSummary[]>;
+  /** `sessions`: a listing the caller just took (so one tmux call serves both it and the
+   * summaries); omitted, the reader lists. */
+  list(filter?: { nameContains?: string; readableOnly?: boolean }, sessions?: readonly SessionFacts[]): Promise<SessionSummary[]>;
   tail(name: string, lines?: number, stripAnsi?: boolean): Promise<PaneText>;
   capture(name: string, range: { start?: number; end?: number }, stripAnsi?: boolean): Promise<PaneText>;
   status(name: string): Promise<SessionStatusResult>;
@@ -123,8 +125,8 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
     tailOf,
     statusOf: statusOfTarget,
 
-    async list(filter = {}) {
-      const sessions = await tmux.listSessions();
+    async list(filter = {}, listed) {
+      const sessions = listed ?? (await tmux.listSessions());
       return sessions
         .map((s) => summarizeSession(access, s))
         .filter((s) => (filter.nameContains ? s.name.includes(filter.nameContains) : true))
