@@ -10,7 +10,7 @@ import { startBrokerProcess } from './helpers/broker-process.js';
 import { repoPath } from './helpers/repo.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 
-const BROKER = repoPath('services/broker/dist/main.js');
+const BROKER = repoPath('services/broker/dist/bin/main.js');
 const LAUNCHER = repoPath('services/broker/dist/effects/launch/terminal-mcp.js');
 let tmux: TmuxTestServer;
 let dirs: string[] = [];

@@ -192,7 +192,7 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
       TERMINAL_MCP_SOCKET_GROUPS: SOCKET_GROUPS,
       TERMINAL_MCP_TMUX_SOCKET: tmuxName,
     };
-    broker = startAs(OPERATOR, repoPath('services/broker/dist/main.js'), brokerEnv);
+    broker = startAs(OPERATOR, repoPath('services/broker/dist/bin/main.js'), brokerEnv);
     // The unit's ExecStartPost: returns once every socket exists with its group.
     const waiter = spawn('setpriv', asUser(OPERATOR, ['timeout', '150', repoPath('deploy/wait-for-sockets.sh')]), { env: brokerEnv, stdio: 'ignore' });
     const waited = await new Promise<number | null>((resolve) => waiter.once('exit', (code) => resolve(code)));
@@ -309,7 +309,7 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
       run('chown', [`${OPERATOR}:${OPERATOR}`, dir]);
       // The operator is not a member of tmcp-clients.
       const env = { PATH: BASE_PATH, HOME: '/nonexistent', TERMINAL_MCP_STATE_DIR: join(dir, 'state'), TERMINAL_MCP_SOCKET_DIR: join(dir, 'run'), TERMINAL_MCP_SOCKET_GROUPS: 'web=tmcp-clients', TERMINAL_MCP_TMUX_SOCKET: tmuxName };
-      const failed = startAs(OPERATOR, repoPath('services/broker/dist/main.js'), env);
+      const failed = startAs(OPERATOR, repoPath('services/broker/dist/bin/main.js'), env);
       services.push(failed);
       const code = await waitFor('the broker to exit', () => (failed.child.exitCode ?? undefined), 120_000);
       expect(code).not.toBe(0);
@@ -354,7 +354,7 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
         TERMINAL_MCP_SOCKET_GROUPS: SOCKET_GROUPS,
         TERMINAL_MCP_TMUX_SOCKET: tmuxName,
       };
-      const child = spawn('unshare', ['--mount', 'sh', '-c', sandbox, 'sandbox', ...asUser(OPERATOR, [process.execPath, repoPath('services/broker/dist/main.js')])], {
+      const child = spawn('unshare', ['--mount', 'sh', '-c', sandbox, 'sandbox', ...asUser(OPERATOR, [process.execPath, repoPath('services/broker/dist/bin/main.js')])], {
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });

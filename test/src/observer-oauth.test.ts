@@ -547,7 +547,7 @@ describe('the protected resource', () => {
     const tokens = await fullFlow(obs, await register(as));
     const admin = (args: string[]) =>
       new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, [repoPath('services/broker/dist/effects/launch/observer-admin-cli.js'), ...args], { env: broker.env, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [repoPath('services/broker/dist/bin/observer-admin-cli.js'), ...args], { env: broker.env, stdio: ['ignore', 'pipe', 'pipe'] });
         let stdout = '';
         let stderr = '';
         child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));

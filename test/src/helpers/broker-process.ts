@@ -1,5 +1,5 @@
 /**
- * A real broker process for end-to-end tests: built `services/broker/dist/main.js`, its
+ * A real broker process for end-to-end tests: built `services/broker/dist/bin/main.js`, its
  * own temp state and socket directories, an optional config.yaml, and the private tmux
  * server named by `tmuxSocket`. TMUX/TMUX_PANE are stripped so the broker can never
  * follow them to the host's own tmux server.
@@ -101,7 +101,7 @@ interface LaunchOptions {
 
 async function launchBroker(launch: LaunchOptions): Promise<BrokerProcess> {
   const { root, env, stateDir, socketDir } = launch;
-  const child = spawn(process.execPath, [repoPath('services/broker/dist/main.js')], {
+  const child = spawn(process.execPath, [repoPath('services/broker/dist/bin/main.js')], {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

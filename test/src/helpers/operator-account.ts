@@ -6,7 +6,7 @@ import { repoPath } from './repo.js';
 
 export async function createOperatorAccount(env: NodeJS.ProcessEnv, username: string, password: string): Promise<void> {
   const { status, stderr } = await new Promise<{ status: number | null; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [repoPath('services/broker/dist/effects/launch/webauth-cli.js'), 'create-user', username], {
+    const child = spawn(process.execPath, [repoPath('services/broker/dist/bin/webauth-cli.js'), 'create-user', username], {
       env,
       stdio: ['pipe', 'ignore', 'pipe'],
     });

@@ -10,7 +10,7 @@ import { openStore } from '../store/database.js';
 import { registryStoreDefinition, sessionRegistryStore } from '../store/registry-store.js';
 import { runRegistryCleanup } from './registry-cleanup-cli.js';
 
-const BIN = fileURLToPath(new URL('../../../dist/effects/launch/registry-bin.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../../dist/bin/registry-cli.js', import.meta.url));
 const DAY = 86_400_000;
 
 let server: TmuxTestServer;
