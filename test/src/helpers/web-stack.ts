@@ -156,6 +156,7 @@ export const OPERATOR_PASSWORD = 'violet-harbour-lantern-93';
 /** Fills and submits the login form (the form inside <main>, not the header's sign-out). */
 export async function submitLogin(page: Page, baseUrl: string, username: string, password: string): Promise<void> {
   if (!page.url().startsWith(`${baseUrl}/login`)) await page.goto(`${baseUrl}/login`);
+  await waitForHydration(page);
   await page.locator('main input[name=username]').fill(username);
   await page.locator('main input[name=password]').fill(password);
   await page.locator('main button[type=submit]').click();
@@ -180,7 +181,14 @@ export async function operatorSessionOf(page: Page): Promise<string> {
   return cookie.value;
 }
 
+/** Waits until the page is interactive (+layout.svelte marks <html> on mount): typed
+ * before hydration, a field can be reset by it, and the form then never submits. */
+export async function waitForHydration(page: Page): Promise<void> {
+  await page.locator('html[data-hydrated="true"]').waitFor({ state: 'attached', timeout: 90_000 });
+}
+
 export async function changePassword(page: Page, current: string, next: string, confirm = next): Promise<void> {
+  await waitForHydration(page);
   await page.locator('main input[name=current]').fill(current);
   await page.locator('main input[name=new]').fill(next);
   await page.locator('main input[name=confirm]').fill(confirm);
