@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
+import { signInFirstTime, startWebStack, waitFor, waitForHydration, type WebStack } from './helpers/web-stack.js';
 
 /** A 1x1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
@@ -84,6 +84,7 @@ describe('dashboard notes', { timeout: 180_000 }, () => {
 
   it('moves a card on the Kanban board and edits, deletes and restores a note', async () => {
     await page.goto(`${stack.baseUrl}/notes?view=kanban`);
+    await waitForHydration(page);
     const card = page.locator(`[data-status=new] [data-note="${noteId}"]`);
     await card.waitFor();
     await card.locator('select').selectOption('exploring');
@@ -92,6 +93,7 @@ describe('dashboard notes', { timeout: 180_000 }, () => {
     expect((await gateway.notes.get.query({ id: noteId })).status).toBe('exploring');
 
     await page.goto(`${stack.baseUrl}/notes/${noteId}`);
+    await waitForHydration(page);
     await page.locator('details.edit summary').click();
     await page.getByTestId('edit-title').fill('Durable queue, decided');
     await page.getByTestId('edit-status').selectOption('applied');
