@@ -121,7 +121,7 @@ export async function startWebStack(options: StartWebStackOptions = {}): Promise
   try {
     broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: options.config ?? WEB_TEST_CONFIG, readyTimeoutMs: 30_000 });
     web = await startWebServer({ ...broker.env, ...options.webEnv });
-    const browser = await launchChromium();
+    const browser = waitsForHydration(await launchChromium(), web.baseUrl);
     const stop = async () => {
       await browser.close().catch(() => {});
       await web!.stop();
@@ -135,6 +135,51 @@ export async function startWebStack(options: StartWebStackOptions = {}): Promise
     await tmux.kill();
     throw err;
   }
+}
+
+/**
+ * Makes every page of `browser`'s new contexts wait, after each navigation to a dashboard
+ * page (`goto`, `reload`, `waitForURL`), until that page has hydrated. A click or a fill
+ * before hydration is lost or undone (an SSR'd button has no handler yet; hydration resets
+ * an input's value), so without this a test's next step races the page's scripts: it
+ * passed on a busy machine and failed on a quiet clean clone. Non-HTML answers (images,
+ * downloads) and pages on other origins (an attacker's page) are not waited for.
+ */
+function waitsForHydration(browser: Browser, baseUrl: string): Browser {
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args: Parameters<Browser['newContext']>) => {
+    const context = await newContext(...args);
+    const newPage = context.newPage.bind(context);
+    context.newPage = async () => hydrationAware(await newPage(), baseUrl);
+    return context;
+  };
+  return browser;
+}
+
+function hydrationAware(page: Page, baseUrl: string): Page {
+  const settle = async () => {
+    if (page.isClosed() || !page.url().startsWith(`${baseUrl}/`)) return;
+    const html = await page.evaluate("document.contentType === 'text/html' && document.querySelector('script') !== null").catch(() => false);
+    if (html) await waitForHydration(page);
+  };
+  const goto = page.goto.bind(page);
+  page.goto = async (...args: Parameters<Page['goto']>) => {
+    const response = await goto(...args);
+    if (response && response.ok()) await settle();
+    return response;
+  };
+  const reload = page.reload.bind(page);
+  page.reload = async (...args: Parameters<Page['reload']>) => {
+    const response = await reload(...args);
+    if (response && response.ok()) await settle();
+    return response;
+  };
+  const waitForURL = page.waitForURL.bind(page);
+  page.waitForURL = async (...args: Parameters<Page['waitForURL']>) => {
+    await waitForURL(...args);
+    await settle();
+  };
+  return page;
 }
 
 /** The one-time password the broker wrote on first start. */
