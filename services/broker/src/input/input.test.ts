@@ -316,6 +316,18 @@ describe("the operator's grants", () => {
     expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'x' }))).toBe('INPUT_NOT_ALLOWED');
   });
 
+  it("audits the dashboard's calls their schema refuses under the operator, keeping nothing of the text", async () => {
+    const pane = await rawPane(unique('work-dash-refused'));
+    const call = web() as unknown as { input: Record<string, (input: unknown) => Promise<unknown>> };
+    const refused = (p: Promise<unknown>) => p.then(() => 'accepted', (err: { code?: string }) => String(err.code));
+    expect(await refused(call.input.sendText!({ session: pane.name, text: 'sneaky-dash', surprise: true }))).toBe('BAD_REQUEST');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'INVALID_ARGUMENT', tool: 'dashboard_text', actor: 'web:admin', session: pane.name, preview: null, text_hmac: null });
+    expect(await refused(call.input.sendKeys!({ session: pane.name, keys: 12 }))).toBe('BAD_REQUEST');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'INVALID_ARGUMENT', tool: 'dashboard_keys', actor: 'web:admin', session: pane.name });
+    expect(JSON.stringify(await newestAudit())).not.toContain('sneaky-dash');
+    expect(pane.size()).toBe(0);
+  });
+
   it('does not tell a missing unlisted session from an existing one', async () => {
     expect(await codeOf(gw().input.sendText({ session: 'work-does-not-exist', text: 'x' }))).toBe('INPUT_NOT_ALLOWED');
     expect(await codeOf(gw().input.sendText({ session: 'agent-does-not-exist', text: 'x' }))).toBe('SESSION_NOT_FOUND');

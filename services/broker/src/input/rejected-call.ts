@@ -28,9 +28,11 @@ function field(raw: unknown, key: 'session' | 'binding'): string | null {
   return parsed.success ? parsed.data : null;
 }
 
-export function recordRejectedInputCall(ctx: InputCaller, path: string, raw: unknown, errorCode: 'INVALID_ARGUMENT' | 'INPUT_NOT_ALLOWED' = 'INVALID_ARGUMENT'): void {
+/** `tool` names the caller's own tool when it is not the gateway's (the dashboard's
+ * `dashboard_text`, `dashboard_keys`). */
+export function recordRejectedInputCall(ctx: InputCaller, path: string, raw: unknown, errorCode: 'INVALID_ARGUMENT' | 'INPUT_NOT_ALLOWED' = 'INVALID_ARGUMENT', toolName?: string): void {
   const procedure = path.slice(path.lastIndexOf('.') + 1);
-  const tool = TOOLS[procedure] ?? `input.${procedure.slice(0, 64)}`;
+  const tool = toolName ?? TOOLS[procedure] ?? `input.${procedure.slice(0, 64)}`;
   const session = field(raw, 'session');
   if (procedure === 'context') {
     recordRead(ctx, tool, { session, errorCode });

@@ -34,14 +34,23 @@ const targetOf = (input: { session?: string | undefined; binding?: string | unde
 const sendTextToSession = (ctx: BrokerContext, input: SendTextInput, tool: 'terminal_send_text' | 'dashboard_text') =>
   sendText(ctx, { tool, target: { session: input.session }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false });
 
-/** A call its schema refuses is audited too (input/rejected-call.ts). This middleware sits
+/** A call its schema refuses is audited too (input/rejected-call.ts). The middleware sits
  * before `.input()`, so it sees the parser's BAD_REQUEST; errors the procedures throw
  * themselves are audited by the input path. */
+async function auditSchemaRefusal(
+  ctx: BrokerContext,
+  path: string,
+  result: { ok: boolean; error?: { code: string; cause?: unknown } },
+  getRawInput: () => Promise<unknown>,
+  tool?: string,
+): Promise<void> {
+  if (result.ok || result.error?.code !== 'BAD_REQUEST' || readAppErrorData(result.error.cause)) return;
+  recordRejectedInputCall(ctx, path, await getRawInput().catch(() => undefined), 'INVALID_ARGUMENT', tool);
+}
+
 const inputProcedure = gatewayProcedure.use(async ({ ctx, path, getRawInput, next }) => {
   const result = await next();
-  if (!result.ok && result.error.code === 'BAD_REQUEST' && !readAppErrorData(result.error.cause)) {
-    recordRejectedInputCall(ctx, path, await getRawInput().catch(() => undefined));
-  }
+  await auditSchemaRefusal(ctx, path, result, getRawInput);
   return result;
 });
 
@@ -81,10 +90,17 @@ export const input = {
 /** The dashboard's text box: the same guarded, audited path, recorded under the operator
  * whose session token came with the call (`web:<username>`), never a name the caller
  * chose. */
+const dashboardInputProcedure = (tool: 'dashboard_text' | 'dashboard_keys') =>
+  operatorProcedure.use(async ({ ctx, path, getRawInput, next }) => {
+    const result = await next();
+    await auditSchemaRefusal(ctx, path, result, getRawInput, tool);
+    return result;
+  });
+
 export const dashboardInput = {
-  sendText: operatorProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) => sendTextToSession(ctx, input, 'dashboard_text')),
+  sendText: dashboardInputProcedure('dashboard_text').input(sendTextInputSchema).mutation(({ ctx, input }) => sendTextToSession(ctx, input, 'dashboard_text')),
   /** The full view's take-over: keystrokes from the same allowlist, C-c/C-d confirmed. */
-  sendKeys: operatorProcedure.input(sendKeysInputSchema).mutation(({ ctx, input }) =>
+  sendKeys: dashboardInputProcedure('dashboard_keys').input(sendKeysInputSchema).mutation(({ ctx, input }) =>
     sendKeys(ctx, { tool: 'dashboard_keys', target: targetOf(input), keys: input.keys, confirmSensitive: input.confirm_sensitive ?? false, dryRun: input.dry_run ?? false }),
   ),
 };
