@@ -185,12 +185,16 @@ describe('session registry', { timeout: 120_000 }, () => {
     try {
       expect(await otherTmux.waitUntilConnected(10_000)).toBe(true);
       const s = await other.newSession('agent-doomed', 'exec sleep 3600');
-      await started({ ...deps, tmux: otherTmux });
+      let lastLive: string[] = [];
+      await started({ ...deps, tmux: otherTmux, onReconciled: (live) => void (lastLive = live.map((x) => x.name)) });
       await vi.waitFor(() => expect(rowOf('agent-doomed')).toMatchObject({ status: 'ACTIVE', sessionId: s.sessionId }), SLOW);
+      expect(lastLive).toEqual(['agent-doomed']);
       const pid = rowOf('agent-doomed')!.serverPid;
 
       await other.kill();
       await vi.waitFor(() => expect(rowOf('agent-doomed')).toMatchObject({ status: 'MISSING', serverPid: pid }), SLOW);
+      // Recorders hear that nothing is live any more.
+      expect(lastLive).toEqual([]);
 
       // A new server on the same socket reuses ids ($0, $1...): a new row, the old one stays.
       const again = await startTmuxServer({ socketName: other.socketName });

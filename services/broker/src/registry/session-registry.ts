@@ -33,9 +33,10 @@ export interface RegistryDeps {
   log: Logger;
   access: AccessGate;
   reader: SessionReader;
-  /** Called after each pass that listed tmux, with the sessions live now (e.g. to start
-   * and stop per-session recorders). Not called when tmux could not be listed or no
-   * server runs. A throw is logged and does not undo the pass. */
+  /** Called after each successful pass with the sessions live now (e.g. to start and stop
+   * per-session recorders): tmux's listing, or none at all once no server runs. Not called
+   * when tmux could not be listed (nothing is known then). A throw is logged and does not
+   * undo the pass. */
   onReconciled?: (live: readonly SessionFacts[]) => void | Promise<void>;
 }
 
@@ -95,24 +96,25 @@ export function createSessionRegistry(deps: RegistryDeps): SessionRegistry {
 }
 
 async function runPass(deps: RegistryDeps, req: PassRequest): Promise<boolean> {
+  let live: SessionFacts[];
   if (req.serverGone) {
     // No server listens: its sessions are gone with it (MISSING: nobody saw them end).
+    live = [];
     storeOf(deps).reconcile([], null, Date.now());
-    return false;
+  } else {
+    try {
+      live = await deps.tmux.listSessions();
+    } catch {
+      return false;
+    }
+    const now = Date.now();
+    const ids = storeOf(deps).reconcile(
+      live.map((s) => ({ name: s.name, serverPid: s.serverPid, sessionId: s.sessionId, sessionCreated: s.created, currentCommand: s.activePane?.currentCommand ?? null })),
+      live[0]?.serverPid ?? null,
+      now,
+    );
+    if (req.screens) await recordScreens(deps, live, ids, now);
   }
-  let live: SessionFacts[];
-  try {
-    live = await deps.tmux.listSessions();
-  } catch {
-    return false;
-  }
-  const now = Date.now();
-  const ids = storeOf(deps).reconcile(
-    live.map((s) => ({ name: s.name, serverPid: s.serverPid, sessionId: s.sessionId, sessionCreated: s.created, currentCommand: s.activePane?.currentCommand ?? null })),
-    live[0]?.serverPid ?? null,
-    now,
-  );
-  if (req.screens) await recordScreens(deps, live, ids, now);
   if (deps.onReconciled) {
     try {
       await deps.onReconciled(live);
