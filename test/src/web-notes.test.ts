@@ -180,6 +180,19 @@ describe('dashboard notes', { timeout: 180_000 }, () => {
     expect(storedFiles(stack.broker.stateDir)).toEqual(filesBefore);
   });
 
+  it('refuses an image over the ceiling before sending it, storing nothing', async () => {
+    const before = (await gateway.notes.get.query({ id: noteId })).attachments;
+    await page.goto(`${stack.baseUrl}/notes/${noteId}`);
+    await waitForHydration(page);
+    const huge = Buffer.concat([PNG, Buffer.alloc(4 * 1024 * 1024)]);
+    await page.getByTestId('upload-file').setInputFiles({ name: 'huge.png', mimeType: 'image/png', buffer: huge });
+    await page.getByTestId('upload-submit').click();
+    const alert = page.locator('[data-testid=upload-form] [role=alert][data-error-code=FILE_TOO_LARGE]');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe('The file is too large.');
+    expect((await gateway.notes.get.query({ id: noteId })).attachments).toEqual(before);
+  });
+
   it('refuses a cross-origin upload that carries the operator\'s cookie (403), storing nothing', async () => {
     const before = (await gateway.notes.get.query({ id: noteId })).attachments;
     const filesBefore = storedFiles(stack.broker.stateDir);
