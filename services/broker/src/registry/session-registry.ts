@@ -69,8 +69,12 @@ export interface SessionRegistry {
 }
 
 export function createSessionRegistry(deps: RegistryDeps): SessionRegistry {
-  const passes = coalesce<PassRequest, boolean>((req) => runPass(deps, req), { merge: mergePasses, onError: (err) => deps.log.warn({ event: 'registry.reconcile_failed', err }, 'session registry reconcile failed') },
-  );
+  // Every pass goes through one coalescer: notification, timer and explicit passes never
+  // overlap, and a burst of requests becomes at most one queued pass.
+  const passes = coalesce<PassRequest, boolean>((req) => runPass(deps, req), {
+    merge: mergePasses,
+    onError: (err) => deps.log.warn({ event: 'registry.reconcile_failed', err }, 'session registry reconcile failed'),
+  });
   let timer: NodeJS.Timeout | undefined;
   let unsubscribe: (() => void) | undefined;
   let started = false;
