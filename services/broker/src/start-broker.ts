@@ -22,7 +22,7 @@ import { recoverInterruptedInput } from './input/services.js';
 import { createPaneWatcher } from './effects/tmux/pane-watch.js';
 import { createLiveDeps } from './live/live-deps.js';
 import { createLogger } from './effects/logger.js';
-import { startSessionRegistry } from './registry/session-registry.js';
+import { createSessionRegistry } from './registry/session-registry.js';
 import { recoverSupervisorActions } from './supervisor/actions.js';
 import { createSupervisor } from './supervisor/wiring.js';
 import { supervisorStore } from './effects/store/supervisor-store.js';
@@ -101,8 +101,10 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     // Queued read-audit records are written before the stores close (cleanups run in
     // reverse order).
     cleanups.push(() => deps.input.reads.flush());
-    // registry.db remembers every session seen, and what became of it.
-    const registry = startSessionRegistry(deps);
+    // registry.db remembers every session seen, and what became of it (reconciled on
+    // tmux's session notifications; a slow timer records screens).
+    const registry = createSessionRegistry(deps);
+    registry.start();
     cleanups.push(() => registry.stop());
     // Supervisor actions a dead broker left mid-send are closed, never re-sent; then the
     // watches are evaluated on pane output (when supervisor.enabled).

@@ -135,6 +135,13 @@ export const noteAddAttachmentInputSchema = z
   .refine((i) => (i.data_base64 === undefined) !== (i.source_path === undefined), { message: 'give exactly one of data_base64 or source_path', path: ['data_base64'] });
 export type NoteAddAttachmentInput = z.infer<typeof noteAddAttachmentInputSchema>;
 
+/** The dashboard's upload form: image bytes in band only (the dashboard never names a
+ * host file), sent by the web server for the signed-in operator. */
+export const noteUploadAttachmentInputSchema = z
+  .object({ id: noteIdSchema, data_base64: noteAddAttachmentInputShape.data_base64.unwrap(), caption: noteAddAttachmentInputShape.caption })
+  .strict();
+export type NoteUploadAttachmentInput = z.infer<typeof noteUploadAttachmentInputSchema>;
+
 export const attachmentIdInputShape = { attachment_id: attachmentIdSchema };
 export const attachmentIdInputSchema = z.object(attachmentIdInputShape).strict();
 export type AttachmentIdInput = z.infer<typeof attachmentIdInputSchema>;

@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { serviceCommandFlags } from '@terminal-mcp/contract';
+import { NOTE_LIMITS, serviceCommandFlags } from '@terminal-mcp/contract';
 import { createHostPolicy, hostForUrl, isAllowedHost, isSameOriginMutation, listenOnLoopback, ownOrigin, type HostPolicy } from '@terminal-mcp/http-guard';
 import { CLIENT_IP_HEADER, PROTO_HEADER, resolveRequestOrigin } from '../lib/server/forwarded.js';
 import { createLiveBridge } from '../lib/server/live-bridge.js';
@@ -28,6 +28,8 @@ import { WebConfigError, webSettingsFromEnv } from '../lib/server/settings.js';
 const NAME = 'terminal-mcp-web';
 type NodeHandler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** One image at the notes ceiling plus the multipart framing and the small fields. */
+const UPLOAD_BODY_LIMIT = NOTE_LIMITS.attachmentBytes + 256 * 1024;
 
 function headerPair(req: IncomingMessage): { origin?: string; referer?: string } {
   const one = (v: string | string[] | undefined) => (typeof v === 'string' ? v : undefined);
@@ -61,10 +63,13 @@ async function main(): Promise<void> {
   }
 
   // adapter-node reads its settings from the environment under a private prefix (see
-  // svelte.config.js); only these two are ours to set, the rest must not leak in.
+  // svelte.config.js); only these are ours to set, the rest must not leak in.
   for (const name of Object.keys(process.env)) if (name.startsWith('TERMINAL_MCP_WEB_KIT_')) delete process.env[name];
   process.env.TERMINAL_MCP_WEB_KIT_PROTOCOL_HEADER = PROTO_HEADER;
   process.env.TERMINAL_MCP_WEB_KIT_ADDRESS_HEADER = CLIENT_IP_HEADER;
+  // The notes image upload (multipart) is the largest request; adapter-node's default
+  // (512 KiB) would refuse a valid image. Bodies are read only by actions, after sign-in.
+  process.env.TERMINAL_MCP_WEB_KIT_BODY_SIZE_LIMIT = String(UPLOAD_BODY_LIMIT);
   const here = dirname(fileURLToPath(import.meta.url));
   const { handler } = (await import(pathToFileURL(join(here, '..', '..', 'build', 'handler.js')).href)) as { handler: NodeHandler };
 

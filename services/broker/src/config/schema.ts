@@ -4,6 +4,7 @@
  * an effect, see effects/config-file.ts).
  */
 import { z } from 'zod';
+import { NOTE_LIMITS } from '@terminal-mcp/contract';
 import { DEFAULT_GUARDED_COMMANDS } from '../policy/input.js';
 
 const pattern = z.string().min(1).max(256);
@@ -158,14 +159,16 @@ export const notesSchema = z
       )
       .max(20)
       .default([]),
+    /** Decoded bytes of one image (tool or dashboard upload); at most the contract's
+     * ceiling, for which the sockets' request caps are sized. */
+    max_attachment_bytes: z.number().int().min(1024).max(NOTE_LIMITS.attachmentBytes).default(NOTE_LIMITS.attachmentBytes),
   })
   .strict();
 
 /** The session registry (registry.db). `protected_sessions`: exact names that
  * `terminal-mcp-registry cleanup` never tombstones (e.g. the control session). The
- * registry is reconciled from tmux on every session list and every
- * `reconcile_interval_seconds` (which also records the last redacted screen of readable
- * sessions). */
+ * registry follows tmux's session notifications; every `reconcile_interval_seconds` a
+ * pass also records the last redacted screen of readable sessions. */
 export const sessionLifecycleSchema = z
   .object({
     protected_sessions: z.array(z.string().min(1).max(256)).max(500).default([]),

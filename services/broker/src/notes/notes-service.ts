@@ -212,11 +212,13 @@ export async function addNoteAttachment(ctx: NotesContext, input: NoteAddAttachm
   if (store.countAttachments(note.id) >= NOTE_LIMITS.attachmentsPerNote) {
     throw new AppError('INVALID_ARGUMENT', `a note holds at most ${NOTE_LIMITS.attachmentsPerNote} attachments`, 'Remove one with note_remove_attachment first.');
   }
+  // notes.max_attachment_bytes, never above the ceiling the sockets are sized for.
+  const maxBytes = Math.min(ctx.deps.config.notes.max_attachment_bytes, NOTE_LIMITS.attachmentBytes);
   const bytes =
     input.data_base64 !== undefined
       ? decodeBase64(input.data_base64)
-      : await readAttachmentSource(ctx.deps.config.notes.attachment_source_roots, input.source_path!, NOTE_LIMITS.attachmentBytes);
-  if (bytes.length > NOTE_LIMITS.attachmentBytes) throw new AppError('FILE_TOO_LARGE', `the image is larger than ${NOTE_LIMITS.attachmentBytes} bytes`, 'Attach a smaller image.');
+      : await readAttachmentSource(ctx.deps.config.notes.attachment_source_roots, input.source_path!, maxBytes);
+  if (bytes.length > maxBytes) throw new AppError('FILE_TOO_LARGE', `the image is larger than ${maxBytes} bytes`, 'Attach a smaller image.');
   const type = sniffImageType(bytes);
   if (!type) throw new AppError('ATTACHMENT_TYPE_REFUSED', 'the bytes are not a PNG, JPEG, GIF or WebP image');
 

@@ -1,4 +1,4 @@
-// Guards the session registry (real tmux, real registry.db): every session seen is recorded by identity, renames keep the row, a vanished session keeps its record and last redacted screen (readable sessions only) with KILLED or MISSING, an unreachable tmux changes nothing, and terminal_list_sessions(include_dead) shows it.
+// Guards the session registry (real tmux, real registry.db): it follows tmux's own notifications with nobody listing sessions — a created session appears, a rename keeps the row, a killed one becomes KILLED with its last redacted screen (readable sessions only), a killed server makes its sessions MISSING, a burst of 50 sessions is coalesced (one pass in flight, no more passes than notifications), hostile names are recorded as tmux stores them, and an unreachable tmux changes nothing.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,20 +10,29 @@ import { testDeps, withConfig } from '../testing/deps.testkit.js';
 import { sessionRegistryStore } from '../effects/store/registry-store.js';
 import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
+import type { SessionFacts } from '../effects/tmux/types.js';
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { createCallerFactory } from '../rpc/trpc.js';
-import { reconcileSessionRegistry } from './session-registry.js';
+import { createSessionRegistry, type RegistryDeps, type SessionRegistry } from './session-registry.js';
 
 let server: TmuxTestServer;
 let tmux: ControlModeTmuxAdapter;
 let root: string;
 let deps: BrokerDeps;
+let registry: SessionRegistry | undefined;
+
+// The timer (screens) never fires during a test: screens are recorded by calling its pass.
+const CONFIG = { log_level: 'silent', allowed_session_patterns: ['agent-*'], session_lifecycle: { reconcile_interval_seconds: 3600 } };
+const SLOW = { timeout: 30_000, interval: 50 };
 
 beforeAll(async () => {
   server = await startTmuxServer();
   tmux = createTmuxAdapter({ socketName: server.socketName, configFile: '/dev/null' });
   expect(await tmux.waitUntilConnected(10_000)).toBe(true);
+  // A user session for the whole file: the broker's control client never leaves this
+  // server, so a session killed here is seen go while its server runs (KILLED).
+  await server.newSession('agent-keep', 'exec sleep 3600');
 });
 afterAll(async () => {
   await tmux?.close();
@@ -31,44 +40,63 @@ afterAll(async () => {
 });
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'tmcp-registry-'));
-  const config = configSchema.parse({ log_level: 'silent', allowed_session_patterns: ['agent-*'] });
-  deps = testDeps({ config, tmux, stores: openStoreSet(join(root, 'state')), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } });
+  deps = testDeps({ config: configSchema.parse(CONFIG), tmux, stores: openStoreSet(join(root, 'state')), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } });
 });
-afterEach(() => {
+afterEach(async () => {
+  await registry?.stop();
+  registry = undefined;
   deps.stores.close();
   rmSync(root, { recursive: true, force: true });
 });
 
-const rows = () => sessionRegistryStore(deps.stores.db('registry')).list();
-const rowOf = (name: string) => rows().find((r) => r.name === name);
+const rows = (d: Pick<BrokerDeps, 'stores'> = deps) => sessionRegistryStore(d.stores.db('registry')).list();
+const rowOf = (name: string, d: Pick<BrokerDeps, 'stores'> = deps) => rows(d).find((r) => r.name === name);
 const gateway = () => createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps }));
 
-async function printing(name: string, mark: string) {
-  await server.newSession(name, `echo ${mark}; exec sleep 3600`);
-  await vi.waitFor(async () => expect(await server.tmux(['capture-pane', '-p', '-t', `=${name}:`])).toContain(mark), { timeout: 10_000, interval: 50 });
+/** Starts a registry on `d` and waits for its first pass. */
+async function started(d: RegistryDeps): Promise<SessionRegistry> {
+  registry = createSessionRegistry(d);
+  registry.start();
+  await registry.reconcile({ screens: false });
+  return registry;
 }
 
-describe('session registry', { timeout: 60_000 }, () => {
-  it('records sessions, follows a rename, and keeps a killed one with its last redacted screen', async () => {
-    await printing('agent-reg1', 'REG-MARK-1 token=ghp_abcdefghijklmnopqrstuvwxyz0123456789');
-    await printing('private-reg1', 'PRIVATE-MARK-1');
-    // Keeps the server's pid visible in the list once the others are gone (KILLED, not MISSING).
-    await printing('agent-keep', 'KEEP');
-    expect(await reconcileSessionRegistry(deps, { screens: true })).toBe(true);
-    const agent = rowOf('agent-reg1')!;
-    expect(agent).toMatchObject({ status: 'ACTIVE' });
-    expect(agent.lastScreen).toContain('REG-MARK-1');
-    expect(agent.lastScreen).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
-    expect(rowOf('private-reg1')).toMatchObject({ status: 'ACTIVE', lastScreen: null });
+async function printing(name: string, mark: string) {
+  const s = await server.newSession(name, `echo ${mark}; exec sleep 3600`);
+  await vi.waitFor(async () => expect(await server.tmux(['capture-pane', '-p', '-t', s.paneId])).toContain(mark), SLOW);
+  return s;
+}
+
+describe('session registry', { timeout: 120_000 }, () => {
+  it('follows create, rename and kill from tmux notifications alone, keeping a readable session\'s last redacted screen', async () => {
+    const reg = await started(deps);
+    const agent = await printing('agent-reg1', 'REG-MARK-1 token=ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+    const priv = await printing('private-reg1', 'PRIVATE-MARK-1');
+    await vi.waitFor(() => {
+      expect(rowOf('agent-reg1')).toMatchObject({ status: 'ACTIVE', sessionId: agent.sessionId });
+      expect(rowOf('private-reg1')).toMatchObject({ status: 'ACTIVE', sessionId: priv.sessionId });
+    }, SLOW);
+    const first = rowOf('agent-reg1')!;
 
     await server.tmux(['rename-session', '-t', agent.sessionId, 'agent-reg2']);
-    await reconcileSessionRegistry(deps, { screens: false });
+    await vi.waitFor(() => expect(rowOf('agent-reg2')).toMatchObject({ id: first.id, status: 'ACTIVE', firstSeen: first.firstSeen }), SLOW);
     expect(rowOf('agent-reg1')).toBeUndefined();
-    expect(rowOf('agent-reg2')).toMatchObject({ id: agent.id, status: 'ACTIVE', firstSeen: agent.firstSeen });
+
+    // The timer's pass: the screens tmux does not announce.
+    expect(await reg.reconcile({ screens: true })).toBe(true);
+    expect(rowOf('agent-reg2')!.lastScreen).toContain('REG-MARK-1');
+    expect(rowOf('agent-reg2')!.lastScreen).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+    expect(rowOf('private-reg1')!.lastScreen).toBeNull();
 
     await server.tmux(['kill-session', '-t', agent.sessionId]);
-    await server.tmux(['kill-session', '-t', '=private-reg1']);
-    // A session list reconciles too.
+    await server.tmux(['kill-session', '-t', priv.sessionId]);
+    await vi.waitFor(() => {
+      expect(rowOf('agent-reg2')).toMatchObject({ id: first.id, status: 'KILLED' });
+      expect(rowOf('private-reg1')).toMatchObject({ status: 'KILLED', lastScreen: null });
+    }, SLOW);
+    expect(rowOf('agent-reg2')!.lastScreen).toContain('REG-MARK-1');
+
+    // Listing is a read: the registry was already right, and include_dead shows it.
     const listed = await gateway().sessions.list({ include_dead: true });
     expect(listed.sessions.map((s) => s.name)).not.toContain('agent-reg2');
     const dead = listed.dead_sessions!.find((d) => d.name === 'agent-reg2')!;
@@ -82,24 +110,137 @@ describe('session registry', { timeout: 60_000 }, () => {
     expect((await gateway().sessions.list({})).dead_sessions).toBeUndefined();
   });
 
+  it('records hostile session names exactly as tmux stores them', async () => {
+    await started(deps);
+    const hostile = ['agent-;kill-server', '-agent-lead', 'agent-"q\'uote\'', 'agent-new\nline', 'agent-ünïcødé-😀-界', 'agent-$(id)`id`', 'agent-#{pid}'];
+    const created = [];
+    for (const name of hostile) created.push(await server.newSession(name, 'exec sleep 3600'));
+    // tmux escapes a newline when it stores a name (the adapter relies on it); everything
+    // else is kept as given.
+    expect(created.map((s) => s.name)).toEqual(hostile.map((n) => n.replace('\n', '\\n')));
+    await vi.waitFor(() => {
+      for (const s of created) expect(rows().find((r) => r.sessionId === s.sessionId)).toMatchObject({ name: s.name, status: 'ACTIVE' });
+    }, SLOW);
+    for (const s of created) await server.tmux(['kill-session', '-t', s.sessionId]);
+    await vi.waitFor(() => {
+      for (const s of created) expect(rows().find((r) => r.sessionId === s.sessionId)).toMatchObject({ name: s.name, status: 'KILLED' });
+    }, SLOW);
+  });
+
+  it('coalesces a burst of 50 new sessions: one pass at a time, no more passes than notifications, right in the end', async () => {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const observed: ControlModeTmuxAdapter = {
+      ...tmux,
+      listSessions: async () => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight);
+        try {
+          return await tmux.listSessions();
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    let passes = 0;
+    let lastLive: readonly SessionFacts[] = [];
+    await started({
+      ...deps,
+      tmux: observed,
+      onReconciled: (live) => {
+        passes++;
+        lastLive = live;
+      },
+    });
+    let notifications = 0;
+    const off = tmux.onNotification((n) => {
+      if (n.name === 'sessions-changed' || n.name === 'session-renamed') notifications++;
+    });
+    passes = 0;
+    const names = Array.from({ length: 50 }, (_, i) => `agent-burst-${i}`);
+    // One tmux invocation: 50 `new-session` back to back, 50 `%sessions-changed`.
+    await server.tmux(names.flatMap((n, i) => [...(i > 0 ? [';'] : []), 'new-session', '-d', '-s', n, 'exec sleep 3600']));
+    await vi.waitFor(() => {
+      for (const n of names) expect(rowOf(n)).toMatchObject({ status: 'ACTIVE' });
+      expect(lastLive.map((s) => s.name)).toEqual(expect.arrayContaining(names));
+    }, SLOW);
+    await vi.waitFor(() => expect(notifications).toBeGreaterThanOrEqual(50), SLOW);
+    // Let the last queued pass (if any) finish before counting.
+    await registry!.reconcile({ screens: false });
+    off();
+    expect(maxInFlight).toBe(1);
+    // +1: the pass just asked for above.
+    expect(passes).toBeLessThanOrEqual(notifications + 1);
+    expect(passes).toBeGreaterThanOrEqual(1);
+
+    await server.tmux(names.flatMap((n, i) => [...(i > 0 ? [';'] : []), 'kill-session', '-t', `=${n}`]));
+    await vi.waitFor(() => {
+      for (const n of names) expect(rowOf(n)).toMatchObject({ status: 'KILLED' });
+    }, SLOW);
+    expect(maxInFlight).toBe(1);
+  });
+
+  it('calls the sessions of a killed tmux server MISSING, and follows the next server on the same socket', async () => {
+    const other = await startTmuxServer();
+    const otherTmux = createTmuxAdapter({ socketName: other.socketName, configFile: '/dev/null', reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
+    try {
+      expect(await otherTmux.waitUntilConnected(10_000)).toBe(true);
+      const s = await other.newSession('agent-doomed', 'exec sleep 3600');
+      let lastLive: string[] = [];
+      await started({ ...deps, tmux: otherTmux, onReconciled: (live) => void (lastLive = live.map((x) => x.name)) });
+      await vi.waitFor(() => expect(rowOf('agent-doomed')).toMatchObject({ status: 'ACTIVE', sessionId: s.sessionId }), SLOW);
+      expect(lastLive).toEqual(['agent-doomed']);
+      const pid = rowOf('agent-doomed')!.serverPid;
+
+      await other.kill();
+      await vi.waitFor(() => expect(rowOf('agent-doomed')).toMatchObject({ status: 'MISSING', serverPid: pid }), SLOW);
+      // Recorders hear that nothing is live any more.
+      expect(lastLive).toEqual([]);
+
+      // A new server on the same socket reuses ids ($0, $1...): a new row, the old one stays.
+      const again = await startTmuxServer({ socketName: other.socketName });
+      try {
+        const s2 = await again.newSession('agent-doomed', 'exec sleep 3600');
+        await vi.waitFor(() => {
+          const doomed = rows().filter((r) => r.name === 'agent-doomed');
+          expect(doomed).toHaveLength(2);
+          expect(doomed.find((r) => r.serverPid === pid)).toMatchObject({ status: 'MISSING' });
+          expect(doomed.find((r) => r.serverPid !== pid)).toMatchObject({ status: 'ACTIVE', sessionId: s2.sessionId });
+        }, SLOW);
+      } finally {
+        await registry?.stop();
+        await otherTmux.close();
+        await again.kill();
+      }
+    } finally {
+      await otherTmux.close();
+      await other.kill();
+    }
+  });
+
   it('forgets the screen of a session that is no longer readable', async () => {
+    const reg = await started(deps);
     await printing('agent-reg3', 'REG-MARK-3');
-    await reconcileSessionRegistry(deps, { screens: true });
+    await reg.reconcile({ screens: true });
     expect(rowOf('agent-reg3')!.lastScreen).toContain('REG-MARK-3');
-    deps = withConfig(deps, configSchema.parse({ log_level: 'silent', allowed_session_patterns: ['nothing-*'] }));
-    await reconcileSessionRegistry(deps, { screens: true });
+    await reg.stop();
+    deps = withConfig(deps, configSchema.parse({ ...CONFIG, allowed_session_patterns: ['nothing-*'] }));
+    const narrowed = await started(deps);
+    await narrowed.reconcile({ screens: true });
     expect(rowOf('agent-reg3')!.lastScreen).toBeNull();
     await server.tmux(['kill-session', '-t', '=agent-reg3']);
   });
 
   it('changes nothing while tmux cannot be listed', async () => {
+    const reg = await started(deps);
     await printing('agent-reg4', 'REG-MARK-4');
-    await reconcileSessionRegistry(deps, { screens: false });
+    await vi.waitFor(() => expect(rowOf('agent-reg4')).toMatchObject({ status: 'ACTIVE' }), SLOW);
+    await reg.stop();
     // An adapter that is closed answers every request with TMUX_UNAVAILABLE.
     const down = createTmuxAdapter({ socketName: server.socketName, configFile: '/dev/null' });
     expect(await down.waitUntilConnected(10_000)).toBe(true);
     await down.close();
-    expect(await reconcileSessionRegistry({ ...deps, tmux: down }, { screens: false })).toBe(false);
+    const blind = await started({ ...deps, tmux: down });
+    expect(await blind.reconcile({ screens: true })).toBe(false);
     expect(rowOf('agent-reg4')).toMatchObject({ status: 'ACTIVE' });
     await server.tmux(['kill-session', '-t', '=agent-reg4']);
   });

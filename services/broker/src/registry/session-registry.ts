@@ -1,19 +1,25 @@
 /**
- * Keeps registry.db's session_registry in step with tmux: on every session list (cheap:
- * identities and status only) and on a slow, unref'd timer that also records the last
- * redacted screen of each session readable now (and forgets it once the session is not).
+ * Keeps registry.db's session_registry in step with tmux, on tmux's own word: the control
+ * client's `%sessions-changed` (created/closed) and `%session-renamed`, its (re)connect (a
+ * new server: every session of the old one is gone) and a probe that finds no server at
+ * all (adapter.ts `onSessionsChanged`, coalesced: one pass in flight, at most one queued).
  * A session that vanished keeps its row, so `terminal_list_sessions(include_dead=true)`
  * can say what happened to it. While tmux cannot be listed nothing is changed: a broken
  * connection is not evidence that sessions died.
  *
- * Polling is a stop-gap: once the control-mode client (effects/tmux) reports
- * %sessions-changed / %session-renamed notifications, reconcile on those instead.
+ * The slow timer (`session_lifecycle.reconcile_interval_seconds`, unref'd) stays for the
+ * one thing tmux does not announce: what a pane shows. Its pass records the last redacted
+ * screen of each session readable now (and forgets it once the session is not), so a
+ * session killed later still has a screen; by the time `%sessions-changed` arrives the
+ * pane is gone and cannot be read. It also refreshes last_seen and is the fallback for an
+ * adapter without notifications.
  */
 import type { DeadSession } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
 import type { AccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { StoreSet } from '../effects/store/store-set.js';
+import { coalesce } from '../effects/tmux/coalesce.js';
 import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import type { SessionReader } from '../reads/session-reader.js';
 import { sessionRegistryStore, type RegistryRecord } from '../effects/store/registry-store.js';
@@ -27,6 +33,11 @@ export interface RegistryDeps {
   log: Logger;
   access: AccessGate;
   reader: SessionReader;
+  /** Called after each successful pass with the sessions live now (e.g. to start and stop
+   * per-session recorders): tmux's listing, or none at all once no server runs. Not called
+   * when tmux could not be listed (nothing is known then). A throw is logged and does not
+   * undo the pass. */
+  onReconciled?: (live: readonly SessionFacts[]) => void | Promise<void>;
 }
 
 /** Lines of the visible bottom of the pane kept as "last screen", and a hard cap. */
@@ -36,39 +47,89 @@ const DEAD_LIST_MAX = 200;
 
 const storeOf = (deps: Pick<RegistryDeps, 'stores'>) => sessionRegistryStore(deps.stores.db('registry'));
 
-/** What each store last reconciled: the identities of the sessions listed then. */
-const lastListing = new WeakMap<StoreSet, string>();
-const listingKey = (live: readonly SessionFacts[]) => live.map((s) => `${s.serverPid}\t${s.sessionId}\t${s.created}\t${s.name}`).join('\n');
+/** What a pass does: list and record (always), read screens too, or (no server runs)
+ * record every ACTIVE session as MISSING without asking tmux. */
+interface PassRequest {
+  screens: boolean;
+  serverGone: boolean;
+}
+/** A queued pass does everything the requests it absorbed asked for; "no server" is a
+ * fact about now, so the newest request decides it. */
+const mergePasses = (queued: PassRequest, next: PassRequest): PassRequest => ({ screens: queued.screens || next.screens, serverGone: next.serverGone });
 
-/** Records a listing taken for another reason (terminal_list_sessions): a write only when
- * a session came, went or was renamed since the last reconcile, so listing stays a read.
- * The timer's full pass (reconcileSessionRegistry) keeps last_seen and screens current. */
-export function noteSessionListing(deps: RegistryDeps, live: readonly SessionFacts[]): void {
-  if (lastListing.get(deps.stores) === listingKey(live)) return;
-  reconcileListing(deps, live, Date.now());
+export interface SessionRegistry {
+  /** Reconciles now (screens too) and subscribes to tmux's session notifications; starts
+   * the screens timer. Idempotent. */
+  start(): void;
+  /** One pass, serialised with the others; false when tmux could not be listed (nothing
+   * was changed). */
+  reconcile(opts: { screens: boolean }): Promise<boolean>;
+  /** Unsubscribes, stops the timer and waits for a pass in flight. */
+  stop(): Promise<void>;
 }
 
-function reconcileListing(deps: RegistryDeps, live: readonly SessionFacts[], now: number): Map<string, number> {
-  const ids = storeOf(deps).reconcile(
-    live.map((s) => ({ name: s.name, serverPid: s.serverPid, sessionId: s.sessionId, sessionCreated: s.created, currentCommand: s.activePane?.currentCommand ?? null })),
-    live[0]?.serverPid ?? null,
-    now,
-  );
-  lastListing.set(deps.stores, listingKey(live));
-  return ids;
+export function createSessionRegistry(deps: RegistryDeps): SessionRegistry {
+  // Every pass goes through one coalescer: notification, timer and explicit passes never
+  // overlap, and a burst of requests becomes at most one queued pass.
+  const passes = coalesce<PassRequest, boolean>((req) => runPass(deps, req), {
+    merge: mergePasses,
+    onError: (err) => deps.log.warn({ event: 'registry.reconcile_failed', err }, 'session registry reconcile failed'),
+  });
+  let timer: NodeJS.Timeout | undefined;
+  let unsubscribe: (() => void) | undefined;
+  let started = false;
+
+  return {
+    start() {
+      if (started) return;
+      started = true;
+      unsubscribe = deps.tmux.onSessionsChanged?.((change) => passes.request({ screens: false, serverGone: change.cause === 'server-gone' }));
+      void passes.request({ screens: true, serverGone: false });
+      timer = setInterval(() => void passes.request({ screens: true, serverGone: false }), deps.config.session_lifecycle.reconcile_interval_seconds * 1000);
+      timer.unref();
+    },
+    async reconcile(opts) {
+      return (await passes.request({ screens: opts.screens, serverGone: false })) ?? false;
+    },
+    async stop() {
+      unsubscribe?.();
+      if (timer !== undefined) clearInterval(timer);
+      await passes.stop();
+    },
+  };
 }
 
-/** One reconcile pass; false when tmux could not be listed (nothing was changed). */
-export async function reconcileSessionRegistry(deps: RegistryDeps, opts: { screens: boolean }): Promise<boolean> {
-  let live;
-  try {
-    live = await deps.tmux.listSessions();
-  } catch {
-    return false;
+async function runPass(deps: RegistryDeps, req: PassRequest): Promise<boolean> {
+  let live: SessionFacts[];
+  if (req.serverGone) {
+    // No server listens: its sessions are gone with it (MISSING: nobody saw them end).
+    live = [];
+    storeOf(deps).reconcile([], null, Date.now());
+  } else {
+    try {
+      live = await deps.tmux.listSessions();
+    } catch {
+      return false;
+    }
+    const now = Date.now();
+    const ids = storeOf(deps).reconcile(
+      live.map((s) => ({ name: s.name, serverPid: s.serverPid, sessionId: s.sessionId, sessionCreated: s.created, currentCommand: s.activePane?.currentCommand ?? null })),
+      live[0]?.serverPid ?? null,
+      now,
+    );
+    if (req.screens) await recordScreens(deps, live, ids, now);
   }
-  const now = Date.now();
-  const ids = reconcileListing(deps, live, now);
-  if (!opts.screens) return true;
+  if (deps.onReconciled) {
+    try {
+      await deps.onReconciled(live);
+    } catch (err) {
+      deps.log.warn({ event: 'registry.on_reconciled_failed', err }, 'a session registry listener failed');
+    }
+  }
+  return true;
+}
+
+async function recordScreens(deps: RegistryDeps, live: readonly SessionFacts[], ids: ReadonlyMap<string, number>, now: number): Promise<void> {
   for (const s of live) {
     const id = ids.get(s.sessionId);
     if (id === undefined) continue;
@@ -83,30 +144,6 @@ export async function reconcileSessionRegistry(deps: RegistryDeps, opts: { scree
       // Gone or denied between the list and the read: keep what was recorded.
     }
   }
-  return true;
-}
-
-export interface SessionRegistryTimer {
-  stop(): void;
-}
-
-/** Reconciles now and every `session_lifecycle.reconcile_interval_seconds`; a pass still
- * running when the next is due is not doubled. */
-export function startSessionRegistry(deps: RegistryDeps): SessionRegistryTimer {
-  let running = false;
-  const pass = () => {
-    if (running) return;
-    running = true;
-    reconcileSessionRegistry(deps, { screens: true })
-      .catch((err: unknown) => deps.log.warn({ event: 'registry.reconcile_failed', err }, 'session registry reconcile failed'))
-      .finally(() => {
-        running = false;
-      });
-  };
-  pass();
-  const timer = setInterval(pass, deps.config.session_lifecycle.reconcile_interval_seconds * 1000);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -24,9 +24,11 @@ export interface RoleServers {
 /** Requests larger than this are refused before parsing (Postfix rule: size limits on
  * everything untrusted). */
 const MAX_BODY_BYTES = 256 * 1024;
-/** The gateway sends note images in band (base64 of at most NOTE_LIMITS.attachmentBytes);
- * its socket alone takes requests that large. */
-const MAX_BODY_BYTES_BY_ROLE: Record<SocketRole, number> = { gateway: Math.ceil((NOTE_LIMITS.attachmentBytes * 4) / 3) + 64 * 1024, observer: MAX_BODY_BYTES, web: MAX_BODY_BYTES };
+/** The gateway (note_add_attachment) and the dashboard (its upload form) send note images
+ * in band (base64 of at most NOTE_LIMITS.attachmentBytes); only their sockets take
+ * requests that large (the observer never writes notes). */
+const ATTACHMENT_BODY_BYTES = Math.ceil((NOTE_LIMITS.attachmentBytes * 4) / 3) + 64 * 1024;
+const MAX_BODY_BYTES_BY_ROLE: Record<SocketRole, number> = { gateway: ATTACHMENT_BODY_BYTES, observer: MAX_BODY_BYTES, web: ATTACHMENT_BODY_BYTES };
 
 function createRoleServer(role: SocketRole, deps: BrokerDeps): Server {
   return createHTTPServer({

@@ -1,11 +1,12 @@
 /**
  * The /notes pages' server side: loading (list, search, one note), and the form actions
- * (create, edit, move a card, delete, restore, remove an image). Each one checks the
+ * (create, edit, move a card, delete, restore, upload or remove an image). Each one checks the
  * signed-in operator itself (requireUser: a layout check protects no action), validates
  * the form with the contract's schemas, and calls the broker as that operator.
  */
 import { fail, redirect, type RequestEvent } from '@sveltejs/kit';
 import {
+  NOTE_LIMITS,
   attachmentIdSchema,
   noteCreateInputSchema,
   noteIdSchema,
@@ -13,6 +14,7 @@ import {
   noteStatusSchema,
   noteTagSchema,
   noteUpdateInputSchema,
+  noteUploadAttachmentInputSchema,
   type NoteFacetsOutput,
   type NoteStatus,
   type NoteSummary,
@@ -169,4 +171,23 @@ export async function removeAttachmentAction(event: RequestEvent) {
   if (!parsed.success) return invalid(['attachment_id']);
   const result = await brokerCall(() => broker().notes.removeAttachment.mutate({ attachment_id: parsed.data }));
   return result.ok ? { attachmentRemoved: true } : result.failure;
+}
+
+/** The upload form (multipart): the file's bytes go to the broker in band, which decides
+ * the type from them (magic bytes; the file's name and declared type are ignored) and
+ * applies notes.max_attachment_bytes. The check here only spares the broker a request
+ * that is certainly too large. */
+export async function addAttachmentAction(event: RequestEvent) {
+  requireUser(event);
+  const form = await event.request.formData();
+  const id = idOf(form);
+  if (id === null) return invalid(['id']);
+  const file = form.get('image');
+  if (!(file instanceof File) || file.size === 0) return invalid(['image']);
+  if (file.size > NOTE_LIMITS.attachmentBytes) return fail(413, { error: { code: 'FILE_TOO_LARGE' } satisfies UiError });
+  const caption = (text(form, 'caption') ?? '').trim();
+  const parsed = noteUploadAttachmentInputSchema.safeParse({ id, data_base64: Buffer.from(await file.arrayBuffer()).toString('base64'), caption: caption === '' ? undefined : caption });
+  if (!parsed.success) return invalid(fieldsOf(parsed.error));
+  const result = await brokerCall(() => broker().notes.addAttachment.mutate(parsed.data));
+  return result.ok ? { attachmentAdded: result.value.id } : result.failure;
 }

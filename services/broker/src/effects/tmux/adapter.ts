@@ -26,7 +26,8 @@ import {
 import { HIDDEN_SESSION_NAME } from './hidden-session.js';
 import { PANE_ID_RE, SESSION_ID_RE, assertPaneId, assertSessionId, silentLogger, splitFixed, uint, type TmuxLogger } from './format.js';
 import { WATCHER_TERM } from './pane-watch.js';
-import type { CaptureOptions, PaneFacts, SessionFacts, TmuxAdapter, TmuxHealth } from './types.js';
+import { coalesce } from './coalesce.js';
+import type { CaptureOptions, PaneFacts, SessionFacts, SessionsChange, SessionsChangeCause, TmuxAdapter, TmuxHealth } from './types.js';
 
 export interface TmuxAdapterOptions {
   /** `tmux -L <socketName>` (TERMINAL_MCP_TMUX_SOCKET); undefined means the user's
@@ -335,6 +336,31 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     }
   }
 
+  /** tmux notifications that announce a change to the set of sessions or their names
+   * (checked on tmux 3.3a: create and kill send `%sessions-changed`, rename sends
+   * `%session-renamed`; there is no `%session-closed` for our client). */
+  const SESSION_NOTIFICATIONS: ReadonlySet<string> = new Set<SessionsChangeCause>(['sessions-changed', 'session-renamed']);
+
+  function onSessionsChanged(listener: (change: SessionsChange) => Promise<unknown> | unknown): () => void {
+    const calls = coalesce<SessionsChange>(listener, {
+      onError: (err) => logger.warn({ err: (err as Error).message }, 'tmux sessions-changed listener failed'),
+    });
+    const offNotification = control.onNotification((n) => {
+      if (SESSION_NOTIFICATIONS.has(n.name)) void calls.request({ cause: n.name as SessionsChangeCause });
+    });
+    const offState = control.onStateChange((state) => {
+      if (state === 'connected') void calls.request({ cause: 'connected' });
+      // Only a probe that found no server sets waitingForServer: a connection that merely
+      // dropped is not evidence that the sessions died.
+      else if (state === 'disconnected' && control.waitingForServer) void calls.request({ cause: 'server-gone' });
+    });
+    return () => {
+      offNotification();
+      offState();
+      void calls.stop();
+    };
+  }
+
   function paneHint(name: string): PaneFacts | null {
     const id = idByName.get(name);
     return id === undefined ? null : (paneBySession.get(id) ?? null);
@@ -347,6 +373,7 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     capturePane,
     paneHint,
     health,
+    onSessionsChanged,
     close: () => control.close(),
     onNotification: (listener) => control.onNotification(listener),
     onStateChange: (listener) => control.onStateChange(listener),

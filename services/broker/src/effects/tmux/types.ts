@@ -52,6 +52,20 @@ export interface TmuxHealth {
   detail: string;
 }
 
+/** Why tmux's set of sessions may have changed (adapter.ts `onSessionsChanged`):
+ * - `sessions-changed`: tmux's `%sessions-changed` (a session was created or closed; tmux
+ *   3.3a sends no `%session-closed` to a control client attached elsewhere);
+ * - `session-renamed`: `%session-renamed $id name`;
+ * - `connected`: the control client (re)connected, possibly to a new server whose ids
+ *   restart at `$0`;
+ * - `server-gone`: no tmux server listens on the socket any more (probed, not guessed:
+ *   a dropped connection alone is not this), so every session it had is gone. */
+export type SessionsChangeCause = 'sessions-changed' | 'session-renamed' | 'connected' | 'server-gone';
+
+export interface SessionsChange {
+  readonly cause: SessionsChangeCause;
+}
+
 export interface TmuxAdapter {
   /** Every real session; the broker's hidden control session is excluded. */
   listSessions(): Promise<SessionFacts[]>;
@@ -67,5 +81,11 @@ export interface TmuxAdapter {
    * never a fact to act on. Forgotten whenever sessions change. */
   paneHint?(name: string): PaneFacts | null;
   health(): Promise<TmuxHealth>;
+  /** Calls `listener` after tmux reports that sessions were created, closed or renamed,
+   * and when the connection to the server changes (see SessionsChange). Coalesced per
+   * listener: one call in flight (until its promise settles) plus at most one queued,
+   * which gets the latest change. No polling: absent from adapters without a control
+   * client. Returns the unsubscribe function. */
+  onSessionsChanged?(listener: (change: SessionsChange) => Promise<unknown> | unknown): () => void;
   close(): Promise<void>;
 }

@@ -245,4 +245,21 @@ describe('who may do what', () => {
     const created = await web(operatorToken()).notes.create({ title: 'from the dashboard' });
     expect(created.created_by).toBe('web:alice');
   });
+
+  it('takes a dashboard upload in band only, typed by its bytes, within notes.max_attachment_bytes', async () => {
+    const note = await gateway().notes.create({ title: 'upload' });
+    expect(await codeOf(web().notes.addAttachment({ id: note.id, data_base64: PNG.toString('base64') }))).toBe('UNAUTHENTICATED');
+    const w = web(operatorToken());
+    const added = await w.notes.addAttachment({ id: note.id, data_base64: PNG.toString('base64'), caption: 'from the form' });
+    expect(added).toMatchObject({ mime_type: 'image/png', size: PNG.length, caption: 'from the form' });
+    // The dashboard never names a host file, even inside the configured roots.
+    writeFileSync(join(sources, 'shot.png'), PNG);
+    expect(await codeOf(w.notes.addAttachment({ id: note.id, source_path: join(sources, 'shot.png') } as never))).toBe('trpc:BAD_REQUEST');
+    expect(await codeOf(w.notes.addAttachment({ id: note.id, data_base64: HTML.toString('base64') }))).toBe('ATTACHMENT_TYPE_REFUSED');
+    // The cap comes from the config: 1 KiB here, and a PNG padded to 2 KiB is over it.
+    deps = { ...deps, config: configSchema.parse({ log_level: 'silent', notes: { max_attachment_bytes: 1024 } }) };
+    const big = Buffer.concat([PNG, Buffer.alloc(2048)]);
+    expect(await codeOf(web(operatorToken()).notes.addAttachment({ id: note.id, data_base64: big.toString('base64') }))).toBe('FILE_TOO_LARGE');
+    expect((await gateway().notes.get({ id: note.id })).attachments.map((a) => a.id)).toEqual([added.id]);
+  });
 });

@@ -7,6 +7,7 @@
 import {
   attachmentIdInputSchema,
   noteAddAttachmentInputSchema,
+  noteUploadAttachmentInputSchema,
   noteCreateInputSchema,
   noteFacetsInputSchema,
   noteIdInputSchema,
@@ -52,7 +53,8 @@ export const notes = {
   markApplied: gatewayProcedure.input(noteMarkAppliedInputSchema).mutation(({ ctx, input }) => markNoteApplied(ctx, input.id, input.where)),
 };
 
-/** The dashboard's /notes pages (no upload there: images arrive through the MCP tool). */
+/** The dashboard's /notes pages. Uploads carry the bytes in band only (never a host path);
+ * the type is decided from the bytes here, like note_add_attachment's. */
 export const dashboardNotes = {
   search: operatorProcedure.input(noteSearchInputSchema).query(({ ctx, input }) => searchNotes(ctx, input)),
   get: operatorProcedure.input(noteIdInputSchema).query(({ ctx, input }) => getNote(ctx, input.id)),
@@ -63,6 +65,7 @@ export const dashboardNotes = {
   linkToProject: operatorProcedure.input(noteLinkInputSchema).mutation(({ ctx, input }) => linkNoteToProject(ctx, input.id, input.project)),
   delete: operatorProcedure.input(noteIdInputSchema).mutation(({ ctx, input }) => deleteNote(ctx, input.id)),
   restore: operatorProcedure.input(noteIdInputSchema).mutation(({ ctx, input }) => restoreNote(ctx, input.id)),
+  addAttachment: operatorProcedure.input(noteUploadAttachmentInputSchema).mutation(({ ctx, input }) => addNoteAttachment(ctx, input)),
   removeAttachment: operatorProcedure.input(attachmentIdInputSchema).mutation(({ ctx, input }) => removeNoteAttachment(ctx, input.attachment_id)),
   /** The bytes behind /notes/attachments/[id]. */
   attachment: operatorProcedure.input(attachmentIdInputSchema).query(({ ctx, input }) => attachmentContent(ctx, input.attachment_id)),

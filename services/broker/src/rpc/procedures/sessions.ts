@@ -10,7 +10,7 @@ import {
   type PaneText,
 } from '@terminal-mcp/contract';
 import { auditedRead, recordRead } from '../../audit/record-read.js';
-import { listDeadSessions, noteSessionListing } from '../../registry/session-registry.js';
+import { listDeadSessions } from '../../registry/session-registry.js';
 import type { BrokerContext } from '../context.js';
 import { operatorOf } from '../operator.js';
 import { raise, servedTo } from '../trpc.js';
@@ -31,10 +31,9 @@ export const sessions = {
   list: everyRole.input(listSessionsInputSchema).query(async ({ ctx, input }) => {
     // The dashboard shows gone sessions (with their last screens) to a signed-in operator only.
     if (input.include_dead && ctx.role === 'web' && operatorOf(ctx) === null) raise(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
-    // One tmux listing serves the answer and the registry, which notices sessions that came
-    // and went since the last look.
+    // A pure read: the registry follows tmux's own session notifications
+    // (registry/session-registry.ts), so listing writes nothing.
     const live = await ctx.deps.tmux.listSessions();
-    noteSessionListing(ctx.deps, live);
     const sessions = await reader(ctx).list({ nameContains: input.name_filter, readableOnly: input.readable_only }, live);
     const dead = input.include_dead ? listDeadSessions(ctx.deps).filter((d) => input.name_filter === undefined || d.name.includes(input.name_filter)) : undefined;
     // A remembered screen is content: its delivery is a read like any other.

@@ -124,6 +124,7 @@ describe('role routers', () => {
           "input.sendKeys:mutation",
           "input.sendText:mutation",
           "live.paneOutput:subscription",
+          "notes.addAttachment:mutation",
           "notes.attachment:query",
           "notes.create:mutation",
           "notes.delete:mutation",

@@ -63,7 +63,7 @@ export const webRouter = router({
   health: {
     ready: health.ready,
   },
-  /** The /notes pages: browse, search, edit, delete/restore, and the attachment bytes. */
+  /** The /notes pages: browse, search, edit, delete/restore, upload and the attachment bytes. */
   notes: {
     list: dashboardNotes.list, // operator
     search: dashboardNotes.search, // operator
@@ -75,6 +75,7 @@ export const webRouter = router({
     linkToProject: dashboardNotes.linkToProject, // operator, mutation
     delete: dashboardNotes.delete, // operator, mutation
     restore: dashboardNotes.restore, // operator, mutation
+    addAttachment: dashboardNotes.addAttachment, // operator, mutation
     removeAttachment: dashboardNotes.removeAttachment, // operator, mutation
   },
   // Not served: sessions.tail/capture/batchInspect, input.sendTask/sendBound/context,

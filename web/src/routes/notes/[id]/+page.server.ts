@@ -3,7 +3,7 @@ import { noteIdSchema } from '@terminal-mcp/contract';
 import { requirePageUser } from '$lib/server/auth.js';
 import { broker } from '$lib/server/broker.js';
 import { toUiError } from '$lib/server/failure.js';
-import { deleteNoteAction, removeAttachmentAction, restoreNoteAction, saveNoteAction } from '$lib/server/notes-actions.js';
+import { addAttachmentAction, deleteNoteAction, removeAttachmentAction, restoreNoteAction, saveNoteAction } from '$lib/server/notes-actions.js';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
@@ -23,5 +23,6 @@ export const actions: Actions = {
   save: saveNoteAction,
   delete: deleteNoteAction,
   restore: restoreNoteAction,
+  addAttachment: addAttachmentAction,
   removeAttachment: removeAttachmentAction,
 };
