@@ -6,9 +6,8 @@
  * file left by a crashed broker is recognised by its dead pid (and by the pid the
  * socket answers with); readers never trust it alone.
  */
-import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
+import { pidRecordFile } from './pid-record-file.js';
 
 export const BROKER_STATE_FILE_NAME = 'broker.json';
 
@@ -33,33 +32,11 @@ export const brokerStateSchema = z.object({
 });
 export type BrokerState = z.infer<typeof brokerStateSchema>;
 
-export function brokerStatePath(socketDir: string): string {
-  return join(socketDir, BROKER_STATE_FILE_NAME);
-}
+const file = pidRecordFile(BROKER_STATE_FILE_NAME, brokerStateSchema);
 
-export function writeBrokerState(socketDir: string, state: BrokerState): void {
-  const path = brokerStatePath(socketDir);
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
-  renameSync(tmp, path);
-}
-
+export const brokerStatePath = file.path;
+export const writeBrokerState = file.write;
 /** The record, or undefined when there is none or it cannot be parsed. */
-export function readBrokerState(socketDir: string): BrokerState | undefined {
-  try {
-    const parsed = brokerStateSchema.safeParse(JSON.parse(readFileSync(brokerStatePath(socketDir), 'utf8')));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
+export const readBrokerState = file.read;
 /** Removes the record if it is this process's (never a newer broker's). */
-export function removeBrokerState(socketDir: string, pid = process.pid): void {
-  if (readBrokerState(socketDir)?.pid !== pid) return;
-  try {
-    unlinkSync(brokerStatePath(socketDir));
-  } catch {
-    /* already gone */
-  }
-}
+export const removeBrokerState = file.remove;
