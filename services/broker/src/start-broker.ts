@@ -25,7 +25,6 @@ import { createLogger } from './effects/logger.js';
 import { startSessionRegistry } from './registry/session-registry.js';
 import { recoverSupervisorActions } from './supervisor/actions.js';
 import { createSupervisor } from './supervisor/wiring.js';
-import { supervisorStore } from './effects/store/supervisor-store.js';
 import { serveRoles } from './rpc/serve.js';
 import { BROKER_VERSION } from './effects/package-info.js';
 import { ensureBootstrapAccount } from './webauth/bootstrap.js';
@@ -106,7 +105,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     cleanups.push(() => registry.stop());
     // Supervisor actions a dead broker left mid-send are closed, never re-sent; then the
     // watches are evaluated on pane output (when supervisor.enabled).
-    recoverSupervisorActions(supervisorStore(stores.db('supervisor')), Date.now());
+    recoverSupervisorActions(stores.supervisor, Date.now());
     deps.supervisor = createSupervisor(deps, paneWatch);
     deps.supervisor.start();
     cleanups.push(() => deps.supervisor?.stop());

@@ -10,7 +10,6 @@ import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpe
 import { configSchema, type BrokerConfig } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { AUDIT_KEY_FILE_NAME, loadOrCreateAuditKey } from '../effects/audit-key-file.js';
-import { leaseStore } from '../effects/store/leases-store.js';
 import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createContextInner } from '../rpc/context.js';
@@ -272,7 +271,7 @@ describe('every gate refuses and is audited', () => {
   it('LEASE_BUSY when another sender holds the pane past the wait', async () => {
     const pane = await rawPane();
     const facts = (await adapter.listSessions()).find((s) => s.name === pane.name)!;
-    const leases = leaseStore(deps.stores.db('leases'));
+    const leases = deps.stores.leases;
     const key = `${facts.serverPid}:${pane.session.paneId}`;
     expect(leases.tryAcquire(key, 'someone-else', Date.now(), 60_000)).toBe(true);
     try {
@@ -327,7 +326,7 @@ describe('identity is re-read at the moment of sending', () => {
    * test change the session; then releases. Deterministic: no timing races. */
   async function whileSendWaits(name: string, paneId: string, change: () => Promise<void>, send: () => Promise<unknown>) {
     const facts = (await adapter.listSessions()).find((s) => s.name === name)!;
-    const leases = leaseStore(deps.stores.db('leases'));
+    const leases = deps.stores.leases;
     const key = `${facts.serverPid}:${paneId}`;
     leases.tryAcquire(key, 'test-holder', Date.now(), 60_000);
     const sending = codeOf(send());

@@ -10,7 +10,6 @@ import { AppError, GATEWAY_INPUT_SCOPE, type SocketRole } from '@terminal-mcp/co
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config/schema.js';
 import type { StoreSet } from '../effects/store/store-set.js';
-import { webauthStore } from '../effects/store/webauth-store.js';
 import { oauthEnv } from './env.js';
 import { verifyToken } from './tokens.js';
 
@@ -31,7 +30,7 @@ export function oauthCallerFromHeader(deps: { config: BrokerConfig; stores: Stor
   if (token.length > MAX_CREDENTIAL_CHARS) return { actor: 'gateway:oauth:invalid', scopes: [] };
   try {
     const env = oauthEnv({ db: deps.stores.db('oauth'), config: deps.config, log: deps.log, server: 'gateway' });
-    const verified = verifyToken(env, webauthStore(deps.stores.db('webauth')), token, undefined);
+    const verified = verifyToken(env, deps.stores.webauth, token, undefined);
     return { actor: `gateway:oauth:${clean(verified.clientName, 40)}@${clean(verified.user.username, 64)}`, scopes: verified.scopes };
   } catch (err) {
     if (!(err instanceof AppError)) deps.log.error({ event: 'oauth.credential_check_failed', err }, 'could not check a gateway credential');

@@ -7,7 +7,6 @@ import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpe
 import { configSchema } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { testDeps, withConfig } from '../testing/deps.testkit.js';
-import { sessionRegistryStore } from '../effects/store/registry-store.js';
 import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createContextInner } from '../rpc/context.js';
@@ -39,7 +38,7 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const rows = () => sessionRegistryStore(deps.stores.db('registry')).list();
+const rows = () => deps.stores.registry.list();
 const rowOf = (name: string) => rows().find((r) => r.name === name);
 const gateway = () => createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps }));
 
@@ -105,7 +104,7 @@ describe('session registry', { timeout: 60_000 }, () => {
   });
 
   it('calls a session gone with its tmux server MISSING, and never revives a tombstone', () => {
-    const store = sessionRegistryStore(deps.stores.db('registry'));
+    const store = deps.stores.registry;
     const live = { name: 'agent-old', serverPid: 111, sessionId: '$1', sessionCreated: 1000, currentCommand: 'bash' };
     store.reconcile([live], 111, 1);
     store.reconcile([], 222, 2);

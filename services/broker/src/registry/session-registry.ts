@@ -16,7 +16,7 @@ import type { BrokerConfig } from '../config/schema.js';
 import type { StoreSet } from '../effects/store/store-set.js';
 import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import type { SessionReader } from '../reads/session-reader.js';
-import { sessionRegistryStore, type RegistryRecord } from '../effects/store/registry-store.js';
+import type { RegistryRecord } from '../effects/store/registry-store.js';
 
 /** What the registry uses: tmux's session list, registry.db, and the read gate and reader
  * (a gone session's last screen is kept only for sessions the caller could read). */
@@ -34,7 +34,7 @@ const SCREEN_LINES = 40;
 const SCREEN_MAX_CHARS = 8_000;
 const DEAD_LIST_MAX = 200;
 
-const storeOf = (deps: Pick<RegistryDeps, 'stores'>) => sessionRegistryStore(deps.stores.db('registry'));
+const storeOf = (deps: Pick<RegistryDeps, 'stores'>) => deps.stores.registry;
 
 /** What each store last reconciled: the identities of the sessions listed then. */
 const lastListing = new WeakMap<StoreSet, string>();

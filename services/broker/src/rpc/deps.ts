@@ -7,7 +7,6 @@
 import type { Logger } from 'pino';
 import { createAccessGate, type AccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
-import { grantsStore } from '../effects/store/grants-store.js';
 import type { StoreSet } from '../effects/store/store-set.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { createInputServices, type InputServices } from '../input/services.js';
@@ -43,7 +42,7 @@ export interface BrokerDeps extends BrokerParts {
  * stores must not get a second read-audit batcher). */
 export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerDeps {
   const services = input ?? createInputServices({ stores: parts.stores, log: parts.log, tmuxSocket: parts.info.tmuxSocket });
-  const grants = grantsStore(parts.stores.db('grants'));
+  const grants = parts.stores.grants;
   const access = createAccessGate({
     config: parts.config,
     tmux: parts.tmux,

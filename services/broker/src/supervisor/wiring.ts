@@ -5,8 +5,6 @@ import type { StoreSet } from '../effects/store/store-set.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { SessionReader } from '../reads/session-reader.js';
 import { createWebhookNotifier } from '../effects/notify/webhook.js';
-import { bindingStore } from '../effects/store/bindings-store.js';
-import { supervisorStore } from '../effects/store/supervisor-store.js';
 import type { PaneWatcher } from '../effects/tmux/pane-watch.js';
 import { createSupervisorEngine, type SupervisorEngine } from './engine.js';
 import { createVerifier } from './verify.js';
@@ -23,8 +21,8 @@ export interface SupervisorParts {
 }
 
 export function createSupervisor(deps: SupervisorParts, paneWatch?: PaneWatcher): SupervisorEngine {
-  const store = supervisorStore(deps.stores.db('supervisor'));
-  const bindings = bindingStore(deps.stores.db('bindings'));
+  const store = deps.stores.supervisor;
+  const bindings = deps.stores.bindings;
   const notify = deps.config.supervisor.notify;
   return createSupervisorEngine({
     store,

@@ -22,7 +22,6 @@ import {
   oauthListRevocationsInputSchema,
   verifyAccessTokenInputSchema,
 } from '@terminal-mcp/contract';
-import { webauthStore } from '../../effects/store/webauth-store.js';
 import { listClients, listGrants, listRevocations, revokeClient, revokeGrant, revokeUser } from '../../oauth/admin.js';
 import { approveAuthorization } from '../../oauth/authorize.js';
 import { describeAuthorization, registerClient } from '../../oauth/clients.js';
@@ -65,7 +64,7 @@ export const oauthServerProcedures = {
 
   verifyAccessToken: oauthServerProcedure
     .input(verifyAccessTokenInputSchema)
-    .query(({ ctx, input }) => verifyAccessToken(envOf(ctx), webauthStore(ctx.deps.stores.db('webauth')), input)),
+    .query(({ ctx, input }) => verifyAccessToken(envOf(ctx), ctx.deps.stores.webauth, input)),
 };
 
 /** For the dashboard's router, as `oauthAdmin`: for a signed-in operator only. */
