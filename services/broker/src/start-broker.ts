@@ -24,7 +24,6 @@ import { createLiveDeps } from './live/live-deps.js';
 import { createLogger } from './effects/logger.js';
 import { startSessionRegistry } from './registry/session-registry.js';
 import { recoverSupervisorActions } from './supervisor/actions.js';
-import { createSupervisor } from './supervisor/wiring.js';
 import { serveRoles } from './rpc/serve.js';
 import { BROKER_VERSION } from './effects/package-info.js';
 import { ensureBootstrapAccount } from './webauth/bootstrap.js';
@@ -81,7 +80,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     const startedAt = new Date();
     recordBrokerRun(stores.db('registry'), { startedAt, pid: process.pid, version: BROKER_VERSION, tmuxSocket: paths.tmuxSocket ?? null });
     // First start: an `admin` account whose one-time password goes to a 0600 file only.
-    await ensureBootstrapAccount(webauthEnv({ db: stores.db('webauth'), stateDir: paths.stateDir, log }));
+    await ensureBootstrapAccount(webauthEnv({ store: stores.webauth, stateDir: paths.stateDir, log }));
 
     const tmux = createTmuxAdapter({ socketName: paths.tmuxSocket, logger: log });
     cleanups.push(() => tmux.close());
@@ -106,9 +105,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     // Supervisor actions a dead broker left mid-send are closed, never re-sent; then the
     // watches are evaluated on pane output (when supervisor.enabled).
     recoverSupervisorActions(stores.supervisor, Date.now());
-    deps.supervisor = createSupervisor(deps, paneWatch);
     deps.supervisor.start();
-    cleanups.push(() => deps.supervisor?.stop());
+    cleanups.push(() => deps.supervisor.stop());
     const servers = await serveRoles(deps, paths.socketDir, socketGroups);
     cleanups.push(() => servers.close());
     writeBrokerState(paths.socketDir, {

@@ -16,7 +16,6 @@ import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { webRouter } from '../rpc/roles/web.js';
 import { createCallerFactory } from '../rpc/trpc.js';
-import { webauthEnv } from '../webauth/env.js';
 import { createSession } from '../webauth/sessions.js';
 import { listInputAudit } from '../audit/list-input-audit.js';
 import { recoverInterruptedInput } from './services.js';
@@ -296,7 +295,7 @@ describe('every gate refuses and is audited', () => {
 describe("the operator's grants", () => {
   /** The dashboard acting for the operator `admin`: its session token travels with the call. */
   const web = () => {
-    const env = webauthEnv({ db: deps.stores.db('webauth'), stateDir: deps.stores.stateDir, log: deps.log });
+    const env = deps.webauth;
     const user = env.store.findUserByName('admin') ?? env.store.createUser({ username: 'admin', passwordHash: 'unused', mustChangePassword: false, now: Date.now() })!;
     return createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: createSession(env, user.id).token }));
   };

@@ -4,6 +4,7 @@
  * THE access gate and THE session reader built over it. Nothing is created lazily
  * elsewhere: a procedure finds what it needs here.
  */
+import type { OAuthServer } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
 import { createAccessGate, type AccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
@@ -11,8 +12,11 @@ import type { StoreSet } from '../effects/store/store-set.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { createInputServices, type InputServices } from '../input/services.js';
 import type { LiveDeps } from '../live/live-deps.js';
+import { oauthEnv, type OAuthLoginEnv } from '../oauth/env.js';
 import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
 import type { SupervisorEngine } from '../supervisor/engine.js';
+import { createSupervisor } from '../supervisor/wiring.js';
+import { webauthEnv, type WebauthEnv } from '../webauth/env.js';
 
 /** What the composition root builds first and hands in. */
 export interface BrokerParts {
@@ -25,9 +29,6 @@ export interface BrokerParts {
    * Optional so tests that do not need them can leave them out: `live.*` and `wait.*`
    * then answer TMUX_UNAVAILABLE. */
   live?: LiveDeps;
-  /** The supervisor (supervisor/engine.ts), started by start-broker.ts. Optional: without
-   * it, procedures get a passive engine that evaluates only on request. */
-  supervisor?: SupervisorEngine;
 }
 
 export interface BrokerDeps extends BrokerParts {
@@ -36,6 +37,14 @@ export interface BrokerDeps extends BrokerParts {
   access: AccessGate;
   /** The one reader of pane content, over `access`. */
   reader: SessionReader;
+  /** The operator accounts, login sessions and bootstrap secret (webauth/env.ts). */
+  webauth: WebauthEnv;
+  /** Each authorization server's OAuth environment: its rules and scopes over the one
+   * oauth.db, with the operator accounts for the consent page's login. */
+  oauth: Readonly<Record<OAuthServer, OAuthLoginEnv>>;
+  /** The supervisor (supervisor/engine.ts). start-broker.ts starts it; a broker built by a
+   * test leaves it passive (it evaluates only on request: run_once, watch). */
+  supervisor: SupervisorEngine;
 }
 
 /** Builds the gate and the reader over `parts`; `input` is shared when given (the same
@@ -50,11 +59,15 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
     bindings: services.bindings,
     delivery: services.delivery,
   });
-  return { ...parts, input: services, access, reader: createSessionReader({ config: parts.config, tmux: parts.tmux, access }) };
+  const reader = createSessionReader({ config: parts.config, tmux: parts.tmux, access });
+  const webauth = webauthEnv({ store: parts.stores.webauth, stateDir: parts.stores.stateDir, log: parts.log });
+  const oauthOf = (server: OAuthServer): OAuthLoginEnv => ({ ...oauthEnv({ store: parts.stores.oauth, config: parts.config, log: parts.log, server }), webauth });
+  const supervisor = createSupervisor({ ...parts, reader }, parts.live?.paneWatch);
+  return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor };
 }
 
 /** The same broker under another config (tests that change the config between calls). */
 export function withConfig(deps: BrokerDeps, config: BrokerConfig): BrokerDeps {
-  const { input, access: _access, reader: _reader, ...parts } = deps;
+  const { input, access: _access, reader: _reader, webauth: _webauth, oauth: _oauth, supervisor: _supervisor, ...parts } = deps;
   return assembleDeps({ ...parts, config }, input);
 }

@@ -16,7 +16,6 @@ import { createLiveDeps } from '../live/live-deps.js';
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { createCallerFactory } from '../rpc/trpc.js';
-import { createSupervisor } from './wiring.js';
 
 const SECRET = 'sk-ant-api03-Zq8sV2mXw4Lp9Rt6Yc1Nb7Kd3Hf5Jg0QeUa';
 
@@ -46,12 +45,12 @@ beforeAll(async () => {
     info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName },
     live: createLiveDeps(paneWatch),
   });
-  deps.supervisor = createSupervisor(deps, paneWatch);
+  // The broker's own engine, started as start-broker.ts starts it.
   deps.supervisor.start();
 });
 
 afterAll(async () => {
-  deps?.supervisor?.stop();
+  deps?.supervisor.stop();
   await paneWatch?.close();
   await adapter?.close();
   deps?.stores.close();

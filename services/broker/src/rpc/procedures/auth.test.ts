@@ -13,7 +13,6 @@ import { openStoreSet } from '../../effects/store/store-set.js';
 import type { TmuxAdapter } from '../../effects/tmux/types.js';
 import { BOOTSTRAP_FILE_NAME } from '../../effects/webauth-bootstrap-file.js';
 import { ensureBootstrapAccount } from '../../webauth/bootstrap.js';
-import { webauthEnv } from '../../webauth/env.js';
 import { createContextInner } from '../context.js';
 import { observerRouter } from '../roles/observer.js';
 import { webRouter } from '../roles/web.js';
@@ -41,7 +40,7 @@ beforeEach(async () => {
   const stores = openStoreSet(stateDir);
   const log = pino({ level: 'silent' });
   deps = testDeps({ config: DEFAULT_CONFIG, tmux: noTmux, stores, log, info: { version: 'test', startedAt: new Date(), tmuxSocket: null } });
-  await ensureBootstrapAccount(webauthEnv({ db: stores.db('webauth'), stateDir, log }));
+  await ensureBootstrapAccount(deps.webauth);
   adminPassword = /^password: (\S+)$/m.exec(readFileSync(join(stateDir, BOOTSTRAP_FILE_NAME), 'utf8'))![1]!;
 });
 afterEach(() => {
