@@ -10,7 +10,6 @@ import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpe
 import { configSchema, type BrokerConfig } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { AUDIT_KEY_FILE_NAME, loadOrCreateAuditKey } from '../effects/audit-key-file.js';
-import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
@@ -44,8 +43,7 @@ beforeAll(async () => {
   adapter = createTmuxAdapter({ socketName: tmux.socketName, configFile: '/dev/null' });
   expect(await adapter.waitUntilConnected(10_000)).toBe(true);
   root = mkdtempSync(join(tmpdir(), 'tmcp-input-'));
-  const stores = openStoreSet(join(root, 'state'));
-  deps = testDeps({ config: CONFIG, tmux: adapter, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
+  deps = testDeps({ config: CONFIG, tmux: adapter, stateDir: join(root, 'state'), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
   recoverInterruptedInput(deps);
   // Writes every byte the pane's terminal delivers to a file, in raw mode (no line
   // discipline: no 4 KB canonical line limit, no echo, nothing interpreted).

@@ -1,5 +1,5 @@
 /**
- * The input path's long-lived parts, made once per broker (deps.ts `assembleDeps`): the
+ * The input path's long-lived parts, made once per broker (start-broker.ts `assembleDeps`): the
  * audit, binding and lease stores, the read-audit batcher, the HMAC key and the tmux
  * delivery. Procedures reach them as `deps.input`.
  */

@@ -7,7 +7,6 @@ import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpe
 import { configSchema } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { testDeps, withConfig } from '../testing/deps.testkit.js';
-import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
@@ -31,7 +30,7 @@ afterAll(async () => {
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'tmcp-registry-'));
   const config = configSchema.parse({ log_level: 'silent', allowed_session_patterns: ['agent-*'] });
-  deps = testDeps({ config, tmux, stores: openStoreSet(join(root, 'state')), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } });
+  deps = testDeps({ config, tmux, stateDir: join(root, 'state'), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } });
 });
 afterEach(() => {
   deps.stores.close();

@@ -7,7 +7,6 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { startTmuxServer, type TmuxTestServer } from '../../../../../test/src/helpers/tmux-server.js';
 import { configSchema } from '../../config/schema.js';
 import type { BrokerDeps } from '../deps.js';
-import { openStoreSet } from '../../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../../effects/tmux/adapter.js';
 import { testDeps } from '../../testing/deps.testkit.js';
 import { createSession } from '../../webauth/sessions.js';
@@ -41,7 +40,7 @@ beforeEach(() => {
   sources = join(root, 'shots');
   mkdirSync(sources);
   const config = configSchema.parse({ log_level: 'silent', notes: { attachment_source_roots: [sources] } });
-  deps = testDeps({ config, tmux, stores: openStoreSet(join(root, 'state')), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } });
+  deps = testDeps({ config, tmux, stateDir: join(root, 'state'), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } });
 });
 afterEach(() => {
   deps.stores.close();
