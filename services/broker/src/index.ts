@@ -1,4 +1,4 @@
-export { startBroker, type RunningBroker, type StartBrokerOptions } from './start-broker.js';
+export { createBroker, startBroker, type RunningBroker, type StartBrokerOptions } from './start-broker.js';
 export { createContextInner, type BrokerContext } from './rpc/context.js';
 export { ROLE_ROUTERS } from './rpc/roles/index.js';
 export { createCallerFactory } from './rpc/trpc.js';

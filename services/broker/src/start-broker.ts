@@ -1,14 +1,20 @@
 /**
- * Starts a broker: config, stores, tmux adapter, one socket per role. Used by the
- * `terminal-mcp-broker` command and by tests, which pass a private environment.
+ * The broker's composition root: the one place anything long-lived is built. `createBroker`
+ * builds, in order, the stores, the tmux adapter and pane watcher, what procedures use
+ * (`assembleDeps`: input services, THE access gate, THE reader, the webauth and OAuth
+ * environments, the supervisor), the session registry and one socket per role; `stop()`
+ * closes them in reverse. Used by the `terminal-mcp-broker` command and by tests, which
+ * pass a private environment; broker unit tests assemble the deps through the test kit
+ * (testing/deps.testkit.ts), over the same `assembleDeps`.
  */
 import { homedir } from 'node:os';
-import { resolvePaths, type SocketRole } from '@terminal-mcp/contract';
+import { resolvePaths, type OAuthServer, type SocketRole } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
+import { createAccessGate } from './access/gate.js';
 import { summarizeConfig } from './config/config-summary.js';
 import { ConfigError } from './config/parse.js';
 import { configSchema, type BrokerConfig } from './config/schema.js';
-import { assembleDeps, type BrokerDeps } from './rpc/deps.js';
+import type { BrokerDeps, BrokerParts } from './rpc/deps.js';
 import { loadConfigFile } from './effects/config-file.js';
 import { crashAfterAuditIgnored } from './effects/fault-injection.js';
 import { removeBrokerState, writeBrokerState } from './effects/launch/broker-state-file.js';
@@ -18,14 +24,15 @@ import { recordBrokerRun } from './effects/store/registry-store.js';
 import { openStoreSet } from './effects/store/store-set.js';
 import { createTmuxAdapter } from './effects/tmux/adapter.js';
 import { startAuditRetention } from './audit/retention.js';
-import { recoverInterruptedInput } from './input/services.js';
+import { createInputServices, recoverInterruptedInput, type InputServices } from './input/services.js';
 import { createPaneWatcher } from './effects/tmux/pane-watch.js';
 import { createLiveDeps } from './live/live-deps.js';
 import { createLogger } from './effects/logger.js';
+import { oauthEnv, type OAuthLoginEnv } from './oauth/env.js';
+import { createSessionReader } from './reads/session-reader.js';
 import { createSessionRegistry } from './registry/session-registry.js';
 import { recoverSupervisorActions } from './supervisor/actions.js';
 import { createSupervisor } from './supervisor/wiring.js';
-import { supervisorStore } from './effects/store/supervisor-store.js';
 import { serveRoles } from './rpc/serve.js';
 import { BROKER_VERSION } from './effects/package-info.js';
 import { ensureBootstrapAccount } from './webauth/bootstrap.js';
@@ -34,6 +41,7 @@ import { webauthEnv } from './webauth/env.js';
 export interface RunningBroker {
   deps: BrokerDeps;
   sockets: Record<SocketRole, string>;
+  /** Closes everything createBroker built, in reverse order. */
   stop(): Promise<void>;
 }
 
@@ -47,6 +55,28 @@ export interface StartBrokerOptions {
   onIdle?: () => void;
 }
 
+/** Builds what procedures use over the long-lived `parts`, in dependency order: input
+ * services, THE access gate, THE reader over it, the webauth and OAuth environments, and
+ * the supervisor engine (passive until started). `input` is shared when given (the same
+ * stores must not get a second read-audit batcher). Nothing is created lazily elsewhere:
+ * a procedure finds what it needs here. */
+export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerDeps {
+  const { config, tmux, stores, log } = parts;
+  const services = input ?? createInputServices({ stores, log, tmuxSocket: parts.info.tmuxSocket });
+  const access = createAccessGate({
+    config,
+    tmux,
+    grants: (name) => stores.grants.find(name),
+    bindings: services.bindings,
+    delivery: services.delivery,
+  });
+  const reader = createSessionReader({ config, tmux, access });
+  const webauth = webauthEnv({ store: stores.webauth, stateDir: stores.stateDir, log });
+  const oauthOf = (server: OAuthServer): OAuthLoginEnv => ({ ...oauthEnv({ store: stores.oauth, config, log, server }), webauth });
+  const supervisor = createSupervisor({ config, tmux, stores, log, reader }, parts.live.paneWatch);
+  return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor };
+}
+
 /** TERMINAL_MCP_LOG_LEVEL, the one log-level switch of every service, wins over
  * config.yaml's log_level. */
 function logLevel(env: NodeJS.ProcessEnv, config: BrokerConfig): BrokerConfig['log_level'] {
@@ -57,7 +87,7 @@ function logLevel(env: NodeJS.ProcessEnv, config: BrokerConfig): BrokerConfig['l
   return parsed.data;
 }
 
-export async function startBroker(options: StartBrokerOptions = {}): Promise<RunningBroker> {
+export async function createBroker(options: StartBrokerOptions = {}): Promise<RunningBroker> {
   const env = options.env ?? process.env;
   const paths = resolvePaths(env, homedir());
   const config = options.config ?? loadConfigFile(paths.configPath);
@@ -81,8 +111,6 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     cleanups.push(() => retention.stop());
     const startedAt = new Date();
     recordBrokerRun(stores.db('registry'), { startedAt, pid: process.pid, version: BROKER_VERSION, tmuxSocket: paths.tmuxSocket ?? null });
-    // First start: an `admin` account whose one-time password goes to a 0600 file only.
-    await ensureBootstrapAccount(webauthEnv({ db: stores.db('webauth'), stateDir: paths.stateDir, log }));
 
     const tmux = createTmuxAdapter({ socketName: paths.tmuxSocket, logger: log });
     cleanups.push(() => tmux.close());
@@ -90,7 +118,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     const paneWatch = createPaneWatcher({ socketName: paths.tmuxSocket, logger: log });
     cleanups.push(() => paneWatch.close());
 
-    const deps: BrokerDeps = assembleDeps({
+    const deps = assembleDeps({
       config,
       tmux,
       stores,
@@ -101,6 +129,8 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     // Queued read-audit records are written before the stores close (cleanups run in
     // reverse order).
     cleanups.push(() => deps.input.reads.flush());
+    // First start: an `admin` account whose one-time password goes to a 0600 file only.
+    await ensureBootstrapAccount(deps.webauth);
     // registry.db remembers every session seen, and what became of it (reconciled on
     // tmux's session notifications; a slow timer records screens).
     const registry = createSessionRegistry(deps);
@@ -108,10 +138,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     cleanups.push(() => registry.stop());
     // Supervisor actions a dead broker left mid-send are closed, never re-sent; then the
     // watches are evaluated on pane output (when supervisor.enabled).
-    recoverSupervisorActions(supervisorStore(stores.db('supervisor')), Date.now());
-    deps.supervisor = createSupervisor(deps, paneWatch);
+    recoverSupervisorActions(stores.supervisor, Date.now());
     deps.supervisor.start();
-    cleanups.push(() => deps.supervisor?.stop());
+    cleanups.push(() => deps.supervisor.stop());
     const servers = await serveRoles(deps, paths.socketDir, socketGroups);
     cleanups.push(() => servers.close());
     writeBrokerState(paths.socketDir, {
@@ -144,3 +173,6 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     throw err;
   }
 }
+
+/** The name tests and the bin have always called. */
+export const startBroker = createBroker;

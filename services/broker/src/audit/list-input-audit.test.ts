@@ -6,8 +6,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
-import { auditStore, type InputAttempt } from '../effects/store/audit-store.js';
-import { openStoreSet } from '../effects/store/store-set.js';
+import type { InputAttempt } from '../effects/store/audit-store.js';
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { createCallerFactory } from '../rpc/trpc.js';
@@ -26,8 +25,8 @@ const attempt = (actor: string, preview: string): InputAttempt => ({
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'tmcp-audit-scope-'));
   // Never reached: listing the audit reads audit.db only.
-  deps = testDeps({ config: DEFAULT_CONFIG, tmux: {} as BrokerDeps['tmux'], stores: openStoreSet(join(root, 'state')), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: null } });
-  const store = auditStore(deps.stores.db('audit'));
+  deps = testDeps({ config: DEFAULT_CONFIG, tmux: {} as BrokerDeps['tmux'], stateDir: join(root, 'state'), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: null } });
+  const store = deps.stores.audit;
   store.insertAttempt(attempt('gateway:alice-agent', 'alice private prompt'));
   store.insertAttempt(attempt('gateway:bob-agent', 'bob private prompt'));
   store.insertAttempt(attempt('web:operator', 'operator prompt'));

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { configSchema } from '../config/schema.js';
-import { auditStore, type InputAttempt, type ReadRecord } from '../effects/store/audit-store.js';
+import { type InputAttempt, type ReadRecord } from '../effects/store/audit-store.js';
 import { openStoreSet, type StoreSet } from '../effects/store/store-set.js';
 import { pruneAuditLogs, RETENTION_ACTOR, startAuditRetention } from './retention.js';
 
@@ -27,7 +27,7 @@ afterEach(() => {
 });
 
 const configWith = (retention: Record<string, number>) => configSchema.parse({ audit: { retention }, log_level: 'silent' });
-const audit = () => auditStore(stores.db('audit'));
+const audit = () => stores.audit;
 
 function attempt(at: number, decision: InputAttempt['decision'] = 'SENT'): InputAttempt {
   return {

@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config/schema.js';
-import { auditStore, type AuditTable } from '../effects/store/audit-store.js';
+import type { AuditTable } from '../effects/store/audit-store.js';
 import type { StoreSet } from '../effects/store/store-set.js';
 
 export const RETENTION_ACTOR = 'broker:retention';
@@ -25,7 +25,7 @@ export interface RetentionDeps {
 export function pruneAuditLogs(deps: RetentionDeps, now: number = Date.now()): Record<AuditTable, number> | null {
   const { max_age_days: maxAgeDays, max_rows: maxRows } = deps.config.audit.retention;
   try {
-    const pruned = auditStore(deps.stores.db('audit')).prune({ olderThan: now - maxAgeDays * DAY_MS, maxRows }, RETENTION_ACTOR, now);
+    const pruned = deps.stores.audit.prune({ olderThan: now - maxAgeDays * DAY_MS, maxRows }, RETENTION_ACTOR, now);
     if (pruned.input_audit > 0 || pruned.read_audit > 0) {
       deps.log.info({ event: 'audit.pruned', actor: RETENTION_ACTOR, ...pruned, maxAgeDays, maxRows }, 'old audit rows pruned');
     }

@@ -7,7 +7,7 @@ import { serviceCommandFlags } from '@terminal-mcp/contract';
 import { ConfigError } from '../config/parse.js';
 import { BROKER_VERSION } from '../effects/package-info.js';
 import { BrokerAlreadyRunningError } from '../effects/socket-files.js';
-import { startBroker } from '../start-broker.js';
+import { createBroker } from '../start-broker.js';
 
 const SUMMARY = `The privileged Terminal MCP broker: the only process that runs tmux and git and opens
 the SQLite stores. Serves gateway.sock, observer.sock and web.sock in the socket directory.
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
     process[flags.stream].write(flags.text);
     process.exit(flags.exitCode);
   }
-  let broker: Awaited<ReturnType<typeof startBroker>> | undefined;
+  let broker: Awaited<ReturnType<typeof createBroker>> | undefined;
   let stopping = false;
   const shutdown = (why: string) => {
     if (stopping || !broker) return;
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
     );
   };
   try {
-    broker = await startBroker({ onIdle: () => shutdown('idle') });
+    broker = await createBroker({ onIdle: () => shutdown('idle') });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof BrokerAlreadyRunningError) {
       process.stderr.write(`terminal-mcp-broker: ${err.message}\n`);

@@ -19,7 +19,7 @@ import { listClients, listGrants, revokeClient, revokeUser } from '../oauth/admi
 import { oauthEnv, type OAuthEnv } from '../oauth/env.js';
 import { BROKER_VERSION } from '../effects/package-info.js';
 import { openStore } from '../effects/store/database.js';
-import { oauthStoreDefinition } from '../effects/store/oauth-store.js';
+import { oauthStore, oauthStoreDefinition } from '../effects/store/oauth-store.js';
 import { webauthStore, webauthStoreDefinition } from '../effects/store/webauth-store.js';
 
 const NAME = 'terminal-mcp-observer-admin';
@@ -118,7 +118,7 @@ function run(argv: string[]): string {
   const webauthDb = openStore(paths.stateDir, webauthStoreDefinition);
   try {
     // Settings only matter for issuing tokens, which this tool never does.
-    const env = oauthEnv({ db, config: DEFAULT_CONFIG, log: createLogger('warn', NAME) });
+    const env = oauthEnv({ store: oauthStore(db), config: DEFAULT_CONFIG, log: createLogger('warn', NAME) });
     if (command === 'status') return status(env);
     const users = webauthStore(webauthDb);
     return revoke(env, (name) => users.findUserByName(name) !== undefined, args);

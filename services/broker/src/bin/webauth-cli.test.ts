@@ -10,7 +10,7 @@ import { webauthEnv } from '../webauth/env.js';
 import { login } from '../webauth/login.js';
 import { validateSessionToken } from '../webauth/sessions.js';
 import { openStore } from '../effects/store/database.js';
-import { webauthStoreDefinition } from '../effects/store/webauth-store.js';
+import { webauthStore, webauthStoreDefinition } from '../effects/store/webauth-store.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const CLI = fileURLToPath(new URL('./webauth-cli.ts', import.meta.url));
@@ -50,7 +50,7 @@ function cli(args: string[], stdin = ''): Promise<CliResult> {
 
 function openEnv() {
   const db = openStore(stateDir, webauthStoreDefinition);
-  return { db, env: webauthEnv({ db, stateDir, log: pino({ level: 'silent' }) }) };
+  return { db, env: webauthEnv({ store: webauthStore(db), stateDir, log: pino({ level: 'silent' }) }) };
 }
 
 describe('terminal-mcp-webauth with piped stdin', { timeout: 90_000 }, () => {

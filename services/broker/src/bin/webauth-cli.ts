@@ -18,7 +18,7 @@ import { createAccount, setAccountPassword, usernameViolation } from '../webauth
 import { webauthEnv, type WebauthEnv } from '../webauth/env.js';
 import { BROKER_VERSION } from '../effects/package-info.js';
 import { openStore } from '../effects/store/database.js';
-import { webauthStoreDefinition } from '../effects/store/webauth-store.js';
+import { webauthStore, webauthStoreDefinition } from '../effects/store/webauth-store.js';
 import { PromptAbortedError, readNewPassword } from '../effects/launch/password-prompt.js';
 
 const USAGE = `usage: terminal-mcp-webauth <command>
@@ -77,7 +77,7 @@ async function run(argv: string[]): Promise<void> {
   const paths = resolvePaths(process.env, homedir());
   const db = openStore(paths.stateDir, webauthStoreDefinition);
   try {
-    const env = webauthEnv({ db, stateDir: paths.stateDir, log: createLogger('warn', 'terminal-mcp-webauth') });
+    const env = webauthEnv({ store: webauthStore(db), stateDir: paths.stateDir, log: createLogger('warn', 'terminal-mcp-webauth') });
     if (command === 'list-users') return listUsers(env);
 
     const exists = env.store.findUserByName(name) !== undefined;

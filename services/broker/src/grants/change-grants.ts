@@ -8,7 +8,7 @@ import { AppError } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
 import type { StoreSet } from '../effects/store/store-set.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
-import { grantsStore, type GrantMutation } from '../effects/store/grants-store.js';
+import type { GrantMutation } from '../effects/store/grants-store.js';
 import { SENSITIVE_NAME_WORDS } from '../policy/access.js';
 import { checkGrantRequest, type GrantRecord } from '../policy/grants.js';
 
@@ -67,7 +67,7 @@ export async function changeGrants(deps: GrantDeps, actor: string, requests: rea
   let applied: { grant: GrantRecord | undefined; changed: boolean }[] = [];
   if (mutations.length > 0) {
     try {
-      applied = grantsStore(deps.stores.db('grants')).apply(mutations, actor, now);
+      applied = deps.stores.grants.apply(mutations, actor, now);
     } catch (err) {
       throw saveFailed(deps, err);
     }
@@ -88,7 +88,7 @@ export async function changeGrants(deps: GrantDeps, actor: string, requests: rea
 export function revokeGrant(deps: Omit<GrantDeps, 'tmux'>, actor: string, session: string, now: number): boolean {
   let changed: boolean;
   try {
-    changed = grantsStore(deps.stores.db('grants')).apply([{ kind: 'revoke', sessionName: session }], actor, now)[0]!.changed;
+    changed = deps.stores.grants.apply([{ kind: 'revoke', sessionName: session }], actor, now)[0]!.changed;
   } catch (err) {
     throw saveFailed(deps, err);
   }

@@ -5,7 +5,7 @@ import type { AccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { StoreSet } from '../effects/store/store-set.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
-import { grantsStore, type GrantEventRecord, type GrantFlags } from '../effects/store/grants-store.js';
+import { type GrantEventRecord, type GrantFlags } from '../effects/store/grants-store.js';
 import { readPaneProcessTrees } from '../effects/proc/process-tree.js';
 import { decideReadAccess, isSensitiveName } from '../policy/access.js';
 import { summarizeForeground } from '../policy/foreground.js';
@@ -54,7 +54,7 @@ export function grantEventView(e: GrantEventRecord): GrantEvent {
 export async function listGrantAccess(deps: { config: BrokerConfig; tmux: TmuxAdapter; stores: StoreSet; access: AccessGate }, now: number): Promise<GrantList> {
   const { config } = deps;
   const sessions = await deps.tmux.listSessions();
-  const grants = new Map(grantsStore(deps.stores.db('grants')).list().map((g) => [g.sessionName, g]));
+  const grants = new Map(deps.stores.grants.list().map((g) => [g.sessionName, g]));
   // Whether the whitelist names the session, independent of the global read switch.
   const whitelist = { ...readPolicyOf(config), terminalRead: true };
   const live = new Set(sessions.map((s) => s.name));

@@ -8,8 +8,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
 import { configSchema, type BrokerConfig } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
-import { leaseStore } from '../effects/store/leases-store.js';
-import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
@@ -43,8 +41,7 @@ beforeAll(async () => {
   adapter = createTmuxAdapter({ socketName: tmux.socketName, configFile: '/dev/null' });
   expect(await adapter.waitUntilConnected(10_000)).toBe(true);
   root = mkdtempSync(join(tmpdir(), 'tmcp-contain-'));
-  const stores = openStoreSet(join(root, 'state'));
-  deps = testDeps({ config: CONFIG, tmux: adapter, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
+  deps = testDeps({ config: CONFIG, tmux: adapter, stateDir: join(root, 'state'), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
   recoverInterruptedInput(deps);
   mkdirSync(join(root, 'bin'));
   mkdirSync(join(root, 'bin2'));
@@ -138,7 +135,7 @@ describe('a guarded command anywhere in the pane is refused, whatever tmux shows
   it('a guarded command that starts while the send waits for the lease is caught under the lease', async () => {
     const pane = await shellPane();
     const facts = (await adapter.listSessions()).find((s) => s.name === pane.name)!;
-    const leases = leaseStore(deps.stores.db('leases'));
+    const leases = deps.stores.leases;
     const key = `${facts.serverPid}:${pane.session.paneId}`;
     expect(leases.tryAcquire(key, 'test-holder', Date.now(), 60_000)).toBe(true);
     let sending: Promise<string>;

@@ -1,5 +1,5 @@
 /** What the input use cases (attempts, bindings, input context) use, and nothing else:
- * rpc/deps.ts hands them this slice of the broker. */
+ * the broker's deps (rpc/deps.ts) are handed to them as this slice. */
 import type { Logger } from 'pino';
 import type { Caller } from '../access/caller.js';
 import type { AccessGate } from '../access/gate.js';

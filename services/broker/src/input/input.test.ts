@@ -10,14 +10,11 @@ import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpe
 import { configSchema, type BrokerConfig } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { AUDIT_KEY_FILE_NAME, loadOrCreateAuditKey } from '../effects/audit-key-file.js';
-import { leaseStore } from '../effects/store/leases-store.js';
-import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { webRouter } from '../rpc/roles/web.js';
 import { createCallerFactory } from '../rpc/trpc.js';
-import { webauthEnv } from '../webauth/env.js';
 import { createSession } from '../webauth/sessions.js';
 import { listInputAudit } from '../audit/list-input-audit.js';
 import { recoverInterruptedInput } from './services.js';
@@ -46,8 +43,7 @@ beforeAll(async () => {
   adapter = createTmuxAdapter({ socketName: tmux.socketName, configFile: '/dev/null' });
   expect(await adapter.waitUntilConnected(10_000)).toBe(true);
   root = mkdtempSync(join(tmpdir(), 'tmcp-input-'));
-  const stores = openStoreSet(join(root, 'state'));
-  deps = testDeps({ config: CONFIG, tmux: adapter, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
+  deps = testDeps({ config: CONFIG, tmux: adapter, stateDir: join(root, 'state'), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
   recoverInterruptedInput(deps);
   // Writes every byte the pane's terminal delivers to a file, in raw mode (no line
   // discipline: no 4 KB canonical line limit, no echo, nothing interpreted).
@@ -272,7 +268,7 @@ describe('every gate refuses and is audited', () => {
   it('LEASE_BUSY when another sender holds the pane past the wait', async () => {
     const pane = await rawPane();
     const facts = (await adapter.listSessions()).find((s) => s.name === pane.name)!;
-    const leases = leaseStore(deps.stores.db('leases'));
+    const leases = deps.stores.leases;
     const key = `${facts.serverPid}:${pane.session.paneId}`;
     expect(leases.tryAcquire(key, 'someone-else', Date.now(), 60_000)).toBe(true);
     try {
@@ -297,7 +293,7 @@ describe('every gate refuses and is audited', () => {
 describe("the operator's grants", () => {
   /** The dashboard acting for the operator `admin`: its session token travels with the call. */
   const web = () => {
-    const env = webauthEnv({ db: deps.stores.db('webauth'), stateDir: deps.stores.stateDir, log: deps.log });
+    const env = deps.webauth;
     const user = env.store.findUserByName('admin') ?? env.store.createUser({ username: 'admin', passwordHash: 'unused', mustChangePassword: false, now: Date.now() })!;
     return createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: createSession(env, user.id).token }));
   };
@@ -339,7 +335,7 @@ describe('identity is re-read at the moment of sending', () => {
    * test change the session; then releases. Deterministic: no timing races. */
   async function whileSendWaits(name: string, paneId: string, change: () => Promise<void>, send: () => Promise<unknown>) {
     const facts = (await adapter.listSessions()).find((s) => s.name === name)!;
-    const leases = leaseStore(deps.stores.db('leases'));
+    const leases = deps.stores.leases;
     const key = `${facts.serverPid}:${paneId}`;
     leases.tryAcquire(key, 'test-holder', Date.now(), 60_000);
     const sending = codeOf(send());

@@ -1,14 +1,14 @@
 /**
- * The input path's long-lived parts, made once per broker (deps.ts `assembleDeps`): the
+ * The input path's long-lived parts, made once per broker (start-broker.ts `assembleDeps`): the
  * audit, binding and lease stores, the read-audit batcher, the HMAC key and the tmux
  * delivery. Procedures reach them as `deps.input`.
  */
 import { AppError } from '@terminal-mcp/contract';
 import { createReadAuditRecorder, type ReadAuditRecorder } from '../audit/read-audit.js';
 import { loadOrCreateAuditKey } from '../effects/audit-key-file.js';
-import { auditStore, type AuditStore } from '../effects/store/audit-store.js';
-import { bindingStore, type BindingStore } from '../effects/store/bindings-store.js';
-import { leaseStore, type LeaseStore } from '../effects/store/leases-store.js';
+import type { AuditStore } from '../effects/store/audit-store.js';
+import type { BindingStore } from '../effects/store/bindings-store.js';
+import type { LeaseStore } from '../effects/store/leases-store.js';
 import type { StoreSet } from '../effects/store/store-set.js';
 import type { Logger } from 'pino';
 import { createPaneDelivery, type PaneDelivery } from '../effects/tmux/deliver.js';
@@ -25,12 +25,12 @@ export interface InputServices {
 
 export function createInputServices(deps: { stores: StoreSet; log: Logger; tmuxSocket: string | null }): InputServices {
   const { stores, log } = deps;
-  const audit = auditStore(stores.db('audit'));
+  const audit = stores.audit;
   let key: Buffer | undefined;
   return {
     audit,
-    bindings: bindingStore(stores.db('bindings')),
-    leases: leaseStore(stores.db('leases')),
+    bindings: stores.bindings,
+    leases: stores.leases,
     reads: createReadAuditRecorder(audit, log),
     delivery: createPaneDelivery({ socketName: deps.tmuxSocket ?? undefined }),
     auditKey() {
@@ -50,7 +50,7 @@ export function createInputServices(deps: { stores: StoreSet; log: Logger; tmuxS
  * DELIVERY_UNKNOWN (never re-sent); the audit key is made if missing (an unusable one is
  * logged, and input is refused with AUDIT_UNAVAILABLE, reads unaffected). */
 export function recoverInterruptedInput(deps: { stores: StoreSet; log: Logger }): void {
-  const audit = auditStore(deps.stores.db('audit'));
+  const audit = deps.stores.audit;
   const recovered = audit.recoverPending(Date.now());
   if (recovered > 0) {
     deps.log.warn({ event: 'audit.delivery_unknown', count: recovered }, 'input attempts interrupted by a broker stop are now DELIVERY_UNKNOWN');

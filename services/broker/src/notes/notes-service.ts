@@ -28,7 +28,7 @@ import type { BrokerConfig } from '../config/schema.js';
 import type { StoreSet } from '../effects/store/store-set.js';
 import { readAttachmentSource } from '../effects/attachments/attachment-source.js';
 import { readAttachmentFile, removeAttachmentFile, writeAttachmentFile } from '../effects/attachments/attachment-files.js';
-import { notesStore, type AttachmentRecord, type NoteFields, type NoteRecord, type NoteSummaryRecord, type NotesStore } from '../effects/store/notes-store.js';
+import { type AttachmentRecord, type NoteFields, type NoteRecord, type NoteSummaryRecord, type NotesStore } from '../effects/store/notes-store.js';
 import { sniffImageType } from '../policy/image-type.js';
 import { buildNoteSearchQuery } from '../policy/note-search-query.js';
 
@@ -45,7 +45,7 @@ export interface NotesContext {
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
-const storeOf = (ctx: NotesContext): NotesStore => notesStore(ctx.deps.stores.db('notes'));
+const storeOf = (ctx: NotesContext): NotesStore => ctx.deps.stores.notes;
 
 const noSuchNote = () => new AppError('NOTE_NOT_FOUND', 'no note with that id');
 const deletedNote = () => new AppError('NOTE_NOT_FOUND', 'that note is deleted', 'Bring it back with note_restore first, or pick another note (note_search, note_list).');

@@ -8,10 +8,7 @@
  */
 import { AppError, GATEWAY_INPUT_SCOPE, type SocketRole } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
-import type { BrokerConfig } from '../config/schema.js';
-import type { StoreSet } from '../effects/store/store-set.js';
-import { webauthStore } from '../effects/store/webauth-store.js';
-import { oauthEnv } from './env.js';
+import type { OAuthLoginEnv } from './env.js';
 import { verifyToken } from './tokens.js';
 
 export interface OAuthCaller {
@@ -24,14 +21,14 @@ export interface OAuthCaller {
 const MAX_CREDENTIAL_CHARS = 512;
 const clean = (text: string, max: number) => text.replace(/\s+/g, '-').replace(/[^\w.-]/g, '').slice(0, max) || 'unnamed';
 
-export function oauthCallerFromHeader(deps: { config: BrokerConfig; stores: StoreSet; log: Logger }, role: SocketRole, header: string | string[] | undefined): OAuthCaller | undefined {
+export function oauthCallerFromHeader(deps: { oauth: { gateway: OAuthLoginEnv }; log: Logger }, role: SocketRole, header: string | string[] | undefined): OAuthCaller | undefined {
   const token = Array.isArray(header) ? header[0] : header;
   // Only the gateway serves OAuth clients that can type; elsewhere the header means nothing.
   if (role !== 'gateway' || token === undefined || token === '') return undefined;
   if (token.length > MAX_CREDENTIAL_CHARS) return { actor: 'gateway:oauth:invalid', scopes: [] };
   try {
-    const env = oauthEnv({ db: deps.stores.db('oauth'), config: deps.config, log: deps.log, server: 'gateway' });
-    const verified = verifyToken(env, webauthStore(deps.stores.db('webauth')), token, undefined);
+    const env = deps.oauth.gateway;
+    const verified = verifyToken(env, env.webauth.store, token, undefined);
     return { actor: `gateway:oauth:${clean(verified.clientName, 40)}@${clean(verified.user.username, 64)}`, scopes: verified.scopes };
   } catch (err) {
     if (!(err instanceof AppError)) deps.log.error({ event: 'oauth.credential_check_failed', err }, 'could not check a gateway credential');

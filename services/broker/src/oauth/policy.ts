@@ -21,23 +21,16 @@ export interface OAuthSettings {
   refresh_token_ttl_seconds: number;
 }
 
-const settingsCache = new WeakMap<object, OAuthSettings>();
-
 function settingsOf(server: OAuthServer, block: object | undefined): OAuthSettings {
-  if (block !== undefined) {
-    const cached = settingsCache.get(block);
-    if (cached) return cached;
-  }
   const parsed =
     server === 'gateway'
       ? gatewayOAuthSchema.parse(block ?? {})
       : { ...observerOAuthSchema.parse(block ?? {}), allow_chatgpt_connector_redirects: false };
-  const s: OAuthSettings = { ...parsed, server, scopes: OAUTH_SCOPES_BY_SERVER[server] };
-  if (block !== undefined) settingsCache.set(block, s);
-  return s;
+  return { ...parsed, server, scopes: OAUTH_SCOPES_BY_SERVER[server] };
 }
 
-/** The `observer.oauth` or `gateway.oauth` block with every default filled in. */
+/** The `observer.oauth` or `gateway.oauth` block with every default filled in (parsed
+ * each call: the composition root builds each server's OAuthEnv, and so this, once). */
 export function oauthSettings(config: BrokerConfig, server: OAuthServer = 'observer'): OAuthSettings {
   return settingsOf(server, server === 'gateway' ? config.gateway?.oauth : config.observer.oauth);
 }

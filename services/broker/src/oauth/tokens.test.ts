@@ -8,8 +8,8 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { configSchema } from '../config/schema.js';
 import { openStore, type SqliteDatabase } from '../effects/store/database.js';
-import { oauthStoreDefinition } from '../effects/store/oauth-store.js';
-import { webauthStoreDefinition } from '../effects/store/webauth-store.js';
+import { oauthStore, oauthStoreDefinition } from '../effects/store/oauth-store.js';
+import { webauthStore, webauthStoreDefinition } from '../effects/store/webauth-store.js';
 import { createAccount } from '../webauth/accounts.js';
 import { webauthEnv } from '../webauth/env.js';
 import { listClients, listGrants, revokeClient, revokeUser } from './admin.js';
@@ -33,7 +33,7 @@ let env: OAuthLoginEnv;
 function makeEnv(config = configSchema.parse({ observer: { oauth: { access_token_ttl_seconds: 3600 } } })): OAuthLoginEnv {
   const log = pino({ level: 'silent' });
   const now = () => clock;
-  return { ...oauthEnv({ db: oauthDb, config, log, now }), webauth: webauthEnv({ db: webauthDb, stateDir: join(root, 'state'), log, now }) };
+  return { ...oauthEnv({ store: oauthStore(oauthDb), config, log, now }), webauth: webauthEnv({ store: webauthStore(webauthDb), stateDir: join(root, 'state'), log, now }) };
 }
 
 beforeEach(async () => {
@@ -274,7 +274,7 @@ describe('tokens', () => {
 describe('two authorization servers over one oauth.db (observer and gateway)', () => {
   const CHATGPT = 'https://chatgpt.com/connector/oauth/cb_123';
   const GATEWAY_RESOURCE = 'https://gateway.example.com/mcp';
-  const gatewayEnv = (): OAuthLoginEnv => ({ ...oauthEnv({ db: oauthDb, config: configSchema.parse({}), log: pino({ level: 'silent' }), now: () => clock, server: 'gateway' }), webauth: env.webauth });
+  const gatewayEnv = (): OAuthLoginEnv => ({ ...oauthEnv({ store: oauthStore(oauthDb), config: configSchema.parse({}), log: pino({ level: 'silent' }), now: () => clock, server: 'gateway' }), webauth: env.webauth });
 
   async function gatewayTokens(scope: string | undefined, redirectUri = CHATGPT): Promise<IssuedTokens> {
     const g = gatewayEnv();
@@ -309,7 +309,7 @@ describe('two authorization servers over one oauth.db (observer and gateway)', (
     const config = configSchema.parse({
       gateway: { oauth: { allow_chatgpt_connector_redirects: false, allow_loopback_redirect_uris: false, redirect_uri_allowlist: ['https://chat.example.com/cb'] } },
     });
-    const g: OAuthLoginEnv = { ...oauthEnv({ db: oauthDb, config, log: pino({ level: 'silent' }), now: () => clock, server: 'gateway' }), webauth: env.webauth };
+    const g: OAuthLoginEnv = { ...oauthEnv({ store: oauthStore(oauthDb), config, log: pino({ level: 'silent' }), now: () => clock, server: 'gateway' }), webauth: env.webauth };
     for (const uri of [CHATGPT, 'http://127.0.0.1:5/cb', 'https://chatgpt.com/connector_platform_oauth_redirect']) {
       expect(registerClient(g, { redirectUris: [uri], tokenEndpointAuthMethod: 'none' }), uri).toMatchObject({ ok: false, error: 'invalid_redirect_uri' });
     }

@@ -10,7 +10,6 @@ import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpe
 import { configSchema, type BrokerConfig } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { testDeps } from '../testing/deps.testkit.js';
-import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
@@ -74,7 +73,7 @@ beforeAll(async () => {
   tmux = await startTmuxServer();
   adapter = createTmuxAdapter({ socketName: tmux.socketName, configFile: '/dev/null' });
   expect(await adapter.waitUntilConnected(10_000)).toBe(true);
-  deps = testDeps({ config: config(), tmux: adapter, stores: openStoreSet(join(root, 'state')), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
+  deps = testDeps({ config: config(), tmux: adapter, stateDir: join(root, 'state'), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
 
   // The agent: a line reader recording each submitted line.
   const ready = join(root, 'agent.ready');

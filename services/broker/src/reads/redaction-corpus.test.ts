@@ -9,10 +9,9 @@ import { git } from '../../../../test/src/helpers/source-repo.js';
 import { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from '../../../../test/src/helpers/tmux-server.js';
 import { configSchema } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
-import { openStoreSet, type StoreSet } from '../effects/store/store-set.js';
+import type { StoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createPaneWatcher, type PaneWatcher } from '../effects/tmux/pane-watch.js';
-import { createLiveDeps } from '../live/live-deps.js';
 import { corpusText, fakeText, leakedFragments, REDACTION_CORPUS } from '../policy/redaction-corpus.js';
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
@@ -97,15 +96,15 @@ beforeAll(async () => {
   adapter = createTmuxAdapter({ socketName: server.socketName, configFile: '/dev/null' });
   expect(await adapter.waitUntilConnected(10_000)).toBe(true);
   paneWatch = createPaneWatcher({ socketName: server.socketName, graceMs: 100 });
-  stores = openStoreSet(join(base, 'state'));
   deps = testDeps({
     config: configSchema.parse({ log_level: 'silent', observer: { source_roots: [{ name: 'corpus', path: root }], search_timeout_ms: 10_000 } }),
     tmux: adapter,
-    stores,
+    stateDir: join(base, 'state'),
     log: pino({ level: 'silent' }),
     info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName },
-    live: createLiveDeps(paneWatch),
+    paneWatch,
   });
+  stores = deps.stores;
 }, 120_000);
 
 afterAll(async () => {

@@ -7,8 +7,6 @@ import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpe
 import { configSchema } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { testDeps, withConfig } from '../testing/deps.testkit.js';
-import { sessionRegistryStore } from '../effects/store/registry-store.js';
-import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import type { SessionFacts } from '../effects/tmux/types.js';
 import { createContextInner } from '../rpc/context.js';
@@ -40,7 +38,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'tmcp-registry-'));
-  deps = testDeps({ config: configSchema.parse(CONFIG), tmux, stores: openStoreSet(join(root, 'state')), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } });
+  deps = testDeps({ config: configSchema.parse(CONFIG), tmux, stateDir: join(root, 'state'), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } });
 });
 afterEach(async () => {
   await registry?.stop();
@@ -49,7 +47,7 @@ afterEach(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const rows = (d: Pick<BrokerDeps, 'stores'> = deps) => sessionRegistryStore(d.stores.db('registry')).list();
+const rows = (d: Pick<BrokerDeps, 'stores'> = deps) => d.stores.registry.list();
 const rowOf = (name: string, d: Pick<BrokerDeps, 'stores'> = deps) => rows(d).find((r) => r.name === name);
 const gateway = () => createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps }));
 
@@ -246,7 +244,7 @@ describe('session registry', { timeout: 120_000 }, () => {
   });
 
   it('calls a session gone with its tmux server MISSING, and never revives a tombstone', () => {
-    const store = sessionRegistryStore(deps.stores.db('registry'));
+    const store = deps.stores.registry;
     const live = { name: 'agent-old', serverPid: 111, sessionId: '$1', sessionCreated: 1000, currentCommand: 'bash' };
     store.reconcile([live], 111, 1);
     store.reconcile([], 222, 2);

@@ -22,7 +22,7 @@ import type { StoreSet } from '../effects/store/store-set.js';
 import { coalesce } from '../effects/tmux/coalesce.js';
 import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import type { SessionReader } from '../reads/session-reader.js';
-import { sessionRegistryStore, type RegistryRecord } from '../effects/store/registry-store.js';
+import type { RegistryRecord } from '../effects/store/registry-store.js';
 
 /** What the registry uses: tmux's session list, registry.db, and the read gate and reader
  * (a gone session's last screen is kept only for sessions the caller could read). */
@@ -45,7 +45,7 @@ const SCREEN_LINES = 40;
 const SCREEN_MAX_CHARS = 8_000;
 const DEAD_LIST_MAX = 200;
 
-const storeOf = (deps: Pick<RegistryDeps, 'stores'>) => sessionRegistryStore(deps.stores.db('registry'));
+const storeOf = (deps: Pick<RegistryDeps, 'stores'>) => deps.stores.registry;
 
 /** What a pass does: list and record (always), read screens too, or (no server runs)
  * record every ACTIVE session as MISSING without asking tmux. */

@@ -1,19 +1,20 @@
 /**
- * Everything a procedure may use, assembled once at start-up (or by a test) from the
- * long-lived parts: the input services (stores, read-audit batcher, delivery, HMAC key),
- * THE access gate and THE session reader built over it. Nothing is created lazily
- * elsewhere: a procedure finds what it needs here.
+ * Everything a procedure may use. Built once, in order, by the composition root
+ * (start-broker.ts `createBroker` and its `assembleDeps`; tests through
+ * testing/deps.testkit.ts): a procedure finds what it needs here and creates nothing.
  */
+import type { OAuthServer } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
-import { createAccessGate, type AccessGate } from '../access/gate.js';
+import type { AccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
-import { grantsStore } from '../effects/store/grants-store.js';
 import type { StoreSet } from '../effects/store/store-set.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
-import { createInputServices, type InputServices } from '../input/services.js';
+import type { InputServices } from '../input/services.js';
 import type { LiveDeps } from '../live/live-deps.js';
-import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
+import type { OAuthLoginEnv } from '../oauth/env.js';
+import type { SessionReader } from '../reads/session-reader.js';
 import type { SupervisorEngine } from '../supervisor/engine.js';
+import type { WebauthEnv } from '../webauth/env.js';
 
 /** What the composition root builds first and hands in. */
 export interface BrokerParts {
@@ -22,13 +23,9 @@ export interface BrokerParts {
   stores: StoreSet;
   log: Logger;
   info: { version: string; startedAt: Date; tmuxSocket: string | null };
-  /** Live pane output watchers and pending waits' resume tokens (live/live-deps.ts).
-   * Optional so tests that do not need them can leave them out: `live.*` and `wait.*`
-   * then answer TMUX_UNAVAILABLE. */
-  live?: LiveDeps;
-  /** The supervisor (supervisor/engine.ts), started by start-broker.ts. Optional: without
-   * it, procedures get a passive engine that evaluates only on request. */
-  supervisor?: SupervisorEngine;
+  /** Live pane output watchers and pending waits' resume tokens (live/live-deps.ts). A
+   * watcher costs nothing until a session is watched. */
+  live: LiveDeps;
 }
 
 export interface BrokerDeps extends BrokerParts {
@@ -37,25 +34,12 @@ export interface BrokerDeps extends BrokerParts {
   access: AccessGate;
   /** The one reader of pane content, over `access`. */
   reader: SessionReader;
-}
-
-/** Builds the gate and the reader over `parts`; `input` is shared when given (the same
- * stores must not get a second read-audit batcher). */
-export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerDeps {
-  const services = input ?? createInputServices({ stores: parts.stores, log: parts.log, tmuxSocket: parts.info.tmuxSocket });
-  const grants = grantsStore(parts.stores.db('grants'));
-  const access = createAccessGate({
-    config: parts.config,
-    tmux: parts.tmux,
-    grants: (name) => grants.find(name),
-    bindings: services.bindings,
-    delivery: services.delivery,
-  });
-  return { ...parts, input: services, access, reader: createSessionReader({ config: parts.config, tmux: parts.tmux, access }) };
-}
-
-/** The same broker under another config (tests that change the config between calls). */
-export function withConfig(deps: BrokerDeps, config: BrokerConfig): BrokerDeps {
-  const { input, access: _access, reader: _reader, ...parts } = deps;
-  return assembleDeps({ ...parts, config }, input);
+  /** The operator accounts, login sessions and bootstrap secret (webauth/env.ts). */
+  webauth: WebauthEnv;
+  /** Each authorization server's OAuth environment: its rules and scopes over the one
+   * oauth.db, with the operator accounts for the consent page's login. */
+  oauth: Readonly<Record<OAuthServer, OAuthLoginEnv>>;
+  /** The supervisor (supervisor/engine.ts). createBroker starts it; a broker built by a
+   * test leaves it passive (it evaluates only on request: run_once, watch). */
+  supervisor: SupervisorEngine;
 }

@@ -6,7 +6,6 @@
  * type as any user. Absent, forged and expired tokens get one answer: UNAUTHENTICATED.
  */
 import { AppError, type OperatorUser } from '@terminal-mcp/contract';
-import { webauthEnv } from '../webauth/env.js';
 import { validateSessionToken } from '../webauth/sessions.js';
 import type { BrokerContext } from './context.js';
 import { raise, webProcedure } from './trpc.js';
@@ -22,8 +21,7 @@ export interface OperatorContext extends BrokerContext {
  * or the first-start password still has to be changed). */
 export function operatorOf(ctx: BrokerContext): OperatorUser | null {
   if (ctx.operatorToken === undefined) return null;
-  const env = webauthEnv({ db: ctx.deps.stores.db('webauth'), stateDir: ctx.deps.stores.stateDir, log: ctx.deps.log });
-  const valid = validateSessionToken(env, ctx.operatorToken);
+  const valid = validateSessionToken(ctx.deps.webauth, ctx.operatorToken);
   if (!valid || valid.user.mustChangePassword) return null;
   return { id: valid.user.id, username: valid.user.username, mustChangePassword: false };
 }

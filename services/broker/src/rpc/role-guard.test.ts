@@ -9,7 +9,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../config/schema.js';
 import type { BrokerDeps } from './deps.js';
 import { ensureSocketDir } from '../effects/socket-files.js';
-import { openStoreSet } from '../effects/store/store-set.js';
 import { createContextInner } from './context.js';
 import { grants, sessions } from './procedures/index.js';
 import { serveRoles, type RoleServers } from './serve.js';
@@ -30,7 +29,7 @@ beforeAll(async () => {
     config: DEFAULT_CONFIG,
     // Never reached: every call in this file is refused before anything reads tmux.
     tmux: {} as BrokerDeps['tmux'],
-    stores: openStoreSet(join(root, 'state')),
+    stateDir: join(root, 'state'),
     log,
     info: { version: 'test', startedAt: new Date(), tmuxSocket: null },
   });

@@ -11,10 +11,8 @@ import { DEFAULT_CONFIG } from '../config/schema.js';
 import type { BrokerDeps } from './deps.js';
 import { testDeps } from '../testing/deps.testkit.js';
 import { ensureSocketDir } from '../effects/socket-files.js';
-import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createPaneWatcher, type PaneWatcher } from '../effects/tmux/pane-watch.js';
-import { createLiveDeps } from '../live/live-deps.js';
 import { serveRoles, type RoleServers } from './serve.js';
 
 let server: TmuxTestServer;
@@ -56,9 +54,9 @@ beforeAll(async () => {
   deps = testDeps({
     config: DEFAULT_CONFIG, // admits agent-*
     tmux: adapter,
-    stores: openStoreSet(join(root, 'state')),
+    stateDir: join(root, 'state'),
     info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName },
-    live: createLiveDeps(paneWatch),
+    paneWatch,
   });
   ensureSocketDir(socketDir);
   servers = await serveRoles(deps, socketDir);

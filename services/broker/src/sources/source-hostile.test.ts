@@ -10,7 +10,7 @@ import { git, makeSourceRepo, type SourceRepo } from '../../../../test/src/helpe
 import { configSchema, type BrokerConfig } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { openGitRepo } from '../effects/git/git-runner.js';
-import { openStoreSet, type StoreSet } from '../effects/store/store-set.js';
+import type { StoreSet } from '../effects/store/store-set.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { createContextInner } from '../rpc/context.js';
 import { observerRouter } from '../rpc/roles/observer.js';
@@ -92,8 +92,8 @@ beforeAll(() => {
     log_level: 'silent',
     observer: { source_roots: [{ name: 'demo', path: repo.root }], search_timeout_ms: SEARCH_TIMEOUT_MS },
   });
-  stores = openStoreSet(join(base, 'state'));
-  const deps: BrokerDeps = testDeps({ config, tmux: noTmux, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: null } });
+  const deps: BrokerDeps = testDeps({ config, tmux: noTmux, stateDir: join(base, 'state'), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: null } });
+  stores = deps.stores;
   source = observerSource(deps);
 }, 60_000);
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { git } from '../../../../test/src/helpers/source-repo.js';
 import { configSchema } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
-import { openStoreSet, type StoreSet } from '../effects/store/store-set.js';
+import type { StoreSet } from '../effects/store/store-set.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { createContextInner } from '../rpc/context.js';
 import { observerRouter } from '../rpc/roles/observer.js';
@@ -34,14 +34,14 @@ beforeAll(() => {
   writeFileSync(join(root, 'config/other.py'), ['DB_HOST = "replica"', 'DB_NAME = "reports"', ''].join('\n'));
   git(root, home, ['add', '.']);
   git(root, home, ['commit', '-q', '-m', 'settings']);
-  stores = openStoreSet(join(base, 'state'));
   deps = testDeps({
     config: configSchema.parse({ log_level: 'silent', observer: { source_roots: [{ name: 'app', path: root }], search_timeout_ms: 10_000 } }),
     tmux: {} as TmuxAdapter,
-    stores,
+    stateDir: join(base, 'state'),
     log: pino({ level: 'silent' }),
     info: { version: 'test', startedAt: new Date(), tmuxSocket: null },
   });
+  stores = deps.stores;
 });
 
 afterAll(() => {

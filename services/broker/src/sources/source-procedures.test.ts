@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENV_SECRET, FAKE_API_KEY, makeSourceRepo, OUTSIDE_MARKER, type SourceRepo } from '../../../../test/src/helpers/source-repo.js';
 import { configSchema } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
-import { openStoreSet, type StoreSet } from '../effects/store/store-set.js';
+import type { StoreSet } from '../effects/store/store-set.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
@@ -62,8 +62,8 @@ beforeAll(() => {
       search_timeout_ms: 5000,
     },
   });
-  stores = openStoreSet(join(base, 'state'));
-  deps = testDeps({ config, tmux: noTmux, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: null } });
+  deps = testDeps({ config, tmux: noTmux, stateDir: join(base, 'state'), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: null } });
+  stores = deps.stores;
   source = observerSource(deps);
 }, 60_000);
 

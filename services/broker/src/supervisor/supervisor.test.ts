@@ -9,14 +9,11 @@ import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpe
 import { configSchema } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { testDeps } from '../testing/deps.testkit.js';
-import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createPaneWatcher, type PaneWatcher } from '../effects/tmux/pane-watch.js';
-import { createLiveDeps } from '../live/live-deps.js';
 import { createContextInner } from '../rpc/context.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { createCallerFactory } from '../rpc/trpc.js';
-import { createSupervisor } from './wiring.js';
 
 const SECRET = 'sk-ant-api03-Zq8sV2mXw4Lp9Rt6Yc1Nb7Kd3Hf5Jg0QeUa';
 
@@ -42,16 +39,16 @@ beforeAll(async () => {
   deps = testDeps({
     config: CONFIG,
     tmux: adapter,
-    stores: openStoreSet(join(root, 'state')),
+    stateDir: join(root, 'state'),
     info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName },
-    live: createLiveDeps(paneWatch),
+    paneWatch,
   });
-  deps.supervisor = createSupervisor(deps, paneWatch);
+  // The broker's own engine, started as start-broker.ts starts it.
   deps.supervisor.start();
 });
 
 afterAll(async () => {
-  deps?.supervisor?.stop();
+  deps?.supervisor.stop();
   await paneWatch?.close();
   await adapter?.close();
   deps?.stores.close();

@@ -1,12 +1,10 @@
-/** Builds the supervisor engine from what it needs, and finds the broker's one engine. */
+/** Builds the supervisor engine from what it needs (once, by the composition root). */
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config/schema.js';
 import type { StoreSet } from '../effects/store/store-set.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { SessionReader } from '../reads/session-reader.js';
 import { createWebhookNotifier } from '../effects/notify/webhook.js';
-import { bindingStore } from '../effects/store/bindings-store.js';
-import { supervisorStore } from '../effects/store/supervisor-store.js';
 import type { PaneWatcher } from '../effects/tmux/pane-watch.js';
 import { createSupervisorEngine, type SupervisorEngine } from './engine.js';
 import { createVerifier } from './verify.js';
@@ -19,12 +17,11 @@ export interface SupervisorParts {
   stores: StoreSet;
   log: Logger;
   reader: SessionReader;
-  supervisor?: SupervisorEngine;
 }
 
 export function createSupervisor(deps: SupervisorParts, paneWatch?: PaneWatcher): SupervisorEngine {
-  const store = supervisorStore(deps.stores.db('supervisor'));
-  const bindings = bindingStore(deps.stores.db('bindings'));
+  const store = deps.stores.supervisor;
+  const bindings = deps.stores.bindings;
   const notify = deps.config.supervisor.notify;
   return createSupervisorEngine({
     store,
@@ -37,18 +34,4 @@ export function createSupervisor(deps: SupervisorParts, paneWatch?: PaneWatcher)
     verify: createVerifier(store),
     notify: notify.url === undefined ? undefined : createWebhookNotifier({ url: notify.url, timeoutSeconds: notify.timeout_seconds, retries: notify.retries, log: deps.log }),
   });
-}
-
-const fallback = new WeakMap<object, SupervisorEngine>();
-
-/** The broker's engine; a broker built without one (tests) gets a passive engine that
- * evaluates only on request (run_once, watch), never started. */
-export function supervisorOf(deps: SupervisorParts): SupervisorEngine {
-  if (deps.supervisor !== undefined) return deps.supervisor;
-  let engine = fallback.get(deps);
-  if (engine === undefined) {
-    engine = createSupervisor(deps);
-    fallback.set(deps, engine);
-  }
-  return engine;
 }

@@ -1,22 +1,56 @@
 /** The one way a broker test builds what procedures use: the production assembly
- * (deps.ts `assembleDeps`: input services, THE access gate, THE reader) over the parts
- * the test chose, with a silent logger and test build info unless it says otherwise. */
+ * (start-broker.ts `assembleDeps`: input services, THE access gate, THE reader, the
+ * webauth and OAuth environments, a passive supervisor) over the parts the test chose,
+ * with a silent logger, test build info and a real pane watcher unless it says otherwise. */
 import pino from 'pino';
 import { createAccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
-import { assembleDeps, type BrokerDeps, type BrokerParts } from '../rpc/deps.js';
+import { openStoreSet, type StoreSet } from '../effects/store/store-set.js';
+import { createPaneWatcher, type PaneWatcher } from '../effects/tmux/pane-watch.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
+import { createLiveDeps, type LiveDeps } from '../live/live-deps.js';
 import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
+import type { BrokerDeps, BrokerParts } from '../rpc/deps.js';
+import { assembleDeps } from '../start-broker.js';
 
-export function testDeps(parts: Omit<BrokerParts, 'log' | 'info'> & Partial<Pick<BrokerParts, 'log' | 'info'>>): BrokerDeps {
+/** A tmux socket no test server uses: a pane watcher built for a test that named no
+ * socket must never reach the user's default tmux server. */
+const NO_TEST_SOCKET = `tmcp-test-unset-${process.pid}`;
+
+export interface TestParts {
+  config: BrokerConfig;
+  tmux: TmuxAdapter;
+  /** The stores, or the state directory to open them in (the test closes `deps.stores`). */
+  stores?: StoreSet;
+  stateDir?: string;
+  log?: BrokerParts['log'];
+  info?: BrokerParts['info'];
+  /** Live output: the given deps, or over the given watcher, or a fresh watcher on
+   * `info.tmuxSocket` (it spawns nothing until a session is watched). */
+  live?: LiveDeps;
+  paneWatch?: PaneWatcher;
+}
+
+export function testDeps(parts: TestParts): BrokerDeps {
+  const { stores, stateDir, paneWatch, live, ...rest } = parts;
+  const info = parts.info ?? { version: 'test', startedAt: new Date(), tmuxSocket: null };
+  if ((stores === undefined) === (stateDir === undefined)) throw new Error('testDeps: give exactly one of stores and stateDir');
   return assembleDeps({
     log: pino({ level: 'silent' }),
-    info: { version: 'test', startedAt: new Date(), tmuxSocket: null },
-    ...parts,
+    ...rest,
+    info,
+    stores: stores ?? openStoreSet(stateDir!),
+    live: live ?? createLiveDeps(paneWatch ?? createPaneWatcher({ socketName: info.tmuxSocket ?? NO_TEST_SOCKET })),
   });
 }
 
-export { withConfig } from '../rpc/deps.js';
+/** The same broker under another config (tests that change the config between calls):
+ * the same stores, input services and live output; gate, reader, environments and
+ * supervisor are built again over the new config. */
+export function withConfig(deps: BrokerDeps, config: BrokerConfig): BrokerDeps {
+  const { config: _config, tmux, stores, log, info, live, input } = deps;
+  return assembleDeps({ config, tmux, stores, log, info, live }, input);
+}
 
 /** THE reader over a bare adapter: no grants (only the whitelist admits), no bindings. */
 export function whitelistReader(config: BrokerConfig, tmux: TmuxAdapter): SessionReader {

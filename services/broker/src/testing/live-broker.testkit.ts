@@ -4,10 +4,8 @@
 import { expect } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
 import type { BrokerConfig } from '../config/schema.js';
-import { openStoreSet } from '../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createPaneWatcher, type PaneWatcher } from '../effects/tmux/pane-watch.js';
-import { createLiveDeps } from '../live/live-deps.js';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { testDeps } from './deps.testkit.js';
 
@@ -27,9 +25,9 @@ export async function startLiveTestBroker(opts: { config: BrokerConfig; stateDir
   const deps = testDeps({
     config: opts.config,
     tmux: adapter,
-    stores: openStoreSet(opts.stateDir),
+    stateDir: opts.stateDir,
     info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName },
-    live: createLiveDeps(paneWatch),
+    paneWatch,
   });
   return {
     server,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type SqliteDatabase } from '../effects/store/database.js';
-import { webauthStoreDefinition } from '../effects/store/webauth-store.js';
+import { webauthStore, webauthStoreDefinition } from '../effects/store/webauth-store.js';
 import { BOOTSTRAP_FILE_NAME } from '../effects/webauth-bootstrap-file.js';
 import { ensureBootstrapAccount } from './bootstrap.js';
 import { changePassword } from './change-password.js';
@@ -27,7 +27,7 @@ beforeEach(() => {
   logLines = [];
   clock = Date.UTC(2030, 0, 1);
   const log = pino({ level: 'info' }, { write: (s: string) => void logLines.push(s) });
-  env = webauthEnv({ db, stateDir, log, now: () => clock });
+  env = webauthEnv({ store: webauthStore(db), stateDir, log, now: () => clock });
 });
 afterEach(() => {
   db.close();

@@ -1,10 +1,9 @@
 /** What the operator-login domain acts on: the webauth store, the bootstrap secret file,
- * a log and a clock. Built from an open webauth.db by the broker and by the CLI; tests
- * pass their own clock. */
+ * a log and a clock. Built once by the broker's composition root (`deps.webauth`) and
+ * once by the CLI; tests pass their own clock. */
 import type { Logger } from 'pino';
 import { bootstrapSecretFile, type BootstrapSecretFile } from '../effects/webauth-bootstrap-file.js';
-import type { SqliteDatabase } from '../effects/store/database.js';
-import { webauthStore, type WebauthStore } from '../effects/store/webauth-store.js';
+import type { WebauthStore } from '../effects/store/webauth-store.js';
 
 export interface WebauthEnv {
   store: WebauthStore;
@@ -14,6 +13,6 @@ export interface WebauthEnv {
   now: () => number;
 }
 
-export function webauthEnv(opts: { db: SqliteDatabase; stateDir: string; log: Logger; now?: () => number }): WebauthEnv {
-  return { store: webauthStore(opts.db), secretFile: bootstrapSecretFile(opts.stateDir), log: opts.log, now: opts.now ?? Date.now };
+export function webauthEnv(opts: { store: WebauthStore; stateDir: string; log: Logger; now?: () => number }): WebauthEnv {
+  return { store: opts.store, secretFile: bootstrapSecretFile(opts.stateDir), log: opts.log, now: opts.now ?? Date.now };
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type SqliteDatabase } from '../effects/store/database.js';
-import { webauthStoreDefinition } from '../effects/store/webauth-store.js';
+import { webauthStore, webauthStoreDefinition } from '../effects/store/webauth-store.js';
 import { createAccount } from './accounts.js';
 import { webauthEnv, type WebauthEnv } from './env.js';
 import { login, verifyCredentials, type LoginAttempt } from './login.js';
@@ -23,7 +23,7 @@ beforeEach(async () => {
   db = openStore(root, webauthStoreDefinition);
   clock = Date.UTC(2030, 0, 1);
   logLines = [];
-  env = webauthEnv({ db, stateDir: root, log: pino({ level: 'info' }, { write: (s: string) => void logLines.push(s) }), now: () => clock });
+  env = webauthEnv({ store: webauthStore(db), stateDir: root, log: pino({ level: 'info' }, { write: (s: string) => void logLines.push(s) }), now: () => clock });
   const created = await createAccount(env, 'alice', PASSWORD);
   if (!created.ok) throw new Error(created.message);
   await dummyPasswordHash();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type SqliteDatabase } from '../effects/store/database.js';
-import { webauthStoreDefinition } from '../effects/store/webauth-store.js';
+import { webauthStore, webauthStoreDefinition } from '../effects/store/webauth-store.js';
 import { webauthEnv, type WebauthEnv } from './env.js';
 import { createSession, invalidateSessionToken, invalidateUserSessions, SESSION_LIFETIME_MS, validateSessionToken } from './sessions.js';
 
@@ -20,7 +20,7 @@ beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'tmcp-webauth-sess-'));
   db = openStore(root, webauthStoreDefinition);
   clock = Date.UTC(2030, 0, 1);
-  env = webauthEnv({ db, stateDir: root, log: pino({ level: 'silent' }), now: () => clock });
+  env = webauthEnv({ store: webauthStore(db), stateDir: root, log: pino({ level: 'silent' }), now: () => clock });
   // Sessions never look at the hash, so no argon2 is needed here.
   userId = env.store.createUser({ username: 'alice', passwordHash: 'unused', mustChangePassword: false, now: clock })!.id;
 });

@@ -284,12 +284,8 @@ const toAttempt = (r: AttemptRow): StoredAttempt => ({
   receiptJson: r.receipt_json,
 });
 
-const cache = new WeakMap<SqliteDatabase, AuditStore>();
-
-/** The store's operations over an open audit.db (statements prepared once per handle). */
+/** The store's operations over an open audit.db (statements prepared once; built once per broker by store-set.ts). */
 export function auditStore(db: SqliteDatabase): AuditStore {
-  const cached = cache.get(db);
-  if (cached) return cached;
   // better-sqlite3 waits synchronously, blocking the broker's event loop: another process
   // holding audit.db's write lock (an operator's sqlite3 shell) may stall us for 1 s, not
   // the default 5 s, before the attempt is refused with AUDIT_UNAVAILABLE.
@@ -467,6 +463,5 @@ export function auditStore(db: SqliteDatabase): AuditStore {
       q.listPrunes.all(limit).map((r) => ({ id: r.id, at: r.at, actor: r.actor, table: r.table_name, rowsPruned: r.rows_pruned, olderThan: r.older_than, maxRows: r.max_rows })),
     countAttempts: () => q.countAttempts.get()!.n,
   };
-  cache.set(db, store);
   return store;
 }

@@ -85,11 +85,7 @@ export interface BindingStore {
 }
 
 const COLUMNS = 'name, session_name, server_pid, session_id, session_created, pane_id, pane_pid, input_enabled, created_at, updated_at, updated_by';
-const cache = new WeakMap<SqliteDatabase, BindingStore>();
-
 export function bindingStore(db: SqliteDatabase): BindingStore {
-  const cached = cache.get(db);
-  if (cached) return cached;
   const q = {
     get: db.prepare<[string], BindingRow>(`SELECT ${COLUMNS} FROM bindings WHERE name = ?`),
     list: db.prepare<[], BindingRow>(`SELECT ${COLUMNS} FROM bindings ORDER BY name`),
@@ -120,6 +116,5 @@ export function bindingStore(db: SqliteDatabase): BindingStore {
     remove: (name) => q.remove.run(name).changes > 0,
     countByActor: (actor) => q.countBy.get(actor)!.n,
   };
-  cache.set(db, store);
   return store;
 }

@@ -146,13 +146,8 @@ const GRANT_COLUMNS = 'session_name, server_pid, session_id, session_created, re
 const EVENT_COLUMNS =
   'id, at, actor, action, session_name, server_pid, session_id, session_created, read, input, expires_at, before_read, before_input, before_expires_at';
 
-const cache = new WeakMap<SqliteDatabase, GrantsStore>();
-
-/** The store's operations over an open grants.db (statements prepared once per handle). */
+/** The store's operations over an open grants.db (statements prepared once; built once per broker by store-set.ts). */
 export function grantsStore(db: SqliteDatabase): GrantsStore {
-  const cached = cache.get(db);
-  if (cached) return cached;
-
   const q = {
     find: db.prepare<[string], GrantRow>(`SELECT ${GRANT_COLUMNS} FROM grants WHERE session_name = ?`),
     list: db.prepare<[], GrantRow>(`SELECT ${GRANT_COLUMNS} FROM grants ORDER BY session_name`),
@@ -222,6 +217,5 @@ export function grantsStore(db: SqliteDatabase): GrantsStore {
     events: ({ limit, before, sessionName }) =>
       q.events.all(before ?? Number.MAX_SAFE_INTEGER, sessionName ?? null, sessionName ?? null, limit).map(toEvent),
   };
-  cache.set(db, store);
   return store;
 }

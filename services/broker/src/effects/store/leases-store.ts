@@ -30,11 +30,7 @@ export interface LeaseStore {
   holderOf(paneKey: string, now: number): string | undefined;
 }
 
-const cache = new WeakMap<SqliteDatabase, LeaseStore>();
-
 export function leaseStore(db: SqliteDatabase): LeaseStore {
-  const cached = cache.get(db);
-  if (cached) return cached;
   const q = {
     get: db.prepare<[string], { holder: string; expires_at: number }>('SELECT holder, expires_at FROM pane_leases WHERE pane_key = ?'),
     upsert: db.prepare<[string, string, number, number]>(
@@ -59,6 +55,5 @@ export function leaseStore(db: SqliteDatabase): LeaseStore {
       return row && row.expires_at > now ? row.holder : undefined;
     },
   };
-  cache.set(db, store);
   return store;
 }

@@ -255,11 +255,7 @@ const filterParams = (f: NoteFilters) => ({ status: f.status ?? null, project: f
 /** bm25 column weights: a word in the title counts most, then tags and project. */
 const BM25 = 'bm25(notes_fts, 10.0, 1.0, 2.0, 5.0, 3.0)';
 
-const cache = new WeakMap<SqliteDatabase, NotesStore>();
-
 export function notesStore(db: SqliteDatabase): NotesStore {
-  const cached = cache.get(db);
-  if (cached) return cached;
   const q = {
     get: db.prepare<[number], NoteRow>('SELECT * FROM notes WHERE id = ?'),
     insert: db.prepare(
@@ -358,6 +354,5 @@ export function notesStore(db: SqliteDatabase): NotesStore {
     addAttachment: (a) => void q.addAttachment.run(a),
     removeAttachment: (id) => q.removeAttachment.run(id).changes > 0,
   };
-  cache.set(db, store);
   return store;
 }

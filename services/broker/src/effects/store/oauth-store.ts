@@ -291,12 +291,7 @@ export interface RevocationListing {
   reason: string | null;
 }
 
-const cache = new WeakMap<SqliteDatabase, OAuthStore>();
-
 export function oauthStore(db: SqliteDatabase): OAuthStore {
-  const cached = cache.get(db);
-  if (cached) return cached;
-
   const clientColumns = 'client_id, secret_hash, client_name, redirect_uris, auth_method, grant_types, scope, created_at, revoked_at';
   const codeColumns = 'code_hash, client_id, user_id, username, redirect_uri, code_challenge, resource, scope, created_at, expires_at, used_at, grant_id';
   const grantColumns = 'grant_id, client_id, user_id, username, resource, scope, created_at, last_refreshed_at, revoked_at, revoked_reason';
@@ -453,6 +448,5 @@ export function oauthStore(db: SqliteDatabase): OAuthStore {
         .immediate(),
     transaction: (fn) => db.transaction(fn).immediate(),
   };
-  cache.set(db, store);
   return store;
 }

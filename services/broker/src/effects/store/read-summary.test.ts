@@ -3,7 +3,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { auditStore } from './audit-store.js';
 import { openStoreSet, type StoreSet } from './store-set.js';
 
 let root: string | undefined;
@@ -29,7 +28,7 @@ describe('auditStore.summarizeReads', () => {
   it('groups per day, actor and session, and honours since and limit', () => {
     root = mkdtempSync(join(tmpdir(), 'tmcp-readsum-'));
     stores = openStoreSet(root);
-    const audit = auditStore(stores.db('audit'));
+    const audit = stores.audit;
     const day1 = Date.parse('2026-03-01T10:00:00Z');
     const day2 = Date.parse('2026-03-02T09:00:00Z');
     audit.insertReads([

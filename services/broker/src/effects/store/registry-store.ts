@@ -126,11 +126,7 @@ export interface SessionRegistryStore {
   annotate(name: string, fields: { notes?: string | null; conversationId?: string | null }): RegistryRecord | undefined;
 }
 
-const cache = new WeakMap<SqliteDatabase, SessionRegistryStore>();
-
 export function sessionRegistryStore(db: SqliteDatabase): SessionRegistryStore {
-  const cached = cache.get(db);
-  if (cached) return cached;
   const q = {
     byIdentity: db.prepare<[number, string, number], { id: number; status: SessionRegistryStatus }>(
       'SELECT id, status FROM session_registry WHERE server_pid = ? AND session_id = ? AND session_created = ?',
@@ -197,6 +193,5 @@ export function sessionRegistryStore(db: SqliteDatabase): SessionRegistryStore {
     tombstone: (decide, actor, now) => tombstone.immediate(decide, actor, now),
     annotate: (name, fields) => annotate.immediate(name, fields),
   };
-  cache.set(db, store);
   return store;
 }

@@ -1,20 +1,36 @@
-/** All stores the broker opens, opened together at start-up and checked by readiness. */
+/** All stores the broker opens, opened together at start-up and checked by readiness.
+ * Each typed store (prepared statements over its database) is built here once; the rest
+ * of the broker uses `stores.grants`, `stores.audit`, ... and never builds one itself. */
 import { openStore, type SqliteDatabase, type StoreDefinition } from './database.js';
-import { auditStoreDefinition } from './audit-store.js';
-import { bindingsStoreDefinition } from './bindings-store.js';
-import { grantsStoreDefinition } from './grants-store.js';
-import { leasesStoreDefinition } from './leases-store.js';
-import { notesStoreDefinition } from './notes-store.js';
-import { oauthStoreDefinition } from './oauth-store.js';
-import { registryStoreDefinition } from './registry-store.js';
-import { supervisorStoreDefinition } from './supervisor-store.js';
-import { webauthStoreDefinition } from './webauth-store.js';
+import { auditStore, auditStoreDefinition, type AuditStore } from './audit-store.js';
+import { bindingStore, bindingsStoreDefinition, type BindingStore } from './bindings-store.js';
+import { grantsStore, grantsStoreDefinition, type GrantsStore } from './grants-store.js';
+import { leaseStore, leasesStoreDefinition, type LeaseStore } from './leases-store.js';
+import { notesStore, notesStoreDefinition, type NotesStore } from './notes-store.js';
+import { oauthStore, oauthStoreDefinition, type OAuthStore } from './oauth-store.js';
+import { registryStoreDefinition, sessionRegistryStore, type SessionRegistryStore } from './registry-store.js';
+import { supervisorStore, supervisorStoreDefinition, type SupervisorStore } from './supervisor-store.js';
+import { webauthStore, webauthStoreDefinition, type WebauthStore } from './webauth-store.js';
 
 export const STORE_DEFINITIONS = [registryStoreDefinition, webauthStoreDefinition, grantsStoreDefinition, auditStoreDefinition, bindingsStoreDefinition, leasesStoreDefinition, oauthStoreDefinition, notesStoreDefinition, supervisorStoreDefinition] as const satisfies readonly StoreDefinition[];
 export type StoreName = (typeof STORE_DEFINITIONS)[number]['name'];
 
-export interface StoreSet {
+/** The typed stores, one per database. */
+export interface Stores {
+  readonly audit: AuditStore;
+  readonly bindings: BindingStore;
+  readonly grants: GrantsStore;
+  readonly leases: LeaseStore;
+  readonly notes: NotesStore;
+  readonly oauth: OAuthStore;
+  readonly registry: SessionRegistryStore;
+  readonly supervisor: SupervisorStore;
+  readonly webauth: WebauthStore;
+}
+
+export interface StoreSet extends Stores {
   readonly stateDir: string;
+  /** The raw database, for what is not a store operation (the broker-run record, tests). */
   db(name: StoreName): SqliteDatabase;
   /** Each store answers a trivial query; false when it cannot (disk gone, file deleted). */
   check(): { name: StoreName; ok: boolean }[];
@@ -23,19 +39,33 @@ export interface StoreSet {
 
 export function openStoreSet(stateDir: string): StoreSet {
   const opened = new Map<StoreName, SqliteDatabase>();
+  const db = (name: StoreName): SqliteDatabase => {
+    const handle = opened.get(name);
+    if (!handle) throw new Error(`store ${name} is not open`);
+    return handle;
+  };
+  let stores: Stores;
   try {
     for (const def of STORE_DEFINITIONS) opened.set(def.name, openStore(stateDir, def));
+    stores = {
+      audit: auditStore(db('audit')),
+      bindings: bindingStore(db('bindings')),
+      grants: grantsStore(db('grants')),
+      leases: leaseStore(db('leases')),
+      notes: notesStore(db('notes')),
+      oauth: oauthStore(db('oauth')),
+      registry: sessionRegistryStore(db('registry')),
+      supervisor: supervisorStore(db('supervisor')),
+      webauth: webauthStore(db('webauth')),
+    };
   } catch (err) {
-    for (const db of opened.values()) db.close();
+    for (const handle of opened.values()) handle.close();
     throw err;
   }
   return {
+    ...stores,
     stateDir,
-    db(name) {
-      const db = opened.get(name);
-      if (!db) throw new Error(`store ${name} is not open`);
-      return db;
-    },
+    db,
     check() {
       return STORE_DEFINITIONS.map((def) => {
         try {
@@ -47,7 +77,7 @@ export function openStoreSet(stateDir: string): StoreSet {
       });
     },
     close() {
-      for (const db of opened.values()) db.close();
+      for (const handle of opened.values()) handle.close();
       opened.clear();
     },
   };

@@ -215,16 +215,12 @@ export interface SupervisorStore {
   setVerifier(v: VerifierRow): void;
 }
 
-const cache = new WeakMap<SqliteDatabase, SupervisorStore>();
-
 function setClause(fields: Record<string, unknown>): { sql: string; values: unknown[] } {
   const keys = Object.keys(fields).filter((k) => fields[k] !== undefined);
   return { sql: keys.map((k) => `${k} = ?`).join(', '), values: keys.map((k) => fields[k]) };
 }
 
 export function supervisorStore(db: SqliteDatabase): SupervisorStore {
-  const cached = cache.get(db);
-  if (cached) return cached;
   const watchByKey = db.prepare<[string], WatchRow>('SELECT * FROM watches WHERE watch_key = ?');
   const watchById = db.prepare<[number], WatchRow>('SELECT * FROM watches WHERE id = ?');
   const insertEvent = db.prepare(`INSERT INTO events (watch_id, watch_key, kind, target, at, previous_state, state, event_type, reason, output_preview, output_hash, iteration_count, metadata)
@@ -346,6 +342,5 @@ export function supervisorStore(db: SqliteDatabase): SupervisorStore {
       ).run(v);
     },
   };
-  cache.set(db, store);
   return store;
 }

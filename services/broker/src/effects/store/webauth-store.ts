@@ -143,13 +143,8 @@ export interface WebauthStore {
   pruneThrottle(olderThan: number, now: number): void;
 }
 
-const cache = new WeakMap<SqliteDatabase, WebauthStore>();
-
-/** The store's operations over an open webauth.db (statements prepared once per handle). */
+/** The store's operations over an open webauth.db (statements prepared once; built once per broker by store-set.ts). */
 export function webauthStore(db: SqliteDatabase): WebauthStore {
-  const cached = cache.get(db);
-  if (cached) return cached;
-
   const userColumns = 'id, username, password_hash, must_change_password, created_at, password_changed_at';
   const q = {
     countUsers: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM users'),
@@ -259,6 +254,5 @@ export function webauthStore(db: SqliteDatabase): WebauthStore {
       q.pruneThrottle.run(olderThan, now);
     },
   };
-  cache.set(db, store);
   return store;
 }

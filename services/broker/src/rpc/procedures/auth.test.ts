@@ -9,11 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../config/schema.js';
 import type { BrokerDeps } from '../deps.js';
 import { ensureSocketDir } from '../../effects/socket-files.js';
-import { openStoreSet } from '../../effects/store/store-set.js';
 import type { TmuxAdapter } from '../../effects/tmux/types.js';
 import { BOOTSTRAP_FILE_NAME } from '../../effects/webauth-bootstrap-file.js';
 import { ensureBootstrapAccount } from '../../webauth/bootstrap.js';
-import { webauthEnv } from '../../webauth/env.js';
 import { createContextInner } from '../context.js';
 import { observerRouter } from '../roles/observer.js';
 import { webRouter } from '../roles/web.js';
@@ -38,10 +36,9 @@ let adminPassword: string;
 beforeEach(async () => {
   root = mkdtempSync(join(tmpdir(), 'tmcp-auth-proc-'));
   const stateDir = join(root, 'state');
-  const stores = openStoreSet(stateDir);
   const log = pino({ level: 'silent' });
-  deps = testDeps({ config: DEFAULT_CONFIG, tmux: noTmux, stores, log, info: { version: 'test', startedAt: new Date(), tmuxSocket: null } });
-  await ensureBootstrapAccount(webauthEnv({ db: stores.db('webauth'), stateDir, log }));
+  deps = testDeps({ config: DEFAULT_CONFIG, tmux: noTmux, stateDir: stateDir, log, info: { version: 'test', startedAt: new Date(), tmuxSocket: null } });
+  await ensureBootstrapAccount(deps.webauth);
   adminPassword = /^password: (\S+)$/m.exec(readFileSync(join(stateDir, BOOTSTRAP_FILE_NAME), 'utf8'))![1]!;
 });
 afterEach(() => {

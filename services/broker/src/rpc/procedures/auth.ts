@@ -15,15 +15,14 @@ import {
 } from '@terminal-mcp/contract';
 import type { UserRecord } from '../../effects/store/webauth-store.js';
 import { changePassword } from '../../webauth/change-password.js';
-import { webauthEnv, type WebauthEnv } from '../../webauth/env.js';
+import type { WebauthEnv } from '../../webauth/env.js';
 import { login, type LoginSuccess } from '../../webauth/login.js';
 import { refusalError, type AuthRefusal } from '../../webauth/refusal.js';
 import { invalidateSessionToken, validateSessionToken } from '../../webauth/sessions.js';
 import type { BrokerContext } from '../context.js';
 import { raise, webProcedure } from '../trpc.js';
 
-const envOf = (ctx: BrokerContext): WebauthEnv =>
-  webauthEnv({ db: ctx.deps.stores.db('webauth'), stateDir: ctx.deps.stores.stateDir, log: ctx.deps.log });
+const envOf = (ctx: BrokerContext): WebauthEnv => ctx.deps.webauth;
 
 const operatorUser = (u: UserRecord): OperatorUser => ({ id: u.id, username: u.username, mustChangePassword: u.mustChangePassword });
 

@@ -11,7 +11,6 @@ import { configSchema, type BrokerConfig } from '../../config/schema.js';
 import type { BrokerDeps } from '../deps.js';
 import type { SessionFacts } from '../../effects/tmux/types.js';
 import { ensureSocketDir } from '../../effects/socket-files.js';
-import { openStoreSet } from '../../effects/store/store-set.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../../effects/tmux/adapter.js';
 import { createContextInner } from '../context.js';
 import { gatewayRouter } from '../roles/gateway.js';
@@ -65,8 +64,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   root = mkdtempSync(join(tmpdir(), 'tmcp-grants-proc-'));
-  const stores = openStoreSet(join(root, 'state'));
-  deps = testDeps({ config: configWith(), tmux, stores, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } });
+  deps = testDeps({ config: configWith(), tmux, stateDir: join(root, 'state'), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } });
 });
 afterEach(() => {
   deps.stores.close();

@@ -18,7 +18,6 @@ import {
   type RevokeGrantResult,
   type SetGrantResult,
 } from '@terminal-mcp/contract';
-import { grantsStore } from '../../effects/store/grants-store.js';
 import { changeGrants, revokeGrant, type GrantRequest } from '../../grants/change-grants.js';
 import { grantEventView, grantView, listGrantAccess } from '../../grants/grant-views.js';
 import { resolveGrantExpiry } from '../../policy/grants.js';
@@ -79,7 +78,7 @@ export const grants = {
   /** The change log, newest first; pass `next_cursor` back as `cursor` for older events. */
   events: operatorProcedure.input(grantEventsInputSchema).query(({ ctx, input }): GrantEventsPage => {
     const limit = input.limit ?? GRANT_LIMITS.eventsPageDefault;
-    const events = grantsStore(ctx.deps.stores.db('grants')).events({ limit, before: input.cursor, sessionName: input.session });
+    const events = ctx.deps.stores.grants.events({ limit, before: input.cursor, sessionName: input.session });
     return { events: events.map(grantEventView), next_cursor: events.length === limit ? events.at(-1)!.id : null };
   }),
 };

@@ -3,14 +3,12 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readAppErrorData } from '@terminal-mcp/contract';
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../../test/src/helpers/tmux-server.js';
 import { configSchema } from '../../config/schema.js';
-import type { BrokerDeps } from '../../deps.js';
-import { openStoreSet } from '../../effects/store/store-set.js';
+import type { BrokerDeps } from '../deps.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../../effects/tmux/adapter.js';
-import { webauthEnv } from '../../webauth/env.js';
+import { testDeps } from '../../testing/deps.testkit.js';
 import { createSession } from '../../webauth/sessions.js';
 import { createContextInner } from '../context.js';
 import { gatewayRouter } from '../roles/gateway.js';
@@ -42,7 +40,7 @@ beforeEach(() => {
   sources = join(root, 'shots');
   mkdirSync(sources);
   const config = configSchema.parse({ log_level: 'silent', notes: { attachment_source_roots: [sources] } });
-  deps = { config, tmux, stores: openStoreSet(join(root, 'state')), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } };
+  deps = testDeps({ config, tmux, stateDir: join(root, 'state'), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } });
 });
 afterEach(() => {
   deps.stores.close();
@@ -55,7 +53,7 @@ function web(token?: string) {
   return createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: token }));
 }
 function operatorToken(): string {
-  const env = webauthEnv({ db: deps.stores.db('webauth'), stateDir: deps.stores.stateDir, log: deps.log });
+  const env = deps.webauth;
   const user = env.store.findUserByName('alice') ?? env.store.createUser({ username: 'alice', passwordHash: 'unused', mustChangePassword: false, now: Date.now() })!;
   return createSession(env, user.id).token;
 }

@@ -22,13 +22,11 @@ import {
   oauthListRevocationsInputSchema,
   verifyAccessTokenInputSchema,
 } from '@terminal-mcp/contract';
-import { webauthStore } from '../../effects/store/webauth-store.js';
 import { listClients, listGrants, listRevocations, revokeClient, revokeGrant, revokeUser } from '../../oauth/admin.js';
 import { approveAuthorization } from '../../oauth/authorize.js';
 import { describeAuthorization, registerClient } from '../../oauth/clients.js';
-import { oauthEnv, type OAuthEnv, type OAuthLoginEnv } from '../../oauth/env.js';
+import type { OAuthLoginEnv } from '../../oauth/env.js';
 import { exchangeToken, revokeToken, verifyAccessToken } from '../../oauth/tokens.js';
-import { webauthEnv } from '../../webauth/env.js';
 import type { BrokerContext } from '../context.js';
 import { operatorProcedure } from '../operator.js';
 import { servedTo } from '../trpc.js';
@@ -38,13 +36,7 @@ const oauthServerProcedure = servedTo('observer', 'gateway');
 
 /** The authorization server acting is the socket's: the gateway's rules and scopes on
  * gateway.sock, the observer's elsewhere (the dashboard only administers). */
-const envOf = (ctx: BrokerContext): OAuthEnv =>
-  oauthEnv({ db: ctx.deps.stores.db('oauth'), config: ctx.deps.config, log: ctx.deps.log, server: ctx.role === 'gateway' ? 'gateway' : 'observer' });
-
-const loginEnvOf = (ctx: BrokerContext): OAuthLoginEnv => ({
-  ...envOf(ctx),
-  webauth: webauthEnv({ db: ctx.deps.stores.db('webauth'), stateDir: ctx.deps.stores.stateDir, log: ctx.deps.log }),
-});
+const envOf = (ctx: BrokerContext): OAuthLoginEnv => ctx.deps.oauth[ctx.role === 'gateway' ? 'gateway' : 'observer'];
 
 /** For the observer's and the gateway's routers, under `oauth.`: each socket acts as its
  * own authorization server over the one oauth.db. */
@@ -57,7 +49,7 @@ export const oauthServerProcedures = {
 
   approveAuthorization: oauthServerProcedure
     .input(approveAuthorizationInputSchema)
-    .mutation(({ ctx, input }) => approveAuthorization(loginEnvOf(ctx), input)),
+    .mutation(({ ctx, input }) => approveAuthorization(envOf(ctx), input)),
 
   exchangeToken: oauthServerProcedure.input(exchangeTokenInputSchema).mutation(({ ctx, input }) => exchangeToken(envOf(ctx), input)),
 
@@ -65,7 +57,7 @@ export const oauthServerProcedures = {
 
   verifyAccessToken: oauthServerProcedure
     .input(verifyAccessTokenInputSchema)
-    .query(({ ctx, input }) => verifyAccessToken(envOf(ctx), webauthStore(ctx.deps.stores.db('webauth')), input)),
+    .query(({ ctx, input }) => verifyAccessToken(envOf(ctx), ctx.deps.stores.webauth, input)),
 };
 
 /** For the dashboard's router, as `oauthAdmin`: for a signed-in operator only. */

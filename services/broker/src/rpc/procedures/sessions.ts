@@ -18,7 +18,7 @@ import { raise, servedTo } from '../trpc.js';
 /** Every content read is recorded in the read audit (queued, never slowing the read). */
 const paneTextFacts = (r: PaneText) => ({ sessionId: r.session_id, paneId: r.pane_id, lineCount: r.line_count });
 
-/** THE reader (deps.ts): the access gate with the operator's grants, so a granted
+/** THE reader (rpc/deps.ts): the access gate with the operator's grants, so a granted
  * session reads like a whitelisted one. */
 const reader = (ctx: BrokerContext) => ctx.deps.reader;
 

@@ -25,12 +25,11 @@ import { sendText } from '../../input/send.js';
 import { assertInputScope } from '../../oauth/caller.js';
 import { claimEvent, executeSend, getPolicy, listActionable, listActions, pausePolicy, reviewAction, setPolicy, submitDecision } from '../../supervisor/actions.js';
 import { ackEvent, listEvents, listWatches, runOnce, setVerifierPolicy, status, unwatch, waitEvents, watch, type SupervisorCaller } from '../../supervisor/watches.js';
-import { supervisorOf } from '../../supervisor/wiring.js';
 import type { BrokerContext } from '../context.js';
 import { operatorProcedure } from '../operator.js';
 import { gatewayProcedure } from '../trpc.js';
 
-const caller = (ctx: BrokerContext): SupervisorCaller => ({ engine: supervisorOf(ctx.deps), actor: ctx.actor });
+const caller = (ctx: BrokerContext): SupervisorCaller => ({ engine: ctx.deps.supervisor, actor: ctx.actor });
 const empty = z.object({}).strict();
 const watchKeyInput = z.object({ watch_key: z.string().min(1).max(200) }).strict();
 

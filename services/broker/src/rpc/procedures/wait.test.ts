@@ -10,7 +10,6 @@ import { DEFAULT_CONFIG } from '../../config/schema.js';
 import type { BrokerDeps } from '../deps.js';
 import { ensureSocketDir } from '../../effects/socket-files.js';
 import { WATCHER_TERM, type PaneWatcher } from '../../effects/tmux/pane-watch.js';
-import { createLiveDeps } from '../../live/live-deps.js';
 import { ResumeTokens } from '../../live/resume-tokens.js';
 import { waitForState } from '../../live/wait-for-state.js';
 import { createContextInner } from '../context.js';
@@ -143,7 +142,7 @@ describe('wait.forState', () => {
     const otherClient = createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps, actor: 'gateway:other' }));
     expect((await errorOf(otherClient.wait.resume({ resume_token: pending.resume_token! }))).code).toBe('RESUME_TOKEN_INVALID');
 
-    const shortLived = { ...deps, live: createLiveDeps(paneWatch, new ResumeTokens({ ttlMs: 50 })) };
+    const shortLived = { ...deps, live: { ...deps.live, resumeTokens: new ResumeTokens({ ttlMs: 50 }) } };
     const expiring = await gateway(undefined, shortLived).wait.forState({ session: 'agent-wait-expiry', states: ['WAITING_INPUT'], timeout_s: 0 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     const expired = await errorOf(gateway(undefined, shortLived).wait.resume({ resume_token: expiring.resume_token! }));

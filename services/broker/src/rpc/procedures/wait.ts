@@ -13,7 +13,6 @@ import {
   type SessionStatus,
   type WaitResult,
 } from '@terminal-mcp/contract';
-import { requireLive } from '../../live/live-deps.js';
 import type { SessionIdentity } from '../../policy/identity.js';
 import { waitForState, type WaitOutcome, type WaitTarget } from '../../live/wait-for-state.js';
 import type { BrokerContext } from '../context.js';
@@ -22,10 +21,9 @@ import { gatewayProcedure } from '../trpc.js';
 const timeoutMs = (seconds: number | undefined) => Math.round((seconds ?? WAIT_LIMITS.defaultTimeoutSeconds) * 1000);
 
 function run(ctx: BrokerContext, target: WaitTarget, states: readonly SessionStatus[], seconds: number | undefined, signal?: AbortSignal) {
-  const live = requireLive(ctx.deps);
   return waitForState({
     reader: ctx.deps.reader,
-    paneWatch: live.paneWatch,
+    paneWatch: ctx.deps.live.paneWatch,
     target,
     states,
     timeoutMs: timeoutMs(seconds),
@@ -57,12 +55,12 @@ export const wait = {
     const out = await run(ctx, target, states, input.timeout_s, signal);
     if (out.matched) return result(out, states, null);
     const identity: SessionIdentity = out.identity;
-    const token = requireLive(ctx.deps).resumeTokens.issue({ name: target.name, identity, states, role: ctx.role, client: ctx.actor });
+    const token = ctx.deps.live.resumeTokens.issue({ name: target.name, identity, states, role: ctx.role, client: ctx.actor });
     return result(out, states, token);
   }),
 
   resume: gatewayProcedure.input(resumeWaitInputSchema).query(async ({ ctx, input, signal }) => {
-    const tokens = requireLive(ctx.deps).resumeTokens;
+    const tokens = ctx.deps.live.resumeTokens;
     const pending = tokens.lookup(input.resume_token, ctx.role, ctx.actor);
     const out = await run(ctx, { name: pending.name, identity: pending.identity }, pending.states, input.timeout_s, signal);
     if (out.matched) {
