@@ -103,7 +103,9 @@ describe('v1: events from pane output and quiet time', () => {
   });
 
   it('records error_detected for a traceback, then stops the watch after the same error repeats', async () => {
-    await session('agent-trace', 'sleep 1; python3 -c "raise KeyError(42)"');
+    // The traceback is printed in one write: Python writes it in pieces, and a pass that
+    // ran between them (a loaded machine) saw the marker before the `KeyError: 42` line.
+    await session('agent-trace', 'sleep 1; out=$(python3 -c "raise KeyError(42)" 2>&1); printf "%s\\n" "$out"');
     await gw().supervisor.watch({ session: 'agent-trace' });
     const e = await eventFor('session:agent-trace', 'error_detected');
     expect(e.state).toBe('ERROR');
