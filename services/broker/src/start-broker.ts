@@ -20,6 +20,7 @@ import { createTmuxAdapter } from './effects/tmux/adapter.js';
 import { startAuditRetention } from './audit/retention.js';
 import { recoverInterruptedInput } from './input/services.js';
 import { createPaneWatcher } from './effects/tmux/pane-watch.js';
+import { createTranscriptRecorder } from './effects/transcripts/recorder.js';
 import { createLiveDeps } from './live/live-deps.js';
 import { createLogger } from './effects/logger.js';
 import { startSessionRegistry } from './registry/session-registry.js';
@@ -89,6 +90,9 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
     // Live output and waits: one read-only, ignore-size control client per watched session.
     const paneWatch = createPaneWatcher({ socketName: paths.tmuxSocket, logger: log });
     cleanups.push(() => paneWatch.close());
+    // Transcripts of readable sessions, from the same watchers (closed before them).
+    const transcripts = createTranscriptRecorder({ config, paneWatch, stateDir: paths.stateDir, log });
+    cleanups.push(() => transcripts.close());
 
     const deps: BrokerDeps = assembleDeps({
       config,
@@ -97,6 +101,7 @@ export async function startBroker(options: StartBrokerOptions = {}): Promise<Run
       log,
       info: { version: BROKER_VERSION, startedAt, tmuxSocket: paths.tmuxSocket ?? null },
       live: createLiveDeps(paneWatch),
+      transcripts,
     });
     // Queued read-audit records are written before the stores close (cleanups run in
     // reverse order).

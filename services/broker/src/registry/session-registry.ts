@@ -15,6 +15,7 @@ import type { AccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { StoreSet } from '../effects/store/store-set.js';
 import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
+import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
 import type { SessionReader } from '../reads/session-reader.js';
 import { sessionRegistryStore, type RegistryRecord } from '../effects/store/registry-store.js';
 
@@ -27,6 +28,7 @@ export interface RegistryDeps {
   log: Logger;
   access: AccessGate;
   reader: SessionReader;
+  transcripts?: Pick<TranscriptRecorder, 'sync'> | undefined;
 }
 
 /** Lines of the visible bottom of the pane kept as "last screen", and a hard cap. */
@@ -55,6 +57,7 @@ function reconcileListing(deps: RegistryDeps, live: readonly SessionFacts[], now
     now,
   );
   lastListing.set(deps.stores, listingKey(live));
+  deps.transcripts?.sync(live, deps.access); // record readable sessions, stop the rest
   return ids;
 }
 

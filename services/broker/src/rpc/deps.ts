@@ -9,6 +9,7 @@ import { createAccessGate, type AccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
 import { grantsStore } from '../effects/store/grants-store.js';
 import type { StoreSet } from '../effects/store/store-set.js';
+import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { createInputServices, type InputServices } from '../input/services.js';
 import type { LiveDeps } from '../live/live-deps.js';
@@ -29,6 +30,8 @@ export interface BrokerParts {
   /** The supervisor (supervisor/engine.ts), started by start-broker.ts. Optional: without
    * it, procedures get a passive engine that evaluates only on request. */
   supervisor?: SupervisorEngine;
+  /** Session transcripts (effects/transcripts/recorder.ts); absent: no cursors, no DEAD reads. */
+  transcripts?: TranscriptRecorder;
 }
 
 export interface BrokerDeps extends BrokerParts {
