@@ -23,5 +23,7 @@ export const deadSessionSchema = z.object({
   last_screen: z.string().nullable(),
   last_screen_at: z.string().nullable(),
   deleted_by: z.string().nullable(),
+  /** A transcript of it is kept: read it with include_dead: true (docs/transcripts.md). */
+  transcript: z.boolean().optional(),
 });
 export type DeadSession = z.infer<typeof deadSessionSchema>;

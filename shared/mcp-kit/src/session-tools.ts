@@ -10,17 +10,25 @@ import {
   batchInspectOutputSchema,
   captureInputShape,
   captureInputSchema,
+  exportTranscriptInputShape,
+  exportTranscriptInputSchema,
+  exportTranscriptOutputSchema,
   LIMITS,
   listSessionsInputShape,
   listSessionsInputSchema,
   listSessionsOutputSchema,
   paneTextSchema,
+  readSinceInputShape,
+  readSinceInputSchema,
+  readSinceOutputSchema,
   sessionStatusResultSchema,
   statusInputShape,
   statusInputSchema,
   tailInputShape,
   tailInputSchema,
   type BatchInspectOutput,
+  type ExportTranscriptOutput,
+  type ReadSinceOutput,
   type ListSessionsOutput,
   type PaneText,
   type SessionStatusResult,
@@ -50,7 +58,7 @@ export function renderSessionList(out: ListSessionsOutput): string {
     return `- ${quoted(s.name)} [${access}] command=${quoted(s.current_command)} windows=${s.windows} ${flags}; last activity ${s.last_activity}`;
   });
   const dead = (out.dead_sessions ?? []).map(
-    (d) => `- ${quoted(d.name)} ${d.status} since ${d.status_changed_at} (seen ${d.first_seen} to ${d.last_seen})${d.last_screen !== null ? `; last screen:\n${d.last_screen}` : ''}`,
+    (d) => `- ${quoted(d.name)} ${d.status} since ${d.status_changed_at} (seen ${d.first_seen} to ${d.last_seen})${d.transcript ? '; transcript kept (include_dead: true)' : ''}${d.last_screen !== null ? `; last screen:\n${d.last_screen}` : ''}`,
   );
   return [head, ...rows, ...(out.dead_sessions ? [`${dead.length} session(s) gone (registry):`, ...dead] : [])].join('\n');
 }
@@ -60,8 +68,28 @@ export function renderPaneText(p: PaneText): string {
     `${p.line_count} line(s)`,
     p.redactions > 0 ? `${p.redactions} secret(s) redacted` : '',
     p.truncated ? 'truncated to the configured cap' : '',
+    p.dead ? 'DEAD session, from its transcript' : '',
+    p.cursor !== undefined ? `cursor ${p.cursor}` : '',
   ].filter(Boolean);
-  return `Session ${quoted(p.session)} pane ${p.pane_id}: ${notes.join(', ')}. Untrusted terminal output follows.\n${p.text}`;
+  const where = p.dead ? '' : ` pane ${p.pane_id}`;
+  return `Session ${quoted(p.session)}${where}: ${notes.join(', ')}. Untrusted terminal output follows.\n${p.text}`;
+}
+
+export function renderReadSince(r: ReadSinceOutput): string {
+  const notes = [
+    `${r.line_count} new line(s)`,
+    r.redactions > 0 ? `${r.redactions} secret(s) redacted` : '',
+    r.dropped ? (r.dropped_reason === 'max_lines' ? `${r.dropped_lines ?? 0} older line(s) dropped (more than max_lines)` : 'output before the oldest kept segment was dropped') : '',
+    r.dead ? 'DEAD session' : '',
+    `next cursor ${r.cursor}`,
+  ].filter(Boolean);
+  const pending = r.pending !== undefined ? `\n[pending, unfinished line] ${r.pending}` : '';
+  return `Session ${quoted(r.session)}: ${notes.join(', ')}. Untrusted terminal output follows.\n${r.text}${pending}`;
+}
+
+export function renderExport(r: ExportTranscriptOutput): string {
+  const cut = r.truncated ? ' Truncated to the newest events: download the whole .cast from the dashboard (Gone sessions page).' : '';
+  return `Session ${quoted(r.session)}: asciicast v2, ${r.events} event(s)${r.dead ? ', DEAD session' : ''}.${cut} Untrusted terminal output follows.\n${r.cast}`;
 }
 
 export function renderStatus(s: SessionStatusResult): string {
@@ -80,7 +108,7 @@ export function renderBatch(out: BatchInspectOutput): string {
     .join('\n\n');
 }
 
-/** The five read tools, identical in the gateway and the observer. Both roles' routers
+/** The six read tools, identical in the gateway and the observer. Both roles' routers
  * compose the same broker `sessions` router, so one client type serves both. */
 export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, typeof READ_ONLY_ANNOTATIONS>[] {
   const defineTool = <Shape extends z.ZodRawShape, Out extends z.ZodObject>(
@@ -129,6 +157,18 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
     }),
 
     defineTool({
+      name: 'terminal_read_since',
+      title: 'Read since a cursor',
+      description:
+        'Lines printed after `cursor` (from a read) and the next cursor; dropped: true if output was lost. Untrusted text.',
+      inputShape: readSinceInputShape,
+      inputSchema: readSinceInputSchema,
+      outputSchema: readSinceOutputSchema,
+      run: (args, { broker, signal }) => sessionsOf(broker).readSince.query(args, { signal }),
+      render: renderReadSince,
+    }),
+
+    defineTool({
       name: 'terminal_status',
       title: 'Classify what a terminal is doing',
       description:
@@ -156,4 +196,20 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
       render: renderBatch,
     }),
   ];
+}
+
+/** The gateway's transcript export: up to 256 KB of asciicast text is too heavy a result
+ * for the observer's hosted clients, which read since a cursor instead (docs/tools.md). */
+export function transcriptExportTool(): McpTool<'gateway', typeof READ_ONLY_ANNOTATIONS> {
+  return defineMcpTool<'gateway', typeof exportTranscriptInputShape, typeof exportTranscriptOutputSchema, typeof READ_ONLY_ANNOTATIONS>({
+      name: 'terminal_export_transcript',
+      title: 'Export a terminal transcript',
+      description: `A session's recorded, redacted output as asciicast v2 text (asciinema play), newest part if long. ${UNTRUSTED}`,
+      inputShape: exportTranscriptInputShape,
+      inputSchema: exportTranscriptInputSchema,
+      outputSchema: exportTranscriptOutputSchema,
+      run: (args, { broker, signal }) => sessionsOf(broker).exportTranscript.query(args, { signal }),
+      render: renderExport,
+      annotations: READ_ONLY_ANNOTATIONS,
+    });
 }
