@@ -55,8 +55,8 @@ export const exportTranscriptOutputSchema = z.object({
 });
 export type ExportTranscriptOutput = z.infer<typeof exportTranscriptOutputSchema>;
 
-/** The dashboard's download: a transcript by its directory (identity) name. */
-export const transcriptFileInputSchema = z
-  .object({ transcript: z.string().regex(/^\d{1,10}-\d{1,10}-\d{1,12}$/, 'not a transcript id') })
-  .strict();
+/** The dashboard's view and download: a transcript by its id (`transcript_id` of a gone
+ * session), as asciicast text or as plain lines. */
+export const transcriptIdSchema = z.string().regex(/^\d{1,10}-\d{1,10}-\d{1,12}$/, 'not a transcript id');
+export const transcriptFileInputSchema = z.object({ transcript_id: transcriptIdSchema, format: z.enum(['cast', 'text']) }).strict();
 export type TranscriptFileInput = z.infer<typeof transcriptFileInputSchema>;

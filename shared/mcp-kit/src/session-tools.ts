@@ -58,7 +58,7 @@ export function renderSessionList(out: ListSessionsOutput): string {
     return `- ${quoted(s.name)} [${access}] command=${quoted(s.current_command)} windows=${s.windows} ${flags}; last activity ${s.last_activity}`;
   });
   const dead = (out.dead_sessions ?? []).map(
-    (d) => `- ${quoted(d.name)} ${d.status} since ${d.status_changed_at} (seen ${d.first_seen} to ${d.last_seen})${d.transcript ? '; transcript kept (include_dead: true)' : ''}${d.last_screen !== null ? `; last screen:\n${d.last_screen}` : ''}`,
+    (d) => `- ${quoted(d.name)} ${d.status} since ${d.status_changed_at} (seen ${d.first_seen} to ${d.last_seen})${d.transcript_id !== undefined ? '; transcript kept (include_dead: true)' : ''}${d.last_screen !== null ? `; last screen:\n${d.last_screen}` : ''}`,
   );
   return [head, ...rows, ...(out.dead_sessions ? [`${dead.length} session(s) gone (registry):`, ...dead] : [])].join('\n');
 }

@@ -108,8 +108,11 @@ export function withDeadTranscripts(deps: TranscriptReadDeps, live: readonly Ses
     .filter((e) => !live.some((s) => sameSession(s, e.meta)))
     .filter((e) => deps.config.permissions.terminal_read && deps.access.canRead(e.meta.name, deps.access.grantOf(e.meta.name, e.meta)));
   const key = (sessionId: string, created: number) => `${sessionId}\t${created}`;
-  const kept = new Set(gone.map((e) => key(e.meta.sessionId, e.meta.created)));
-  const marked = dead.map((d) => (kept.has(key(d.session_id, Date.parse(d.created) / 1000)) ? { ...d, transcript: true } : d));
+  const ids = new Map(gone.map((e) => [key(e.meta.sessionId, e.meta.created), e.dir]));
+  const marked = dead.map((d) => {
+    const id = ids.get(key(d.session_id, Date.parse(d.created) / 1000));
+    return id !== undefined ? { ...d, transcript_id: id } : d;
+  });
   const known = new Set(dead.map((d) => key(d.session_id, Date.parse(d.created) / 1000)));
   const extra = gone
     .filter((e) => !known.has(key(e.meta.sessionId, e.meta.created)))
@@ -127,10 +130,26 @@ export function withDeadTranscripts(deps: TranscriptReadDeps, live: readonly Ses
         last_screen: null,
         last_screen_at: null,
         deleted_by: null,
-        transcript: true,
+        transcript_id: e.dir,
       }),
     );
   return [...marked, ...extra];
+}
+
+/** The dashboard's view or download of one transcript by id, under the same read rule. */
+export function transcriptById(deps: TranscriptReadDeps, id: string, format: 'cast' | 'text'): { name: string; session_id: string; cast?: string; text?: string; truncated: boolean } {
+  const found = deps.transcripts?.store.list().find((e) => e.dir === id);
+  if (!found) throw new AppError('SESSION_NOT_FOUND', 'no transcript has that id', 'Open the Gone sessions page again: the transcript may have been deleted by retention.');
+  const dead = { identity: sessionIdentityOf(found.meta), meta: found.meta };
+  assertDeadReadable(deps, dead);
+  if (format === 'cast') {
+    const stored = deps.transcripts!.store.castText(dead.identity);
+    const cast = stored ? [stored.header, ...stored.events].join('\n') + '\n' : '';
+    return { name: found.meta.name, session_id: found.meta.sessionId, cast, truncated: false };
+  }
+  const all = allLines(deps, dead.identity);
+  const shown = all.lines.slice(-TRANSCRIPT_LIMITS.maxReadSinceLines);
+  return { name: found.meta.name, session_id: found.meta.sessionId, text: shown.join('\n'), truncated: shown.length < all.lines.length };
 }
 
 export interface TranscriptReads {

@@ -9,13 +9,14 @@ import {
   readSinceInputSchema,
   statusInputSchema,
   tailInputSchema,
+  transcriptFileInputSchema,
   type PaneText,
 } from '@terminal-mcp/contract';
 import { auditedRead, recordRead } from '../../audit/record-read.js';
 import { listDeadSessions, noteSessionListing } from '../../registry/session-registry.js';
-import { createTranscriptReads, withDeadTranscripts } from '../../transcripts/transcript-reads.js';
+import { createTranscriptReads, transcriptById, withDeadTranscripts } from '../../transcripts/transcript-reads.js';
 import type { BrokerContext } from '../context.js';
-import { operatorOf } from '../operator.js';
+import { operatorOf, operatorProcedure } from '../operator.js';
 import { raise, servedTo } from '../trpc.js';
 
 /** Every content read is recorded in the read audit (queued, never slowing the read). */
@@ -121,4 +122,16 @@ export const sessions = {
         (r) => ({ sessionId: r.session_id, lineCount: r.events }),
       ),
     ),
+};
+
+/** The dashboard's Gone sessions page: a transcript viewed read-only or downloaded as .cast,
+ * for a signed-in operator, under the same read rule as every transcript read. */
+export const dashboardTranscripts = {
+  file: operatorProcedure
+    .input(transcriptFileInputSchema)
+    .query(({ ctx, input }) => {
+      const r = transcriptById(ctx.deps, input.transcript_id, input.format);
+      recordRead(ctx, 'dashboard_transcript', { session: r.name, sessionId: r.session_id });
+      return r;
+    }),
 };

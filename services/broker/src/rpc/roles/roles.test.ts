@@ -153,6 +153,7 @@ describe('role routers', () => {
           "supervisorDashboard.pause:mutation",
           "supervisorDashboard.reviewAction:mutation",
           "supervisorDashboard.waitEvents:query",
+          "transcripts.file:query",
         ],
       }
     `);
