@@ -53,7 +53,7 @@ async function eventually<T>(what: string, probe: () => Promise<T | undefined | 
   }
 }
 
-const CONFIG = { allowed_session_patterns: ['agent-*'], log_level: 'warn' };
+const CONFIG = { allowed_session_patterns: ['agent-*'], log_level: 'warn', transcripts: { enabled: true } };
 
 beforeAll(async () => {
   tmux = await startTmuxServer();

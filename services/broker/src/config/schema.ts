@@ -256,7 +256,10 @@ export const supervisorSchema = z
  * line by line before it is written, as asciicast v2 segment files under the state dir. */
 export const transcriptsSchema = z
   .object({
-    enabled: z.boolean().default(true),
+    /** Off by default: recording keeps one tmux watcher client per readable session, and
+     * tmux 3.3a can crash (taking the user's sessions) when a client identifies while a
+     * session is being created, which many watchers make likely (docs/transcripts.md). */
+    enabled: z.boolean().default(false),
     /** A segment file is closed and a new one started past this many bytes of events. */
     segment_bytes: z.number().int().min(4096).max(64 * 1024 * 1024).default(1024 * 1024),
     /** Per recorded session: the oldest segments are deleted past this total. */

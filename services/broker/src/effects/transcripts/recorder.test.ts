@@ -14,7 +14,7 @@ let stateDir: string;
 let broker: LiveTestBroker;
 let recorder: TranscriptRecorder;
 
-const config = configSchema.parse({ ...DEFAULT_CONFIG, transcripts: { segment_bytes: 4096, max_bytes_per_session: 12288 } });
+const config = configSchema.parse({ ...DEFAULT_CONFIG, transcripts: { enabled: true, segment_bytes: 4096, max_bytes_per_session: 12288 } });
 
 async function eventually<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
