@@ -257,8 +257,8 @@ export const supervisorSchema = z
 export const transcriptsSchema = z
   .object({
     /** Off by default: recording keeps one tmux watcher client per readable session, and
-     * tmux 3.3a can crash (taking the user's sessions) when a client identifies while a
-     * session is being created, which many watchers make likely (docs/transcripts.md). */
+     * with that many clients tmux 3.3a was seen crashing (taking the user's sessions) when
+     * the broker was SIGKILLed or a new server started (docs/transcripts.md). */
     enabled: z.boolean().default(false),
     /** A segment file is closed and a new one started past this many bytes of events. */
     segment_bytes: z.number().int().min(4096).max(64 * 1024 * 1024).default(1024 * 1024),

@@ -86,19 +86,6 @@ export interface PaneWatcherOptions {
   logger?: TmuxLogger;
 }
 
-/**
- * Each watcher's stdin reaches tmux through `cat`, and its EOF only DELAYED_EOF_SECONDS
- * later. Why: when the broker dies without closing (SIGKILL, OOM), every one of its tmux
- * clients sees EOF at once; the main client's hidden session then goes by
- * destroy-unattached (hidden-session.ts), and tmux 3.3a crashes when another client
- * disconnects while that happens (the whole server, with the user's sessions, was gone
- * after a SIGKILL in test/src/tmux-ownership.test.ts once every readable session had a
- * watcher for its transcript). Delayed, the watchers detach after the main client is gone.
- * A normal stop detaches at once with an empty line (end() below).
- */
-const DELAYED_EOF_SECONDS = 2;
-const DELAYED_EOF = `{ cat; sleep ${DELAYED_EOF_SECONDS}; } | exec "$@"`;
-
 /** A `%output` line is at most a few times tmux's read size; anything longer is not tmux. */
 const MAX_LINE_CHARS = 4 * 1024 * 1024;
 
@@ -137,9 +124,7 @@ export function createPaneWatcher(options: PaneWatcherOptions = {}): PaneWatcher
     if (entry.attachTimer !== undefined) clearTimeout(entry.attachTimer);
     entry.process.ignoreOutput();
     entry.rejectReady(error);
-    // An empty line detaches a control client at once (EOF would wait for DELAYED_EOF);
-    // a client that lingers is stopped.
-    entry.process.write('\n');
+    // EOF makes tmux detach the client; a client that lingers is stopped.
     void entry.process.stop(1_000);
     const listeners = [...entry.listeners];
     entry.listeners.clear();
@@ -228,9 +213,8 @@ export function createPaneWatcher(options: PaneWatcherOptions = {}): PaneWatcher
     ready.catch(() => {});
     // The callbacks run asynchronously, after `entry` below is initialised.
     const child = spawnControlProcess({
-      // Through DELAYED_EOF: see there. The tmux path and arguments are argv, never shell text.
-      tmuxPath: '/bin/sh',
-      args: ['-c', DELAYED_EOF, 'sh', options.tmuxPath ?? 'tmux', ...globalArgs, '-C', 'attach-session', '-t', sessionId, '-f', 'ignore-size,read-only'],
+      tmuxPath: options.tmuxPath ?? 'tmux',
+      args: [...globalArgs, '-C', 'attach-session', '-t', sessionId, '-f', 'ignore-size,read-only'],
       env,
       onData(chunk) {
         if (entry.state === 'ended') return;
