@@ -103,6 +103,9 @@ describe('output cursors', () => {
     await tmux.newSession('agent-other', 'sleep 3600');
     const c = await stdioClient();
     const other = ok(await call(c, 'terminal_tail', { session: 'agent-other' })).cursor as string;
+    // terminal_batch_inspect gives each session's tail its cursor too.
+    const batch = ok(await call(c, 'terminal_batch_inspect', { sessions: ['agent-other'] })) as { results: { ok: boolean; tail?: { cursor?: string } }[] };
+    expect(batch.results[0]?.tail?.cursor).toBe(other);
     const garbled = await call(c, 'terminal_read_since', { session: 'agent-ticker', cursor: 'bm90IGEgY3Vyc29y' });
     expect(codeOf(garbled)).toBe('INVALID_ARGUMENT');
     expect(hintOf(garbled)).toContain('terminal_tail');
