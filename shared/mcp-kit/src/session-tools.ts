@@ -10,9 +10,6 @@ import {
   batchInspectOutputSchema,
   captureInputShape,
   captureInputSchema,
-  exportTranscriptInputShape,
-  exportTranscriptInputSchema,
-  exportTranscriptOutputSchema,
   LIMITS,
   listSessionsInputShape,
   listSessionsInputSchema,
@@ -27,7 +24,6 @@ import {
   tailInputShape,
   tailInputSchema,
   type BatchInspectOutput,
-  type ExportTranscriptOutput,
   type ReadSinceOutput,
   type ListSessionsOutput,
   type PaneText,
@@ -87,10 +83,6 @@ export function renderReadSince(r: ReadSinceOutput): string {
   return `Session ${quoted(r.session)}: ${notes.join(', ')}. Untrusted terminal output follows.\n${r.text}${pending}`;
 }
 
-export function renderExport(r: ExportTranscriptOutput): string {
-  const cut = r.truncated ? ' Truncated to the newest events: download the whole .cast from the dashboard (Gone sessions page).' : '';
-  return `Session ${quoted(r.session)}: asciicast v2, ${r.events} event(s)${r.dead ? ', DEAD session' : ''}.${cut} Untrusted terminal output follows.\n${r.cast}`;
-}
 
 export function renderStatus(s: SessionStatusResult): string {
   const extra = [`command ${quoted(s.current_command)}`, `idle ${s.idle_seconds}s`, s.in_copy_mode ? 'in copy mode' : ''].filter(Boolean);
@@ -196,20 +188,4 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
       render: renderBatch,
     }),
   ];
-}
-
-/** The gateway's transcript export: up to 256 KB of asciicast text is too heavy a result
- * for the observer's hosted clients, which read since a cursor instead (docs/tools.md). */
-export function transcriptExportTool(): McpTool<'gateway', typeof READ_ONLY_ANNOTATIONS> {
-  return defineMcpTool<'gateway', typeof exportTranscriptInputShape, typeof exportTranscriptOutputSchema, typeof READ_ONLY_ANNOTATIONS>({
-      name: 'terminal_export_transcript',
-      title: 'Export a terminal transcript',
-      description: `A session's recorded, redacted output as asciicast v2 text (asciinema play), newest part if long. ${UNTRUSTED}`,
-      inputShape: exportTranscriptInputShape,
-      inputSchema: exportTranscriptInputSchema,
-      outputSchema: exportTranscriptOutputSchema,
-      run: (args, { broker, signal }) => sessionsOf(broker).exportTranscript.query(args, { signal }),
-      render: renderExport,
-      annotations: READ_ONLY_ANNOTATIONS,
-    });
 }
