@@ -64,11 +64,13 @@ describe('MCP over stdio with a live broker', () => {
     expect(reads.map((t) => t.name).sort()).toEqual([
       'terminal_batch_inspect',
       'terminal_capture',
+      'terminal_export_transcript',
       'terminal_get_binding',
       'terminal_input_context',
       'terminal_list_bindings',
       'terminal_list_input_audit',
       'terminal_list_sessions',
+      'terminal_read_since',
       'terminal_resume_wait',
       'terminal_status',
       'terminal_status_bound',

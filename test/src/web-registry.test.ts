@@ -1,4 +1,5 @@
-// Guards the dashboard's gone-sessions page (production build, real broker, Chromium): a killed session stays listed with its status and its last redacted screen, for a signed-in operator only.
+// Guards the dashboard's gone-sessions page (production build, real broker, Chromium): a killed session stays listed with its status and its last redacted screen, its transcript viewable read-only and downloadable as a .cast, for a signed-in operator only.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import Database from 'better-sqlite3';
@@ -11,9 +12,9 @@ describe('dashboard gone sessions', { timeout: 180_000 }, () => {
   let page: Page;
 
   beforeAll(async () => {
-    stack = await startWebStack({ config: { ...WEB_TEST_CONFIG, session_lifecycle: { reconcile_interval_seconds: 5 } } });
+    stack = await startWebStack({ config: { ...WEB_TEST_CONFIG, session_lifecycle: { reconcile_interval_seconds: 5 }, transcripts: { enabled: true } } });
     await stack.tmux.newSession('claude-keep', 'exec sleep 3600');
-    await stack.tmux.newSession('claude-gone', "bash --norc --noprofile -c 'echo GONE-MARK token=ghp_abcdefghijklmnopqrstuvwxyz0123456789; exec sleep 3600'");
+    await stack.tmux.newSession('claude-gone', "bash --norc --noprofile -c 'read go; echo GONE-MARK token=ghp_abcdefghijklmnopqrstuvwxyz0123456789; exec sleep 3600'");
     page = await (await stack.browser.newContext({ locale: 'en-US' })).newPage();
     await signInFirstTime(page, stack);
   }, 180_000);
@@ -26,6 +27,12 @@ describe('dashboard gone sessions', { timeout: 180_000 }, () => {
     const gateway = createBrokerClient({ role: 'gateway', env: stack.broker.env });
     // The broker's timer records readable sessions' screens (every 5 s here): wait, by
     // reading registry.db itself, until it has this one before the session goes away.
+    // It prints once the broker records its output (a transcript's meta.json names it).
+    const transcripts = join(stack.broker.stateDir, 'transcripts');
+    const recorded = () =>
+      existsSync(transcripts) && readdirSync(transcripts).some((d) => existsSync(join(transcripts, d, 'meta.json')) && readFileSync(join(transcripts, d, 'meta.json'), 'utf8').includes('"claude-gone"'));
+    await waitFor('the broker to record claude-gone', recorded, 90_000);
+    await stack.tmux.tmux(['send-keys', '-t', '=claude-gone:', 'Enter']);
     const registry = new Database(join(stack.broker.stateDir, 'registry.db'), { readonly: true, fileMustExist: true });
     try {
       const screenOf = () => (registry.prepare("SELECT last_screen FROM session_registry WHERE name = 'claude-gone' AND status = 'ACTIVE'").get() as { last_screen: string | null } | undefined)?.last_screen;
@@ -35,7 +42,8 @@ describe('dashboard gone sessions', { timeout: 180_000 }, () => {
     }
     await stack.tmux.tmux(['kill-session', '-t', '=claude-gone']);
     const db = () => gateway.sessions.list.query({ include_dead: true });
-    await waitFor('the registry to record it gone', async () => (await db()).dead_sessions?.some((d) => d.name === 'claude-gone' && d.last_screen !== null));
+    const gone = await waitFor('the registry to record it gone', async () => (await db()).dead_sessions?.find((d) => d.name === 'claude-gone' && d.last_screen !== null && d.transcript_id !== undefined));
+    const transcriptId = gone.transcript_id!;
 
     await page.goto(`${stack.baseUrl}/registry`);
     const row = page.locator('[data-testid=registry] [data-session="claude-gone"]');
@@ -45,6 +53,26 @@ describe('dashboard gone sessions', { timeout: 180_000 }, () => {
     const screen = await row.locator('pre').textContent();
     expect(screen).toContain('GONE-MARK');
     expect(screen).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+
+    // Its transcript: a read-only view and a .cast download, redacted.
+    await row.locator('[data-testid=transcript-view]').click();
+    const text = page.locator('[data-testid=transcript-text]');
+    await text.waitFor();
+    expect(await text.textContent()).toContain('GONE-MARK token=[REDACTED:');
+    expect(await page.locator('textarea, input[type=text]').count()).toBe(0);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid=transcript-download]').click()]);
+    expect(download.suggestedFilename()).toBe('claude-gone.cast');
+    const cast = readFileSync((await download.path())!, 'utf8');
+    const [header, ...events] = cast.trimEnd().split('\n');
+    expect(JSON.parse(header!)).toMatchObject({ version: 2, width: expect.any(Number), height: expect.any(Number) });
+    expect(events.length).toBeGreaterThan(0);
+    for (const e of events) expect(JSON.parse(e)).toEqual([expect.any(Number), 'o', expect.any(String)]);
+    expect(cast).toContain('GONE-MARK');
+    expect(cast).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+    // Signed out (a fresh context), the download is not served.
+    const anonymous = await (await stack.browser.newContext()).newPage();
+    const refused = await anonymous.request.get(`${stack.baseUrl}/registry/transcripts/${transcriptId}/download`, { maxRedirects: 0 });
+    expect(refused.status()).not.toBe(200);
 
     // web.sock without an operator session cannot list gone sessions.
     const anonymousWeb = createBrokerClient({ role: 'web', env: stack.broker.env });

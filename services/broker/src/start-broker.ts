@@ -26,11 +26,13 @@ import { createTmuxAdapter } from './effects/tmux/adapter.js';
 import { startAuditRetention } from './audit/retention.js';
 import { createInputServices, recoverInterruptedInput, type InputServices } from './input/services.js';
 import { createPaneWatcher } from './effects/tmux/pane-watch.js';
+import { createTranscriptRecorder } from './effects/transcripts/recorder.js';
 import { createLiveDeps } from './live/live-deps.js';
 import { createLogger } from './effects/logger.js';
 import { oauthEnv, type OAuthLoginEnv } from './oauth/env.js';
 import { createSessionReader } from './reads/session-reader.js';
 import { createSessionRegistry } from './registry/session-registry.js';
+import { createTranscriptReads } from './transcripts/transcript-reads.js';
 import { recoverSupervisorActions } from './supervisor/actions.js';
 import { createSupervisor } from './supervisor/wiring.js';
 import { serveRoles } from './rpc/serve.js';
@@ -74,7 +76,8 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   const webauth = webauthEnv({ store: stores.webauth, stateDir: stores.stateDir, log });
   const oauthOf = (server: OAuthServer): OAuthLoginEnv => ({ ...oauthEnv({ store: stores.oauth, config, log, server }), webauth });
   const supervisor = createSupervisor({ config, tmux, stores, log, reader }, parts.live.paneWatch);
-  return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor };
+  const transcriptReads = createTranscriptReads({ config, tmux, access, transcripts: parts.transcripts });
+  return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads };
 }
 
 /** TERMINAL_MCP_LOG_LEVEL, the one log-level switch of every service, wins over
@@ -117,6 +120,9 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
     // Live output and waits: one read-only, ignore-size control client per watched session.
     const paneWatch = createPaneWatcher({ socketName: paths.tmuxSocket, logger: log });
     cleanups.push(() => paneWatch.close());
+    // Transcripts of readable sessions, from the same watchers (closed before them).
+    const transcripts = createTranscriptRecorder({ config, paneWatch, stateDir: paths.stateDir, log });
+    cleanups.push(() => transcripts.close());
 
     const deps = assembleDeps({
       config,
@@ -125,6 +131,7 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
       log,
       info: { version: BROKER_VERSION, startedAt, tmuxSocket: paths.tmuxSocket ?? null },
       live: createLiveDeps(paneWatch),
+      transcripts,
     });
     // Queued read-audit records are written before the stores close (cleanups run in
     // reverse order).
@@ -133,7 +140,8 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
     await ensureBootstrapAccount(deps.webauth);
     // registry.db remembers every session seen, and what became of it (reconciled on
     // tmux's session notifications; a slow timer records screens).
-    const registry = createSessionRegistry(deps);
+    // Each pass also starts recording the readable sessions and stops the rest.
+    const registry = createSessionRegistry({ ...deps, onReconciled: (live) => deps.transcripts.sync(live, deps.access) });
     registry.start();
     cleanups.push(() => registry.stop());
     // Supervisor actions a dead broker left mid-send are closed, never re-sent; then the

@@ -13,11 +13,13 @@ import { createGatewayMcpServer, SERVER_INSTRUCTIONS } from './server.js';
 const READ_TOOL_NAMES = [
   'terminal_batch_inspect',
   'terminal_capture',
+  'terminal_export_transcript',
   'terminal_get_binding',
   'terminal_input_context',
   'terminal_list_bindings',
   'terminal_list_input_audit',
   'terminal_list_sessions',
+  'terminal_read_since',
   'terminal_resume_wait',
   'terminal_status',
   'terminal_status_bound',

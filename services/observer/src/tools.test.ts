@@ -1,4 +1,4 @@
-// Guards the observer's public tool catalogue: exactly these seventeen tools, every one read-only, with instructions marking all output as untrusted data; a call with no broker is an isError result with its code in _meta.
+// Guards the observer's public tool catalogue: exactly these eighteen tools, every one read-only, with instructions marking all output as untrusted data; a call with no broker is an isError result with its code in _meta.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +28,7 @@ const EXPECTED_TOOLS = [
   'terminal_batch_inspect',
   'terminal_capture',
   'terminal_list_sessions',
+  'terminal_read_since',
   'terminal_status',
   'terminal_tail',
 ];
@@ -51,7 +52,7 @@ describe('observer MCP server', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('serves exactly the seventeen read tools, every one readOnlyHint true and not destructive', async () => {
+  it('serves exactly the eighteen read tools, every one readOnlyHint true and not destructive', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(EXPECTED_TOOLS);
     expect(OBSERVER_TOOLS.map((t) => t.name).sort()).toEqual(EXPECTED_TOOLS);

@@ -19,3 +19,4 @@ export * from './notes.js';
 export * from './session-registry.js';
 export * from './projects.js';
 export * from './broker-link.js';
+export * from './transcripts.js';

@@ -23,5 +23,8 @@ export const deadSessionSchema = z.object({
   last_screen: z.string().nullable(),
   last_screen_at: z.string().nullable(),
   deleted_by: z.string().nullable(),
+  /** Set when a transcript of it is kept: read it with include_dead: true; the dashboard
+   * views and downloads it by this id (docs/transcripts.md). */
+  transcript_id: z.string().optional(),
 });
 export type DeadSession = z.infer<typeof deadSessionSchema>;

@@ -54,6 +54,7 @@ export const tailInputShape = {
   session: sessionNameSchema.describe('exact session name'),
   lines: z.number().int().min(1).max(LIMITS.maxTailLines).optional().describe('how many lines from the bottom (default from config)'),
   strip_ansi: stripAnsi,
+  include_dead: z.boolean().optional().describe('read a DEAD session too'),
 };
 export const tailInputSchema = z.object(tailInputShape).strict();
 export type TailInput = z.infer<typeof tailInputSchema>;
@@ -75,6 +76,7 @@ export const captureInputShape = {
     .optional()
     .describe('last line, same numbering (default: bottom of the visible screen)'),
   strip_ansi: stripAnsi,
+  include_dead: z.boolean().optional().describe('read a DEAD session too'),
 };
 export const captureInputSchema = z
   .object(captureInputShape)
@@ -93,6 +95,8 @@ export const paneTextSchema = z.object({
   line_count: z.number().int(),
   redactions: z.number().int().describe('how many secrets were replaced by [REDACTED:kind]'),
   truncated: z.boolean().describe('true when the request was cut to the configured cap'),
+  cursor: z.string().optional().describe('pass to terminal_read_since for what comes after this read'),
+  dead: z.boolean().optional().describe('read from the transcript of a session that is gone'),
 });
 export type PaneText = z.infer<typeof paneTextSchema>;
 

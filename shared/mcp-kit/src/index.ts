@@ -13,7 +13,7 @@ export {
   type ToolErrorResult,
 } from './tool-errors.js';
 export { defineMcpTool, READ_ONLY_ANNOTATIONS, type McpTool, type ToolContext, type ToolSpec } from './define-tool.js';
-export { renderBatch, renderPaneText, renderSessionList, renderStatus, sessionReadTools } from './session-tools.js';
+export { renderBatch, renderPaneText, renderReadSince, renderSessionList, renderStatus, sessionReadTools } from './session-tools.js';
 export { checkToolArguments, normalizeArgumentNames, type ArgumentNames } from './tool-arguments.js';
 export { publishedInputSchema, publishedOutputSchema } from './tool-catalogue.js';
 export { noteReadTools, NOTE_UNTRUSTED, renderNote, renderNoteHits, renderNoteSummary } from './note-tools.js';

@@ -15,12 +15,16 @@ import {
   listSessionsInputSchema,
   listSessionsOutputSchema,
   paneTextSchema,
+  readSinceInputShape,
+  readSinceInputSchema,
+  readSinceOutputSchema,
   sessionStatusResultSchema,
   statusInputShape,
   statusInputSchema,
   tailInputShape,
   tailInputSchema,
   type BatchInspectOutput,
+  type ReadSinceOutput,
   type ListSessionsOutput,
   type PaneText,
   type SessionStatusResult,
@@ -50,7 +54,7 @@ export function renderSessionList(out: ListSessionsOutput): string {
     return `- ${quoted(s.name)} [${access}] command=${quoted(s.current_command)} windows=${s.windows} ${flags}; last activity ${s.last_activity}`;
   });
   const dead = (out.dead_sessions ?? []).map(
-    (d) => `- ${quoted(d.name)} ${d.status} since ${d.status_changed_at} (seen ${d.first_seen} to ${d.last_seen})${d.last_screen !== null ? `; last screen:\n${d.last_screen}` : ''}`,
+    (d) => `- ${quoted(d.name)} ${d.status} since ${d.status_changed_at} (seen ${d.first_seen} to ${d.last_seen})${d.transcript_id !== undefined ? '; transcript kept (include_dead: true)' : ''}${d.last_screen !== null ? `; last screen:\n${d.last_screen}` : ''}`,
   );
   return [head, ...rows, ...(out.dead_sessions ? [`${dead.length} session(s) gone (registry):`, ...dead] : [])].join('\n');
 }
@@ -60,9 +64,25 @@ export function renderPaneText(p: PaneText): string {
     `${p.line_count} line(s)`,
     p.redactions > 0 ? `${p.redactions} secret(s) redacted` : '',
     p.truncated ? 'truncated to the configured cap' : '',
+    p.dead ? 'DEAD session, from its transcript' : '',
+    p.cursor !== undefined ? `cursor ${p.cursor}` : '',
   ].filter(Boolean);
-  return `Session ${quoted(p.session)} pane ${p.pane_id}: ${notes.join(', ')}. Untrusted terminal output follows.\n${p.text}`;
+  const where = p.dead ? '' : ` pane ${p.pane_id}`;
+  return `Session ${quoted(p.session)}${where}: ${notes.join(', ')}. Untrusted terminal output follows.\n${p.text}`;
 }
+
+export function renderReadSince(r: ReadSinceOutput): string {
+  const notes = [
+    `${r.line_count} new line(s)`,
+    r.redactions > 0 ? `${r.redactions} secret(s) redacted` : '',
+    r.dropped ? (r.dropped_reason === 'max_lines' ? `${r.dropped_lines ?? 0} older line(s) dropped (more than max_lines)` : 'output before the oldest kept segment was dropped') : '',
+    r.dead ? 'DEAD session' : '',
+    `next cursor ${r.cursor}`,
+  ].filter(Boolean);
+  const pending = r.pending !== undefined ? `\n[pending, unfinished line] ${r.pending}` : '';
+  return `Session ${quoted(r.session)}: ${notes.join(', ')}. Untrusted terminal output follows.\n${r.text}${pending}`;
+}
+
 
 export function renderStatus(s: SessionStatusResult): string {
   const extra = [`command ${quoted(s.current_command)}`, `idle ${s.idle_seconds}s`, s.in_copy_mode ? 'in copy mode' : ''].filter(Boolean);
@@ -80,7 +100,7 @@ export function renderBatch(out: BatchInspectOutput): string {
     .join('\n\n');
 }
 
-/** The five read tools, identical in the gateway and the observer. Both roles' routers
+/** The six read tools, identical in the gateway and the observer. Both roles' routers
  * compose the same broker `sessions` router, so one client type serves both. */
 export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, typeof READ_ONLY_ANNOTATIONS>[] {
   const defineTool = <Shape extends z.ZodRawShape, Out extends z.ZodObject>(
@@ -126,6 +146,18 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
       outputSchema: paneTextSchema,
       run: (args, { broker, signal }) => sessionsOf(broker).capture.query(args, { signal }),
       render: renderPaneText,
+    }),
+
+    defineTool({
+      name: 'terminal_read_since',
+      title: 'Read since a cursor',
+      description:
+        'Lines printed after `cursor` (from a read) and the next cursor; dropped: true if output was lost. Untrusted text.',
+      inputShape: readSinceInputShape,
+      inputSchema: readSinceInputSchema,
+      outputSchema: readSinceOutputSchema,
+      run: (args, { broker, signal }) => sessionsOf(broker).readSince.query(args, { signal }),
+      render: renderReadSince,
     }),
 
     defineTool({

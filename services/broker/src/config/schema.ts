@@ -255,6 +255,24 @@ export const supervisorSchema = z
   })
   .strict();
 
+/** Session transcripts (effects/transcripts/): each readable session's output, redacted
+ * line by line before it is written, as asciicast v2 segment files under the state dir. */
+export const transcriptsSchema = z
+  .object({
+    /** Off by default: recording keeps one tmux watcher client per readable session, and
+     * with that many clients tmux 3.3a was seen crashing (taking the user's sessions) when
+     * the broker was SIGKILLed or a new server started (docs/transcripts.md). */
+    enabled: z.boolean().default(false),
+    /** A segment file is closed and a new one started past this many bytes of events. */
+    segment_bytes: z.number().int().min(4096).max(64 * 1024 * 1024).default(1024 * 1024),
+    /** Per recorded session: the oldest segments are deleted past this total. */
+    max_bytes_per_session: z.number().int().min(4096).max(1024 * 1024 * 1024).default(8 * 1024 * 1024),
+    /** Transcripts of sessions that are gone are deleted this many days after they ended. */
+    retention_days: z.number().int().min(0).max(3650).default(14),
+  })
+  .strict()
+  .refine((t) => t.segment_bytes <= t.max_bytes_per_session, { message: 'segment_bytes must not exceed max_bytes_per_session', path: ['segment_bytes'] });
+
 export const configSchema = z
   .object({
     permissions: permissionsSchema.default({ terminal_read: true, terminal_input: false }),
@@ -274,6 +292,7 @@ export const configSchema = z
       .default([])
       .refine((ps) => new Set(ps.map((p) => p.name)).size === ps.length, 'project_profiles names must be unique'),
     supervisor: supervisorSchema.default(() => supervisorSchema.parse({})),
+    transcripts: transcriptsSchema.default(() => transcriptsSchema.parse({})),
   })
   .strict()
   .refine((c) => c.project_profiles.every((p) => c.observer.source_roots.some((r) => r.name === p.repo)), {

@@ -8,12 +8,14 @@ import type { Logger } from 'pino';
 import type { AccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { StoreSet } from '../effects/store/store-set.js';
+import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { InputServices } from '../input/services.js';
 import type { LiveDeps } from '../live/live-deps.js';
 import type { OAuthLoginEnv } from '../oauth/env.js';
 import type { SessionReader } from '../reads/session-reader.js';
 import type { SupervisorEngine } from '../supervisor/engine.js';
+import type { TranscriptReads } from '../transcripts/transcript-reads.js';
 import type { WebauthEnv } from '../webauth/env.js';
 
 /** What the composition root builds first and hands in. */
@@ -26,6 +28,9 @@ export interface BrokerParts {
   /** Live pane output watchers and pending waits' resume tokens (live/live-deps.ts). A
    * watcher costs nothing until a session is watched. */
   live: LiveDeps;
+  /** Session transcripts (effects/transcripts/recorder.ts), fed by the registry's passes;
+   * with `transcripts.enabled: false` it records nothing and reads find no transcript. */
+  transcripts: TranscriptRecorder;
 }
 
 export interface BrokerDeps extends BrokerParts {
@@ -42,4 +47,7 @@ export interface BrokerDeps extends BrokerParts {
   /** The supervisor (supervisor/engine.ts). createBroker starts it; a broker built by a
    * test leaves it passive (it evaluates only on request: run_once, watch). */
   supervisor: SupervisorEngine;
+  /** Cursors, output since a cursor and DEAD sessions' transcripts, over `transcripts`
+   * and `access` (transcripts/transcript-reads.ts). */
+  transcriptReads: TranscriptReads;
 }

@@ -9,6 +9,7 @@ import { openStoreSet, type StoreSet } from '../effects/store/store-set.js';
 import { createPaneWatcher, type PaneWatcher } from '../effects/tmux/pane-watch.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { createLiveDeps, type LiveDeps } from '../live/live-deps.js';
+import { createTranscriptRecorder, type TranscriptRecorder } from '../effects/transcripts/recorder.js';
 import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
 import type { BrokerDeps, BrokerParts } from '../rpc/deps.js';
 import { assembleDeps } from '../start-broker.js';
@@ -29,18 +30,25 @@ export interface TestParts {
    * `info.tmuxSocket` (it spawns nothing until a session is watched). */
   live?: LiveDeps;
   paneWatch?: PaneWatcher;
+  /** Transcripts: the given recorder, or one over the live output's watcher (it records
+   * only when the config enables transcripts). */
+  transcripts?: TranscriptRecorder;
 }
 
 export function testDeps(parts: TestParts): BrokerDeps {
-  const { stores, stateDir, paneWatch, live, ...rest } = parts;
+  const { stores, stateDir, paneWatch, live, transcripts, ...rest } = parts;
   const info = parts.info ?? { version: 'test', startedAt: new Date(), tmuxSocket: null };
   if ((stores === undefined) === (stateDir === undefined)) throw new Error('testDeps: give exactly one of stores and stateDir');
+  const log = parts.log ?? pino({ level: 'silent' });
+  const opened = stores ?? openStoreSet(stateDir!);
+  const liveDeps = live ?? createLiveDeps(paneWatch ?? createPaneWatcher({ socketName: info.tmuxSocket ?? NO_TEST_SOCKET }));
   return assembleDeps({
-    log: pino({ level: 'silent' }),
     ...rest,
+    log,
     info,
-    stores: stores ?? openStoreSet(stateDir!),
-    live: live ?? createLiveDeps(paneWatch ?? createPaneWatcher({ socketName: info.tmuxSocket ?? NO_TEST_SOCKET })),
+    stores: opened,
+    live: liveDeps,
+    transcripts: transcripts ?? createTranscriptRecorder({ config: parts.config, paneWatch: liveDeps.paneWatch, stateDir: opened.stateDir, log }),
   });
 }
 
@@ -48,8 +56,8 @@ export function testDeps(parts: TestParts): BrokerDeps {
  * the same stores, input services and live output; gate, reader, environments and
  * supervisor are built again over the new config. */
 export function withConfig(deps: BrokerDeps, config: BrokerConfig): BrokerDeps {
-  const { config: _config, tmux, stores, log, info, live, input } = deps;
-  return assembleDeps({ config, tmux, stores, log, info, live }, input);
+  const { config: _config, tmux, stores, log, info, live, input, transcripts } = deps;
+  return assembleDeps({ config, tmux, stores, log, info, live, transcripts }, input);
 }
 
 /** THE reader over a bare adapter: no grants (only the whitelist admits), no bindings. */

@@ -1,4 +1,4 @@
-/** Every tool the observer serves, in one table: exactly seventeen, all read-only
+/** Every tool the observer serves, in one table: exactly eighteen, all read-only
  * (tools.test.ts pins the list). A new tool is a public API decision, not a refactor. */
 import type { ObserverTool } from './define-tool.js';
 import { noteTools } from './notes.js';

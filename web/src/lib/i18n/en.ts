@@ -102,6 +102,12 @@ export const en = {
   'registry.seen': 'Seen {first} to {last}',
   'registry.deletedBy': 'cleaned up by {actor}',
   'registry.lastScreen': 'Last screen (redacted)',
+  'registry.transcript': 'Transcript',
+  'registry.downloadCast': 'Download .cast',
+  'transcript.title': 'Transcript of {name}',
+  'transcript.intro': 'Read-only: the session is gone. Recorded output, redacted; full-screen programs appear approximately.',
+  'transcript.download': 'Download as asciicast (.cast)',
+  'transcript.truncated': 'Only the newest lines are shown; the download has all that is kept.',
 
   'dash.title': 'Sessions',
   'dash.empty': 'No tmux sessions are running.',

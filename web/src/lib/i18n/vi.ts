@@ -103,6 +103,12 @@ export const vi: Messages = {
   'registry.seen': 'Thấy từ {first} đến {last}',
   'registry.deletedBy': 'được dọn bởi {actor}',
   'registry.lastScreen': 'Màn hình cuối (đã che bí mật)',
+  'registry.transcript': 'Bản ghi',
+  'registry.downloadCast': 'Tải .cast',
+  'transcript.title': 'Bản ghi của {name}',
+  'transcript.intro': 'Chỉ đọc: phiên đã mất. Đầu ra đã ghi, đã che bí mật; chương trình toàn màn hình chỉ hiện gần đúng.',
+  'transcript.download': 'Tải về dạng asciicast (.cast)',
+  'transcript.truncated': 'Chỉ hiện các dòng mới nhất; bản tải về có toàn bộ phần được giữ.',
 
   'dash.title': 'Phiên',
   'dash.empty': 'Không có phiên tmux nào đang chạy.',

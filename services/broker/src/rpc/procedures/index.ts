@@ -8,7 +8,7 @@ export { health } from './health.js';
 export { dashboardInput, input } from './input.js';
 export { live } from './live.js';
 export { oauthAdminProcedures, oauthServerProcedures } from './oauth.js';
-export { sessions } from './sessions.js';
+export { dashboardTranscripts, sessions } from './sessions.js';
 export { source } from './source.js';
 export { supervisor, supervisor2, supervisorDashboard } from './supervisor.js';
 export { wait } from './wait.js';

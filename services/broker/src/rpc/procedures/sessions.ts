@@ -4,15 +4,19 @@ import {
   AppError,
   batchInspectInputSchema,
   captureInputSchema,
+  exportTranscriptInputSchema,
   listSessionsInputSchema,
+  readSinceInputSchema,
   statusInputSchema,
   tailInputSchema,
+  transcriptFileInputSchema,
   type PaneText,
 } from '@terminal-mcp/contract';
 import { auditedRead, recordRead } from '../../audit/record-read.js';
 import { listDeadSessions } from '../../registry/session-registry.js';
+import { transcriptById, withDeadTranscripts } from '../../transcripts/transcript-reads.js';
 import type { BrokerContext } from '../context.js';
-import { operatorOf } from '../operator.js';
+import { operatorOf, operatorProcedure } from '../operator.js';
 import { raise, servedTo } from '../trpc.js';
 
 /** Every content read is recorded in the read audit (queued, never slowing the read). */
@@ -21,6 +25,8 @@ const paneTextFacts = (r: PaneText) => ({ sessionId: r.session_id, paneId: r.pan
 /** THE reader (rpc/deps.ts): the access gate with the operator's grants, so a granted
  * session reads like a whitelisted one. */
 const reader = (ctx: BrokerContext) => ctx.deps.reader;
+/** Cursors, output since a cursor, DEAD sessions' transcripts (transcripts/). */
+const transcripts = (ctx: BrokerContext) => ctx.deps.transcriptReads;
 
 /** Discovery and status: both MCP services and the dashboard's session list. */
 const everyRole = servedTo('gateway', 'observer', 'web');
@@ -35,7 +41,7 @@ export const sessions = {
     // (registry/session-registry.ts), so listing writes nothing.
     const live = await ctx.deps.tmux.listSessions();
     const sessions = await reader(ctx).list({ nameContains: input.name_filter, readableOnly: input.readable_only }, live);
-    const dead = input.include_dead ? listDeadSessions(ctx.deps).filter((d) => input.name_filter === undefined || d.name.includes(input.name_filter)) : undefined;
+    const dead = input.include_dead ? withDeadTranscripts(ctx.deps, live, listDeadSessions(ctx.deps)).filter((d) => input.name_filter === undefined || d.name.includes(input.name_filter)) : undefined;
     // A remembered screen is content: its delivery is a read like any other.
     for (const d of dead ?? []) {
       if (d.last_screen !== null) recordRead(ctx, 'terminal_list_sessions', { session: d.name, sessionId: d.session_id, lineCount: d.last_screen.split('\n').length });
@@ -46,7 +52,16 @@ export const sessions = {
   tail: mcpServices
     .input(tailInputSchema)
     .query(({ ctx, input }) =>
-      auditedRead(ctx, 'terminal_tail', input.session, () => reader(ctx).tail(input.session, input.lines, input.strip_ansi ?? true), paneTextFacts),
+      auditedRead(
+        ctx,
+        'terminal_tail',
+        input.session,
+        () =>
+          transcripts(ctx).tail(input.session, input.lines ?? ctx.deps.config.default_tail_lines, input.include_dead === true, () =>
+            transcripts(ctx).withCursor(input.session, () => reader(ctx).tail(input.session, input.lines, input.strip_ansi ?? true)),
+          ),
+        paneTextFacts,
+      ),
     ),
 
   capture: mcpServices
@@ -56,7 +71,10 @@ export const sessions = {
         ctx,
         'terminal_capture',
         input.session,
-        () => reader(ctx).capture(input.session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true),
+        () =>
+          transcripts(ctx).capture(input.session, { start: input.start_line, end: input.end_line }, input.include_dead === true, () =>
+            transcripts(ctx).withCursor(input.session, () => reader(ctx).capture(input.session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true)),
+          ),
         paneTextFacts,
       ),
     ),
@@ -70,7 +88,10 @@ export const sessions = {
   batchInspect: mcpServices
     .input(batchInspectInputSchema)
     .query(async ({ ctx, input }) => {
-      const results = await reader(ctx).batchInspect(input.sessions, input.lines);
+      const reads = transcripts(ctx);
+      const results = await Promise.all(
+        (await reader(ctx).batchInspect(input.sessions, input.lines)).map(async (r) => (r.ok ? { ...r, tail: await reads.cursorOf(r.tail) } : r)),
+      );
       for (const r of results) {
         recordRead(
           ctx,
@@ -79,5 +100,37 @@ export const sessions = {
         );
       }
       return { results };
+    }),
+
+  /** Output produced after a cursor (from the session's transcript). */
+  readSince: mcpServices
+    .input(readSinceInputSchema)
+    .query(({ ctx, input }) =>
+      auditedRead(ctx, 'terminal_read_since', input.session, () => transcripts(ctx).readSince(input), (r) => ({ sessionId: r.session_id, lineCount: r.line_count })),
+    ),
+
+  /** A session's transcript as asciicast v2 (bounded; the dashboard serves the whole file). */
+  exportTranscript: servedTo('gateway')
+    .input(exportTranscriptInputSchema)
+    .query(({ ctx, input }) =>
+      auditedRead(
+        ctx,
+        'terminal_export_transcript',
+        input.session,
+        () => transcripts(ctx).exportCast(input.session, input.include_dead === true),
+        (r) => ({ sessionId: r.session_id, lineCount: r.events }),
+      ),
+    ),
+};
+
+/** The dashboard's Gone sessions page: a transcript viewed read-only or downloaded as .cast,
+ * for a signed-in operator, under the same read rule as every transcript read. */
+export const dashboardTranscripts = {
+  file: operatorProcedure
+    .input(transcriptFileInputSchema)
+    .query(({ ctx, input }) => {
+      const r = transcriptById(ctx.deps, input.transcript_id, input.format);
+      recordRead(ctx, 'dashboard_transcript', { session: r.name, sessionId: r.session_id });
+      return r;
     }),
 };

@@ -12,6 +12,8 @@ export const gatewayRouter = router({
     capture: sessions.capture,
     status: sessions.status,
     batchInspect: sessions.batchInspect,
+    readSince: sessions.readSince,
+    exportTranscript: sessions.exportTranscript,
   },
   /** Wait for a session's status (read-gated queries; PENDING + resume token after 20 s). */
   wait: {

@@ -12,6 +12,7 @@ export const observerRouter = router({
     capture: sessions.capture,
     status: sessions.status,
     batchInspect: sessions.batchInspect,
+    readSince: sessions.readSince,
   },
   /** Read-only project sources (git history, working-tree files): queries only. */
   source: {

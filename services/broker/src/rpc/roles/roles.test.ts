@@ -59,7 +59,9 @@ describe('role routers', () => {
           "projects.dispatch:mutation",
           "sessions.batchInspect:query",
           "sessions.capture:query",
+          "sessions.exportTranscript:query",
           "sessions.list:query",
+          "sessions.readSince:query",
           "sessions.status:query",
           "sessions.tail:query",
           "supervisor.ackEvent:mutation",
@@ -95,6 +97,7 @@ describe('role routers', () => {
           "sessions.batchInspect:query",
           "sessions.capture:query",
           "sessions.list:query",
+          "sessions.readSince:query",
           "sessions.status:query",
           "sessions.tail:query",
           "source.blame:query",
@@ -151,6 +154,7 @@ describe('role routers', () => {
           "supervisorDashboard.pause:mutation",
           "supervisorDashboard.reviewAction:mutation",
           "supervisorDashboard.waitEvents:query",
+          "transcripts.file:query",
         ],
       }
     `);

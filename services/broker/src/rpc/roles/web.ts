@@ -1,7 +1,7 @@
 /** Everything the dashboard's server may ask the broker, one row per procedure. Rows
  * marked "operator" need the signed-in operator's session token with the call
  * (rpc/operator.ts): the broker derives the acting user from it. */
-import { auditOperator, auth, dashboardInput, dashboardNotes, grants, health, live, oauthAdminProcedures as oauthAdmin, sessions, supervisorDashboard } from '../procedures/index.js';
+import { auditOperator, auth, dashboardInput, dashboardNotes, dashboardTranscripts, grants, health, live, oauthAdminProcedures as oauthAdmin, sessions, supervisorDashboard } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const webRouter = router({
@@ -34,6 +34,10 @@ export const webRouter = router({
   sessions: {
     list: sessions.list,
     status: sessions.status,
+  },
+  /** Gone sessions' transcripts: read-only view and .cast download (docs/transcripts.md). */
+  transcripts: {
+    file: dashboardTranscripts.file, // operator
   },
   /** Live pane output: redacted screen frames over WebSocket, read-gated per frame. */
   live: {

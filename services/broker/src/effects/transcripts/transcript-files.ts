@@ -1,0 +1,292 @@
+/**
+ * Transcript storage: one directory per recorded session identity under
+ * `<state dir>/transcripts/`, holding `meta.json` and asciicast v2 segment files
+ * (`<first offset, 16 digits>.cast`: a header line, then one `[seconds, "o", text]` event
+ * per redacted line). Only redacted text reaches this module (policy/transcript-redaction.ts).
+ *
+ * Offsets: every event has a byte offset in the session's whole event stream (header
+ * lines not counted), monotonic for the session's life: the segment's first offset plus
+ * the event's position after the header. They stay valid when older segments are
+ * dropped (a reader that falls behind is told how much it lost) and when the broker
+ * restarts (a new segment continues at the end). Cursors (transcripts/cursor.ts) carry one.
+ *
+ * Files are 0600 and directories 0700: the text is redacted, but it is still terminal
+ * output of the operator's sessions.
+ */
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SessionIdentity } from '../../policy/identity.js';
+
+export const TRANSCRIPTS_DIR = 'transcripts';
+const META = 'meta.json';
+const SEGMENT_RE = /^(\d{16})\.cast$/;
+const DIR_RE = /^(\d{1,10})-(\d{1,10})-(\d{1,12})$/;
+
+export interface TranscriptMeta {
+  readonly version: 1;
+  name: string;
+  readonly serverPid: number;
+  readonly sessionId: string;
+  readonly created: number;
+  /** ms since the epoch: time 0 of every event of this session. */
+  readonly startedAt: number;
+  width: number;
+  height: number;
+  /** ms since the epoch when recording ended because the session did; null while it
+   * may still be alive. */
+  endedAt: number | null;
+}
+
+export interface TranscriptEvent {
+  /** Offset of this event; the next one starts at `end`. */
+  readonly offset: number;
+  readonly end: number;
+  readonly seconds: number;
+  /** The redacted line, without its line ending. */
+  readonly text: string;
+}
+
+interface Segment {
+  readonly start: number;
+  readonly path: string;
+}
+
+export const transcriptsRoot = (stateDir: string) => join(stateDir, TRANSCRIPTS_DIR);
+
+/** `12345-3-1700000000` for server pid 12345, session `$3`, created 1700000000. */
+export function dirNameOf(id: SessionIdentity): string {
+  return `${id.serverPid}-${id.sessionId.replace(/^\$/, '')}-${id.created}`;
+}
+
+function ensureDir(path: string): void {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+}
+
+function writeFileAtomic(path: string, text: string): void {
+  const tmp = `${path}.tmp`;
+  writeFileSync(tmp, text, { mode: 0o600 });
+  renameSync(tmp, path);
+}
+
+function segmentsOf(dir: string): Segment[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .map((n) => SEGMENT_RE.exec(n))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ start: Number(m[1]), path: join(dir, m[0]) }))
+    .sort((a, b) => a.start - b.start);
+}
+
+const headerLengthOf = (buf: Buffer) => buf.indexOf(0x0a) + 1;
+
+/** Bytes of events in a segment file (its size without the header line). */
+function eventBytesOf(path: string): number {
+  const buf = readFileSync(path);
+  return buf.length - headerLengthOf(buf);
+}
+
+export interface TranscriptStore {
+  readonly root: string;
+  /** Every recorded identity's meta, newest first. */
+  list(): { dir: string; meta: TranscriptMeta }[];
+  meta(id: SessionIdentity): TranscriptMeta | null;
+  writeMeta(meta: TranscriptMeta): void;
+  /** Opens the session's stream for appending (creates the directory); the writer
+   * continues at the end of what is stored. */
+  openWriter(meta: TranscriptMeta, limits: { segmentBytes: number; maxBytes: number }): TranscriptWriter;
+  /** First retained offset and end offset; null when nothing is stored. */
+  range(id: SessionIdentity): { first: number; end: number } | null;
+  /** Events from `offset` (an event boundary) to the end. */
+  eventsFrom(id: SessionIdentity, offset: number): TranscriptEvent[];
+  /** Whether `offset` is the start of an event, or the end of the stream. */
+  isBoundary(id: SessionIdentity, offset: number): boolean;
+  /** The header line of the oldest retained segment and every event line after it. */
+  castText(id: SessionIdentity): { header: string; events: string[] } | null;
+  /** Deletes transcripts whose session ended (or was last written) before `cutoffMs`,
+   * except identities in `keep`. */
+  prune(cutoffMs: number, keep: ReadonlySet<string>): number;
+}
+
+export interface TranscriptWriter {
+  /** Offset after the last event written. */
+  end(): number;
+  /** Appends one event per line; rotates and enforces the per-session cap. */
+  append(lines: readonly string[], atMs: number): void;
+  close(): void;
+}
+
+export function openTranscriptStore(stateDir: string): TranscriptStore {
+  const root = transcriptsRoot(stateDir);
+  const dirOf = (id: SessionIdentity) => join(root, dirNameOf(id));
+
+  function readMeta(dir: string): TranscriptMeta | null {
+    try {
+      const m = JSON.parse(readFileSync(join(dir, META), 'utf8')) as TranscriptMeta;
+      return m.version === 1 && typeof m.name === 'string' && typeof m.sessionId === 'string' ? m : null;
+    } catch {
+      return null;
+    }
+  }
+
+  function range(id: SessionIdentity): { first: number; end: number } | null {
+    const segs = segmentsOf(dirOf(id));
+    const last = segs.at(-1);
+    if (!last) return null;
+    return { first: segs[0]!.start, end: last.start + eventBytesOf(last.path) };
+  }
+
+  function parseEvents(buf: Buffer, base: number, from: number): TranscriptEvent[] {
+    const out: TranscriptEvent[] = [];
+    let pos = headerLengthOf(buf);
+    while (pos < buf.length) {
+      const nl = buf.indexOf(0x0a, pos);
+      const stop = nl === -1 ? buf.length : nl + 1;
+      const offset = base + pos - headerLengthOf(buf);
+      if (offset >= from && nl !== -1) {
+        try {
+          const ev = JSON.parse(buf.toString('utf8', pos, nl)) as [number, string, string];
+          if (Array.isArray(ev) && typeof ev[0] === 'number' && ev[1] === 'o' && typeof ev[2] === 'string') {
+            out.push({ offset, end: base + stop - headerLengthOf(buf), seconds: ev[0], text: ev[2].replace(/\r?\n$/, '') });
+          }
+        } catch {
+          // A line cut by a crash mid-write: skipped.
+        }
+      }
+      pos = stop;
+    }
+    return out;
+  }
+
+  return {
+    root,
+    list() {
+      let names: string[];
+      try {
+        names = readdirSync(root);
+      } catch {
+        return [];
+      }
+      return names
+        .filter((n) => DIR_RE.test(n))
+        .map((dir) => ({ dir, meta: readMeta(join(root, dir)) }))
+        .filter((e): e is { dir: string; meta: TranscriptMeta } => e.meta !== null)
+        .sort((a, b) => (b.meta.endedAt ?? b.meta.startedAt) - (a.meta.endedAt ?? a.meta.startedAt));
+    },
+    meta: (id) => readMeta(dirOf(id)),
+    writeMeta(meta) {
+      ensureDir(root);
+      ensureDir(dirOf(meta));
+      writeFileAtomic(join(dirOf(meta), META), JSON.stringify(meta));
+    },
+    range,
+    eventsFrom(id, offset) {
+      const segs = segmentsOf(dirOf(id));
+      const out: TranscriptEvent[] = [];
+      segs.forEach((seg, i) => {
+        const next = segs[i + 1];
+        if (next !== undefined && next.start <= offset) return;
+        out.push(...parseEvents(readFileSync(seg.path), seg.start, offset));
+      });
+      return out;
+    },
+    isBoundary(id, offset) {
+      const r = range(id);
+      if (r === null) return offset === 0;
+      if (offset === r.end || offset === r.first) return true;
+      if (offset < r.first || offset > r.end) return false;
+      const segs = segmentsOf(dirOf(id));
+      const seg = [...segs].reverse().find((s) => s.start <= offset)!;
+      if (seg.start === offset) return true;
+      const buf = readFileSync(seg.path);
+      const pos = headerLengthOf(buf) + (offset - seg.start);
+      return pos <= buf.length && buf[pos - 1] === 0x0a;
+    },
+    castText(id) {
+      const segs = segmentsOf(dirOf(id));
+      if (segs.length === 0) return null;
+      let header = '';
+      const events: string[] = [];
+      for (const seg of segs) {
+        const text = readFileSync(seg.path, 'utf8');
+        const nl = text.indexOf('\n');
+        if (header === '') header = text.slice(0, nl);
+        for (const l of text.slice(nl + 1).split('\n')) if (l !== '') events.push(l);
+      }
+      return { header, events };
+    },
+    prune(cutoffMs, keep) {
+      let removed = 0;
+      for (const { dir, meta } of this.list()) {
+        if (keep.has(dir)) continue;
+        const segs = segmentsOf(join(root, dir));
+        const lastWrite = segs.length > 0 ? statSync(segs.at(-1)!.path).mtimeMs : meta.startedAt;
+        if ((meta.endedAt ?? lastWrite) < cutoffMs) {
+          rmSync(join(root, dir), { recursive: true, force: true });
+          removed += 1;
+        }
+      }
+      return removed;
+    },
+    openWriter(meta, limits) {
+      const dir = dirOf(meta);
+      if (!existsSync(join(dir, META))) this.writeMeta(meta);
+      let segs = segmentsOf(dir);
+      let end = range(meta)?.end ?? 0;
+      let fd: number | null = null;
+      let segmentBytes = 0;
+      let lastSeconds = 0;
+
+      function header(): string {
+        return `${JSON.stringify({ version: 2, width: meta.width, height: meta.height, timestamp: Math.floor(meta.startedAt / 1000), title: meta.name, env: { TERM: 'xterm-256color' } })}\n`;
+      }
+
+      function startSegment(): void {
+        const path = join(dir, `${String(end).padStart(16, '0')}.cast`);
+        fd = openSync(path, 'a', 0o600);
+        // A segment reopened after a restart already has its header.
+        if (fstatSync(fd).size === 0) writeSync(fd, header());
+        segmentBytes = eventBytesOf(path);
+        segs = segmentsOf(dir);
+      }
+
+      function enforceCap(): void {
+        let total = segs.reduce((n, s, i) => n + (i === segs.length - 1 ? segmentBytes : eventBytesOf(s.path)), 0);
+        while (segs.length > 1 && total > limits.maxBytes) {
+          const oldest = segs.shift()!;
+          total -= eventBytesOf(oldest.path);
+          rmSync(oldest.path, { force: true });
+        }
+      }
+
+      return {
+        end: () => end,
+        append(lines, atMs) {
+          if (lines.length === 0) return;
+          if (fd === null) startSegment();
+          const seconds = Math.max(lastSeconds, Math.round(Math.max(0, atMs - meta.startedAt)) / 1000);
+          lastSeconds = seconds;
+          const text = lines.map((l) => `${JSON.stringify([seconds, 'o', `${l}\r\n`])}\n`).join('');
+          const bytes = Buffer.from(text, 'utf8');
+          writeSync(fd!, bytes);
+          end += bytes.length;
+          segmentBytes += bytes.length;
+          if (segmentBytes >= limits.segmentBytes) {
+            closeSync(fd!);
+            fd = null;
+            segs = segmentsOf(dir);
+            enforceCap();
+          }
+        },
+        close() {
+          if (fd !== null) closeSync(fd);
+          fd = null;
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * Output cursors: a session identity and a transcript offset (effects/transcripts/
+ * transcript-files.ts), as base64url of a small versioned JSON. The state is in the cursor,
+ * not the broker, so readers keep independent cursors. Not signed: an offset names nothing
+ * a reader of that session could not read anyway; the broker checks that it belongs to the
+ * session asked about and points at a line boundary before using it.
+ */
+import { AppError } from '@terminal-mcp/contract';
+import type { SessionIdentity } from '../policy/identity.js';
+
+export interface OutputCursor {
+  readonly identity: SessionIdentity;
+  readonly offset: number;
+}
+
+const badCursor = (why: string) =>
+  new AppError('INVALID_ARGUMENT', `cursor: ${why}`, 'Pass a cursor exactly as an earlier terminal_tail, terminal_capture, terminal_batch_inspect or terminal_read_since of this session returned it; call terminal_tail for a fresh one.');
+
+export function encodeCursor(c: OutputCursor): string {
+  const json = JSON.stringify({ v: 1, p: c.identity.serverPid, s: c.identity.sessionId, c: c.identity.created, o: c.offset });
+  return Buffer.from(json, 'utf8').toString('base64url');
+}
+
+export function decodeCursor(text: string): OutputCursor {
+  if (!/^[A-Za-z0-9_-]{1,512}$/.test(text)) throw badCursor('not a cursor this broker issued');
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    throw badCursor('not a cursor this broker issued');
+  }
+  const o = v as { v?: unknown; p?: unknown; s?: unknown; c?: unknown; o?: unknown };
+  const int = (x: unknown): x is number => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0;
+  if (typeof v !== 'object' || v === null || o.v !== 1 || !int(o.p) || typeof o.s !== 'string' || !/^\$\d{1,10}$/.test(o.s) || !int(o.c) || !int(o.o)) {
+    throw badCursor('not a cursor this broker issued');
+  }
+  return { identity: { serverPid: o.p, sessionId: o.s, created: o.c }, offset: o.o };
+}
+
+export { badCursor };

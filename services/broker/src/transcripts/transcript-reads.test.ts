@@ -1,0 +1,103 @@
+// terminal_read_since says what it dropped (more than max_lines; a cursor before the oldest kept segment), returns a partial line as pending without passing it, and refuses cursors it did not issue for that session.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configSchema, DEFAULT_CONFIG } from '../config/schema.js';
+import { createTranscriptRecorder, type TranscriptRecorder } from '../effects/transcripts/recorder.js';
+import { startLiveTestBroker, type LiveTestBroker } from '../testing/live-broker.testkit.js';
+import { encodeCursor, decodeCursor } from './cursor.js';
+import { createTranscriptReads, type TranscriptReads } from './transcript-reads.js';
+
+let stateDir: string;
+let broker: LiveTestBroker;
+let recorder: TranscriptRecorder;
+let reads: TranscriptReads;
+
+const config = configSchema.parse({ ...DEFAULT_CONFIG, transcripts: { enabled: true, segment_bytes: 4096, max_bytes_per_session: 8192 } });
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const tailCursor = async (name: string) => (await reads.withCursor(name, () => broker.deps.reader.tail(name, 5))).cursor!;
+
+async function typeLines(paneId: string, lines: readonly string[]): Promise<void> {
+  for (const l of lines) {
+    await broker.server.tmux(['send-keys', '-t', paneId, '-l', l]);
+    await broker.server.tmux(['send-keys', '-t', paneId, 'Enter']);
+  }
+}
+
+beforeAll(async () => {
+  stateDir = mkdtempSync(join(tmpdir(), 'tmcp-readsince-'));
+  broker = await startLiveTestBroker({ config, stateDir, graceMs: 100 });
+  recorder = createTranscriptRecorder({ config, paneWatch: broker.paneWatch, stateDir, log: broker.deps.log });
+  broker.deps.transcripts = recorder;
+  reads = createTranscriptReads(broker.deps);
+});
+
+afterAll(async () => {
+  await recorder?.close();
+  await broker?.close();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+describe('terminal_read_since', () => {
+  it('returns the newest max_lines and counts the rest as dropped', async () => {
+    // No tty echo: each typed line is printed once, by cat.
+    const s = await broker.server.newSession('test-many', 'stty -echo; exec cat');
+    const cursor = await tailCursor('test-many');
+    await typeLines(s.paneId, Array.from({ length: 30 }, (_, i) => `many-${i + 1}`));
+    const r = await eventually('all lines recorded', async () => {
+      const out = await reads.readSince({ session: 'test-many', cursor, max_lines: 10 });
+      return out.text.includes('many-30') && out;
+    });
+    expect(r).toMatchObject({ dropped: true, dropped_reason: 'max_lines', line_count: 10, dead: false });
+    expect(r.dropped_lines).toBeGreaterThanOrEqual(20);
+    expect(r.text.split('\n').at(-1)).toBe('many-30');
+  });
+
+  it('says rotated when the cursor points before the oldest kept segment', async () => {
+    const s = await broker.server.newSession('test-rotated', 'stty -echo; exec cat');
+    const cursor = await tailCursor('test-rotated');
+    await typeLines(s.paneId, Array.from({ length: 20 }, (_, i) => `${'w'.repeat(800)}-${i + 1}`));
+    const r = await eventually('rotation', async () => {
+      const out = await reads.readSince({ session: 'test-rotated', cursor, max_lines: 2000 });
+      return out.text.includes('-20') && out;
+    });
+    expect(r).toMatchObject({ dropped: true, dropped_reason: 'rotated' });
+    expect(r.text).not.toContain(`${'w'.repeat(800)}-1\n`);
+  });
+
+  it('returns a partial line as pending and keeps the cursor before it', async () => {
+    const s = await broker.server.newSession('test-pending', "sh -c 'read go; printf \"Continue? [y/N] \"; read x; exec sleep 600'");
+    const cursor = await tailCursor('test-pending');
+    await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
+    const r = await eventually('prompt pending', async () => {
+      const out = await reads.readSince({ session: 'test-pending', cursor });
+      return out.pending?.includes('Continue?') && out;
+    });
+    const again = await reads.readSince({ session: 'test-pending', cursor: r.cursor });
+    expect(again).toMatchObject({ line_count: 0, pending: 'Continue? [y/N] ', cursor: r.cursor });
+  });
+
+  it('refuses a cursor of another session, one off a line boundary, and garbage', async () => {
+    await broker.server.newSession('test-cursor-a', 'sleep 600');
+    const s = await broker.server.newSession('test-cursor-b', 'stty -echo; exec cat');
+    const a = await tailCursor('test-cursor-a');
+    const b = await tailCursor('test-cursor-b');
+    await typeLines(s.paneId, ['boundary line']);
+    await eventually('line recorded', async () => (await reads.readSince({ session: 'test-cursor-b', cursor: b })).line_count > 0);
+    await expect(reads.readSince({ session: 'test-cursor-b', cursor: a })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    const offBoundary = encodeCursor({ ...decodeCursor(b), offset: decodeCursor(b).offset + 3 });
+    await expect(reads.readSince({ session: 'test-cursor-b', cursor: offBoundary })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await expect(reads.readSince({ session: 'test-cursor-b', cursor: 'not-a-cursor' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+});

@@ -1,0 +1,307 @@
+/**
+ * Reads served from transcripts (docs/transcripts.md): the cursor every content read
+ * returns, output since a cursor, DEAD sessions' tail and capture, and asciicast export.
+ * Access is THE gate's: a live session through `access.readable` (SESSION_NOT_FOUND with
+ * close matches, SESSION_NOT_ALLOWED); a gone one by the same read rule on its recorded
+ * name (only readable sessions were recorded at all). A live session of a name always
+ * wins over a dead one.
+ */
+import { AppError, readAppErrorData, TRANSCRIPT_LIMITS, type DeadSession, type ExportTranscriptOutput, type PaneText, type ReadSinceInput, type ReadSinceOutput } from '@terminal-mcp/contract';
+import type { AccessGate } from '../access/gate.js';
+import type { ReadableTarget } from '../access/target.js';
+import type { BrokerConfig } from '../config/schema.js';
+import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
+import type { TranscriptMeta } from '../effects/transcripts/transcript-files.js';
+import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
+import { sameSession, sessionIdentityOf, type SessionIdentity } from '../policy/identity.js';
+import { badCursor, decodeCursor, encodeCursor } from './cursor.js';
+
+export interface TranscriptReadDeps {
+  config: BrokerConfig;
+  tmux: Pick<TmuxAdapter, 'listSessions'>;
+  access: AccessGate;
+  transcripts?: TranscriptRecorder | undefined;
+}
+
+const REDACTION = /\[REDACTED:[a-z_]+\]/g;
+const countRedactions = (text: string) => text.match(REDACTION)?.length ?? 0;
+
+const deadHint = 'The session is gone (DEAD); its transcript is readable: call again with include_dead: true (terminal_list_sessions include_dead=true lists gone sessions).';
+const noTranscripts = () => new AppError('READ_DISABLED', 'transcripts are not recorded on this host', 'The operator sets transcripts.enabled: true in config.yaml and restarts the broker; meanwhile read with terminal_tail.');
+
+interface DeadTranscript {
+  readonly identity: SessionIdentity;
+  readonly meta: TranscriptMeta;
+}
+
+/** The newest transcript recorded under `name` whose session is not live (optionally: of
+ * exactly `identity`), or null. */
+async function findDead(deps: TranscriptReadDeps, name: string, identity?: SessionIdentity): Promise<DeadTranscript | null> {
+  const store = deps.transcripts?.store;
+  if (!store) return null;
+  const candidates = store.list().filter((e) => e.meta.name === name && (identity === undefined || sameSession(e.meta, identity)));
+  if (candidates.length === 0) return null;
+  const live = await deps.tmux.listSessions();
+  const found = candidates.find((e) => !live.some((s) => sameSession(s, e.meta)));
+  return found ? { identity: sessionIdentityOf(found.meta), meta: found.meta } : null;
+}
+
+/** The read rule on a dead session's recorded name (and a grant still pinned to it). */
+function assertDeadReadable(deps: TranscriptReadDeps, dead: DeadTranscript): void {
+  if (!deps.config.permissions.terminal_read) throw new AppError('READ_DISABLED', 'reading terminals is turned off');
+  if (!deps.access.canRead(dead.meta.name, deps.access.grantOf(dead.meta.name, dead.identity))) throw new AppError('SESSION_NOT_ALLOWED', 'access to this session is denied');
+}
+
+const isNotFound = (err: unknown) => readAppErrorData(err)?.code === 'SESSION_NOT_FOUND';
+
+/** `live()` for a live session; for a gone one `dead()` with include_dead, else
+ * SESSION_NOT_FOUND saying how to read it. */
+async function liveOrDead<T>(deps: TranscriptReadDeps, name: string, includeDead: boolean, live: () => Promise<T>, dead: (d: DeadTranscript) => T): Promise<T> {
+  try {
+    return await live();
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    const found = await findDead(deps, name);
+    if (found === null) throw err;
+    if (!includeDead) throw new AppError('SESSION_NOT_FOUND', (err as Error).message, deadHint);
+    assertDeadReadable(deps, found);
+    return dead(found);
+  }
+}
+
+/** Every stored line of a transcript, oldest first, with the end offset. */
+function allLines(deps: TranscriptReadDeps, identity: SessionIdentity): { lines: string[]; end: number } {
+  const store = deps.transcripts!.store;
+  const range = store.range(identity);
+  if (range === null) return { lines: [], end: 0 };
+  const events = store.eventsFrom(identity, range.first);
+  return { lines: events.map((e) => e.text), end: events.at(-1)?.end ?? range.first };
+}
+
+function deadText(dead: DeadTranscript, lines: string[], end: number, truncated: boolean): PaneText {
+  const text = lines.join('\n');
+  return {
+    session: dead.meta.name,
+    session_id: dead.meta.sessionId,
+    pane_id: '',
+    text,
+    line_count: lines.length,
+    redactions: countRedactions(text),
+    truncated,
+    cursor: encodeCursor({ identity: dead.identity, offset: end }),
+    dead: true,
+  };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The registry's gone sessions, each marked when its transcript is kept, plus gone
+ * sessions only a transcript remembers (created and ended between two reconciles), listed
+ * as MISSING. Only transcripts the caller could read are added or marked.
+ */
+export function withDeadTranscripts(deps: TranscriptReadDeps, live: readonly SessionFacts[], dead: readonly DeadSession[]): DeadSession[] {
+  const store = deps.transcripts?.store;
+  if (!store) return [...dead];
+  const gone = store
+    .list()
+    .filter((e) => !live.some((s) => sameSession(s, e.meta)))
+    .filter((e) => deps.config.permissions.terminal_read && deps.access.canRead(e.meta.name, deps.access.grantOf(e.meta.name, e.meta)));
+  const key = (sessionId: string, created: number) => `${sessionId}\t${created}`;
+  const ids = new Map(gone.map((e) => [key(e.meta.sessionId, e.meta.created), e.dir]));
+  const marked = dead.map((d) => {
+    const id = ids.get(key(d.session_id, Date.parse(d.created) / 1000));
+    return id !== undefined ? { ...d, transcript_id: id } : d;
+  });
+  const known = new Set(dead.map((d) => key(d.session_id, Date.parse(d.created) / 1000)));
+  const extra = gone
+    .filter((e) => !known.has(key(e.meta.sessionId, e.meta.created)))
+    .map(
+      (e): DeadSession => ({
+        name: e.meta.name,
+        session_id: e.meta.sessionId,
+        created: iso(e.meta.created * 1000),
+        status: 'MISSING',
+        first_seen: iso(e.meta.startedAt),
+        last_seen: iso(e.meta.endedAt ?? e.meta.startedAt),
+        status_changed_at: iso(e.meta.endedAt ?? e.meta.startedAt),
+        conversation_id: null,
+        notes: null,
+        last_screen: null,
+        last_screen_at: null,
+        deleted_by: null,
+        transcript_id: e.dir,
+      }),
+    );
+  return [...marked, ...extra];
+}
+
+/** The dashboard's view or download of one transcript by id, under the same read rule. */
+export function transcriptById(deps: TranscriptReadDeps, id: string, format: 'cast' | 'text'): { name: string; session_id: string; cast?: string; text?: string; truncated: boolean } {
+  const found = deps.transcripts?.store.list().find((e) => e.dir === id);
+  if (!found) throw new AppError('SESSION_NOT_FOUND', 'no transcript has that id', 'Open the Gone sessions page again: the transcript may have been deleted by retention.');
+  const dead = { identity: sessionIdentityOf(found.meta), meta: found.meta };
+  assertDeadReadable(deps, dead);
+  if (format === 'cast') {
+    const stored = deps.transcripts!.store.castText(dead.identity);
+    const cast = stored ? [stored.header, ...stored.events].join('\n') + '\n' : '';
+    return { name: found.meta.name, session_id: found.meta.sessionId, cast, truncated: false };
+  }
+  const all = allLines(deps, dead.identity);
+  const shown = all.lines.slice(-TRANSCRIPT_LIMITS.maxReadSinceLines);
+  return { name: found.meta.name, session_id: found.meta.sessionId, text: shown.join('\n'), truncated: shown.length < all.lines.length };
+}
+
+export interface TranscriptReads {
+  /** A live read with its cursor: the position is taken BEFORE the read when the session
+   * is recorded already (output in between is returned again by read_since, never lost). */
+  withCursor(name: string, read: () => Promise<PaneText>): Promise<PaneText>;
+  cursorOf(result: PaneText): Promise<PaneText>;
+  tail(name: string, lines: number, includeDead: boolean, live: () => Promise<PaneText>): Promise<PaneText>;
+  capture(name: string, range: { start?: number | undefined; end?: number | undefined }, includeDead: boolean, live: () => Promise<PaneText>): Promise<PaneText>;
+  readSince(input: ReadSinceInput): Promise<ReadSinceOutput>;
+  exportCast(name: string, includeDead: boolean, maxBytes?: number): Promise<ExportTranscriptOutput>;
+}
+
+export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads {
+  const recorder = deps.transcripts;
+
+  async function positionFor(sessionId: string, name: string, size?: { width: number; height: number }) {
+    if (!recorder) return null;
+    const known = recorder.positionByName(name);
+    if (known && known.identity.sessionId === sessionId) return known;
+    return recorder.ensure(sessionId, name, size ?? { width: 80, height: 24 }, deps.access);
+  }
+
+  async function cursorOf(result: PaneText): Promise<PaneText> {
+    if (result.dead || result.cursor !== undefined) return result;
+    const pos = await positionFor(result.session_id, result.session);
+    return pos ? { ...result, cursor: encodeCursor({ identity: pos.identity, offset: pos.offset }) } : result;
+  }
+
+  /** The live target's recording, started if needed. */
+  async function liveRecording(t: ReadableTarget) {
+    if (!recorder || !deps.config.transcripts.enabled) throw noTranscripts();
+    const pos = recorder.position(t.identity) ?? (await recorder.ensure(t.identity.sessionId, t.sessionName, t.pane, deps.access));
+    if (pos === null) throw new AppError('TMUX_UNAVAILABLE', 'the session is not being recorded right now', 'Call terminal_tail for a fresh cursor and try again in a few seconds.');
+    return pos;
+  }
+
+  function since(identity: SessionIdentity, name: string, offset: number, maxLines: number, dead: boolean): ReadSinceOutput {
+    const store = recorder!.store;
+    const range = store.range(identity) ?? { first: 0, end: 0 };
+    if (offset > range.end || (offset >= range.first && !store.isBoundary(identity, offset))) throw badCursor('does not point into this session\'s transcript');
+    const rotated = offset < range.first;
+    let events = store.eventsFrom(identity, Math.max(offset, range.first));
+    const overflow = Math.max(0, events.length - maxLines);
+    if (overflow > 0) events = events.slice(overflow);
+    const text = events.map((e) => e.text).join('\n');
+    const pending = dead ? '' : recorder!.pending(identity);
+    return {
+      session: name,
+      session_id: identity.sessionId,
+      text,
+      line_count: events.length,
+      redactions: countRedactions(text) + countRedactions(pending),
+      cursor: encodeCursor({ identity, offset: events.at(-1)?.end ?? Math.max(offset, range.first) }),
+      dropped: rotated || overflow > 0,
+      ...(overflow > 0 && { dropped_lines: overflow }),
+      ...((rotated || overflow > 0) && { dropped_reason: rotated ? ('rotated' as const) : ('max_lines' as const) }),
+      ...(pending !== '' && { pending }),
+      dead,
+    };
+  }
+
+  function cast(identity: SessionIdentity, name: string, dead: boolean, maxBytes: number): ExportTranscriptOutput {
+    const stored = recorder!.store.castText(identity);
+    const header = stored?.header ?? JSON.stringify({ version: 2, width: 80, height: 24, title: name });
+    const events = stored?.events ?? [];
+    let bytes = Buffer.byteLength(header) + 1;
+    let from = events.length;
+    while (from > 0 && bytes + Buffer.byteLength(events[from - 1]!) + 1 <= maxBytes) {
+      from -= 1;
+      bytes += Buffer.byteLength(events[from]!) + 1;
+    }
+    const kept = events.slice(from);
+    return { session: name, session_id: identity.sessionId, cast: [header, ...kept].join('\n') + '\n', events: kept.length, truncated: from > 0, dead };
+  }
+
+  return {
+    async withCursor(name, read) {
+      const before = recorder?.positionByName(name) ?? null;
+      const result = await read();
+      if (before && before.identity.sessionId === result.session_id) return { ...result, cursor: encodeCursor(before) };
+      return cursorOf(result);
+    },
+    cursorOf,
+
+    tail(name, lines, includeDead, live) {
+      return liveOrDead(deps, name, includeDead, live, (dead) => {
+        const count = Math.min(lines, deps.config.max_capture_lines);
+        const all = allLines(deps, dead.identity);
+        return deadText(dead, all.lines.slice(-count), all.end, all.lines.length > count && lines > count);
+      });
+    },
+
+    capture(name, range, includeDead, live) {
+      return liveOrDead(deps, name, includeDead, live, (dead) => {
+        const all = allLines(deps, dead.identity);
+        // The last `height` lines are the "screen": row 0 is its top, negative rows reach back.
+        const top = Math.max(0, all.lines.length - Math.max(1, dead.meta.height));
+        const end = range.end ?? Math.max(0, all.lines.length - 1 - top);
+        let start = range.start ?? end - deps.config.max_capture_lines + 1;
+        let truncated = false;
+        if (end - start + 1 > deps.config.max_capture_lines) {
+          start = end - deps.config.max_capture_lines + 1;
+          truncated = true;
+        }
+        const lines = all.lines.slice(Math.max(0, top + start), Math.max(0, top + end + 1));
+        return deadText(dead, lines, all.end, truncated);
+      });
+    },
+
+    async readSince(input) {
+      if (!recorder || !deps.config.transcripts.enabled) throw noTranscripts();
+      const cursor = decodeCursor(input.cursor);
+      const maxLines = input.max_lines ?? TRANSCRIPT_LIMITS.defaultReadSinceLines;
+      const includeDead = input.include_dead === true;
+      let target: ReadableTarget | null = null;
+      try {
+        target = await deps.access.readable(input.session);
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        // A gone session: its transcript, when include_dead says so.
+        const dead = await findDead(deps, input.session, cursor.identity);
+        if (dead === null) throw err;
+        if (!includeDead) throw new AppError('SESSION_NOT_FOUND', (err as Error).message, deadHint);
+        assertDeadReadable(deps, dead);
+        return since(dead.identity, dead.meta.name, cursor.offset, maxLines, true);
+      }
+      if (sameSession(target.identity, cursor.identity)) {
+        await liveRecording(target);
+        return since(cursor.identity, target.sessionName, cursor.offset, maxLines, false);
+      }
+      // The name has a new live session; the cursor may be an earlier, gone one's.
+      const dead = await findDead(deps, input.session, cursor.identity);
+      if (dead === null) throw badCursor('belongs to another session');
+      if (!includeDead) throw badCursor('belongs to an earlier session of this name, which is gone (DEAD): pass include_dead: true to read it');
+      assertDeadReadable(deps, dead);
+      return since(dead.identity, dead.meta.name, cursor.offset, maxLines, true);
+    },
+
+    exportCast(name, includeDead, maxBytes = TRANSCRIPT_LIMITS.exportBytes) {
+      if (!recorder || !deps.config.transcripts.enabled) throw noTranscripts();
+      return liveOrDead(
+        deps,
+        name,
+        includeDead,
+        async () => {
+          const t = await deps.access.readable(name);
+          await liveRecording(t);
+          return cast(t.identity, t.sessionName, false, maxBytes);
+        },
+        (dead) => cast(dead.identity, dead.meta.name, true, maxBytes),
+      );
+    },
+  };
+}

@@ -1,0 +1,184 @@
+// Output cursors and transcripts end to end (real broker process, private tmux server, MCP SDK clients over stdio and HTTP): two readers with their own cursors each get every line once while a pane prints, a killed session stays readable as DEAD after a broker restart, and its export parses as asciicast v2.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createGatewayLogger, ERROR_META_KEY, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
+import { repoPath } from './helpers/repo.js';
+import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+
+const STDIO_BIN = repoPath('services/gateway/dist/bin/stdio.js');
+const TICKS = 40;
+
+let tmux: TmuxTestServer;
+let broker: BrokerProcess;
+let http: RunningGatewayHttp;
+const clients: Client[] = [];
+
+type Result = CallToolResult & { structuredContent?: Record<string, unknown> };
+const call = (c: Client, name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<Result>;
+const codeOf = (r: Result) => (r._meta?.[ERROR_META_KEY] as { error_code?: string; hint?: string } | undefined)?.error_code;
+const hintOf = (r: Result) => (r._meta?.[ERROR_META_KEY] as { hint?: string } | undefined)?.hint ?? '';
+const ok = (r: Result) => {
+  if (r.isError) throw new Error(`tool failed: ${JSON.stringify(r.content)}`);
+  return r.structuredContent as Record<string, unknown>;
+};
+
+function stdioClient(): Promise<Client> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(broker.env)) if (v !== undefined && k !== 'TMUX' && k !== 'TMUX_PANE') env[k] = v;
+  const client = new Client({ name: 'transcripts-stdio', version: '0.0.0' });
+  clients.push(client);
+  return client.connect(new StdioClientTransport({ command: process.execPath, args: [STDIO_BIN], env: { ...env, TERMINAL_MCP_LOG_LEVEL: 'warn' }, stderr: 'pipe' })).then(() => client);
+}
+
+async function httpClient(): Promise<Client> {
+  const client = new Client({ name: 'transcripts-http', version: '0.0.0' });
+  clients.push(client);
+  await client.connect(new StreamableHTTPClientTransport(new URL(http.mcpUrl)));
+  return client;
+}
+
+async function eventually<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+const CONFIG = { allowed_session_patterns: ['agent-*'], log_level: 'warn', transcripts: { enabled: true } };
+
+beforeAll(async () => {
+  tmux = await startTmuxServer();
+  broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: CONFIG });
+  http = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent') });
+});
+
+afterAll(async () => {
+  await Promise.allSettled(clients.map((c) => c.close()));
+  await http?.close();
+  await broker?.stop();
+  await tmux?.kill();
+});
+
+describe('output cursors', () => {
+  it('gives two readers (stdio and HTTP) every line exactly once while the pane prints', async () => {
+    const s = await tmux.newSession('agent-ticker', `sh -c 'read go; i=0; while [ $i -lt ${TICKS} ]; do i=$((i+1)); echo tick-$i; sleep 0.1; done; printf "Proceed? "; read x; exec sleep 3600'`);
+    const [a, b] = [await stdioClient(), await httpClient()];
+    let cursorA = ok(await call(a, 'terminal_tail', { session: 'agent-ticker', lines: 5 })).cursor as string;
+    let cursorB = ok(await call(b, 'terminal_capture', { session: 'agent-ticker' })).cursor as string;
+    expect(typeof cursorA).toBe('string');
+    expect(typeof cursorB).toBe('string');
+    await tmux.tmux(['send-keys', '-t', s.paneId, 'Enter']);
+    const seen: Record<'a' | 'b', string[]> = { a: [], b: [] };
+    let pendingA = '';
+    await eventually('both readers saw the last tick', async () => {
+      const ra = ok(await call(a, 'terminal_read_since', { session: 'agent-ticker', cursor: cursorA }));
+      seen.a.push(...(ra.line_count ? (ra.text as string).split('\n') : []));
+      cursorA = ra.cursor as string;
+      pendingA = (ra.pending as string | undefined) ?? '';
+      const rb = ok(await call(b, 'terminal_read_since', { session: 'agent-ticker', cursor: cursorB, max_lines: 2000 }));
+      seen.b.push(...(rb.line_count ? (rb.text as string).split('\n') : []));
+      cursorB = rb.cursor as string;
+      expect(ra.dropped).toBe(false);
+      expect(rb.dropped).toBe(false);
+      return seen.a.includes(`tick-${TICKS}`) && seen.b.includes(`tick-${TICKS}`) && pendingA.includes('Proceed?');
+    });
+    const expected = Array.from({ length: TICKS }, (_, i) => `tick-${i + 1}`);
+    expect(seen.a.filter((l) => l.startsWith('tick-'))).toEqual(expected);
+    expect(seen.b.filter((l) => l.startsWith('tick-'))).toEqual(expected);
+    // The prompt is pending and the cursor stays before it: asked again, it is still pending.
+    const again = ok(await call(a, 'terminal_read_since', { session: 'agent-ticker', cursor: cursorA }));
+    expect(again).toMatchObject({ line_count: 0, pending: 'Proceed? ', cursor: cursorA });
+  });
+
+  it('refuses a garbled cursor and another session\'s cursor with INVALID_ARGUMENT', async () => {
+    await tmux.newSession('agent-other', 'sleep 3600');
+    const c = await stdioClient();
+    const other = ok(await call(c, 'terminal_tail', { session: 'agent-other' })).cursor as string;
+    // terminal_batch_inspect gives each session's tail its cursor too.
+    const batch = ok(await call(c, 'terminal_batch_inspect', { sessions: ['agent-other'] })) as { results: { ok: boolean; tail?: { cursor?: string } }[] };
+    expect(batch.results[0]?.tail?.cursor).toBe(other);
+    const garbled = await call(c, 'terminal_read_since', { session: 'agent-ticker', cursor: 'bm90IGEgY3Vyc29y' });
+    expect(codeOf(garbled)).toBe('INVALID_ARGUMENT');
+    expect(hintOf(garbled)).toContain('terminal_tail');
+    expect(codeOf(await call(c, 'terminal_read_since', { session: 'agent-ticker', cursor: other }))).toBe('INVALID_ARGUMENT');
+    const forged = JSON.parse(Buffer.from(other, 'base64url').toString('utf8')) as Record<string, unknown>;
+    const moved = Buffer.from(JSON.stringify({ ...forged, o: 3 })).toString('base64url');
+    expect(codeOf(await call(c, 'terminal_read_since', { session: 'agent-other', cursor: moved }))).toBe('INVALID_ARGUMENT');
+  });
+});
+
+describe('DEAD sessions', () => {
+  it('keeps a killed session readable after a broker restart, and exports it as asciicast v2', async () => {
+    const s = await tmux.newSession('agent-doomed', `sh -c 'read go; echo doomed-first; echo doomed-second AKIAIOSFODNN7EXAMPLE; exec sleep 3600'`);
+    await tmux.newSession('private-unrecorded', `sh -c 'read go; echo private-mark-9a1; exec sleep 3600'`);
+    const c = await stdioClient();
+    const cursor = ok(await call(c, 'terminal_tail', { session: 'agent-doomed' })).cursor as string;
+    await tmux.tmux(['send-keys', '-t', s.paneId, 'Enter']);
+    await tmux.tmux(['send-keys', '-t', 'private-unrecorded:', 'Enter']);
+    await eventually('doomed lines recorded', async () => {
+      const r = ok(await call(c, 'terminal_read_since', { session: 'agent-doomed', cursor }));
+      return (r.text as string).includes('doomed-second');
+    });
+    await tmux.tmux(['kill-session', '-t', s.sessionId]);
+
+    // Without include_dead: not found, with a hint to pass it.
+    const refused = await eventually('session gone', async () => {
+      const r = await call(c, 'terminal_tail', { session: 'agent-doomed' });
+      return codeOf(r) === 'SESSION_NOT_FOUND' && r;
+    });
+    expect(hintOf(refused)).toContain('include_dead');
+
+    broker = await broker.restart();
+    const after = await stdioClient();
+    const listed = ok(await call(after, 'terminal_list_sessions', { include_dead: true }));
+    expect((listed.dead_sessions as { name: string }[]).map((d) => d.name)).toContain('agent-doomed');
+
+    const tail = ok(await call(after, 'terminal_tail', { session: 'agent-doomed', include_dead: true }));
+    expect(tail).toMatchObject({ dead: true, session: 'agent-doomed' });
+    expect(tail.text).toContain('doomed-first');
+    expect(tail.text).toContain('doomed-second [REDACTED:aws_access_key_id]');
+    expect(tail.redactions).toBe(1);
+    const capture = ok(await call(after, 'terminal_capture', { session: 'agent-doomed', include_dead: true }));
+    expect(capture.text).toContain('doomed-first');
+    const since = ok(await call(after, 'terminal_read_since', { session: 'agent-doomed', cursor, include_dead: true }));
+    expect((since.text as string).split('\n').filter((l) => l.startsWith('doomed-'))).toEqual(['doomed-first', 'doomed-second [REDACTED:aws_access_key_id]']);
+    expect(since.dead).toBe(true);
+    expect(codeOf(await call(after, 'terminal_read_since', { session: 'agent-doomed', cursor }))).toBe('SESSION_NOT_FOUND');
+
+    const exported = ok(await call(after, 'terminal_export_transcript', { session: 'agent-doomed', include_dead: true }));
+    expect(exported.truncated).toBe(false);
+    const [header, ...events] = (exported.cast as string).trimEnd().split('\n');
+    expect(JSON.parse(header!)).toMatchObject({ version: 2, width: expect.any(Number), height: expect.any(Number) });
+    let last = 0;
+    for (const line of events) {
+      const e = JSON.parse(line) as unknown[];
+      expect(e).toHaveLength(3);
+      expect(typeof e[0]).toBe('number');
+      expect(e[1]).toBe('o');
+      expect(typeof e[2]).toBe('string');
+      expect(e[0] as number).toBeGreaterThanOrEqual(last);
+      last = e[0] as number;
+    }
+    expect(exported.cast).toContain('doomed-first');
+    expect(exported.cast).not.toContain('IOSFODNN7');
+
+    // The unreadable session was never recorded: nothing of it is on disk.
+    const root = join(broker.stateDir, 'transcripts');
+    const everything = readdirSync(root, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => readFileSync(join(e.parentPath, e.name), 'utf8'))
+      .join('\n');
+    expect(everything).toContain('doomed-first');
+    expect(everything).not.toContain('private-mark-9a1');
+    expect(everything).not.toContain('IOSFODNN7');
+  });
+});
