@@ -27,7 +27,8 @@ async function waitForPaneText(session: string, mark: string): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     const text = await tmux.tmux(['capture-pane', '-p', '-t', `${session}:`]);
-    if (text.includes(mark)) return;
+    // The mark comes before `exec sleep`; the status test expects the command after it.
+    if (text.includes(mark) && (await tmux.tmux(['display-message', '-p', '-t', `${session}:`, '#{pane_current_command}'])) === 'sleep') return;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${mark} never appeared in ${session}`);

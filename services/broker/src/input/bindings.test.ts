@@ -58,6 +58,8 @@ async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
 async function session(name: string, mark: string) {
   const s = await tmux.newSession(name, `echo ${mark}; exec sleep 3600`, { width: 80, height: 20 });
   await vi.waitFor(async () => expect(await tmux.tmux(['capture-pane', '-p', '-t', s.paneId])).toContain(mark), { timeout: 10_000 });
+  // The mark is printed before `exec sleep`: until the exec, the pane's command is still the shell.
+  await vi.waitFor(async () => expect(await tmux.tmux(['display-message', '-p', '-t', s.paneId, '#{pane_current_command}'])).toBe('sleep'), { timeout: 10_000 });
   return s;
 }
 
