@@ -35,6 +35,7 @@ export async function startLiveTestBroker(opts: { config: BrokerConfig; stateDir
     paneWatch,
     deps,
     async close() {
+      await deps.transcripts.close();
       await paneWatch.close();
       await adapter.close();
       deps.input.reads.flush();

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema, DEFAULT_CONFIG } from '../config/schema.js';
-import { createTranscriptRecorder, type TranscriptRecorder } from '../effects/transcripts/recorder.js';
+import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
 import { startLiveTestBroker, type LiveTestBroker } from '../testing/live-broker.testkit.js';
 import { encodeCursor, decodeCursor } from './cursor.js';
-import { createTranscriptReads, type TranscriptReads } from './transcript-reads.js';
+import type { TranscriptReads } from './transcript-reads.js';
 
 let stateDir: string;
 let broker: LiveTestBroker;
@@ -38,9 +38,8 @@ async function typeLines(paneId: string, lines: readonly string[]): Promise<void
 beforeAll(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'tmcp-readsince-'));
   broker = await startLiveTestBroker({ config, stateDir, graceMs: 100 });
-  recorder = createTranscriptRecorder({ config, paneWatch: broker.paneWatch, stateDir, log: broker.deps.log });
-  broker.deps.transcripts = recorder;
-  reads = createTranscriptReads(broker.deps);
+  recorder = broker.deps.transcripts;
+  reads = broker.deps.transcriptReads;
 });
 
 afterAll(async () => {

@@ -4,10 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, configSchema } from '../../config/schema.js';
-import { grantsStore } from '../store/grants-store.js';
-import { reconcileSessionRegistry } from '../../registry/session-registry.js';
 import { startLiveTestBroker, type LiveTestBroker } from '../../testing/live-broker.testkit.js';
-import { createTranscriptRecorder, type TranscriptRecorder } from './recorder.js';
+import type { TranscriptRecorder } from './recorder.js';
 import { dirNameOf, transcriptsRoot } from './transcript-files.js';
 
 let stateDir: string;
@@ -36,13 +34,13 @@ function onDisk(sessionId: string): string {
     .join('\n');
 }
 
-const reconcile = () => reconcileSessionRegistry(broker.deps, { screens: false });
+/** What the registry's pass does for the recorder (start-broker.ts wires it as onReconciled). */
+const reconcile = async () => recorder.sync(await broker.deps.tmux.listSessions(), broker.deps.access);
 
 beforeAll(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'tmcp-transcripts-'));
   broker = await startLiveTestBroker({ config, stateDir, graceMs: 100 });
-  recorder = createTranscriptRecorder({ config, paneWatch: broker.paneWatch, stateDir, log: broker.deps.log });
-  broker.deps.transcripts = recorder;
+  recorder = broker.deps.transcripts;
 });
 
 afterAll(async () => {
@@ -117,7 +115,7 @@ describe('transcript recorder', () => {
   it('records a granted session and stops once the grant is revoked', async () => {
     const s = await broker.server.newSession('granted-one', 'cat');
     const facts = (await broker.adapter.listSessions()).find((x) => x.sessionId === s.sessionId)!;
-    const grants = grantsStore(broker.deps.stores.db('grants'));
+    const grants = broker.deps.stores.grants;
     grants.apply([{ kind: 'grant', sessionName: 'granted-one', identity: facts, input: false, expiresAt: null }], 'test', Date.now());
     await reconcile();
     await eventually('recording', () => recorder.recording().some((i) => i.sessionId === s.sessionId));
