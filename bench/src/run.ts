@@ -4,7 +4,8 @@
  * so the ratios hold on a loaded machine (absolute figures do not). Sections:
  *
  *   tail     terminal_tail (200 lines) over MCP stdio and HTTP vs `tmux capture-pane`
- *   list     terminal_list_sessions (50 sessions) vs `tmux list-sessions -F` (same fields)
+ *   list     terminal_list_sessions (50 sessions) vs `tmux list-sessions -F` with the fields the
+ *            answer carries (LIST_FORMAT: last_activity as the broker reads it, a #{W:} loop)
  *   batch    terminal_batch_inspect (25 sessions) vs 2 spawns per session
  *   hops     MCP ping, empty broker call, broker read, control-mode capture alone (the floor)
  *   idle     broker CPU over BENCH_IDLE_SECONDS (60) with 50 idle sessions, one live subscription
@@ -56,13 +57,14 @@ const BATCH_LINES = 10;
 const NOTES = Number(process.env.BENCH_NOTES ?? 10_000);
 const NOTE_SEARCH_CALLS = Number(process.env.BENCH_NOTE_SEARCH_CALLS ?? 300);
 /** The fields terminal_list_sessions reports, as one list-sessions format (pane fields
- * resolve to each session's active pane). */
-const LIST_FORMAT = '#{session_id}\t#{session_name}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{session_activity}\t#{pane_current_command}\t#{pane_in_mode}';
-/** What the broker's control client sends for one listing (effects/tmux/adapter.ts; copied
- * here to time tmux's own share): every session with its active pane, and the clients (to
- * discount our output watchers), in one write. */
+ * resolve to each session's active pane). last_activity is the latest window_activity of
+ * the session's windows (a #{W:} loop), as the broker asks, not #{session_activity}. */
+const LIST_FORMAT = '#{session_id}\t#{session_name}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{W:#{window_activity} }\t#{pane_in_mode}\t#{pane_current_command}';
+/** What the broker's control client sends for terminal_list_sessions (the summary listing
+ * in effects/tmux/adapter.ts; copied here to time tmux's own share): the list's fields plus
+ * the server pid, and the clients (to discount our output watchers), in one write. */
 const BROKER_LIST_COMMANDS = [
-  "list-sessions -F 'tag\t#{pid}\t#{session_id}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{W:#{window_activity} }\t#{session_name}\t#{pane_id}\t#{pane_pid}\t#{pane_in_mode}\t#{pane_width}\t#{pane_height}\t#{history_size}\t#{window_activity}\t#{cursor_x}\t#{cursor_y}\t#{cursor_flag}\t#{pane_current_command}'",
+  "list-sessions -F 'tag\t#{pid}\t#{session_id}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{W:#{window_activity} }\t#{session_name}\t#{pane_in_mode}\t#{pane_current_command}'",
   "list-clients -F '#{session_id}\t#{client_termname}'",
 ];
 /** A pane that prints its own wall clock (ns) four times a second: latency = when we see
@@ -219,6 +221,7 @@ async function main(): Promise<void> {
       row('ours, MCP over HTTP', summarize(h!), b);
       row('baseline, execFile list-sessions -F', b);
       row('second baseline, execa list-sessions', summarize(ea!), b);
+      console.log(`  baseline format (the answer's fields): ${LIST_FORMAT.replace(/\t/g, ' ')}`);
       target(`list_sessions at ${count} sessions p50 <= 0.5x baseline (stdio)`, `${(ss.p50 / b.p50).toFixed(2)}x`, ss.p50 / b.p50 <= 0.5);
     };
     if (only.has('list')) await listBench(`${SESSIONS} sessions`, SESSIONS, ITER);

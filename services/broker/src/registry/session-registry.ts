@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { AccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { StoreSet } from '../effects/store/store-set.js';
-import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
+import type { ListedSession, TmuxAdapter } from '../effects/tmux/types.js';
 import type { SessionReader } from '../reads/session-reader.js';
 import { sessionRegistryStore, type RegistryRecord } from '../effects/store/registry-store.js';
 
@@ -38,17 +38,17 @@ const storeOf = (deps: Pick<RegistryDeps, 'stores'>) => sessionRegistryStore(dep
 
 /** What each store last reconciled: the identities of the sessions listed then. */
 const lastListing = new WeakMap<StoreSet, string>();
-const listingKey = (live: readonly SessionFacts[]) => live.map((s) => `${s.serverPid}\t${s.sessionId}\t${s.created}\t${s.name}`).join('\n');
+const listingKey = (live: readonly ListedSession[]) => live.map((s) => `${s.serverPid}\t${s.sessionId}\t${s.created}\t${s.name}`).join('\n');
 
 /** Records a listing taken for another reason (terminal_list_sessions): a write only when
  * a session came, went or was renamed since the last reconcile, so listing stays a read.
  * The timer's full pass (reconcileSessionRegistry) keeps last_seen and screens current. */
-export function noteSessionListing(deps: RegistryDeps, live: readonly SessionFacts[]): void {
+export function noteSessionListing(deps: RegistryDeps, live: readonly ListedSession[]): void {
   if (lastListing.get(deps.stores) === listingKey(live)) return;
   reconcileListing(deps, live, Date.now());
 }
 
-function reconcileListing(deps: RegistryDeps, live: readonly SessionFacts[], now: number): Map<string, number> {
+function reconcileListing(deps: RegistryDeps, live: readonly ListedSession[], now: number): Map<string, number> {
   const ids = storeOf(deps).reconcile(
     live.map((s) => ({ name: s.name, serverPid: s.serverPid, sessionId: s.sessionId, sessionCreated: s.created, currentCommand: s.activePane?.currentCommand ?? null })),
     live[0]?.serverPid ?? null,

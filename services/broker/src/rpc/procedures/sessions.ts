@@ -33,7 +33,8 @@ export const sessions = {
     if (input.include_dead && ctx.role === 'web' && operatorOf(ctx) === null) raise(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
     // One tmux listing serves the answer and the registry, which notices sessions that came
     // and went since the last look.
-    const live = await ctx.deps.tmux.listSessions();
+    // The lighter summary listing where the adapter has one (it does; test fakes may not).
+    const live = await (ctx.deps.tmux.listSummaries?.() ?? ctx.deps.tmux.listSessions());
     noteSessionListing(ctx.deps, live);
     const sessions = await reader(ctx).list({ nameContains: input.name_filter, readableOnly: input.readable_only }, live);
     const dead = input.include_dead ? listDeadSessions(ctx.deps).filter((d) => input.name_filter === undefined || d.name.includes(input.name_filter)) : undefined;
