@@ -4,7 +4,8 @@
  * so the ratios hold on a loaded machine (absolute figures do not). Sections:
  *
  *   tail     terminal_tail (200 lines) over MCP stdio and HTTP vs `tmux capture-pane`
- *   list     terminal_list_sessions (50 sessions) vs `tmux list-sessions -F` (same fields)
+ *   list     terminal_list_sessions (50 sessions) vs `tmux list-sessions -F` with the fields the
+ *            answer carries (LIST_FORMAT: last_activity as the broker reads it, a #{W:} loop)
  *   batch    terminal_batch_inspect (25 sessions) vs 2 spawns per session
  *   hops     MCP ping, empty broker call, broker read, control-mode capture alone (the floor)
  *   idle     broker CPU over BENCH_IDLE_SECONDS (60) with 50 idle sessions, one live subscription
@@ -56,8 +57,16 @@ const BATCH_LINES = 10;
 const NOTES = Number(process.env.BENCH_NOTES ?? 10_000);
 const NOTE_SEARCH_CALLS = Number(process.env.BENCH_NOTE_SEARCH_CALLS ?? 300);
 /** The fields terminal_list_sessions reports, as one list-sessions format (pane fields
- * resolve to each session's active pane). */
-const LIST_FORMAT = '#{session_id}\t#{session_name}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{session_activity}\t#{pane_current_command}\t#{pane_in_mode}';
+ * resolve to each session's active pane). last_activity is the latest window_activity of
+ * the session's windows (a #{W:} loop), as the broker asks, not #{session_activity}. */
+const LIST_FORMAT = '#{session_id}\t#{session_name}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{W:#{window_activity} }\t#{pane_in_mode}\t#{pane_current_command}';
+/** What the broker's control client sends for terminal_list_sessions (the summary listing
+ * in effects/tmux/adapter.ts; copied here to time tmux's own share): the list's fields plus
+ * the server pid, and the clients (to discount our output watchers), in one write. */
+const BROKER_LIST_COMMANDS = [
+  "list-sessions -F 'tag\t#{pid}\t#{session_id}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{W:#{window_activity} }\t#{session_name}\t#{pane_in_mode}\t#{pane_current_command}'",
+  "list-clients -F '#{session_id}\t#{client_termname}'",
+];
 /** A pane that prints its own wall clock (ns) four times a second: latency = when we see
  * the line minus the time in it (same machine, same clock). */
 const CLOCK_COMMAND = `bash --norc --noprofile -c 'while :; do sleep 0.25; echo "MARK $(date +%s%N)"; done'`;
@@ -212,6 +221,7 @@ async function main(): Promise<void> {
       row('ours, MCP over HTTP', summarize(h!), b);
       row('baseline, execFile list-sessions -F', b);
       row('second baseline, execa list-sessions', summarize(ea!), b);
+      console.log(`  baseline format (the answer's fields): ${LIST_FORMAT.replace(/\t/g, ' ')}`);
       target(`list_sessions at ${count} sessions p50 <= 0.5x baseline (stdio)`, `${(ss.p50 / b.p50).toFixed(2)}x`, ss.p50 / b.p50 <= 0.5);
     };
     if (only.has('list')) await listBench(`${SESSIONS} sessions`, SESSIONS, ITER);
@@ -245,7 +255,7 @@ async function main(): Promise<void> {
 
     if (only.has('hops')) {
       const floor = await openControlFloor(tmux.socketName, names[0]!, spawnEnv);
-      const [pingS, pingH, empty, emptyHttp, read, readHttp, capture, mcpS, mcpH] = [[], [], [], [], [], [], [], [], []] as number[][];
+      const [pingS, pingH, empty, emptyHttp, read, readHttp, capture, mcpS, mcpH, listCm, listBroker, listS, listH] = [[], [], [], [], [], [], [], [], [], [], [], [], []] as number[][];
       const httpGet = httpGetter(join(broker.socketDir, 'gateway.sock'));
       const tailPath = (name: string) => `/sessions.tail?input=${encodeURIComponent(JSON.stringify({ session: name, lines: TAIL_LINES }))}`;
       for (let i = 0; i < 20; i++) await floor.run(`capture-pane -p -J -t ${panes[i % SESSIONS]} -S -${TAIL_LINES + 32}`);
@@ -261,10 +271,14 @@ async function main(): Promise<void> {
         await time(capture!, () => floor.run(`capture-pane -p -J -t ${panes[idx]} -S -${TAIL_LINES + 32}`));
         await time(mcpS!, () => tail(stdio, names[idx]!));
         await time(mcpH!, () => tail(http, names[idx]!));
+        await time(listCm!, () => Promise.all(BROKER_LIST_COMMANDS.map((c) => floor.run(c))));
+        await time(listBroker!, () => direct.sessions.list.query({}));
+        await time(listS!, () => list(stdio));
+        await time(listH!, () => list(http));
       }
       await floor.close();
       section('hops (terminal_tail 200 lines)');
-      const st = Object.fromEntries(Object.entries({ pingS, pingH, empty, emptyHttp, read, readHttp, capture, mcpS, mcpH }).map(([k, v]) => [k, summarize(v!)])) as Record<string, Stats>;
+      const st = Object.fromEntries(Object.entries({ pingS, pingH, empty, emptyHttp, read, readHttp, capture, mcpS, mcpH, listCm, listBroker, listS, listH }).map(([k, v]) => [k, summarize(v!)])) as Record<string, Stats>;
       row('MCP ping, stdio', st.pingS!);
       row('MCP ping, HTTP', st.pingH!);
       row('empty broker call (health.info)', st.empty!);
@@ -277,6 +291,14 @@ async function main(): Promise<void> {
       console.log(`  gateway handling (tail - broker read) p50: stdio ${ms(st.mcpS!.p50 - st.read!.p50)}   HTTP ${ms(st.mcpH!.p50 - st.read!.p50)}`);
       console.log(`  broker work (read - empty call) p50:   ${ms(st.read!.p50 - st.empty!.p50)}`);
       console.log(`  floor (capture + MCP ping) p50:          stdio ${ms(st.capture!.p50 + st.pingS!.p50)}   HTTP ${ms(st.capture!.p50 + st.pingH!.p50)}`);
+      section(`hops (terminal_list_sessions, ${SESSIONS} sessions)`);
+      row('control-mode listing alone (same cmds)', st.listCm!);
+      row('broker list (sessions.list, socket)', st.listBroker!);
+      row('MCP terminal_list_sessions, stdio', st.listS!);
+      row('MCP terminal_list_sessions, HTTP', st.listH!);
+      console.log(`  broker work (list - empty call - listing) p50: ${ms(st.listBroker!.p50 - st.empty!.p50 - st.listCm!.p50)}`);
+      console.log(`  gateway handling (list - broker list) p50: stdio ${ms(st.listS!.p50 - st.listBroker!.p50)}   HTTP ${ms(st.listH!.p50 - st.listBroker!.p50)}`);
+      console.log(`  floor (listing + MCP ping) p50:           stdio ${ms(st.listCm!.p50 + st.pingS!.p50)}   HTTP ${ms(st.listCm!.p50 + st.pingH!.p50)}`);
     }
 
     if (only.has('idle') || only.has('live')) {

@@ -267,13 +267,13 @@ describe('HTTP edge: Host, Origin, body, methods', () => {
     expect(JSON.parse(res.body)).toMatchObject({ error: { code: -32700 } });
   });
 
-  it('is stateless: GET and DELETE on /mcp are 405, unknown paths 404', async () => {
+  it('answers POST only: GET and DELETE on /mcp are 405, unknown paths 404', async () => {
     expect((await raw(gw, { path: '/mcp', headers: { accept: 'text/event-stream' } })).status).toBe(405);
     expect((await raw(gw, { method: 'DELETE', path: '/mcp' })).status).toBe(405);
     expect((await raw(gw, { path: '/nope' })).status).toBe(404);
   });
 
-  it('hands out an Mcp-Session-Id at initialize only to name the client; requests without it are served the same', async () => {
+  it('keeps a session for a client that sends its Mcp-Session-Id back; requests without it, or with an unknown one, are served statelessly', async () => {
     const init = await raw(gw, { method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: INITIALIZE });
     expect(init.status).toBe(200);
     expect(init.headers['mcp-session-id']).toMatch(/^[A-Za-z0-9_-]{22}$/);
@@ -281,7 +281,15 @@ describe('HTTP edge: Host, Origin, body, methods', () => {
       const status = await raw(gw, { method: 'POST', path: '/mcp', headers, body: statusCallBody(ALLOWED) });
       expect(status.status).toBe(200);
       expect(status.body).toContain('"session":"allowed-one"');
+      // A stateless answer names no session.
+      expect(status.headers['mcp-session-id']).toBeUndefined();
     }
+    const id = init.headers['mcp-session-id'] as string;
+    const inSession = await raw(gw, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, 'mcp-session-id': id }, body: statusCallBody(ALLOWED) });
+    expect(inSession.status).toBe(200);
+    expect(inSession.body).toContain('"session":"allowed-one"');
+    // Served by the live session: its transport names it on every answer.
+    expect(inSession.headers['mcp-session-id']).toBe(id);
   });
 });
 
@@ -295,6 +303,22 @@ describe('bearer token', () => {
       expect(wrong.status, authorization).toBe(401);
     }
     await expect(connect(gwToken.mcpUrl)).rejects.toThrow();
+  });
+
+  it('never takes a session id for authentication: a live session refuses a request without the token or with a wrong one', async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const init = await raw(gwToken, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, ...auth }, body: INITIALIZE });
+    expect(init.status).toBe(200);
+    const id = init.headers['mcp-session-id'] as string;
+    expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    for (const headers of [{}, { authorization: `Bearer ${TOKEN}x` }]) {
+      const refused = await raw(gwToken, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, ...headers, 'mcp-session-id': id }, body: statusCallBody(ALLOWED) });
+      expect(refused.status).toBe(401);
+      expect(refused.body).not.toContain(ALLOWED);
+    }
+    const served = await raw(gwToken, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, ...auth, 'mcp-session-id': id }, body: statusCallBody(ALLOWED) });
+    expect(served.status).toBe(200);
+    expect(served.headers['mcp-session-id']).toBe(id);
   });
 
   it('serves MCP with the right token', async () => {

@@ -239,6 +239,38 @@ describe('connecting like ChatGPT', { timeout: 120_000 }, () => {
     expect(forged).toMatchObject({ code: 'INPUT_NOT_ALLOWED' });
   });
 
+  it('binds an MCP session to the token\'s client and grant: another token presenting its Mcp-Session-Id is refused', async () => {
+    const owner = await connectInBrowser(gateway);
+    const other = await connectInBrowser(gateway, { allowInput: false });
+    const post = (token: string, id: string, body: string) =>
+      raw(gw.port, {
+        method: 'POST',
+        path: '/mcp',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, 'mcp-session-id': id },
+        body,
+      });
+    const init = await mcpPost(gw.port, owner.access_token);
+    expect(init.status).toBe(200);
+    const id = init.headers['mcp-session-id'] as string;
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const send = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'terminal_send_text', arguments: { session: SESSION, text: 'hijacked-session-text', enter: true } } });
+    // The attack: a read-only token (another client) riding the owner's session, and the
+    // static token doing the same on loopback.
+    for (const token of [other.access_token, STATIC_TOKEN]) {
+      for (const body of [list, send]) {
+        const refused = await post(token, id, body);
+        expect(refused.status).toBe(403);
+        expect(refused.body).not.toContain('terminal_send_text');
+      }
+    }
+    expect(await tmux.tmux(['capture-pane', '-p', '-t', `${SESSION}:`])).not.toContain('hijacked-session-text');
+    // The owner's own requests are still served by it.
+    const own = await post(owner.access_token, id, list);
+    expect(own.status).toBe(200);
+    expect(own.headers['mcp-session-id']).toBe(id);
+    expect(own.body).toContain('terminal_send_text');
+  });
+
   it('refuses an observer token at the gateway and a gateway token at the observer', async () => {
     const gatewayTokens = await connectInBrowser(gateway);
     const observerTokens = await connectInBrowser(observer);

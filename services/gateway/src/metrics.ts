@@ -6,7 +6,8 @@
 import type { ErrorCode } from '@terminal-mcp/contract';
 
 /** Why the HTTP edge refused a request before any tool ran. */
-export type RejectionReason = 'host' | 'origin' | 'token' | 'body_too_large' | 'bad_json';
+/** `session`: an Mcp-Session-Id presented by another principal than its creator's. */
+export type RejectionReason = 'host' | 'origin' | 'token' | 'body_too_large' | 'bad_json' | 'session';
 
 export interface ToolMetrics {
   /** One finished tool call; `errorCode` is set when the result was an error. */

@@ -1,6 +1,6 @@
 /**
  * The MCP server factory. One McpServer per transport (SDK >= 1.26): stdio builds one,
- * the stateless HTTP edge builds one per request. Every tool call goes through
+ * the HTTP edge one per live session, and one per request for a client without one. Every tool call goes through
  * @terminal-mcp/mcp-kit's wrapper (time budget, `isError` results); the gateway adds the
  * MCP client's name as broker actor, metrics and a log line with facts only.
  */

@@ -11,7 +11,7 @@ import type { BrokerConfig } from '../config/schema.js';
 import { inputPolicyOf, readPolicyOf } from '../config/effective-policy.js';
 import type { BindingRecord } from '../effects/store/bindings-store.js';
 import type { PaneDelivery } from '../effects/tmux/deliver.js';
-import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
+import type { ListedSession, SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import { decideReadAccess } from '../policy/access.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
 import { effectiveGrant, type EffectiveGrant, type GrantRecord } from '../policy/grants.js';
@@ -44,7 +44,7 @@ export interface AccessGate {
   /** `grant`: the session's effective grant; without it only the config whitelist admits. */
   canRead(name: string, grant?: EffectiveGrant | null): boolean;
   /** The four access flags of a session summary. */
-  describe(s: SessionFacts): SessionAccessFields;
+  describe(s: ListedSession): SessionAccessFields;
   /**
    * THE read gate for content (tail, capture, status, batch inspect, live output, wait,
    * input context): the session tmux has under exactly `name`, if the whitelist or a

@@ -194,6 +194,9 @@ describe('redactSecrets is ANSI-aware', () => {
     ['colour inside a private key body', `-----BEGIN PRIVATE KEY-----\n${ESC}[33m${KEY_LINES[0]}${ESC}[0m\n-----END PRIVATE KEY-----`, R('private_key')],
     ['8-bit CSI inside an openai key', split(OPENAI_LEGACY, 10, '\x9b31m'), R('openai_api_key')],
     ['CRLF line ends around a jwt', `a\r\n${JWT}\r\nb`, `a\r\n${R('jwt')}\r\nb`],
+    // Plain text up to the first dropped character, then the copying path: both map back.
+    ['a zero-width space inside a github token after plain text', `ok: ${split(GITHUB('ghp', 40), 12, '\u200b')} end`, `ok: ${R('github_token')} end`],
+    ['plain text only (nothing dropped)', `gh ${GITHUB('ghp', 40)} end`, `gh ${R('github_token')} end`],
   ])('%s', (_name, input, expected) => {
     const result = redactSecrets(input);
     expect(result.text).toBe(expected);

@@ -437,12 +437,19 @@ class LineStarts {
 
 function findAssignments(visible: string, emit: Emit): void {
   const lines = new LineStarts(visible);
+  // What each key names, once per text: a pane repeats its keys (`name:` on every line).
+  const keyKinds = new Map<string, { named: SecretKind | null; genericKey: boolean }>();
   ASSIGNMENT_KEY.lastIndex = 0;
   for (let m = ASSIGNMENT_KEY.exec(visible); m !== null; m = ASSIGNMENT_KEY.exec(visible)) {
     const key = m[2] as string;
     const separator = m[3] as string;
-    const named = sensitiveKeyKind(key);
-    const genericKey = named === null && /[_.-]key$/i.test(key);
+    let classified = keyKinds.get(key);
+    if (classified === undefined) {
+      const kind = sensitiveKeyKind(key);
+      classified = { named: kind, genericKey: kind === null && /[_.-]key$/i.test(key) };
+      keyKinds.set(key, classified);
+    }
+    const { named, genericKey } = classified;
     const dockerAuth = named === null && m[1] !== '' && key.toLowerCase() === 'auth';
     if (named === null && !genericKey && !dockerAuth) continue;
     const kind: SecretKind = named ?? (dockerAuth ? 'docker_auth' : 'secret');
@@ -563,13 +570,25 @@ function isInvisibleFormatCode(c: number): boolean {
   );
 }
 
-/** The text without escape sequences and controls, and for each of its indexes the original index. */
-function visibleWithMap(text: string): { visible: string; map: Uint32Array } {
+/** The text without escape sequences and controls, and for each of its indexes the
+ * original index; `map` is null when nothing was dropped (the indexes are the same).
+ * That is the common case on the read path, so the first pass only looks for the first
+ * character to drop, with the same two tests as the copying pass below. */
+function visibleWithMap(text: string): { visible: string; map: Uint32Array | null } {
+  let first = 0;
+  while (first < text.length) {
+    const c = text.charCodeAt(first);
+    // Printable ASCII, newline and tab are never dropped (see terminalControlLengthAt).
+    if (!((c >= 0x20 && c < 0x7f) || c === 0x0a || c === 0x09) && (terminalControlLengthAt(text, first) !== 0 || isInvisibleFormatCode(c))) break;
+    first += 1;
+  }
+  if (first === text.length) return { visible: text, map: null };
   const map = new Uint32Array(text.length);
+  for (let k = 0; k < first; k += 1) map[k] = k;
   const parts: string[] = [];
-  let length = 0;
+  let length = first;
   let runStart = 0;
-  let i = 0;
+  let i = first;
   while (i < text.length) {
     const control = terminalControlLengthAt(text, i) || (isInvisibleFormatCode(text.charCodeAt(i)) ? 1 : 0);
     if (control === 0) {
@@ -652,8 +671,8 @@ export function redactSecrets(text: string, options: RedactOptions = {}): Redact
   let out = '';
   let cursor = 0;
   for (const span of merged) {
-    const start = map[span.start] as number;
-    const end = (map[span.end - 1] as number) + 1;
+    const start = map === null ? span.start : (map[span.start] as number);
+    const end = (map === null ? span.end - 1 : (map[span.end - 1] as number)) + 1;
     out += `${text.slice(cursor, start)}${replacementFor(text.slice(start, end), span.kind, keepLines)}`;
     cursor = end;
   }

@@ -15,14 +15,14 @@ import {
 import type { AccessGate } from '../access/gate.js';
 import type { ReadableTarget } from '../access/target.js';
 import type { BrokerConfig } from '../config/schema.js';
-import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
+import type { ListedSession, SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import { classifyPaneStatus } from '../policy/status.js';
 import { lastLines, readPaneLines, startEarlyCapture, toLines, type EarlyCapture } from './pane-text.js';
 
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
 
 /** A session's discovery row: metadata and the access flags, never content. */
-export function summarizeSession(access: Pick<AccessGate, 'describe'>, s: SessionFacts): SessionSummary {
+export function summarizeSession(access: Pick<AccessGate, 'describe'>, s: ListedSession): SessionSummary {
   return {
     name: s.name,
     session_id: s.sessionId,
@@ -80,7 +80,7 @@ export function statusOf(t: ReadableTarget, screenLines: readonly string[], now:
 export interface SessionReader {
   /** `sessions`: a listing the caller just took (so one tmux call serves both it and the
    * summaries); omitted, the reader lists. */
-  list(filter?: { nameContains?: string; readableOnly?: boolean }, sessions?: readonly SessionFacts[]): Promise<SessionSummary[]>;
+  list(filter?: { nameContains?: string; readableOnly?: boolean }, sessions?: readonly ListedSession[]): Promise<SessionSummary[]>;
   tail(name: string, lines?: number, stripAnsi?: boolean): Promise<PaneText>;
   capture(name: string, range: { start?: number; end?: number }, stripAnsi?: boolean): Promise<PaneText>;
   status(name: string): Promise<SessionStatusResult>;

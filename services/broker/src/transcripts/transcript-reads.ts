@@ -12,7 +12,7 @@ import type { ReadableTarget } from '../access/target.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
 import type { TranscriptMeta } from '../effects/transcripts/transcript-files.js';
-import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
+import type { ListedSession, TmuxAdapter } from '../effects/tmux/types.js';
 import { sameSession, sessionIdentityOf, type SessionIdentity } from '../policy/identity.js';
 import { badCursor, decodeCursor, encodeCursor } from './cursor.js';
 
@@ -100,7 +100,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * sessions only a transcript remembers (created and ended between two reconciles), listed
  * as MISSING. Only transcripts the caller could read are added or marked.
  */
-export function withDeadTranscripts(deps: TranscriptReadDeps, live: readonly SessionFacts[], dead: readonly DeadSession[]): DeadSession[] {
+export function withDeadTranscripts(deps: TranscriptReadDeps, live: readonly ListedSession[], dead: readonly DeadSession[]): DeadSession[] {
   const store = deps.transcripts?.store;
   if (!store) return [...dead];
   const gone = store

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** `terminal-mcp-http`: the MCP gateway over Streamable HTTP (stateless), loopback only.
+/** `terminal-mcp-http`: the MCP gateway over Streamable HTTP (live sessions, stateless fallback), loopback only.
  * Exit status 2 when a setting is refused (e.g. a non-loopback host), 1 on other start
  * failures. Logs JSON to stderr; stops cleanly on SIGINT/SIGTERM. */
 import { serviceCommandFlags } from '@terminal-mcp/contract';

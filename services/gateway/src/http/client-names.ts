@@ -2,12 +2,12 @@
  * The MCP client's own name (`clientInfo.name` from `initialize`) for HTTP requests, so the
  * audit log names the same actor over HTTP as over stdio.
  *
- * The HTTP endpoint is stateless (a fresh McpServer per request; hosted clients such as
- * ChatGPT do not reliably echo Mcp-Session-Id), so a tool call does not carry the
- * initialize request's clientInfo. The spec's own mechanism fills the gap without making
- * any request depend on an earlier one: the initialize answer carries an `Mcp-Session-Id`
- * (random, 128 bits), clients that follow the spec (the SDK's) send it back on every later
- * request, and the id maps to the recorded name. An unknown, expired or missing id is not
+ * A live session (mcp-sessions.ts) knows its client's name from initialize; a request
+ * served statelessly (no id, or its session expired; hosted clients such as ChatGPT do
+ * not reliably echo Mcp-Session-Id) does not carry the initialize request's clientInfo.
+ * The session id fills the gap without making any request depend on an earlier one: it is
+ * random (128 bits), clients that follow the spec (the SDK's) send it back on every later
+ * request, and it maps to the recorded name for longer than the session lives. An unknown, expired or missing id is not
  * an error: the request is served the same and the actor falls back to the User-Agent.
  *
  * Security: the name is recorded, never trusted (the broker sanitises and caps it, and

@@ -53,7 +53,8 @@ import { versionInfo } from '../version.js';
 import { sendLive, sendMetrics, sendReady, sendVersion } from './health.js';
 import { gatewayDocs } from '../instance-docs.js';
 import { createClientNames } from './client-names.js';
-import { handleMcpPost } from './mcp-endpoint.js';
+import { handleMcpPost, type McpHttpSession } from './mcp-endpoint.js';
+import { createMcpSessionTable, principalKey } from './mcp-sessions.js';
 import { GATEWAY_OAUTH_PROFILE, toolsForScopes } from './oauth-profile.js';
 import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT, GatewayConfigError } from './options.js';
 
@@ -119,7 +120,8 @@ function viaLoopbackHost(req: IncomingMessage): boolean {
   return parts !== undefined && isLoopbackBindAddress(parts.hostname.replace(/^\[|\]$/g, ''));
 }
 
-type McpAuth = { ok: true; scopes?: readonly string[]; credential?: string } | { ok: false };
+/** `principal`: who the request acts as, which binds MCP sessions (mcp-sessions.ts). */
+type McpAuth = { ok: true; principal: string; scopes?: readonly string[]; credential?: string } | { ok: false };
 
 export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promise<RunningGatewayHttp> {
   const host = options.host ?? DEFAULT_GATEWAY_HOST;
@@ -140,6 +142,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
   const oauthOn = configuredPublicUrl !== undefined || options.oauth === true;
   const version = versionInfo();
   const clientNames = createClientNames();
+  const sessions = createMcpSessionTable<McpHttpSession>();
 
   // Bind first: the OAuth URLs and the host policy depend on the port (0 picks one). The
   // request listener is attached in the same tick as the bind completes.
@@ -184,16 +187,17 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
         reject(req, res, 401, 'token', 'Unauthorized: a valid bearer token is required', { 'WWW-Authenticate': wwwAuthenticate(req.headers.authorization !== undefined) });
         return { ok: false };
       }
-      return { ok: true };
+      return { ok: true, principal: principalKey({ staticToken: token !== undefined }) };
     }
     // Scripts on this machine keep the static token; the tunnel's callers need OAuth.
-    if (token && viaLoopbackHost(req) && bearerTokenMatches(req.headers.authorization, token)) return { ok: true };
+    if (token && viaLoopbackHost(req) && bearerTokenMatches(req.headers.authorization, token)) return { ok: true, principal: principalKey({ staticToken: true }) };
     const auth = await authenticateBearer(req, res, { broker: broker.oauth, urls, profile, log, brokerTimeoutMs });
     if (!auth.ok) {
       metrics.observeRejection('token');
       return { ok: false };
     }
-    return { ok: true, scopes: auth.verified.scopes, credential: auth.accessToken };
+    const { user, clientId, scopes } = auth.verified;
+    return { ok: true, principal: principalKey({ oauth: { userId: user.id, clientId, scopes } }), scopes, credential: auth.accessToken };
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -219,7 +223,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
       sendJson(res, 404, { error: 'not found' });
       return;
     }
-    let auth: McpAuth = { ok: true };
+    let auth: McpAuth = { ok: true, principal: principalKey({}) };
     if (entry.route === 'mcp' || entry.route === 'api-doc' || entry.route === 'skill-doc') {
       auth = await authorizeMcp(req, res);
       if (!auth.ok) return;
@@ -228,9 +232,9 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
       return;
     }
     if (!entry.methods.includes(req.method ?? '')) {
-      // Stateless MCP has no standalone SSE stream (GET) and no session to delete (DELETE;
-      // the Mcp-Session-Id it hands out only names the client, see client-names.ts).
-      const body = entry.route === 'mcp' ? jsonRpcError('Method not allowed: this server is stateless; use POST') : { error: 'method not allowed' };
+      // No standalone SSE stream (GET): every answer is one JSON body. No DELETE either:
+      // sessions end by idle expiry or eviction (mcp-sessions.ts).
+      const body = entry.route === 'mcp' ? jsonRpcError('Method not allowed: this server answers POST only') : { error: 'method not allowed' };
       sendJson(res, 405, body, { Allow: entry.methods.join(', ') });
       return;
     }
@@ -242,7 +246,8 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
         return sendText(res, 200, entry.route === 'api-doc' ? docs.api : docs.skills, 'text/markdown; charset=utf-8');
       }
       case 'mcp': {
-        return handleMcpPost(req, res, { serverDeps: { ...serverDeps, ...(tools ? { tools } : {}) }, metrics, log, maxBodyBytes, clientNames }, auth.credential);
+        const caller = { principal: auth.principal, ...(auth.credential !== undefined ? { credential: auth.credential } : {}) };
+        return handleMcpPost(req, res, { serverDeps: { ...serverDeps, ...(tools ? { tools } : {}) }, metrics, log, maxBodyBytes, clientNames, sessions }, caller);
       }
       case 'live':
         return sendLive(res);
@@ -277,6 +282,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
     metrics,
     close() {
       closing ??= new Promise<void>((resolve) => {
+        sessions.closeAll();
         server.close(() => resolve());
         server.closeIdleConnections();
         // Requests in flight get a moment to finish; then connections are cut.

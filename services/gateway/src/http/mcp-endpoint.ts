@@ -1,19 +1,30 @@
 /**
- * POST /mcp in STATELESS mode: a fresh McpServer and transport per request, closed when
- * the response closes. Hosted clients (ChatGPT) do not reliably echo Mcp-Session-Id, so
- * no request depends on an earlier one. Answers are plain JSON (no SSE stream): every
- * tool answers once, and a JSON body is simpler for proxies and tunnels. The one thing
- * carried across requests is a hint: the client's name, by the Mcp-Session-Id the
- * initialize answer hands out (client-names.ts), for the audit actor.
+ * POST /mcp. A client that initializes gets a live session (mcp-sessions.ts): one
+ * McpServer and stateful transport kept for it, reached by the Mcp-Session-Id the
+ * initialize answer carries, for the same principal only. Every other request (no id,
+ * an unknown or expired id: hosted clients such as ChatGPT do not reliably echo it) is
+ * served STATELESSLY as before: a fresh McpServer and transport, closed when the response
+ * closes, so no request depends on an earlier one. Answers are plain JSON (no SSE
+ * stream): every tool answers once, and a JSON body is simpler for proxies and tunnels.
+ * The session id is also the key of the client's recorded name (client-names.ts), so an
+ * expired session's later requests keep their audit actor.
  */
+import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { withBrokerCredential } from '@terminal-mcp/broker-client';
 import { jsonRpcError, readLimitedBody, sendJson } from '@terminal-mcp/http-guard';
 import type { Logger } from 'pino';
 import type { ToolMetrics } from '../metrics.js';
 import { initializeClientName, SESSION_ID_HEADER, type ClientNames } from './client-names.js';
+import type { LiveSession, McpSessionTable } from './mcp-sessions.js';
 import { createGatewayMcpServer, type GatewayServerDeps } from '../server.js';
+
+export interface McpHttpSession extends LiveSession {
+  readonly server: McpServer;
+  readonly transport: StreamableHTTPServerTransport;
+}
 
 export interface McpEndpointDeps {
   serverDeps: GatewayServerDeps;
@@ -21,11 +32,24 @@ export interface McpEndpointDeps {
   log: Logger;
   maxBodyBytes: number;
   clientNames: ClientNames;
+  sessions: McpSessionTable<McpHttpSession>;
 }
 
-/** `credential`: the OAuth access token the request came with; every broker call made
- * while serving it names the token, and the broker takes actor and scopes from it. */
-export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, deps: McpEndpointDeps, credential?: string): Promise<void> {
+/** Who this request acts as (mcp-sessions.ts principalKey) and, with OAuth, the access
+ * token: every broker call made while serving it names the token, and the broker takes
+ * actor and scopes from it. */
+export interface McpCaller {
+  principal: string;
+  credential?: string;
+}
+
+function isInitialize(body: unknown): boolean {
+  return (Array.isArray(body) ? body : [body]).some((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize');
+}
+
+const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, deps: McpEndpointDeps, caller: McpCaller): Promise<void> {
   const body = await readLimitedBody(req, deps.maxBodyBytes);
   if (!body.ok) {
     if (body.reason === 'too_large') {
@@ -45,26 +69,72 @@ export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, d
     return;
   }
 
-  const initializing = initializeClientName(parsed);
-  let clientName = deps.clientNames.lookup(req.headers[SESSION_ID_HEADER]);
-  if (initializing !== undefined) {
-    // Merged into the transport's writeHead; the client sends it back on later requests.
-    res.setHeader('Mcp-Session-Id', deps.clientNames.remember(initializing));
-    clientName = initializing;
+  const serve = async (transport: StreamableHTTPServerTransport, connect?: McpServer) => {
+    try {
+      await withBrokerCredential(caller.credential, async () => {
+        if (connect) await connect.connect(transport);
+        await transport.handleRequest(req, res, parsed);
+      });
+    } catch (err) {
+      deps.log.error({ event: 'mcp.transport_error', err }, 'MCP request failed');
+      if (!res.headersSent) sendJson(res, 500, jsonRpcError('Internal server error', -32603));
+    }
+  };
+
+  if (isInitialize(parsed)) return startSession(parsed, deps, caller, serve);
+
+  const sessionId = headerValue(req.headers[SESSION_ID_HEADER]);
+  const found = deps.sessions.lookup(sessionId, caller.principal);
+  if (found.kind === 'foreign') {
+    deps.metrics.observeRejection('session');
+    deps.log.warn({ event: 'security.mcp_foreign_session' }, 'Mcp-Session-Id of another principal refused');
+    sendJson(res, 403, jsonRpcError('Forbidden: this Mcp-Session-Id belongs to another credential; send initialize to start a session of your own'));
+    return;
   }
+  if (found.kind === 'live') return serve(found.session.transport);
+
+  // Stateless: a fresh server for this request only.
+  const clientName = deps.clientNames.lookup(sessionId);
   const server = createGatewayMcpServer({ ...deps.serverDeps, ...(clientName !== undefined ? { clientName } : {}) });
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   res.on('close', () => {
     transport.close().catch(() => undefined);
     server.close().catch(() => undefined);
   });
-  try {
-    await withBrokerCredential(credential, async () => {
-      await server.connect(transport);
-      await transport.handleRequest(req, res, parsed);
-    });
-  } catch (err) {
-    deps.log.error({ event: 'mcp.transport_error', err }, 'MCP request failed');
-    sendJson(res, 500, jsonRpcError('Internal server error', -32603));
-  }
+  return serve(transport, server);
+}
+
+/** initialize: a new live session, kept once the transport hands out its id. */
+async function startSession(
+  parsed: unknown,
+  deps: McpEndpointDeps,
+  caller: McpCaller,
+  serve: (transport: StreamableHTTPServerTransport, connect: McpServer) => Promise<void>,
+): Promise<void> {
+  const name = initializeClientName(parsed);
+  const server = createGatewayMcpServer(deps.serverDeps);
+  let kept = false;
+  const session: McpHttpSession = {
+    principal: caller.principal,
+    server,
+    transport: new StreamableHTTPServerTransport({
+      enableJsonResponse: true,
+      // The id also keys the client's name for the stateless fallback after expiry.
+      sessionIdGenerator: () => (name !== undefined ? deps.clientNames.remember(name) : randomBytes(16).toString('base64url')),
+      onsessioninitialized: (id) => {
+        kept = true;
+        deps.sessions.add(id, session);
+      },
+    }),
+    close() {
+      session.transport.close().catch(() => undefined);
+      server.close().catch(() => undefined);
+    },
+  };
+  session.transport.onclose = () => {
+    if (session.transport.sessionId !== undefined) deps.sessions.remove(session.transport.sessionId, session);
+  };
+  await serve(session.transport, server);
+  // A refused initialize (bad protocol version, malformed) keeps nothing.
+  if (!kept) session.close();
 }

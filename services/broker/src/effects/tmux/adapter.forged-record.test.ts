@@ -74,4 +74,11 @@ describe('forged pane records', () => {
     // The forger's own command is read back whole (its newlines included), not as records.
     expect(sessions.find((s) => s.name === 'test-ab-forger')?.activePane?.currentCommand).toContain('test-phantom');
   });
+
+  it('the summary listing (terminal_list_sessions) lists no phantom session either', async () => {
+    const summaries = await adapter.listSummaries();
+    expect(summaries.map((s) => s.name).sort()).toEqual(['private-db', 'test-aa-forger', 'test-ab-forger', 'test-zz-victim']);
+    expect(summaries.find((s) => s.name === 'test-ab-forger')?.activePane?.currentCommand).toContain('test-phantom');
+    expect(summaries.find((s) => s.name === 'test-zz-victim')?.activePane?.currentCommand).toBe('sleep');
+  });
 });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from '../../../../../test/src/helpers/tmux-server.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from './adapter.js';
 import { HIDDEN_SESSION_NAME } from './control-client.js';
-import type { SessionFacts } from './types.js';
+import type { ListedSession } from './types.js';
 
 let server: TmuxTestServer;
 let adapter: ControlModeTmuxAdapter;
@@ -14,10 +14,10 @@ let startedAt: number;
 
 const SIZE = { width: 100, height: 30 };
 
-function byName(sessions: SessionFacts[], name: string): SessionFacts {
+function byName<S extends ListedSession>(sessions: S[], name: string): S {
   const found = sessions.filter((s) => s.name === name);
   expect(found, `exactly one session named ${name}`).toHaveLength(1);
-  return found[0] as SessionFacts;
+  return found[0] as S;
 }
 
 beforeAll(async () => {
@@ -106,7 +106,36 @@ describe('listSessions', () => {
     expect(byName(sessions, 'odd-argv0').activePane).toMatchObject({ paneId: odd.paneId, currentCommand: 'evil\tna\nme' });
     expect(sessions.map((s) => s.name).sort()).toEqual(['odd-argv0', 'python', 'shell', 'sleeper']);
     for (const s of sessions) expect(s.activePane).not.toBeNull();
+    const summaries = await adapter.listSummaries();
+    expect(byName(summaries, 'odd-argv0').activePane).toEqual({ inMode: false, currentCommand: 'evil\tna\nme' });
+    expect(summaries.map((s) => s.name).sort()).toEqual(['odd-argv0', 'python', 'shell', 'sleeper']);
     await server.tmux(['kill-session', '-t', odd.sessionId]);
+  });
+});
+
+describe('listSummaries', () => {
+  it('reports the same session facts as listSessions, and of the active pane only copy mode and the command', async () => {
+    await server.tmux(['copy-mode', '-t', sleeper.paneId]);
+    try {
+      // Facts that do not move between two back-to-back listings (activity may tick).
+      const stable = (s: { name: string; sessionId: string; serverPid: number; created: number; attached: number; windows: number; activePane: { inMode: boolean; currentCommand: string } | null }) => ({
+        name: s.name,
+        sessionId: s.sessionId,
+        serverPid: s.serverPid,
+        created: s.created,
+        attached: s.attached,
+        windows: s.windows,
+        activePane: s.activePane && { inMode: s.activePane.inMode, currentCommand: s.activePane.currentCommand },
+      });
+      const full = (await adapter.listSessions()).map(stable).sort((a, b) => a.name.localeCompare(b.name));
+      const summaries = await adapter.listSummaries();
+      expect(summaries.map(stable).sort((a, b) => a.name.localeCompare(b.name))).toEqual(full);
+      expect(byName(summaries, 'sleeper').activePane).toEqual({ inMode: true, currentCommand: 'sleep' });
+      expect(Object.keys(byName(summaries, 'shell').activePane ?? {}).sort()).toEqual(['currentCommand', 'inMode']);
+      expect(summaries.map((s) => s.name)).not.toContain(HIDDEN_SESSION_NAME);
+    } finally {
+      await server.tmux(['send-keys', '-t', sleeper.paneId, '-X', 'cancel']);
+    }
   });
 });
 

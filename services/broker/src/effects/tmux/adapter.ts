@@ -27,7 +27,7 @@ import { HIDDEN_SESSION_NAME } from './hidden-session.js';
 import { PANE_ID_RE, SESSION_ID_RE, assertPaneId, assertSessionId, silentLogger, splitFixed, uint, type TmuxLogger } from './format.js';
 import { WATCHER_TERM } from './pane-watch.js';
 import { coalesce } from './coalesce.js';
-import type { CaptureOptions, PaneFacts, SessionFacts, SessionsChange, SessionsChangeCause, TmuxAdapter, TmuxHealth } from './types.js';
+import type { CaptureOptions, ListedSession, PaneFacts, SessionFacts, SessionsChange, SessionsChangeCause, TmuxAdapter, TmuxHealth } from './types.js';
 
 export interface TmuxAdapterOptions {
   /** `tmux -L <socketName>` (TERMINAL_MCP_TMUX_SOCKET); undefined means the user's
@@ -44,6 +44,7 @@ export interface TmuxAdapterOptions {
 
 /** The adapter plus the control-mode extras later work subscribes to. */
 export interface ControlModeTmuxAdapter extends TmuxAdapter {
+  listSummaries(): Promise<ListedSession[]>;
   /** tmux notifications (`%sessions-changed`, `%window-renamed @1 bash`, ...). */
   onNotification(listener: (n: ControlNotification) => void): () => void;
   onStateChange(listener: (s: ControlState) => void): () => void;
@@ -72,6 +73,12 @@ const PANE_FORMAT =
  * would not match, and the caller falls back to a full listing. */
 const SESSION_BY_ID_FIELDS = SESSION_FIELDS + 1 + PANE_FIELDS;
 const SESSION_BY_ID_FORMAT = `${SESSION_FIXED_FORMAT}\t#{session_name}\t${PANE_FORMAT}`;
+
+/** A listing for the session list: the session's fields, its name, and of its active pane
+ * only copy mode and (free-form, last) the current command. */
+const SUMMARY_FIELDS = SESSION_FIELDS + 2;
+const SUMMARY_FORMAT = `${SESSION_FIXED_FORMAT}\t#{session_name}\t#{pane_in_mode}\t#{pane_current_command}`;
+const listSummariesCommand = (tag: string) => `list-sessions -F '${tag}\t${SUMMARY_FORMAT}'`;
 
 /** Every session with its active pane (of its active window) in ONE command, each record
  * `<tag>\t` + SESSION_BY_ID_FORMAT (list-sessions resolves pane fields to that pane).
@@ -156,6 +163,17 @@ function parseSessionRecord(record: string, logger: TmuxLogger): Omit<SessionFac
   return { ...s, activePane: pane };
 }
 
+/** One record of a SUMMARY_FORMAT reply; null when the session fields do not parse. */
+function parseSummaryRecord(record: string): ListedSession | null {
+  const split = splitFixed(record, SUMMARY_FIELDS);
+  if (split === null) return null;
+  const s = parseSessionFields(split.fields, split.fields[SESSION_FIELDS] as string);
+  if (s === null) return null;
+  const inMode = split.fields[SESSION_FIELDS + 1];
+  // A session always has an active pane; empty fields mean tmux had none to expand.
+  return { ...s, activePane: inMode === '0' || inMode === '1' ? { inMode: inMode === '1', currentCommand: split.rest } : null };
+}
+
 /** The records of a listSessionsCommand(tag) reply: lines that start with the tag begin
  * one, any other line continues the previous one's current command. */
 function taggedRecords(lines: readonly string[], tag: string): string[] {
@@ -228,20 +246,21 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
   const tagPrefix = `tmcp-list-${randomBytes(12).toString('hex')}-`;
   let tagCounter = 0;
 
-  async function listSessions(): Promise<SessionFacts[]> {
-    const generation = namesGeneration;
+  /** One tagged listing (`command(tag)`) and the clients, parsed by `parse`; the hidden
+   * session is left out and our own watchers are not counted as attached. */
+  async function listWith<T extends ListedSession>(command: (tag: string) => string, parse: (record: string) => T | null): Promise<T[]> {
     const tag = `${tagPrefix}${(tagCounter++).toString(36)}`;
     // Both lines go out in the same write; tmux answers them back to back.
-    const [sessionsReply, clientsReply] = await Promise.all([control.run(listSessionsCommand(tag)), control.run(LIST_CLIENTS)]);
+    const [sessionsReply, clientsReply] = await Promise.all([control.run(command(tag)), control.run(LIST_CLIENTS)]);
     if (!sessionsReply.ok) {
       // A server with no sessions cannot exist while our hidden session is attached.
       logger.warn({ tmux: sessionsReply.lines.join(' ').slice(0, 200) }, 'tmux list-sessions failed');
       throw new AppError('TMUX_UNAVAILABLE', 'tmux could not list sessions');
     }
     const watchers = clientsReply.ok ? countWatcherClients(clientsReply.lines) : new Map<string, number>();
-    const sessions: SessionFacts[] = [];
+    const sessions: T[] = [];
     for (const record of taggedRecords(sessionsReply.lines, tag)) {
-      const s = parseSessionRecord(record, logger);
+      const s = parse(record);
       if (s === null) {
         logger.warn({}, 'unparsable tmux session record skipped');
         continue;
@@ -250,9 +269,28 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
       // Our own output watchers must not make a session look attached to a user.
       sessions.push({ ...s, attached: Math.max(0, s.attached - (watchers.get(s.sessionId) ?? 0)) });
     }
+    return sessions;
+  }
+
+  async function listSessions(): Promise<SessionFacts[]> {
+    const generation = namesGeneration;
+    const sessions = await listWith(listSessionsCommand, (record) => parseSessionRecord(record, logger));
     if (generation === namesGeneration) {
       idByName = new Map(sessions.map((s) => [s.name, s.sessionId]));
       paneBySession = new Map(sessions.flatMap((s) => (s.activePane ? [[s.sessionId, s.activePane] as const] : [])));
+    }
+    return sessions;
+  }
+
+  async function listSummaries(): Promise<ListedSession[]> {
+    const generation = namesGeneration;
+    const sessions = await listWith(listSummariesCommand, parseSummaryRecord);
+    if (generation === namesGeneration) {
+      idByName = new Map(sessions.map((s) => [s.name, s.sessionId]));
+      // No pane facts here: the panes of sessions still listed stay as last seen (a hint
+      // only, see paneHint).
+      const listed = new Set(sessions.map((s) => s.sessionId));
+      for (const id of paneBySession.keys()) if (!listed.has(id)) paneBySession.delete(id);
     }
     return sessions;
   }
@@ -368,6 +406,7 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
 
   return {
     listSessions,
+    listSummaries,
     findSession,
     paneFacts,
     capturePane,

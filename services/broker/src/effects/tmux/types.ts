@@ -38,6 +38,11 @@ export interface SessionFacts {
   activePane: PaneFacts | null;
 }
 
+/** A session as a plain listing shows it (`listSummaries`): the session's facts and of its
+ * active pane only what a summary shows. Every SessionFacts is one. Not a read target:
+ * reading needs the full pane facts (listSessions, findSession). */
+export type ListedSession = Omit<SessionFacts, 'activePane'> & { activePane: Pick<PaneFacts, 'currentCommand' | 'inMode'> | null };
+
 export interface CaptureOptions {
   /** tmux -S: line number (0 = top of visible screen, negative = scrollback) or '-' for the start of history */
   start?: number | '-';
@@ -69,6 +74,9 @@ export interface SessionsChange {
 export interface TmuxAdapter {
   /** Every real session; the broker's hidden control session is excluded. */
   listSessions(): Promise<SessionFacts[]>;
+  /** Every real session with only the facts a session list shows, from a lighter format
+   * (tmux expands far fewer fields per session; it pays at hundreds of sessions). */
+  listSummaries?(): Promise<ListedSession[]>;
   /** The real session tmux has under exactly `name` (never a prefix or glob match), with
    * its facts read now; null when there is none. Same facts as the `listSessions` entry. */
   findSession(name: string): Promise<SessionFacts | null>;
