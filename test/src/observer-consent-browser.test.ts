@@ -1,4 +1,4 @@
-// Guards the observer's consent step in a real browser (headless Chromium, production build, real broker): the operator signs in and allows, the browser lands on the client's loopback redirect URI with a code that PKCE turns into a token for the 17 read tools; Deny and a wrong password are answered in the page; a cross-origin page auto-submitting the form and a replayed form token are refused with a readable page.
+// Guards the observer's consent step in a real browser (headless Chromium, production build, real broker): the operator signs in and allows, the browser lands on the client's loopback redirect URI with a code that PKCE turns into a token for the 18 read tools; Deny and a wrong password are answered in the page; a cross-origin page auto-submitting the form and a replayed form token are refused with a readable page.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createObserverLogger, startObserverHttp, type RunningObserverHttp } from '@terminal-mcp/observer';
@@ -92,7 +92,7 @@ afterAll(async () => {
 }, 60_000);
 
 describe('consent in headless Chromium', { timeout: 120_000 }, () => {
-  it('signs in and allows, lands on the redirect URI with a code, and the PKCE token lists the 17 read tools', async () => {
+  it('signs in and allows, lands on the redirect URI with a code, and the PKCE token lists the 18 read tools', async () => {
     const started = await start(await register());
     const { context, page } = await newPage();
     try {
@@ -113,7 +113,7 @@ describe('consent in headless Chromium', { timeout: 120_000 }, () => {
       const mcp = new Client({ name: 'browser-e2e', version: '0.0.0' });
       await mcp.connect(new StreamableHTTPClientTransport(new URL(obs.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${tokens.access_token}` } } }));
       clients.push(mcp);
-      expect((await mcp.listTools()).tools).toHaveLength(17);
+      expect((await mcp.listTools()).tools).toHaveLength(18);
     } finally {
       await context.close();
     }

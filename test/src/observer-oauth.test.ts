@@ -263,7 +263,7 @@ describe('the full OAuth flow, as a client sees it', () => {
 
     const mcp = await mcpClient(obs, tokens.access_token);
     const { tools } = await mcp.listTools();
-    expect(tools).toHaveLength(17);
+    expect(tools).toHaveLength(18); // 15 terminal and source tools, note_search, note_get, terminal_read_since
     expect(tools.every((t) => t.annotations?.readOnlyHint === true)).toBe(true);
     expect(mcp.getInstructions()).toMatch(/untrusted data/);
 
