@@ -53,6 +53,16 @@ async function eventually<T>(what: string, probe: () => Promise<T | undefined | 
   }
 }
 
+/** Waits until the broker's watcher client is attached to `name` (it starts recording on
+ * the registry pass that sees the session). The next session change waits for it: tmux
+ * 3.3a can crash when a session is created while another process's control client is
+ * still identifying (docs/transcripts.md), and the broker is another process here. */
+async function watched(name: string): Promise<void> {
+  await eventually(`the broker's watcher on ${name}`, async () =>
+    (await tmux.tmux(['list-clients', '-F', '#{client_termname}\t#{session_name}'])).split('\n').includes(`terminal-mcp-watcher\t${name}`),
+  );
+}
+
 const CONFIG = { allowed_session_patterns: ['agent-*'], log_level: 'warn', transcripts: { enabled: true } };
 
 beforeAll(async () => {
@@ -71,6 +81,7 @@ afterAll(async () => {
 describe('output cursors', () => {
   it('gives two readers (stdio and HTTP) every line exactly once while the pane prints', async () => {
     const s = await tmux.newSession('agent-ticker', `sh -c 'read go; i=0; while [ $i -lt ${TICKS} ]; do i=$((i+1)); echo tick-$i; sleep 0.1; done; printf "Proceed? "; read x; exec sleep 3600'`);
+    await watched('agent-ticker');
     const [a, b] = [await stdioClient(), await httpClient()];
     let cursorA = ok(await call(a, 'terminal_tail', { session: 'agent-ticker', lines: 5 })).cursor as string;
     let cursorB = ok(await call(b, 'terminal_capture', { session: 'agent-ticker' })).cursor as string;
@@ -101,6 +112,7 @@ describe('output cursors', () => {
 
   it('refuses a garbled cursor and another session\'s cursor with INVALID_ARGUMENT', async () => {
     await tmux.newSession('agent-other', 'sleep 3600');
+    await watched('agent-other');
     const c = await stdioClient();
     const other = ok(await call(c, 'terminal_tail', { session: 'agent-other' })).cursor as string;
     // terminal_batch_inspect gives each session's tail its cursor too.
@@ -119,6 +131,7 @@ describe('output cursors', () => {
 describe('DEAD sessions', () => {
   it('keeps a killed session readable after a broker restart, and exports it as asciicast v2', async () => {
     const s = await tmux.newSession('agent-doomed', `sh -c 'read go; echo doomed-first; echo doomed-second AKIAIOSFODNN7EXAMPLE; exec sleep 3600'`);
+    await watched('agent-doomed');
     await tmux.newSession('private-unrecorded', `sh -c 'read go; echo private-mark-9a1; exec sleep 3600'`);
     const c = await stdioClient();
     const cursor = ok(await call(c, 'terminal_tail', { session: 'agent-doomed' })).cursor as string;

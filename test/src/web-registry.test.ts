@@ -12,9 +12,15 @@ describe('dashboard gone sessions', { timeout: 180_000 }, () => {
   let page: Page;
 
   beforeAll(async () => {
-    stack = await startWebStack({ config: { ...WEB_TEST_CONFIG, session_lifecycle: { reconcile_interval_seconds: 5 }, transcripts: { enabled: true } } });
-    await stack.tmux.newSession('claude-keep', 'exec sleep 3600');
-    await stack.tmux.newSession('claude-gone', "bash --norc --noprofile -c 'read go; echo GONE-MARK token=ghp_abcdefghijklmnopqrstuvwxyz0123456789; exec sleep 3600'");
+    // The sessions exist before the broker does: with transcripts on, creating one while the
+    // broker's watcher of the other was still identifying crashed tmux 3.3a (a clean-clone run).
+    stack = await startWebStack({
+      config: { ...WEB_TEST_CONFIG, session_lifecycle: { reconcile_interval_seconds: 5 }, transcripts: { enabled: true } },
+      beforeBroker: async (tmux) => {
+        await tmux.newSession('claude-keep', 'exec sleep 3600');
+        await tmux.newSession('claude-gone', "bash --norc --noprofile -c 'read go; echo GONE-MARK token=ghp_abcdefghijklmnopqrstuvwxyz0123456789; exec sleep 3600'");
+      },
+    });
     page = await (await stack.browser.newContext({ locale: 'en-US' })).newPage();
     await signInFirstTime(page, stack);
   }, 180_000);

@@ -44,6 +44,11 @@ export interface StartWebStackOptions {
   config?: Record<string, unknown>;
   /** Extra environment for the web server (e.g. TERMINAL_MCP_TRUSTED_PROXY). */
   webEnv?: NodeJS.ProcessEnv;
+  /** Runs on the fresh tmux server before the broker starts: sessions a test needs from the
+   * start. With transcripts on, the broker attaches a watcher to every readable session as
+   * it appears, and tmux 3.3a can crash when a session is created while a control client
+   * of another process is still identifying (docs/transcripts.md). */
+  beforeBroker?: (tmux: TmuxTestServer) => Promise<void>;
 }
 
 /** Config for dashboard tests: reading and input on; only claude-* is whitelisted for
@@ -119,6 +124,7 @@ export async function startWebStack(options: StartWebStackOptions = {}): Promise
   let broker: BrokerProcess | undefined;
   let web: WebServerProcess | undefined;
   try {
+    await options.beforeBroker?.(tmux);
     broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: options.config ?? WEB_TEST_CONFIG, readyTimeoutMs: 30_000 });
     web = await startWebServer({ ...broker.env, ...options.webEnv });
     const browser = waitsForHydration(await launchChromium(), web.baseUrl);
