@@ -311,7 +311,7 @@ describe('bearer token', () => {
     expect(init.status).toBe(200);
     const id = init.headers['mcp-session-id'] as string;
     expect(id).toMatch(/^[A-Za-z0-9_-]{22}$/);
-    for (const headers of [{}, { authorization: `Bearer ${TOKEN}x` }]) {
+    for (const headers of [{}, { authorization: `Bearer ${TOKEN}x` }] as Record<string, string>[]) {
       const refused = await raw(gwToken, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, ...headers, 'mcp-session-id': id }, body: statusCallBody(ALLOWED) });
       expect(refused.status).toBe(401);
       expect(refused.body).not.toContain(ALLOWED);

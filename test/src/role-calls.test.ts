@@ -67,7 +67,7 @@ function callsOf(role: Role): ClientCalls {
 }
 
 function servedBy(role: Role): Set<string> {
-  const procedures = ROLE_ROUTERS[role]._def.procedures as Record<string, { _def: { type: Kind } }>;
+  const procedures = ROLE_ROUTERS[role]._def.procedures as unknown as Record<string, { _def: { type: Kind } }>;
   return new Set(Object.entries(procedures).map(([path, p]) => `${path}:${p._def.type}`));
 }
 

@@ -27,7 +27,7 @@ function anonymousGet(url: string): Promise<{ status: number; body: Buffer; head
  * could make the operator's browser send, cookie included. */
 function multipartPost(url: string, headers: Record<string, string>, fields: Record<string, string>, file: { name: string; type: string; bytes: Buffer }): Promise<{ status: number; body: string }> {
   const boundary = `----tmcp${Date.now().toString(36)}`;
-  const parts = Object.entries(fields).map(([k, v]) => Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
+  const parts: Uint8Array[] = Object.entries(fields).map(([k, v]) => Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`));
   parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="image"; filename="${file.name}"\r\ncontent-type: ${file.type}\r\n\r\n`), file.bytes, Buffer.from(`\r\n--${boundary}--\r\n`));
   const body = Buffer.concat(parts);
   return new Promise((resolve, reject) => {

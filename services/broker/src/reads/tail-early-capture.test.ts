@@ -50,7 +50,7 @@ describe('tail with a capture planned ahead', () => {
     const s = await server.newSession('test-switch', printing('FIRST-WINDOW-MARK'), { width: 80, height: 24 });
     await reader.list();
     expect(await tailUntil('test-switch', 'FIRST-WINDOW-MARK')).toContain('FIRST-WINDOW-MARK');
-    expect(adapter.paneHint('test-switch')?.paneId).toBe(s.paneId);
+    expect(adapter.paneHint!('test-switch')?.paneId).toBe(s.paneId);
     // A new window becomes the active one; tmux sends no sessions-changed for it.
     const second = await server.tmux(['new-window', '-P', '-F', '#{pane_id}', '-t', s.sessionId, printing('SECOND-WINDOW-MARK')]);
     await printed(second, 'SECOND-WINDOW-MARK');
@@ -59,7 +59,7 @@ describe('tail with a capture planned ahead', () => {
     expect(text).toContain('SECOND-WINDOW-MARK');
     expect(text).not.toContain('FIRST-WINDOW-MARK');
     // ...and the hint now follows the new pane.
-    expect(adapter.paneHint('test-switch')?.paneId).not.toBe(s.paneId);
+    expect(adapter.paneHint!('test-switch')?.paneId).not.toBe(s.paneId);
   });
 
   it('reads the right rows after a resize', async () => {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
+import { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from '../../../../test/src/helpers/tmux-server.js';
 import { configSchema } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { testDeps, withConfig } from '../testing/deps.testkit.js';
@@ -111,7 +111,7 @@ describe('session registry', { timeout: 120_000 }, () => {
   it('records hostile session names exactly as tmux stores them', async () => {
     await started(deps);
     const hostile = ['agent-;kill-server', '-agent-lead', 'agent-"q\'uote\'', 'agent-new\nline', 'agent-ünïcødé-😀-界', 'agent-$(id)`id`', 'agent-#{pid}'];
-    const created = [];
+    const created: TmuxTestSession[] = [];
     for (const name of hostile) created.push(await server.newSession(name, 'exec sleep 3600'));
     // tmux escapes a newline when it stores a name (the adapter relies on it); everything
     // else is kept as given.

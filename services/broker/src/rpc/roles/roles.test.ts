@@ -5,7 +5,7 @@ import { ROLE_ROUTERS } from './index.js';
 
 type ProcedureDef = { _def: { type: 'query' | 'mutation' | 'subscription'; meta?: { roles?: readonly string[] } } };
 type Role = keyof typeof ROLE_ROUTERS;
-const proceduresOf = (role: Role) => ROLE_ROUTERS[role]._def.procedures as Record<string, ProcedureDef>;
+const proceduresOf = (role: Role) => ROLE_ROUTERS[role]._def.procedures as unknown as Record<string, ProcedureDef>;
 
 export function listProcedures(router: { _def: { procedures: Record<string, unknown> } }): string[] {
   return Object.entries(router._def.procedures)
