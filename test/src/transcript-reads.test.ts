@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { repoPath } from './helpers/repo.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const STDIO_BIN = repoPath('services/gateway/dist/bin/stdio.js');
 const TICKS = 40;
@@ -43,22 +44,12 @@ async function httpClient(): Promise<Client> {
   return client;
 }
 
-async function eventually<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
-
 /** Waits until the broker's watcher client is attached to `name` (it starts recording on
  * the registry pass that sees the session). The next session change waits for it: tmux
  * 3.3a can crash when a session is created while another process's control client is
  * still identifying (docs/transcripts.md), and the broker is another process here. */
 async function watched(name: string): Promise<void> {
-  await eventually(`the broker's watcher on ${name}`, async () =>
+  await waitFor(`the broker's watcher on ${name}`, async () =>
     (await tmux.tmux(['list-clients', '-F', '#{client_termname}\t#{session_name}'])).split('\n').includes(`terminal-mcp-watcher\t${name}`),
   );
 }
@@ -90,7 +81,7 @@ describe('output cursors', () => {
     await tmux.tmux(['send-keys', '-t', s.paneId, 'Enter']);
     const seen: Record<'a' | 'b', string[]> = { a: [], b: [] };
     let pendingA = '';
-    await eventually('both readers saw the last tick', async () => {
+    await waitFor('both readers saw the last tick', async () => {
       const ra = ok(await call(a, 'terminal_read_since', { session: 'agent-ticker', cursor: cursorA }));
       seen.a.push(...(ra.line_count ? (ra.text as string).split('\n') : []));
       cursorA = ra.cursor as string;
@@ -137,14 +128,14 @@ describe('DEAD sessions', () => {
     const cursor = ok(await call(c, 'terminal_tail', { session: 'agent-doomed' })).cursor as string;
     await tmux.tmux(['send-keys', '-t', s.paneId, 'Enter']);
     await tmux.tmux(['send-keys', '-t', 'private-unrecorded:', 'Enter']);
-    await eventually('doomed lines recorded', async () => {
+    await waitFor('doomed lines recorded', async () => {
       const r = ok(await call(c, 'terminal_read_since', { session: 'agent-doomed', cursor }));
       return (r.text as string).includes('doomed-second');
     });
     await tmux.tmux(['kill-session', '-t', s.sessionId]);
 
     // Without include_dead: not found, with a hint to pass it.
-    const refused = await eventually('session gone', async () => {
+    const refused = await waitFor('session gone', async () => {
       const r = await call(c, 'terminal_tail', { session: 'agent-doomed' });
       return codeOf(r) === 'SESSION_NOT_FOUND' && r;
     });

@@ -11,6 +11,9 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { startBrokerProcess, type BrokerProcess } from './broker-process.js';
 import { repoPath } from './repo.js';
 import { startTmuxServer, type TmuxTestServer } from './tmux-server.js';
+import { waitFor } from './wait-for.js';
+
+export { waitFor };
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
@@ -246,18 +249,3 @@ export async function changePassword(page: Page, current: string, next: string, 
   await page.locator('main button[type=submit]').click();
 }
 
-/** Polls until `check` holds (robust on a loaded machine; no timing assertions). */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 30_000, intervalMs = 200): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v !== undefined && v !== false) return v;
-    } catch (err) {
-      lastError = err;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}

@@ -8,6 +8,7 @@ import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
 import { startLiveTestBroker, type LiveTestBroker } from '../testing/live-broker.testkit.js';
 import { encodeCursor, decodeCursor } from './cursor.js';
 import type { TranscriptReads } from './transcript-reads.js';
+import { waitFor } from '../../../../test/src/helpers/wait-for.js';
 
 let stateDir: string;
 let broker: LiveTestBroker;
@@ -15,16 +16,6 @@ let recorder: TranscriptRecorder;
 let reads: TranscriptReads;
 
 const config = configSchema.parse({ ...DEFAULT_CONFIG, transcripts: { enabled: true, segment_bytes: 4096, max_bytes_per_session: 8192 } });
-
-async function eventually<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const tailCursor = async (name: string) => (await reads.withCursor(name, () => broker.deps.reader.tail(name, 5))).cursor!;
 
@@ -54,7 +45,7 @@ describe('terminal_read_since', () => {
     const s = await broker.server.newSession('test-many', 'stty -echo; exec cat');
     const cursor = await tailCursor('test-many');
     await typeLines(s.paneId, Array.from({ length: 30 }, (_, i) => `many-${i + 1}`));
-    const r = await eventually('all lines recorded', async () => {
+    const r = await waitFor('all lines recorded', async () => {
       const out = await reads.readSince({ session: 'test-many', cursor, max_lines: 10 });
       return out.text.includes('many-30') && out;
     });
@@ -67,7 +58,7 @@ describe('terminal_read_since', () => {
     const s = await broker.server.newSession('test-rotated', 'stty -echo; exec cat');
     const cursor = await tailCursor('test-rotated');
     await typeLines(s.paneId, Array.from({ length: 20 }, (_, i) => `${'w'.repeat(800)}-${i + 1}`));
-    const r = await eventually('rotation', async () => {
+    const r = await waitFor('rotation', async () => {
       const out = await reads.readSince({ session: 'test-rotated', cursor, max_lines: 2000 });
       return out.text.includes('-20') && out;
     });
@@ -79,7 +70,7 @@ describe('terminal_read_since', () => {
     const s = await broker.server.newSession('test-pending', "sh -c 'read go; printf \"Continue? [y/N] \"; read x; exec sleep 600'");
     const cursor = await tailCursor('test-pending');
     await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
-    const r = await eventually('prompt pending', async () => {
+    const r = await waitFor('prompt pending', async () => {
       const out = await reads.readSince({ session: 'test-pending', cursor });
       return out.pending?.includes('Continue?') && out;
     });
@@ -93,7 +84,7 @@ describe('terminal_read_since', () => {
     const a = await tailCursor('test-cursor-a');
     const b = await tailCursor('test-cursor-b');
     await typeLines(s.paneId, ['boundary line']);
-    await eventually('line recorded', async () => (await reads.readSince({ session: 'test-cursor-b', cursor: b })).line_count > 0);
+    await waitFor('line recorded', async () => (await reads.readSince({ session: 'test-cursor-b', cursor: b })).line_count > 0);
     await expect(reads.readSince({ session: 'test-cursor-b', cursor: a })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     const offBoundary = encodeCursor({ ...decodeCursor(b), offset: decodeCursor(b).offset + 3 });
     await expect(reads.readSince({ session: 'test-cursor-b', cursor: offBoundary })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });

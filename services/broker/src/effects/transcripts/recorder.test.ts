@@ -7,22 +7,13 @@ import { DEFAULT_CONFIG, configSchema } from '../../config/schema.js';
 import { startLiveTestBroker, type LiveTestBroker } from '../../testing/live-broker.testkit.js';
 import type { TranscriptRecorder } from './recorder.js';
 import { dirNameOf, transcriptsRoot } from './transcript-files.js';
+import { waitFor } from '../../../../../test/src/helpers/wait-for.js';
 
 let stateDir: string;
 let broker: LiveTestBroker;
 let recorder: TranscriptRecorder;
 
 const config = configSchema.parse({ ...DEFAULT_CONFIG, transcripts: { enabled: true, segment_bytes: 4096, max_bytes_per_session: 12288 } });
-
-async function eventually<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** Everything stored for a session: every byte of every file in its directory. */
 function onDisk(sessionId: string): string {
@@ -53,7 +44,7 @@ describe('transcript recorder', () => {
   it('stores no secret of a split, slow, SGR-interleaved or PEM-body attack', async () => {
     const s = await broker.server.newSession('test-attack', 'cat');
     await reconcile();
-    await eventually('recording', () => recorder.recording().some((i) => i.sessionId === s.sessionId));
+    await waitFor('recording', () => recorder.recording().some((i) => i.sessionId === s.sessionId));
     const pane = s.paneId;
     // Split across writes (two %output chunks), then one character at a time.
     await broker.server.tmux(['send-keys', '-t', pane, '-l', 'one AKIAIOSF']);
@@ -65,18 +56,18 @@ describe('transcript recorder', () => {
     // SGR-interleaved, printed by a program.
     const printer = await broker.server.newSession('test-printer', "sh -c \"read go; printf 'three AKIA\\033[0mIOSFODNN7EXAMPLE\\n-----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\\nZZlastbodylineQ9x\\n-----END OPENSSH PRIVATE KEY-----\\nfour done\\n'; exec cat\"");
     await reconcile();
-    await eventually('printer recorded', () => recorder.recording().some((i) => i.sessionId === printer.sessionId));
+    await waitFor('printer recorded', () => recorder.recording().some((i) => i.sessionId === printer.sessionId));
     await broker.server.tmux(['send-keys', '-t', printer.paneId, 'Enter']);
     await broker.server.tmux(['send-keys', '-t', pane, '-l', 'marker-end']);
     await broker.server.tmux(['send-keys', '-t', pane, 'Enter']);
-    const text = await eventually('both lines stored', () => {
+    const text = await waitFor('both lines stored', () => {
       const t = onDisk(s.sessionId);
       return t.includes('marker-end') && t;
     });
     expect(text).toContain('one [REDACTED:aws_access_key_id]');
     expect(text).toContain('two [REDACTED:github_token]');
     for (const secret of ['IOSFODNN7', 'abcdefghij', 'ODNN7EXAMPLE']) expect(text).not.toContain(secret);
-    const printed = await eventually('printer output stored', () => {
+    const printed = await waitFor('printer output stored', () => {
       const t = onDisk(printer.sessionId);
       return t.includes('four done') && t;
     });
@@ -87,10 +78,10 @@ describe('transcript recorder', () => {
   it('records as asciicast v2 with private file modes', async () => {
     const s = await broker.server.newSession('test-modes', 'cat');
     await reconcile();
-    await eventually('recording', () => recorder.recording().some((i) => i.sessionId === s.sessionId));
+    await waitFor('recording', () => recorder.recording().some((i) => i.sessionId === s.sessionId));
     await broker.server.tmux(['send-keys', '-t', s.paneId, '-l', 'hello cast']);
     await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
-    await eventually('line stored', () => onDisk(s.sessionId).includes('hello cast'));
+    await waitFor('line stored', () => onDisk(s.sessionId).includes('hello cast'));
     const id = recorder.recording().find((i) => i.sessionId === s.sessionId)!;
     const dir = join(transcriptsRoot(stateDir), dirNameOf(id));
     expect(statSync(transcriptsRoot(stateDir)).mode & 0o777).toBe(0o700);
@@ -118,28 +109,28 @@ describe('transcript recorder', () => {
     const grants = broker.deps.stores.grants;
     grants.apply([{ kind: 'grant', sessionName: 'granted-one', identity: facts, input: false, expiresAt: null }], 'test', Date.now());
     await reconcile();
-    await eventually('recording', () => recorder.recording().some((i) => i.sessionId === s.sessionId));
+    await waitFor('recording', () => recorder.recording().some((i) => i.sessionId === s.sessionId));
     await broker.server.tmux(['send-keys', '-t', s.paneId, '-l', 'while granted']);
     await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
-    await eventually('granted line stored', () => onDisk(s.sessionId).includes('while granted'));
+    await waitFor('granted line stored', () => onDisk(s.sessionId).includes('while granted'));
     grants.apply([{ kind: 'revoke', sessionName: 'granted-one' }], 'test', Date.now());
     // No reconcile: the recorder asks the gate again on output.
     await new Promise((r) => setTimeout(r, 1_200));
     await broker.server.tmux(['send-keys', '-t', s.paneId, '-l', 'after revoke']);
     await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
-    await eventually('recording stopped', () => !recorder.recording().some((i) => i.sessionId === s.sessionId));
+    await waitFor('recording stopped', () => !recorder.recording().some((i) => i.sessionId === s.sessionId));
     expect(onDisk(s.sessionId)).not.toContain('after revoke');
   });
 
   it('rotates segments and drops the oldest past the per-session cap', async () => {
     const s = await broker.server.newSession('test-rotate', 'cat');
     await reconcile();
-    await eventually('recording', () => recorder.recording().some((i) => i.sessionId === s.sessionId));
+    await waitFor('recording', () => recorder.recording().some((i) => i.sessionId === s.sessionId));
     for (let i = 0; i < 12; i += 1) {
       await broker.server.tmux(['send-keys', '-t', s.paneId, '-l', `${'r'.repeat(900)}-${i}`]);
       await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
     }
-    await eventually('last line stored', () => onDisk(s.sessionId).includes('-11'));
+    await waitFor('last line stored', () => onDisk(s.sessionId).includes('-11'));
     const id = recorder.recording().find((i) => i.sessionId === s.sessionId)!;
     const range = recorder.store.range(id)!;
     expect(range.first).toBeGreaterThan(0);
