@@ -20,7 +20,7 @@ export interface TranscriptReadDeps {
   config: BrokerConfig;
   tmux: Pick<TmuxAdapter, 'listSessions'>;
   access: AccessGate;
-  transcripts?: TranscriptRecorder | undefined;
+  transcripts: TranscriptRecorder;
 }
 
 const REDACTION = /\[REDACTED:[a-z_]+\]/g;
@@ -37,8 +37,7 @@ interface DeadTranscript {
 /** The newest transcript recorded under `name` whose session is not live (optionally: of
  * exactly `identity`), or null. */
 async function findDead(deps: TranscriptReadDeps, name: string, identity?: SessionIdentity): Promise<DeadTranscript | null> {
-  const store = deps.transcripts?.store;
-  if (!store) return null;
+  const store = deps.transcripts.store;
   const candidates = store.list().filter((e) => e.meta.name === name && (identity === undefined || sameSession(e.meta, identity)));
   if (candidates.length === 0) return null;
   const live = await deps.tmux.listSessions();
@@ -71,7 +70,7 @@ async function liveOrDead<T>(deps: TranscriptReadDeps, name: string, includeDead
 
 /** Every stored line of a transcript, oldest first, with the end offset. */
 function allLines(deps: TranscriptReadDeps, identity: SessionIdentity): { lines: string[]; end: number } {
-  const store = deps.transcripts!.store;
+  const store = deps.transcripts.store;
   const range = store.range(identity);
   if (range === null) return { lines: [], end: 0 };
   const events = store.eventsFrom(identity, range.first);
@@ -101,9 +100,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * as MISSING. Only transcripts the caller could read are added or marked.
  */
 export function withDeadTranscripts(deps: TranscriptReadDeps, live: readonly ListedSession[], dead: readonly DeadSession[]): DeadSession[] {
-  const store = deps.transcripts?.store;
-  if (!store) return [...dead];
-  const gone = store
+  const gone = deps.transcripts.store
     .list()
     .filter((e) => !live.some((s) => sameSession(s, e.meta)))
     .filter((e) => deps.config.permissions.terminal_read && deps.access.canRead(e.meta.name, deps.access.grantOf(e.meta.name, e.meta)));
@@ -138,12 +135,12 @@ export function withDeadTranscripts(deps: TranscriptReadDeps, live: readonly Lis
 
 /** The dashboard's view or download of one transcript by id, under the same read rule. */
 export function transcriptById(deps: TranscriptReadDeps, id: string, format: 'cast' | 'text'): { name: string; session_id: string; cast?: string; text?: string; truncated: boolean } {
-  const found = deps.transcripts?.store.list().find((e) => e.dir === id);
+  const found = deps.transcripts.store.list().find((e) => e.dir === id);
   if (!found) throw new AppError('SESSION_NOT_FOUND', 'no transcript has that id', 'Open the Gone sessions page again: the transcript may have been deleted by retention.');
   const dead = { identity: sessionIdentityOf(found.meta), meta: found.meta };
   assertDeadReadable(deps, dead);
   if (format === 'cast') {
-    const stored = deps.transcripts!.store.castText(dead.identity);
+    const stored = deps.transcripts.store.castText(dead.identity);
     const cast = stored ? [stored.header, ...stored.events].join('\n') + '\n' : '';
     return { name: found.meta.name, session_id: found.meta.sessionId, cast, truncated: false };
   }
@@ -167,7 +164,6 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
   const recorder = deps.transcripts;
 
   async function positionFor(sessionId: string, name: string, size?: { width: number; height: number }) {
-    if (!recorder) return null;
     const known = recorder.positionByName(name);
     if (known && known.identity.sessionId === sessionId) return known;
     return recorder.ensure(sessionId, name, size ?? { width: 80, height: 24 }, deps.access);
@@ -181,14 +177,14 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
 
   /** The live target's recording, started if needed. */
   async function liveRecording(t: ReadableTarget) {
-    if (!recorder || !deps.config.transcripts.enabled) throw noTranscripts();
+    if (!deps.config.transcripts.enabled) throw noTranscripts();
     const pos = recorder.position(t.identity) ?? (await recorder.ensure(t.identity.sessionId, t.sessionName, t.pane, deps.access));
     if (pos === null) throw new AppError('TMUX_UNAVAILABLE', 'the session is not being recorded right now', 'Call terminal_tail for a fresh cursor and try again in a few seconds.');
     return pos;
   }
 
   function since(identity: SessionIdentity, name: string, offset: number, maxLines: number, dead: boolean): ReadSinceOutput {
-    const store = recorder!.store;
+    const store = recorder.store;
     const range = store.range(identity) ?? { first: 0, end: 0 };
     if (offset > range.end || (offset >= range.first && !store.isBoundary(identity, offset))) throw badCursor('does not point into this session\'s transcript');
     const rotated = offset < range.first;
@@ -196,7 +192,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
     const overflow = Math.max(0, events.length - maxLines);
     if (overflow > 0) events = events.slice(overflow);
     const text = events.map((e) => e.text).join('\n');
-    const pending = dead ? '' : recorder!.pending(identity);
+    const pending = dead ? '' : recorder.pending(identity);
     return {
       session: name,
       session_id: identity.sessionId,
@@ -213,7 +209,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
   }
 
   function cast(identity: SessionIdentity, name: string, dead: boolean, maxBytes: number): ExportTranscriptOutput {
-    const stored = recorder!.store.castText(identity);
+    const stored = recorder.store.castText(identity);
     const header = stored?.header ?? JSON.stringify({ version: 2, width: 80, height: 24, title: name });
     const events = stored?.events ?? [];
     let bytes = Buffer.byteLength(header) + 1;
@@ -228,7 +224,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
 
   return {
     async withCursor(name, read) {
-      const before = recorder?.positionByName(name) ?? null;
+      const before = recorder.positionByName(name);
       const result = await read();
       if (before && before.identity.sessionId === result.session_id) return { ...result, cursor: encodeCursor(before) };
       return cursorOf(result);
@@ -261,7 +257,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
     },
 
     async readSince(input) {
-      if (!recorder || !deps.config.transcripts.enabled) throw noTranscripts();
+      if (!deps.config.transcripts.enabled) throw noTranscripts();
       const cursor = decodeCursor(input.cursor);
       const maxLines = input.max_lines ?? TRANSCRIPT_LIMITS.defaultReadSinceLines;
       const includeDead = input.include_dead === true;
@@ -290,7 +286,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
     },
 
     exportCast(name, includeDead, maxBytes = TRANSCRIPT_LIMITS.exportBytes) {
-      if (!recorder || !deps.config.transcripts.enabled) throw noTranscripts();
+      if (!deps.config.transcripts.enabled) throw noTranscripts();
       return liveOrDead(
         deps,
         name,
