@@ -83,7 +83,7 @@ export function createSessionRegistry(deps: RegistryDeps): SessionRegistry {
     start() {
       if (started) return;
       started = true;
-      unsubscribe = deps.tmux.onSessionsChanged?.((change) => passes.request({ screens: false, serverGone: change.cause === 'server-gone' }));
+      unsubscribe = deps.tmux.onSessionsChanged((change) => passes.request({ screens: false, serverGone: change.cause === 'server-gone' }));
       void passes.request({ screens: true, serverGone: false });
       timer = setInterval(() => void passes.request({ screens: true, serverGone: false }), deps.config.session_lifecycle.reconcile_interval_seconds * 1000);
       timer.unref();

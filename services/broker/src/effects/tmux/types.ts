@@ -76,7 +76,7 @@ export interface TmuxAdapter {
   listSessions(): Promise<SessionFacts[]>;
   /** Every real session with only the facts a session list shows, from a lighter format
    * (tmux expands far fewer fields per session; it pays at hundreds of sessions). */
-  listSummaries?(): Promise<ListedSession[]>;
+  listSummaries(): Promise<ListedSession[]>;
   /** The real session tmux has under exactly `name` (never a prefix or glob match), with
    * its facts read now; null when there is none. Same facts as the `listSessions` entry. */
   findSession(name: string): Promise<SessionFacts | null>;
@@ -92,8 +92,7 @@ export interface TmuxAdapter {
   /** Calls `listener` after tmux reports that sessions were created, closed or renamed,
    * and when the connection to the server changes (see SessionsChange). Coalesced per
    * listener: one call in flight (until its promise settles) plus at most one queued,
-   * which gets the latest change. No polling: absent from adapters without a control
-   * client. Returns the unsubscribe function. */
-  onSessionsChanged?(listener: (change: SessionsChange) => Promise<unknown> | unknown): () => void;
+   * which gets the latest change. No polling. Returns the unsubscribe function. */
+  onSessionsChanged(listener: (change: SessionsChange) => Promise<unknown> | unknown): () => void;
   close(): Promise<void>;
 }

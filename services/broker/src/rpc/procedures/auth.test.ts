@@ -22,10 +22,12 @@ import { testDeps } from '../../testing/deps.testkit.js';
 /** Sign-in never touches tmux; any call would be a bug. */
 const noTmux: TmuxAdapter = {
   listSessions: () => Promise.reject(new Error('tmux must not be used by auth')),
+  listSummaries: () => Promise.reject(new Error('tmux must not be used by auth')),
   findSession: () => Promise.reject(new Error('tmux must not be used by auth')),
   paneFacts: () => Promise.reject(new Error('tmux must not be used by auth')),
   capturePane: () => Promise.reject(new Error('tmux must not be used by auth')),
   health: () => Promise.reject(new Error('tmux must not be used by auth')),
+  onSessionsChanged: () => () => {},
   close: () => Promise.resolve(),
 };
 

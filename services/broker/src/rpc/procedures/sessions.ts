@@ -39,8 +39,8 @@ export const sessions = {
     if (input.include_dead && ctx.role === 'web' && operatorOf(ctx) === null) raise(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
     // A pure read: the registry follows tmux's own session notifications
     // (registry/session-registry.ts), so listing writes nothing. The lighter summary
-    // listing where the adapter has one (it does; test fakes may not).
-    const live = await (ctx.deps.tmux.listSummaries?.() ?? ctx.deps.tmux.listSessions());
+    // listing: a list shows fewer facts than a read needs.
+    const live = await ctx.deps.tmux.listSummaries();
     const sessions = await reader(ctx).list({ nameContains: input.name_filter, readableOnly: input.readable_only }, live);
     const dead = input.include_dead ? withDeadTranscripts(ctx.deps, live, listDeadSessions(ctx.deps)).filter((d) => input.name_filter === undefined || d.name.includes(input.name_filter)) : undefined;
     // A remembered screen is content: its delivery is a read like any other.
