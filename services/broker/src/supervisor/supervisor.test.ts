@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { readAppErrorData, type SupervisorEvent } from '@terminal-mcp/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
+import { waitFor } from '../../../../test/src/helpers/wait-for.js';
 import { configSchema } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { testDeps } from '../testing/deps.testkit.js';
@@ -103,9 +104,12 @@ describe('v1: events from pane output and quiet time', () => {
   });
 
   it('records error_detected for a traceback, then stops the watch after the same error repeats', async () => {
-    // The traceback is printed in one write: Python writes it in pieces, and a pass that
-    // ran between them (a loaded machine) saw the marker before the `KeyError: 42` line.
-    await session('agent-trace', 'sleep 1; out=$(python3 -c "raise KeyError(42)" 2>&1); printf "%s\\n" "$out"');
+    // The whole traceback is on the screen before the watch starts (its first look runs on
+    // subscribe). Printing it after the watch raced: bash's stdout is line-buffered and the
+    // pty hands tmux each line apart, so a pass between two lines saw `Traceback` without
+    // the `KeyError: 42` line under it (a clean-clone CI run at 13d45b6).
+    await session('agent-trace', 'python3 -c "raise KeyError(42)"');
+    await waitFor('the traceback on the screen', async () => (await tmux.tmux(['capture-pane', '-p', '-t', '=agent-trace:'])).includes('KeyError: 42'), 20_000, 100);
     await gw().supervisor.watch({ session: 'agent-trace' });
     const e = await eventFor('session:agent-trace', 'error_detected');
     expect(e.state).toBe('ERROR');
