@@ -119,6 +119,7 @@ const { openServiceLog, logDir } = await dist('services/broker/dist/effects/laun
 const { serviceEndpoint } = await dist('services/broker/dist/effects/launch/service-endpoints.js');
 const { writeSupervisorRun, removeSupervisorRun } = await dist('services/broker/dist/effects/launch/supervisor-run-file.js');
 const { holdBrokerPresence } = await dist('services/broker/dist/effects/launch/stdio-launch.js');
+const { BROKER_NODE_FLAGS } = await dist('services/broker/dist/effects/launch/node-flags.js');
 const { configSummaryDifferences, describeConfigSummary, summarizeConfig } = await dist('services/broker/dist/config/config-summary.js');
 const { loadConfigFile } = await dist('services/broker/dist/effects/config-file.js');
 const { socketAnswers } = await dist('services/broker/dist/effects/socket-files.js');
@@ -138,10 +139,10 @@ function recordRun(ownsBroker) {
   });
 }
 
-function run(name, script, url) {
+function run(name, script, url, nodeFlags = []) {
   const log = openServiceLog(paths.stateDir, name);
   // IPC channel: the child notices when this process dies (exit-with-parent.mjs).
-  const proc = spawn(process.execPath, ['--import', PRELOAD, join(root, script)], { env, stdio: ['ignore', log.fd, log.fd, 'ipc'] });
+  const proc = spawn(process.execPath, [...nodeFlags, '--import', PRELOAD, join(root, script)], { env, stdio: ['ignore', log.fd, log.fd, 'ipc'] });
   closeSync(log.fd);
   const child = { name, proc, url, log: log.path };
   proc.on('exit', (code, signal) => {
@@ -213,7 +214,7 @@ if (existing.info) {
   process.exit(1);
 } else {
   ownsBroker = true;
-  run('broker', 'services/broker/dist/bin/main.js');
+  run('broker', 'services/broker/dist/bin/main.js', undefined, BROKER_NODE_FLAGS);
 }
 for (const s of SERVICES) run(s.name, s.script, serviceEndpoint(s.name, env).url);
 recordRun(ownsBroker);

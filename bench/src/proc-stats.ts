@@ -19,6 +19,15 @@ export function rssMb(pid: number): number {
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
+/** Where `pid`'s resident memory is, in MB, from /proc/<pid>/smaps_rollup: file-backed
+ * pages (mostly the node binary's code, shared with every other node process, so counted
+ * once in Pss across them) and anonymous pages (the heap, malloc, stacks: this process's). */
+export function memoryParts(pid: number): { fileMb: number; anonMb: number; pssMb: number } {
+  const text = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB$`, 'm').exec(text)?.[1] ?? Number.NaN) / 1024;
+  return { fileMb: kb('Rss') - kb('Anonymous'), anonMb: kb('Anonymous'), pssMb: kb('Pss') };
+}
+
 /** The machine's load, printed with every section (ratios, not absolutes, are what count
  * on a shared machine). */
 export function load(): string {

@@ -20,7 +20,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaneScreenFrame } from '@terminal-mcp/contract';
-import { createBrokerClient, createBrokerLiveClient, repoPath, signInFirstTime, startBrokerProcess, startTmuxServer, startWebStack } from '@terminal-mcp/test';
+import { BROKER_NODE_FLAGS, createBrokerClient, createBrokerLiveClient, repoPath, signInFirstTime, startBrokerProcess, startTmuxServer, startWebStack } from '@terminal-mcp/test';
 import { execa } from 'execa';
 import { execFile, spawn } from 'node:child_process';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
@@ -30,7 +30,7 @@ import { promisify } from 'node:util';
 import { openControlFloor } from './control-floor.js';
 import { benchNoteSearch } from './notes.js';
 import { measureSupervisorLatency } from './supervisor-latency.js';
-import { cpuSeconds, load, rssMb } from './proc-stats.js';
+import { cpuSeconds, load, memoryParts, rssMb } from './proc-stats.js';
 import { summarize, time, type Stats } from './stats.js';
 
 const SECTIONS = ['tail', 'list', 'batch', 'hops', 'idle', 'live', 'browser', 'notes', 'supervisor', 'scale'] as const;
@@ -363,6 +363,8 @@ async function main(): Promise<void> {
       await listBench(`${SCALE_SESSIONS} sessions`, SCALE_SESSIONS, Math.max(20, Math.round(ITER / 4)));
       const rss = rssMb(broker.pid);
       console.log(`  broker RSS at ${SESSIONS} sessions (after the sections above) ${rssBefore.toFixed(1)} MB, at ${SCALE_SESSIONS} sessions ${rss.toFixed(1)} MB`);
+      const parts = memoryParts(broker.pid);
+      console.log(`    of which file-backed (node's code, shared) ${parts.fileMb.toFixed(1)} MB, anonymous ${parts.anonMb.toFixed(1)} MB; Pss ${parts.pssMb.toFixed(1)} MB; node flags: ${BROKER_NODE_FLAGS.join(' ')}`);
       target(`broker RSS <= 120 MB at ${SCALE_SESSIONS} sessions`, `${rss.toFixed(1)} MB`, rss <= 120);
     }
 

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { BROKER_NODE_FLAGS } from '@terminal-mcp/broker/node-flags';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess } from './helpers/broker-process.js';
@@ -106,6 +107,9 @@ describe('terminal-mcp (stdio launcher)', () => {
       expect(JSON.stringify(r.structuredContent)).toContain('test-life');
       expect(stderr).toMatch(/no broker was running; started one in the background \(pid (\d+)\)/);
       expect(existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'gateway.sock'))).toBe(true);
+      // The launched broker runs with the broker's node flags (effects/launch/node-flags.ts).
+      const brokerPid = Number(/pid (\d+)\)/.exec(stderr)?.[1]);
+      expect(readFileSync(`/proc/${brokerPid}/cmdline`, 'utf8').split('\0').slice(1, 1 + BROKER_NODE_FLAGS.length)).toEqual([...BROKER_NODE_FLAGS]);
     } finally {
       await client.close();
       const pid = Number(/pid (\d+)\)/.exec(stderr)?.[1]);

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BROKER_NODE_FLAGS } from '@terminal-mcp/broker/node-flags';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoPath } from './helpers/repo.js';
 
@@ -51,7 +52,9 @@ describe('rendered units', () => {
       for (const name of UNITS) {
         const text = unit(dir, name);
         expect(text, name).not.toMatch(/@[A-Z]+@/);
-        expect(text, name).toContain(`ExecStart=${process.execPath} ${repoPath()}/`);
+        // The broker's node flags come between node and the script (checked below).
+        const flags = name === 'terminal-mcp-broker.service' ? `${BROKER_NODE_FLAGS.join(' ')} ` : '';
+        expect(text, name).toContain(`ExecStart=${process.execPath} ${flags}${repoPath()}/`);
       }
     }
   });
@@ -129,6 +132,15 @@ describe('hardening the units promise', () => {
     expect(setting(text, 'InaccessiblePaths')).toBe('-/var/lib/terminal-mcp');
     expect(setting(text, 'Restart')).toBe('on-failure');
     expect(text).not.toMatch(/^ReadWritePaths=/m);
+  });
+
+  it('both broker units start node with the flags every other launch of the broker uses', () => {
+    for (const dir of [systemDir, userDir]) {
+      const exec = setting(unit(dir, 'terminal-mcp-broker.service'), 'ExecStart') ?? '';
+      const argv = exec.split(' ');
+      expect(argv.slice(1, 1 + BROKER_NODE_FLAGS.length), exec).toEqual([...BROKER_NODE_FLAGS]);
+      expect(argv.at(-1)).toMatch(/services\/broker\/dist\/bin\/main\.js$/);
+    }
   });
 
   it('single-user units are bound to the user broker the same way', () => {

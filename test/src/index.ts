@@ -1,6 +1,6 @@
 /** Shared test helpers, also used by the bench. */
 export { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from './helpers/tmux-server.js';
-export { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
+export { BROKER_NODE_FLAGS, startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 export { REPO_ROOT, repoPath } from './helpers/repo.js';
 export { launchChromium, signInFirstTime, startWebStack, type WebStack } from './helpers/web-stack.js';
 /** The broker clients the bench calls the broker's sockets with directly (per-hop figures). */

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BROKER_NODE_FLAGS } from '@terminal-mcp/broker/node-flags';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess } from './helpers/broker-process.js';
 import { repoPath } from './helpers/repo.js';
@@ -108,6 +109,9 @@ describe('npm start', () => {
 
     const run = JSON.parse(readFileSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'supervisor.json'), 'utf8')) as { children: { name: string; pid: number }[] };
     expect(run.children.map((c) => c.name).sort()).toEqual(['broker', 'gateway', 'observer', 'web']);
+    // The broker runs with the broker's node flags (effects/launch/node-flags.ts).
+    const brokerPid = run.children.find((c) => c.name === 'broker')!.pid;
+    expect(readFileSync(`/proc/${brokerPid}/cmdline`, 'utf8').split('\0').slice(1, 1 + BROKER_NODE_FLAGS.length)).toEqual([...BROKER_NODE_FLAGS]);
     child.kill('SIGKILL');
     await waitFor('every service to stop after the supervisor was killed', async () => {
       if (run.children.some((c) => alive(c.pid))) return false;

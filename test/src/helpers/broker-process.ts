@@ -5,11 +5,15 @@
  * follow them to the host's own tmux server.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { BROKER_NODE_FLAGS } from '@terminal-mcp/broker/node-flags';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoPath } from './repo.js';
+
+/** Re-exported for the bench, which prints the flags with the broker's memory. */
+export { BROKER_NODE_FLAGS };
 
 export interface BrokerProcess {
   /** The environment the broker runs with; give it to clients (e.g. the stdio gateway). */
@@ -101,7 +105,7 @@ interface LaunchOptions {
 
 async function launchBroker(launch: LaunchOptions): Promise<BrokerProcess> {
   const { root, env, stateDir, socketDir } = launch;
-  const child = spawn(process.execPath, [repoPath('services/broker/dist/bin/main.js')], {
+  const child = spawn(process.execPath, [...BROKER_NODE_FLAGS, repoPath('services/broker/dist/bin/main.js')], {
     env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

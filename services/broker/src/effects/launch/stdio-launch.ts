@@ -18,6 +18,7 @@ import WebSocket from 'ws';
 import { IDLE_EXIT_ENV } from '../idle-exit.js';
 import { socketAnswers } from '../socket-files.js';
 import { openServiceLog } from './log-files.js';
+import { BROKER_NODE_FLAGS } from './node-flags.js';
 
 const STARTUP_TIMEOUT_MS = 15_000;
 export const DEFAULT_IDLE_EXIT_SECONDS = '300';
@@ -43,7 +44,7 @@ export async function ensureBrokerRunning(env: NodeJS.ProcessEnv): Promise<'runn
   delete childEnv.TMUX_PANE;
   delete childEnv.TERMINAL_MCP_TEST_CRASH_AFTER_AUDIT; // test-only fault injection never reaches a launched broker
   childEnv[IDLE_EXIT_ENV] = env[IDLE_EXIT_ENV] || DEFAULT_IDLE_EXIT_SECONDS;
-  const child = spawn(process.execPath, [brokerMain], { detached: true, stdio: ['ignore', log.fd, log.fd], env: childEnv });
+  const child = spawn(process.execPath, [...BROKER_NODE_FLAGS, brokerMain], { detached: true, stdio: ['ignore', log.fd, log.fd], env: childEnv });
   child.unref();
   closeSync(log.fd);
   const idle = Number(childEnv[IDLE_EXIT_ENV]);
