@@ -22,6 +22,8 @@ describe('observe', () => {
     ['the marker line alone is DONE', status('IDLE', 'bash prompt at the bottom'), '$ ./run.sh\nTERMINAL_MCP_DONE\n$ ', 'DONE'],
     ['the command that echoes the marker is not DONE', status('UNKNOWN', 'sleep in the foreground, no output for 1s', 1), '$ echo TERMINAL_MCP_DONE; sleep 9', 'UNKNOWN'],
     ['a python traceback is ERROR', status('IDLE', 'bash prompt at the bottom'), 'Traceback (most recent call last):\n  File "a.py", line 1\nKeyError: 42\n$ ', 'ERROR'],
+    ['a traceback still being printed (frames only, no exception line yet) is not ERROR yet', status('UNKNOWN', 'python3 in the foreground, no output for 0s'), '$ python3 a.py\nTraceback (most recent call last):\n  File "a.py", line 1, in <module>', 'UNKNOWN'],
+    ['an older error above a traceback still being printed is ERROR', status('UNKNOWN', 'python3 in the foreground, no output for 0s'), 'npm ERR! code 1\nTraceback (most recent call last):', 'ERROR'],
     ['an agent mentioning an error in prose is not ERROR', status('IDLE', 'claude code idle footer'), '⏺ I fixed the TypeError: it was a typo.\n❯ ', 'IDLE'],
     ['a traceback just printed beats recent-output RUNNING', status('RUNNING', 'sleep produced output 0s ago'), 'KeyError: 42', 'ERROR'],
     ['a busy agent footer stays RUNNING', status('RUNNING', 'claude code busy footer "esc to interrupt"'), 'Error: x\n✻ Thinking… (esc to interrupt)', 'RUNNING'],
@@ -29,6 +31,11 @@ describe('observe', () => {
     ['quiet below the threshold stays UNKNOWN', status('UNKNOWN', 'vim in the foreground, no output for 5s', 5), '~\n~', 'UNKNOWN'],
   ])('%s', (_name, st, screen, state) => {
     expect(observe(st, screen.split('\n'), 'TERMINAL_MCP_DONE', 45).state).toBe(state);
+  });
+
+  it('names the exception line of a complete traceback, not its header', () => {
+    const obs = observe(status('IDLE', 'bash prompt at the bottom'), ['Traceback (most recent call last):', '  File "<string>", line 1, in <module>', 'KeyError: 42', '$ '], 'TERMINAL_MCP_DONE', 45);
+    expect(obs.reason).toContain('KeyError: 42');
   });
 
   it('previews only the redacted, cut bottom of the screen', () => {

@@ -20,8 +20,9 @@ const PREVIEW_LINES = 6;
 /** classifyPaneStatus's reason when RUNNING rests on output recency alone (policy/status.ts). */
 const RECENCY_REASON = /produced output \d+s ago$/;
 
+const TRACEBACK = /^Traceback \(most recent call last\):/;
 const ERROR_MARKERS: readonly RegExp[] = [
-  /^Traceback \(most recent call last\):/,
+  TRACEBACK,
   /^(?:[A-Z][\w.]*)?(?:Error|Exception)(?:\[\w+\])?: \S/,
   /^(?:fatal|panic|FATAL|PANIC|Fatal error)[:!]/,
   /^npm (?:ERR!|error) /,
@@ -78,6 +79,10 @@ export function observe(status: SessionStatusResult, lines: readonly string[], d
   for (let i = bottom.length - 1; i >= 0; i -= 1) {
     const line = bottom[i] as string;
     const marker = ERROR_MARKERS.find((m) => m.test(line));
+    // A traceback header with only indented frame lines under it is still being printed
+    // (Python writes it line by line, and tmux may show the screen between two lines): the
+    // exception line, which names the error, comes next and is the evidence to report.
+    if (marker === TRACEBACK && bottom.slice(i + 1).every((below) => /^\s/.test(below))) continue;
     if (marker !== undefined) {
       const at = bottom.length - 1 - i;
       const where = at === 0 ? 'on the last line' : `${at + 1} lines from the bottom`;
