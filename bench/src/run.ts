@@ -203,7 +203,9 @@ async function main(): Promise<void> {
     }
 
     const listBench = async (label: string, count: number, iterations: number) => {
-      const [s, h, base, ea] = [[], [], [], []] as number[][];
+      const [s, h, base, ea, cm] = [[], [], [], [], []] as number[][];
+      // tmux's own share: the broker's listing commands on a control client of our own.
+      const floor = await openControlFloor(tmux.socketName, names[0]!, spawnEnv);
       for (let i = 0; i < iterations; i++) {
         await time(s!, async () => {
           const r = await list(stdio);
@@ -213,7 +215,9 @@ async function main(): Promise<void> {
         await time(h!, () => list(http));
         await time(base!, () => spawnTmux(['list-sessions', '-F', LIST_FORMAT]));
         await time(ea!, () => execaTmux(['list-sessions', '-F', LIST_FORMAT]));
+        await time(cm!, () => Promise.all(BROKER_LIST_COMMANDS.map((c) => floor.run(c))));
       }
+      await floor.close();
       section(`terminal_list_sessions (${label})`);
       const b = summarize(base!);
       const ss = summarize(s!);
@@ -221,6 +225,7 @@ async function main(): Promise<void> {
       row('ours, MCP over HTTP', summarize(h!), b);
       row('baseline, execFile list-sessions -F', b);
       row('second baseline, execa list-sessions', summarize(ea!), b);
+      row('tmux alone: control-mode listing', summarize(cm!), b);
       console.log(`  baseline format (the answer's fields): ${LIST_FORMAT.replace(/\t/g, ' ')}`);
       target(`list_sessions at ${count} sessions p50 <= 0.5x baseline (stdio)`, `${(ss.p50 / b.p50).toFixed(2)}x`, ss.p50 / b.p50 <= 0.5);
     };
