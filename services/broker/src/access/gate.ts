@@ -47,10 +47,8 @@ export interface AccessGate {
   grantOf(name: string, identity: SessionIdentity): EffectiveGrant | null;
   /** `grant`: the session's effective grant; without it only the config whitelist admits. */
   canRead(name: string, grant?: EffectiveGrant | null): boolean;
-  /** The four access flags of a session summary. */
-  describe(s: ListedSession): SessionAccessFields;
-  /** `describe` for every session of one listing, their grants read now in one query
-   * (not one per session), at one instant. */
+  /** The four access flags of each session summary of one listing, with the sessions'
+   * grants read now in one query (not one per session), at one instant. */
   describeAll(sessions: readonly ListedSession[]): SessionAccessFields[];
   /**
    * THE read gate for content (tail, capture, status, batch inspect, live output, wait,
@@ -111,7 +109,6 @@ export function createAccessGate(deps: AccessGateDeps): AccessGate {
   const gate: AccessGate = {
     grantOf,
     canRead,
-    describe: (s) => describeSessionAccess({ read: readPolicy, input: inputPolicy }, s, grantOf(s.name, s)),
     describeAll(sessions) {
       const names = sessions.map((s) => s.name);
       const stored: ReadonlyMap<string, GrantRecord> = deps.grantsOf
