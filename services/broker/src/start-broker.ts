@@ -69,6 +69,7 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
     config,
     tmux,
     grants: (name) => stores.grants.find(name),
+    grantsOf: (names) => stores.grants.findMany(names),
     bindings: services.bindings,
     delivery: services.delivery,
   });

@@ -26,12 +26,16 @@ export type AllowedDecision = Extract<InputDecision, { allowed: true }>;
 /** Where the gate finds the operator's dashboard grants: the stored grant under a name,
  * in whatever state (effects/store/grants-store.ts `find`). */
 export type GrantLookup = (sessionName: string) => GrantRecord | undefined;
+/** The same for many names in one read (effects/store/grants-store.ts `findMany`). */
+export type GrantsLookup = (sessionNames: readonly string[]) => ReadonlyMap<string, GrantRecord>;
 
 export interface AccessGateDeps {
   config: BrokerConfig;
   tmux: Pick<TmuxAdapter, 'listSessions' | 'findSession' | 'paneFacts'>;
   /** Absent: no grant admits anything (fail closed), only the whitelist does. */
   grants?: GrantLookup | undefined;
+  /** For a whole listing at once; absent, `grants` is asked per name. */
+  grantsOf?: GrantsLookup | undefined;
   bindings: { get(name: string): BindingRecord | undefined };
   delivery: Pick<PaneDelivery, 'readIdentity'>;
   now?: (() => number) | undefined;
@@ -43,8 +47,9 @@ export interface AccessGate {
   grantOf(name: string, identity: SessionIdentity): EffectiveGrant | null;
   /** `grant`: the session's effective grant; without it only the config whitelist admits. */
   canRead(name: string, grant?: EffectiveGrant | null): boolean;
-  /** The four access flags of a session summary. */
-  describe(s: ListedSession): SessionAccessFields;
+  /** The four access flags of each session summary of one listing, with the sessions'
+   * grants read now in one query (not one per session), at one instant. */
+  describeAll(sessions: readonly ListedSession[]): SessionAccessFields[];
   /**
    * THE read gate for content (tail, capture, status, batch inspect, live output, wait,
    * input context): the session tmux has under exactly `name`, if the whitelist or a
@@ -104,7 +109,17 @@ export function createAccessGate(deps: AccessGateDeps): AccessGate {
   const gate: AccessGate = {
     grantOf,
     canRead,
-    describe: (s) => describeSessionAccess({ read: readPolicy, input: inputPolicy }, s, grantOf(s.name, s)),
+    describeAll(sessions) {
+      const names = sessions.map((s) => s.name);
+      const stored: ReadonlyMap<string, GrantRecord> = deps.grantsOf
+        ? deps.grantsOf(names)
+        : new Map(names.flatMap((n) => {
+            const g = deps.grants?.(n);
+            return g ? [[n, g] as const] : [];
+          }));
+      const at = now();
+      return sessions.map((s) => describeSessionAccess({ read: readPolicy, input: inputPolicy }, s, effectiveGrant(s.name, stored.get(s.name), s, at)));
+    },
 
     async readable(name, listing) {
       // terminal_read off refuses before tmux is asked anything.

@@ -12,7 +12,7 @@ import { summarizeForeground } from '../policy/foreground.js';
 import { readPolicyOf } from '../config/effective-policy.js';
 import { grantState, type GrantRecord } from '../policy/grants.js';
 import type { SessionIdentity } from '../policy/identity.js';
-import { summarizeSession } from '../reads/session-reader.js';
+import { summarizeSessions } from '../reads/session-reader.js';
 
 const isoMs = (ms: number) => new Date(ms).toISOString();
 const isoSeconds = (s: number) => new Date(s * 1000).toISOString();
@@ -58,7 +58,8 @@ export async function listGrantAccess(deps: { config: BrokerConfig; tmux: TmuxAd
   // Whether the whitelist names the session, independent of the global read switch.
   const whitelist = { ...readPolicyOf(config), terminalRead: true };
   const live = new Set(sessions.map((s) => s.name));
-  const rows = sessions.map((s) => ({ s, summary: summarizeSession(deps.access, s) }));
+  const summaries = summarizeSessions(deps.access, sessions);
+  const rows = sessions.map((s, i) => ({ s, summary: summaries[i]! }));
   // Only where the dashboard offers an input box: one pass over /proc for all of them.
   const typable = rows.filter((r) => r.summary.input_allowed && r.s.activePane !== null).map((r) => r.s);
   const trees = await readPaneProcessTrees(typable.map((s) => ({ panePid: s.activePane?.panePid ?? 0, tmuxCommand: s.activePane?.currentCommand ?? '' })));

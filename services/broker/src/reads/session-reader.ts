@@ -17,13 +17,28 @@ import type { ReadableTarget } from '../access/target.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { ListedSession, SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import { classifyPaneStatus } from '../policy/status.js';
+import type { SessionAccessFields } from '../policy/session-access.js';
 import { lastLines, readPaneLines, startEarlyCapture, toLines, type EarlyCapture } from './pane-text.js';
 
-const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString();
+/** ISO strings of recent unix times: a session list formats two per session per call, and
+ * the same few (creation times, last output) again and again. Bounded: cleared when full. */
+const isoCache = new Map<number, string>();
+const ISO_CACHE_MAX = 4096;
+function iso(unixSeconds: number): string {
+  let text = isoCache.get(unixSeconds);
+  if (text === undefined) {
+    if (isoCache.size >= ISO_CACHE_MAX) isoCache.clear();
+    text = new Date(unixSeconds * 1000).toISOString();
+    isoCache.set(unixSeconds, text);
+  }
+  return text;
+}
 
-/** A session's discovery row: metadata and the access flags, never content. */
-export function summarizeSession(access: Pick<AccessGate, 'describe'>, s: ListedSession): SessionSummary {
-  return {
+/** Sessions' discovery rows: metadata and the access flags, never content (the grants
+ * of the whole listing read in one query). */
+export function summarizeSessions(access: Pick<AccessGate, 'describeAll'>, sessions: readonly ListedSession[]): SessionSummary[] {
+  const flags = access.describeAll(sessions);
+  return sessions.map((s, i) => ({
     name: s.name,
     session_id: s.sessionId,
     created: iso(s.created),
@@ -32,8 +47,8 @@ export function summarizeSession(access: Pick<AccessGate, 'describe'>, s: Listed
     last_activity: iso(s.activity),
     current_command: s.activePane?.currentCommand ?? '',
     in_copy_mode: s.activePane?.inMode ?? false,
-    ...access.describe(s),
-  };
+    ...(flags[i] as SessionAccessFields),
+  }));
 }
 
 function paneText(t: ReadableTarget, lines: string[], redactions: number, truncated: boolean): PaneText {
@@ -127,8 +142,7 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
 
     async list(filter = {}, listed) {
       const sessions = listed ?? (await tmux.listSessions());
-      return sessions
-        .map((s) => summarizeSession(access, s))
+      return summarizeSessions(access, sessions)
         .filter((s) => (filter.nameContains ? s.name.includes(filter.nameContains) : true))
         .filter((s) => (filter.readableOnly ? s.read_allowed : true))
         .sort((a, b) => a.name.localeCompare(b.name));

@@ -40,6 +40,18 @@ describe('grants store', () => {
     expect(store.events({ limit: 10, sessionName: 'other' })).toEqual([]);
   });
 
+  it('finds the grants of many names in one query, names matched exactly', () => {
+    const store = grantsStore(db);
+    const odd = ['build "x"', "it's", 'ünï %_ *', 'a\\b', '[1,2]'];
+    store.apply([...odd, 'Build'].map((sessionName) => ({ kind: 'grant' as const, sessionName, identity: pin, input: false, expiresAt: null })), 'alice', 1000);
+    const found = store.findMany([...odd, 'build', 'BUILD', 'missing', '%', '']);
+    expect([...found.keys()].sort()).toEqual([...odd].sort());
+    for (const name of odd) expect(found.get(name)).toEqual(store.find(name));
+    expect(store.findMany([])).toEqual(new Map());
+    store.apply([{ kind: 'revoke', sessionName: "it's" }], 'bob', 2000);
+    expect(store.findMany(odd).has("it's")).toBe(false);
+  });
+
   it('re-pinning to a new session under the same name starts a new grant', () => {
     const store = grantsStore(db);
     store.apply([{ kind: 'grant', sessionName: 'build', identity: pin, input: false, expiresAt: null }], 'alice', 1000);

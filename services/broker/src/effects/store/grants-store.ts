@@ -78,6 +78,9 @@ export interface GrantEventRecord {
 
 export interface GrantsStore {
   find(sessionName: string): GrantRecord | undefined;
+  /** The stored grants under any of these names, in ONE query (a session list asks for
+   * every listed session's grant at once), by name. */
+  findMany(sessionNames: readonly string[]): Map<string, GrantRecord>;
   list(): GrantRecord[];
   /**
    * Applies the changes in order, each with its event row, in ONE transaction: every
@@ -151,6 +154,8 @@ export function grantsStore(db: SqliteDatabase): GrantsStore {
   const q = {
     find: db.prepare<[string], GrantRow>(`SELECT ${GRANT_COLUMNS} FROM grants WHERE session_name = ?`),
     list: db.prepare<[], GrantRow>(`SELECT ${GRANT_COLUMNS} FROM grants ORDER BY session_name`),
+    // The names travel as one JSON array: one prepared statement for any number of them.
+    findMany: db.prepare<[string], GrantRow>(`SELECT ${GRANT_COLUMNS} FROM grants WHERE session_name IN (SELECT value FROM json_each(?))`),
     upsert: db.prepare<[string, number, string, number, number, number | null, string, number, number]>(
       `INSERT INTO grants (session_name, server_pid, session_id, session_created, read, input, expires_at, granted_by, created_at, updated_at)
        VALUES (?, ?, ?, ?, 1, ?, ?, ?, ?, ?)
@@ -211,6 +216,12 @@ export function grantsStore(db: SqliteDatabase): GrantsStore {
     find: (sessionName) => {
       const r = q.find.get(sessionName);
       return r ? toGrant(r) : undefined;
+    },
+    findMany: (sessionNames) => {
+      const found = new Map<string, GrantRecord>();
+      if (sessionNames.length === 0) return found;
+      for (const r of q.findMany.all(JSON.stringify(sessionNames))) found.set(r.session_name, toGrant(r));
+      return found;
     },
     list: () => q.list.all().map(toGrant),
     apply: (changes, actor, now) => db.transaction(() => changes.map((c) => applyOne(c, actor, now))).immediate(),

@@ -152,6 +152,33 @@ describe('read grants', { timeout: 30_000 }, () => {
     await server.tmux(['kill-session', '-t', `=${name}`]);
   });
 
+  it('sessions.list reflects each grant change, rename and kill by the very next call', async () => {
+    const name = 'listed-build';
+    await printingSession(name, 'listed-mark');
+    try {
+      expect(await summaryOf(name)).toMatchObject({ read_allowed: false, read_granted: false });
+      await web('alice').grants.set({ session: name, read: true, input: false });
+      expect(await summaryOf(name)).toMatchObject({ read_allowed: true, read_granted: true });
+      await web('alice').grants.revoke({ session: name });
+      expect(await summaryOf(name)).toMatchObject({ read_allowed: false, read_granted: false });
+
+      // A grant is pinned to its name: renamed, the session is no longer granted.
+      await web('alice').grants.set({ session: name, read: true, input: false });
+      expect(await summaryOf(name)).toMatchObject({ read_granted: true });
+      await server.tmux(['rename-session', '-t', `=${name}`, 'renamed-build']);
+      const afterRename = (await gateway().sessions.list({})).sessions;
+      expect(afterRename.map((s) => s.name)).not.toContain(name);
+      expect(afterRename.find((s) => s.name === 'renamed-build')).toMatchObject({ read_allowed: false, read_granted: false });
+      expect((await refusal(gateway().sessions.tail({ session: 'renamed-build' }))).code).toBe('SESSION_NOT_ALLOWED');
+
+      await server.tmux(['kill-session', '-t', '=renamed-build']);
+      expect((await gateway().sessions.list({})).sessions.map((s) => s.name)).not.toContain('renamed-build');
+    } finally {
+      await server.tmux(['kill-session', '-t', `=${name}`]).catch(() => undefined);
+      await server.tmux(['kill-session', '-t', '=renamed-build']).catch(() => undefined);
+    }
+  });
+
   it('refuses a grant for a session replaced since the operator looked (expect)', async () => {
     const seen = await summaryOf(PRIVATE);
     expect((await refusal(web('alice').grants.set({ session: PRIVATE, read: true, input: false, expect: { session_id: '$999', created: seen.created } }))).code).toBe('IDENTITY_CHANGED');
