@@ -6,15 +6,18 @@
  * served STATELESSLY as before: a fresh McpServer and transport, closed when the response
  * closes, so no request depends on an earlier one. Answers are plain JSON (no SSE
  * stream): every tool answers once, and a JSON body is simpler for proxies and tunnels.
+ * The transport is our own node:http one (@terminal-mcp/mcp-kit JsonHttpServerTransport):
+ * the SDK's converts every request to web Request/Response objects, which was a third of
+ * the HTTP round trip.
  * The session id is also the key of the client's recorded name (client-names.ts), so an
  * expired session's later requests keep their audit actor.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { withBrokerCredential } from '@terminal-mcp/broker-client';
-import { jsonRpcError, readLimitedBody, sendJson } from '@terminal-mcp/http-guard';
+import { COMMON_RESPONSE_HEADERS, jsonRpcError, readLimitedBody, sendJson } from '@terminal-mcp/http-guard';
+import { JsonHttpServerTransport } from '@terminal-mcp/mcp-kit';
 import type { Logger } from 'pino';
 import type { ToolMetrics } from '../metrics.js';
 import { initializeClientName, SESSION_ID_HEADER, type ClientNames } from './client-names.js';
@@ -23,7 +26,7 @@ import { createGatewayMcpServer, type GatewayServerDeps } from '../server.js';
 
 export interface McpHttpSession extends LiveSession {
   readonly server: McpServer;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: JsonHttpServerTransport;
 }
 
 export interface McpEndpointDeps {
@@ -69,7 +72,7 @@ export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, d
     return;
   }
 
-  const serve = async (transport: StreamableHTTPServerTransport, connect?: McpServer) => {
+  const serve = async (transport: JsonHttpServerTransport, connect?: McpServer) => {
     try {
       await withBrokerCredential(caller.credential, async () => {
         if (connect) await connect.connect(transport);
@@ -96,7 +99,7 @@ export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, d
   // Stateless: a fresh server for this request only.
   const clientName = deps.clientNames.lookup(sessionId);
   const server = createGatewayMcpServer({ ...deps.serverDeps, ...(clientName !== undefined ? { clientName } : {}) });
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new JsonHttpServerTransport({ responseHeaders: COMMON_RESPONSE_HEADERS });
   res.on('close', () => {
     transport.close().catch(() => undefined);
     server.close().catch(() => undefined);
@@ -109,7 +112,7 @@ async function startSession(
   parsed: unknown,
   deps: McpEndpointDeps,
   caller: McpCaller,
-  serve: (transport: StreamableHTTPServerTransport, connect: McpServer) => Promise<void>,
+  serve: (transport: JsonHttpServerTransport, connect: McpServer) => Promise<void>,
 ): Promise<void> {
   const name = initializeClientName(parsed);
   const server = createGatewayMcpServer(deps.serverDeps);
@@ -117,8 +120,8 @@ async function startSession(
   const session: McpHttpSession = {
     principal: caller.principal,
     server,
-    transport: new StreamableHTTPServerTransport({
-      enableJsonResponse: true,
+    transport: new JsonHttpServerTransport({
+      responseHeaders: COMMON_RESPONSE_HEADERS,
       // The id also keys the client's name for the stateless fallback after expiry.
       sessionIdGenerator: () => (name !== undefined ? deps.clientNames.remember(name) : randomBytes(16).toString('base64url')),
       onsessioninitialized: (id) => {
