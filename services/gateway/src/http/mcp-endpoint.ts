@@ -88,12 +88,7 @@ export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, d
 
   const sessionId = headerValue(req.headers[SESSION_ID_HEADER]);
   const found = deps.sessions.lookup(sessionId, caller.principal);
-  if (found.kind === 'foreign') {
-    deps.metrics.observeRejection('session');
-    deps.log.warn({ event: 'security.mcp_foreign_session' }, 'Mcp-Session-Id of another principal refused');
-    sendJson(res, 403, jsonRpcError('Forbidden: this Mcp-Session-Id belongs to another credential; send initialize to start a session of your own'));
-    return;
-  }
+  if (found.kind === 'foreign') return refuseForeignSession(res, deps);
   if (found.kind === 'live') return serve(found.session.transport);
 
   // Stateless: a fresh server for this request only.
@@ -105,6 +100,34 @@ export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, d
     server.close().catch(() => undefined);
   });
   return serve(transport, server);
+}
+
+/** DELETE /mcp: the client ends its live session (the spec's explicit termination; the
+ * SDK client's terminateSession). Only the principal that created the session may end it:
+ * another one is refused as on POST (403), or a leaked id would let anyone cut a client
+ * off. An unknown or expired id is 404: there is nothing to end. */
+export async function handleMcpDelete(req: IncomingMessage, res: ServerResponse, deps: McpEndpointDeps, caller: McpCaller): Promise<void> {
+  const sessionId = headerValue(req.headers[SESSION_ID_HEADER]);
+  if (sessionId === undefined) {
+    sendJson(res, 400, jsonRpcError('Bad Request: Mcp-Session-Id header is required'));
+    return;
+  }
+  const found = deps.sessions.lookup(sessionId, caller.principal);
+  if (found.kind === 'foreign') return refuseForeignSession(res, deps);
+  if (found.kind === 'none') {
+    sendJson(res, 404, jsonRpcError('Session not found', -32001));
+    return;
+  }
+  // The transport checks the id and protocol version, answers, and closes itself (its
+  // onclose drops the session from the table); the server goes with it.
+  await found.session.transport.handleRequest(req, res);
+  found.session.close();
+}
+
+function refuseForeignSession(res: ServerResponse, deps: McpEndpointDeps): void {
+  deps.metrics.observeRejection('session');
+  deps.log.warn({ event: 'security.mcp_foreign_session' }, 'Mcp-Session-Id of another principal refused');
+  sendJson(res, 403, jsonRpcError('Forbidden: this Mcp-Session-Id belongs to another credential; send initialize to start a session of your own'));
 }
 
 /** initialize: a new live session, kept once the transport hands out its id. */
