@@ -319,6 +319,8 @@ describe('HTTP edge: Host, Origin, body, methods', () => {
     expect(inSession.body).toContain('"session":"allowed-one"');
     // Served by the live session: its transport names it on every answer.
     expect(inSession.headers['mcp-session-id']).toBe(id);
+    // Answers carry a tool's output: never cached, like every other answer of the gateway.
+    expect(inSession.headers['cache-control']).toBe('no-store');
   });
 });
 
