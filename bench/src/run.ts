@@ -120,6 +120,29 @@ function httpGetter(socketPath: string): (path: string) => Promise<unknown> {
     });
 }
 
+/** An MCP ping POSTed with node:http on a kept-alive connection, in the SDK client's
+ * session: the same server path as `http.ping()` without the SDK client and fetch, so the
+ * client's share of the HTTP hop shows in the same run. */
+function rawMcpPinger(port: number, transport: StreamableHTTPClientTransport): () => Promise<unknown> {
+  const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
+  let id = 0;
+  return () =>
+    new Promise((resolve, reject) => {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: `raw-${++id}`, method: 'ping' });
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': String(Buffer.byteLength(body)) };
+      if (transport.sessionId) headers['mcp-session-id'] = transport.sessionId;
+      if (transport.protocolVersion) headers['mcp-protocol-version'] = transport.protocolVersion;
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 200)}`))));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+}
+
 /** Milliseconds since the epoch with sub-millisecond precision. */
 const wallMs = () => performance.timeOrigin + performance.now();
 /** Latencies (ms) of MARK lines in `text` not seen before. */
@@ -159,7 +182,8 @@ async function main(): Promise<void> {
     });
     const port = await waitForPort(gateway);
     const http = new Client({ name: 'bench-http', version: '1' });
-    await http.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+    const httpTransport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`));
+    await http.connect(httpTransport);
     const stdio = new Client({ name: 'bench-stdio', version: '1' });
     await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [repoPath('services/gateway/dist/bin/stdio.js')], env: broker.env as Record<string, string>, stderr: 'ignore' }));
     const direct = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') });
@@ -260,6 +284,8 @@ async function main(): Promise<void> {
 
     if (only.has('hops')) {
       const floor = await openControlFloor(tmux.socketName, names[0]!, spawnEnv);
+      const pingRaw: number[] = [];
+      const rawPing = rawMcpPinger(port, httpTransport);
       const [pingS, pingH, empty, emptyHttp, read, readHttp, capture, mcpS, mcpH, listCm, listBroker, listS, listH] = [[], [], [], [], [], [], [], [], [], [], [], [], []] as number[][];
       const httpGet = httpGetter(join(broker.socketDir, 'gateway.sock'));
       const tailPath = (name: string) => `/sessions.tail?input=${encodeURIComponent(JSON.stringify({ session: name, lines: TAIL_LINES }))}`;
@@ -268,6 +294,7 @@ async function main(): Promise<void> {
         const idx = i % SESSIONS;
         await time(pingS!, () => stdio.ping());
         await time(pingH!, () => http.ping());
+        await time(pingRaw, rawPing);
         await time(empty!, () => direct.health.info.query());
         await time(emptyHttp!, () => httpGet('/health.info'));
         await time(read!, () => direct.sessions.tail.query({ session: names[idx]!, lines: TAIL_LINES }));
@@ -286,6 +313,9 @@ async function main(): Promise<void> {
       const st = Object.fromEntries(Object.entries({ pingS, pingH, empty, emptyHttp, read, readHttp, capture, mcpS, mcpH, listCm, listBroker, listS, listH }).map(([k, v]) => [k, summarize(v!)])) as Record<string, Stats>;
       row('MCP ping, stdio', st.pingS!);
       row('MCP ping, HTTP', st.pingH!);
+      const raw = summarize(pingRaw);
+      row('  same, node:http POST (no SDK client)', raw);
+      console.log(`  HTTP client share (SDK client + fetch) p50: ${ms(st.pingH!.p50 - raw.p50)}`);
       row('empty broker call (health.info)', st.empty!);
       row('  same over HTTP/1.1 keep-alive', st.emptyHttp!);
       row('broker read (sessions.tail, socket)', st.read!);

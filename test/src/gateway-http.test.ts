@@ -267,10 +267,39 @@ describe('HTTP edge: Host, Origin, body, methods', () => {
     expect(JSON.parse(res.body)).toMatchObject({ error: { code: -32700 } });
   });
 
-  it('answers POST only: GET and DELETE on /mcp are 405, unknown paths 404', async () => {
-    expect((await raw(gw, { path: '/mcp', headers: { accept: 'text/event-stream' } })).status).toBe(405);
-    expect((await raw(gw, { method: 'DELETE', path: '/mcp' })).status).toBe(405);
+  it('offers no SSE stream: GET and PUT on /mcp are 405 (Allow: POST, DELETE), unknown paths 404', async () => {
+    for (const method of ['GET', 'PUT']) {
+      const res = await raw(gw, { method, path: '/mcp', headers: { accept: 'text/event-stream' } });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.allow).toBe('POST, DELETE');
+    }
     expect((await raw(gw, { path: '/nope' })).status).toBe(404);
+  });
+
+  it('DELETE ends a live session: 400 without an id, 404 for an unknown one, 200 once, then 404', async () => {
+    expect((await raw(gw, { method: 'DELETE', path: '/mcp' })).status).toBe(400);
+    expect((await raw(gw, { method: 'DELETE', path: '/mcp', headers: { 'mcp-session-id': 'unknown-session-id-000000' } })).status).toBe(404);
+    const init = await raw(gw, { method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: INITIALIZE });
+    const id = init.headers['mcp-session-id'] as string;
+    const inSession = { ...MCP_HEADERS, 'mcp-session-id': id };
+    expect((await raw(gw, { method: 'POST', path: '/mcp', headers: inSession, body: statusCallBody(ALLOWED) })).headers['mcp-session-id']).toBe(id);
+    expect((await raw(gw, { method: 'DELETE', path: '/mcp', headers: { 'mcp-session-id': id } })).status).toBe(200);
+    expect((await raw(gw, { method: 'DELETE', path: '/mcp', headers: { 'mcp-session-id': id } })).status).toBe(404);
+    // The id is now unknown: served statelessly, like any expired one.
+    const after = await raw(gw, { method: 'POST', path: '/mcp', headers: inSession, body: statusCallBody(ALLOWED) });
+    expect(after.status).toBe(200);
+    expect(after.headers['mcp-session-id']).toBeUndefined();
+  });
+
+  it('the SDK client ends its session with terminateSession', async () => {
+    const client = new Client({ name: 'gateway-http-e2e', version: '0.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(gw.mcpUrl));
+    await client.connect(transport);
+    clients.push(client);
+    const id = transport.sessionId!;
+    await transport.terminateSession();
+    expect(transport.sessionId).toBeUndefined();
+    expect((await raw(gw, { method: 'DELETE', path: '/mcp', headers: { 'mcp-session-id': id } })).status).toBe(404);
   });
 
   it('keeps a session for a client that sends its Mcp-Session-Id back; requests without it, or with an unknown one, are served statelessly', async () => {
@@ -290,6 +319,8 @@ describe('HTTP edge: Host, Origin, body, methods', () => {
     expect(inSession.body).toContain('"session":"allowed-one"');
     // Served by the live session: its transport names it on every answer.
     expect(inSession.headers['mcp-session-id']).toBe(id);
+    // Answers carry a tool's output: never cached, like every other answer of the gateway.
+    expect(inSession.headers['cache-control']).toBe('no-store');
   });
 });
 

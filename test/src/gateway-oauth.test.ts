@@ -239,7 +239,7 @@ describe('connecting like ChatGPT', { timeout: 120_000 }, () => {
     expect(forged).toMatchObject({ code: 'INPUT_NOT_ALLOWED' });
   });
 
-  it('binds an MCP session to the token\'s client and grant: another token presenting its Mcp-Session-Id is refused', async () => {
+  it('binds an MCP session to the token\'s client and grant: another token presenting its Mcp-Session-Id is refused, and may not end it', async () => {
     const owner = await connectInBrowser(gateway);
     const other = await connectInBrowser(gateway, { allowInput: false });
     const post = (token: string, id: string, body: string) =>
@@ -264,6 +264,11 @@ describe('connecting like ChatGPT', { timeout: 120_000 }, () => {
       }
     }
     expect(await tmux.tmux(['capture-pane', '-p', '-t', `${SESSION}:`])).not.toContain('hijacked-session-text');
+    // Nor may they end it (DELETE): that would cut the owner off.
+    for (const token of [other.access_token, STATIC_TOKEN]) {
+      const ended = await raw(gw.port, { method: 'DELETE', path: '/mcp', headers: { authorization: `Bearer ${token}`, 'mcp-session-id': id } });
+      expect(ended.status).toBe(403);
+    }
     // The owner's own requests are still served by it.
     const own = await post(owner.access_token, id, list);
     expect(own.status).toBe(200);

@@ -1,6 +1,7 @@
 /** What the gateway and the observer MCP servers share: how a broker failure becomes an
  * `isError` tool result (with the details under `_meta['terminal-mcp/error']`), the
- * typed shape of one tool, and the server and tool-call wrapper both build. */
+ * typed shape of one tool, the server and tool-call wrapper both build, and the
+ * Streamable HTTP transport both serve it over (JSON answers, on node:http). */
 export {
   describeToolFailure,
   ERROR_META_KEY,
@@ -28,3 +29,4 @@ export {
 } from './tool-server.js';
 export { exampleArguments, renderApiMarkdown, renderSkillMarkdown, type ToolDocsInfo } from './tool-docs.js';
 export { API_DOC_URI, LEARN_PROMPT, registerDocResources, SKILL_DOC_URI, type InstanceDocs } from './doc-resources.js';
+export { JsonHttpServerTransport, type JsonHttpTransportOptions } from './json-http-transport.js';

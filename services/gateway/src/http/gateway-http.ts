@@ -53,7 +53,7 @@ import { versionInfo } from '../version.js';
 import { sendLive, sendMetrics, sendReady, sendVersion } from './health.js';
 import { gatewayDocs } from '../instance-docs.js';
 import { createClientNames } from './client-names.js';
-import { handleMcpPost, type McpHttpSession } from './mcp-endpoint.js';
+import { handleMcpDelete, handleMcpPost, type McpHttpSession } from './mcp-endpoint.js';
 import { createMcpSessionTable, principalKey } from './mcp-sessions.js';
 import { GATEWAY_OAUTH_PROFILE, toolsForScopes } from './oauth-profile.js';
 import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT, GatewayConfigError } from './options.js';
@@ -103,7 +103,8 @@ export interface RunningGatewayHttp {
 type Route = 'mcp' | 'api-doc' | 'skill-doc' | 'live' | 'ready' | 'metrics' | 'version';
 
 const ROUTES: Record<string, { route: Route; methods: readonly string[]; needsToken: boolean }> = {
-  '/mcp': { route: 'mcp', methods: ['POST'], needsToken: true },
+  // DELETE ends the caller's live session (mcp-endpoint.ts handleMcpDelete).
+  '/mcp': { route: 'mcp', methods: ['POST', 'DELETE'], needsToken: true },
   // The instance's docs, generated from the tools the caller may use: same gate as /mcp.
   '/api.md': { route: 'api-doc', methods: ['GET', 'HEAD'], needsToken: true },
   '/skills.md': { route: 'skill-doc', methods: ['GET', 'HEAD'], needsToken: true },
@@ -232,9 +233,8 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
       return;
     }
     if (!entry.methods.includes(req.method ?? '')) {
-      // No standalone SSE stream (GET): every answer is one JSON body. No DELETE either:
-      // sessions end by idle expiry or eviction (mcp-sessions.ts).
-      const body = entry.route === 'mcp' ? jsonRpcError('Method not allowed: this server answers POST only') : { error: 'method not allowed' };
+      // No standalone SSE stream (GET): every answer is one JSON body.
+      const body = entry.route === 'mcp' ? jsonRpcError('Method not allowed: this server offers no SSE stream; use POST (and DELETE to end a session)') : { error: 'method not allowed' };
       sendJson(res, 405, body, { Allow: entry.methods.join(', ') });
       return;
     }
@@ -247,7 +247,8 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
       }
       case 'mcp': {
         const caller = { principal: auth.principal, ...(auth.credential !== undefined ? { credential: auth.credential } : {}) };
-        return handleMcpPost(req, res, { serverDeps: { ...serverDeps, ...(tools ? { tools } : {}) }, metrics, log, maxBodyBytes, clientNames, sessions }, caller);
+        const mcpDeps = { serverDeps: { ...serverDeps, ...(tools ? { tools } : {}) }, metrics, log, maxBodyBytes, clientNames, sessions };
+        return req.method === 'DELETE' ? handleMcpDelete(req, res, mcpDeps, caller) : handleMcpPost(req, res, mcpDeps, caller);
       }
       case 'live':
         return sendLive(res);

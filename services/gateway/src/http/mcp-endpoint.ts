@@ -6,15 +6,18 @@
  * served STATELESSLY as before: a fresh McpServer and transport, closed when the response
  * closes, so no request depends on an earlier one. Answers are plain JSON (no SSE
  * stream): every tool answers once, and a JSON body is simpler for proxies and tunnels.
+ * The transport is our own node:http one (@terminal-mcp/mcp-kit JsonHttpServerTransport):
+ * the SDK's converts every request to web Request/Response objects, which was a third of
+ * the HTTP round trip.
  * The session id is also the key of the client's recorded name (client-names.ts), so an
  * expired session's later requests keep their audit actor.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { withBrokerCredential } from '@terminal-mcp/broker-client';
-import { jsonRpcError, readLimitedBody, sendJson } from '@terminal-mcp/http-guard';
+import { COMMON_RESPONSE_HEADERS, jsonRpcError, readLimitedBody, sendJson } from '@terminal-mcp/http-guard';
+import { JsonHttpServerTransport } from '@terminal-mcp/mcp-kit';
 import type { Logger } from 'pino';
 import type { ToolMetrics } from '../metrics.js';
 import { initializeClientName, SESSION_ID_HEADER, type ClientNames } from './client-names.js';
@@ -23,7 +26,7 @@ import { createGatewayMcpServer, type GatewayServerDeps } from '../server.js';
 
 export interface McpHttpSession extends LiveSession {
   readonly server: McpServer;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: JsonHttpServerTransport;
 }
 
 export interface McpEndpointDeps {
@@ -69,7 +72,7 @@ export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, d
     return;
   }
 
-  const serve = async (transport: StreamableHTTPServerTransport, connect?: McpServer) => {
+  const serve = async (transport: JsonHttpServerTransport, connect?: McpServer) => {
     try {
       await withBrokerCredential(caller.credential, async () => {
         if (connect) await connect.connect(transport);
@@ -85,18 +88,13 @@ export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, d
 
   const sessionId = headerValue(req.headers[SESSION_ID_HEADER]);
   const found = deps.sessions.lookup(sessionId, caller.principal);
-  if (found.kind === 'foreign') {
-    deps.metrics.observeRejection('session');
-    deps.log.warn({ event: 'security.mcp_foreign_session' }, 'Mcp-Session-Id of another principal refused');
-    sendJson(res, 403, jsonRpcError('Forbidden: this Mcp-Session-Id belongs to another credential; send initialize to start a session of your own'));
-    return;
-  }
+  if (found.kind === 'foreign') return refuseForeignSession(res, deps);
   if (found.kind === 'live') return serve(found.session.transport);
 
   // Stateless: a fresh server for this request only.
   const clientName = deps.clientNames.lookup(sessionId);
   const server = createGatewayMcpServer({ ...deps.serverDeps, ...(clientName !== undefined ? { clientName } : {}) });
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new JsonHttpServerTransport({ responseHeaders: COMMON_RESPONSE_HEADERS });
   res.on('close', () => {
     transport.close().catch(() => undefined);
     server.close().catch(() => undefined);
@@ -104,12 +102,40 @@ export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, d
   return serve(transport, server);
 }
 
+/** DELETE /mcp: the client ends its live session (the spec's explicit termination; the
+ * SDK client's terminateSession). Only the principal that created the session may end it:
+ * another one is refused as on POST (403), or a leaked id would let anyone cut a client
+ * off. An unknown or expired id is 404: there is nothing to end. */
+export async function handleMcpDelete(req: IncomingMessage, res: ServerResponse, deps: McpEndpointDeps, caller: McpCaller): Promise<void> {
+  const sessionId = headerValue(req.headers[SESSION_ID_HEADER]);
+  if (sessionId === undefined) {
+    sendJson(res, 400, jsonRpcError('Bad Request: Mcp-Session-Id header is required'));
+    return;
+  }
+  const found = deps.sessions.lookup(sessionId, caller.principal);
+  if (found.kind === 'foreign') return refuseForeignSession(res, deps);
+  if (found.kind === 'none') {
+    sendJson(res, 404, jsonRpcError('Session not found', -32001));
+    return;
+  }
+  // The transport checks the id and protocol version, answers, and closes itself (its
+  // onclose drops the session from the table); the server goes with it.
+  await found.session.transport.handleRequest(req, res);
+  found.session.close();
+}
+
+function refuseForeignSession(res: ServerResponse, deps: McpEndpointDeps): void {
+  deps.metrics.observeRejection('session');
+  deps.log.warn({ event: 'security.mcp_foreign_session' }, 'Mcp-Session-Id of another principal refused');
+  sendJson(res, 403, jsonRpcError('Forbidden: this Mcp-Session-Id belongs to another credential; send initialize to start a session of your own'));
+}
+
 /** initialize: a new live session, kept once the transport hands out its id. */
 async function startSession(
   parsed: unknown,
   deps: McpEndpointDeps,
   caller: McpCaller,
-  serve: (transport: StreamableHTTPServerTransport, connect: McpServer) => Promise<void>,
+  serve: (transport: JsonHttpServerTransport, connect: McpServer) => Promise<void>,
 ): Promise<void> {
   const name = initializeClientName(parsed);
   const server = createGatewayMcpServer(deps.serverDeps);
@@ -117,8 +143,8 @@ async function startSession(
   const session: McpHttpSession = {
     principal: caller.principal,
     server,
-    transport: new StreamableHTTPServerTransport({
-      enableJsonResponse: true,
+    transport: new JsonHttpServerTransport({
+      responseHeaders: COMMON_RESPONSE_HEADERS,
       // The id also keys the client's name for the stateless fallback after expiry.
       sessionIdGenerator: () => (name !== undefined ? deps.clientNames.remember(name) : randomBytes(16).toString('base64url')),
       onsessioninitialized: (id) => {

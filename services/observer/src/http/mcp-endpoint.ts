@@ -4,12 +4,13 @@
  * @terminal-mcp/oauth-http answers 401 with the resource metadata URL otherwise).
  *
  * Then STATELESS Streamable HTTP: a fresh McpServer and transport per request, closed
- * when the response closes (hosted clients do not reliably echo Mcp-Session-Id).
+ * when the response closes (hosted clients do not reliably echo Mcp-Session-Id), over
+ * the node:http JSON transport the gateway uses too (@terminal-mcp/mcp-kit).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { BrokerClient } from '@terminal-mcp/broker-client';
-import { jsonRpcError, readLimitedBody, sendJson } from '@terminal-mcp/http-guard';
+import { COMMON_RESPONSE_HEADERS, jsonRpcError, readLimitedBody, sendJson } from '@terminal-mcp/http-guard';
+import { JsonHttpServerTransport } from '@terminal-mcp/mcp-kit';
 import { authenticateBearer, type OAuthResourceProfile, type OAuthUrls } from '@terminal-mcp/oauth-http';
 import type { Logger } from 'pino';
 import { createObserverMcpServer, type ObserverCaller } from '../server.js';
@@ -51,7 +52,7 @@ export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, c
   }
 
   const server = createObserverMcpServer({ broker: deps.broker, caller, log: deps.log, brokerTimeoutMs: deps.brokerTimeoutMs });
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new JsonHttpServerTransport({ responseHeaders: COMMON_RESPONSE_HEADERS });
   res.on('close', () => {
     transport.close().catch(() => undefined);
     server.close().catch(() => undefined);
