@@ -8,6 +8,8 @@ import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 
 const HIDDEN = '__terminal_mcp_control';
+/** The terminal name of the broker's output watchers (effects/tmux/pane-watch.ts). */
+const WATCHER_TERM = 'terminal-mcp-watcher';
 
 let tmux: TmuxTestServer;
 let broker: BrokerProcess;
@@ -54,10 +56,10 @@ describe('tmux belongs to the user', () => {
 
     process.kill(broker.pid, 'SIGKILL');
     await broker.exited();
-    // Its tmux client saw EOF; tmux destroyed the hidden session with its last client.
+    // The hidden pane's loop saw the broker's pid gone; the session closed with it.
     await vi.waitFor(async () => expect(await sessionNames()).toEqual(['agent-1']), { timeout: 15_000, interval: 100 });
 
-    // A hidden session as older brokers left it behind (not destroy-unattached) is reused.
+    // A hidden session as older brokers left it behind (its pane runs cat) is reused.
     await tmux.tmux(['new-session', '-d', '-s', HIDDEN, 'cat']);
     broker = await broker.restart();
     connect();
@@ -98,3 +100,39 @@ describe('tmux belongs to the user', () => {
     await vi.waitFor(async () => expect(await sessionNames()).toEqual(['agent-2']), { timeout: 15_000, interval: 100 });
   });
 });
+
+describe('a SIGKILLed broker with many clients attached', () => {
+  // Every client of a killed broker disconnects at once: its command client and one output
+  // watcher per recorded session. When the hidden session was destroyed in that same
+  // moment (destroy-unattached), tmux 3.3a segfaulted and took every user session with
+  // it: 4 SIGKILLs of 4 here. The hidden pane now waits for the broker's pid instead, so
+  // the session goes a moment after the clients (effects/tmux/hidden-session.ts).
+  const WATCHED = 20;
+  let server: TmuxTestServer;
+  let killed: BrokerProcess | undefined;
+  afterAll(async () => {
+    await killed?.stop();
+    await server?.kill();
+  });
+
+  it('leaves the user\'s server and every session running, and its hidden session goes', async () => {
+    server = await startTmuxServer();
+    const names = Array.from({ length: WATCHED }, (_, i) => `agent-${String(i).padStart(2, '0')}`);
+    for (const name of names) await server.newSession(name, `bash --norc --noprofile -c 'while :; do echo tick; sleep 0.2; done'`);
+    killed = await startBrokerProcess({ tmuxSocket: server.socketName, config: { transcripts: { enabled: true } } });
+    // Recording attaches one watcher client per readable session.
+    const watchers = async () => (await server.tmux(['list-clients', '-F', '#{client_termname}'])).split('\n').filter((t) => t === WATCHER_TERM).length;
+    await vi.waitFor(async () => expect(await watchers()).toBe(WATCHED), { timeout: 30_000, interval: 200 });
+
+    process.kill(killed.pid, 'SIGKILL');
+    await killed.exited();
+    await vi.waitFor(async () => expect(await serverSessions(server)).toEqual(names), { timeout: 15_000, interval: 100 });
+    // Still there a while later: the server did not die after the clients left.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await serverSessions(server)).toEqual(names);
+  });
+});
+
+async function serverSessions(server: TmuxTestServer): Promise<string[]> {
+  return (await server.tmux(['list-sessions', '-F', '#{session_name}'])).split('\n').sort();
+}

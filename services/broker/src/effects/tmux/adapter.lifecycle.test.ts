@@ -33,6 +33,17 @@ async function sessionNames(server: TmuxTestServer): Promise<string[]> {
   return (await server.tmux(['list-sessions', '-F', '#{session_name}'])).split('\n').sort();
 }
 
+/** The hidden pane runs the loop that ends once this process (the "broker") has gone,
+ * and the window does not stay when it does. */
+async function expectOwnedByUs(server: TmuxTestServer): Promise<void> {
+  const target = `=${HIDDEN_SESSION_NAME}:`;
+  await vi.waitFor(
+    async () => expect(await server.tmux(['display-message', '-p', '-t', target, '#{pane_start_command}'])).toContain(`kill -0 ${process.pid} `),
+    { timeout: 10_000, interval: 50 },
+  );
+  expect(await server.tmux(['show-options', '-wv', '-t', target, 'remain-on-exit'])).toBe('off');
+}
+
 /** Whether any tmux server answers on this socket name, asked without starting one. */
 async function serverAnswers(socketName: string): Promise<boolean> {
   const result = await execa('tmux', ['-L', socketName, '-N', 'list-sessions'], { env: tmuxEnvironment(), extendEnv: false, reject: false, stdin: 'ignore' });
@@ -95,8 +106,9 @@ describe('adapter lifecycle', () => {
     const adapter = createTmuxAdapter({ socketName: server.socketName, configFile: '/dev/null', reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
     adapters.push(adapter);
     expect((await adapter.listSessions()).map((s) => s.name)).toEqual(['last-one']);
-    // The hidden session goes with its last client, even one that is killed.
-    expect(await server.tmux(['show-options', '-v', '-t', HIDDEN_SESSION_NAME, 'destroy-unattached'])).toBe('on');
+    // The hidden session goes with this process, even one that is killed: its pane waits
+    // for our pid (the SIGKILL itself: test/src/tmux-ownership.test.ts).
+    await expectOwnedByUs(server);
 
     await server.tmux(['kill-session', '-t', only.sessionId]);
     await vi.waitFor(async () => expect(await serverAnswers(server.socketName)).toBe(false), { timeout: 10_000, interval: 50 });
@@ -122,12 +134,13 @@ describe('adapter lifecycle', () => {
   it('reuses a hidden session a crashed broker left behind instead of adding a second one', async () => {
     const server = await newServer();
     await server.newSession('user', 'sleep 300');
-    // What a broker killed before destroy-unattached existed left: a detached hidden session.
+    // What a broker of an older version left after a crash: a detached hidden session running cat.
     await server.tmux(['new-session', '-d', '-s', HIDDEN_SESSION_NAME, 'cat']);
     const adapter = adapterFor(server);
     expect(await adapter.waitUntilConnected(10_000)).toBe(true);
     expect(await sessionNames(server)).toEqual([HIDDEN_SESSION_NAME, 'user']);
-    expect(await server.tmux(['show-options', '-v', '-t', HIDDEN_SESSION_NAME, 'destroy-unattached'])).toBe('on');
+    // The left-behind `cat` pane is replaced by the loop that ends with this broker.
+    await expectOwnedByUs(server);
     expect((await adapter.listSessions()).map((s) => s.name)).toEqual(['user']);
   });
 

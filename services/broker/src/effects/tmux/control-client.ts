@@ -27,11 +27,11 @@ import {
   ATTACH_HIDDEN_SESSION_ARGS,
   HANDSHAKE_COMMAND,
   NO_SERVER_HINT,
-  destroyUnattachedCommand,
   ensureHiddenSession,
   hiddenSessionRemoval,
   isNoServerMessage,
   onlyHiddenSessionKeepsServer,
+  ownerPaneCommands,
   parseHandshake,
 } from './hidden-session.js';
 import { acquireIdentifyTurn, identifyGateKey, withIdentifyTurn } from './identify-gate.js';
@@ -135,6 +135,8 @@ export class TmuxControlClient {
   private readonly socketPath: string | null;
   /** identify-gate.ts: our control clients and session changes on this server take turns. */
   private readonly identifyKey: string;
+  /** The hidden session goes when this process has (hidden-session.ts ownerPaneCommands). */
+  private readonly ownerPid = process.pid;
   /** Not connected because no server runs (or we left one that had only our session). */
   private noServer = false;
   /** A connect() is looking for the server (between timers). */
@@ -269,9 +271,8 @@ export class TmuxControlClient {
     if ((this.stateValue as ControlState) === 'closed') return;
     const conn = this.conn;
     const info = this.stateValue === 'connected' ? (conn?.info ?? null) : null;
-    // Removing the hidden session (kill-session, or destroy-unattached when the client
-    // goes) is a session change: done in our turn (identify-gate.ts), held until the
-    // client has exited.
+    // Removing the hidden session (kill-session) is a session change: done in our turn
+    // (identify-gate.ts), held until the client has exited.
     let releaseTurn: () => void = () => {};
     if (conn !== null && info !== null) {
       try {
@@ -391,16 +392,18 @@ export class TmuxControlClient {
     this.nextDelayMs = this.opts.initialDelayMs;
     this.lastErrorValue = '';
     this.noServer = false;
-    this.enqueue(conn, {
-      text: destroyUnattachedCommand(info.hiddenSessionId),
-      resolve: (r) => {
-        if (!r.ok) this.logger.warn({ tmux: r.lines.join(' ').slice(0, 200) }, 'tmux refused destroy-unattached on the hidden session');
-      },
-      reject: () => {},
-      fenced: false,
-      timer: undefined,
-      abandoned: false,
-    });
+    for (const text of ownerPaneCommands(info.hiddenSessionId, this.ownerPid)) {
+      this.enqueue(conn, {
+        text,
+        resolve: (r) => {
+          if (!r.ok) this.logger.warn({ tmux: r.lines.join(' ').slice(0, 200) }, 'tmux refused to tie the hidden session to this broker; it may outlive a crash');
+        },
+        reject: () => {},
+        fenced: false,
+        timer: undefined,
+        abandoned: false,
+      });
+    }
     this.logger.info({ serverPid: info.serverPid, socket: this.opts.socketName ?? 'default' }, 'tmux control client connected');
     this.setState('connected');
     const waiting = this.waiting;
@@ -439,10 +442,10 @@ export class TmuxControlClient {
   }
 
   /** `removal` (hidden-session.ts): the hidden session is removed by kill-session before
-   * the client goes, as on close. Leaving that to destroy-unattached crashes tmux 3.3a
-   * when any other client disconnects while ours is exiting: the session is destroyed
-   * under our still-listed client (NULL `curw` in server_client_check_modes; reproduced
-   * here about 1 in 15). With another broker attached too, it stays for that one. */
+   * the client goes, as on close. Destroying it as the client exits crashes tmux 3.3a
+   * when any other client disconnects meanwhile: the session is destroyed under our
+   * still-listed client (NULL `curw` in server_client_check_modes; reproduced here about
+   * 1 in 15 with destroy-unattached). With another broker attached too, it stays for that one. */
   private leaveServer(conn: Connection, removal: string | null): void {
     this.logger.info({ socket: this.opts.socketName ?? 'default' }, 'only the broker\'s hidden tmux session is left; leaving so the tmux server can exit');
     this.noServer = true;
@@ -542,9 +545,9 @@ export class TmuxControlClient {
       };
       if (conn.info === null) end();
       else {
-        // Once the hidden session is ours (destroy-unattached), the client's leaving
-        // destroys it: a session change, made in our turn (identify-gate.ts). A client
-        // that never got that far may still hold the turn itself: it ends at once.
+        // The last command may remove the hidden session: a session change, made in our
+        // turn (identify-gate.ts). A client that never got that far may still hold the
+        // turn itself: it ends at once.
         void withIdentifyTurn(this.identifyKey, async () => {
           end();
           await conn.process.exited;

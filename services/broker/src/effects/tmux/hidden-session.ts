@@ -17,15 +17,21 @@
  *   together, or a restart racing a dying broker, would do that to the user's server).
  *   Concurrent detached creations just answer "duplicate session", which is also how a
  *   session a crashed broker left is found and reused: there is only ever one.
- * - It is marked `destroy-unattached`, so it goes with its last client: when a broker
- *   dies, even by SIGKILL, its tmux client sees EOF on stdin and detaches.
+ * - It goes when its broker dies, even by SIGKILL, because its pane's process is a loop
+ *   that exits once the broker's pid is gone (ownerPaneCommands); the window's
+ *   `remain-on-exit` is off, so the session closes with that pane a moment later. Not
+ *   `destroy-unattached`: with it, the session was destroyed at the very moment every
+ *   client of the dead broker (the command client and each output watcher) disconnected,
+ *   and tmux 3.3a segfaults on that (reproduced here: 20 watchers, 4 SIGKILLs of 4 took
+ *   the user's server down; 0 of 4 without it). The loop lets the clients go first.
+ *   A hidden session found at connect (a crashed broker's, or one from an older version
+ *   whose pane runs `cat`) gets the loop for this broker, so it goes with this one.
  * - When it is the only session left and the server would exit without it (`exit-empty`,
  *   tmux's default), the client leaves, so the user's server ends with the user's last
  *   session instead of living on because of us; the client then waits for a new server.
- *   It leaves (and closes) by killing the hidden session first (hiddenSessionRemoval):
- *   tmux 3.3a crashes when destroy-unattached destroys a session whose client is still
- *   exiting and another client disconnects meanwhile. destroy-unattached is only for a
- *   broker that dies without closing.
+ *   It leaves (and closes) by killing the hidden session first (hiddenSessionRemoval),
+ *   before its client exits, for the same reason: tmux 3.3a crashes when a session is
+ *   destroyed under a client that is still exiting while another client disconnects.
  * - Our control clients identify one at a time and never while we change sessions
  *   (identify-gate.ts): tmux 3.3a crashes when a session changes meanwhile.
  *   With `exit-empty off` the server lives on without us anyway, and we stay.
@@ -80,9 +86,19 @@ export function parseHandshake(reply: Reply): { serverPid: number; hiddenSession
   return { serverPid: pid, hiddenSessionId: sessionId };
 }
 
-/** Run right after the handshake: the session goes with its last client. */
-export function destroyUnattachedCommand(hiddenSessionId: string): string {
-  return `set-option -t '${hiddenSessionId}' destroy-unattached on`;
+/** How often the hidden pane's loop looks for its broker: how long the hidden session can
+ * outlive a broker that died without closing. */
+export const OWNER_CHECK_SECONDS = 2;
+
+/** Run right after the handshake: the hidden pane becomes a loop that ends when the
+ * process `ownerPid` (this broker) has gone, and the session closes with it. argv form
+ * (`sh -c <script>` as three arguments), so tmux executes `sh` itself and never the
+ * user's default-shell, whose syntax may differ. `kill -0` asks without signalling; the
+ * broker runs as the tmux server's user, so only a gone pid fails it. */
+export function ownerPaneCommands(hiddenSessionId: string, ownerPid: number): string[] {
+  if (!Number.isSafeInteger(ownerPid) || ownerPid <= 0) throw new Error(`not a pid: ${ownerPid}`);
+  const loop = `while kill -0 ${ownerPid} 2>/dev/null; do sleep ${OWNER_CHECK_SECONDS}; done`;
+  return [`set-option -w -t '${hiddenSessionId}' remain-on-exit off`, `respawn-pane -k -t '${hiddenSessionId}' sh -c '${loop}'`];
 }
 
 /** True when the hidden session is the only one and the server would exit without it. */
