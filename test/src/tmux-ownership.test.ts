@@ -25,10 +25,7 @@ async function sessionNames(): Promise<string[]> {
 
 /** Whether a server answers on the socket, asked without starting one (-N). */
 async function serverAnswers(): Promise<boolean> {
-  const env = { ...process.env };
-  delete env.TMUX;
-  delete env.TMUX_PANE;
-  const result = await execa('tmux', ['-L', tmux.socketName, '-N', 'list-sessions'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
+  const result = await execa('tmux', ['-L', tmux.socketName, '-N', 'list-sessions'], { env: tmuxEnv(), extendEnv: false, reject: false, stdin: 'ignore' });
   return result.exitCode === 0;
 }
 
@@ -132,6 +129,45 @@ describe('a SIGKILLed broker with many clients attached', () => {
     expect(await serverSessions(server)).toEqual(names);
   });
 });
+
+describe('a burst of sessions created while the broker records', () => {
+  // A script starting many agents creates sessions back to back, and with transcripts on
+  // each new readable session gets a watcher. A watcher identifying while the next
+  // session is created crashed tmux 3.3a: 4 bursts of 40 of 4 before our clients waited
+  // for the sessions to settle (effects/tmux/identify-gate.ts).
+  const BURST = 40;
+  let server: TmuxTestServer;
+  let recording: BrokerProcess | undefined;
+  afterAll(async () => {
+    await recording?.stop();
+    await server?.kill();
+  });
+
+  it('leaves the server running, and every new session is recorded once the burst is over', async () => {
+    server = await startTmuxServer();
+    await server.newSession('agent-seed', 'sleep 600');
+    recording = await startBrokerProcess({ tmuxSocket: server.socketName, config: { transcripts: { enabled: true } } });
+    const watchers = async () => (await server.tmux(['list-clients', '-F', '#{client_termname}'])).split('\n').filter((t) => t === WATCHER_TERM).length;
+    await vi.waitFor(async () => expect(await watchers()).toBe(1), { timeout: 20_000, interval: 100 });
+
+    // Back to back, each by its own tmux process, as a user's script does (the test
+    // helper's newSession would wait for the broker's turn, which a user never does).
+    const names = Array.from({ length: BURST }, (_, i) => `agent-${String(i).padStart(2, '0')}`);
+    for (const name of names) {
+      const created = await execa('tmux', ['-L', server.socketName, '-N', 'new-session', '-d', '-s', name, 'sleep 600'], { env: tmuxEnv(), extendEnv: false, reject: false, stdin: 'ignore' });
+      expect(created.stderr, `creating ${name}`).toBe('');
+    }
+    await vi.waitFor(async () => expect(await watchers()).toBe(BURST + 1), { timeout: 30_000, interval: 200 });
+    expect(await serverSessions(server)).toEqual([HIDDEN, 'agent-seed', ...names].sort());
+  });
+});
+
+function tmuxEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.TMUX;
+  delete env.TMUX_PANE;
+  return env;
+}
 
 async function serverSessions(server: TmuxTestServer): Promise<string[]> {
   return (await server.tmux(['list-sessions', '-F', '#{session_name}'])).split('\n').sort();

@@ -34,7 +34,7 @@ import {
   ownerPaneCommands,
   parseHandshake,
 } from './hidden-session.js';
-import { acquireIdentifyTurn, identifyGateKey, withIdentifyTurn } from './identify-gate.js';
+import { acquireIdentifyTurn, identifyGateKey, noteSessionChange, withIdentifyTurn } from './identify-gate.js';
 import { probeTmuxServer, tmuxSocketPath } from './server-socket.js';
 import { createTmuxCommandRunner, type TmuxCommandRunner } from './tmux-command.js';
 
@@ -510,6 +510,8 @@ export class TmuxControlClient {
       this.connectionLost(conn, 'hidden control session was replaced');
       return;
     }
+    // Our next control client waits until the sessions have been still (identify-gate.ts).
+    if (name === 'sessions-changed' || name === 'session-renamed') noteSessionChange(this.identifyKey);
     if (name === 'sessions-changed' && conn.info !== null) void this.leaveIfAlone(conn);
     for (const l of this.notificationListeners) {
       try {

@@ -10,7 +10,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { AppError } from '@terminal-mcp/contract';
-import { acquireIdentifyTurn } from './identify-gate.js';
+import { acquireSettledIdentifyTurn } from './identify-gate.js';
 
 const SOCKET_NAME_RE = /^[A-Za-z0-9_.-]{1,100}$/;
 const MAX_STDERR_CHARS = 2_000;
@@ -168,7 +168,7 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
 
   if (options.identifyTurn === undefined) start();
   else {
-    void acquireIdentifyTurn(options.identifyTurn).then((release) => {
+    void acquireSettledIdentifyTurn(options.identifyTurn).then((release) => {
       releaseTurn = release;
       start();
     });

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../../test/src/helpers/tmux-server.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from './adapter.js';
 import { tmuxEnvironment } from './control-client.js';
-import { acquireIdentifyTurn, identifyGateKey } from './identify-gate.js';
+import { acquireIdentifyTurn, acquireSettledIdentifyTurn, identifyGateKey, noteSessionChange, SETTLE_MAX_MS, SETTLE_MS } from './identify-gate.js';
 
 const servers: TmuxTestServer[] = [];
 const sockets: Socket[] = [];
@@ -66,5 +66,63 @@ describe('identify gate', () => {
     await server.kill();
     servers.splice(0);
     release();
+  });
+});
+
+describe('settled identify turns', () => {
+  /** A clock that moves only when read: each reading is `step` ms after the last. */
+  const clock = (start: number, step: number) => {
+    let t = start - step;
+    const readings: number[] = [];
+    return { now: () => (readings.push((t += step)), t), readings };
+  };
+
+  it('are given at once when no session change was seen on the server', async () => {
+    const c = clock(10_000, 0);
+    const release = await acquireSettledIdentifyTurn('settle-test-none', c.now);
+    release();
+    expect(c.readings.length).toBeLessThanOrEqual(3);
+  });
+
+  it('wait until the sessions have been still for SETTLE_MS after a change', async () => {
+    const key = 'settle-test-burst';
+    noteSessionChange(key, 10_000);
+    const c = clock(10_000, SETTLE_MS / 3);
+    const release = await acquireSettledIdentifyTurn(key, c.now, async () => {});
+    release();
+    // Given at the first reading at least SETTLE_MS after the change, not before.
+    expect(c.readings.at(-1)! - 10_000).toBeGreaterThanOrEqual(SETTLE_MS);
+    expect(c.readings.at(-1)! - 10_000).toBeLessThan(SETTLE_MS + SETTLE_MS / 3 * 2 + 1);
+  });
+
+  it('are given after SETTLE_MAX_MS on a server whose sessions never rest', async () => {
+    const key = 'settle-test-restless';
+    const step = SETTLE_MS / 2;
+    let t = 50_000 - step;
+    // Every reading of the clock sees a change that just happened.
+    const now = () => {
+      t += step;
+      noteSessionChange(key, t);
+      return t;
+    };
+    const release = await acquireSettledIdentifyTurn(key, now, async () => {});
+    release();
+    expect(t - 50_000).toBeGreaterThanOrEqual(SETTLE_MAX_MS);
+    expect(t - 50_000).toBeLessThan(SETTLE_MAX_MS + 3 * step);
+  });
+
+  it('are turns: a second client waits for the first to release', async () => {
+    const key = 'settle-test-order';
+    const first = await acquireSettledIdentifyTurn(key);
+    let second = false;
+    const pending = acquireSettledIdentifyTurn(key).then((release) => {
+      second = true;
+      release();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(second).toBe(false);
+    first();
+    await pending;
+    expect(second).toBe(true);
   });
 });

@@ -17,6 +17,16 @@
  * client holds its turn from spawn until its first byte of output, which tmux can only
  * send once the client's control state exists (control-process.ts).
  *
+ * Session changes by others come in bursts (a script starting ten agents creates ten
+ * sessions within a few milliseconds of each other), and every new readable session is
+ * one more watcher to attach when transcripts are on: attaching in the middle of such a
+ * burst crashed the server 4 times of 4 here (40 sessions created back to back). So a
+ * client of ours identifies only once the server's sessions have been still for SETTLE_MS
+ * (acquireSettledIdentifyTurn; the command client notes every `%sessions-changed` and
+ * `%session-renamed`), or after SETTLE_MAX_MS at the latest. That does not close the
+ * window (nothing can stop a user's single change landing in it), it keeps our identifies
+ * out of the moments when changes are most likely.
+ *
  * The queues live in a process-wide registry, so every copy of this module (the built one
  * a test helper imports, the source one a test runs) shares them.
  */
@@ -24,11 +34,28 @@ import { tmuxSocketPath } from './server-socket.js';
 
 export type ReleaseTurn = () => void;
 
+/** How long the server's sessions must have been still before a client of ours identifies. */
+export const SETTLE_MS = 300;
+/** The longest a client waits for that: on a server whose sessions never rest, it still attaches. */
+export const SETTLE_MAX_MS = 5_000;
+
 const REGISTRY = Symbol.for('terminal-mcp.tmux-identify-gate');
+const CHANGES = Symbol.for('terminal-mcp.tmux-identify-gate.changes');
 
 function queues(): Map<string, Promise<void>> {
   const g = globalThis as { [REGISTRY]?: Map<string, Promise<void>> };
   return (g[REGISTRY] ??= new Map());
+}
+
+/** When a session change was last seen on each server (Date.now()). */
+function lastChanges(): Map<string, number> {
+  const g = globalThis as { [CHANGES]?: Map<string, number> };
+  return (g[CHANGES] ??= new Map());
+}
+
+/** A session of this server was created, renamed or destroyed just now. */
+export function noteSessionChange(key: string, at = Date.now()): void {
+  lastChanges().set(key, at);
 }
 
 /** The queue of one tmux server, named by its socket path (or its -L name when no path
@@ -61,5 +88,22 @@ export async function withIdentifyTurn<T>(key: string, fn: () => Promise<T>): Pr
     return await fn();
   } finally {
     release();
+  }
+}
+
+/** Our turn for a control client to identify: acquireIdentifyTurn, then kept until no
+ * session change has been noted on this server for SETTLE_MS (at most SETTLE_MAX_MS). */
+export async function acquireSettledIdentifyTurn(
+  key: string,
+  now: () => number = Date.now,
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+): Promise<ReleaseTurn> {
+  const release = await acquireIdentifyTurn(key);
+  const started = now();
+  for (;;) {
+    const still = now() - (lastChanges().get(key) ?? Number.NEGATIVE_INFINITY);
+    const waited = now() - started;
+    if (still >= SETTLE_MS || waited >= SETTLE_MAX_MS) return release;
+    await sleep(Math.min(SETTLE_MS - still, SETTLE_MAX_MS - waited));
   }
 }
