@@ -186,3 +186,36 @@ describe('DEAD sessions', () => {
     expect(everything).not.toContain('IOSFODNN7');
   });
 });
+
+describe('output the broker did not record', () => {
+  it('tells a reader whose cursor is from before a broker restart that output was not recorded, once', async () => {
+    // Prints all the time, so some lines fall in the restart, when no broker records.
+    await tmux.newSession('agent-gap', `sh -c 'i=0; while [ $i -lt 600 ]; do i=$((i+1)); echo gap-$i; sleep 0.05; done; exec sleep 3600'`);
+    await watched('agent-gap');
+    const before = await stdioClient();
+    const cursor = ok(await call(before, 'terminal_tail', { session: 'agent-gap', lines: 1 })).cursor as string;
+    await waitFor('lines recorded before the restart', async () => (ok(await call(before, 'terminal_read_since', { session: 'agent-gap', cursor })).line_count as number) > 3);
+
+    broker = await broker.restart();
+    await watched('agent-gap');
+    const after = await stdioClient();
+    const ticks = (text: string) => text.split('\n').flatMap((l) => (/^gap-\d+$/.test(l) ? [Number(l.slice(4))] : []));
+    // Read until lines written after the restart arrive (the recorder resumes on the first
+    // registry pass of the new broker).
+    const since = await waitFor('lines recorded after the restart', async () => {
+      const r = ok(await call(after, 'terminal_read_since', { session: 'agent-gap', cursor, max_lines: 2000 }));
+      return r.dropped === true && r;
+    });
+    expect(since.dropped_reason).toBe('unrecorded');
+    const seen = ticks(since.text as string);
+    // What is returned is what was recorded: a hole where the broker was down.
+    const holes = seen.slice(1).filter((n, i) => n !== seen[i]! + 1);
+    expect(holes.length).toBeGreaterThan(0);
+    // Reported once: the next read from the new cursor is contiguous again.
+    const next = ok(await call(after, 'terminal_read_since', { session: 'agent-gap', cursor: since.cursor as string, max_lines: 2000 }));
+    expect(next.dropped).toBe(false);
+    // A fresh cursor (taken after the restart) never reports the gap.
+    const fresh = ok(await call(after, 'terminal_tail', { session: 'agent-gap', lines: 1 })).cursor as string;
+    expect(ok(await call(after, 'terminal_read_since', { session: 'agent-gap', cursor: fresh, max_lines: 2000 })).dropped).toBe(false);
+  });
+});

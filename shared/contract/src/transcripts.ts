@@ -32,7 +32,10 @@ export const readSinceOutputSchema = z.object({
   cursor: z.string().describe('pass to the next terminal_read_since'),
   dropped: z.boolean(),
   dropped_lines: z.number().int().optional(),
-  dropped_reason: z.enum(['rotated', 'max_lines']).optional(),
+  dropped_reason: z
+    .enum(['rotated', 'unrecorded', 'max_lines'])
+    .optional()
+    .describe('rotated: the cursor is before the oldest kept output; unrecorded: output the broker did not record (it was not running, or the session was not readable); max_lines: only the newest lines are returned'),
   pending: z.string().optional().describe('the unfinished last line (a prompt); returned again once complete'),
   dead: z.boolean(),
 });

@@ -74,7 +74,7 @@ function allLines(deps: TranscriptReadDeps, identity: SessionIdentity): { lines:
   const range = store.range(identity);
   if (range === null) return { lines: [], end: 0 };
   const events = store.eventsFrom(identity, range.first);
-  return { lines: events.map((e) => e.text), end: events.at(-1)?.end ?? range.first };
+  return { lines: events.filter((e) => !e.gap).map((e) => e.text), end: events.at(-1)?.end ?? range.first };
 }
 
 function deadText(dead: DeadTranscript, lines: string[], end: number, truncated: boolean): PaneText {
@@ -188,10 +188,14 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
     const range = store.range(identity) ?? { first: 0, end: 0 };
     if (offset > range.end || (offset >= range.first && !store.isBoundary(identity, offset))) throw badCursor('does not point into this session\'s transcript');
     const rotated = offset < range.first;
-    let events = store.eventsFrom(identity, Math.max(offset, range.first));
+    const read = store.eventsFrom(identity, Math.max(offset, range.first));
+    // A gap marker after the cursor: output the broker never recorded lies in between.
+    const unrecorded = read.some((e) => e.gap === true);
+    let events = read.filter((e) => e.gap !== true);
     const overflow = Math.max(0, events.length - maxLines);
     if (overflow > 0) events = events.slice(overflow);
     const text = events.map((e) => e.text).join('\n');
+    const droppedReason = rotated ? ('rotated' as const) : unrecorded ? ('unrecorded' as const) : overflow > 0 ? ('max_lines' as const) : undefined;
     const pending = dead ? '' : recorder.pending(identity);
     return {
       session: name,
@@ -199,10 +203,11 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
       text,
       line_count: events.length,
       redactions: countRedactions(text) + countRedactions(pending),
-      cursor: encodeCursor({ identity, offset: events.at(-1)?.end ?? Math.max(offset, range.first) }),
-      dropped: rotated || overflow > 0,
+      // Past every event read, gap markers included (each is reported once).
+      cursor: encodeCursor({ identity, offset: read.at(-1)?.end ?? Math.max(offset, range.first) }),
+      dropped: droppedReason !== undefined,
       ...(overflow > 0 && { dropped_lines: overflow }),
-      ...((rotated || overflow > 0) && { dropped_reason: rotated ? ('rotated' as const) : ('max_lines' as const) }),
+      ...(droppedReason !== undefined && { dropped_reason: droppedReason }),
       ...(pending !== '' && { pending }),
       dead,
     };

@@ -163,6 +163,10 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
         store.writeMeta(meta);
         r.meta = meta;
         r.writer = store.openWriter(meta, limits);
+        // Recording resumes on a transcript with output already (a broker restart, a
+        // grant given again): what the pane printed meanwhile was not recorded, and a
+        // reader whose cursor is from before must be told (read_since `unrecorded`).
+        r.writer.markGap(now());
         return { identity, name, offset: r.writer.end() };
       },
       () => null,

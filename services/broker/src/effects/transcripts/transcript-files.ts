@@ -42,9 +42,16 @@ export interface TranscriptEvent {
   readonly offset: number;
   readonly end: number;
   readonly seconds: number;
-  /** The redacted line, without its line ending. */
+  /** The redacted line, without its line ending ('' for a gap). */
   readonly text: string;
+  /** A GAP_MARKER: output before it and after it are not contiguous. */
+  readonly gap?: true;
 }
+
+/** The label of the asciicast marker event (`[t, "m", label]`) written where recording
+ * resumed on a transcript that has output already: whatever the pane printed in between
+ * (the broker was not running, the session was not readable) was never recorded. */
+export const GAP_MARKER = 'unrecorded';
 
 interface Segment {
   readonly start: number;
@@ -117,6 +124,8 @@ export interface TranscriptWriter {
   end(): number;
   /** Appends one event per line; rotates and enforces the per-session cap. */
   append(lines: readonly string[], atMs: number): void;
+  /** Appends a GAP_MARKER event (nothing when the stream is empty: no cursor can point before it). */
+  markGap(atMs: number): void;
   close(): void;
 }
 
@@ -152,6 +161,8 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
           const ev = JSON.parse(buf.toString('utf8', pos, nl)) as [number, string, string];
           if (Array.isArray(ev) && typeof ev[0] === 'number' && ev[1] === 'o' && typeof ev[2] === 'string') {
             out.push({ offset, end: base + stop - headerLengthOf(buf), seconds: ev[0], text: ev[2].replace(/\r?\n$/, '') });
+          } else if (Array.isArray(ev) && typeof ev[0] === 'number' && ev[1] === 'm' && ev[2] === GAP_MARKER) {
+            out.push({ offset, end: base + stop - headerLengthOf(buf), seconds: ev[0], text: '', gap: true });
           }
         } catch {
           // A line cut by a crash mid-write: skipped.
@@ -267,26 +278,35 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
         end: () => end,
         append(lines, atMs) {
           if (lines.length === 0) return;
-          if (fd === null) startSegment();
-          const seconds = Math.max(lastSeconds, Math.round(Math.max(0, atMs - meta.startedAt)) / 1000);
-          lastSeconds = seconds;
-          const text = lines.map((l) => `${JSON.stringify([seconds, 'o', `${l}\r\n`])}\n`).join('');
-          const bytes = Buffer.from(text, 'utf8');
-          writeSync(fd!, bytes);
-          end += bytes.length;
-          segmentBytes += bytes.length;
-          if (segmentBytes >= limits.segmentBytes) {
-            closeSync(fd!);
-            fd = null;
-            segs = segmentsOf(dir);
-            enforceCap();
-          }
+          writeEvents(lines.map((l) => [secondsAt(atMs), 'o', `${l}\r\n`]));
+        },
+        markGap(atMs) {
+          if (end > 0) writeEvents([[secondsAt(atMs), 'm', GAP_MARKER]]);
         },
         close() {
           if (fd !== null) closeSync(fd);
           fd = null;
         },
       };
+
+      function secondsAt(atMs: number): number {
+        lastSeconds = Math.max(lastSeconds, Math.round(Math.max(0, atMs - meta.startedAt)) / 1000);
+        return lastSeconds;
+      }
+
+      function writeEvents(events: readonly (readonly [number, string, string])[]): void {
+        if (fd === null) startSegment();
+        const bytes = Buffer.from(events.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8');
+        writeSync(fd!, bytes);
+        end += bytes.length;
+        segmentBytes += bytes.length;
+        if (segmentBytes >= limits.segmentBytes) {
+          closeSync(fd!);
+          fd = null;
+          segs = segmentsOf(dir);
+          enforceCap();
+        }
+      }
     },
   };
 }
