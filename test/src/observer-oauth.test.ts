@@ -18,9 +18,13 @@ import { createOperatorAccount } from './helpers/operator-account.js';
 import { repoPath } from './helpers/repo.js';
 import { makeSourceRepo, type SourceRepo } from './helpers/source-repo.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const SESSION = 'claude-observed';
 const MARK = 'observer-mark-31c7';
+/** A second session that prints SINCE_MARK on Enter (terminal_read_since). */
+const TICKER = 'claude-ticker';
+const SINCE_MARK = 'since-mark-5e20';
 const USER = 'alice';
 const PASSWORD = 'observer e2e passphrase 42';
 const REDIRECT = 'http://127.0.0.1:9/callback';
@@ -47,6 +51,8 @@ function brokerConfig(extra: Record<string, unknown> = {}): Record<string, unkno
   return {
     allowed_session_patterns: ['claude-*'],
     log_level: 'warn',
+    // For terminal_read_since, which hosted clients call over this OAuth HTTP path.
+    transcripts: { enabled: true },
     observer: { source_roots: [{ name: 'demo', path: repo.root }], ...extra },
   };
 }
@@ -204,6 +210,8 @@ beforeAll(async () => {
   tmux = await startTmuxServer();
   await tmux.newSession(SESSION, `echo ${MARK}; exec sleep 3600`, { width: 100, height: 30 });
   await waitForPaneText(SESSION, MARK);
+  // Created before the broker, so no session changes while its watchers identify.
+  await tmux.newSession(TICKER, `sh -c 'read go; echo ${SINCE_MARK}; exec sleep 3600'`, { width: 100, height: 30 });
   base = mkdtempSync(join(tmpdir(), 'tmcp-obs-e2e-'));
   repo = makeSourceRepo(base);
   broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: brokerConfig() });
@@ -297,6 +305,26 @@ describe('the full OAuth flow, as a client sees it', () => {
     expect((await mcpPost(obs, tokens.access_token)).status).toBe(401);
     const afterReuse = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), refreshed.refresh_token!, INSECURE);
     expect(await afterReuse.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('reads output since a cursor with terminal_read_since over the OAuth HTTP path, audited under the operator', async () => {
+    const tokens = await fullFlow(obs, await register(as));
+    const mcp = await mcpClient(obs, tokens.access_token);
+    // Recording starts on the broker's first registry pass; a tail then carries a cursor.
+    const cursor = await waitFor('a cursor from terminal_tail', async () => {
+      const tail = (await mcp.callTool({ name: 'terminal_tail', arguments: { session: TICKER, lines: 5 } })) as CallToolResult;
+      return (tail.structuredContent as { cursor?: string } | undefined)?.cursor;
+    });
+    await tmux.tmux(['send-keys', '-t', `${TICKER}:`, 'Enter']);
+    const since = await waitFor('the new line after the cursor', async () => {
+      const r = (await mcp.callTool({ name: 'terminal_read_since', arguments: { session: TICKER, cursor } })) as CallToolResult;
+      if (r.isError) throw new Error(`terminal_read_since failed: ${textOf(r)}`);
+      const out = r.structuredContent as { text: string; dropped: boolean; cursor: string };
+      return out.text.includes(SINCE_MARK) && out;
+    });
+    expect(since.dropped).toBe(false);
+    expect(since.cursor).not.toBe(cursor);
+    expect(await auditedReadActors('terminal_read_since')).toContain(`observer:${USER}`);
   });
 
   it('revokes a grant through RFC 7009 /revoke', async () => {
