@@ -1,10 +1,12 @@
 // tmux belongs to the user: the adapter never starts a server (it waits for one and attaches), owns only its hidden control session inside the user's server, leaves a server it would keep alive alone, and removes only its own session on close.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../../test/src/helpers/tmux-server.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from './adapter.js';
 import { HIDDEN_SESSION_NAME, tmuxEnvironment } from './control-client.js';
+import { ownerPaneCommands } from './hidden-session.js';
 import { tmuxSocketPath } from './server-socket.js';
 
 const adapters: ControlModeTmuxAdapter[] = [];
@@ -129,6 +131,25 @@ describe('adapter lifecycle', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(adapter.state).toBe('connected');
     expect(await sessionNames(server)).toEqual([HIDDEN_SESSION_NAME]);
+  });
+
+  it('ties a session to an owner pid: it goes once the owner has gone, and stays (cat) for a pid the server cannot see', async () => {
+    const server = await newServer();
+    const tie = async (name: string, pid: number) => {
+      await server.tmux(['new-session', '-d', '-s', name, 'cat']);
+      const id = await server.tmux(['display-message', '-p', '-t', `=${name}:`, '#{session_id}']);
+      // The commands as the control client sends them, through tmux's own parser.
+      await server.tmux(['source-file', '-'], `${ownerPaneCommands(id, pid).join('\n')}\n`);
+    };
+    const owner = spawn('sleep', ['600'], { stdio: 'ignore' });
+    await tie('owned', owner.pid!);
+    await vi.waitFor(async () => expect(await server.tmux(['display-message', '-p', '-t', '=owned:', '#{pane_current_command}'])).toBe('sh'), { timeout: 10_000, interval: 50 });
+    const gone = spawn('true', { stdio: 'ignore' });
+    await new Promise((resolve) => gone.once('exit', resolve));
+    await tie('unseen', gone.pid!);
+    owner.kill();
+    await vi.waitFor(async () => expect(await sessionNames(server)).toEqual(['unseen']), { timeout: 15_000, interval: 100 });
+    expect(await server.tmux(['display-message', '-p', '-t', '=unseen:', '#{pane_current_command}'])).toBe('cat');
   });
 
   it('reuses a hidden session a crashed broker left behind instead of adding a second one', async () => {

@@ -94,10 +94,13 @@ export const OWNER_CHECK_SECONDS = 2;
  * process `ownerPid` (this broker) has gone, and the session closes with it. argv form
  * (`sh -c <script>` as three arguments), so tmux executes `sh` itself and never the
  * user's default-shell, whose syntax may differ. `kill -0` asks without signalling; the
- * broker runs as the tmux server's user, so only a gone pid fails it. */
+ * broker runs as the tmux server's user, so only a gone pid fails it. A pid the server
+ * cannot see at all (the broker in another pid namespace: its pid is alive when this
+ * runs) falls back to `cat`, which never ends: a leftover session after a crash, never a
+ * session that closes at once and is recreated again and again. */
 export function ownerPaneCommands(hiddenSessionId: string, ownerPid: number): string[] {
   if (!Number.isSafeInteger(ownerPid) || ownerPid <= 0) throw new Error(`not a pid: ${ownerPid}`);
-  const loop = `while kill -0 ${ownerPid} 2>/dev/null; do sleep ${OWNER_CHECK_SECONDS}; done`;
+  const loop = `kill -0 ${ownerPid} 2>/dev/null || exec cat; while kill -0 ${ownerPid} 2>/dev/null; do sleep ${OWNER_CHECK_SECONDS}; done`;
   return [`set-option -w -t '${hiddenSessionId}' remain-on-exit off`, `respawn-pane -k -t '${hiddenSessionId}' sh -c '${loop}'`];
 }
 
