@@ -78,6 +78,23 @@ describe('terminal_read_since', () => {
     expect(again).toMatchObject({ line_count: 0, pending: 'Continue? [y/N] ', cursor: r.cursor });
   });
 
+  it('loses nothing between the first read of a session not yet recorded and its recording', async () => {
+    // Prints all the time: lines between the tail and the recording's start would be lost
+    // if the recording started only after the read.
+    await broker.server.newSession('test-first-read', "sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo first-$i; sleep 0.02; done; exec sleep 600'");
+    await waitFor('the pane printing', async () => (await broker.server.tmux(['capture-pane', '-p', '-t', '=test-first-read:'])).includes('first-5'));
+    expect(recorder.positionByName('test-first-read')).toBeNull();
+    const ticks = (text: string) => text.split('\n').flatMap((l) => (/^first-\d+$/.test(l) ? [Number(l.slice(6))] : []));
+    const tail = await reads.withCursor('test-first-read', () => broker.deps.reader.tail('test-first-read', 5));
+    const lastSeen = ticks(tail.text).at(-1)!;
+    const since = await waitFor('lines after the tail', async () => {
+      const out = await reads.readSince({ session: 'test-first-read', cursor: tail.cursor!, max_lines: 2000 });
+      return (ticks(out.text).at(-1) ?? 0) > lastSeen + 5 && out;
+    });
+    // The next line after the tail's last is there (lines before it may repeat: never lost).
+    expect(ticks(since.text)).toContain(lastSeen + 1);
+  });
+
   it('refuses a cursor of another session, one off a line boundary, and garbage', async () => {
     await broker.server.newSession('test-cursor-a', 'sleep 600');
     const s = await broker.server.newSession('test-cursor-b', 'stty -echo; exec cat');

@@ -229,7 +229,14 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
 
   return {
     async withCursor(name, read) {
-      const before = recorder.positionByName(name);
+      let before = recorder.positionByName(name);
+      // Not recorded yet: the recording starts BEFORE the read, so what the pane prints
+      // between the read and the recording's start is not lost behind the cursor. A target
+      // the gate refuses is left to the read itself, which answers with the same error.
+      if (before === null && deps.config.transcripts.enabled) {
+        const target = await deps.access.readable(name).catch(() => null);
+        if (target !== null) before = await recorder.ensure(target.identity.sessionId, target.sessionName, target.pane, deps.access);
+      }
       const result = await read();
       if (before && before.identity.sessionId === result.session_id) return { ...result, cursor: encodeCursor(before) };
       return cursorOf(result);
