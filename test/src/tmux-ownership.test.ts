@@ -118,8 +118,7 @@ describe('a SIGKILLed broker with many clients attached', () => {
     for (const name of names) await server.newSession(name, `bash --norc --noprofile -c 'while :; do echo tick; sleep 0.2; done'`);
     killed = await startBrokerProcess({ tmuxSocket: server.socketName, config: { transcripts: { enabled: true } } });
     // Recording attaches one watcher client per readable session.
-    const watchers = async () => (await server.tmux(['list-clients', '-F', '#{client_termname}'])).split('\n').filter((t) => t === WATCHER_TERM).length;
-    await vi.waitFor(async () => expect(await watchers()).toBe(WATCHED), { timeout: 30_000, interval: 200 });
+    await vi.waitFor(async () => expect(await watcherCount(server)).toBe(WATCHED), { timeout: 30_000, interval: 200 });
 
     process.kill(killed.pid, 'SIGKILL');
     await killed.exited();
@@ -147,8 +146,7 @@ describe('a burst of sessions created while the broker records', () => {
     server = await startTmuxServer();
     await server.newSession('agent-seed', 'sleep 600');
     recording = await startBrokerProcess({ tmuxSocket: server.socketName, config: { transcripts: { enabled: true } } });
-    const watchers = async () => (await server.tmux(['list-clients', '-F', '#{client_termname}'])).split('\n').filter((t) => t === WATCHER_TERM).length;
-    await vi.waitFor(async () => expect(await watchers()).toBe(1), { timeout: 20_000, interval: 100 });
+    await vi.waitFor(async () => expect(await watcherCount(server)).toBe(1), { timeout: 20_000, interval: 100 });
 
     // Back to back, each by its own tmux process, as a user's script does (the test
     // helper's newSession would wait for the broker's turn, which a user never does).
@@ -157,7 +155,7 @@ describe('a burst of sessions created while the broker records', () => {
       const created = await execa('tmux', ['-L', server.socketName, '-N', 'new-session', '-d', '-s', name, 'sleep 600'], { env: tmuxEnv(), extendEnv: false, reject: false, stdin: 'ignore' });
       expect(created.stderr, `creating ${name}`).toBe('');
     }
-    await vi.waitFor(async () => expect(await watchers()).toBe(BURST + 1), { timeout: 30_000, interval: 200 });
+    await vi.waitFor(async () => expect(await watcherCount(server)).toBe(BURST + 1), { timeout: 30_000, interval: 200 });
     expect(await serverSessions(server)).toEqual([HIDDEN, 'agent-seed', ...names].sort());
   });
 });
@@ -167,6 +165,11 @@ function tmuxEnv(): NodeJS.ProcessEnv {
   delete env.TMUX;
   delete env.TMUX_PANE;
   return env;
+}
+
+/** How many of the broker's output watchers are attached to the server. */
+async function watcherCount(server: TmuxTestServer): Promise<number> {
+  return (await server.tmux(['list-clients', '-F', '#{client_termname}'])).split('\n').filter((t) => t === WATCHER_TERM).length;
 }
 
 async function serverSessions(server: TmuxTestServer): Promise<string[]> {
