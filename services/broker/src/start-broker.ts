@@ -68,8 +68,7 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   const access = createAccessGate({
     config,
     tmux,
-    grants: (name) => stores.grants.find(name),
-    grantsOf: (names) => stores.grants.findMany(names),
+    grants: stores.grants,
     bindings: services.bindings,
     delivery: services.delivery,
   });

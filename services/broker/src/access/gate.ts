@@ -23,19 +23,18 @@ import { requireBoundTarget, targetOfSession, type ReadableTarget, type Resolved
 
 export type AllowedDecision = Extract<InputDecision, { allowed: true }>;
 
-/** Where the gate finds the operator's dashboard grants: the stored grant under a name,
- * in whatever state (effects/store/grants-store.ts `find`). */
-export type GrantLookup = (sessionName: string) => GrantRecord | undefined;
-/** The same for many names in one read (effects/store/grants-store.ts `findMany`). */
-export type GrantsLookup = (sessionNames: readonly string[]) => ReadonlyMap<string, GrantRecord>;
+/** Where the gate finds the operator's dashboard grants: the stored grant under a name, in
+ * whatever state, for one name or for a whole listing in one read (effects/store/grants-store.ts). */
+export interface GrantLookup {
+  find(sessionName: string): GrantRecord | undefined;
+  findMany(sessionNames: readonly string[]): ReadonlyMap<string, GrantRecord>;
+}
 
 export interface AccessGateDeps {
   config: BrokerConfig;
   tmux: Pick<TmuxAdapter, 'listSessions' | 'findSession' | 'paneFacts'>;
   /** Absent: no grant admits anything (fail closed), only the whitelist does. */
   grants?: GrantLookup | undefined;
-  /** For a whole listing at once; absent, `grants` is asked per name. */
-  grantsOf?: GrantsLookup | undefined;
   bindings: { get(name: string): BindingRecord | undefined };
   delivery: Pick<PaneDelivery, 'readIdentity'>;
   now?: (() => number) | undefined;
@@ -91,7 +90,7 @@ export function createAccessGate(deps: AccessGateDeps): AccessGate {
   const readPolicy = readPolicyOf(config);
   const inputPolicy = inputPolicyOf(config);
 
-  const grantOf = (name: string, identity: SessionIdentity) => effectiveGrant(name, deps.grants?.(name), identity, now());
+  const grantOf = (name: string, identity: SessionIdentity) => effectiveGrant(name, deps.grants?.find(name), identity, now());
   const canRead = (name: string, grant?: EffectiveGrant | null) => decideReadAccess(readPolicy, name, grant).allowed;
   const withGrant = <T extends ResolvedTarget>(t: T): T => ({ ...t, grant: grantOf(t.sessionName, t.identity) });
 
@@ -110,15 +109,9 @@ export function createAccessGate(deps: AccessGateDeps): AccessGate {
     grantOf,
     canRead,
     describeAll(sessions) {
-      const names = sessions.map((s) => s.name);
-      const stored: ReadonlyMap<string, GrantRecord> = deps.grantsOf
-        ? deps.grantsOf(names)
-        : new Map(names.flatMap((n) => {
-            const g = deps.grants?.(n);
-            return g ? [[n, g] as const] : [];
-          }));
+      const stored = deps.grants?.findMany(sessions.map((s) => s.name));
       const at = now();
-      return sessions.map((s) => describeSessionAccess({ read: readPolicy, input: inputPolicy }, s, effectiveGrant(s.name, stored.get(s.name), s, at)));
+      return sessions.map((s) => describeSessionAccess({ read: readPolicy, input: inputPolicy }, s, effectiveGrant(s.name, stored?.get(s.name), s, at)));
     },
 
     async readable(name, listing) {
