@@ -45,10 +45,13 @@ async function findDead(deps: TranscriptReadDeps, name: string, identity?: Sessi
   return found ? { identity: sessionIdentityOf(found.meta), meta: found.meta } : null;
 }
 
-/** The read rule on a dead session's recorded name (and a grant still pinned to it). */
+/** The read rule on a recorded name (and a grant still pinned to that session). */
+const canReadRecorded = (deps: TranscriptReadDeps, name: string, identity: SessionIdentity) => deps.access.canRead(name, deps.access.grantOf(name, identity));
+
+/** The read rule on a dead session's recorded name, as an error. */
 function assertDeadReadable(deps: TranscriptReadDeps, dead: DeadTranscript): void {
   if (!deps.config.permissions.terminal_read) throw new AppError('READ_DISABLED', 'reading terminals is turned off');
-  if (!deps.access.canRead(dead.meta.name, deps.access.grantOf(dead.meta.name, dead.identity))) throw new AppError('SESSION_NOT_ALLOWED', 'access to this session is denied');
+  if (!canReadRecorded(deps, dead.meta.name, dead.identity)) throw new AppError('SESSION_NOT_ALLOWED', 'access to this session is denied');
 }
 
 const isNotFound = (err: unknown) => readAppErrorData(err)?.code === 'SESSION_NOT_FOUND';
@@ -103,7 +106,7 @@ export function withDeadTranscripts(deps: TranscriptReadDeps, live: readonly Lis
   const gone = deps.transcripts.store
     .list()
     .filter((e) => !live.some((s) => sameSession(s, e.meta)))
-    .filter((e) => deps.config.permissions.terminal_read && deps.access.canRead(e.meta.name, deps.access.grantOf(e.meta.name, e.meta)));
+    .filter((e) => deps.config.permissions.terminal_read && canReadRecorded(deps, e.meta.name, e.meta));
   const key = (sessionId: string, created: number) => `${sessionId}\t${created}`;
   const ids = new Map(gone.map((e) => [key(e.meta.sessionId, e.meta.created), e.dir]));
   const marked = dead.map((d) => {
@@ -175,10 +178,15 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
     return pos ? { ...result, cursor: encodeCursor({ identity: pos.identity, offset: pos.offset }) } : result;
   }
 
-  /** The live target's recording, started if needed. */
+  /** The live target's recording, started if needed; null when it cannot be. */
+  async function recordingOf(t: ReadableTarget) {
+    return recorder.position(t.identity) ?? (await recorder.ensure(t.identity.sessionId, t.sessionName, t.pane, deps.access));
+  }
+
+  /** The same, for a read that needs it. */
   async function liveRecording(t: ReadableTarget) {
     if (!deps.config.transcripts.enabled) throw noTranscripts();
-    const pos = recorder.position(t.identity) ?? (await recorder.ensure(t.identity.sessionId, t.sessionName, t.pane, deps.access));
+    const pos = await recordingOf(t);
     if (pos === null) throw new AppError('TMUX_UNAVAILABLE', 'the session is not being recorded right now', 'Call terminal_tail for a fresh cursor and try again in a few seconds.');
     return pos;
   }
@@ -235,7 +243,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
       // the gate refuses is left to the read itself, which answers with the same error.
       if (before === null && deps.config.transcripts.enabled) {
         const target = await deps.access.readable(name).catch(() => null);
-        if (target !== null) before = await recorder.ensure(target.identity.sessionId, target.sessionName, target.pane, deps.access);
+        if (target !== null) before = await recordingOf(target);
       }
       const result = await read();
       if (before && before.identity.sessionId === result.session_id) return { ...result, cursor: encodeCursor(before) };
