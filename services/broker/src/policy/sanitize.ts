@@ -89,8 +89,15 @@ export function terminalControlLengthAt(text: string, index: number): number {
   return 0;
 }
 
-/** Remove every escape sequence and control character except `\n` and `\t`. */
-export function stripTerminalControls(text: string): string {
+/** What a walk over text does with one control sequence (or control character). */
+export type ControlAction = 'drop' | 'keep' | 'stop';
+
+/**
+ * `text` with each escape sequence and control character (`terminalControlLengthAt`) kept
+ * or dropped as `decide` says, in one walk. On 'stop' the walk ends: the text from that
+ * sequence on is left out, and `stoppedAt` is where it starts.
+ */
+export function filterTerminalControls(text: string, decide: (start: number, length: number) => ControlAction): { text: string; stoppedAt: number | null } {
   let out = '';
   let runStart = 0;
   let i = 0;
@@ -101,11 +108,21 @@ export function stripTerminalControls(text: string): string {
       continue;
     }
     if (i > runStart) out += text.slice(runStart, i);
+    const action = decide(i, length);
+    if (action === 'stop') return { text: out, stoppedAt: i };
+    if (action === 'keep') out += text.slice(i, i + length);
     i += length;
     runStart = i;
   }
   if (runStart < text.length) out += text.slice(runStart);
-  return out;
+  return { text: out, stoppedAt: null };
+}
+
+const dropAll = (): ControlAction => 'drop';
+
+/** Remove every escape sequence and control character except `\n` and `\t`. */
+export function stripTerminalControls(text: string): string {
+  return filterTerminalControls(text, dropAll).text;
 }
 
 /** Split text into lines on `\n`; a trailing newline does not make an extra empty line. */

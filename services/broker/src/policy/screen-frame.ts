@@ -22,7 +22,7 @@
  * cells in that row; the cursor still goes to the pane's real cursor cell.
  */
 import { cutPaneWindow, displayWidth, type PaneWindow } from './pane-window.js';
-import { stripTerminalControls, terminalControlLengthAt } from './sanitize.js';
+import { filterTerminalControls, stripTerminalControls, terminalControlLengthAt } from './sanitize.js';
 
 export interface ScreenGeometry {
   readonly width: number;
@@ -42,23 +42,7 @@ const SGR = /^\x1b\[[0-9;:]*m$/;
 
 /** Removes every control sequence and control character except SGR, newline and tab. */
 export function keepOnlySgr(text: string): string {
-  let out = '';
-  let runStart = 0;
-  let i = 0;
-  while (i < text.length) {
-    const length = terminalControlLengthAt(text, i);
-    if (length === 0) {
-      i += 1;
-      continue;
-    }
-    if (i > runStart) out += text.slice(runStart, i);
-    const sequence = text.slice(i, i + length);
-    if (SGR.test(sequence)) out += sequence;
-    i += length;
-    runStart = i;
-  }
-  if (runStart < text.length) out += text.slice(runStart);
-  return out;
+  return filterTerminalControls(text, (i, length) => (SGR.test(text.slice(i, i + length)) ? 'keep' : 'drop')).text;
 }
 
 function clamp(value: number, min: number, max: number): number {

@@ -21,7 +21,7 @@
  * approximate text, and a secret deliberately split over two lines is two halves.
  */
 import { redactSecrets } from './redact.js';
-import { terminalControlLengthAt } from './sanitize.js';
+import { filterTerminalControls } from './sanitize.js';
 
 export const LINE_CAP = 16 * 1024;
 const CUT_SEARCH = 1024;
@@ -106,26 +106,11 @@ export function createTranscriptLineRedactor(): TranscriptLineRedactor {
   function visibleOf(text: string, final: boolean): string {
     const raw = carry + text;
     carry = '';
-    let out = '';
-    let runStart = 0;
-    let i = 0;
-    while (i < raw.length) {
-      const length = terminalControlLengthAt(raw, i);
-      if (length === 0) {
-        i += 1;
-        continue;
-      }
-      if (i > runStart) out += raw.slice(runStart, i);
-      if (!final && i + length >= raw.length && opensSequence(raw.charCodeAt(i))) {
-        // Possibly cut by the chunk boundary: decide once more bytes are in.
-        carry = raw.length - i > ESCAPE_CARRY_CAP ? '' : raw.slice(i);
-        return out;
-      }
-      i += length;
-      runStart = i;
-    }
-    if (runStart < raw.length) out += raw.slice(runStart);
-    return out;
+    // A sequence that reaches the end of the chunk may be cut by the chunk boundary:
+    // decided once more bytes are in.
+    const visible = filterTerminalControls(raw, (i, length) => (!final && i + length >= raw.length && opensSequence(raw.charCodeAt(i)) ? 'stop' : 'drop'));
+    if (visible.stoppedAt !== null) carry = raw.length - visible.stoppedAt > ESCAPE_CARRY_CAP ? '' : raw.slice(visible.stoppedAt);
+    return visible.text;
   }
 
   return {
