@@ -75,14 +75,17 @@ function writeFileAtomic(path: string, text: string): void {
   renameSync(tmp, path);
 }
 
-function segmentsOf(dir: string): Segment[] {
-  let names: string[];
+/** The names in `dir`; none when it does not exist (yet, or any more). */
+function namesIn(dir: string): string[] {
   try {
-    names = readdirSync(dir);
+    return readdirSync(dir);
   } catch {
     return [];
   }
-  return names
+}
+
+function segmentsOf(dir: string): Segment[] {
+  return namesIn(dir)
     .map((n) => SEGMENT_RE.exec(n))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({ start: Number(m[1]), path: join(dir, m[0]) }))
@@ -176,13 +179,7 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
   return {
     root,
     list() {
-      let names: string[];
-      try {
-        names = readdirSync(root);
-      } catch {
-        return [];
-      }
-      return names
+      return namesIn(root)
         .filter((n) => DIR_RE.test(n))
         .map((dir) => ({ dir, meta: readMeta(join(root, dir)) }))
         .filter((e): e is { dir: string; meta: TranscriptMeta } => e.meta !== null)
