@@ -222,6 +222,24 @@ async function main(): Promise<void> {
       row('ours, MCP over HTTP', hs, b);
       row('baseline, execFile capture-pane', b);
       row('second baseline, execa capture-pane', summarize(ea!), b);
+
+      // The same read of a pane that printed since the last read (an agent at work):
+      // nothing remembered applies (services/broker/src/reads/cut-memo.ts), so this is
+      // the cost of redacting afresh. The rows above re-read quiet panes, whose cuts are
+      // remembered. A separate session, killed again before the list section counts.
+      const busyName = 'agent-busy';
+      const busy = await tmux.newSession(busyName, `bash --norc --noprofile -c 'for i in $(seq 1 300); do echo "line $i of ${busyName}: lorem ipsum dolor sit amet"; done; n=0; while :; do n=$((n+1)); echo "tick $n of ${busyName}: lorem ipsum dolor sit amet"; sleep 0.02; done'`, { width: 160, height: 50 });
+      const [bs, bb] = [[], []] as number[][];
+      for (let i = 0; i < 10; i++) await tail(stdio, busyName);
+      for (let i = 0; i < Math.min(ITER, 150); i++) {
+        await new Promise((r) => setTimeout(r, 30));
+        await time(bs!, () => tail(stdio, busyName));
+        await time(bb!, () => spawnTmux(captureArgs(busy.paneId)));
+      }
+      await tmux.tmux(['kill-session', '-t', busy.sessionId]);
+      const busyBase = summarize(bb!);
+      row('ours, stdio, pane printing meanwhile', summarize(bs!), busyBase);
+      row('baseline, execFile, same pane', busyBase);
       target('tail stdio p50 <= 0.5x baseline', `${(ss.p50 / b.p50).toFixed(2)}x`, ss.p50 / b.p50 <= 0.5);
       target('tail HTTP p50 <= 0.6x baseline', `${(hs.p50 / b.p50).toFixed(2)}x`, hs.p50 / b.p50 <= 0.6);
     }

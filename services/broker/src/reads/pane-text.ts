@@ -4,9 +4,15 @@
  * joined (-J), with rows of context above and below. */
 import { AppError } from '@terminal-mcp/contract';
 import type { PaneFacts, TmuxAdapter } from '../effects/tmux/types.js';
-import { cutPaneWindow, planPaneCapture, type PaneWindow } from '../policy/pane-window.js';
+import { cutPaneWindow, planPaneCapture, type PaneWindow, type PaneWindowRequest } from '../policy/pane-window.js';
 import { redactSecrets } from '../policy/redact.js';
 import { stripTerminalControls } from '../policy/sanitize.js';
+import { createCutMemo } from './cut-memo.js';
+
+/** One memo for every reader in this process (tail, capture, batch, status, live screens,
+ * the supervisor): it only ever returns what `cutPaneWindow` returns for the same text and
+ * request (cut-memo.ts), so sharing it shares no state between callers. */
+const cuts = createCutMemo();
 
 export interface CleanText {
   lines: string[];
@@ -80,7 +86,7 @@ export async function readPaneWindow(
     const plan = planPaneCapture(pane, start, endRow, whole);
     const fits = early !== undefined && !whole && early.paneId === pane.paneId && early.start === plan.start && early.end === plan.end && early.escapes === escapes;
     const captured = (fits ? await early.text : null) ?? (await tmux.capturePane(pane.paneId, { start: plan.start, end: plan.end, escapes }));
-    return cutPaneWindow(captured, {
+    const request: PaneWindowRequest = {
       width: pane.width,
       start,
       end: endRow,
@@ -88,7 +94,8 @@ export async function readPaneWindow(
       bottomRow: plan.bottomRow,
       fromHistoryStart: plan.fromHistoryStart,
       toScreenBottom: plan.toScreenBottom,
-    });
+    };
+    return cuts.cut(pane.paneId, request, captured, () => cutPaneWindow(captured, request));
   };
   const first = await read(false);
   return first.needsWhole ? read(true) : first;
