@@ -123,12 +123,12 @@ function httpGetter(socketPath: string): (path: string) => Promise<unknown> {
 /** An MCP ping POSTed with node:http on a kept-alive connection, in the SDK client's
  * session: the same server path as `http.ping()` without the SDK client and fetch, so the
  * client's share of the HTTP hop shows in the same run. */
-function rawMcpPinger(port: number, transport: StreamableHTTPClientTransport): () => Promise<unknown> {
+function rawMcpCaller(port: number, transport: StreamableHTTPClientTransport): (method: string, params?: unknown) => Promise<unknown> {
   const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
   let id = 0;
-  return () =>
+  return (method, params) =>
     new Promise((resolve, reject) => {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: `raw-${++id}`, method: 'ping' });
+      const body = JSON.stringify({ jsonrpc: '2.0', id: `raw-${++id}`, method, ...(params === undefined ? {} : { params }) });
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': String(Buffer.byteLength(body)) };
       if (transport.sessionId) headers['mcp-session-id'] = transport.sessionId;
       if (transport.protocolVersion) headers['mcp-protocol-version'] = transport.protocolVersion;
@@ -303,7 +303,10 @@ async function main(): Promise<void> {
     if (only.has('hops')) {
       const floor = await openControlFloor(tmux.socketName, names[0]!, spawnEnv);
       const pingRaw: number[] = [];
-      const rawPing = rawMcpPinger(port, httpTransport);
+      const rawMcp = rawMcpCaller(port, httpTransport);
+      const rawPing = () => rawMcp('ping');
+      const rawTail = (name: string) => rawMcp('tools/call', { name: 'terminal_tail', arguments: { session: name, lines: TAIL_LINES } });
+      const mcpHRaw: number[] = [];
       const [pingS, pingH, empty, emptyHttp, read, readHttp, capture, mcpS, mcpH, listCm, listBroker, listS, listH] = [[], [], [], [], [], [], [], [], [], [], [], [], []] as number[][];
       const httpGet = httpGetter(join(broker.socketDir, 'gateway.sock'));
       const tailPath = (name: string) => `/sessions.tail?input=${encodeURIComponent(JSON.stringify({ session: name, lines: TAIL_LINES }))}`;
@@ -321,6 +324,7 @@ async function main(): Promise<void> {
         await time(capture!, () => floor.run(`capture-pane -p -J -t ${panes[idx]} -S -${TAIL_LINES + 32}`));
         await time(mcpS!, () => tail(stdio, names[idx]!));
         await time(mcpH!, () => tail(http, names[idx]!));
+        await time(mcpHRaw, () => rawTail(names[idx]!));
         await time(listCm!, () => Promise.all(BROKER_LIST_COMMANDS.map((c) => floor.run(c))));
         await time(listBroker!, () => direct.sessions.list.query({}));
         await time(listS!, () => list(stdio));
@@ -341,6 +345,9 @@ async function main(): Promise<void> {
       row('control-mode capture alone', st.capture!);
       row('MCP terminal_tail, stdio', st.mcpS!);
       row('MCP terminal_tail, HTTP', st.mcpH!);
+      const tailRaw = summarize(mcpHRaw);
+      row('  same, node:http POST (no SDK client)', tailRaw);
+      console.log(`  HTTP client share of the tail (SDK client + fetch) p50: ${ms(st.mcpH!.p50 - tailRaw.p50)}`);
       console.log(`  gateway handling (tail - broker read) p50: stdio ${ms(st.mcpS!.p50 - st.read!.p50)}   HTTP ${ms(st.mcpH!.p50 - st.read!.p50)}`);
       console.log(`  broker work (read - empty call) p50:   ${ms(st.read!.p50 - st.empty!.p50)}`);
       console.log(`  floor (capture + MCP ping) p50:          stdio ${ms(st.capture!.p50 + st.pingS!.p50)}   HTTP ${ms(st.capture!.p50 + st.pingH!.p50)}`);

@@ -182,8 +182,12 @@ export function callLink<TRouter extends AnyRouter>(options: CallLinkOptions): {
             observer.error(TRPCClientError.from({ error: reply.error } as never));
             return;
           }
+          // No observer.complete() after the one value: the client's promise has already
+          // taken it and unsubscribed, and a complete() only makes tRPC abort its private
+          // AbortController, which builds a DOMException (with a stack trace) per call:
+          // about 0.05 ms, a third of an empty broker call (measured: p50 0.15 -> 0.10 ms).
+          // Our clients only ever await calls (queries and mutations), never subscribe.
           observer.next({ result: { type: 'data', data: reply.result.data as never }, context: {} });
-          observer.complete();
         },
         (err: unknown) => observer.error(TRPCClientError.from(err instanceof Error ? err : new Error(String(err)))),
       );
