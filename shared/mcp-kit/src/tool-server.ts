@@ -15,6 +15,7 @@ import type { McpTool } from './define-tool.js';
 import { checkToolArguments } from './tool-arguments.js';
 import { publishedInputSchema, publishedOutputSchema } from './tool-catalogue.js';
 import { describeToolFailure, ERROR_PRESENTATION, timeoutFailure, toolErrorResult, type DescribedFailure } from './tool-errors.js';
+import { callBudget } from './call-budget.js';
 
 /** Generous for a read (they take milliseconds); it exists so a stuck broker or tmux
  * cannot hold a client's call open forever. */
@@ -108,20 +109,22 @@ export function registerTools<R extends SocketRole>(server: McpServer, tools: re
       hooks.failed(tool.name, elapsedMs(), described, undefined);
       return toolErrorResult(checked.failure);
     }
-    const budget = AbortSignal.timeout(timeoutMs);
-    const signal = AbortSignal.any([extra.signal, budget]);
+    const budget = callBudget(extra.signal, timeoutMs);
     try {
-      const { structured, text } = await hooks.asActor(extra, () => tool.invoke(checked.args, { broker, signal }));
+      const { structured, text } = await hooks.asActor(extra, () => tool.invoke(checked.args, { broker, signal: budget.signal }));
       hooks.succeeded(tool.name, elapsedMs());
       return { content: [{ type: 'text', text }], structuredContent: structured };
     } catch (err) {
-      const described = budget.aborted
+      const described = budget.timedOut()
         ? timeoutFailure(`the broker did not answer within ${Math.round(timeoutMs / 1000)} s`)
         : extra.signal.aborted
           ? timeoutFailure('the call was cancelled')
           : describeToolFailure(err);
       hooks.failed(tool.name, elapsedMs(), described, err);
       return toolErrorResult(described.failure);
+    } finally {
+      budget.dispose();
     }
   });
 }
+
