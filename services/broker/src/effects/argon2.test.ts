@@ -19,7 +19,7 @@ process.stdout.write(JSON.stringify({ grewMb: mb() - before, purgeDelay: process
 `;
 
 function run(extraEnv: Record<string, string> = {}): { grewMb: number; purgeDelay: string | null } {
-  const env: NodeJS.ProcessEnv = { ...process.env, UV_THREADPOOL_SIZE: '4', ...extraEnv };
+  const env: NodeJS.ProcessEnv = { ...process.env, UV_THREADPOOL_SIZE: '4' };
   delete env.MIMALLOC_PURGE_DELAY;
   Object.assign(env, extraEnv);
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', SCRIPT], { env, encoding: 'utf8' });
