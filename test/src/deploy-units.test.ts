@@ -138,7 +138,9 @@ describe('hardening the units promise', () => {
     for (const dir of [systemDir, userDir]) {
       const exec = setting(unit(dir, 'terminal-mcp-broker.service'), 'ExecStart') ?? '';
       const argv = exec.split(' ');
-      expect(argv.slice(1, 1 + BROKER_NODE_FLAGS.length), exec).toEqual([...BROKER_NODE_FLAGS]);
+      // Exactly the flags: node, the flags, the script (a flag dropped from node-flags.ts
+      // must not linger in a unit).
+      expect(argv.slice(1, -1), exec).toEqual([...BROKER_NODE_FLAGS]);
       expect(argv.at(-1)).toMatch(/services\/broker\/dist\/bin\/main\.js$/);
     }
   });

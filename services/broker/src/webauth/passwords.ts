@@ -5,9 +5,9 @@
  * verifiable.
  */
 import { randomBytes } from 'node:crypto';
-import { hash, verify, type Options } from '@node-rs/argon2';
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import { AUTH_LIMITS } from '@terminal-mcp/contract';
+import { hash, verify, type Options } from '../effects/argon2.js';
 
 /** `Algorithm.Argon2id` is a const enum in the typings; its runtime value is 2. */
 const ARGON2ID = 2;
