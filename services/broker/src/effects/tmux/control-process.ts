@@ -3,17 +3,21 @@
  * without TMUX/TMUX_PANE, stdout delivered as text chunks, stdin writes coalesced per tick,
  * stderr kept (capped) for the log and for classifying why the client ended, and one
  * way to end it: close stdin (tmux detaches the client on EOF), then SIGTERM and finally
- * SIGKILL if it lingers, each escalation armed once.
+ * SIGKILL if it lingers, each escalation armed once. If the broker dies first, the kernel
+ * ends the client (death-signal.ts).
  *
  * What the bytes mean is control-protocol.ts's business; what to do when the process
  * ends is the client's (control-client.ts, pane-watch.ts).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { AppError } from '@terminal-mcp/contract';
+import { deathSignalLauncher } from './death-signal.js';
 import { acquireSettledIdentifyTurn } from './identify-gate.js';
 
 const SOCKET_NAME_RE = /^[A-Za-z0-9_.-]{1,100}$/;
 const MAX_STDERR_CHARS = 2_000;
+/** setpriv's exit status when it cannot exec the command. */
+const EXEC_FAILED = 127;
 
 /** The environment of every tmux spawn: without TMUX/TMUX_PANE, which tmux would follow
  * to the enclosing server instead of the one -L names. */
@@ -105,8 +109,12 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
       return;
     }
     let c: ChildProcessWithoutNullStreams;
+    let launched = false;
     try {
-      c = spawn(options.tmuxPath, [...options.args], { env: options.env, cwd: '/', stdio: 'pipe' });
+      // Through `setpriv --pdeathsig` where there is one, so the client ends with us (death-signal.ts).
+      launched = deathSignalLauncher().length > 0;
+      const [launch, ...launchArgs] = [...deathSignalLauncher(), options.tmuxPath, ...options.args] as [string, ...string[]];
+      c = spawn(launch, launchArgs, { env: options.env, cwd: '/', stdio: 'pipe' });
     } catch (err) {
       releaseTurn();
       resolveExited();
@@ -136,7 +144,10 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
       resolveExited();
       if (termTimer !== undefined) clearTimeout(termTimer);
       if (killTimer !== undefined) clearTimeout(killTimer);
-      end(stderr.trim() || `tmux control client exited (${signal ?? `code ${String(code)}`})`);
+      // setpriv could not exec tmux (not installed, not executable): what spawn reports
+      // as an error when tmux is started directly.
+      if (launched && code === EXEC_FAILED && stderr.startsWith('setpriv:')) end(`tmux could not be started (exit ${EXEC_FAILED})`, true);
+      else end(stderr.trim() || `tmux control client exited (${signal ?? `code ${String(code)}`})`);
     });
     if (outBuffer !== '') flush();
   };
