@@ -112,8 +112,9 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
     let launched = false;
     try {
       // Through `setpriv --pdeathsig` where there is one, so the client ends with us (death-signal.ts).
-      launched = deathSignalLauncher().length > 0;
-      const [launch, ...launchArgs] = [...deathSignalLauncher(), options.tmuxPath, ...options.args] as [string, ...string[]];
+      const prefix = deathSignalLauncher();
+      launched = prefix.length > 0;
+      const [launch, ...launchArgs] = [...prefix, options.tmuxPath, ...options.args] as [string, ...string[]];
       c = spawn(launch, launchArgs, { env: options.env, cwd: '/', stdio: 'pipe' });
     } catch (err) {
       releaseTurn();
