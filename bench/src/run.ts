@@ -120,9 +120,12 @@ function httpGetter(socketPath: string): (path: string) => Promise<unknown> {
     });
 }
 
-/** An MCP ping POSTed with node:http on a kept-alive connection, in the SDK client's
- * session: the same server path as `http.ping()` without the SDK client and fetch, so the
- * client's share of the HTTP hop shows in the same run. */
+/** The 300 lines every bench session prints before it waits (a shell script for bash -c). */
+const historyOf = (name: string) => `for i in $(seq 1 300); do echo "line $i of ${name}: lorem ipsum dolor sit amet"; done`;
+
+/** An MCP request (ping, a tool call) POSTed with node:http on a kept-alive connection, in
+ * the SDK client's session: the same server path as the SDK client's call without the SDK
+ * client and fetch, so the client's share of the HTTP hop shows in the same run. */
 function rawMcpCaller(port: number, transport: StreamableHTTPClientTransport): (method: string, params?: unknown) => Promise<unknown> {
   const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
   let id = 0;
@@ -169,7 +172,7 @@ async function main(): Promise<void> {
     const panes: string[] = [];
     const addSession = async (i: number) => {
       const name = `agent-${String(i).padStart(3, '0')}`;
-      const s = await tmux.newSession(name, `bash --norc --noprofile -c 'for i in $(seq 1 300); do echo "line $i of ${name}: lorem ipsum dolor sit amet"; done; exec sleep 100000'`, { width: 160, height: 50 });
+      const s = await tmux.newSession(name, `bash --norc --noprofile -c '${historyOf(name)}; exec sleep 100000'`, { width: 160, height: 50 });
       names.push(name);
       panes.push(s.paneId);
     };
@@ -228,7 +231,7 @@ async function main(): Promise<void> {
       // the cost of redacting afresh. The rows above re-read quiet panes, whose cuts are
       // remembered. A separate session, killed again before the list section counts.
       const busyName = 'agent-busy';
-      const busy = await tmux.newSession(busyName, `bash --norc --noprofile -c 'for i in $(seq 1 300); do echo "line $i of ${busyName}: lorem ipsum dolor sit amet"; done; n=0; while :; do n=$((n+1)); echo "tick $n of ${busyName}: lorem ipsum dolor sit amet"; sleep 0.02; done'`, { width: 160, height: 50 });
+      const busy = await tmux.newSession(busyName, `bash --norc --noprofile -c '${historyOf(busyName)}; n=0; while :; do n=$((n+1)); echo "tick $n of ${busyName}: lorem ipsum dolor sit amet"; sleep 0.02; done'`, { width: 160, height: 50 });
       const [bs, bb] = [[], []] as number[][];
       for (let i = 0; i < 10; i++) await tail(stdio, busyName);
       for (let i = 0; i < Math.min(ITER, 150); i++) {
@@ -305,7 +308,12 @@ async function main(): Promise<void> {
       const pingRaw: number[] = [];
       const rawMcp = rawMcpCaller(port, httpTransport);
       const rawPing = () => rawMcp('ping');
-      const rawTail = (name: string) => rawMcp('tools/call', { name: 'terminal_tail', arguments: { session: name, lines: TAIL_LINES } });
+      // Checked like the SDK client's tail (check): a tool error must not be timed as a read.
+      const rawTail = async (name: string) => {
+        const reply = (await rawMcp('tools/call', { name: 'terminal_tail', arguments: { session: name, lines: TAIL_LINES } })) as { result?: ToolResult };
+        if (reply.result === undefined) throw new Error(`tool call failed: ${JSON.stringify(reply).slice(0, 200)}`);
+        return check(reply.result);
+      };
       const mcpHRaw: number[] = [];
       const [pingS, pingH, empty, emptyHttp, read, readHttp, capture, mcpS, mcpH, listCm, listBroker, listS, listH] = [[], [], [], [], [], [], [], [], [], [], [], [], []] as number[][];
       const httpGet = httpGetter(join(broker.socketDir, 'gateway.sock'));
