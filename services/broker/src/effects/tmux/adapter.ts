@@ -27,6 +27,7 @@ import { HIDDEN_SESSION_NAME } from './hidden-session.js';
 import { PANE_ID_RE, SESSION_ID_RE, assertPaneId, assertSessionId, silentLogger, splitFixed, uint, type TmuxLogger } from './format.js';
 import { WATCHER_TERM } from './pane-watch.js';
 import { coalesce } from './coalesce.js';
+import { announcedFactsOf, mayChangeAnnouncedFacts, type AnnouncedFacts } from './announced-facts.js';
 import type { CaptureOptions, ListedSession, PaneFacts, SessionFacts, SessionsChange, SessionsChangeCause, TmuxAdapter, TmuxHealth } from './types.js';
 
 export interface TmuxAdapterOptions {
@@ -79,6 +80,11 @@ const SESSION_BY_ID_FORMAT = `${SESSION_FIXED_FORMAT}\t#{session_name}\t${PANE_F
 const SUMMARY_FIELDS = SESSION_FIELDS + 2;
 const SUMMARY_FORMAT = `${SESSION_FIXED_FORMAT}\t#{session_name}\t#{pane_in_mode}\t#{pane_current_command}`;
 const listSummariesCommand = (tag: string) => `list-sessions -F '${tag}\t${SUMMARY_FORMAT}'`;
+/** The same listing when the announced facts (name, creation, window count, server pid;
+ * announced-facts.ts) are kept from an earlier one: only what tmux changes silently. */
+const CHANGING_FIELDS = 4;
+const CHANGING_FORMAT = '#{session_id}\t#{session_attached}\t#{W:#{window_activity} }\t#{pane_in_mode}\t#{pane_current_command}';
+const listChangingCommand = (tag: string) => `list-sessions -F '${tag}\t${CHANGING_FORMAT}'`;
 
 /** Every session with its active pane (of its active window) in ONE command, each record
  * `<tag>\t` + SESSION_BY_ID_FORMAT (list-sessions resolves pane fields to that pane).
@@ -174,6 +180,22 @@ function parseSummaryRecord(record: string): ListedSession | null {
   return { ...s, activePane: inMode === '0' || inMode === '1' ? { inMode: inMode === '1', currentCommand: split.rest } : null };
 }
 
+/** One record of a CHANGING_FORMAT reply completed with the kept facts of its session;
+ * null when the fields do not parse or the session's facts are not kept. */
+function parseChangingRecord(record: string, kept: ReadonlyMap<string, AnnouncedFacts>): ListedSession | null {
+  const split = splitFixed(record, CHANGING_FIELDS);
+  if (split === null) return null;
+  const [sessionId, attachedText, activityText, inMode] = split.fields as [string, string, string, string];
+  const facts = kept.get(sessionId);
+  const attached = uint(attachedText);
+  const activity = latestActivity(activityText);
+  if (facts === undefined || attached === null || activity === null) return null;
+  // Written out in parseSessionFields' order: the same object shape as a full listing's.
+  const { serverPid, name, created, windows } = facts;
+  const activePane = inMode === '0' || inMode === '1' ? { inMode: inMode === '1', currentCommand: split.rest } : null;
+  return { serverPid, sessionId, name, created, attached, windows, activity, activePane };
+}
+
 /** The records of a listSessionsCommand(tag) reply: lines that start with the tag begin
  * one, any other line continues the previous one's current command. */
 function taggedRecords(lines: readonly string[], tag: string): string[] {
@@ -246,45 +268,88 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
   const tagPrefix = `tmcp-list-${randomBytes(12).toString('hex')}-`;
   let tagCounter = 0;
 
-  /** One tagged listing (`command(tag)`) and the clients, parsed by `parse`; the hidden
-   * session is left out and our own watchers are not counted as attached. */
-  async function listWith<T extends ListedSession>(command: (tag: string) => string, parse: (record: string) => T | null): Promise<T[]> {
+  // Announced facts (announced-facts.ts) as of the last listing, kept while no notification
+  // that may change one has been read since: tmux writes notifications and replies in
+  // order, so one that changed a fact before tmux ran our listing is read before its
+  // reply. The generation keeps a listing that raced a change from storing or using them.
+  let announced: { generation: number; bySession: Map<string, AnnouncedFacts> } | null = null;
+  let factsGeneration = 0;
+  const forgetFacts = () => {
+    factsGeneration++;
+    announced = null;
+  };
+  control.onNotification((n) => {
+    if (mayChangeAnnouncedFacts(n.name)) forgetFacts();
+  });
+  control.onStateChange(forgetFacts);
+  /** Keeps the facts a full listing noted, unless a change was read while it ran. */
+  const keepFacts = (generation: number, bySession: Map<string, AnnouncedFacts>) => {
+    if (generation === factsGeneration) announced = { generation, bySession };
+  };
+
+  /** One tagged listing (`command(tag)`) and the clients, as records and our watchers per
+   * session. Both lines go out in the same write; tmux answers them back to back. */
+  async function listRecords(command: (tag: string) => string): Promise<{ records: string[]; watchers: Map<string, number> }> {
     const tag = `${tagPrefix}${(tagCounter++).toString(36)}`;
-    // Both lines go out in the same write; tmux answers them back to back.
     const [sessionsReply, clientsReply] = await Promise.all([control.run(command(tag)), control.run(LIST_CLIENTS)]);
     if (!sessionsReply.ok) {
       // A server with no sessions cannot exist while our hidden session is attached.
       logger.warn({ tmux: sessionsReply.lines.join(' ').slice(0, 200) }, 'tmux list-sessions failed');
       throw new AppError('TMUX_UNAVAILABLE', 'tmux could not list sessions');
     }
-    const watchers = clientsReply.ok ? countWatcherClients(clientsReply.lines) : new Map<string, number>();
+    return { records: taggedRecords(sessionsReply.lines, tag), watchers: clientsReply.ok ? countWatcherClients(clientsReply.lines) : new Map<string, number>() };
+  }
+
+  /** The sessions of a listing, parsed by `parse`: the hidden session is left out and our
+   * own watchers are not counted as attached. `keep` notes the announced facts of every
+   * session, the hidden one too (a changing listing has a record for it). */
+  function sessionsOf<T extends ListedSession>(
+    listing: { records: string[]; watchers: Map<string, number> },
+    parse: (record: string) => T | null,
+    keep?: Map<string, AnnouncedFacts>,
+  ): T[] {
     const sessions: T[] = [];
-    for (const record of taggedRecords(sessionsReply.lines, tag)) {
+    for (const record of listing.records) {
       const s = parse(record);
       if (s === null) {
         logger.warn({}, 'unparsable tmux session record skipped');
         continue;
       }
+      keep?.set(s.sessionId, announcedFactsOf(s));
       if (s.name === HIDDEN_SESSION_NAME) continue;
       // Our own output watchers must not make a session look attached to a user.
-      sessions.push({ ...s, attached: Math.max(0, s.attached - (watchers.get(s.sessionId) ?? 0)) });
+      sessions.push({ ...s, attached: Math.max(0, s.attached - (listing.watchers.get(s.sessionId) ?? 0)) });
     }
     return sessions;
   }
 
   async function listSessions(): Promise<SessionFacts[]> {
     const generation = namesGeneration;
-    const sessions = await listWith(listSessionsCommand, (record) => parseSessionRecord(record, logger));
+    const facts = factsGeneration;
+    const keep = new Map<string, AnnouncedFacts>();
+    const sessions = sessionsOf(await listRecords(listSessionsCommand), (record) => parseSessionRecord(record, logger), keep);
     if (generation === namesGeneration) {
       idByName = new Map(sessions.map((s) => [s.name, s.sessionId]));
       paneBySession = new Map(sessions.flatMap((s) => (s.activePane ? [[s.sessionId, s.activePane] as const] : [])));
     }
+    keepFacts(facts, keep);
     return sessions;
   }
 
   async function listSummaries(): Promise<ListedSession[]> {
+    const kept = announced;
+    if (kept !== null) {
+      const listing = await listRecords(listChangingCommand);
+      // Used only when nothing that may change a kept fact was read meanwhile, and every
+      // record is a session whose facts are kept (a new one comes with a notification).
+      if (kept.generation === factsGeneration && listing.records.every((r) => kept.bySession.has(r.slice(0, r.indexOf('\t'))))) {
+        return sessionsOf(listing, (record) => parseChangingRecord(record, kept.bySession));
+      }
+    }
     const generation = namesGeneration;
-    const sessions = await listWith(listSummariesCommand, parseSummaryRecord);
+    const facts = factsGeneration;
+    const keep = new Map<string, AnnouncedFacts>();
+    const sessions = sessionsOf(await listRecords(listSummariesCommand), parseSummaryRecord, keep);
     if (generation === namesGeneration) {
       idByName = new Map(sessions.map((s) => [s.name, s.sessionId]));
       // No pane facts here: the panes of sessions still listed stay as last seen (a hint
@@ -292,6 +357,7 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
       const listed = new Set(sessions.map((s) => s.sessionId));
       for (const id of paneBySession.keys()) if (!listed.has(id)) paneBySession.delete(id);
     }
+    keepFacts(facts, keep);
     return sessions;
   }
 
