@@ -60,12 +60,18 @@ const NOTE_SEARCH_CALLS = Number(process.env.BENCH_NOTE_SEARCH_CALLS ?? 300);
  * resolve to each session's active pane). last_activity is the latest window_activity of
  * the session's windows (a #{W:} loop), as the broker asks, not #{session_activity}. */
 const LIST_FORMAT = '#{session_id}\t#{session_name}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{W:#{window_activity} }\t#{pane_in_mode}\t#{pane_current_command}';
-/** What the broker's control client sends for terminal_list_sessions (the summary listing
- * in effects/tmux/adapter.ts; copied here to time tmux's own share): the list's fields plus
- * the server pid, and the clients (to discount our output watchers), in one write. */
+/** What the broker's control client sends for terminal_list_sessions (effects/tmux/adapter.ts;
+ * copied here to time tmux's own share), in one write with the clients (to discount our
+ * output watchers). A list between session changes asks only for the facts tmux does not
+ * announce (announced-facts.ts); the first after a change asks for all, plus the server pid. */
+const LIST_CLIENTS = "list-clients -F '#{session_id}\t#{client_termname}'";
 const BROKER_LIST_COMMANDS = [
+  "list-sessions -F 'tag\t#{session_id}\t#{session_attached}\t#{W:#{window_activity} }\t#{pane_in_mode}\t#{pane_current_command}'",
+  LIST_CLIENTS,
+];
+const BROKER_FULL_LIST_COMMANDS = [
   "list-sessions -F 'tag\t#{pid}\t#{session_id}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{W:#{window_activity} }\t#{session_name}\t#{pane_in_mode}\t#{pane_current_command}'",
-  "list-clients -F '#{session_id}\t#{client_termname}'",
+  LIST_CLIENTS,
 ];
 /** A pane that prints its own wall clock (ns) four times a second: latency = when we see
  * the line minus the time in it (same machine, same clock). */
@@ -248,7 +254,7 @@ async function main(): Promise<void> {
     }
 
     const listBench = async (label: string, count: number, iterations: number) => {
-      const [s, h, base, ea, cm] = [[], [], [], [], []] as number[][];
+      const [s, h, base, ea, cm, cmFull] = [[], [], [], [], [], []] as number[][];
       // tmux's own share: the broker's listing commands on a control client of our own.
       const floor = await openControlFloor(tmux.socketName, names[0]!, spawnEnv);
       for (let i = 0; i < iterations; i++) {
@@ -261,6 +267,7 @@ async function main(): Promise<void> {
         await time(base!, () => spawnTmux(['list-sessions', '-F', LIST_FORMAT]));
         await time(ea!, () => execaTmux(['list-sessions', '-F', LIST_FORMAT]));
         await time(cm!, () => Promise.all(BROKER_LIST_COMMANDS.map((c) => floor.run(c))));
+        await time(cmFull!, () => Promise.all(BROKER_FULL_LIST_COMMANDS.map((c) => floor.run(c))));
       }
       await floor.close();
       section(`terminal_list_sessions (${label})`);
@@ -271,6 +278,7 @@ async function main(): Promise<void> {
       row('baseline, execFile list-sessions -F', b);
       row('second baseline, execa list-sessions', summarize(ea!), b);
       row('tmux alone: control-mode listing', summarize(cm!), b);
+      row('  same, after a session change (all facts)', summarize(cmFull!), b);
       console.log(`  baseline format (the answer's fields): ${LIST_FORMAT.replace(/\t/g, ' ')}`);
       target(`list_sessions at ${count} sessions p50 <= 0.5x baseline (stdio)`, `${(ss.p50 / b.p50).toFixed(2)}x`, ss.p50 / b.p50 <= 0.5);
     };
