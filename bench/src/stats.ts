@@ -24,3 +24,29 @@ export async function time<T>(samples: number[], fn: () => Promise<T>): Promise<
   samples.push(Number(process.hrtime.bigint() - start) / 1e6);
   return result;
 }
+
+/** A ratio of our p50 to the baseline's, judged over rounds: the samples of both (taken
+ * interleaved, one of each per iteration) cut into `rounds` equal consecutive runs, the
+ * ratio of the two p50s in each, and their median. One run's ratio swings by about ±0.06
+ * with the machine's state; the rounds show the spread and the median is what a target is
+ * judged on. With one round it is the plain ratio of the p50s. */
+export interface RoundedRatio {
+  median: number;
+  rounds: number[];
+}
+
+export function roundedRatio(ours: readonly number[], base: readonly number[], rounds: number): RoundedRatio {
+  const n = Math.min(ours.length, base.length);
+  const count = Math.max(1, Math.min(Math.floor(rounds), n));
+  const size = Math.floor(n / count);
+  const ratios: number[] = [];
+  for (let r = 0; r < count; r++) {
+    const from = r * size;
+    const to = r === count - 1 ? n : from + size;
+    ratios.push(summarize(ours.slice(from, to)).p50 / summarize(base.slice(from, to)).p50);
+  }
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return { median, rounds: ratios };
+}
