@@ -282,10 +282,6 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     if (mayChangeAnnouncedFacts(n.name)) forgetFacts();
   });
   control.onStateChange(forgetFacts);
-  /** Keeps the facts a full listing noted, unless a change was read while it ran. */
-  const keepFacts = (generation: number, bySession: Map<string, AnnouncedFacts>) => {
-    if (generation === factsGeneration) announced = { generation, bySession };
-  };
 
   /** One tagged listing (`command(tag)`) and the clients, as records and our watchers per
    * session. Both lines go out in the same write; tmux answers them back to back. */
@@ -323,16 +319,23 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     return sessions;
   }
 
+  /** A listing of every fact: its sessions, whose announced facts are kept for the next
+   * list unless a change was read while it ran. */
+  async function listFully<T extends ListedSession>(command: (tag: string) => string, parse: (record: string) => T | null): Promise<T[]> {
+    const generation = factsGeneration;
+    const bySession = new Map<string, AnnouncedFacts>();
+    const sessions = sessionsOf(await listRecords(command), parse, bySession);
+    if (generation === factsGeneration) announced = { generation, bySession };
+    return sessions;
+  }
+
   async function listSessions(): Promise<SessionFacts[]> {
     const generation = namesGeneration;
-    const facts = factsGeneration;
-    const keep = new Map<string, AnnouncedFacts>();
-    const sessions = sessionsOf(await listRecords(listSessionsCommand), (record) => parseSessionRecord(record, logger), keep);
+    const sessions = await listFully(listSessionsCommand, (record) => parseSessionRecord(record, logger));
     if (generation === namesGeneration) {
       idByName = new Map(sessions.map((s) => [s.name, s.sessionId]));
       paneBySession = new Map(sessions.flatMap((s) => (s.activePane ? [[s.sessionId, s.activePane] as const] : [])));
     }
-    keepFacts(facts, keep);
     return sessions;
   }
 
@@ -347,9 +350,7 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
       }
     }
     const generation = namesGeneration;
-    const facts = factsGeneration;
-    const keep = new Map<string, AnnouncedFacts>();
-    const sessions = sessionsOf(await listRecords(listSummariesCommand), parseSummaryRecord, keep);
+    const sessions = await listFully(listSummariesCommand, parseSummaryRecord);
     if (generation === namesGeneration) {
       idByName = new Map(sessions.map((s) => [s.name, s.sessionId]));
       // No pane facts here: the panes of sessions still listed stay as last seen (a hint
@@ -357,7 +358,6 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
       const listed = new Set(sessions.map((s) => s.sessionId));
       for (const id of paneBySession.keys()) if (!listed.has(id)) paneBySession.delete(id);
     }
-    keepFacts(facts, keep);
     return sessions;
   }
 
