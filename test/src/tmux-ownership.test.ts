@@ -173,7 +173,7 @@ function tmuxEnv(): NodeJS.ProcessEnv {
 
 /** How many of the broker's output watchers are attached to the server. */
 async function watcherCount(server: TmuxTestServer): Promise<number> {
-  return (await server.tmux(['list-clients', '-F', '#{client_termname}'])).split('\n').filter((t) => t === WATCHER_TERM).length;
+  return (await attachedClients(server)).filter((t) => t === WATCHER_TERM).length;
 }
 
 /** Every client attached to the server (ours and anyone's), by terminal name. */

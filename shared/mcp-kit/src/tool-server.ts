@@ -127,4 +127,3 @@ export function registerTools<R extends SocketRole>(server: McpServer, tools: re
     }
   });
 }
-
