@@ -133,6 +133,32 @@ describe('isSensitiveName', () => {
   });
 });
 
+describe('remembered answers (parsed patterns, judged names)', () => {
+  // Both are memoised by the exact string, bounded and cleared when full: the answer to a
+  // pattern or name must not depend on what was asked before, nor on a clear in between.
+  it('gives every pattern its own answer, before and after the memo fills and clears', () => {
+    const ask = () => Array.from({ length: 1500 }, (_, i) => [matchesGlob(`p${i}-*`, `p${i}-x`), matchesGlob(`p${i}-*`, `p${i + 1}-x`), matchesGlob(`[!p]${i}`, `q${i}`)]);
+    const first = ask();
+    expect(first.every(([own, other, negated]) => own && !other && negated)).toBe(true);
+    expect(ask()).toEqual(first);
+  });
+
+  it('judges every name by itself, before and after the memo fills and clears', () => {
+    const ask = () => Array.from({ length: 5000 }, (_, i) => [isSensitiveName(`agent-${i}`), isSensitiveName(`agent-${i}-ｒｏｏｔ`), isSensitiveName(`agent-${i}-r00t`)]);
+    const first = ask();
+    expect(first.every(([plain, root, digits]) => !plain && root && !digits)).toBe(true);
+    expect(ask()).toEqual(first);
+  });
+
+  it('a name that differs from a judged one only in case or width is judged afresh', () => {
+    expect(isSensitiveName('build-ssh')).toBe(true);
+    expect(isSensitiveName('build-SSH')).toBe(true);
+    expect(isSensitiveName('build-sh')).toBe(false);
+    expect(matchesGlob('Build-*', 'build-1')).toBe(false);
+    expect(matchesGlob('build-*', 'build-1')).toBe(true);
+  });
+});
+
 describe('decideReadAccess', () => {
   const on = (allowedPatterns: string[]) => ({ terminalRead: true, allowedPatterns });
 

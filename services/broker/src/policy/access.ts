@@ -55,6 +55,21 @@ function parseGlob(pattern: string): GlobToken[] {
   return tokens;
 }
 
+/** Parsed patterns, by pattern: every list checks each session against the same few
+ * configured patterns (allow, deny, guarded commands). Bounded: cleared when full. The
+ * token arrays are frozen, so no caller can change what the next one matches. */
+const parsedGlobs = new Map<string, readonly GlobToken[]>();
+const PARSED_GLOBS_MAX = 1024;
+function globTokens(pattern: string): readonly GlobToken[] {
+  let tokens = parsedGlobs.get(pattern);
+  if (tokens === undefined) {
+    if (parsedGlobs.size >= PARSED_GLOBS_MAX) parsedGlobs.clear();
+    tokens = Object.freeze(parseGlob(pattern));
+    parsedGlobs.set(pattern, tokens);
+  }
+  return tokens;
+}
+
 function parseClass(chars: readonly string[], open: number): { token: GlobToken; next: number } | null {
   let j = open + 1;
   let negated = false;
@@ -107,7 +122,7 @@ function tokenMatches(token: GlobToken, char: string): boolean {
  * Every character other than `*`, `?` and a well-formed `[...]` is literal.
  */
 export function matchesGlob(pattern: string, name: string): boolean {
-  const tokens = parseGlob(pattern);
+  const tokens = globTokens(pattern);
   const text = Array.from(name);
   let t = 0; // position in tokens
   let s = 0; // position in text
@@ -170,10 +185,21 @@ export function sensitiveNameForm(name: string): string {
   return folded.replace(/[^\p{L}\p{N}]/gu, '');
 }
 
+/** Names already judged (NFKC and three Unicode regexes per name are most of a list's
+ * access checks), by name. Bounded: cleared when full. */
+const sensitiveByName = new Map<string, boolean>();
+const SENSITIVE_BY_NAME_MAX = 4096;
+
 /** True when the name contains a sensitive word once normalised (see sensitiveNameForm). */
 export function isSensitiveName(name: string): boolean {
-  const form = sensitiveNameForm(name);
-  return SENSITIVE_NAME_WORDS.some((word) => form.includes(word));
+  let sensitive = sensitiveByName.get(name);
+  if (sensitive === undefined) {
+    const form = sensitiveNameForm(name);
+    sensitive = SENSITIVE_NAME_WORDS.some((word) => form.includes(word));
+    if (sensitiveByName.size >= SENSITIVE_BY_NAME_MAX) sensitiveByName.clear();
+    sensitiveByName.set(name, sensitive);
+  }
+  return sensitive;
 }
 
 export interface ReadPolicy {

@@ -313,8 +313,10 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
       }
       keep?.set(s.sessionId, announcedFactsOf(s));
       if (s.name === HIDDEN_SESSION_NAME) continue;
-      // Our own output watchers must not make a session look attached to a user.
-      sessions.push({ ...s, attached: Math.max(0, s.attached - (listing.watchers.get(s.sessionId) ?? 0)) });
+      // Our own output watchers must not make a session look attached to a user. `s` is
+      // this listing's own record, so it is corrected in place (no copy per session).
+      s.attached = Math.max(0, s.attached - (listing.watchers.get(s.sessionId) ?? 0));
+      sessions.push(s);
     }
     return sessions;
   }
