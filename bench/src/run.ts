@@ -79,6 +79,10 @@ const BROKER_LIST_COMMANDS = [
   "list-sessions -F 'tag\t#{session_id}\t#{session_attached}\t#{W:#{window_activity} }\t#{pane_in_mode}\t#{pane_current_command}'",
   LIST_CLIENTS,
 ];
+/** The same list without `#{pane_current_command}`, which tmux reads from /proc for every
+ * session (an open and read of /proc/<pgrp>/cmdline): what that one field costs. */
+const BROKER_LIST_COMMANDS_NO_COMMAND = [BROKER_LIST_COMMANDS[0]!.replace('\t#{pane_current_command}', ''), LIST_CLIENTS];
+if (BROKER_LIST_COMMANDS_NO_COMMAND[0] === BROKER_LIST_COMMANDS[0]) throw new Error('the list format no longer ends in pane_current_command: update the bench');
 const BROKER_FULL_LIST_COMMANDS = [
   "list-sessions -F 'tag\t#{pid}\t#{session_id}\t#{session_created}\t#{session_attached}\t#{session_windows}\t#{W:#{window_activity} }\t#{session_name}\t#{pane_in_mode}\t#{pane_current_command}'",
   LIST_CLIENTS,
@@ -87,14 +91,16 @@ const BROKER_FULL_LIST_COMMANDS = [
  * the line minus the time in it (same machine, same clock). */
 const CLOCK_COMMAND = `bash --norc --noprofile -c 'while :; do sleep 0.25; echo "MARK $(date +%s%N)"; done'`;
 
-const results: { target: string; figure: string; met: boolean }[] = [];
-const target = (name: string, figure: string, met: boolean) => results.push({ target: name, figure, met });
+const results: { target: string; figure: string; met: boolean; detail?: string }[] = [];
+const target = (name: string, figure: string, met: boolean, detail?: string) => results.push({ target: name, figure, met, ...(detail !== undefined ? { detail } : {}) });
 /** A ratio target on our samples against the baseline's: the median over ROUNDS rounds,
- * with each round's ratio and how many met the limit when there is more than one. */
+ * with each round's ratio, how many met the limit and each round's two p50s when there is
+ * more than one. */
 function ratioTarget(name: string, ours: readonly number[], base: readonly number[], limit: number): void {
   const r = roundedRatio(ours, base, ROUNDS);
   const rounds = r.rounds.length > 1 ? ` (rounds ${r.rounds.map((x) => x.toFixed(2)).join(' ')}; ${r.rounds.filter((x) => x <= limit).length} of ${r.rounds.length} within)` : '';
-  target(name, `${r.median.toFixed(2)}x${rounds}`, r.median <= limit);
+  const detail = r.rounds.length > 1 ? `p50 per round, ours / baseline (ms): ${r.p50s.map((x) => `${x.ours.toFixed(2)}/${x.base.toFixed(2)}`).join(' ')}` : undefined;
+  target(name, `${r.median.toFixed(2)}x${rounds}`, r.median <= limit, detail);
 }
 
 const ms = (v: number) => `${v.toFixed(2).padStart(7)} ms`;
@@ -276,7 +282,7 @@ async function main(): Promise<void> {
     }
 
     const listBench = async (label: string, count: number, iterations: number, cold?: readonly number[]) => {
-      const [s, h, base, ea, cm, cmFull] = [[], [], [], [], [], []] as number[][];
+      const [s, h, base, ea, cm, cmFull, cmNoCommand, ping, empty] = [[], [], [], [], [], [], [], [], []] as number[][];
       // tmux's own share: the broker's listing commands on a control client of our own.
       const floor = await openControlFloor(tmux.socketName, names[0]!, spawnEnv);
       for (let i = 0; i < iterations * ROUNDS; i++) {
@@ -290,6 +296,9 @@ async function main(): Promise<void> {
         await time(ea!, () => execaTmux(['list-sessions', '-F', LIST_FORMAT]));
         await time(cm!, () => Promise.all(BROKER_LIST_COMMANDS.map((c) => floor.run(c))));
         await time(cmFull!, () => Promise.all(BROKER_FULL_LIST_COMMANDS.map((c) => floor.run(c))));
+        await time(cmNoCommand!, () => Promise.all(BROKER_LIST_COMMANDS_NO_COMMAND.map((c) => floor.run(c))));
+        await time(ping!, () => stdio.ping());
+        await time(empty!, () => direct.health.info.query());
       }
       await floor.close();
       section(`terminal_list_sessions (${label})`);
@@ -302,6 +311,13 @@ async function main(): Promise<void> {
       row('second baseline, execa list-sessions', summarize(ea!), b);
       row('tmux alone: control-mode listing', summarize(cm!), b);
       row('  same, after a session change (all facts)', summarize(cmFull!), b);
+      const noCommand = summarize(cmNoCommand!);
+      row('  same without pane_current_command', noCommand, b);
+      // The least any list can cost: tmux's listing, one MCP round trip, one broker call,
+      // and nothing for the rows themselves.
+      const hops = summarize(ping!).p50 + summarize(empty!).p50;
+      const floorRatio = (listing: number) => `${ms(listing + hops)} = ${((listing + hops) / b.p50).toFixed(2)}x baseline`;
+      console.log(`  floor (listing + MCP ping + empty broker call, rows free) p50: ${floorRatio(summarize(cm!).p50)}; without pane_current_command ${floorRatio(noCommand.p50)}`);
       console.log(`  baseline format (the answer's fields): ${LIST_FORMAT.replace(/\t/g, ' ')}`);
       ratioTarget(`list_sessions at ${count} sessions p50 <= 0.5x baseline (stdio)`, s!, base!, 0.5);
     };
@@ -484,7 +500,10 @@ async function main(): Promise<void> {
   }
 
   console.log(`\ntargets   [${load()}]`);
-  for (const r of results) console.log(`  ${r.met ? 'met    ' : 'NOT met'}  ${r.target.padEnd(62)} ${r.figure}`);
+  for (const r of results) {
+    console.log(`  ${r.met ? 'met    ' : 'NOT met'}  ${r.target.padEnd(62)} ${r.figure}`);
+    if (r.detail !== undefined) console.log(`           ${r.detail}`);
+  }
 }
 
 /** Pane output -> the dashboard's xterm rows in headless Chromium, against the production

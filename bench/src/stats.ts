@@ -33,6 +33,9 @@ export async function time<T>(samples: number[], fn: () => Promise<T>): Promise<
 export interface RoundedRatio {
   median: number;
   rounds: number[];
+  /** Each round's p50s, ours and the baseline's (ms): whether a ratio moved because we
+   * did or because the baseline did. */
+  p50s: { ours: number; base: number }[];
 }
 
 export function roundedRatio(ours: readonly number[], base: readonly number[], rounds: number): RoundedRatio {
@@ -40,13 +43,16 @@ export function roundedRatio(ours: readonly number[], base: readonly number[], r
   const count = Math.max(1, Math.min(Math.floor(rounds), n));
   const size = Math.floor(n / count);
   const ratios: number[] = [];
+  const p50s: RoundedRatio['p50s'] = [];
   for (let r = 0; r < count; r++) {
     const from = r * size;
     const to = r === count - 1 ? n : from + size;
-    ratios.push(summarize(ours.slice(from, to)).p50 / summarize(base.slice(from, to)).p50);
+    const round = { ours: summarize(ours.slice(from, to)).p50, base: summarize(base.slice(from, to)).p50 };
+    p50s.push(round);
+    ratios.push(round.ours / round.base);
   }
   const sorted = [...ratios].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  return { median, rounds: ratios };
+  return { median, rounds: ratios, p50s };
 }
