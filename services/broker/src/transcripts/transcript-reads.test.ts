@@ -1,4 +1,4 @@
-// terminal_read_since says what it dropped (more than max_lines; a cursor before the oldest kept segment), returns a partial line as pending without passing it, and refuses cursors it did not issue for that session.
+// terminal_read_since says what it dropped (more than max_lines; a cursor before the oldest kept segment), returns a partial line as pending without passing it, refuses cursors it did not issue for that session, and loses nothing between a read (a tail, a batch) and its cursor.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +92,53 @@ describe('terminal_read_since', () => {
       return (ticks(out.text).at(-1) ?? 0) > lastSeen + 5 && out;
     });
     // The next line after the tail's last is there (lines before it may repeat: never lost).
+    expect(ticks(since.text)).toContain(lastSeen + 1);
+  });
+
+  it('loses nothing between a batch read of recorded sessions and its cursors', async () => {
+    // A batch answers once every pane is read and redacted; a cursor taken only then would
+    // skip what a printing pane recorded meanwhile. The read below takes its time after
+    // capturing (as a batch of 25 busy panes may): no cursor may depend on how long.
+    await broker.server.newSession('test-batch-print', "sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo batch-$i; sleep 0.02; done; exec sleep 600'");
+    await broker.server.newSession('test-batch-quiet', 'sleep 600');
+    const ticks = (text: string) => text.split('\n').flatMap((l) => (/^batch-\d+$/.test(l) ? [Number(l.slice(6))] : []));
+    const started = await tailCursor('test-batch-print');
+    await waitFor('the pane recorded', async () => ticks((await reads.readSince({ session: 'test-batch-print', cursor: started, max_lines: 2000 })).text).length > 3);
+    const names = ['test-batch-print', 'test-batch-quiet'];
+    for (let round = 0; round < 3; round++) {
+      const items = await reads.withCursors(names, async () => {
+        const read = await broker.deps.reader.batchInspect(names, 5);
+        await new Promise((r) => setTimeout(r, 300));
+        return read;
+      });
+      const printed = items[0]!;
+      if (!printed.ok) throw new Error(`batch item failed: ${printed.error_code}`);
+      const lastSeen = ticks(printed.tail.text).at(-1)!;
+      const since = await waitFor('lines after the batch read', async () => {
+        const out = await reads.readSince({ session: 'test-batch-print', cursor: printed.tail.cursor!, max_lines: 2000 });
+        return (ticks(out.text).at(-1) ?? 0) > lastSeen + 2 && out;
+      });
+      expect(since.dropped).toBe(false);
+      expect(ticks(since.text)).toContain(lastSeen + 1);
+    }
+  });
+
+  it('a batch naming a session not recorded yet starts its recording before the read', async () => {
+    await broker.server.newSession('test-batch-first', "sh -c 'i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo first-batch-$i; sleep 0.02; done; exec sleep 600'");
+    await waitFor('the pane printing', async () => (await broker.server.tmux(['capture-pane', '-p', '-t', '=test-batch-first:'])).includes('first-batch-5'));
+    expect(recorder.positionByName('test-batch-first')).toBeNull();
+    const ticks = (text: string) => text.split('\n').flatMap((l) => (/^first-batch-\d+$/.test(l) ? [Number(l.slice(12))] : []));
+    const [item] = await reads.withCursors(['test-batch-first'], async () => {
+      const read = await broker.deps.reader.batchInspect(['test-batch-first'], 5);
+      await new Promise((r) => setTimeout(r, 300));
+      return read;
+    });
+    if (!item?.ok) throw new Error('batch item failed');
+    const lastSeen = ticks(item.tail.text).at(-1)!;
+    const since = await waitFor('lines after the batch read', async () => {
+      const out = await reads.readSince({ session: 'test-batch-first', cursor: item.tail.cursor!, max_lines: 2000 });
+      return (ticks(out.text).at(-1) ?? 0) > lastSeen + 2 && out;
+    });
     expect(ticks(since.text)).toContain(lastSeen + 1);
   });
 

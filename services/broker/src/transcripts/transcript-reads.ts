@@ -6,11 +6,11 @@
  * name (only readable sessions were recorded at all). A live session of a name always
  * wins over a dead one.
  */
-import { AppError, readAppErrorData, TRANSCRIPT_LIMITS, type DeadSession, type ExportTranscriptOutput, type PaneText, type ReadSinceInput, type ReadSinceOutput } from '@terminal-mcp/contract';
+import { AppError, readAppErrorData, TRANSCRIPT_LIMITS, type BatchInspectItem, type DeadSession, type ExportTranscriptOutput, type PaneText, type ReadSinceInput, type ReadSinceOutput } from '@terminal-mcp/contract';
 import type { AccessGate } from '../access/gate.js';
 import type { ReadableTarget } from '../access/target.js';
 import type { BrokerConfig } from '../config/schema.js';
-import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
+import type { RecordingPosition, TranscriptRecorder } from '../effects/transcripts/recorder.js';
 import type { TranscriptMeta } from '../effects/transcripts/transcript-files.js';
 import type { ListedSession, TmuxAdapter } from '../effects/tmux/types.js';
 import { sameSession, sessionIdentityOf, type SessionIdentity } from '../policy/identity.js';
@@ -156,6 +156,10 @@ export interface TranscriptReads {
   /** A live read with its cursor: the position is taken BEFORE the read when the session
    * is recorded already (output in between is returned again by read_since, never lost). */
   withCursor(name: string, read: () => Promise<PaneText>): Promise<PaneText>;
+  /** The same for a batch read (terminal_batch_inspect): every position is taken before
+   * the read. `names` undefined (every readable session): the sessions recorded now are
+   * covered; one recorded only after the read gets its cursor then (cursorOf). */
+  withCursors(names: readonly string[] | undefined, read: () => Promise<BatchInspectItem[]>): Promise<BatchInspectItem[]>;
   cursorOf(result: PaneText): Promise<PaneText>;
   tail(name: string, lines: number, includeDead: boolean, live: () => Promise<PaneText>): Promise<PaneText>;
   capture(name: string, range: { start?: number | undefined; end?: number | undefined }, includeDead: boolean, live: () => Promise<PaneText>): Promise<PaneText>;
@@ -176,6 +180,25 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
     if (result.dead || result.cursor !== undefined) return result;
     const pos = await positionFor(result.session_id, result.session);
     return pos ? { ...result, cursor: encodeCursor({ identity: pos.identity, offset: pos.offset }) } : result;
+  }
+
+  /** Where the cursor of a read of `name` starts, taken BEFORE the read: the recording's
+   * position now, the recording started first when there is none yet, so what the pane
+   * prints between the read and the cursor is returned by read_since, never lost behind
+   * it. Null when it cannot be recorded; a target the gate refuses is left to the read
+   * itself, which answers with the same error. */
+  async function positionBefore(name: string): Promise<RecordingPosition | null> {
+    const known = recorder.positionByName(name);
+    if (known !== null || !deps.config.transcripts.enabled) return known;
+    const target = await deps.access.readable(name).catch(() => null);
+    return target === null ? null : recordingOf(target);
+  }
+
+  /** `result` with the cursor taken before its read when that was of the same session;
+   * otherwise (renamed or replaced meanwhile, not recorded) a cursor taken now. */
+  async function withPosition(result: PaneText, before: RecordingPosition | null): Promise<PaneText> {
+    if (before !== null && before.identity.sessionId === result.session_id) return { ...result, cursor: encodeCursor(before) };
+    return cursorOf(result);
   }
 
   /** The live target's recording, started if needed; null when it cannot be. */
@@ -237,17 +260,20 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
 
   return {
     async withCursor(name, read) {
-      let before = recorder.positionByName(name);
-      // Not recorded yet: the recording starts BEFORE the read, so what the pane prints
-      // between the read and the recording's start is not lost behind the cursor. A target
-      // the gate refuses is left to the read itself, which answers with the same error.
-      if (before === null && deps.config.transcripts.enabled) {
-        const target = await deps.access.readable(name).catch(() => null);
-        if (target !== null) before = await recordingOf(target);
+      const before = await positionBefore(name);
+      return withPosition(await read(), before);
+    },
+    async withCursors(names, read) {
+      // Every recorded session's position now (memory only, no tmux call), then the named
+      // sessions not recorded yet, started before the read as for one tail.
+      const before = new Map<string, RecordingPosition>();
+      for (const identity of recorder.recording()) {
+        const pos = recorder.position(identity);
+        if (pos !== null) before.set(identity.sessionId, pos);
       }
-      const result = await read();
-      if (before && before.identity.sessionId === result.session_id) return { ...result, cursor: encodeCursor(before) };
-      return cursorOf(result);
+      for (const pos of await Promise.all((names ?? []).map(positionBefore))) if (pos !== null) before.set(pos.identity.sessionId, pos);
+      const items = await read();
+      return Promise.all(items.map(async (r) => (r.ok ? { ...r, tail: await withPosition(r.tail, before.get(r.tail.session_id) ?? null) } : r)));
     },
     cursorOf,
 

@@ -89,10 +89,7 @@ export const sessions = {
   batchInspect: mcpServices
     .input(batchInspectInputSchema)
     .query(async ({ ctx, input }) => {
-      const reads = transcripts(ctx);
-      const results = await Promise.all(
-        (await reader(ctx).batchInspect(input.sessions, input.lines)).map(async (r) => (r.ok ? { ...r, tail: await reads.cursorOf(r.tail) } : r)),
-      );
+      const results = await transcripts(ctx).withCursors(input.sessions, () => reader(ctx).batchInspect(input.sessions, input.lines));
       for (const r of results) {
         recordRead(
           ctx,
