@@ -221,6 +221,12 @@ function countWatcherClients(lines: readonly string[]): Map<string, number> {
   return counts;
 }
 
+/** Corrects a record of this very reply in place: our own output watchers must not make a
+ * session look attached to a user. */
+function discountWatchers(s: { sessionId: string; attached: number }, watchers: ReadonlyMap<string, number>): void {
+  s.attached = Math.max(0, s.attached - (watchers.get(s.sessionId) ?? 0));
+}
+
 function lineArgument(value: number | '-', what: string): string {
   if (value === '-') return '-';
   if (!Number.isSafeInteger(value) || Math.abs(value) > 1_000_000_000) {
@@ -313,9 +319,7 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
       }
       keep?.set(s.sessionId, announcedFactsOf(s));
       if (s.name === HIDDEN_SESSION_NAME) continue;
-      // Our own output watchers must not make a session look attached to a user. `s` is
-      // this listing's own record, so it is corrected in place (no copy per session).
-      s.attached = Math.max(0, s.attached - (listing.watchers.get(s.sessionId) ?? 0));
+      discountWatchers(s, listing.watchers);
       sessions.push(s);
     }
     return sessions;
@@ -376,7 +380,8 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     const s = parseSessionRecord(reply.lines.join('\n'), logger);
     if (s === null || s.activePane === null || s.sessionId !== sessionId || s.name === HIDDEN_SESSION_NAME) return null;
     const watchers = clientsReply.ok ? countWatcherClients(clientsReply.lines) : new Map<string, number>();
-    return { ...s, attached: Math.max(0, s.attached - (watchers.get(s.sessionId) ?? 0)) };
+    discountWatchers(s, watchers);
+    return s;
   }
 
   async function findSession(name: string): Promise<SessionFacts | null> {
