@@ -52,8 +52,9 @@ interface ServiceProcess {
 /** A service bin started on its own (port 0), as an operator does without `npm start`;
  * resolves with the URL it prints. */
 async function startService(script: string, env: NodeJS.ProcessEnv): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [repoPath(script)], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [repoPath(script)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
   const url = await waitFor(`${script} to print its URL`, () => {
     if (child.exitCode !== null) throw new Error(`${script} exited (${child.exitCode}):\n${output}`);
