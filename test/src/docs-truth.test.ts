@@ -1,6 +1,7 @@
 // Guards the docs against the code: tool counts and names (README, the claude.ai guide, docs/tools.md's sections), the statuses terminal_status returns, the stores and state-directory entries, and the bins, all derived from the code, so the next drift fails CI.
-import { readFileSync } from 'node:fs';
-import { ATTACHMENTS_DIR, STORE_NAMES, TRANSCRIPTS_DIR } from '@terminal-mcp/broker';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ATTACHMENTS_DIR, configSchema, STORE_NAMES, TRANSCRIPTS_DIR } from '@terminal-mcp/broker';
 import { sessionStatusSchema, waitStateSchema } from '@terminal-mcp/contract';
 import { GATEWAY_TOOLS } from '@terminal-mcp/gateway';
 import { OBSERVER_TOOLS } from '@terminal-mcp/observer';
@@ -146,5 +147,35 @@ describe('docs/operations.md: the state directory and the bins', () => {
     const table = OPERATIONS.slice(OPERATIONS.indexOf('## Lifecycle commands'), OPERATIONS.indexOf('\nEvery bin ('));
     const documented = [...table.matchAll(/^\| `terminal-mcp ([a-z][a-z-]+)/gm)].map((m) => m[1]!);
     expect([...new Set(documented)].sort()).toEqual([...new Set(commands)].sort());
+  });
+});
+
+describe('environment variables', () => {
+  /** Source files of every package (not tests, not build output). */
+  const sources = (dir: string): string[] =>
+    readdirSync(repoPath(dir), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile() && /\.(ts|mjs|js|svelte)$/.test(e.name) && !/\.test\.ts$|\.d\.ts$/.test(e.name))
+      .map((e) => join(e.parentPath, e.name))
+      .filter((p) => !p.includes('/dist/') && !p.includes('/node_modules/') && !p.includes('/build/'));
+
+  it('documents every TERMINAL_MCP_* variable the code reads (in README or docs/)', () => {
+    const files = ['services', 'shared', 'web/src', 'scripts'].flatMap(sources);
+    const used = new Set(files.flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/\bTERMINAL_MCP_[A-Z0-9_]+\b/g)].map((m) => m[0])));
+    // adapter-node's private prefix, set by the web server itself (web/src/server/main.ts).
+    for (const name of used) if (name.startsWith('TERMINAL_MCP_WEB_KIT_')) used.delete(name);
+    expect(used.size).toBeGreaterThan(15);
+    const docs = [README, ...readdirSync(repoPath('docs')).filter((f) => f.endsWith('.md')).map((f) => read(`docs/${f}`))].join('\n');
+    expect([...used].filter((name) => !docs.includes(name)).sort()).toEqual([]);
+  });
+});
+
+describe('README configuration', () => {
+  it('shows every top-level key of config.yaml', () => {
+    const start = README.indexOf('```yaml', README.indexOf('## Configuration'));
+    const block = README.slice(start, README.indexOf('\n```', start + 7));
+    const shown = new Set([...block.matchAll(/^([a-z_]+):/gm)].map((m) => m[1]!));
+    const keys = Object.keys(configSchema.shape);
+    expect(keys.length).toBeGreaterThan(10);
+    expect(keys.filter((k) => !shown.has(k)).sort()).toEqual([]);
   });
 });
