@@ -76,8 +76,9 @@ function stopChild(child: ChildProcess | undefined): Promise<void> {
 }
 
 describe('terminal-mcp stop: clients connected, backups, tmux server killed', { timeout: 400_000 }, () => {
-  const root = mkdtempSync(join(tmpdir(), 'tmcp-stop-'));
-  const log = join(root, 'broker.log');
+  // Made in beforeAll: a run that filters this suite out (-t) must leave no directory.
+  let root: string;
+  let log: string;
   let tmux: TmuxTestServer;
   let env: NodeJS.ProcessEnv;
   /** `sleep`, the broker's parent: it never collects the broker when it exits. */
@@ -90,6 +91,8 @@ describe('terminal-mcp stop: clients connected, backups, tmux server killed', { 
   let mcp: Client | undefined;
 
   beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'tmcp-stop-'));
+    log = join(root, 'broker.log');
     tmux = await startTmuxServer();
     await tmux.newSession('work-1', 'bash --norc --noprofile');
     await tmux.newSession('work-2', 'bash --norc --noprofile');
@@ -126,7 +129,7 @@ describe('terminal-mcp stop: clients connected, backups, tmux server killed', { 
     if (brokerPid > 0 && alive(brokerPid)) process.kill(brokerPid, 'SIGKILL');
     await stopChild(parent);
     await tmux?.kill();
-    rmSync(root, { recursive: true, force: true });
+    if (root) rmSync(root, { recursive: true, force: true });
   }, 120_000);
 
   it('ends the broker by SIGTERM: "stopped broker", never "did not stop within 20 s"', async () => {
