@@ -1,12 +1,11 @@
-// Guards docs/tools.md against the code (every registered tool has a section, annotations and argument aliases as documented) and the catalogue budgets of issue 16, measured on tools/list as a real MCP SDK client receives it.
+// Guards docs/tools.md against the code (every registered tool has a section, annotations and argument aliases as documented) and the catalogue budgets of issues 16 and 31 (every toolset combination), measured on tools/list as a real MCP SDK client receives it.
 import { readFileSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
-import { createGatewayMcpServer, createToolMetrics, GATEWAY_TOOLS } from '@terminal-mcp/gateway';
+import { DEFAULT_GATEWAY_TOOLSETS } from '@terminal-mcp/contract';
+import { GATEWAY_TOOLS, INPUT_TOOL_NAMES, TOOLSET_TOOLS } from '@terminal-mcp/gateway';
 import { createObserverMcpServer, OBSERVER_TOOLS } from '@terminal-mcp/observer';
 import { describe, expect, it } from 'vitest';
+import { catalogueOf, gatewayServerFor, measureToolsetCombinations, OPTIONAL_TOOLSETS } from './helpers/catalogue-bytes.js';
 import { repoPath } from './helpers/repo.js';
 
 const doc = readFileSync(repoPath('docs/tools.md'), 'utf8');
@@ -43,54 +42,65 @@ describe('docs/tools.md', () => {
   });
 });
 
-/** What a client receives: the serialized tools/list result and the instructions. */
-async function catalogueOf(server: McpServer): Promise<{ bytes: number; serialized: string; instructions: number; tools: Awaited<ReturnType<Client['listTools']>>['tools'] }> {
-  const client = new Client({ name: 'catalogue-budget', version: '0.0.0' });
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  await Promise.all([server.connect(a), client.connect(b)]);
-  try {
-    const listed = await client.listTools();
-    const serialized = JSON.stringify(listed);
-    return { bytes: Buffer.byteLength(serialized), serialized, instructions: Buffer.byteLength(client.getInstructions() ?? ''), tools: listed.tools };
-  } finally {
-    await client.close();
-    await server.close();
-  }
-}
-
 // Nothing listens on these sockets: listing tools never calls the broker.
-const gateway = () => createGatewayMcpServer({ broker: createBrokerClient({ role: 'gateway', socketPath: '/nonexistent/gateway.sock' }), metrics: createToolMetrics() });
+const gateway = () => gatewayServerFor();
 const observer = () =>
   createObserverMcpServer({ broker: createBrokerClient({ role: 'observer', socketPath: '/nonexistent/observer.sock' }), caller: { username: 'budget', clientId: 'tmcp_c_budget' } });
 
 /** Issue 16 set the budgets on the terminal and project-source tools it measured (gateway
- * 25 KB, observer 12 KB). A fixed total for every tool would forbid any new capability, so
- * each later family (notes, projects, ...) gets its own allowance per tool on top, and the
- * core keeps its budget: a family that grows must stay as terse as the core. */
+ * 25 KB, observer 12 KB); issue 31 made the gateway's default catalogue (what a new client
+ * is served: core, input, transcripts) fit the 25 KB whole. A fixed total for every tool
+ * would forbid any new capability, so each family outside the default gets an allowance per
+ * tool on top: a family that grows must stay as terse as the core. */
 const CORE_NAMES = /^(terminal_|source_)/;
 /** The transcripts family (issue 16's cursors and export, built after the measurement)
  * pays its own way like every later family. */
 const TRANSCRIPT_FAMILY = new Set(['terminal_read_since', 'terminal_export_transcript']);
 const isCore = (name: string) => CORE_NAMES.test(name) && !TRANSCRIPT_FAMILY.has(name);
 const PER_FAMILY_TOOL_BYTES = 700;
+const DEFAULT_BUDGET = 25_000;
 const bytesOf = (tools: readonly unknown[]) => Buffer.byteLength(JSON.stringify(tools));
 
-describe('catalogue budgets (issue 16)', () => {
-  it.each([
-    ['gateway', gateway, GATEWAY_TOOLS.length, 25_000],
-    ['observer', observer, OBSERVER_TOOLS.length, 12_000],
-  ] as const)('%s: tools/list with every tool, and its instructions, fit the budget without zod noise', async (name, make, count, budget) => {
-    const c = await catalogueOf(make());
+describe('catalogue budgets (issues 16 and 31)', () => {
+  it('observer: tools/list with every tool, and its instructions, fit the budget without zod noise', async () => {
+    const c = await catalogueOf(observer());
     const core = c.tools.filter((t) => isCore(t.name));
     const families = c.tools.filter((t) => !isCore(t.name));
-    console.log(`${name}: tools/list ${c.bytes} bytes for ${c.tools.length} tools (core ${bytesOf(core)} bytes for ${core.length}; other families ${bytesOf(families)} for ${families.length}); instructions ${c.instructions} bytes`);
-    expect(c.tools).toHaveLength(count);
-    expect(bytesOf(core)).toBeLessThanOrEqual(budget);
-    expect(c.bytes).toBeLessThanOrEqual(budget + PER_FAMILY_TOOL_BYTES * families.length);
+    console.log(`observer: tools/list ${c.bytes} bytes for ${c.tools.length} tools (core ${bytesOf(core)} bytes for ${core.length}; other families ${bytesOf(families)} for ${families.length}); instructions ${c.instructions} bytes`);
+    expect(c.tools).toHaveLength(OBSERVER_TOOLS.length);
+    expect(bytesOf(core)).toBeLessThanOrEqual(12_000);
+    expect(c.bytes).toBeLessThanOrEqual(12_000 + PER_FAMILY_TOOL_BYTES * families.length);
+    expect(c.instructions).toBeLessThanOrEqual(2_400);
+    expect(c.serialized).not.toContain('$schema');
+    for (const t of c.tools) expect(t.inputSchema, t.name).toMatchObject({ type: 'object', additionalProperties: false });
+  });
+
+  it('gateway with every tool: instructions fit and the schemas carry no zod noise', async () => {
+    const c = await catalogueOf(gateway());
+    console.log(`gateway, every tool: tools/list ${c.bytes} bytes for ${c.tools.length} tools; instructions ${c.instructions} bytes`);
+    expect(c.tools).toHaveLength(GATEWAY_TOOLS.length);
     expect(c.instructions).toBeLessThanOrEqual(2_400);
     expect(c.serialized).not.toContain('$schema');
     expect(c.serialized).not.toContain(String(Number.MAX_SAFE_INTEGER));
     for (const t of c.tools) expect(t.inputSchema, t.name).toMatchObject({ type: 'object', additionalProperties: false });
+  });
+
+  it('gateway: every toolset combination the config can produce lists exactly its tools and fits; the default fits 25 KB', async () => {
+    const combinations = await measureToolsetCombinations();
+    expect(combinations).toHaveLength(2 ** OPTIONAL_TOOLSETS.length);
+    const defaultTools = new Set(DEFAULT_GATEWAY_TOOLSETS.flatMap((s) => TOOLSET_TOOLS[s]));
+    console.log(`gateway tools/list bytes per toolset combination (core always in; read-only token in parentheses):`);
+    for (const c of combinations) {
+      const names = c.toolsets.flatMap((s) => TOOLSET_TOOLS[s]);
+      console.log(`  ${String(c.bytes).padStart(6)} (${String(c.readOnlyBytes).padStart(6)})  ${String(c.tools.length).padStart(2)} tools  ${c.toolsets.join('+')}`);
+      expect(c.tools.map((t) => t.name).sort(), c.toolsets.join('+')).toEqual([...names].sort());
+      expect(c.readOnlyTools.map((t) => t.name).sort()).toEqual(names.filter((n) => !INPUT_TOOL_NAMES.has(n)).sort());
+      const beyondDefault = c.tools.filter((t) => !defaultTools.has(t.name)).length;
+      expect(c.bytes, c.toolsets.join('+')).toBeLessThanOrEqual(DEFAULT_BUDGET + PER_FAMILY_TOOL_BYTES * beyondDefault);
+    }
+    const byDefault = combinations.find((c) => c.toolsets.length === DEFAULT_GATEWAY_TOOLSETS.length && DEFAULT_GATEWAY_TOOLSETS.every((s) => c.toolsets.includes(s)))!;
+    console.log(`default (${DEFAULT_GATEWAY_TOOLSETS.join('+')}): ${byDefault.bytes} bytes, read-only token ${byDefault.readOnlyBytes}`);
+    expect(byDefault.bytes).toBeLessThanOrEqual(DEFAULT_BUDGET);
   });
 
   it('publishes output schemas exactly where docs/tools.md says a client acts on the fields', async () => {

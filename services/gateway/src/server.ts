@@ -10,7 +10,7 @@ import { createToolServer, DEFAULT_BROKER_TIMEOUT_MS, registerDocResources, regi
 import pino, { type Logger } from 'pino';
 import { gatewayDocs } from './instance-docs.js';
 import type { ToolMetrics } from './metrics.js';
-import { GATEWAY_TOOLS, type GatewayTool } from './tools/index.js';
+import { FULL_CATALOGUE, type GatewayCatalogue } from './catalogue.js';
 import { GATEWAY_VERSION } from './version.js';
 
 export const SERVER_INSTRUCTIONS = [
@@ -27,8 +27,9 @@ export interface GatewayServerDeps {
   broker: BrokerClient<'gateway'>;
   metrics: ToolMetrics;
   log?: Logger;
-  /** Defaults to every tool in tools/index.ts. */
-  tools?: readonly GatewayTool[];
+  /** The tools this caller is served and the ones it is refused (catalogue.ts: its
+   * toolsets and scopes). Defaults to every tool in tools/index.ts. */
+  catalogue?: GatewayCatalogue;
   brokerTimeoutMs?: number;
   /** HTTP: the client's name recorded at its initialize (http/client-names.ts). */
   clientName?: string;
@@ -57,9 +58,10 @@ export function callerName(
 export function createGatewayMcpServer(deps: GatewayServerDeps): McpServer {
   const log = deps.log ?? pino({ level: 'silent' });
   const server = createToolServer({ name: 'terminal-mcp', title: 'Terminal MCP', version: GATEWAY_VERSION }, SERVER_INSTRUCTIONS);
-  const tools = deps.tools ?? GATEWAY_TOOLS;
+  const { tools, hidden } = deps.catalogue ?? FULL_CATALOGUE;
   registerDocResources(server, () => gatewayDocs(tools, deps.mcpUrl));
   registerTools(server, tools, {
+    hidden,
     broker: deps.broker,
     timeoutMs: deps.brokerTimeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS,
     hooks: {

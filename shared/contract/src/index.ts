@@ -20,3 +20,4 @@ export * from './session-registry.js';
 export * from './projects.js';
 export * from './broker-link.js';
 export * from './transcripts.js';
+export * from './toolsets.js';

@@ -9,7 +9,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Implementation, type ServerNotification, type ServerRequest, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { BrokerClient } from '@terminal-mcp/broker-client';
+import type { BrokerClient, BrokerFailure } from '@terminal-mcp/broker-client';
 import { closeMatches, type SocketRole } from '@terminal-mcp/contract';
 import type { McpTool } from './define-tool.js';
 import { checkToolArguments } from './tool-arguments.js';
@@ -68,6 +68,9 @@ export interface RegisterToolsOptions<R extends SocketRole> {
   broker: BrokerClient<R>;
   timeoutMs: number;
   hooks: ToolCallHooks;
+  /** Tools this caller is not served (not listed), by name, with the refusal a call by a
+   * name from a cached catalogue gets: never the tool's effect, never "no such tool". */
+  hidden?: ReadonlyMap<string, BrokerFailure>;
 }
 
 /** The tool names closest to a name that does not exist (the name is the caller's: only
@@ -90,7 +93,7 @@ function unknownToolResult(name: string, tools: readonly McpTool<SocketRole>[]):
  * (tool-arguments.ts), and tools/list is built once per process (tool-catalogue.ts).
  */
 export function registerTools<R extends SocketRole>(server: McpServer, tools: readonly McpTool<R>[], options: RegisterToolsOptions<R>): void {
-  const { broker, timeoutMs, hooks } = options;
+  const { broker, timeoutMs, hooks, hidden } = options;
   const all = tools as readonly McpTool<SocketRole>[];
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listing = { tools: all.map(listedTool) };
@@ -99,10 +102,15 @@ export function registerTools<R extends SocketRole>(server: McpServer, tools: re
 
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra: ToolCallExtra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
-    // No hooks: the name is the caller's, and metrics label by tool name.
-    if (!tool) return unknownToolResult(request.params.name, all);
     const started = performance.now();
     const elapsedMs = () => performance.now() - started;
+    const refusal = tool ? undefined : hidden?.get(request.params.name);
+    if (refusal) {
+      hooks.failed(request.params.name, elapsedMs(), { failure: refusal, presentation: ERROR_PRESENTATION[refusal.code] }, undefined);
+      return toolErrorResult(refusal);
+    }
+    // No hooks: the name is the caller's, and metrics label by tool name.
+    if (!tool) return unknownToolResult(request.params.name, all);
     const checked = checkToolArguments(request.params.arguments, { tool: tool.name, valid: Object.keys(tool.inputShape), aliases: tool.aliases, retired: tool.retired }, tool.inputSchema);
     if (!checked.ok) {
       const described = { failure: checked.failure, presentation: ERROR_PRESENTATION.INVALID_ARGUMENT };

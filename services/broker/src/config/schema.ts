@@ -4,7 +4,7 @@
  * an effect, see effects/config-file.ts).
  */
 import { z } from 'zod';
-import { NOTE_LIMITS } from '@terminal-mcp/contract';
+import { gatewayToolsetsConfigSchema, NOTE_LIMITS } from '@terminal-mcp/contract';
 import { DEFAULT_GUARDED_COMMANDS } from '../policy/input.js';
 
 const pattern = z.string().min(1).max(256);
@@ -80,7 +80,14 @@ export const gatewayOAuthSchema = z
   })
   .strict();
 
-export const gatewaySchema = z.object({ oauth: gatewayOAuthSchema.optional() }).strict();
+/** `toolsets`: which tool families each kind of caller (or one OAuth client) is served;
+ * the gateway asks for it (catalogue.toolsets) and lists only those tools (docs/tools.md). */
+export const gatewaySchema = z
+  .object({
+    oauth: gatewayOAuthSchema.optional(),
+    toolsets: gatewayToolsetsConfigSchema.default(() => gatewayToolsetsConfigSchema.parse({})),
+  })
+  .strict();
 
 export const observerSchema = z
   .object({

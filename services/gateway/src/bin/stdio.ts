@@ -8,10 +8,12 @@
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createBrokerClient, defaultSocketPath } from '@terminal-mcp/broker-client';
-import { serviceCommandFlags } from '@terminal-mcp/contract';
+import { serviceCommandFlags, toolsetsForCaller } from '@terminal-mcp/contract';
+import { gatewayCatalogue } from '../catalogue.js';
 import { createGatewayLogger } from '../logger.js';
 import { createToolMetrics } from '../metrics.js';
 import { createGatewayMcpServer } from '../server.js';
+import { brokerToolsetConfig } from '../toolset-config.js';
 import { GATEWAY_VERSION } from '../version.js';
 
 // One stray console.log would corrupt the protocol stream.
@@ -31,7 +33,10 @@ async function main(): Promise<void> {
   }
   const log = createGatewayLogger();
   const broker = createBrokerClient({ role: 'gateway', env: process.env });
-  const server = createGatewayMcpServer({ broker, metrics: createToolMetrics(), log });
+  // The operator's toolsets for the local user (config.yaml gateway.toolsets.stdio); with no
+  // broker answering yet, the defaults. One client, one catalogue for the whole run.
+  const toolsets = toolsetsForCaller(await brokerToolsetConfig(broker).current(), { kind: 'stdio' });
+  const server = createGatewayMcpServer({ broker, metrics: createToolMetrics(), log, catalogue: gatewayCatalogue({ toolsets }) });
   const transport = new StdioServerTransport();
 
   let stopping = false;

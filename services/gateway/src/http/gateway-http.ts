@@ -48,14 +48,16 @@ import type { Logger } from 'pino';
 import { createGatewayLogger } from '../logger.js';
 import { createToolMetrics, type RejectionReason, type ToolMetrics } from '../metrics.js';
 import { DEFAULT_BROKER_TIMEOUT_MS } from '../server.js';
-import { GATEWAY_TOOLS } from '../tools/index.js';
 import { versionInfo } from '../version.js';
 import { sendLive, sendMetrics, sendReady, sendVersion } from './health.js';
 import { gatewayDocs } from '../instance-docs.js';
 import { createClientNames } from './client-names.js';
 import { handleMcpDelete, handleMcpPost, type McpHttpSession } from './mcp-endpoint.js';
 import { createMcpSessionTable, principalKey } from './mcp-sessions.js';
-import { GATEWAY_OAUTH_PROFILE, toolsForScopes } from './oauth-profile.js';
+import { GATEWAY_OAUTH_PROFILE } from './oauth-profile.js';
+import { gatewayCatalogue } from '../catalogue.js';
+import { brokerToolsetConfig } from '../toolset-config.js';
+import { toolsetsForCaller } from '@terminal-mcp/contract';
 import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT, GatewayConfigError } from './options.js';
 
 export interface GatewayHttpOptions {
@@ -122,7 +124,7 @@ function viaLoopbackHost(req: IncomingMessage): boolean {
 }
 
 /** `principal`: who the request acts as, which binds MCP sessions (mcp-sessions.ts). */
-type McpAuth = { ok: true; principal: string; scopes?: readonly string[]; credential?: string } | { ok: false };
+type McpAuth = { ok: true; principal: string; scopes?: readonly string[]; clientId?: string; credential?: string } | { ok: false };
 
 export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promise<RunningGatewayHttp> {
   const host = options.host ?? DEFAULT_GATEWAY_HOST;
@@ -144,6 +146,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
   const version = versionInfo();
   const clientNames = createClientNames();
   const sessions = createMcpSessionTable<McpHttpSession>();
+  const toolsetConfig = brokerToolsetConfig(broker);
 
   // Bind first: the OAuth URLs and the host policy depend on the port (0 picks one). The
   // request listener is attached in the same tick as the bind completes.
@@ -198,7 +201,14 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
       return { ok: false };
     }
     const { user, clientId, scopes } = auth.verified;
-    return { ok: true, principal: principalKey({ oauth: { userId: user.id, clientId, scopes } }), scopes, credential: auth.accessToken };
+    return { ok: true, principal: principalKey({ oauth: { userId: user.id, clientId, scopes } }), scopes, clientId, credential: auth.accessToken };
+  };
+
+  /** The tools this request's caller is served: the operator's toolsets for its kind (or
+   * its OAuth client), narrowed by its token's scopes (catalogue.ts). */
+  const catalogueFor = async (auth: Extract<McpAuth, { ok: true }>) => {
+    const caller = auth.scopes ? { kind: 'oauth' as const, ...(auth.clientId !== undefined ? { clientId: auth.clientId } : {}) } : { kind: 'http' as const };
+    return gatewayCatalogue({ toolsets: toolsetsForCaller(await toolsetConfig.current(), caller), ...(auth.scopes ? { scopes: auth.scopes } : {}) });
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -238,16 +248,15 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
       sendJson(res, 405, body, { Allow: entry.methods.join(', ') });
       return;
     }
-    const tools = auth.scopes ? toolsForScopes(GATEWAY_TOOLS, auth.scopes) : undefined;
     switch (entry.route) {
       case 'api-doc':
       case 'skill-doc': {
-        const docs = gatewayDocs(tools ?? GATEWAY_TOOLS, mcpUrl);
+        const docs = gatewayDocs((await catalogueFor(auth)).tools, mcpUrl);
         return sendText(res, 200, entry.route === 'api-doc' ? docs.api : docs.skills, 'text/markdown; charset=utf-8');
       }
       case 'mcp': {
         const caller = { principal: auth.principal, ...(auth.credential !== undefined ? { credential: auth.credential } : {}) };
-        const mcpDeps = { serverDeps: { ...serverDeps, ...(tools ? { tools } : {}) }, metrics, log, maxBodyBytes, clientNames, sessions };
+        const mcpDeps = { serverDeps: { ...serverDeps, catalogue: await catalogueFor(auth) }, metrics, log, maxBodyBytes, clientNames, sessions };
         return req.method === 'DELETE' ? handleMcpDelete(req, res, mcpDeps, caller) : handleMcpPost(req, res, mcpDeps, caller);
       }
       case 'live':

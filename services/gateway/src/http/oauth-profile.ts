@@ -1,12 +1,12 @@
 /**
  * The gateway as an OAuth resource (for ChatGPT connectors): reading and input are
  * separate scopes, and the operator may approve reading only. A token without the input
- * scope gets INPUT_NOT_ALLOWED from every input tool — here, before any broker call, and
- * again in the broker, which verifies the token itself (services/broker/src/oauth/caller.ts).
+ * scope is not listed the input tools, and a call of one answers INPUT_NOT_ALLOWED — here,
+ * before any broker call, and again in the broker, which verifies the token itself
+ * (services/broker/src/oauth/caller.ts).
  */
 import { AppError, GATEWAY_INPUT_SCOPE, GATEWAY_READ_SCOPE } from '@terminal-mcp/contract';
 import type { OAuthResourceProfile } from '@terminal-mcp/oauth-http';
-import type { GatewayTool } from '../tools/index.js';
 
 export const GATEWAY_OAUTH_PROFILE: OAuthResourceProfile = {
   resourceName: 'Terminal MCP gateway',
@@ -26,27 +26,27 @@ export const GATEWAY_OAUTH_PROFILE: OAuthResourceProfile = {
   ],
 };
 
-/** The tools that type into a pane (everything that reaches the broker's input.send*). */
-export const INPUT_TOOL_NAMES: ReadonlySet<string> = new Set(['terminal_send_task', 'terminal_send_text', 'terminal_send_bound', 'terminal_send_keys']);
+/** The tools that type into a pane: every path to the broker's input.send* (project_dispatch
+ * and supervisor2_execute_send type through the same path). They need the input scope. */
+export const INPUT_TOOL_NAMES: ReadonlySet<string> = new Set([
+  'terminal_send_task',
+  'terminal_send_text',
+  'terminal_send_bound',
+  'terminal_send_keys',
+  'project_dispatch',
+  'supervisor2_execute_send',
+]);
 
-function readOnlyRefusal(): AppError {
+/**
+ * Why a token with these scopes may not call this tool, or undefined when it may. A tool it
+ * may not call is not listed for it (catalogue.ts) and a call by a name from a cached list is
+ * refused here, before any broker call; the broker checks the token's scopes again.
+ */
+export function scopeRefusal(toolName: string, scopes: readonly string[]): AppError | undefined {
+  if (!INPUT_TOOL_NAMES.has(toolName) || scopes.includes(GATEWAY_INPUT_SCOPE)) return undefined;
   return new AppError(
     'INPUT_NOT_ALLOWED',
     'this connection was approved for reading only',
     `The operator approved this OAuth client without the ${GATEWAY_INPUT_SCOPE} scope. To type, reconnect the client and allow input on the consent page.`,
-  );
-}
-
-/** The tool table for a token's scopes: the same tools (names are a public API that
- * hosted clients cache), with the input tools refusing when the input scope is missing. */
-export function toolsForScopes(tools: readonly GatewayTool[], scopes: readonly string[]): readonly GatewayTool[] {
-  if (scopes.includes(GATEWAY_INPUT_SCOPE)) return tools;
-  return tools.map((tool) =>
-    INPUT_TOOL_NAMES.has(tool.name)
-      ? {
-          ...tool,
-          invoke: () => Promise.reject(readOnlyRefusal()),
-        }
-      : tool,
   );
 }

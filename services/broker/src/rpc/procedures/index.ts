@@ -3,6 +3,7 @@
 export { audit, auditOperator } from './audit.js';
 export { auth } from './auth.js';
 export { bindings } from './bindings.js';
+export { catalogue } from './catalogue.js';
 export { grants } from './grants.js';
 export { health } from './health.js';
 export { dashboardInput, input } from './input.js';

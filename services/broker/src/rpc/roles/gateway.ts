@@ -2,7 +2,7 @@
  * file is auditing the gateway's privilege: every row is a request a gateway tool or its
  * readiness endpoint makes (test/src/role-calls.test.ts derives them from the gateway's
  * source and fails on any difference). */
-import { audit, bindings, health, input, notes, oauthServerProcedures as oauth, projects, sessions, supervisor, supervisor2, wait } from '../procedures/index.js';
+import { audit, bindings, catalogue, health, input, notes, oauthServerProcedures as oauth, projects, sessions, supervisor, supervisor2, wait } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const gatewayRouter = router({
@@ -86,6 +86,11 @@ export const gatewayRouter = router({
     reviewAction: supervisor2.reviewAction, // mutation
     executeSend: supervisor2.executeSend, // mutation
     listActions: supervisor2.listActions,
+  },
+  /** The operator's toolsets per caller (config.yaml gateway.toolsets): which tools the
+   * gateway lists to whom. */
+  catalogue: {
+    toolsets: catalogue.toolsets,
   },
   health: {
     ready: health.ready,

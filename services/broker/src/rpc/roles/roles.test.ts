@@ -29,6 +29,7 @@ describe('role routers', () => {
           "bindings.status:query",
           "bindings.tail:query",
           "bindings.unbind:mutation",
+          "catalogue.toolsets:query",
           "health.info:query",
           "health.ready:query",
           "input.context:query",

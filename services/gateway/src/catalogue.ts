@@ -1,0 +1,67 @@
+/**
+ * The catalogue one caller is served: the tools of its toolsets (config.yaml
+ * `gateway.toolsets`, tools/toolsets.ts) that its OAuth scopes let it use. A small pure
+ * function of (toolsets, scopes), applied where the McpServer is built (server.ts), so an
+ * authenticated principal only has to say which toolsets and scopes it carries.
+ *
+ * A tool that is not listed is still known by name: a client that cached a larger
+ * catalogue (hosted clients freeze tools/list) gets a refusal that says why and what to do,
+ * never an "unknown tool", and never the tool's effect.
+ */
+import type { BrokerFailure } from '@terminal-mcp/broker-client';
+import { AppError, GATEWAY_TOOLSETS, type GatewayToolset } from '@terminal-mcp/contract';
+import { scopeRefusal } from './http/oauth-profile.js';
+import { GATEWAY_TOOLS, type GatewayTool } from './tools/index.js';
+import { toolsetOf } from './tools/toolsets.js';
+
+export interface GatewayCatalogue {
+  /** Listed and callable, in the table's order. */
+  readonly tools: readonly GatewayTool[];
+  /** Known but not served to this caller, with the refusal a call gets. */
+  readonly hidden: ReadonlyMap<string, BrokerFailure>;
+}
+
+export interface CatalogueChoice {
+  toolsets: ReadonlySet<GatewayToolset>;
+  /** An OAuth token's scopes; undefined for callers without scopes (stdio, static token). */
+  scopes?: readonly string[];
+}
+
+/** Every tool, for callers the config does not narrow (and the tests that measure all). */
+export const FULL_CATALOGUE: GatewayCatalogue = { tools: GATEWAY_TOOLS, hidden: new Map() };
+
+const failureOf = (err: AppError): BrokerFailure => ({ code: err.code, message: err.message, hint: err.hint });
+
+function toolsetRefusal(tool: string, toolset: GatewayToolset | undefined): AppError {
+  return new AppError(
+    'FORBIDDEN',
+    `${tool} belongs to the ${toolset ?? 'unknown'} toolset, which is not enabled for this client`,
+    'Use the tools listed by tools/list. The operator enables toolsets under gateway.toolsets in config.yaml; then reconnect the client (or refresh its tool list) to see them.',
+  );
+}
+
+// A handful of distinct (toolsets, scopes) pairs exist per process; stateless HTTP builds a
+// server per request, so the catalogue (and with it each tool's cached listing) is reused.
+const memo = new Map<string, GatewayCatalogue>();
+
+export function gatewayCatalogue(choice: CatalogueChoice, all: readonly GatewayTool[] = GATEWAY_TOOLS): GatewayCatalogue {
+  const sets = GATEWAY_TOOLSETS.filter((s) => choice.toolsets.has(s));
+  const key = JSON.stringify([sets, choice.scopes ? [...choice.scopes].sort() : null, all === GATEWAY_TOOLS]);
+  const known = all === GATEWAY_TOOLS ? memo.get(key) : undefined;
+  if (known) return known;
+  const tools: GatewayTool[] = [];
+  const hidden = new Map<string, BrokerFailure>();
+  for (const tool of all) {
+    const toolset = toolsetOf(tool.name);
+    const byScope = choice.scopes ? scopeRefusal(tool.name, choice.scopes) : undefined;
+    if (toolset === undefined || !choice.toolsets.has(toolset)) hidden.set(tool.name, failureOf(toolsetRefusal(tool.name, toolset)));
+    else if (byScope) hidden.set(tool.name, failureOf(byScope));
+    else tools.push(tool);
+  }
+  const catalogue = { tools, hidden };
+  if (all === GATEWAY_TOOLS) {
+    if (memo.size > 64) memo.clear();
+    memo.set(key, catalogue);
+  }
+  return catalogue;
+}
