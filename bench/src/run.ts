@@ -19,8 +19,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { PaneScreenFrame } from '@terminal-mcp/contract';
-import { BROKER_NODE_FLAGS, createBrokerClient, createBrokerLiveClient, repoPath, signInFirstTime, startBrokerProcess, startTmuxServer, startWebStack } from '@terminal-mcp/test';
+import { GATEWAY_TOOLSETS, type PaneScreenFrame } from '@terminal-mcp/contract';
+import { BROKER_NODE_FLAGS, createBrokerClient, createBrokerLiveClient, expandRows, repoPath, signInFirstTime, startBrokerProcess, startTmuxServer, startWebStack, type CompactRows } from '@terminal-mcp/test';
 import { execa } from 'execa';
 import { execFile, spawn } from 'node:child_process';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
@@ -207,7 +207,8 @@ async function main(): Promise<void> {
     };
     for (let i = 0; i < SESSIONS; i++) await addSession(i);
     await new Promise((r) => setTimeout(r, 500));
-    const broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { log_level: 'warn' } });
+    // Every toolset: the notes section calls note_* (not in the default catalogue).
+    const broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { log_level: 'warn', gateway: { toolsets: { default: [...GATEWAY_TOOLSETS] } } } });
     const gateway = spawn(process.execPath, [repoPath('services/gateway/dist/bin/http.js')], {
       env: { ...broker.env, TERMINAL_MCP_GATEWAY_PORT: '0' },
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -288,7 +289,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < iterations * ROUNDS; i++) {
         await time(s!, async () => {
           const r = await list(stdio);
-          const listed = (r.structuredContent as { sessions: unknown[] }).sessions.length;
+          const listed = (r.structuredContent as CompactRows).rows.length;
           if (listed !== count) throw new Error(`listed ${listed} sessions, expected ${count}`);
         });
         await time(h!, () => list(http));
@@ -331,7 +332,7 @@ async function main(): Promise<void> {
         const batchPanes = panes.slice(offset, offset + BATCH_SIZE);
         await time(s!, async () => {
           const r = check(await stdio.callTool({ name: 'terminal_batch_inspect', arguments: { sessions: batch, lines: BATCH_LINES } }));
-          const items = (r.structuredContent as { results: { ok: boolean }[] }).results;
+          const items = expandRows(r.structuredContent);
           if (items.length !== BATCH_SIZE || !items.every((x) => x.ok)) throw new Error('batch inspect incomplete');
         });
         // Per session: one spawn for the facts status needs, one for the text.

@@ -4,7 +4,8 @@ import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createGatewayLogger, ERROR_META_KEY, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
+import { DEFAULT_GATEWAY_TOOLSETS } from '@terminal-mcp/contract';
+import { createGatewayLogger, ERROR_META_KEY, expandRows, startGatewayHttp, TOOLSET_TOOLS, type RunningGatewayHttp } from '@terminal-mcp/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { repoPath } from './helpers/repo.js';
@@ -106,26 +107,23 @@ afterAll(async () => {
 });
 
 describe('MCP over HTTP with a live broker', () => {
-  it('lists the read tools, all read-only', async () => {
+  it('lists the default catalogue (core, input, transcripts), its read tools all read-only', async () => {
     const client = await connect(gw.mcpUrl);
     const { tools } = await client.listTools();
-    // Input and binding tools are checked in input-tools.test.ts, note tools in note-tools.test.ts; everything else is read-only.
-    const reads = tools.filter((t) => t.name.startsWith('terminal_') && !/^terminal_(send_|bind$|unbind$)/.test(t.name));
+    expect(tools.map((t) => t.name).sort()).toEqual(DEFAULT_GATEWAY_TOOLSETS.flatMap((s) => TOOLSET_TOOLS[s]).sort());
+    // Input tools are checked in input-tools.test.ts; everything else is read-only.
+    const reads = tools.filter((t) => t.name.startsWith('terminal_') && !/^terminal_send_/.test(t.name));
     expect(reads.map((t) => t.name).sort()).toEqual([
       'terminal_batch_inspect',
       'terminal_capture',
       'terminal_export_transcript',
-      'terminal_get_binding',
       'terminal_input_context',
-      'terminal_list_bindings',
       'terminal_list_input_audit',
       'terminal_list_sessions',
       'terminal_read_since',
       'terminal_resume_wait',
       'terminal_status',
-      'terminal_status_bound',
       'terminal_tail',
-      'terminal_tail_bound',
       'terminal_wait_for_state',
     ]);
     for (const t of reads) expect(t.annotations?.readOnlyHint).toBe(true);
@@ -136,9 +134,9 @@ describe('MCP over HTTP with a live broker', () => {
     const client = await connect(gw.mcpUrl);
     const result = await call(client, 'terminal_list_sessions');
     expect(result.isError).toBeFalsy();
-    const { sessions } = result.structuredContent as { sessions: { name: string; read_allowed: boolean }[] };
-    expect(sessions.find((s) => s.name === ALLOWED)?.read_allowed).toBe(true);
-    expect(sessions.find((s) => s.name === DENIED)?.read_allowed).toBe(false);
+    const sessions = expandRows(result.structuredContent);
+    expect(sessions.find((s) => s.name === ALLOWED)?.access).toBe('r');
+    expect(sessions.find((s) => s.name === DENIED)?.access).toBe('-');
     expect(textOf(result)).toContain(JSON.stringify(DENIED));
     // Discovery is metadata only.
     expect(JSON.stringify(result)).not.toContain(DENIED_MARK);
@@ -177,9 +175,9 @@ describe('MCP over HTTP with a live broker', () => {
     const client = await connect(gw.mcpUrl);
     const result = await call(client, 'terminal_batch_inspect', { sessions: [ALLOWED, DENIED], lines: 10 });
     expect(result.isError).toBeFalsy();
-    const { results } = result.structuredContent as { results: { session: string; ok: boolean; error_code?: string }[] };
+    const results = expandRows(result.structuredContent);
     expect(results.find((r) => r.session === ALLOWED)?.ok).toBe(true);
-    expect(results.find((r) => r.session === DENIED)).toMatchObject({ ok: false, error_code: 'SESSION_NOT_ALLOWED' });
+    expect(results.find((r) => r.session === DENIED)).toMatchObject({ ok: false, status: 'SESSION_NOT_ALLOWED', text: null });
     expect(textOf(result)).toContain(ALLOWED_MARK);
     expect(JSON.stringify(result)).not.toContain(DENIED_MARK);
   });

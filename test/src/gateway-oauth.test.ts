@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createBrokerClient, describeBrokerFailure, withBrokerCredential } from '@terminal-mcp/broker-client';
+import { GATEWAY_TOOLSETS } from '@terminal-mcp/contract';
 import { createGatewayLogger, ERROR_META_KEY, GATEWAY_TOOLS, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
 import { createObserverLogger, startObserverHttp, type RunningObserverHttp } from '@terminal-mcp/observer';
 import Database from 'better-sqlite3';
@@ -27,6 +28,8 @@ const CONFIG = {
   permissions: { terminal_read: true, terminal_input: true },
   allowed_session_patterns: ['agent-*'],
   input_policy: { allowed_session_patterns: ['agent-*'] },
+  // OAuth clients are served every toolset (the default is narrower): proves the per-kind entry.
+  gateway: { toolsets: { oauth: [...GATEWAY_TOOLSETS] } },
 };
 
 let tmux: TmuxTestServer;
@@ -192,7 +195,7 @@ describe('the gateway as a protected resource', () => {
 });
 
 describe('connecting like ChatGPT', { timeout: 120_000 }, () => {
-  it('approves reading and input in the browser; the token lists every gateway tool, types into the session and is audited as client and operator', async () => {
+  it('approves reading and input in the browser; the token lists every gateway tool (config oauth: every toolset), types into the session and is audited as client and operator', async () => {
     const tokens = await connectInBrowser(gateway);
     expect(tokens.scope).toBe('terminal:read terminal:input');
     const client = await mcp(gw.mcpUrl, tokens.access_token);
@@ -204,10 +207,13 @@ describe('connecting like ChatGPT', { timeout: 120_000 }, () => {
     expect(await inputAuditActors()).toContain(`gateway:oauth:ChatGPT-Connector@${USER}`);
   });
 
-  it('approves reading only when the operator unticks input: every input tool answers INPUT_NOT_ALLOWED, reads still work', async () => {
+  it('approves reading only when the operator unticks input: no input tool is listed, a call of one by name answers INPUT_NOT_ALLOWED, reads still work', async () => {
     const tokens = await connectInBrowser(gateway, { allowInput: false });
     expect(tokens.scope).toBe('terminal:read');
     const client = await mcp(gw.mcpUrl, tokens.access_token);
+    const listed = (await client.listTools()).tools.map((t) => t.name);
+    expect(listed).toContain('terminal_tail_bound');
+    for (const name of ['terminal_send_text', 'terminal_send_task', 'terminal_send_keys', 'terminal_send_bound']) expect(listed, name).not.toContain(name);
     expect((await call(client, 'terminal_list_sessions', {})).isError).toBeFalsy();
     const attempts: Array<[string, Record<string, unknown>]> = [
       ['terminal_send_text', { session: SESSION, text: 'must not arrive' }],

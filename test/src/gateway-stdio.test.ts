@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ERROR_META_KEY } from '@terminal-mcp/gateway';
+import { ERROR_META_KEY, expandRows } from '@terminal-mcp/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { repoPath } from './helpers/repo.js';
@@ -45,7 +45,7 @@ beforeAll(async () => {
   await tmux.newSession(DENIED, `echo ${DENIED_MARK}; exec sleep 3600`);
   await waitForPaneText(ALLOWED, ALLOWED_MARK);
   await waitForPaneText(DENIED, DENIED_MARK);
-  broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { allowed_session_patterns: ['allowed-*'], log_level: 'warn' } });
+  broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { allowed_session_patterns: ['allowed-*'], log_level: 'warn', gateway: { toolsets: { stdio: ['input', 'transcripts', 'bindings'] } } } });
   client = new Client({ name: 'gateway-stdio-e2e', version: '0.0.0' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [STDIO_BIN], env: gatewayEnv(), stderr: 'pipe' }));
 });
@@ -81,11 +81,11 @@ describe('MCP over stdio with a live broker', () => {
     for (const t of reads) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
   });
 
-  it('discovery lists allowed and denied sessions with the right read_allowed', async () => {
+  it('discovery lists allowed and denied sessions with the right access', async () => {
     const result = await call('terminal_list_sessions');
-    const { sessions } = result.structuredContent as { sessions: { name: string; read_allowed: boolean }[] };
-    expect(sessions.find((s) => s.name === ALLOWED)?.read_allowed).toBe(true);
-    expect(sessions.find((s) => s.name === DENIED)?.read_allowed).toBe(false);
+    const sessions = expandRows(result.structuredContent);
+    expect(sessions.find((s) => s.name === ALLOWED)?.access).toBe('r');
+    expect(sessions.find((s) => s.name === DENIED)?.access).toBe('-');
   });
 
   it('tail of an allowed session returns what was printed in it', async () => {
@@ -137,7 +137,7 @@ describe('stdout discipline and lifecycle', () => {
     expect(long.structuredContent).toMatchObject({ redactions: 1 });
     expect((long.structuredContent as { text: string }).text).toContain('[REDACTED');
     const batch = await call('terminal_batch_inspect', { sessions: ['allowed-redact'], lines: 2 });
-    expect(JSON.stringify(batch.structuredContent)).toMatch(/"redactions":0/);
+    expect(expandRows(batch.structuredContent)[0]).toMatchObject({ session: 'allowed-redact', redactions: 0 });
   });
 
   it('writes only JSON-RPC lines to stdout, starts without a broker and exits when stdin closes', async () => {

@@ -6,3 +6,4 @@ export { launchChromium, signInFirstTime, startWebStack, type WebStack } from '.
 /** The broker clients the bench calls the broker's sockets with directly (per-hop figures). */
 export { createBrokerClient, createBrokerLiveClient, type BrokerClient } from '@terminal-mcp/broker-client';
 export { catalogueOf, measureToolsetCombinations, OPTIONAL_TOOLSETS, type CombinationBytes } from './helpers/catalogue-bytes.js';
+export { expandRows, type CompactRows } from '@terminal-mcp/gateway';

@@ -15,6 +15,8 @@ const CONFIG = {
   allowed_session_patterns: ['agent-*'],
   input_policy: { allowed_session_patterns: ['agent-*'] },
   log_level: 'warn',
+  // The binding tools are not in the default catalogue.
+  gateway: { toolsets: { default: ['input', 'bindings'] } },
 };
 
 let root: string;

@@ -30,7 +30,7 @@ describe('note tools over MCP', { timeout: 120_000 }, () => {
     root = mkdtempSync(join(tmpdir(), 'tmcp-note-tools-'));
     mkdirSync(join(root, 'shots'));
     tmux = await startTmuxServer();
-    broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { log_level: 'warn', notes: { attachment_source_roots: [join(root, 'shots')] } } });
+    broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { log_level: 'warn', notes: { attachment_source_roots: [join(root, 'shots')] }, gateway: { toolsets: { http: ['notes'] } } } });
     gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent') });
     client = new Client({ name: 'notes-e2e', version: '0.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl)));

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ListSessionsOutput } from '@terminal-mcp/contract';
-import { createGatewayLogger, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
+import { createGatewayLogger, expandRows, startGatewayHttp, type CompactRows, type RunningGatewayHttp } from '@terminal-mcp/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
@@ -20,7 +20,8 @@ describe('terminal_list_sessions once the tmux server has exited', { timeout: 24
 
   const list = async (args: Record<string, unknown>) => {
     const r = (await client.callTool({ name: 'terminal_list_sessions', arguments: args })) as CallToolResult;
-    return { result: r, out: r.structuredContent as ListSessionsOutput | undefined, text: r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') };
+    const out = r.structuredContent as (CompactRows & Pick<ListSessionsOutput, 'tmux' | 'dead_sessions'>) | undefined;
+    return { result: r, out: out && { ...out, sessions: expandRows(out) }, text: r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') };
   };
 
   beforeAll(async () => {

@@ -32,8 +32,7 @@ export function brokerToolsetConfig(broker: BrokerClient<'gateway'>, options: To
 
   const ask = (): Promise<void> => {
     tried = true;
-    return (asking ??= broker.catalogue.toolsets
-      .query(undefined, { signal: AbortSignal.timeout(firstAnswerMs) })
+    return (asking ??= broker.catalogue.toolsets.query(undefined, { signal: AbortSignal.timeout(firstAnswerMs) })
       .then((answer) => {
         // Validated again at this boundary: the answer decides what is listed to whom.
         const parsed = gatewayToolsetsConfigSchema.safeParse(answer);

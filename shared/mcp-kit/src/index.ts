@@ -14,7 +14,21 @@ export {
   type ToolErrorResult,
 } from './tool-errors.js';
 export { defineMcpTool, READ_ONLY_ANNOTATIONS, type McpTool, type ToolContext, type ToolSpec } from './define-tool.js';
-export { renderBatch, renderPaneText, renderReadSince, renderSessionList, renderStatus, sessionReadTools } from './session-tools.js';
+export {
+  accessFlags,
+  compactBatch,
+  compactSessionList,
+  renderBatch,
+  renderPaneText,
+  renderReadSince,
+  renderSessionList,
+  renderStatus,
+  sessionReadTools,
+  SESSION_LIST_COLUMNS,
+  type BatchAnswer,
+  type SessionListAnswer,
+} from './session-tools.js';
+export { cellText, compactRows, expandRows, renderCompactRows, type Cell, type CompactRows } from './compact-rows.js';
 export { checkToolArguments, normalizeArgumentNames, type ArgumentNames } from './tool-arguments.js';
 export { publishedInputSchema, publishedOutputSchema } from './tool-catalogue.js';
 export { noteReadTools, NOTE_UNTRUSTED, renderNote, renderNoteHits, renderNoteSummary } from './note-tools.js';

@@ -127,7 +127,7 @@ const STEPS: readonly { heading: string; steps: readonly Step[] }[] = [
   {
     heading: 'Check an agent',
     steps: [
-      { needs: ['terminal_list_sessions'], text: 'Call `terminal_list_sessions`: every tmux session with `read_allowed`; only those can be read.' },
+      { needs: ['terminal_list_sessions'], text: 'Call `terminal_list_sessions`: every tmux session with its `access`; only those with `r` can be read.' },
       { needs: ['terminal_status'], text: 'Call `terminal_status {"session":"agent-1"}`: `IDLE`, `RUNNING`, `WAITING_INPUT`, `ERROR` with the evidence.' },
       { needs: ['terminal_batch_inspect'], text: 'Several at once: `terminal_batch_inspect {"lines":10}` (status and a short tail of each readable session).' },
       { needs: ['terminal_tail'], text: 'Read the end of its output: `terminal_tail {"session":"agent-1","lines":40}`.' },

@@ -37,7 +37,7 @@ export const waitTools: readonly GatewayTool[] = [
     title: 'Wait for a terminal to reach a state',
     description:
       'Wait until a session\'s status is one of `states` (RUNNING, IDLE, WAITING_INPUT, UNKNOWN; see terminal_status), e.g. IDLE or WAITING_INPUT after starting a task. ' +
-      `Returns as soon as it is, woken by the pane's output. ${POLLING} Needs read_allowed: true for the session.`,
+      `Returns as soon as it is, woken by the pane's output. ${POLLING} Needs access r for the session.`,
     inputShape: waitForStateInputShape,
     inputSchema: waitForStateInputSchema,
     aliases: { target: 'session', desired_states: 'states', timeout: 'timeout_s' },
