@@ -137,7 +137,7 @@ describe('MCP over HTTP with a live broker', () => {
     const sessions = expandRows(result.structuredContent);
     expect(sessions.find((s) => s.name === ALLOWED)?.access).toBe('r');
     expect(sessions.find((s) => s.name === DENIED)?.access).toBe('-');
-    expect(textOf(result)).toContain(JSON.stringify(DENIED));
+    expect(textOf(result)).toContain(`${DENIED}\t-`);
     // Discovery is metadata only.
     expect(JSON.stringify(result)).not.toContain(DENIED_MARK);
   });

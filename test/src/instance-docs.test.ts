@@ -3,6 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { GATEWAY_TOOLSETS } from '@terminal-mcp/contract';
 import { createGatewayLogger, GATEWAY_TOOLS, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
 import { API_DOC_URI, LEARN_PROMPT, SKILL_DOC_URI } from '@terminal-mcp/mcp-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,7 +51,8 @@ const documentedTools = (api: string) => [...api.matchAll(/^## ([a-z][a-z0-9_]+)
 
 beforeAll(async () => {
   tmux = await startTmuxServer();
-  broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { allowed_session_patterns: ['agent-*'], log_level: 'warn' } });
+  // Every toolset, so the generated docs cover every tool (the default catalogue is smaller).
+  broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { allowed_session_patterns: ['agent-*'], log_level: 'warn', gateway: { toolsets: { default: [...GATEWAY_TOOLSETS] } } } });
   gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), token: TOKEN });
 });
 

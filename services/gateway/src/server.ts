@@ -6,7 +6,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { withBrokerActor, type BrokerClient } from '@terminal-mcp/broker-client';
-import { createToolServer, DEFAULT_BROKER_TIMEOUT_MS, registerDocResources, registerTools } from '@terminal-mcp/mcp-kit';
+import { createToolServer, DEFAULT_BROKER_TIMEOUT_MS, LIVE_VIEW, registerDocResources, registerTools } from '@terminal-mcp/mcp-kit';
 import pino, { type Logger } from 'pino';
 import { gatewayDocs } from './instance-docs.js';
 import type { ToolMetrics } from './metrics.js';
@@ -59,7 +59,8 @@ export function createGatewayMcpServer(deps: GatewayServerDeps): McpServer {
   const log = deps.log ?? pino({ level: 'silent' });
   const server = createToolServer({ name: 'terminal-mcp', title: 'Terminal MCP', version: GATEWAY_VERSION }, SERVER_INSTRUCTIONS);
   const { tools, hidden } = deps.catalogue ?? FULL_CATALOGUE;
-  registerDocResources(server, () => gatewayDocs(tools, deps.mcpUrl));
+  // The live terminal view (MCP Apps) that terminal_tail and terminal_status declare.
+  registerDocResources(server, () => gatewayDocs(tools, deps.mcpUrl), [LIVE_VIEW]);
   registerTools(server, tools, {
     hidden,
     broker: deps.broker,

@@ -7,7 +7,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { BrokerClient } from '@terminal-mcp/broker-client';
-import { createToolServer, DEFAULT_BROKER_TIMEOUT_MS, registerTools } from '@terminal-mcp/mcp-kit';
+import { createToolServer, DEFAULT_BROKER_TIMEOUT_MS, LIVE_VIEW, registerServedResources, registerTools } from '@terminal-mcp/mcp-kit';
 import pino, { type Logger } from 'pino';
 import { actorStore } from './actor.js';
 import { recordToolCall } from './audit.js';
@@ -43,6 +43,9 @@ export function createObserverMcpServer(deps: ObserverServerDeps): McpServer {
   const actor = `observer:${deps.caller.username}`;
   const { clientId } = deps.caller;
   const server = createToolServer({ name: 'terminal-mcp-observer', title: 'Terminal MCP (read-only)', version: OBSERVER_VERSION }, SERVER_INSTRUCTIONS);
+  // The live terminal view (MCP Apps) that terminal_tail and terminal_status declare:
+  // claude.ai renders it; it reads only through those two tools.
+  registerServedResources(server, [LIVE_VIEW]);
   registerTools(server, deps.tools ?? OBSERVER_TOOLS, {
     broker: deps.broker,
     timeoutMs: deps.brokerTimeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS,

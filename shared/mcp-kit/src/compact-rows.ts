@@ -33,11 +33,12 @@ export function compactRows(records: readonly Record<string, Cell>[], columns: r
 }
 
 /** A cell as text: bare when it cannot be mistaken for a separator or another value,
- * else quoted as JSON (names are anyone's: quotes, tabs, newlines stay unambiguous). */
+ * else quoted as JSON (names are anyone's: quotes, tabs, newlines stay unambiguous). An
+ * absent value (null) is an empty cell. */
 export function cellText(value: Cell): string {
-  if (value === null) return '-';
+  if (value === null) return '';
   if (typeof value !== 'string') return String(value);
-  return /^[\p{L}\p{N}_.@%:+/=~,-]+$/u.test(value) && value !== '-' ? value : JSON.stringify(value);
+  return /^[\p{L}\p{N}_.@%:+/=~,-]+$/u.test(value) && value !== 'true' && value !== 'false' && !/^-?\d/.test(value) ? value : JSON.stringify(value);
 }
 
 /** The table as text lines: `same: k=v ...` when any, the column names, one line per row. */

@@ -50,6 +50,8 @@ export interface ToolSpec<R extends SocketRole, Shape extends z.ZodRawShape, Out
    * fields itself; the SDK client then validates every structured result against it. */
   publishOutputSchema?: boolean;
   annotations: A;
+  /** `_meta` in tools/list, e.g. the MCP Apps view the tool's result is shown in (live-view.ts). */
+  meta?: Readonly<Record<string, unknown>>;
   run(args: z.output<z.ZodObject<Shape>>, ctx: ToolContext<R>): Promise<z.output<Out>>;
   /** Compact text for `content`; the full result travels in `structuredContent`. */
   render(result: z.output<Out>): string;
@@ -67,6 +69,7 @@ export interface McpTool<R extends SocketRole, A extends ToolAnnotations = ToolA
   readonly outputSchema: z.ZodObject;
   readonly publishOutputSchema: boolean;
   readonly annotations: A;
+  readonly meta?: Readonly<Record<string, unknown>>;
   /** `args` have already been checked against `inputSchema` (tool-arguments.ts). */
   invoke(args: Record<string, unknown>, ctx: ToolContext<R>): Promise<{ structured: Record<string, unknown>; text: string }>;
 }
@@ -85,6 +88,7 @@ export function defineMcpTool<R extends SocketRole, Shape extends z.ZodRawShape,
     outputSchema: spec.outputSchema,
     publishOutputSchema: spec.publishOutputSchema ?? false,
     annotations: spec.annotations,
+    ...(spec.meta ? { meta: spec.meta } : {}),
     async invoke(args, ctx) {
       const result = await spec.run(args as z.output<z.ZodObject<Shape>>, ctx);
       return { structured: result as Record<string, unknown>, text: spec.render(result) };

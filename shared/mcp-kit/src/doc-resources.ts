@@ -25,21 +25,34 @@ export interface InstanceDocs {
   skills: string;
 }
 
-const RESOURCES: readonly (Resource & { key: keyof InstanceDocs })[] = [
+const RESOURCES: readonly (Resource & { key: keyof InstanceDocs; mimeType: string })[] = [
   { key: 'api', uri: API_DOC_URI, name: 'api.md', title: 'Tool reference', description: 'Every tool of this server with its arguments and an example call', mimeType: 'text/markdown' },
   { key: 'skills', uri: SKILL_DOC_URI, name: 'skills.md', title: 'Agent Skill', description: 'How to check an agent, continue it, wait for it and read what is new', mimeType: 'text/markdown' },
 ];
 
-/** Serves `docs()` (built lazily, once per call site's choosing) as resources and the learn-api prompt. */
-export function registerDocResources(server: McpServer, docs: () => InstanceDocs): void {
-  server.server.registerCapabilities({ resources: {}, prompts: {} });
-  const listing = { resources: RESOURCES.map(({ key: _key, ...r }) => r) };
+/** A resource a server serves: its listing and how to read it. */
+export interface ServedResource {
+  resource: Resource & { mimeType: string };
+  read(): string;
+}
+
+/** Serves `resources` (resources/list, resources/read), low-level like the tools. */
+export function registerServedResources(server: McpServer, resources: readonly ServedResource[]): void {
+  server.server.registerCapabilities({ resources: {} });
+  const listing = { resources: resources.map((r) => r.resource) };
   server.server.setRequestHandler(ListResourcesRequestSchema, () => listing);
   server.server.setRequestHandler(ReadResourceRequestSchema, (request): ReadResourceResult => {
-    const entry = RESOURCES.find((r) => r.uri === request.params.uri);
-    if (!entry) throw new McpError(ErrorCode.InvalidParams, `no resource ${JSON.stringify(request.params.uri.slice(0, 100))}; resources/list names ${RESOURCES.map((r) => r.uri).join(' and ')}`);
-    return { contents: [{ uri: entry.uri, mimeType: 'text/markdown', text: docs()[entry.key] }] };
+    const entry = resources.find((r) => r.resource.uri === request.params.uri);
+    if (!entry) throw new McpError(ErrorCode.InvalidParams, `no resource ${JSON.stringify(request.params.uri.slice(0, 100))}; resources/list names ${resources.map((r) => r.resource.uri).join(', ')}`);
+    return { contents: [{ uri: entry.resource.uri, mimeType: entry.resource.mimeType, text: entry.read() }] };
   });
+}
+
+/** Serves `docs()` (built lazily, once per call site's choosing) as resources, with
+ * `extra` resources beside them, and the learn-api prompt. */
+export function registerDocResources(server: McpServer, docs: () => InstanceDocs, extra: readonly ServedResource[] = []): void {
+  server.server.registerCapabilities({ prompts: {} });
+  registerServedResources(server, [...RESOURCES.map(({ key, ...resource }) => ({ resource, read: () => docs()[key] })), ...extra]);
   server.server.setRequestHandler(ListPromptsRequestSchema, () => ({
     prompts: [{ name: LEARN_PROMPT, title: 'Learn this Terminal MCP instance', description: 'Read the tool reference and the Agent Skill before using the tools' }],
   }));

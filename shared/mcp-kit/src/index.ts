@@ -42,5 +42,6 @@ export {
   type ToolCallHooks,
 } from './tool-server.js';
 export { exampleArguments, renderApiMarkdown, renderSkillMarkdown, type ToolDocsInfo } from './tool-docs.js';
-export { API_DOC_URI, LEARN_PROMPT, registerDocResources, SKILL_DOC_URI, type InstanceDocs } from './doc-resources.js';
+export { API_DOC_URI, LEARN_PROMPT, registerDocResources, registerServedResources, SKILL_DOC_URI, type InstanceDocs, type ServedResource } from './doc-resources.js';
+export { LIVE_VIEW, LIVE_VIEW_TOOL_META, LIVE_VIEW_URI, liveViewHtml } from './live-view.js';
 export { JsonHttpServerTransport, type JsonHttpTransportOptions } from './json-http-transport.js';

@@ -33,6 +33,7 @@ import {
 import type { BrokerClient } from '@terminal-mcp/broker-client';
 import { z } from 'zod';
 import { cellText, compactRows, renderCompactRows } from './compact-rows.js';
+import { LIVE_VIEW_TOOL_META } from './live-view.js';
 import { defineMcpTool, READ_ONLY_ANNOTATIONS, type McpTool, type ToolSpec } from './define-tool.js';
 
 type ReadRole = 'gateway' | 'observer';
@@ -217,6 +218,7 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
       inputShape: tailInputShape,
       inputSchema: tailInputSchema,
       outputSchema: paneTextSchema,
+      meta: LIVE_VIEW_TOOL_META,
       run: (args, { broker, signal }) => sessionsOf(broker).tail.query(args, { signal }),
       render: renderPaneText,
     }),
@@ -255,6 +257,7 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
       inputShape: statusInputShape,
       inputSchema: statusInputSchema,
       outputSchema: sessionStatusResultSchema,
+      meta: LIVE_VIEW_TOOL_META,
       run: (args, { broker, signal }) => sessionsOf(broker).status.query(args, { signal }),
       render: renderStatus,
     }),

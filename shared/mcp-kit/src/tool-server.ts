@@ -44,6 +44,7 @@ export function listedTool(tool: McpTool<SocketRole>): Tool {
       inputSchema: publishedInputSchema(tool.inputShape),
       ...(tool.publishOutputSchema ? { outputSchema: publishedOutputSchema(tool.outputSchema) } : {}),
       annotations: { ...tool.annotations },
+      ...(tool.meta ? { _meta: { ...tool.meta } } : {}),
     };
     listings.set(tool, listed);
   }
