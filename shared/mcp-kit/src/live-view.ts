@@ -40,9 +40,10 @@ const LINES = 60;
 
 /**
  * The view's own script. It runs in the host's sandbox after the ext-apps App bundle (see
- * appBundle below), which leaves its exports in `__extApps`.
+ * appBundle below), which leaves its exports in `__extApps`; its own names live in a block,
+ * apart from the bundle's top-level (minified) ones.
  */
-const VIEW_SCRIPT = `
+const VIEW_SCRIPT = `{
 const { App } = __extApps;
 const el = (id) => document.getElementById(id);
 const app = new App({ name: 'terminal-mcp-live-view', version: '1.0.0' }, {});
@@ -93,7 +94,7 @@ app.ontoolresult = (r) => {
 };
 app.onteardown = async () => { stopped = true; clearTimeout(timer); return {}; };
 await app.connect();
-`;
+}`;
 
 const STYLE = `
 :root { color-scheme: light dark; }
