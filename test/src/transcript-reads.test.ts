@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createGatewayLogger, ERROR_META_KEY, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
+import { createGatewayLogger, ERROR_META_KEY, expandRows, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { repoPath } from './helpers/repo.js';
@@ -106,9 +106,9 @@ describe('output cursors', () => {
     await watched('agent-other');
     const c = await stdioClient();
     const other = ok(await call(c, 'terminal_tail', { session: 'agent-other' })).cursor as string;
-    // terminal_batch_inspect gives each session's tail its cursor too.
-    const batch = ok(await call(c, 'terminal_batch_inspect', { sessions: ['agent-other'] })) as { results: { ok: boolean; tail?: { cursor?: string } }[] };
-    expect(batch.results[0]?.tail?.cursor).toBe(other);
+    // terminal_batch_inspect gives each session's row its cursor too.
+    const batch = expandRows(ok(await call(c, 'terminal_batch_inspect', { sessions: ['agent-other'] })));
+    expect(batch[0]).toMatchObject({ session: 'agent-other', ok: true, cursor: other });
     const garbled = await call(c, 'terminal_read_since', { session: 'agent-ticker', cursor: 'bm90IGEgY3Vyc29y' });
     expect(codeOf(garbled)).toBe('INVALID_ARGUMENT');
     expect(hintOf(garbled)).toContain('terminal_tail');

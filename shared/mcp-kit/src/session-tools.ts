@@ -149,7 +149,7 @@ export const batchAnswerSchema = z.object({
 });
 export type BatchAnswer = z.infer<typeof batchAnswerSchema>;
 
-const BATCH_COLUMNS = ['session', 'ok', 'status', 'reason', 'command', 'idle_s', 'copy_mode', 'redactions', 'truncated', 'text'] as const;
+const BATCH_COLUMNS = ['session', 'ok', 'status', 'reason', 'command', 'idle_s', 'copy_mode', 'redactions', 'truncated', 'cursor', 'text'] as const;
 
 export function compactBatch(out: BatchInspectOutput): BatchAnswer {
   const records = out.results.map((r) =>
@@ -164,9 +164,10 @@ export function compactBatch(out: BatchInspectOutput): BatchAnswer {
           copy_mode: r.status.in_copy_mode,
           redactions: r.tail.redactions,
           truncated: r.tail.truncated,
+          cursor: r.tail.cursor ?? null,
           text: r.tail.text,
         }
-      : { session: r.session, ok: false, status: r.error_code, reason: r.message, command: null, idle_s: null, copy_mode: null, redactions: null, truncated: null, text: null },
+      : { session: r.session, ok: false, status: r.error_code, reason: r.message, command: null, idle_s: null, copy_mode: null, redactions: null, truncated: null, cursor: null, text: null },
   );
   return compactRows(records, BATCH_COLUMNS, ['session', 'text']);
 }
