@@ -73,7 +73,7 @@ describe('redactSecrets finds each kind', () => {
     ['jwt', `session ${JWT} end`, `session ${R('jwt')} end`, ['jwt']],
     ['authorization bearer', `Authorization: Bearer ${OPAQUE}`, `Authorization: Bearer ${R('authorization')}`, ['authorization']],
     ['authorization basic', 'authorization: Basic dXNlcjpodW50ZXIy', `authorization: Basic ${R('authorization')}`, ['authorization']],
-    ['authorization in curl -H', `curl -H 'Authorization: token ${OPAQUE}' x`, `curl -H 'Authorization: token ${R('authorization')}' x`, ['authorization']],
+    ['authorization in curl -H', `curl -H 'Authorization: token ${OPAQUE}' x`, `curl -H 'Authorization: token ${R('curl_auth_header')}' x`, ['curl_auth_header']],
     ['authorization json', `{"Authorization": "Bearer ${OPAQUE}"}`, `{"Authorization": "Bearer ${R('authorization')}"}`, ['authorization']],
     ['authorization with a jwt', `Authorization: Bearer ${JWT}`, `Authorization: Bearer ${R('jwt')}`, ['jwt']],
     ['bare bearer token', `using Bearer ${OPAQUE} now`, `using Bearer ${R('bearer_token')} now`, ['bearer_token']],

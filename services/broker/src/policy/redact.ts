@@ -52,6 +52,7 @@
  * - Zero-width and other default-ignorable characters are invisible to matching (like
  *   escape codes), so `ghp_abc\u200bdef...` is still one token, removed whole.
  */
+import { MAINTAINED_RULES } from './maintained-rules.js';
 import { terminalControlLengthAt } from './sanitize.js';
 
 export const SECRET_KINDS = [
@@ -82,7 +83,12 @@ export const SECRET_KINDS = [
   'secret',
 ] as const;
 
-export type SecretKind = (typeof SECRET_KINDS)[number];
+/** Our own kinds; the maintained rules add theirs (their rule ids, maintained-rules.ts). */
+export type OwnSecretKind = (typeof SECRET_KINDS)[number];
+export type SecretKind = string;
+
+/** A marker the redactor writes, for counting them in redacted text. */
+export const REDACTION_MARKER = /\[REDACTED:[a-z0-9_]+\]/g;
 
 export interface RedactionResult {
   readonly text: string;
@@ -606,6 +612,15 @@ function visibleWithMap(text: string): { visible: string; map: Uint32Array | nul
 }
 
 const KIND_PRIORITY = new Map<SecretKind, number>(SECRET_KINDS.map((kind, index) => [kind, index]));
+const LAST_TOKEN_KIND = KIND_PRIORITY.get('jwt') as number;
+/** Lower is more specific: a key block and our self-identifying tokens first (their names
+ * are stable), then a maintained rule's named token, then our context kinds in list
+ * order, then gitleaks' catch-all `generic_api_key`. */
+function priorityOf(kind: SecretKind): number {
+  const own = KIND_PRIORITY.get(kind);
+  if (own !== undefined) return own <= LAST_TOKEN_KIND ? own : own + 1;
+  return kind === 'generic_api_key' ? SECRET_KINDS.length + 1 : LAST_TOKEN_KIND + 1;
+}
 
 /** Merge overlapping spans; a merged span takes the most specific (highest-priority) kind. */
 function mergeSpans(spans: Span[]): Span[] {
@@ -615,7 +630,7 @@ function mergeSpans(spans: Span[]): Span[] {
     const last = merged.at(-1);
     if (last !== undefined && span.start < last.end) {
       last.end = Math.max(last.end, span.end);
-      if ((KIND_PRIORITY.get(span.kind) as number) < (KIND_PRIORITY.get(last.kind) as number)) last.kind = span.kind;
+      if (priorityOf(span.kind) < priorityOf(last.kind)) last.kind = span.kind;
     } else {
       merged.push({ ...span });
     }
@@ -653,6 +668,7 @@ export function redactSecrets(text: string, options: RedactOptions = {}): Redact
   findPrivateKeys(visible, emit);
   findKeyBodies(visible, emit);
   for (const rule of TOKEN_RULES) runTokenRule(rule, visible, emit);
+  MAINTAINED_RULES.find(visible, emit);
   // Cheap guards first: the read path is hot, and most text has no `@` or `cookie`.
   if (visible.includes('@')) {
     runValueRule(URL_CREDENTIALS, 'url_password', visible, emit, (v) => !isPlaceholder(v));

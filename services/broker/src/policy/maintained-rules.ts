@@ -1,0 +1,248 @@
+/**
+ * The maintained secret-detection rules (gitleaks, generated as data by
+ * scripts/update-secret-rules.mjs) run the way gitleaks runs them: a rule is tried only
+ * on text containing one of its keywords (one Aho-Corasick pass over the text finds
+ * every keyword at once, so the 220 rules cost one scan when none applies); the secret is
+ * the rule's secret group (else its first non-empty group); a secret below the rule's
+ * entropy, or allowed by the rule's or the global allowlists, is not reported. Pure.
+ *
+ * Each finding is reported as the secret's span and the rule id as the kind
+ * (`github-pat` -> `github_pat`), so a marker says which upstream rule fired.
+ */
+import { GITLEAKS_RULES } from './secret-rules/gitleaks.generated.js';
+import type { GeneratedAllowlist, GeneratedRuleSet } from './secret-rules/rule-types.js';
+
+export type FindingSink = (start: number, end: number, kind: string) => void;
+
+interface Allowlist {
+  readonly target: string;
+  readonly regexes: readonly RegExp[];
+  readonly stopwords: readonly string[];
+}
+
+interface CompiledRule {
+  readonly kind: string;
+  readonly pattern: RegExp;
+  readonly entropy: number;
+  readonly secretGroup: number;
+  readonly allowlists: readonly Allowlist[];
+  /** Runs on every text (no keywords). */
+  readonly always: boolean;
+  /** A "semi-generic" rule (`[\w.-]{0,50}?(?:keyword)...`): its match holds its keyword
+   * within KEYWORD_LEAD characters of the match start and ends within KEYWORD_TRAIL after
+   * it, so it runs only on the text around each keyword (a whole-text run costs up to 50
+   * steps per character). */
+  readonly windowed: boolean;
+}
+
+const SEMI_GENERIC = /^\[[^\]]+\]\{0,(\d+)\}\?\(\?:/;
+const KEYWORD_LEAD = 64;
+const KEYWORD_TRAIL = 400;
+
+function compileAllowlists(lists: readonly GeneratedAllowlist[]): Allowlist[] {
+  return lists.map((a) => ({ target: a.target, regexes: a.regexes.map((r) => new RegExp(r.source, r.flags)), stopwords: a.stopwords }));
+}
+
+/** Keyword automaton (Aho-Corasick over lower-cased ASCII, compiled to a DFA so each
+ * character costs one array read): which rules' keywords occur in a text. */
+interface KeywordMatcher {
+  /** For each rule whose keyword occurs in `text`, the start of each occurrence. */
+  rulesIn(text: string): Map<number, number[]>;
+}
+
+const ALPHABET = 128;
+
+function buildKeywordMatcher(keywordsByRule: readonly (readonly string[])[]): KeywordMatcher {
+  const goto: Map<number, number>[] = [new Map()];
+  /** Per state: [rule, keyword length] pairs ending there. */
+  const out: [number, number][][] = [[]];
+  keywordsByRule.forEach((keywords, rule) => {
+    for (const word of keywords) {
+      let state = 0;
+      for (let i = 0; i < word.length; i += 1) {
+        const c = word.charCodeAt(i) & (ALPHABET - 1);
+        let to = goto[state]!.get(c);
+        if (to === undefined) {
+          to = goto.length;
+          goto.push(new Map());
+          out.push([]);
+          goto[state]!.set(c, to);
+        }
+        state = to;
+      }
+      out[state]!.push([rule, word.length]);
+    }
+  });
+  // Breadth-first: each state's transitions for every character (failure links folded
+  // in), and its outputs including those of its failure state.
+  const delta = new Int32Array(goto.length * ALPHABET);
+  const fail = new Int32Array(goto.length);
+  const queue: number[] = [];
+  for (let c = 0; c < ALPHABET; c += 1) {
+    const to = goto[0]!.get(c) ?? 0;
+    delta[c] = to;
+    if (to !== 0) queue.push(to);
+  }
+  for (let q = 0; q < queue.length; q += 1) {
+    const state = queue[q]!;
+    out[state]!.push(...out[fail[state]!]!);
+    for (let c = 0; c < ALPHABET; c += 1) {
+      const to = goto[state]!.get(c);
+      if (to === undefined) {
+        delta[state * ALPHABET + c] = delta[fail[state]! * ALPHABET + c]!;
+      } else {
+        fail[to] = delta[fail[state]! * ALPHABET + c]!;
+        delta[state * ALPHABET + c] = to;
+        queue.push(to);
+      }
+    }
+  }
+  const hasOutput = Uint8Array.from(out, (o) => (o.length > 0 ? 1 : 0));
+  return {
+    rulesIn(text) {
+      const found = new Map<number, number[]>();
+      let state = 0;
+      for (let i = 0; i < text.length; i += 1) {
+        let c = text.charCodeAt(i);
+        if (c >= ALPHABET) {
+          state = 0;
+          continue;
+        }
+        if (c >= 0x41 && c <= 0x5a) c |= 0x20;
+        state = delta[state * ALPHABET + c]!;
+        if (hasOutput[state] !== 1) continue;
+        for (const [rule, length] of out[state]!) {
+          const at = found.get(rule);
+          if (at === undefined) found.set(rule, [i + 1 - length]);
+          else at.push(i + 1 - length);
+        }
+      }
+      return found;
+    },
+  };
+}
+
+/** Shannon entropy in bits per character. */
+export function shannonEntropy(s: string): number {
+  if (s.length === 0) return 0;
+  const counts = new Map<string, number>();
+  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let h = 0;
+  for (const n of counts.values()) {
+    const p = n / s.length;
+    h -= p * Math.log2(p);
+  }
+  return h;
+}
+
+function lineAround(text: string, start: number, end: number): string {
+  return text.slice(text.lastIndexOf('\n', start - 1) + 1, text.indexOf('\n', end) < 0 ? text.length : text.indexOf('\n', end));
+}
+
+function allowed(lists: readonly Allowlist[], secret: string, match: string, text: string, start: number, end: number): boolean {
+  for (const a of lists) {
+    const target = a.target === 'match' ? match : a.target === 'line' ? lineAround(text, start, end) : secret;
+    if (a.regexes.some((r) => r.test(target))) return true;
+    if (a.stopwords.length > 0) {
+      const lower = secret.toLowerCase();
+      if (a.stopwords.some((w) => lower.includes(w))) return true;
+    }
+  }
+  return false;
+}
+
+function windowEnd(text: string, keywordAt: number): number {
+  const nl = text.indexOf('\n', keywordAt + KEYWORD_TRAIL);
+  return nl < 0 ? text.length : nl + 1;
+}
+
+export interface MaintainedRules {
+  readonly source: string;
+  readonly version: string;
+  readonly commit: string;
+  readonly ruleCount: number;
+  /** Reports every finding in `text` (visible text: no escape sequences). */
+  find(text: string, emit: FindingSink): void;
+}
+
+export function compileRuleSet(set: GeneratedRuleSet): MaintainedRules {
+  const rules: CompiledRule[] = set.rules.map((r) => ({
+    kind: r.id.replace(/-/g, '_'),
+    pattern: new RegExp(r.source, `${r.flags}dg`),
+    entropy: r.entropy ?? 0,
+    secretGroup: r.secretGroup ?? 0,
+    allowlists: compileAllowlists(r.allowlists),
+    always: r.keywords.length === 0,
+    windowed: r.keywords.length > 0 && Number(SEMI_GENERIC.exec(r.source)?.[1] ?? Infinity) < KEYWORD_LEAD,
+  }));
+  const globalAllow = compileAllowlists(set.allowlists);
+  const keywords = buildKeywordMatcher(set.rules.map((r) => r.keywords));
+  const always = rules.flatMap((r, i) => (r.always ? [i] : []));
+
+  /** Runs a rule over `text.slice(from, to)` (findings in `text` coordinates). */
+  function runRule(rule: CompiledRule, text: string, from: number, to: number, emit: FindingSink): void {
+    const re = rule.pattern;
+    const part = from === 0 && to === text.length ? text : text.slice(from, to);
+    re.lastIndex = 0;
+    for (let m = re.exec(part); m !== null; m = re.exec(part)) {
+      if (m[0].length === 0) {
+        re.lastIndex += 1;
+        continue;
+      }
+      const indices = m.indices!;
+      let span: [number, number] | undefined = indices[0];
+      if (rule.secretGroup > 0) span = indices[rule.secretGroup];
+      else {
+        for (let g = 1; g < m.length; g += 1) {
+          const s = indices[g];
+          if (s !== undefined && s[1] > s[0]) {
+            span = s;
+            break;
+          }
+        }
+      }
+      if (span === undefined) continue;
+      const secret = part.slice(span[0], span[1]);
+      if (rule.entropy > 0 && shannonEntropy(secret) <= rule.entropy) continue;
+      const [start, end] = [from + m.index, from + m.index + m[0].length];
+      if (allowed(globalAllow, secret, m[0], text, start, end) || allowed(rule.allowlists, secret, m[0], text, start, end)) continue;
+      emit(from + span[0], from + span[1], rule.kind);
+    }
+  }
+
+  return {
+    source: set.source,
+    version: set.version,
+    commit: set.commit,
+    ruleCount: rules.length,
+    find(text, emit) {
+      const triggered = keywords.rulesIn(text);
+      for (const i of always) triggered.set(i, []);
+      for (const [i, at] of triggered) {
+        const rule = rules[i]!;
+        if (!rule.windowed) {
+          runRule(rule, text, 0, text.length, emit);
+          continue;
+        }
+        // Windows around the keyword occurrences, merged, each ending after a newline (or
+        // at the end of the text) so `$` in a pattern means what it means on the whole text.
+        let from = -1;
+        let to = -1;
+        for (const k of at) {
+          const start = Math.max(0, k - KEYWORD_LEAD);
+          if (from >= 0 && start <= to) {
+            to = windowEnd(text, k);
+            continue;
+          }
+          if (from >= 0) runRule(rule, text, from, to, emit);
+          from = start;
+          to = windowEnd(text, k);
+        }
+        if (from >= 0) runRule(rule, text, from, to, emit);
+      }
+    },
+  };
+}
+
+/** The gitleaks rules, compiled once per process. */
+export const MAINTAINED_RULES: MaintainedRules = compileRuleSet(GITLEAKS_RULES);
