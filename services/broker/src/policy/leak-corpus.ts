@@ -77,7 +77,7 @@ function hexdumpC(data: Buffer): string[] {
 }
 
 /** `openssl rsa -text` style: hex bytes with colons, 15 a line, indented. */
-const colonHex = (data: Buffer) => wrap([...data].map((b) => b.toString(16).padStart(2, '0')).join(':'), 45).map((l) => `    ${l}${l.length === 45 ? ':' : ''}`);
+const colonHex = (data: Buffer) => wrap([...data].map((b) => b.toString(16).padStart(2, '0')).join(':'), 45).map((l) => `    ${l}`);
 
 /** The body lines of RSA_BODY a reader must never see (the first line is a well-known
  * DER header in every 2048-bit key, so it is left out of the fragments checked). */

@@ -28,15 +28,21 @@ interface CompiledRule {
   readonly allowlists: readonly Allowlist[];
   /** Runs on every text (no keywords). */
   readonly always: boolean;
-  /** A "semi-generic" rule (`[\w.-]{0,50}?(?:keyword)...`): its match holds its keyword
-   * within KEYWORD_LEAD characters of the match start and ends within KEYWORD_TRAIL after
-   * it, so it runs only on the text around each keyword (a whole-text run costs up to 50
-   * steps per character). */
-  readonly windowed: boolean;
+  /** Characters before a keyword occurrence where a match may start. */
+  readonly lead: number;
 }
 
+/** A rule runs only on the text around its keywords: from `lead` characters before an
+ * occurrence to the end of the line KEYWORD_TRAIL characters after it. A whole-text run
+ * of 220 rules costs too much on the hot path (key bodies and base64 hold short keywords
+ * by chance, and a "semi-generic" pattern `[\w.-]{0,50}?(?:keyword)...` takes up to 50
+ * steps per character), and a match is a token near its keyword: a semi-generic one
+ * holds it within 50 characters of its start, the others start at or shortly before it
+ * (`[a-z0-9]{14}\.atlasv1\.`). A match longer than the window (a whole PEM block for
+ * gitleaks' private-key rule) is our own rules' job (redact.ts). */
 const SEMI_GENERIC = /^\[[^\]]+\]\{0,(\d+)\}\?\(\?:/;
-const KEYWORD_LEAD = 64;
+const SEMI_GENERIC_LEAD = 64;
+const KEYWORD_LEAD = 160;
 const KEYWORD_TRAIL = 400;
 
 function compileAllowlists(lists: readonly GeneratedAllowlist[]): Allowlist[] {
@@ -173,7 +179,7 @@ export function compileRuleSet(set: GeneratedRuleSet): MaintainedRules {
     secretGroup: r.secretGroup ?? 0,
     allowlists: compileAllowlists(r.allowlists),
     always: r.keywords.length === 0,
-    windowed: r.keywords.length > 0 && Number(SEMI_GENERIC.exec(r.source)?.[1] ?? Infinity) < KEYWORD_LEAD,
+    lead: Number(SEMI_GENERIC.exec(r.source)?.[1] ?? Infinity) < SEMI_GENERIC_LEAD ? SEMI_GENERIC_LEAD : KEYWORD_LEAD,
   }));
   const globalAllow = compileAllowlists(set.allowlists);
   const keywords = buildKeywordMatcher(set.rules.map((r) => r.keywords));
@@ -220,7 +226,7 @@ export function compileRuleSet(set: GeneratedRuleSet): MaintainedRules {
       for (const i of always) triggered.set(i, []);
       for (const [i, at] of triggered) {
         const rule = rules[i]!;
-        if (!rule.windowed) {
+        if (rule.always) {
           runRule(rule, text, 0, text.length, emit);
           continue;
         }
@@ -229,7 +235,7 @@ export function compileRuleSet(set: GeneratedRuleSet): MaintainedRules {
         let from = -1;
         let to = -1;
         for (const k of at) {
-          const start = Math.max(0, k - KEYWORD_LEAD);
+          const start = Math.max(0, k - rule.lead);
           if (from >= 0 && start <= to) {
             to = windowEnd(text, k);
             continue;
