@@ -23,6 +23,9 @@ interface Allowlist {
 interface CompiledRule {
   readonly kind: string;
   readonly pattern: RegExp;
+  /** A removed lazy prefix (compilePattern): one character of it, and how many at most. */
+  readonly prefix: RegExp | null;
+  readonly prefixMax: number;
   readonly entropy: number;
   readonly secretGroup: number;
   readonly allowlists: readonly Allowlist[];
@@ -30,6 +33,10 @@ interface CompiledRule {
   readonly always: boolean;
   /** Characters before a keyword occurrence where a match may start. */
   readonly lead: number;
+  /** Semi-generic: the keyword is followed, within SEPARATOR_REACH characters, by the
+   * assignment separator its pattern requires (`=`, `:`, `>`, `|`, `,`, `?`); an
+   * occurrence without one cannot match and costs nothing. */
+  readonly needsSeparator: boolean;
 }
 
 /** A rule runs only on the text around its keywords: from `lead` characters before an
@@ -41,7 +48,24 @@ interface CompiledRule {
  * (`[a-z0-9]{14}\.atlasv1\.`). A match longer than the window (a whole PEM block for
  * gitleaks' private-key rule) is our own rules' job (redact.ts). */
 const SEMI_GENERIC = /^\[[^\]]+\]\{0,(\d+)\}\?\(\?:/;
+const SEMI_GENERIC_PREFIX = /^(\[[^\]]+\])\{0,(\d+)\}\?(?=\(\?:)/;
+
+/**
+ * A semi-generic pattern without its lazy key-name prefix (`[\w.-]{0,50}?`): tried at
+ * every position, that prefix costs up to 50 steps per character, and it only decides
+ * where the MATCH starts, never the secret. The match start is found afterwards by
+ * walking back over the prefix's characters (for allowlists that test the whole match,
+ * such as `primary_key`).
+ */
+function compilePattern(source: string, flags: string): { pattern: RegExp; prefix: RegExp | null; prefixMax: number } {
+  const m = SEMI_GENERIC_PREFIX.exec(source);
+  if (m === null) return { pattern: new RegExp(source, `${flags}dg`), prefix: null, prefixMax: 0 };
+  return { pattern: new RegExp(source.slice(m[0].length), `${flags}dg`), prefix: new RegExp(m[1]!, flags), prefixMax: Number(m[2]) };
+}
 const SEMI_GENERIC_LEAD = 64;
+/** `(?:[ \t\w.-]{0,20})[\s'"]{0,3}` then the separator. */
+const SEPARATOR_REACH = 24;
+const SEPARATOR = /[=:>|,?]/;
 const KEYWORD_LEAD = 160;
 const KEYWORD_TRAIL = 400;
 
@@ -52,7 +76,8 @@ function compileAllowlists(lists: readonly GeneratedAllowlist[]): Allowlist[] {
 /** Keyword automaton (Aho-Corasick over lower-cased ASCII, compiled to a DFA so each
  * character costs one array read): which rules' keywords occur in a text. */
 interface KeywordMatcher {
-  /** For each rule whose keyword occurs in `text`, the start of each occurrence. */
+  /** For each rule whose keyword occurs in `text`, each occurrence's start and end
+   * (flattened pairs). */
   rulesIn(text: string): Map<number, number[]>;
 }
 
@@ -119,8 +144,8 @@ function buildKeywordMatcher(keywordsByRule: readonly (readonly string[])[]): Ke
         if (hasOutput[state] !== 1) continue;
         for (const [rule, length] of out[state]!) {
           const at = found.get(rule);
-          if (at === undefined) found.set(rule, [i + 1 - length]);
-          else at.push(i + 1 - length);
+          if (at === undefined) found.set(rule, [i + 1 - length, i + 1]);
+          else at.push(i + 1 - length, i + 1);
         }
       }
       return found;
@@ -174,12 +199,13 @@ export interface MaintainedRules {
 export function compileRuleSet(set: GeneratedRuleSet): MaintainedRules {
   const rules: CompiledRule[] = set.rules.map((r) => ({
     kind: r.id.replace(/-/g, '_'),
-    pattern: new RegExp(r.source, `${r.flags}dg`),
+    ...compilePattern(r.source, r.flags),
     entropy: r.entropy ?? 0,
     secretGroup: r.secretGroup ?? 0,
     allowlists: compileAllowlists(r.allowlists),
     always: r.keywords.length === 0,
     lead: Number(SEMI_GENERIC.exec(r.source)?.[1] ?? Infinity) < SEMI_GENERIC_LEAD ? SEMI_GENERIC_LEAD : KEYWORD_LEAD,
+    needsSeparator: Number(SEMI_GENERIC.exec(r.source)?.[1] ?? Infinity) < SEMI_GENERIC_LEAD && r.source.includes('(?:=|>|:{1,3}=|\\|\\||:|=>|\\?=|,)'),
   }));
   const globalAllow = compileAllowlists(set.allowlists);
   const keywords = buildKeywordMatcher(set.rules.map((r) => r.keywords));
@@ -210,8 +236,14 @@ export function compileRuleSet(set: GeneratedRuleSet): MaintainedRules {
       if (span === undefined) continue;
       const secret = part.slice(span[0], span[1]);
       if (rule.entropy > 0 && shannonEntropy(secret) <= rule.entropy) continue;
-      const [start, end] = [from + m.index, from + m.index + m[0].length];
-      if (allowed(globalAllow, secret, m[0], text, start, end) || allowed(rule.allowlists, secret, m[0], text, start, end)) continue;
+      let start = from + m.index;
+      const end = start + m[0].length;
+      if (rule.prefix !== null) {
+        const limit = Math.max(0, start - rule.prefixMax);
+        while (start > limit && rule.prefix.test(text[start - 1]!)) start -= 1;
+      }
+      const match = text.slice(start, end);
+      if (allowed(globalAllow, secret, match, text, start, end) || allowed(rule.allowlists, secret, match, text, start, end)) continue;
       emit(from + span[0], from + span[1], rule.kind);
     }
   }
@@ -234,7 +266,9 @@ export function compileRuleSet(set: GeneratedRuleSet): MaintainedRules {
         // at the end of the text) so `$` in a pattern means what it means on the whole text.
         let from = -1;
         let to = -1;
-        for (const k of at) {
+        for (let o = 0; o < at.length; o += 2) {
+          const k = at[o]!;
+          if (rule.needsSeparator && !SEPARATOR.test(text.slice(at[o + 1]!, at[o + 1]! + SEPARATOR_REACH))) continue;
           const start = Math.max(0, k - rule.lead);
           if (from >= 0 && start <= to) {
             to = windowEnd(text, k);
