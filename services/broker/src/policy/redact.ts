@@ -55,6 +55,7 @@
 import { findCommandLineSecrets } from './command-line-secrets.js';
 import { findEncodedSecrets } from './encoded-secrets.js';
 import { findKeyValueSecrets } from './key-value-secrets.js';
+import { knownSecrets } from './known-secrets.js';
 import { MAINTAINED_RULES } from './maintained-rules.js';
 import { terminalControlLengthAt } from './sanitize.js';
 
@@ -738,6 +739,7 @@ function collectSpans(visible: string, depth: number, emit: Emit): void {
   findKeyValueSecrets(visible, emit);
 
   findEncodedSecrets(visible, emit, depth < MAX_DECODE_DEPTH ? (decoded) => firstKind(decoded, depth + 1) : null);
+  knownSecrets()?.find(visible, emit);
 }
 
 /** The most specific kind found in decoded text, or null. */
