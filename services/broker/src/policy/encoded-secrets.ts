@@ -56,6 +56,8 @@ function judge(bytes: Uint8Array, inner: InnerScan | null): string | null {
   const text = asText(bytes);
   if (text === null) return null;
   if (/PRIVATE KEY(?: BLOCK)?-----/.test(text)) return 'private_key';
+  // Base64 text under an encoding (a hex dump of a key file's body lines): key material.
+  if (text.length >= 32 && /^[A-Za-z0-9+/=\r\n-]+$/.test(text) && /[A-Z]/.test(text) && /[a-z]/.test(text) && /[0-9]/.test(text)) return 'private_key';
   return inner === null ? null : inner(text);
 }
 

@@ -55,6 +55,7 @@ const KEY_BLOCK_MAX_LINES = 1000;
 const KEY_BEGIN = /-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----/;
 const KEY_END = /-----END (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----/;
 const KEY_MARKER = '[REDACTED:private_key]';
+const KEY_BLOCK_LINE = /^[^\n]{0,160}?[A-Za-z0-9+/]{16,}={0,2}(?:\$|\^M\$|[ \t]*[│|]?[ \t]*)$|^[ \t]*[A-Za-z0-9+/]{1,76}={0,2}[ \t]*$|^[ \t]*$|^[A-Za-z-]+: /;
 
 export interface RedactedLines {
   readonly lines: string[];
@@ -129,6 +130,9 @@ export function createTranscriptLineRedactor(): TranscriptLineRedactor {
 
   /** A complete line: into a key block's markers, held, or judged with what was held. */
   function completeLine(text: string, out: string[], counter: { n: number }): void {
+    // A key block's lines are base64, blank or a PEM header (`Proc-Type: ...`); any other
+    // line ends it (a BEGIN quoted inside a line, `head -n 3 id_rsa`): judged as usual.
+    if (inKeyBlock && !KEY_BLOCK_LINE.test(text) && !KEY_END.test(text)) inKeyBlock = false;
     if (inKeyBlock) {
       emit(held, out, counter);
       held = [];
