@@ -23,6 +23,8 @@ interface Allowlist {
 interface CompiledRule {
   readonly kind: string;
   readonly pattern: RegExp;
+  /** Tried only at each keyword occurrence (compilePattern). */
+  readonly anchored: boolean;
   /** A removed lazy prefix (compilePattern): one character of it, and how many at most. */
   readonly prefix: RegExp | null;
   readonly prefixMax: number;
@@ -57,10 +59,50 @@ const SEMI_GENERIC_PREFIX = /^(\[[^\]]+\])\{0,(\d+)\}\?(?=\(\?:)/;
  * walking back over the prefix's characters (for allowlists that test the whole match,
  * such as `primary_key`).
  */
-function compilePattern(source: string, flags: string): { pattern: RegExp; prefix: RegExp | null; prefixMax: number } {
+function compilePattern(source: string, flags: string, keywords: readonly string[]): { pattern: RegExp; prefix: RegExp | null; prefixMax: number; anchored: boolean } {
   const m = SEMI_GENERIC_PREFIX.exec(source);
-  if (m === null) return { pattern: new RegExp(source, `${flags}dg`), prefix: null, prefixMax: 0 };
-  return { pattern: new RegExp(source.slice(m[0].length), `${flags}dg`), prefix: new RegExp(m[1]!, flags), prefixMax: Number(m[2]) };
+  if (m === null) return { pattern: new RegExp(source, `${flags}dg`), prefix: null, prefixMax: 0, anchored: false };
+  const rest = source.slice(m[0].length);
+  const anchored = startsWithKeyword(rest, keywords);
+  return { pattern: new RegExp(rest, `${flags}d${anchored ? 'y' : 'g'}`), prefix: new RegExp(m[1]!, flags), prefixMax: Number(m[2]), anchored };
+}
+
+/** The top-level alternatives of a pattern's leading `(?:a|b|...)` group, or null. */
+function leadingAlternatives(source: string): string[] | null {
+  if (!source.startsWith('(?:')) return null;
+  let depth = 0;
+  let current = '';
+  const alternatives: string[] = [];
+  for (let i = 3; i < source.length; i += 1) {
+    const c = source[i]!;
+    if (c === '\\') {
+      current += c + source[i + 1];
+      i += 1;
+      continue;
+    }
+    if (c === '(') depth += 1;
+    if (c === ')') {
+      if (depth === 0) return [...alternatives, current];
+      depth -= 1;
+    }
+    if (c === '|' && depth === 0) {
+      alternatives.push(current);
+      current = '';
+      continue;
+    }
+    current += c;
+  }
+  return null;
+}
+
+/** Every match begins with one of the rule's keywords (each leading alternative starts
+ * with one, letters compared without case): then the pattern is tried only AT each
+ * keyword occurrence (sticky), one attempt per occurrence. */
+function startsWithKeyword(source: string, keywords: readonly string[]): boolean {
+  const alternatives = leadingAlternatives(source);
+  if (alternatives === null) return false;
+  const plain = (a: string) => a.replace(/\(\?-i:|\(\?:/g, '').replace(/\[([a-zA-Z])([a-zA-Z])\]/g, (_, x: string) => x).replace(/[()]/g, '').toLowerCase();
+  return alternatives.every((a) => keywords.some((k) => plain(a).startsWith(k)));
 }
 const SEMI_GENERIC_LEAD = 64;
 /** `(?:[ \t\w.-]{0,20})[\s'"]{0,3}` then the separator. */
@@ -199,7 +241,7 @@ export interface MaintainedRules {
 export function compileRuleSet(set: GeneratedRuleSet): MaintainedRules {
   const rules: CompiledRule[] = set.rules.map((r) => ({
     kind: r.id.replace(/-/g, '_'),
-    ...compilePattern(r.source, r.flags),
+    ...compilePattern(r.source, r.flags, r.keywords),
     entropy: r.entropy ?? 0,
     secretGroup: r.secretGroup ?? 0,
     allowlists: compileAllowlists(r.allowlists),
@@ -211,14 +253,26 @@ export function compileRuleSet(set: GeneratedRuleSet): MaintainedRules {
   const keywords = buildKeywordMatcher(set.rules.map((r) => r.keywords));
   const always = rules.flatMap((r, i) => (r.always ? [i] : []));
 
-  /** Runs a rule over `text.slice(from, to)` (findings in `text` coordinates). */
-  function runRule(rule: CompiledRule, text: string, from: number, to: number, emit: FindingSink): void {
+  /** Runs a rule over `text.slice(from, to)` (findings in `text` coordinates); an
+   * anchored rule only at `starts` (keyword occurrences, text coordinates). */
+  function runRule(rule: CompiledRule, text: string, from: number, to: number, emit: FindingSink, starts?: readonly number[]): void {
     const re = rule.pattern;
     const part = from === 0 && to === text.length ? text : text.slice(from, to);
     re.lastIndex = 0;
-    for (let m = re.exec(part); m !== null; m = re.exec(part)) {
+    let next = 0;
+    const exec = (): RegExpExecArray | null => {
+      if (starts === undefined) return re.exec(part);
+      for (; next < starts.length; ) {
+        re.lastIndex = starts[next]! - from;
+        next += 2;
+        const m = re.exec(part);
+        if (m !== null) return m;
+      }
+      return null;
+    };
+    for (let m = exec(); m !== null; m = exec()) {
       if (m[0].length === 0) {
-        re.lastIndex += 1;
+        if (starts === undefined) re.lastIndex += 1;
         continue;
       }
       const indices = m.indices!;
@@ -260,6 +314,14 @@ export function compileRuleSet(set: GeneratedRuleSet): MaintainedRules {
         const rule = rules[i]!;
         if (rule.always) {
           runRule(rule, text, 0, text.length, emit);
+          continue;
+        }
+        if (rule.anchored) {
+          const pairs: number[] = [];
+          for (let o = 0; o < at.length; o += 2) {
+            if (!rule.needsSeparator || SEPARATOR.test(text.slice(at[o + 1]!, at[o + 1]! + SEPARATOR_REACH))) pairs.push(at[o]!, at[o + 1]!);
+          }
+          if (pairs.length > 0) runRule(rule, text, 0, text.length, emit, pairs);
           continue;
         }
         // Windows around the keyword occurrences, merged, each ending after a newline (or
