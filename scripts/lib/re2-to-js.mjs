@@ -68,7 +68,7 @@ function translateClass(p, i, ci) {
       } else if (/[pPQE]/.test(e)) {
         throw new Error(`unsupported escape \\${e} in class`);
       } else {
-        atom = { raw: `\\${e}`, ch: /[\\\]\[\-^.]/.test(e) ? e : null };
+        atom = { raw: `\\${e}`, ch: /[\\\][\-^.]/.test(e) ? e : null };
         j += 2;
       }
     } else {

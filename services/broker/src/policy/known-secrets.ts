@@ -32,7 +32,7 @@ export function knownSecrets(): KnownSecretFinder | null {
 
 const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]*)-----\r?\n([\s\S]*?)-----END \1-----/g;
 /** `key = value`, `key: value`, `"key": "value"`, `export KEY=value`. */
-const ASSIGNMENT = /^[ \t]*(?:export[ \t]+)?["']?([A-Za-z0-9_.\/@:-]{1,128}?)["']?[ \t]*[=:][ \t]*["']?([^\s"'#][^\n"']*?)["']?[ \t]*,?[ \t]*$/gm;
+const ASSIGNMENT = /^[ \t]*(?:export[ \t]+)?["']?([A-Za-z0-9_./@:-]{1,128}?)["']?[ \t]*[=:][ \t]*["']?([^\s"'#][^\n"']*?)["']?[ \t]*,?[ \t]*$/gm;
 /** `.netrc`: `password X` anywhere; `.pgpass`: the fifth field. */
 const NETRC_PASSWORD = /(?:^|\s)(?:password|passwd|account)\s+(\S+)/g;
 const PGPASS = /^[^\s:#]+:[^\s:]+:[^\s:]+:[^\s:]+:(\S+)$/gm;
