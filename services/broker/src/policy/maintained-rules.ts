@@ -17,7 +17,9 @@ export type FindingSink = (start: number, end: number, kind: string) => void;
 interface Allowlist {
   readonly target: string;
   readonly regexes: readonly RegExp[];
-  readonly stopwords: readonly string[];
+  /** Whether a (lower-cased) secret contains one of the stopwords: an automaton, since
+   * gitleaks' generic rule lists about 1,500 of them. */
+  readonly stopword: ((lowerSecret: string) => boolean) | null;
 }
 
 interface CompiledRule {
@@ -112,7 +114,10 @@ const KEYWORD_LEAD = 160;
 const KEYWORD_TRAIL = 400;
 
 function compileAllowlists(lists: readonly GeneratedAllowlist[]): Allowlist[] {
-  return lists.map((a) => ({ target: a.target, regexes: a.regexes.map((r) => new RegExp(r.source, r.flags)), stopwords: a.stopwords }));
+  return lists.map((a) => {
+    const words = a.stopwords.length > 0 ? buildKeywordMatcher([a.stopwords]) : null;
+    return { target: a.target, regexes: a.regexes.map((r) => new RegExp(r.source, r.flags)), stopword: words === null ? null : (lower: string) => words.rulesIn(lower).size > 0 };
+  });
 }
 
 /** Keyword automaton (Aho-Corasick over lower-cased ASCII, compiled to a DFA so each
@@ -196,12 +201,17 @@ function buildKeywordMatcher(keywordsByRule: readonly (readonly string[])[]): Ke
 }
 
 /** Shannon entropy in bits per character. */
+const entropyCounts = new Uint32Array(65536);
 export function shannonEntropy(s: string): number {
   if (s.length === 0) return 0;
-  const counts = new Map<string, number>();
-  for (const ch of s) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  // Over UTF-16 code units (secrets are ASCII); the counts are cleared as they are read.
+  for (let i = 0; i < s.length; i += 1) { const c = s.charCodeAt(i); entropyCounts[c] = entropyCounts[c]! + 1; }
   let h = 0;
-  for (const n of counts.values()) {
+  for (let i = 0; i < s.length; i += 1) {
+    const c = s.charCodeAt(i);
+    const n = entropyCounts[c]!;
+    if (n === 0) continue;
+    entropyCounts[c] = 0;
     const p = n / s.length;
     h -= p * Math.log2(p);
   }
@@ -216,10 +226,7 @@ function allowed(lists: readonly Allowlist[], secret: string, match: string, tex
   for (const a of lists) {
     const target = a.target === 'match' ? match : a.target === 'line' ? lineAround(text, start, end) : secret;
     if (a.regexes.some((r) => r.test(target))) return true;
-    if (a.stopwords.length > 0) {
-      const lower = secret.toLowerCase();
-      if (a.stopwords.some((w) => lower.includes(w))) return true;
-    }
+    if (a.stopword !== null && a.stopword(secret.toLowerCase())) return true;
   }
   return false;
 }

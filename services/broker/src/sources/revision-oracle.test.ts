@@ -70,7 +70,7 @@ describe('source revisions are no oracle', () => {
       (rev: string) => s.showCommit({ project: 'app', rev }),
       (rev: string) => s.diff({ project: 'app', from: rev, to: 'HEAD' }),
       (rev: string) => s.diff({ project: 'app', from: 'HEAD~2', to: rev }),
-      (rev: string) => s.blame({ project: 'app', path: 'app.py', rev }),
+      (rev: string) => s.blame({ project: 'app', path: 'app.py', start_line: 1, end_line: 1, rev }),
     ];
     let calls = 0;
     for (let k = 1; k <= SECRET.length; k += 1) {
