@@ -18,6 +18,10 @@ export type EncodedSink = (start: number, end: number, kind: string) => void;
 export type InnerScan = (decoded: string) => string | null;
 
 const MAX_DECODED = 256 * 1024;
+/** Decoded text scanned by the whole redactor again: at most this much per text, and in
+ * all (the cheap key checks run on everything decoded). */
+const MAX_INNER_TEXT = 8 * 1024;
+const MAX_INNER_TOTAL = 64 * 1024;
 
 /** The kind of private key these bytes start with, or null. */
 function privateKeyBytes(bytes: Uint8Array): boolean {
@@ -51,14 +55,16 @@ function asText(bytes: Uint8Array): string | null {
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Judges decoded bytes: a kind when they hold a secret. */
-function judge(bytes: Uint8Array, inner: InnerScan | null): string | null {
+function judge(bytes: Uint8Array, inner: InnerScan | null, innerBudget: { left: number }): string | null {
   if (privateKeyBytes(bytes)) return 'private_key';
   const text = asText(bytes);
   if (text === null) return null;
   if (/PRIVATE KEY(?: BLOCK)?-----/.test(text)) return 'private_key';
   // Base64 text under an encoding (a hex dump of a key file's body lines): key material.
   if (text.length >= 32 && /^[A-Za-z0-9+/=\r\n-]+$/.test(text) && /[A-Z]/.test(text) && /[a-z]/.test(text) && /[0-9]/.test(text)) return 'private_key';
-  return inner === null ? null : inner(text);
+  if (inner === null || text.length > MAX_INNER_TEXT || innerBudget.left < text.length) return null;
+  innerBudget.left -= text.length;
+  return inner(text);
 }
 
 const fromBase64 = (s: string): Uint8Array => Buffer.from(s.replace(/[^A-Za-z0-9+/=_-]/g, ''), s.includes('-') || s.includes('_') ? 'base64url' : 'base64');
@@ -95,11 +101,12 @@ function splitLines(text: string): Line[] {
 
 export function findEncodedSecrets(visible: string, emit: EncodedSink, inner: InnerScan | null): void {
   let budget = MAX_DECODED;
+  const innerBudget = { left: MAX_INNER_TOTAL };
   const tryDecode = (bytes: () => Uint8Array): string | null => {
     if (budget <= 0) return null;
     const b = bytes();
     budget -= b.length;
-    return judge(b, inner);
+    return judge(b, inner, innerBudget);
   };
 
   // Single tokens.

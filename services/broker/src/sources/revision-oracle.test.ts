@@ -98,7 +98,7 @@ describe('source revisions are no oracle', () => {
     }
     // The message is shown, redacted.
     expect(JSON.stringify(await s.showCommit({ project: 'app', rev: id }))).not.toContain(SECRET);
-  });
+  }, 120_000);
 
   it('refuses searching syntax in the broker too, whatever the schema let through', () => {
     for (const rev of ['HEAD^{/x}', ':/x', 'HEAD@{1}', '@{-1}', 'main:app.py', 'HEAD^{commit}', '-n', 'a..b']) {
