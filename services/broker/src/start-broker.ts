@@ -139,7 +139,7 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
         config.known_secrets.refresh_seconds,
         (index, files) => log.info({ event: 'known_secrets.indexed', files, windows: index.windows }, 'host secrets indexed'),
       );
-      cleanups.push(() => known.stop());
+      onStop('known secrets', () => known.stop());
     }
 
     const tmux = createTmuxAdapter({ socketName: paths.tmuxSocket, logger: log });
