@@ -116,6 +116,13 @@ describe('redactSecrets finds each kind', () => {
 });
 
 describe('redactSecrets leaves prose and code alone', () => {
+  it('keeps a line after a run of same-width tokens: a different prefix is not a key body line', () => {
+    const token = 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+    const out = redactSecrets(`${token}\n${token}\n${token}\ndone-printing\n`).text;
+    expect(out).not.toContain('AbCdEfGhIjKl');
+    expect(out).toMatch(/\ndone-printing\n$/);
+  });
+
   it.each([
     'Enter the password to continue',
     'password',

@@ -250,6 +250,10 @@ const PUBLIC_BEGIN = /-----BEGIN (?![A-Z0-9 ]*PRIVATE)[A-Z0-9 ]{1,40}-----/;
 
 interface BodyRun {
   start: number;
+  /** Where the body starts in its line: every line of one key block has the same prefix
+   * (`grep -H`, `cat -n`, a diff marker), so a line whose body starts elsewhere is not
+   * part of the run (`done-printing` after three same-width tokens is not a last line). */
+  offset: number;
   end: number;
   width: number;
   fullLines: number;
@@ -304,7 +308,7 @@ function findKeyBodies(visible: string, emit: Emit): void {
     const isBase64 = found !== null;
     const bodyStart = lineStart + (found?.offset ?? 0);
     const bodyEnd = bodyStart + body.length;
-    if (isBase64 && run !== null && !run.closed && body.length <= run.width) {
+    if (isBase64 && run !== null && !run.closed && body.length <= run.width && found.offset === run.offset) {
       run.end = bodyEnd;
       run.classes |= charClasses(body);
       if (body.length === run.width) run.fullLines += 1;
@@ -315,6 +319,7 @@ function findKeyBodies(visible: string, emit: Emit): void {
       if (isBase64 && (body.length >= MIN_SAME_WIDTH || openssh)) {
         run = {
           start: bodyStart,
+          offset: found.offset,
           end: bodyEnd,
           width: body.length,
           fullLines: 1,
