@@ -26,6 +26,7 @@ import { createTmuxAdapter } from './effects/tmux/adapter.js';
 import { startAuditRetention } from './audit/retention.js';
 import { createInputServices, recoverInterruptedInput, type InputServices } from './input/services.js';
 import { createPaneWatcher } from './effects/tmux/pane-watch.js';
+import { watchHostSecrets } from './effects/known-secrets/host-secrets.js';
 import { createTranscriptRecorder } from './effects/transcripts/recorder.js';
 import { createLiveDeps } from './live/live-deps.js';
 import { createLogger } from './effects/logger.js';
@@ -130,6 +131,16 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
     onStop('audit retention', () => retention.stop());
     const startedAt = new Date();
     recordBrokerRun(stores.db('registry'), { startedAt, pid: process.pid, version: BROKER_VERSION, tmuxSocket: paths.tmuxSocket ?? null });
+
+    // The host's own secrets, as keyed hashes, for every redaction (before any read).
+    if (config.known_secrets.enabled) {
+      const known = watchHostSecrets(
+        { home: env.HOME ?? homedir(), projectRoots: config.observer.source_roots.map((r) => r.path), files: config.known_secrets.files },
+        config.known_secrets.refresh_seconds,
+        (index, files) => log.info({ event: 'known_secrets.indexed', files, windows: index.windows }, 'host secrets indexed'),
+      );
+      onStop('known secrets', () => known.stop());
+    }
 
     const tmux = createTmuxAdapter({ socketName: paths.tmuxSocket, logger: log });
     onStop('tmux adapter', () => tmux.close());
