@@ -115,7 +115,8 @@ describe('self-describing instance', () => {
       const client = await connect();
       const { tools } = await client.listTools();
       const { resources } = await client.listResources();
-      expect(resources.map((r) => r.uri).sort()).toEqual([API_DOC_URI, SKILL_DOC_URI].sort());
+      // Both documents, and the MCP Apps live view that terminal_tail/terminal_status declare.
+      expect(resources.map((r) => r.uri).sort()).toEqual([API_DOC_URI, SKILL_DOC_URI, 'ui://terminal-mcp/live-terminal.html'].sort());
       const api = await client.readResource({ uri: API_DOC_URI });
       const apiText = (api.contents[0] as { text: string }).text;
       expect(documentedTools(apiText).sort()).toEqual(tools.map((t) => t.name).sort());
