@@ -13,6 +13,10 @@
  *   browser  pane output -> dashboard frame in headless Chromium (production web build)
  *   scale    broker RSS and terminal_list_sessions at 200 sessions
  *   redact   the redactor's cost per 200 lines (and another build's: BENCH_REDACT_BEFORE)
+ *   catalogue tools/list bytes: gateway, its default, every toolset combination, observer
+ *   answers  terminal_list_sessions / terminal_batch_inspect bytes at BENCH_ANSWER_SESSIONS
+ *            (20,50,200) varied sessions
+ * BENCH_BEFORE=<another checkout, built>: catalogue and answers measure it too, side by side.
  *
  * Baseline: Node's child_process.execFile('tmux', ...), the fastest honest way to spawn;
  * execa is printed as a second line. Figures are p50/p99 of interleaved calls.
@@ -31,11 +35,15 @@ import { promisify } from 'node:util';
 import { openControlFloor } from './control-floor.js';
 import { benchNoteSearch } from './notes.js';
 import { benchRedactorCost } from './redactor-cost.js';
+import { benchCatalogue } from './catalogue.js';
+import { benchListAnswers, type AnswerBytes } from './list-answers.js';
 import { measureSupervisorLatency } from './supervisor-latency.js';
 import { cpuSeconds, load, memoryParts, rssMb } from './proc-stats.js';
 import { roundedRatio, summarize, time, type Stats } from './stats.js';
 
-const SECTIONS = ['tail', 'list', 'batch', 'hops', 'idle', 'live', 'browser', 'notes', 'supervisor', 'scale', 'redact'] as const;
+const SECTIONS = ['tail', 'list', 'batch', 'hops', 'idle', 'live', 'browser', 'notes', 'supervisor', 'scale', 'redact', 'catalogue', 'answers'] as const;
+/** Sections that start what they need themselves (no shared 50-session stack). */
+const STANDALONE: readonly Section[] = ['browser', 'redact', 'catalogue', 'answers'];
 type Section = (typeof SECTIONS)[number];
 
 function parseArgs(argv: readonly string[]): Set<Section> {
@@ -196,7 +204,7 @@ async function main(): Promise<void> {
   delete spawnEnv.TMUX;
   delete spawnEnv.TMUX_PANE;
 
-  const needsStack = [...only].some((s) => s !== 'browser' && s !== 'redact');
+  const needsStack = [...only].some((s) => !STANDALONE.includes(s));
   if (needsStack) {
     const tmux = await startTmuxServer();
     const names: string[] = [];
@@ -502,6 +510,31 @@ async function main(): Promise<void> {
       if (r.before) row(`before: ${r.name}`, r.before, undefined);
       if (r.before) console.log(`  ${''.padEnd(38)} after / before p50: ${(r.after.p50 / r.before.p50).toFixed(2)}x`);
     }
+  }
+  const BEFORE = process.env.BENCH_BEFORE;
+  if (only.has('catalogue')) {
+    const c = await benchCatalogue(BEFORE);
+    section(`catalogue: tools/list bytes as an SDK client receives them${BEFORE ? `; before = BENCH_BEFORE (${BEFORE})` : ''}`);
+    const line = (label: string, after: { bytes: number; tools: number }, before?: { bytes: number; tools: number }) =>
+      console.log(`  ${label.padEnd(44)} ${String(after.bytes).padStart(6)} B ${String(after.tools).padStart(2)} tools${before ? `   before ${String(before.bytes).padStart(6)} B ${String(before.tools).padStart(2)} tools   after/before ${(after.bytes / before.bytes).toFixed(2)}x` : ''}`);
+    line('gateway, every toolset', c.gateway, c.before?.gateway);
+    line('gateway, default (new client)', c.gatewayDefault, c.before?.gateway);
+    line('  same, read-only token', c.gatewayDefault.readOnly, c.before?.gateway);
+    line('observer', c.observer, c.before?.observer);
+    console.log('  every toolset combination (core always in): bytes, read-only token, tools');
+    for (const x of c.combinations) console.log(`    ${String(x.bytes).padStart(6)}  ${String(x.readOnlyBytes).padStart(6)}  ${String(x.tools).padStart(2)}  ${x.toolsets.join('+')}`);
+    target('default gateway catalogue <= 25 KB', `${c.gatewayDefault.bytes} B`, c.gatewayDefault.bytes <= 25_000);
+  }
+  if (only.has('answers')) {
+    const sizes = (process.env.BENCH_ANSWER_SESSIONS ?? '20,50,200').split(',').map(Number).filter((n) => n > 0);
+    const rows = await benchListAnswers(sizes, BEFORE);
+    section(`list answers: bytes as an SDK client receives them over stdio (text + structuredContent)${BEFORE ? `; before = BENCH_BEFORE (${BEFORE})` : ''}`);
+    const cell = (b: AnswerBytes) => `${String(b.total).padStart(6)} B (text ${String(b.text).padStart(6)}, structured ${String(b.structured).padStart(6)})`;
+    for (const r of rows) {
+      console.log(`  ${`${r.tool}, ${r.sessions} sessions`.padEnd(40)} ${cell(r.after)}${r.before ? `   before ${cell(r.before)}   after/before ${(r.after.total / r.before.total).toFixed(2)}x` : ''}`);
+    }
+    const at50 = rows.find((r) => r.tool === 'terminal_list_sessions' && r.sessions === 50);
+    if (at50) target('terminal_list_sessions at 50 sessions <= 6 KB', `${at50.after.total} B`, at50.after.total <= 6_000);
   }
   if (only.has('supervisor')) {
     // Its own broker and tmux server: a watch on a pane that prints a [y/N] prompt.

@@ -6,19 +6,10 @@ import { createGatewayLogger, expandRows, startGatewayHttp, type RunningGatewayH
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+import { addVariedSessions, VARIED_SESSIONS_CONFIG, variedSessionHasTwoWindows, variedSessionName } from './helpers/varied-sessions.js';
 
 const LIST_BUDGET_50 = 6_000;
-/** A realistic mix: agents of several kinds (readable, some open to input), build and
- * private sessions nobody may read, different programs, some with a second window. */
-const KINDS = [
-  { prefix: 'claude', command: 'bash --norc --noprofile' },
-  { prefix: 'codex', command: 'sleep 3600' },
-  { prefix: 'agent', command: 'python3 -q' },
-  { prefix: 'build', command: 'cat' },
-  { prefix: 'notes', command: 'sleep 3600' },
-];
-const WORDS = ['refactor', 'login-bug', 'docs', 'tests', 'deploy', 'review', 'perf', 'api-v2', 'frontend'];
-const nameOf = (i: number) => `${KINDS[i % KINDS.length]!.prefix}-${WORDS[i % WORDS.length]}-${i}`;
+const nameOf = variedSessionName;
 const bytesOf = (r: CallToolResult) => Buffer.byteLength(JSON.stringify({ content: r.content, structuredContent: r.structuredContent }));
 const textOf = (r: CallToolResult) => (r.content[0] as { text: string }).text;
 
@@ -29,21 +20,14 @@ describe('compact list answers', { timeout: 600_000 }, () => {
   let client: Client;
   let made = 0;
   const grow = async (n: number) => {
-    for (; made < n; made++) {
-      const s = await tmux.newSession(nameOf(made), KINDS[made % KINDS.length]!.command, { width: 80, height: 24 });
-      if (made % 7 === 3) await tmux.tmux(['new-window', '-d', '-t', `${s.sessionId}:`, 'sleep 3600']);
-    }
+    await addVariedSessions(tmux, made, n);
+    made = Math.max(made, n);
   };
   const list = async () => (await client.callTool({ name: 'terminal_list_sessions', arguments: {} })) as CallToolResult;
 
   beforeAll(async () => {
     tmux = await startTmuxServer();
-    const config = {
-      log_level: 'warn',
-      permissions: { terminal_read: true, terminal_input: true },
-      allowed_session_patterns: ['claude-*', 'codex-*', 'agent-*'],
-      input_policy: { allowed_session_patterns: ['claude-*'] },
-    };
+    const config = { log_level: 'warn', ...VARIED_SESSIONS_CONFIG };
     broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config, readyTimeoutMs: 90_000 });
     gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent') });
     client = new Client({ name: 'answer-bytes', version: '0.0.0' });
@@ -69,7 +53,7 @@ describe('compact list answers', { timeout: 600_000 }, () => {
     for (const s of rows) {
       const kind = String(s.name).split('-')[0];
       expect(s.access, String(s.name)).toBe(kind === 'claude' ? 'ri' : kind === 'build' || kind === 'notes' ? '-' : 'r');
-      expect(s.windows, String(s.name)).toBe(Number(String(s.name).split('-').pop()) % 7 === 3 ? 2 : 1);
+      expect(s.windows, String(s.name)).toBe(variedSessionHasTwoWindows(Number(String(s.name).split('-').pop())) ? 2 : 1);
     }
     // Nobody is attached and nothing is in copy mode: said once, not fifty times.
     expect((r.structuredContent as { same?: Record<string, unknown> }).same).toMatchObject({ attached: 0, copy_mode: false });

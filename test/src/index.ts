@@ -5,5 +5,6 @@ export { REPO_ROOT, repoPath } from './helpers/repo.js';
 export { launchChromium, signInFirstTime, startWebStack, type WebStack } from './helpers/web-stack.js';
 /** The broker clients the bench calls the broker's sockets with directly (per-hop figures). */
 export { createBrokerClient, createBrokerLiveClient, type BrokerClient } from '@terminal-mcp/broker-client';
-export { catalogueOf, measureToolsetCombinations, OPTIONAL_TOOLSETS, type CombinationBytes } from './helpers/catalogue-bytes.js';
+export { catalogueOf, gatewayServerFor, measureToolsetCombinations, observerServer, OPTIONAL_TOOLSETS, type CombinationBytes } from './helpers/catalogue-bytes.js';
+export { addVariedSessions, VARIED_SESSIONS_CONFIG, variedSessionName } from './helpers/varied-sessions.js';
 export { expandRows, type CompactRows } from '@terminal-mcp/gateway';

@@ -1,11 +1,10 @@
 // Guards docs/tools.md against the code (every registered tool has a section, annotations and argument aliases as documented) and the catalogue budgets of issues 16 and 31 (every toolset combination), measured on tools/list as a real MCP SDK client receives it.
 import { readFileSync } from 'node:fs';
-import { createBrokerClient } from '@terminal-mcp/broker-client';
 import { DEFAULT_GATEWAY_TOOLSETS } from '@terminal-mcp/contract';
 import { GATEWAY_TOOLS, INPUT_TOOL_NAMES, TOOLSET_TOOLS } from '@terminal-mcp/gateway';
-import { createObserverMcpServer, OBSERVER_TOOLS } from '@terminal-mcp/observer';
+import { OBSERVER_TOOLS } from '@terminal-mcp/observer';
 import { describe, expect, it } from 'vitest';
-import { catalogueOf, gatewayServerFor, measureToolsetCombinations, OPTIONAL_TOOLSETS } from './helpers/catalogue-bytes.js';
+import { catalogueOf, gatewayServerFor, measureToolsetCombinations, observerServer, OPTIONAL_TOOLSETS } from './helpers/catalogue-bytes.js';
 import { repoPath } from './helpers/repo.js';
 
 const doc = readFileSync(repoPath('docs/tools.md'), 'utf8');
@@ -42,10 +41,8 @@ describe('docs/tools.md', () => {
   });
 });
 
-// Nothing listens on these sockets: listing tools never calls the broker.
 const gateway = () => gatewayServerFor();
-const observer = () =>
-  createObserverMcpServer({ broker: createBrokerClient({ role: 'observer', socketPath: '/nonexistent/observer.sock' }), caller: { username: 'budget', clientId: 'tmcp_c_budget' } });
+const observer = observerServer;
 
 /** Issue 16 set the budgets on the terminal and project-source tools it measured (gateway
  * 25 KB, observer 12 KB); issue 31 made the gateway's default catalogue (what a new client

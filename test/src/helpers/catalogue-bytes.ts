@@ -9,6 +9,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import { GATEWAY_INPUT_SCOPE, GATEWAY_READ_SCOPE, GATEWAY_TOOLSETS, type GatewayToolset } from '@terminal-mcp/contract';
 import { createGatewayMcpServer, createToolMetrics, gatewayCatalogue, type GatewayCatalogue } from '@terminal-mcp/gateway';
+import { createObserverMcpServer } from '@terminal-mcp/observer';
 
 export type ListedTools = Awaited<ReturnType<Client['listTools']>>['tools'];
 
@@ -27,9 +28,11 @@ export async function catalogueOf(server: McpServer): Promise<{ bytes: number; s
   }
 }
 
-/** Nothing listens on this socket: listing tools never calls the broker. */
+/** Nothing listens on these sockets: listing tools never calls the broker. */
 export const gatewayServerFor = (catalogue?: GatewayCatalogue) =>
   createGatewayMcpServer({ broker: createBrokerClient({ role: 'gateway', socketPath: '/nonexistent/gateway.sock' }), metrics: createToolMetrics(), ...(catalogue ? { catalogue } : {}) });
+export const observerServer = () =>
+  createObserverMcpServer({ broker: createBrokerClient({ role: 'observer', socketPath: '/nonexistent/observer.sock' }), caller: { username: 'budget', clientId: 'tmcp_c_budget' } });
 
 export interface CombinationBytes {
   toolsets: GatewayToolset[];
