@@ -2,6 +2,7 @@
  * the repository's directory, and answers its exit code and the end of its redacted
  * output. Anything not in the profile is refused; one run per project at a time. */
 import { AppError, PROJECT_LIMITS, type DeployPreviewInput, type DeployPreviewOutput } from '@terminal-mcp/contract';
+import { requireEffect } from '../access/require-effect.js';
 import type { InputCaller } from '../input/input-deps.js';
 import { runFixedCommand } from '../effects/deploy/run-command.js';
 import { redactSecrets } from '../policy/redact.js';
@@ -24,6 +25,8 @@ export async function runDeployPreview(ctx: InputCaller, input: DeployPreviewInp
   try {
     // The repository's real path, as the source reader resolves it.
     const project = await openSourceProject(ctx.deps.config, profile.repo);
+    // At the effect: running a command acts on the host (effects/processes.ts).
+    requireEffect(ctx, 'input');
     ctx.deps.log.info({ event: 'deploy.preview_started', project: profile.name, command: command.id, actor: ctx.actor }, 'deploy preview started');
     const run = await runFixedCommand(command.argv, { cwd: project.root, timeoutMs: Math.min(command.timeout_seconds, PROJECT_LIMITS.commandTimeoutSeconds) * 1000 });
     // Redact the whole output first, then keep its end: no secret is split by the cut.

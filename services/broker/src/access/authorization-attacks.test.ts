@@ -1,0 +1,148 @@
+// Performs issue 24's attacks on the broker's procedures (real tmux, real stores, a real gateway OAuth token the broker verifies itself): a client-chosen verifier command, typing through project_dispatch with a read-only grant, state changes with a read-only grant, a claimed OAuth identity, and the supervisor auto-answering prompts that only look harmless.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BROKER_HEADERS, readAppErrorData } from '@terminal-mcp/contract';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { waitFor } from '../../../../test/src/helpers/wait-for.js';
+import { configSchema, type BrokerConfig } from '../config/schema.js';
+import { gatewayAccessToken } from '../oauth/gateway-token.testkit.js';
+import { contextFromRequest } from '../rpc/context.js';
+import type { BrokerDeps } from '../rpc/deps.js';
+import { gatewayRouter } from '../rpc/roles/gateway.js';
+import { createCallerFactory } from '../rpc/trpc.js';
+import { startLiveTestBroker, type LiveTestBroker } from '../testing/live-broker.testkit.js';
+import { withConfig } from '../testing/deps.testkit.js';
+
+let root: string;
+let repo: string;
+let broker: LiveTestBroker;
+let readOnly: string;
+let full: string;
+
+function gitRepo(dir: string): string {
+  execFileSync('git', ['init', '-q', dir]);
+  writeFileSync(join(dir, 'a.txt'), 'a\n');
+  execFileSync('git', ['-C', dir, 'add', 'a.txt']);
+  execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'a']);
+  return dir;
+}
+
+function config(input: boolean): BrokerConfig {
+  return configSchema.parse({
+    permissions: { terminal_read: true, terminal_input: input },
+    allowed_session_patterns: ['agent-*'],
+    input_policy: { allowed_session_patterns: ['agent-*'] },
+    observer: { source_roots: [{ name: 'app', path: repo }] },
+    project_profiles: [
+      {
+        name: 'app',
+        repo: 'app',
+        sessions: ['agent-project'],
+        deploy_preview: { preview_safe: true, commands: [{ id: 'mark', argv: ['touch', join(root, 'deploy-ran')] }] },
+      },
+    ],
+    supervisor: { enabled: false, v2_enabled: true, poll_interval_seconds: 3600, idle_threshold_seconds: 1, max_iterations: 1000 },
+  });
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'tmcp-authz-'));
+  repo = gitRepo(join(root, 'repo'));
+  broker = await startLiveTestBroker({ config: config(true), stateDir: join(root, 'state'), graceMs: 150 });
+  readOnly = await gatewayAccessToken(broker.deps, { scope: 'terminal:read', username: 'alice', clientName: 'ChatGPT' });
+  full = await gatewayAccessToken(broker.deps, { scope: 'terminal:read terminal:input', username: 'alice', clientName: 'ChatGPT' });
+}, 60_000);
+
+afterAll(async () => {
+  await broker?.close();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+/** A gateway caller as the broker sees a request: headers only, as the gateway sends them. */
+function gateway(headers: Record<string, string>, deps: BrokerDeps = broker.deps) {
+  return createCallerFactory(gatewayRouter)(contextFromRequest('gateway', deps, headers));
+}
+const withToken = (token: string, deps?: BrokerDeps) => gateway({ [BROKER_HEADERS.credential]: token }, deps);
+
+async function outcome(p: Promise<unknown>): Promise<{ code?: string; value?: unknown }> {
+  try {
+    return { value: await p };
+  } catch (err) {
+    return { code: (readAppErrorData((err as { cause?: unknown }).cause) ?? readAppErrorData(err))?.code ?? 'UNKNOWN' };
+  }
+}
+
+const screen = (name: string) => broker.server.tmux(['capture-pane', '-p', '-t', `=${name}:`]);
+
+describe('finding 1: no client-chosen command ever runs', () => {
+  it.each([
+    ['a read-only token, input on', () => withToken(readOnly)],
+    ['a read-only token, input off', () => withToken(readOnly, withConfig(broker.deps, config(false)))],
+    ['a client with every scope', () => withToken(full)],
+  ])('the verifier never runs a test_command given by %s', async (_label, as) => {
+    const marker = join(root, `rce-${Math.random().toString(36).slice(2)}`);
+    const name = `agent-rce-${Math.random().toString(36).slice(2, 8)}`;
+    await broker.server.newSession(name, "bash --norc --noprofile -c 'echo ALREADY-ON-SCREEN; sleep 600'", { width: 100, height: 20 });
+    await waitFor('the line on screen', async () => (await screen(name)).includes('ALREADY-ON-SCREEN'), 20_000, 100);
+    const client = as();
+    await outcome(client.supervisor.watch({ session: name, done_marker: 'NOT-ON-SCREEN-YET' }));
+    await outcome(client.supervisor2.setPolicy({ session: name, mode: 'approved_auto_continue', approved_template: 'continue' }));
+    await outcome(client.supervisor.setVerifierPolicy({ session: name, worktree: repo, test_command: ['sh', '-c', `id > ${marker}`] } as never));
+    await outcome(client.supervisor.watch({ session: name, done_marker: 'ALREADY-ON-SCREEN' }));
+    await outcome(client.supervisor.runOnce({}));
+    // The verifier runs inside the evaluation; give a late one time to write.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe('finding 2: a read-only grant types through no path', () => {
+  it('project_dispatch answers BLOCKED / INPUT_NOT_ALLOWED, audits it, and types nothing', async () => {
+    await broker.server.newSession('agent-project', 'cat', { width: 100, height: 20 });
+    const result = await outcome(withToken(readOnly).projects.dispatch({ project: 'app', task: 'echo DISPATCHED-BY-READER', idempotency_key: 'k-1' }));
+    expect(result.value).toMatchObject({ receipt: 'BLOCKED', error_code: 'INPUT_NOT_ALLOWED' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await screen('agent-project')).not.toContain('DISPATCHED-BY-READER');
+    const rows = broker.deps.stores.audit.list({ limit: 5 });
+    expect(rows.find((r) => r.tool === 'terminal_send_task' && r.sessionName === 'agent-project')).toMatchObject({ decision: 'BLOCKED', errorCode: 'INPUT_NOT_ALLOWED' });
+  });
+});
+
+describe('finding 3: a read-only grant changes nothing', () => {
+  it('runs no deploy preview', async () => {
+    expect((await outcome(withToken(readOnly).projects.deployPreview({ project: 'app', command_id: 'mark' }))).code).toBe('INPUT_NOT_ALLOWED');
+    expect(existsSync(join(root, 'deploy-ran'))).toBe(false);
+  });
+
+  it('writes no note, binding, watch or policy, and approves nothing', async () => {
+    await broker.server.newSession('agent-state', "bash --norc --noprofile -c 'read -p \"Go on? [y/N] \" a; echo answer=$a; sleep 600'", { width: 100, height: 20 });
+    const reader = withToken(readOnly);
+    expect((await outcome(reader.notes.create({ title: 'planted' }))).code).toBe('WRITE_NOT_ALLOWED');
+    expect((await outcome(reader.bindings.bind({ binding: 'planted', session: 'agent-state' }))).code).toBe('WRITE_NOT_ALLOWED');
+    expect((await outcome(reader.supervisor.watch({ session: 'agent-state' }))).code).toBe('WRITE_NOT_ALLOWED');
+    expect(broker.deps.stores.notes.facets().total).toBe(0);
+    expect(broker.deps.stores.bindings.get('planted')).toBeUndefined();
+
+    // Another client queues an action; the reader cannot approve it.
+    const writer = withToken(full);
+    await writer.supervisor.watch({ session: 'agent-state' });
+    await writer.supervisor2.setPolicy({ session: 'agent-state', mode: 'suggest_only' });
+    expect((await outcome(reader.supervisor2.setPolicy({ session: 'agent-state', mode: 'approved_auto_continue', approved_template: 'y' }))).code).toBe('WRITE_NOT_ALLOWED');
+    let eventId = 0;
+    await vi.waitFor(
+      async () => {
+        await writer.supervisor.runOnce({});
+        const e = (await writer.supervisor.listEvents({ watch_key: 'session:agent-state' })).events.find((x) => x.event_type === 'attention_required');
+        expect(e).toBeDefined();
+        eventId = e!.id;
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+    const action = await writer.supervisor2.claimEvent({ event_id: eventId });
+    await writer.supervisor2.submitDecision({ action_id: action.id, prompt: 'y' });
+    expect((await outcome(reader.supervisor2.reviewAction({ action_id: action.id, decision: 'approve' }))).code).toBe('INPUT_NOT_ALLOWED');
+    expect((await writer.supervisor2.listActions({ watch_key: 'session:agent-state' })).actions[0]).toMatchObject({ state: 'decided' });
+  });
+});
