@@ -129,7 +129,7 @@ describe('finding 3: a read-only grant changes nothing', () => {
     const writer = withToken(full);
     await writer.supervisor.watch({ session: 'agent-state' });
     await writer.supervisor2.setPolicy({ session: 'agent-state', mode: 'suggest_only' });
-    expect((await outcome(reader.supervisor2.setPolicy({ session: 'agent-state', mode: 'approved_auto_continue', approved_template: 'y' }))).code).toBe('WRITE_NOT_ALLOWED');
+    expect((await outcome(reader.supervisor2.setPolicy({ session: 'agent-state', mode: 'approved_auto_continue', approved_template: 'y' }))).code).toBe('INPUT_NOT_ALLOWED');
     let eventId = 0;
     await vi.waitFor(
       async () => {
@@ -144,5 +144,110 @@ describe('finding 3: a read-only grant changes nothing', () => {
     await writer.supervisor2.submitDecision({ action_id: action.id, prompt: 'y' });
     expect((await outcome(reader.supervisor2.reviewAction({ action_id: action.id, decision: 'approve' }))).code).toBe('INPUT_NOT_ALLOWED');
     expect((await writer.supervisor2.listActions({ watch_key: 'session:agent-state' })).actions[0]).toMatchObject({ state: 'decided' });
+  });
+});
+
+describe('finding 4: identities come from authentication, never from a claimed name', () => {
+  it('a client naming itself like an OAuth connector is not that connector and reads none of its audit', async () => {
+    await broker.server.newSession('agent-ident', 'cat', { width: 100, height: 20 });
+    const real = withToken(full);
+    const sent = await real.input.sendText({ session: 'agent-ident', text: 'real connector', dry_run: true });
+    const realActor = broker.deps.stores.audit.list({ limit: 50 }).find((r) => r.id === sent.audit_id)!.actor;
+    expect(realActor).toMatch(/^gateway:oauth:ChatGPT@alice\//);
+
+    // No credential, a self-chosen name: the HTTP gateway sends `anonymous` or `token`,
+    // a process on the socket sends nothing; the claimed name is in the actor header.
+    for (const principal of [undefined, 'anonymous', 'token', 'stdio:alice']) {
+      const claimed = gateway({ [BROKER_HEADERS.actor]: 'oauth:ChatGPT@alice', ...(principal ? { [BROKER_HEADERS.principal]: principal } : {}) });
+      const own = await outcome(claimed.input.sendText({ session: 'agent-ident', text: 'impostor', dry_run: true }));
+      const row = broker.deps.stores.audit.list({ limit: 50 }).find((r) => r.id === (own.value as { audit_id: number }).audit_id)!;
+      expect(row.actor, String(principal)).not.toContain('oauth');
+      const view = await outcome(claimed.audit.listInput({ limit: 100 }));
+      if (principal === 'anonymous') expect(view.code).toBe('FORBIDDEN');
+      else expect((view.value as { entries: { actor: string }[] }).entries.map((e) => e.actor)).not.toContain(realActor);
+    }
+  });
+
+  it('two OAuth clients registered under one name are two identities', async () => {
+    const twin = await gatewayAccessToken(broker.deps, { scope: 'terminal:read terminal:input', username: 'alice', clientName: 'ChatGPT' });
+    const mine = await withToken(full).input.sendText({ session: 'agent-ident', text: 'mine', dry_run: true });
+    const theirs = await withToken(twin).audit.listInput({ limit: 100 });
+    expect(theirs.entries.map((e) => e.id)).not.toContain(mine.audit_id);
+  });
+});
+
+describe('finding 5: auto-continue answers only what it recognises', () => {
+  async function autoAnswer(name: string, prompt: string): Promise<{ typed: boolean; state: string }> {
+    await broker.server.newSession(name, `bash --norc --noprofile -c 'read -p "${prompt} " a; echo "answer=$a"; sleep 600'`, { width: 120, height: 20 });
+    const client = withToken(full);
+    await client.supervisor.watch({ session: name });
+    await client.supervisor2.setPolicy({ session: name, mode: 'approved_auto_continue', approved_template: 'y' });
+    let eventId = 0;
+    await vi.waitFor(
+      async () => {
+        await client.supervisor.runOnce({});
+        const e = (await client.supervisor.listEvents({ watch_key: `session:${name}` })).events.find((x) => x.event_type === 'attention_required');
+        expect(e).toBeDefined();
+        eventId = e!.id;
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+    const claim = await outcome(client.supervisor2.claimEvent({ event_id: eventId }));
+    if (claim.value !== undefined) {
+      const id = (claim.value as { id: number }).id;
+      await outcome(client.supervisor2.submitDecision({ action_id: id, prompt: 'y' }));
+      await outcome(client.supervisor2.executeSend({ action_id: id }));
+    }
+    await new Promise((r) => setTimeout(r, 400));
+    const { actions } = await client.supervisor2.listActions({ watch_key: `session:${name}` });
+    return { typed: (await screen(name)).includes('answer=y'), state: actions[0]?.state ?? 'none' };
+  }
+
+  it.each([
+    ['two spaces', 'Are you  sure? [y/N]'],
+    ['a Cyrillic o', 'Are y\u043Eu sure? This cann\u043Et be und\u043Ene [y/N]'],
+    ['split rm flags', 'Run rm -r -f /srv/data? [y/N]'],
+    ['a long rm flag', 'Run rm --recursive /srv/data now? [y/N]'],
+    ['an unknown question', 'Apply the migration to prod? [y/N]'],
+  ])('never answers a prompt with %s', async (_label, prompt) => {
+    const result = await autoAnswer(`agent-auto-${Math.random().toString(36).slice(2, 8)}`, prompt);
+    expect(result.typed).toBe(false);
+  });
+
+  it('still answers a plain "Continue? [y/N]" (the control)', async () => {
+    const result = await autoAnswer('agent-auto-plain', 'Continue? [y/N]');
+    expect(result.typed).toBe(true);
+  });
+});
+
+describe('the review queue: nobody approves their own proposal', () => {
+  it('refuses the claiming identity, admits another', async () => {
+    const name = 'agent-review';
+    await broker.server.newSession(name, "bash --norc --noprofile -c 'read -p \"Go on? [y/N] \" a; echo answer=$a; sleep 600'", { width: 100, height: 20 });
+    const proposer = withToken(full);
+    await proposer.supervisor.watch({ session: name });
+    await proposer.supervisor2.setPolicy({ session: name, mode: 'suggest_only' });
+    let eventId = 0;
+    await vi.waitFor(
+      async () => {
+        await proposer.supervisor.runOnce({});
+        const e = (await proposer.supervisor.listEvents({ watch_key: `session:${name}` })).events.find((x) => x.event_type === 'attention_required');
+        expect(e).toBeDefined();
+        eventId = e!.id;
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+    const action = await proposer.supervisor2.claimEvent({ event_id: eventId });
+    await proposer.supervisor2.submitDecision({ action_id: action.id, prompt: 'y' });
+    expect((await outcome(proposer.supervisor2.reviewAction({ action_id: action.id, decision: 'approve' }))).code).toBe('FORBIDDEN');
+    // The same person's other name is the same identity: a claimed name changes nothing.
+    expect((await outcome(gateway({ [BROKER_HEADERS.credential]: full, [BROKER_HEADERS.actor]: 'web:admin' }).supervisor2.reviewAction({ action_id: action.id, decision: 'approve' }))).code).toBe('FORBIDDEN');
+    const other = await gatewayAccessToken(broker.deps, { scope: 'terminal:read terminal:input', username: 'bob', clientName: 'Reviewer' });
+    expect(await withToken(other).supervisor2.reviewAction({ action_id: action.id, decision: 'approve' })).toMatchObject({ state: 'approved' });
+    expect((await proposer.supervisor2.executeSend({ action_id: action.id })).sent).toBe(true);
+    await waitFor('the approved answer', async () => (await screen(name)).includes('answer=y'), 20_000, 100);
+    // The input audit names both identities of the reviewed send.
+    const row = broker.deps.stores.audit.list({ limit: 50 }).find((r) => r.tool === 'supervisor2_execute_send' && r.sessionName === name)!;
+    expect(JSON.parse(row.receiptJson ?? '{}')).toMatchObject({ review: { action_id: action.id, proposed_by: action.claimed_by, approved_by: expect.stringMatching(/^gateway:oauth:Reviewer@bob\//) } });
   });
 });

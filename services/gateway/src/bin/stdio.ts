@@ -6,6 +6,7 @@
  * server still starts and tool calls answer BROKER_UNAVAILABLE. (Starting the broker is
  * the privileged package's job, not this unprivileged process's.)
  */
+import { userInfo } from 'node:os';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createBrokerClient, defaultSocketPath } from '@terminal-mcp/broker-client';
 import { serviceCommandFlags } from '@terminal-mcp/contract';
@@ -30,7 +31,10 @@ async function main(): Promise<void> {
     process.exit(flags.exitCode);
   }
   const log = createGatewayLogger();
-  const broker = createBrokerClient({ role: 'gateway', env: process.env });
+  // The stdio gateway's caller is the local user who started it: the broker audits and
+  // scopes its calls as that user, whatever name the MCP client gives itself.
+  const user = userInfo().username;
+  const broker = createBrokerClient({ role: 'gateway', env: process.env, principal: () => `stdio:${user}` });
   const server = createGatewayMcpServer({ broker, metrics: createToolMetrics(), log });
   const transport = new StdioServerTransport();
 

@@ -52,10 +52,9 @@ import { GATEWAY_TOOLS } from '../tools/index.js';
 import { versionInfo } from '../version.js';
 import { sendLive, sendMetrics, sendReady, sendVersion } from './health.js';
 import { gatewayDocs } from '../instance-docs.js';
-import { createClientNames } from './client-names.js';
 import { handleMcpDelete, handleMcpPost, type McpHttpSession } from './mcp-endpoint.js';
 import { createMcpSessionTable, principalKey } from './mcp-sessions.js';
-import { GATEWAY_OAUTH_PROFILE, toolsForScopes } from './oauth-profile.js';
+import { GATEWAY_OAUTH_PROFILE } from './oauth-profile.js';
 import { DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT, GatewayConfigError } from './options.js';
 
 export interface GatewayHttpOptions {
@@ -122,7 +121,7 @@ function viaLoopbackHost(req: IncomingMessage): boolean {
 }
 
 /** `principal`: who the request acts as, which binds MCP sessions (mcp-sessions.ts). */
-type McpAuth = { ok: true; principal: string; scopes?: readonly string[]; credential?: string } | { ok: false };
+type McpAuth = { ok: true; principal: string; scopes?: readonly string[]; credential?: string; brokerPrincipal?: 'token' | 'anonymous' } | { ok: false };
 
 export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promise<RunningGatewayHttp> {
   const host = options.host ?? DEFAULT_GATEWAY_HOST;
@@ -142,7 +141,6 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
   const configuredPublicUrl = readPublicUrl(options.publicUrl, 'TERMINAL_MCP_GATEWAY_PUBLIC_URL', (m) => new GatewayConfigError(m));
   const oauthOn = configuredPublicUrl !== undefined || options.oauth === true;
   const version = versionInfo();
-  const clientNames = createClientNames();
   const sessions = createMcpSessionTable<McpHttpSession>();
 
   // Bind first: the OAuth URLs and the host policy depend on the port (0 picks one). The
@@ -188,10 +186,10 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
         reject(req, res, 401, 'token', 'Unauthorized: a valid bearer token is required', { 'WWW-Authenticate': wwwAuthenticate(req.headers.authorization !== undefined) });
         return { ok: false };
       }
-      return { ok: true, principal: principalKey({ staticToken: token !== undefined }) };
+      return { ok: true, principal: principalKey({ staticToken: token !== undefined }), brokerPrincipal: token !== undefined ? 'token' : 'anonymous' };
     }
     // Scripts on this machine keep the static token; the tunnel's callers need OAuth.
-    if (token && viaLoopbackHost(req) && bearerTokenMatches(req.headers.authorization, token)) return { ok: true, principal: principalKey({ staticToken: true }) };
+    if (token && viaLoopbackHost(req) && bearerTokenMatches(req.headers.authorization, token)) return { ok: true, principal: principalKey({ staticToken: true }), brokerPrincipal: 'token' };
     const auth = await authenticateBearer(req, res, { broker: broker.oauth, urls, profile, log, brokerTimeoutMs });
     if (!auth.ok) {
       metrics.observeRejection('token');
@@ -238,16 +236,19 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
       sendJson(res, 405, body, { Allow: entry.methods.join(', ') });
       return;
     }
-    const tools = auth.scopes ? toolsForScopes(GATEWAY_TOOLS, auth.scopes) : undefined;
     switch (entry.route) {
       case 'api-doc':
       case 'skill-doc': {
-        const docs = gatewayDocs(tools ?? GATEWAY_TOOLS, mcpUrl);
+        const docs = gatewayDocs(GATEWAY_TOOLS, mcpUrl);
         return sendText(res, 200, entry.route === 'api-doc' ? docs.api : docs.skills, 'text/markdown; charset=utf-8');
       }
       case 'mcp': {
-        const caller = { principal: auth.principal, ...(auth.credential !== undefined ? { credential: auth.credential } : {}) };
-        const mcpDeps = { serverDeps: { ...serverDeps, ...(tools ? { tools } : {}) }, metrics, log, maxBodyBytes, clientNames, sessions };
+        const caller = {
+          principal: auth.principal,
+          ...(auth.credential !== undefined ? { credential: auth.credential } : {}),
+          ...(auth.brokerPrincipal !== undefined ? { brokerPrincipal: auth.brokerPrincipal } : {}),
+        };
+        const mcpDeps = { serverDeps, metrics, log, maxBodyBytes, sessions };
         return req.method === 'DELETE' ? handleMcpDelete(req, res, mcpDeps, caller) : handleMcpPost(req, res, mcpDeps, caller);
       }
       case 'live':

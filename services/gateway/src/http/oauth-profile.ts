@@ -1,12 +1,14 @@
 /**
- * The gateway as an OAuth resource (for ChatGPT connectors): reading and input are
- * separate scopes, and the operator may approve reading only. A token without the input
- * scope gets INPUT_NOT_ALLOWED from every input tool — here, before any broker call, and
- * again in the broker, which verifies the token itself (services/broker/src/oauth/caller.ts).
+ * The gateway as an OAuth resource (for ChatGPT connectors): reading, changing Terminal
+ * MCP's own state and acting on the host are separate scopes, and the operator approves
+ * reading only unless they tick more on the consent page (least privilege: nothing
+ * optional is ticked by default). The broker decides every effect itself from the token
+ * it verifies (services/broker/src/policy/authority.ts); a refused input attempt is
+ * audited and answered there like every other refusal (a BLOCKED receipt from
+ * terminal_send_task), so the gateway keeps no second, unaudited check of its own.
  */
-import { AppError, GATEWAY_INPUT_SCOPE, GATEWAY_READ_SCOPE } from '@terminal-mcp/contract';
+import { GATEWAY_INPUT_SCOPE, GATEWAY_READ_SCOPE, GATEWAY_WRITE_SCOPE } from '@terminal-mcp/contract';
 import type { OAuthResourceProfile } from '@terminal-mcp/oauth-http';
-import type { GatewayTool } from '../tools/index.js';
 
 export const GATEWAY_OAUTH_PROFILE: OAuthResourceProfile = {
   resourceName: 'Terminal MCP gateway',
@@ -16,37 +18,17 @@ export const GATEWAY_OAUTH_PROFILE: OAuthResourceProfile = {
     {
       name: GATEWAY_READ_SCOPE,
       label: 'Read terminals',
-      detail: "list tmux sessions, read the ones the operator's policy allows, wait for them and read the input audit.",
+      detail: "list tmux sessions, read the ones the operator's policy allows, wait for them and read this client's own input audit.",
+    },
+    {
+      name: GATEWAY_WRITE_SCOPE,
+      label: 'Change notes, bindings and watches',
+      detail: "keep notes, name sessions (bindings), watch sessions and acknowledge supervisor events. Nothing is typed into a terminal.",
     },
     {
       name: GATEWAY_INPUT_SCOPE,
       label: 'Type into terminals',
-      detail: 'send text, tasks and keys to sessions the input policy allows.',
+      detail: "send text, tasks and keys to sessions the input policy allows, approve queued supervisor prompts and run the operator's configured deploy previews and verifiers (includes the changes above).",
     },
   ],
 };
-
-/** The tools that type into a pane (everything that reaches the broker's input.send*). */
-export const INPUT_TOOL_NAMES: ReadonlySet<string> = new Set(['terminal_send_task', 'terminal_send_text', 'terminal_send_bound', 'terminal_send_keys']);
-
-function readOnlyRefusal(): AppError {
-  return new AppError(
-    'INPUT_NOT_ALLOWED',
-    'this connection was approved for reading only',
-    `The operator approved this OAuth client without the ${GATEWAY_INPUT_SCOPE} scope. To type, reconnect the client and allow input on the consent page.`,
-  );
-}
-
-/** The tool table for a token's scopes: the same tools (names are a public API that
- * hosted clients cache), with the input tools refusing when the input scope is missing. */
-export function toolsForScopes(tools: readonly GatewayTool[], scopes: readonly string[]): readonly GatewayTool[] {
-  if (scopes.includes(GATEWAY_INPUT_SCOPE)) return tools;
-  return tools.map((tool) =>
-    INPUT_TOOL_NAMES.has(tool.name)
-      ? {
-          ...tool,
-          invoke: () => Promise.reject(readOnlyRefusal()),
-        }
-      : tool,
-  );
-}
