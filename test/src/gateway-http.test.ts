@@ -93,7 +93,7 @@ beforeAll(async () => {
   await waitForPaneText(DENIED, DENIED_MARK);
   broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: CONFIG });
   const log = createGatewayLogger('silent');
-  gw = await startGatewayHttp({ port: 0, env: broker.env, log });
+  gw = await startGatewayHttp({ port: 0, env: broker.env, log, allowOpen: true });
   gwToken = await startGatewayHttp({ port: 0, env: broker.env, log, token: TOKEN });
 });
 
@@ -427,8 +427,21 @@ describe('terminal-mcp-http command', () => {
     expect(stderr).toMatch(/loopback only/);
   });
 
-  it('prints the MCP and health URLs, serves, and stops cleanly on SIGTERM', async () => {
-    const child = runHttpBin({ ...broker.env, TERMINAL_MCP_GATEWAY_PORT: '0', TERMINAL_MCP_LOG_LEVEL: 'warn' });
+  it('refuses to start open (no token, no OAuth) unless the operator allows it, with exit code 2', async () => {
+    const env = { ...broker.env, TERMINAL_MCP_GATEWAY_PORT: '0' };
+    delete env.TERMINAL_MCP_GATEWAY_TOKEN;
+    delete env.TERMINAL_MCP_GATEWAY_ALLOW_OPEN;
+    const child = runHttpBin(env);
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/refusing to start without a token or OAuth: every local user could read and type/);
+    expect(stderr).toMatch(/TERMINAL_MCP_GATEWAY_ALLOW_OPEN=1/);
+  });
+
+  it('prints the MCP and health URLs and how /mcp is protected, serves, and stops cleanly on SIGTERM', async () => {
+    const child = runHttpBin({ ...broker.env, TERMINAL_MCP_GATEWAY_PORT: '0', TERMINAL_MCP_LOG_LEVEL: 'warn', TERMINAL_MCP_GATEWAY_ALLOW_OPEN: '1' });
     let stderr = '';
     let stdout = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -445,6 +458,8 @@ describe('terminal-mcp-http command', () => {
     });
     const res = await fetch(new URL('/health/ready', url));
     expect(res.status).toBe(200);
+    expect(stderr).toContain('OPEN: no token and no OAuth, so every local user can read and type through /mcp');
+    expect(await (await fetch(new URL('/health/live', url))).json()).toEqual({ ok: true, protection: 'open' });
     child.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     expect(code).toBe(0);

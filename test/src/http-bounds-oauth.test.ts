@@ -54,7 +54,7 @@ async function slowHeaders(port: number): Promise<{ socket: Socket; stop: () => 
 beforeAll(async () => {
   tmux = await startTmuxServer();
   broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { log_level: 'warn' } });
-  gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), httpLimits: LIMITS });
+  gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), httpLimits: LIMITS, allowOpen: true });
   obs = await startObserverHttp({
     port: 0,
     env: broker.env,

@@ -85,7 +85,7 @@ describe('input tools over MCP with a live broker', () => {
   beforeAll(async () => {
     tmux = await startTmuxServer();
     broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: CONFIG });
-    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent') });
+    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), allowOpen: true });
   });
   afterAll(async () => {
     await gw?.close();
@@ -180,7 +180,7 @@ describe('receipts that tell the truth (real prompts)', () => {
   beforeAll(async () => {
     tmux = await startTmuxServer();
     broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: CONFIG });
-    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent') });
+    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), allowOpen: true });
   });
   afterAll(async () => {
     await gw?.close();
@@ -233,7 +233,7 @@ describe('a broker killed between the audit row and the send', () => {
     tmux = await startTmuxServer();
     // Test-only fault injection (effects/fault-injection.ts): SIGKILL right after the audit write.
     broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: CONFIG, env: { TERMINAL_MCP_TEST_CRASH_AFTER_AUDIT: '1' } });
-    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent') });
+    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), allowOpen: true });
   });
   afterAll(async () => {
     await gw?.close();

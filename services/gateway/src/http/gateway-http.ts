@@ -71,6 +71,10 @@ export interface GatewayHttpOptions {
   publicUrl?: string;
   /** OAuth without a tunnel, announced at `http://<bind host>:<port>` (local trials, tests). */
   oauth?: boolean;
+  /** Start without a token and without OAuth: every local user (any process on this
+   * machine) can then read and type through /mcp. Refused unless set: loopback is not a
+   * boundary on a shared machine. */
+  allowOpen?: boolean;
   /** See GatewayHttpSettings.clientIpHeader. */
   clientIpHeader?: string;
   /** Registrations accepted per minute per source and in total (defaults 10 and 120). */
@@ -95,9 +99,14 @@ export interface RunningGatewayHttp {
   healthUrl: string;
   /** With OAuth on: the URLs its metadata announces (issuer = public URL). */
   oauth?: OAuthUrls;
+  /** How /mcp is protected: OAuth (the static token too, on a loopback Host, when set),
+   * the static bearer token, or nothing (`allowOpen`). */
+  protection: GatewayProtection;
   metrics: ToolMetrics;
   close(): Promise<void>;
 }
+
+export type GatewayProtection = 'oauth' | 'token' | 'open';
 
 type Route = 'mcp' | 'api-doc' | 'skill-doc' | 'live' | 'ready' | 'metrics' | 'version';
 
@@ -140,6 +149,14 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
   const brokerTimeoutMs = options.brokerTimeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS;
   const configuredPublicUrl = readPublicUrl(options.publicUrl, 'TERMINAL_MCP_GATEWAY_PUBLIC_URL', (m) => new GatewayConfigError(m));
   const oauthOn = configuredPublicUrl !== undefined || options.oauth === true;
+  if (!oauthOn && token === undefined && options.allowOpen !== true) {
+    throw new GatewayConfigError(
+      'refusing to start without a token or OAuth: every local user could read and type through the gateway (loopback is no boundary on a shared machine). ' +
+        'Set TERMINAL_MCP_GATEWAY_TOKEN (npm start makes one at first start: terminal-mcp client-config http shows it), or TERMINAL_MCP_GATEWAY_PUBLIC_URL for OAuth, ' +
+        'or TERMINAL_MCP_GATEWAY_ALLOW_OPEN=1 to accept an open gateway.',
+    );
+  }
+  const protection: GatewayProtection = oauthOn ? 'oauth' : token !== undefined ? 'token' : 'open';
   const version = versionInfo();
   const sessions = createMcpSessionTable<McpHttpSession>();
 
@@ -252,7 +269,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
         return req.method === 'DELETE' ? handleMcpDelete(req, res, mcpDeps, caller) : handleMcpPost(req, res, mcpDeps, caller);
       }
       case 'live':
-        return sendLive(res);
+        return sendLive(res, protection);
       case 'ready':
         return sendReady(res, broker, log, detailsAllowed(req));
       case 'metrics':
@@ -281,6 +298,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
     mcpUrl: `${base}/mcp`,
     healthUrl: `${base}/health/ready`,
     ...(urls ? { oauth: urls } : {}),
+    protection,
     metrics,
     close() {
       closing ??= new Promise<void>((resolve) => {
