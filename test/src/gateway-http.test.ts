@@ -378,10 +378,11 @@ describe('bearer token', () => {
 });
 
 describe('operational endpoints', () => {
-  it('/health/live is {ok:true}', async () => {
+  it('/health/live is {ok:true} and says how /mcp is protected', async () => {
     const res = await raw(gw, { path: '/health/live' });
     expect(res.status).toBe(200);
-    expect(JSON.parse(res.body)).toEqual({ ok: true });
+    expect(JSON.parse(res.body)).toEqual({ ok: true, protection: 'open' });
+    expect(JSON.parse((await raw(gwToken, { path: '/health/live' })).body)).toEqual({ ok: true, protection: 'token' });
   });
 
   it('/health/ready is 200 with the broker up', async () => {
