@@ -72,14 +72,14 @@ export const BROKER_PROCESSES: Readonly<Record<string, BrokerProcess>> = {
     argv: 'config only (argv, no shell), in the profile\'s configured worktree, environment built from scratch, timeout from the profile',
     modules: ['effects/verifier/verifier-runner.ts'],
     triggers: ['input'],
-    who: 'the supervisor, when an autonomous watch claims DONE, for a profile chosen by a principal allowed the input effect (supervisor_set_verifier_policy) and still in the config',
+    who: 'the supervisor, when an autonomous watch claims DONE, for a profile chosen by a principal allowed the input effect (supervisor_set_verifier_policy) and still in the config; never while permissions.terminal_input is off',
   },
   deploy_preview_command: {
     program: "the operator's `project_profiles[].deploy_preview.commands[].argv`",
     argv: 'config only (argv, no shell), only when the profile is `preview_safe`, in the project\'s configured repository, fixed environment, timeout',
     modules: ['effects/deploy/run-command.ts'],
     triggers: ['input'],
-    who: 'deploy_preview, for a principal allowed the input effect',
+    who: 'deploy_preview, for a principal allowed the input effect, while permissions.terminal_input is on',
   },
   getent_group: {
     program: 'getent group <name>',

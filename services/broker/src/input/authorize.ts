@@ -16,12 +16,14 @@
  * Review (the supervisor's approval of a queued prompt) is checked by the supervisor
  * before it calls the attempt, and the approval is written to the attempt's audit row.
  */
+import { readAppErrorData } from '@terminal-mcp/contract';
 import type { AllowedDecision } from '../access/gate.js';
 import { requireEffect } from '../access/require-effect.js';
-import type { ResolvedTarget } from '../access/target.js';
+import type { ResolvedTarget, TargetRef } from '../access/target.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
 import type { InputRequest } from '../policy/input.js';
 import type { InputCaller } from './input-deps.js';
+import { recordRejectedInputCall } from './rejected-call.js';
 
 /** Step 1 alone: whether the caller may type anywhere. Throws the refusal. */
 export function authorizeInputCaller(caller: Pick<InputCaller, 'principal'>): void {
@@ -33,4 +35,23 @@ export function authorizeInputCaller(caller: Pick<InputCaller, 'principal'>): vo
 export function authorizeInput(caller: InputCaller, target: ResolvedTarget, processes: PaneProcessFacts, request: InputRequest): AllowedDecision {
   authorizeInputCaller(caller);
   return caller.deps.access.decideInput(target, processes, request);
+}
+
+/**
+ * The part of the authorization that needs no tmux facts (the caller, then the gates on
+ * the bare name: the input switch, the binding's flag, deny patterns, sensitive names),
+ * for a path that must change something of its own before it can deliver (the
+ * supervisor's send claims its action first): it asks here first, so a caller who may
+ * not type changes nothing. A refusal is written to the input audit as BLOCKED (no text,
+ * it was not read yet) and thrown; the delivery itself still passes authorizeInput.
+ */
+export function preflightInput(caller: InputCaller, tool: string, target: TargetRef): void {
+  try {
+    authorizeInputCaller(caller);
+    caller.deps.access.checkInputName(target, 'text');
+  } catch (err) {
+    const code = readAppErrorData(err)?.code ?? 'INTERNAL';
+    recordRejectedInputCall(caller, `supervisor.${tool}`, target, code, tool);
+    throw err;
+  }
 }

@@ -2,7 +2,7 @@
  * consent page and token endpoint issue one (registration, the operator's password,
  * PKCE, a single-use code), so tests reach the broker with a credential it verifies
  * itself instead of a hand-made caller. */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { createAccount } from '../webauth/accounts.js';
 import { approveAuthorization } from './authorize.js';
@@ -28,7 +28,8 @@ export async function gatewayAccessToken(deps: Pick<BrokerDeps, 'oauth'>, opts: 
   const approved = await approveAuthorization(env, {
     username,
     password: PASSWORD,
-    sourceIp: '127.0.0.1',
+    // Its own source, so a test's deliberate failed sign-ins do not throttle the kit.
+    sourceIp: `kit-${randomBytes(4).toString('hex')}`,
     clientId,
     redirectUri: REDIRECT,
     codeChallenge: createHash('sha256').update(VERIFIER).digest('base64url'),

@@ -12,6 +12,10 @@ import { findProfile } from './profiles.js';
 const running = new Set<string>();
 
 export async function runDeployPreview(ctx: InputCaller, input: DeployPreviewInput): Promise<DeployPreviewOutput> {
+  // A command acts on the host: like typing, only while the operator's input switch is on.
+  if (!ctx.deps.config.permissions.terminal_input) {
+    throw new AppError('INPUT_DISABLED', 'acting on the host is off (permissions.terminal_input): deploy previews run nothing');
+  }
   const profile = findProfile(ctx.deps.config, input.project);
   const deploy = profile.deploy_preview;
   if (!deploy) throw new AppError('FORBIDDEN', 'this project has no deploy_preview profile', 'Ask the operator to add project_profiles[].deploy_preview.');

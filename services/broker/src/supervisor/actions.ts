@@ -226,13 +226,17 @@ export function reviewAction(c: SupervisorCaller, actionId: number, decision: 'a
   return actionView(store, current(store, a.id));
 }
 
-export async function executeSend(c: SupervisorCaller, actionId: number, send: SendThroughInputPath): Promise<ExecuteSendOutput> {
+/** `preflight` asks the input authorization whether this caller may type to the watch's
+ * target at all (input/authorize.ts preflightInput) before anything here changes: a
+ * caller who may not type leaves the action approved for one who may. */
+export async function executeSend(c: SupervisorCaller, actionId: number, send: SendThroughInputPath, preflight: (watch: WatchRow) => void): Promise<ExecuteSendOutput> {
   const { store, config } = c.engine.deps;
   const a = current(store, actionId);
   if (a.state !== 'approved') return { sent: false, action: actionView(store, a) };
   if (!config.v2_enabled) throw new AppError('SUPERVISOR_BLOCKED', 'supervisor.v2_enabled is false: the operator turns it on in config.yaml');
   const w = store.watchById(a.watch_id);
   if (!w) throw new AppError('WATCH_NOT_FOUND', 'the action\'s watch was removed');
+  preflight(w);
   const stopped = hardStop(c, w);
   if (stopped !== null) block(c, a, stopped);
   const { obs } = await c.engine.look(w);

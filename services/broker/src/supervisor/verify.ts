@@ -20,8 +20,11 @@ export interface VerifierOutcome {
 
 export type VerifierProfile = BrokerConfig['supervisor']['verifier_profiles'][number];
 
-export function createVerifier(store: SupervisorStore, profiles: readonly VerifierProfile[]): (watch: WatchRow) => Promise<VerifierOutcome> {
+/** `hostEffects`: the operator's input switch (permissions.terminal_input). Off, the
+ * verifier runs nothing at all (no git, no test command) and every claim is blocked. */
+export function createVerifier(store: SupervisorStore, profiles: readonly VerifierProfile[], hostEffects: boolean): (watch: WatchRow) => Promise<VerifierOutcome> {
   return async (watch) => {
+    if (!hostEffects) return { result: 'blocked', reason: 'verifier: acting on the host is off (permissions.terminal_input), so nothing was run' };
     const choice = store.verifier(watch.id);
     if (choice === undefined) return { result: 'blocked', reason: 'no verifier policy is set for this watch' };
     const profile = profiles.find((p) => p.id === choice.profile);

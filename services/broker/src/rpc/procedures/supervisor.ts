@@ -21,6 +21,9 @@ import {
   watchTargetInputSchema,
 } from '@terminal-mcp/contract';
 import { z } from 'zod';
+import type { TargetRef } from '../../access/target.js';
+import type { WatchRow } from '../../effects/store/supervisor-store.js';
+import { preflightInput } from '../../input/authorize.js';
 import { sendText } from '../../input/send.js';
 import { claimEvent, executeSend, getPolicy, listActionable, listActions, pausePolicy, reviewAction, setPolicy, submitDecision } from '../../supervisor/actions.js';
 import { ackEvent, listEvents, listWatches, runOnce, setVerifierPolicy, status, unwatch, waitEvents, watch, type SupervisorCaller } from '../../supervisor/watches.js';
@@ -53,8 +56,12 @@ export const supervisor2 = {
   reviewAction: gatewayProcedure.meta({ effect: 'input' }).input(reviewActionInputSchema).mutation(({ ctx, input }) => reviewAction(caller(ctx), input.action_id, input.decision)),
   // Types through the input attempt, which authorizes the caller at delivery.
   executeSend: gatewayProcedure.meta({ effect: 'delivery' }).input(actionIdInputSchema).mutation(({ ctx, input }) => {
-    return executeSend(caller(ctx), input.action_id, (w, text, review) =>
-      sendText(ctx, { tool: 'supervisor2_execute_send', target: w.kind === 'binding' ? { binding: w.target } : { session: w.target }, text, enter: true, dryRun: false, review }),
+    const targetOf = (w: WatchRow): TargetRef => (w.kind === 'binding' ? { binding: w.target } : { session: w.target });
+    return executeSend(
+      caller(ctx),
+      input.action_id,
+      (w, text, review) => sendText(ctx, { tool: 'supervisor2_execute_send', target: targetOf(w), text, enter: true, dryRun: false, review }),
+      (w) => preflightInput(ctx, 'supervisor2_execute_send', targetOf(w)),
     );
   }),
   listActions: gatewayProcedure.input(listActionsInputSchema).query(({ ctx, input }) => listActions(caller(ctx), input)),
