@@ -429,7 +429,7 @@ describe('terminal-mcp-http command', () => {
   });
 
   it('refuses to start open (no token, no OAuth) unless the operator allows it, with exit code 2', async () => {
-    const env = { ...broker.env, TERMINAL_MCP_GATEWAY_PORT: '0' };
+    const env: NodeJS.ProcessEnv = { ...broker.env, TERMINAL_MCP_GATEWAY_PORT: '0' };
     delete env.TERMINAL_MCP_GATEWAY_TOKEN;
     delete env.TERMINAL_MCP_GATEWAY_ALLOW_OPEN;
     const child = runHttpBin(env);

@@ -1,11 +1,11 @@
 // Derives every procedure of every role router from the source (rpc/roles) and calls each one as a read-only principal, with the input switch off, and through a role that does not serve it, over a real tmux server, real stores and real configured commands: a read-only caller changes no pane, no store and starts no process; with input off nobody types or starts a process; another role's call changes nothing. A procedure without a sample input fails the test, so a new path to an effect cannot slip past.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BROKER_HEADERS, readAppErrorData, type SocketRole } from '@terminal-mcp/contract';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { effectsBetween, markersExist, paneBytes, recordingPaneCommand, TINY_PNG_BASE64, watchStores, type EffectSnapshot, type StoreWatch } from '../../../../test/src/helpers/effects.js';
 import { waitFor } from '../../../../test/src/helpers/wait-for.js';
 import { configSchema, type BrokerConfig } from '../config/schema.js';
 import { gatewayAccessToken } from '../oauth/gateway-token.testkit.js';
@@ -24,7 +24,7 @@ const proceduresOf = (role: Role) => Object.entries(ROLE_ROUTERS[role]._def.proc
 
 const TARGET = 'agent-target';
 const DONE = 'agent-done';
-const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+const PNG = TINY_PNG_BASE64;
 
 let root: string;
 let repo: string;
@@ -175,56 +175,14 @@ const sampleFor = (role: Role, path: string) => SAMPLES[`${role}:${path}`] ?? SA
 
 // ---------------------------------------------------------------- effects we look for
 
-/** Every byte each fixture pane received (its program records them, raw). */
-const paneBytes = () => Object.fromEntries([TARGET, DONE].map((s) => [s, existsSync(join(root, `${s}.bytes`)) ? readFileSync(join(root, `${s}.bytes`), 'latin1') : '']));
-
-/** audit.db holds records of refusals and reads (input_audit, read_audit, audit_prunes),
- * which a refused call writes by design; its other tables are compared row by row. Every
- * other store is compared by SQLite's data_version (it changes when another connection
- * commits). */
-const AUDIT_EFFECT_TABLES = ['task_idempotency'];
-const open = new Map<string, Database.Database>();
-
-function storeVersions(): Record<string, string> {
-  const stateDir = join(root, 'state');
-  const out: Record<string, string> = {};
-  for (const file of readdirSync(stateDir).filter((f) => f.endsWith('.db'))) {
-    const name = file.replace(/\.db$/, '');
-    let db = open.get(name);
-    if (db === undefined) {
-      db = new Database(join(stateDir, file), { readonly: true, fileMustExist: true });
-      open.set(name, db);
-    }
-    out[name] =
-      name === 'audit'
-        ? JSON.stringify(AUDIT_EFFECT_TABLES.map((t) => db!.prepare(`SELECT * FROM "${t}"`).raw().all()))
-        : String(db.pragma('data_version', { simple: true }));
-  }
-  return out;
-}
-
-const processMarkers = () => Object.fromEntries(Object.entries(markers()).map(([k, p]) => [k, existsSync(p)]));
+const FIXTURE_PANES = [TARGET, DONE];
+let stores: StoreWatch;
 const sessionNames = async () => (await broker.adapter.listSessions()).map((x) => x.name).sort();
 
-interface Snapshot {
-  panes: Record<string, string>;
-  stores: Record<string, string>;
-  processes: Record<string, boolean>;
-  sessions: string[];
+async function snapshot(): Promise<EffectSnapshot> {
+  return { panes: paneBytes(root, FIXTURE_PANES), stores: stores.versions(), processes: markersExist(markers()), sessions: await sessionNames() };
 }
-
-async function snapshot(): Promise<Snapshot> {
-  return { panes: paneBytes(), stores: storeVersions(), processes: processMarkers(), sessions: await sessionNames() };
-}
-
-/** The differences between two snapshots, by kind. */
-function changes(before: Snapshot, after: Snapshot): { panes: string[]; stores: string[]; processes: string[] } {
-  return {
-    panes: [...Object.keys(after.panes).filter((k) => after.panes[k] !== before.panes[k]), ...(after.sessions.join() !== before.sessions.join() ? ['(session list)'] : [])],
-    stores: [...new Set([...Object.keys(before.stores), ...Object.keys(after.stores)])].filter((k) => before.stores[k] !== after.stores[k]),
-    processes: Object.keys(after.processes).filter((k) => after.processes[k] !== before.processes[k]),
-  };
-}
+const changes = effectsBetween;
 
 // ---------------------------------------------------------------- calling
 
@@ -250,11 +208,7 @@ const gatewayCtx = (deps: BrokerDeps, headers: Record<string, string>) => contex
 
 // ---------------------------------------------------------------- fixtures
 
-function recorder(name: string, prompt: string): string {
-  const out = join(root, `${name}.bytes`);
-  const script = join(root, 'record.py');
-  return `bash --norc --noprofile -c 'printf "%s" "${prompt}"; exec python3 ${script} ${out}'`;
-}
+const recorder = (name: string, prompt: string) => recordingPaneCommand(root, name, prompt);
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'tmcp-every-'));
@@ -265,10 +219,9 @@ beforeAll(async () => {
   execFileSync('git', ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'a']);
   mkdirSync(join(root, 'images'));
   writeFileSync(join(root, 'images', 'dot.png'), Buffer.from(PNG, 'base64'));
-  // Records every byte the pane's terminal delivers, raw (no echo, no line discipline).
-  writeFileSync(join(root, 'record.py'), 'import os, sys, tty\ntty.setraw(0)\nout = open(sys.argv[1], "ab", buffering=0)\nwhile True:\n    b = os.read(0, 65536)\n    if not b:\n        break\n    out.write(b)\n');
 
   broker = await startLiveTestBroker({ config: config(true), stateDir: join(root, 'state'), graceMs: 150 });
+  stores = watchStores(join(root, 'state'));
   depsOn = broker.deps;
   depsOff = withConfig(depsOn, config(false));
   readOnlyToken = await gatewayAccessToken(depsOn, { scope: 'terminal:read', username: 'alice', clientName: 'Reader' });
@@ -309,12 +262,12 @@ beforeAll(async () => {
   const registered = await createCallerFactory(ROLE_ROUTERS.gateway)(gatewayCtx(depsOn, {})).oauth.registerClient({ redirectUris: ['http://127.0.0.1:9/cb'], tokenEndpointAuthMethod: 'none' });
   if (!registered.ok) throw new Error('fixture: client registration refused');
   fx.clientId = registered.client.clientId;
-  expect(paneBytes()).toEqual({ [TARGET]: '', [DONE]: '' });
-  expect(processMarkers()).toEqual({ deploy: false, verify: false });
+  expect(paneBytes(root, FIXTURE_PANES)).toEqual({ [TARGET]: '', [DONE]: '' });
+  expect(markersExist(markers())).toEqual({ deploy: false, verify: false });
 }, 120_000);
 
 afterAll(async () => {
-  for (const db of open.values()) db.close();
+  stores?.close();
   await broker?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 });
@@ -392,7 +345,7 @@ describe('every procedure, derived from the role routers', () => {
     const full = () => gatewayCtx(depsOn, { [BROKER_HEADERS.credential]: token });
     let before = await snapshot();
     expect(await call('gateway', 'input.sendText', full())).toBe('ok');
-    await waitFor('the typed bytes', () => paneBytes()[TARGET]!.includes('typed-by-the-attack'), 20_000, 100);
+    await waitFor('the typed bytes', () => paneBytes(root, FIXTURE_PANES)[TARGET]!.includes('typed-by-the-attack'), 20_000, 100);
     expect(changes(before, await snapshot()).panes).toEqual([TARGET]);
     before = await snapshot();
     expect(await call('gateway', 'notes.create', full())).toBe('ok');
