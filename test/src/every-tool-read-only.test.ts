@@ -134,7 +134,10 @@ async function mcp(url: string, token: string): Promise<Client> {
 }
 
 const sessionNames = async () => (await tmux.tmux(['list-sessions', '-F', '#{session_name}'])).split('\n').filter(Boolean).sort();
-async function snapshot(): Promise<EffectSnapshot> {
+/** Right before a call: the process markers are removed first, so every call that runs a
+ * configured command shows, not only the first. */
+async function snapshot(fresh = false): Promise<EffectSnapshot> {
+  if (fresh) for (const marker of Object.values(markers())) rmSync(marker, { force: true });
   return { panes: paneBytes(root, PANES), stores: stores.versions(), processes: markersExist(markers()), sessions: await sessionNames() };
 }
 
@@ -218,7 +221,7 @@ describe('every MCP tool, derived from the registrations, with a read-only token
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([...registered].sort());
     const found: string[] = [];
     for (const name of registered) {
-      const before = await snapshot();
+      const before = await snapshot(true);
       const result = (await client.callTool({ name, arguments: SAMPLES[name]!() })) as CallToolResult;
       // A late effect (a send after a landing check) gets a moment to show.
       await new Promise((r) => setTimeout(r, 50));

@@ -179,7 +179,10 @@ const FIXTURE_PANES = [TARGET, DONE];
 let stores: StoreWatch;
 const sessionNames = async () => (await broker.adapter.listSessions()).map((x) => x.name).sort();
 
-async function snapshot(): Promise<EffectSnapshot> {
+/** Taken right before a call: the process markers are removed first, so every call that
+ * runs a configured command shows, not only the first. */
+async function snapshot(fresh = false): Promise<EffectSnapshot> {
+  if (fresh) for (const marker of Object.values(markers())) rmSync(marker, { force: true });
   return { panes: paneBytes(root, FIXTURE_PANES), stores: stores.versions(), processes: markersExist(markers()), sessions: await sessionNames() };
 }
 const changes = effectsBetween;
@@ -288,7 +291,7 @@ describe('every procedure, derived from the role routers', () => {
     const found: string[] = [];
     for (const role of ROLES) {
       for (const [path, proc] of proceduresOf(role)) {
-        const before = await snapshot();
+        const before = await snapshot(true);
         const outcome = await call(role, path, callers[role]());
         const after = await snapshot();
         const diff = changes(before, after);
@@ -307,7 +310,7 @@ describe('every procedure, derived from the role routers', () => {
         // Everything the other socket could be: the most a principal of it can do.
         const ctx = () => (other === 'web' ? contextFromRequest('web', depsOn, { [BROKER_HEADERS.operatorSession]: operator }) : createContextInner({ role: other as SocketRole, deps: depsOn, actor: `${other}:probe` }));
         for (const [path] of proceduresOf(role).filter(([, proc]) => !proceduresOf(other).some(([, q]) => q === proc))) {
-          const before = await snapshot();
+          const before = await snapshot(true);
           const outcome = await call(role, path, ctx());
           const diff = changes(before, await snapshot());
           if (outcome !== 'FORBIDDEN' || diff.panes.length + diff.stores.length + diff.processes.length > 0) {
@@ -330,7 +333,7 @@ describe('every procedure, derived from the role routers', () => {
     const found: string[] = [];
     for (const [who, role, ctx] of callers) {
       for (const [path] of proceduresOf(role)) {
-        const before = await snapshot();
+        const before = await snapshot(true);
         const outcome = await call(role, path, ctx());
         const diff = changes(before, await snapshot());
         if (diff.panes.length + diff.processes.length > 0) found.push(`${who} ${role}:${path} (${outcome}) changed ${[...diff.panes, ...diff.processes].join(', ')}`);
@@ -343,14 +346,14 @@ describe('every procedure, derived from the role routers', () => {
     // A new token: the operator revoked alice's grants above (oauthAdmin.revokeUser).
     const token = await gatewayAccessToken(depsOn, { scope: 'terminal:read terminal:write terminal:input', username: 'carol', clientName: 'Control' });
     const full = () => gatewayCtx(depsOn, { [BROKER_HEADERS.credential]: token });
-    let before = await snapshot();
+    let before = await snapshot(true);
     expect(await call('gateway', 'input.sendText', full())).toBe('ok');
     await waitFor('the typed bytes', () => paneBytes(root, FIXTURE_PANES)[TARGET]!.includes('typed-by-the-attack'), 20_000, 100);
     expect(changes(before, await snapshot()).panes).toEqual([TARGET]);
-    before = await snapshot();
+    before = await snapshot(true);
     expect(await call('gateway', 'notes.create', full())).toBe('ok');
     expect(changes(before, await snapshot()).stores).toContain('notes');
-    before = await snapshot();
+    before = await snapshot(true);
     expect(await call('gateway', 'projects.deployPreview', full())).toBe('ok');
     expect(changes(before, await snapshot()).processes).toEqual(['deploy']);
     // A fresh autonomous watch whose verifier profile runs once the done marker shows.
@@ -359,7 +362,7 @@ describe('every procedure, derived from the role routers', () => {
     await owner.supervisor.watch({ session: 'agent-control', done_marker: 'NOT-YET' });
     await owner.supervisor2.setPolicy({ session: 'agent-control', mode: 'approved_auto_continue', approved_template: 'y' });
     await owner.supervisor.setVerifierPolicy({ session: 'agent-control', profile: 'mark' });
-    before = await snapshot();
+    before = await snapshot(true);
     await owner.supervisor.watch({ session: 'agent-control', done_marker: 'CONTROL-DONE' });
     expect(changes(before, await snapshot()).processes).toEqual(['verify']);
   }, 120_000);
