@@ -7,7 +7,9 @@ import { BROKER_HEADERS, readAppErrorData } from '@terminal-mcp/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { waitFor } from '../../../../test/src/helpers/wait-for.js';
 import { configSchema, type BrokerConfig } from '../config/schema.js';
+import { describeAuthorization, registerClient } from '../oauth/clients.js';
 import { gatewayAccessToken } from '../oauth/gateway-token.testkit.js';
+import { exchangeToken } from '../oauth/tokens.js';
 import { contextFromRequest } from '../rpc/context.js';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
@@ -249,5 +251,19 @@ describe('the review queue: nobody approves their own proposal', () => {
     // The input audit names both identities of the reviewed send.
     const row = broker.deps.stores.audit.list({ limit: 50 }).find((r) => r.tool === 'supervisor2_execute_send' && r.sessionName === name)!;
     expect(JSON.parse(row.receiptJson ?? '{}')).toMatchObject({ review: { action_id: action.id, proposed_by: action.claimed_by, approved_by: expect.stringMatching(/^gateway:oauth:Reviewer@bob\//) } });
+  });
+});
+
+describe('finding 7 (lower): each authorization server knows only its own clients', () => {
+  it('a client registered at the observer cannot start or finish a sign-in at the gateway, nor the reverse', async () => {
+    const loopback = 'http://127.0.0.1:9/cb';
+    const atObserver = registerClient(broker.deps.oauth.observer, { redirectUris: [loopback], tokenEndpointAuthMethod: 'none' });
+    const atGateway = registerClient(broker.deps.oauth.gateway, { redirectUris: [loopback], tokenEndpointAuthMethod: 'none' });
+    if (!atObserver.ok || !atGateway.ok) throw new Error('registration refused');
+    expect(describeAuthorization(broker.deps.oauth.observer, { clientId: atObserver.client.clientId, redirectUri: loopback }).ok).toBe(true);
+    expect(describeAuthorization(broker.deps.oauth.gateway, { clientId: atObserver.client.clientId, redirectUri: loopback })).toMatchObject({ ok: false, error: 'invalid_client' });
+    expect(describeAuthorization(broker.deps.oauth.observer, { clientId: atGateway.client.clientId, redirectUri: loopback })).toMatchObject({ ok: false, error: 'invalid_client' });
+    // Nor at the token endpoint (a code or refresh token of one server used at the other).
+    expect(exchangeToken(broker.deps.oauth.gateway, { grantType: 'refresh_token', clientId: atObserver.client.clientId, refreshToken: `tmcp_rt_${'x'.repeat(43)}` })).toMatchObject({ ok: false, error: 'invalid_client' });
   });
 });
