@@ -301,7 +301,7 @@ describe('two authorization servers over one oauth.db (observer and gateway)', (
     if (!r.ok) throw new Error(r.description);
     expect(r.client.scope).toBe('terminal:read terminal:write terminal:input');
     expect(describeAuthorization(g, { clientId: r.client.clientId, redirectUri: CHATGPT }).ok).toBe(true);
-    expect(describeAuthorization(env, { clientId: r.client.clientId, redirectUri: CHATGPT })).toMatchObject({ ok: false, error: 'invalid_redirect_uri' });
+    expect(describeAuthorization(env, { clientId: r.client.clientId, redirectUri: CHATGPT })).toMatchObject({ ok: false, error: 'invalid_client' });
     expect(registerClient(g, { redirectUris: [REDIRECT], tokenEndpointAuthMethod: 'none' })).toMatchObject({ ok: false, error: 'invalid_redirect_uri' });
   });
 
@@ -332,6 +332,6 @@ describe('two authorization servers over one oauth.db (observer and gateway)', (
     const obs = tokensOf(await redeem(clientId, await approve(clientId)));
     expect(() => verifyAccessToken(gatewayEnv(), users(), { token: obs.accessToken, resource: RESOURCE })).toThrow(/another resource/);
     // A refresh at the wrong server is refused too.
-    expect(exchangeToken(gatewayEnv(), { grantType: 'refresh_token', clientId, refreshToken: obs.refreshToken })).toMatchObject({ ok: false, error: 'invalid_grant' });
+    expect(exchangeToken(gatewayEnv(), { grantType: 'refresh_token', clientId, refreshToken: obs.refreshToken })).toMatchObject({ ok: false, error: 'invalid_client' });
   });
 });
