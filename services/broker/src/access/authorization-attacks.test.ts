@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BROKER_HEADERS, readAppErrorData } from '@terminal-mcp/contract';
+import { BROKER_HEADERS, NOTE_LIMITS, readAppErrorData } from '@terminal-mcp/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { waitFor } from '../../../../test/src/helpers/wait-for.js';
 import { configSchema, type BrokerConfig } from '../config/schema.js';
@@ -266,4 +266,32 @@ describe('finding 7 (lower): each authorization server knows only its own client
     // Nor at the token endpoint (a code or refresh token of one server used at the other).
     expect(exchangeToken(broker.deps.oauth.gateway, { grantType: 'refresh_token', clientId: atObserver.client.clientId, refreshToken: `tmcp_rt_${'x'.repeat(43)}` })).toMatchObject({ ok: false, error: 'invalid_client' });
   });
+});
+
+describe('finding 7 (lower): notes have a quota per identity', () => {
+  it('refuses a client past its live notes and its attachment bytes, and leaves other identities alone', async () => {
+    const filler = await gatewayAccessToken(broker.deps, { scope: 'terminal:read terminal:write', username: 'alice', clientName: 'Filler' });
+    const other = await gatewayAccessToken(broker.deps, { scope: 'terminal:read terminal:write', username: 'alice', clientName: 'Other' });
+    const notes = withToken(filler).notes;
+    let refused: string | undefined;
+    let mine = 0;
+    for (let i = 0; i <= NOTE_LIMITS.notesPerActor && refused === undefined; i++) {
+      const made = await outcome(notes.create({ title: `filler ${i}` }));
+      refused = made.code;
+      mine = (made.value as { id: number } | undefined)?.id ?? mine;
+    }
+    expect(refused).toBe('QUOTA_EXCEEDED');
+    expect((await outcome(withToken(other).notes.create({ title: 'still mine to write' }))).code).toBeUndefined();
+    // Deleting frees the quota.
+    await notes.delete({ id: mine });
+    expect((await outcome(notes.create({ title: 'after a delete' }))).code).toBeUndefined();
+
+    // Attachment bytes, counted by the store in the insert's transaction.
+    const store = broker.deps.stores.notes;
+    const note = store.create({ title: 'bytes', body: '', analysis: '', sourceUrl: null, tags: [], project: null, status: 'new', appliedAt: null, appliedWhere: null }, 'gateway:bytes', Date.now());
+    const record = (id: string, size: number) => ({ id, noteId: note.id, mimeType: 'image/png' as const, relPath: `x/${id}.png`, size, sha256: 'a'.repeat(64), caption: null, createdAt: Date.now(), createdBy: 'gateway:bytes' });
+    store.addAttachment(record('00000000-0000-4000-8000-000000000001', NOTE_LIMITS.attachmentBytesPerActor - 10));
+    expect(() => store.addAttachment(record('00000000-0000-4000-8000-000000000002', 11))).toThrow(/exceed/);
+    store.addAttachment(record('00000000-0000-4000-8000-000000000003', 10));
+  }, 120_000);
 });
