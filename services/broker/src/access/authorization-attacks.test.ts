@@ -1,6 +1,6 @@
 // Performs issue 24's attacks on the broker's procedures (real tmux, real stores, a real gateway OAuth token the broker verifies itself): a client-chosen verifier command, typing through project_dispatch with a read-only grant, state changes with a read-only grant, a claimed OAuth identity, and the supervisor auto-answering prompts that only look harmless.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BROKER_HEADERS, NOTE_LIMITS, readAppErrorData } from '@terminal-mcp/contract';
@@ -294,4 +294,17 @@ describe('finding 7 (lower): notes have a quota per identity', () => {
     expect(() => store.addAttachment(record('00000000-0000-4000-8000-000000000002', 11))).toThrow(/exceed/);
     store.addAttachment(record('00000000-0000-4000-8000-000000000003', 10));
   }, 120_000);
+});
+
+describe('finding 7 (lower): a guarded program detached with setsid -f still guards its terminal', () => {
+  it('refuses input to a pane whose pty a detached guarded program reads', async () => {
+    // `ssh` here is a link to cat: its kernel command name is ssh, and it reads the pty.
+    const ssh = join(root, 'bin', 'ssh');
+    mkdirSync(join(root, 'bin'), { recursive: true });
+    symlinkSync('/bin/cat', ssh);
+    await broker.server.newSession('agent-setsid', `bash --norc --noprofile -c 'setsid -f ${ssh}; exec sleep 600'`, { width: 100, height: 20 });
+    await waitFor('the detached reader', async () => (await broker.server.tmux(['list-panes', '-t', '=agent-setsid:', '-F', '#{pane_current_command}'])).includes('sleep'), 20_000, 100);
+    const sent = await outcome(withToken(full).input.sendText({ session: 'agent-setsid', text: 'hunter2', dry_run: true }));
+    expect(sent.code).toBe('COMMAND_GUARDED');
+  });
 });
