@@ -166,7 +166,7 @@ const SAMPLES: Record<string, () => unknown> = {
   'auth.validateSession': () => ({ token: 'x'.repeat(32) }),
   'auth.changePassword': () => ({ token: 'x'.repeat(32), currentPassword: 'wrong password 123', newPassword: 'another password 456', sourceIp: '127.0.0.1' }),
   'transcripts.file': () => ({ transcript_id: fx.transcriptId, format: 'text' }),
-  'live.paneOutput': () => ({ session: TARGET }),
+  'live.paneOutput': () => ({ session: TARGET, operatorSession: operator }),
   'health.ready': () => undefined,
   'health.info': () => undefined,
 };
