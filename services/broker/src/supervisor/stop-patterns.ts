@@ -23,7 +23,7 @@ const STOP_PATTERNS: readonly StopPattern[] = [
   {
     kind: 'credential',
     pattern:
-      /\b(?:password|passphrase|passcode|passwd|pin code|api ?[_-]?key|secret|(?:api|access|auth|bearer|refresh|session|github|npm|personal access) ?[_-]?token|token ?[:=]? ?$|credential|private key|one[- ]time (?:code|password)|otp|2fa|mfa|verification code|authenticat(?:e|ion) code)|\[redacted:[a-z_]+\]/m,
+      /\b(?:password|passphrase|passcode|passwd|pin code|api ?[_-]?key|secret|(?:api|access|auth|bearer|refresh|session|github|npm|personal access) ?[_-]?token|token ?[:=]? ?$|credential|private key|one[- ]time (?:code|password)|otp|2fa|mfa|verification code|authenticat(?:e|ion) code)|\[redacted:[a-z0-9_]+\]/m,
   },
   {
     kind: 'confirmation',

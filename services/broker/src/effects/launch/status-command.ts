@@ -27,10 +27,11 @@ export async function collectStatus(env: NodeJS.ProcessEnv) {
   const sockets = await Promise.all(SOCKET_ROLES.map(async (role) => ({ role, path: socketPathFor(paths.socketDir, role), answers: await socketAnswers(socketPathFor(paths.socketDir, role)) })));
   const services = await Promise.all(
     serviceEndpoints(env).map(async (e) => {
-      const [live, ready] = [await probeJson(e.liveUrl), await probeHttp(e.readyUrl)];
-      // The gateway says how /mcp is protected (oauth, token, open) on its liveness answer.
-      const said = (live as { protection?: unknown } | undefined)?.protection;
-      const protection: keyof typeof PROTECTION | null = e.service === 'gateway' && (said === 'oauth' || said === 'token' || said === 'open') ? said : null;
+      const [live, ready] = [await probeHttp(e.liveUrl), await probeHttp(e.readyUrl)];
+      // The gateway says how /mcp is protected (oauth, token, open) on its liveness answer;
+      // the other services' liveness answers need not be JSON (the dashboard's is a page).
+      const said = e.service === 'gateway' && live !== undefined ? ((await probeJson(e.liveUrl)) as { protection?: unknown } | undefined)?.protection : undefined;
+      const protection: keyof typeof PROTECTION | null = said === 'oauth' || said === 'token' || said === 'open' ? said : null;
       return { service: e.service, url: e.url, ready_url: e.readyUrl, answers: live !== undefined, http_status: ready ?? null, protection };
     }),
   );
