@@ -13,6 +13,10 @@
 //    as the broker reports it.
 //  - The services watch this process through an IPC channel (scripts/lib/exit-with-parent.mjs):
 //    if it dies, even by SIGKILL, they stop too.
+//  - The HTTP gateway is never open to every local user by default: without
+//    TERMINAL_MCP_GATEWAY_TOKEN it gets the token made at first start in the state directory
+//    (gateway-token.key; `terminal-mcp client-config http` prints it), unless the operator
+//    sets TERMINAL_MCP_GATEWAY_ALLOW_OPEN=1. The banner says which.
 // Everything is configured by the usual TERMINAL_MCP_* environment variables.
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
@@ -123,6 +127,7 @@ const { BROKER_NODE_FLAGS } = await dist('services/broker/dist/effects/launch/no
 const { configSummaryDifferences, describeConfigSummary, summarizeConfig } = await dist('services/broker/dist/config/config-summary.js');
 const { loadConfigFile } = await dist('services/broker/dist/effects/config-file.js');
 const { socketAnswers } = await dist('services/broker/dist/effects/socket-files.js');
+const { gatewayTokenFor, GATEWAY_TOKEN_FILE_NAME } = await dist('services/broker/dist/effects/launch/gateway-token-file.js');
 
 const paths = resolvePaths(env, homedir());
 const startedAt = new Date().toISOString();
@@ -139,12 +144,12 @@ function recordRun(ownsBroker) {
   });
 }
 
-function run(name, script, url, nodeFlags = []) {
+function run(name, script, url, nodeFlags = [], extraEnv = {}) {
   const log = openServiceLog(paths.stateDir, name);
   // IPC channel: the child notices when this process dies (exit-with-parent.mjs).
   // stderr (JSON lines) to the log file; stdout (a service's banner for a person at a
   // terminal) is dropped: this process prints one banner for all of them.
-  const proc = spawn(process.execPath, [...nodeFlags, '--import', PRELOAD, join(root, script)], { env, stdio: ['ignore', 'ignore', log.fd, 'ipc'] });
+  const proc = spawn(process.execPath, [...nodeFlags, '--import', PRELOAD, join(root, script)], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'ignore', log.fd, 'ipc'] });
   closeSync(log.fd);
   const child = { name, proc, url, log: log.path };
   proc.on('exit', (code, signal) => {
@@ -218,7 +223,16 @@ if (existing.info) {
   ownsBroker = true;
   run('broker', 'services/broker/dist/bin/main.js', undefined, BROKER_NODE_FLAGS);
 }
-for (const s of SERVICES) run(s.name, s.script, serviceEndpoint(s.name, env).url);
+// The gateway's protection on loopback (see the top of this file).
+let gatewayAuth;
+try {
+  gatewayAuth = gatewayTokenFor(env, paths.stateDir, true);
+} catch (err) {
+  warn(`the gateway token in ${paths.stateDir} cannot be used: ${err.message}`);
+  process.exit(2);
+}
+const gatewayEnv = gatewayAuth.source === 'file' ? { TERMINAL_MCP_GATEWAY_TOKEN: gatewayAuth.token } : {};
+for (const s of SERVICES) run(s.name, s.script, serviceEndpoint(s.name, env).url, [], s.name === 'gateway' ? gatewayEnv : {});
 recordRun(ownsBroker);
 
 await waitUntil('the broker', async () => (await probeBrokerReadiness(paths.socketDir, 2_000)) !== undefined);
@@ -267,12 +281,17 @@ row('State', paths.stateDir);
 row('Logs', `${logDir(paths.stateDir)}/{${ownsBroker ? 'broker,' : ''}gateway,observer,web}.log (JSON lines; TERMINAL_MCP_LOG_LEVEL=debug for more)`);
 say('');
 row('MCP (HTTP)', `${gateway.url}    health ${gateway.readyUrl}`);
+const oauthOn = Boolean(env.TERMINAL_MCP_GATEWAY_PUBLIC_URL);
+const tokenWhere = gatewayAuth.source === 'env' ? 'TERMINAL_MCP_GATEWAY_TOKEN' : `made at first start, ${join(paths.stateDir, GATEWAY_TOKEN_FILE_NAME)}; terminal-mcp client-config http prints it`;
+if (oauthOn) row('', gatewayAuth.token ? `protected by OAuth through the tunnel; on loopback also by the bearer token (${tokenWhere})` : 'protected by OAuth');
+else if (gatewayAuth.token) row('', `protected by a bearer token (${tokenWhere})`);
+else row('', 'OPEN: no token, no OAuth: every local user can read and type through it (TERMINAL_MCP_GATEWAY_ALLOW_OPEN=1)');
 row('Observer', `${observer.url}    read-only, OAuth: claude.ai through a tunnel (docs/claude-web-connector.md)`);
 row('Dashboard', web.url);
 if (existsSync(bootstrap)) row('', `first sign-in: user "admin", one-time password in ${bootstrap}`);
 say('');
 say('Connect a client (absolute paths, no npx):');
-say('  terminal-mcp client-config claude-desktop | claude-code | codex | cursor | chatgpt');
+say('  terminal-mcp client-config claude-desktop | claude-code | codex | cursor | chatgpt | http');
 say('Inspect or stop:  terminal-mcp status | terminal-mcp doctor | terminal-mcp stop');
 say(`  (terminal-mcp is node_modules/.bin/terminal-mcp, or: node ${launcher})`);
 say('');

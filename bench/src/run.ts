@@ -25,7 +25,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { GATEWAY_TOOLSETS, type PaneScreenFrame } from '@terminal-mcp/contract';
-import { BROKER_NODE_FLAGS, createBrokerClient, createBrokerLiveClient, expandRows, repoPath, signInFirstTime, startBrokerProcess, startTmuxServer, startWebStack, type CompactRows } from '@terminal-mcp/test';
+import { BROKER_NODE_FLAGS, createBrokerClient, createBrokerLiveClient, createOperatorAccount, expandRows, repoPath, signInFirstTime, startBrokerProcess, startTmuxServer, startWebStack, type CompactRows } from '@terminal-mcp/test';
 import { execa } from 'execa';
 import { execFile, spawn } from 'node:child_process';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
@@ -429,9 +429,12 @@ async function main(): Promise<void> {
 
     if (only.has('idle') || only.has('live')) {
       const live = createBrokerLiveClient({ role: 'web', socketPath: join(broker.socketDir, 'web.sock'), actor: () => 'bench' });
+      // Live output is served to a signed-in operator only.
+      await createOperatorAccount(broker.env, 'bench', 'bench operator passphrase 5');
+      const operatorSession = (await live.client.auth.login.mutate({ username: 'bench', password: 'bench operator passphrase 5', sourceIp: '127.0.0.1' })).token;
       if (only.has('idle')) {
         let frames = 0;
-        const sub = live.client.live.paneOutput.subscribe({ session: names[0]! }, { onData: () => frames++, onError: (e) => console.error('subscription failed', e) });
+        const sub = live.client.live.paneOutput.subscribe({ session: names[0]!, operatorSession }, { onData: () => frames++, onError: (e) => console.error('subscription failed', e) });
         while (frames === 0) await new Promise((r) => setTimeout(r, 50));
         console.error('idle: first frame');
         await new Promise((r) => setTimeout(r, 2_000));
@@ -450,7 +453,7 @@ async function main(): Promise<void> {
         const seen = new Set<string>();
         let first = true;
         const sub = live.client.live.paneOutput.subscribe(
-          { session: 'agent-clock' },
+          { session: 'agent-clock', operatorSession },
           {
             onData: (frame: PaneScreenFrame) => {
               const at = wallMs();

@@ -44,6 +44,8 @@ const events = (log: string, event: string) =>
     .filter((l) => l.includes(`"event":"${event}"`))
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
+const GATEWAY_TOKEN = 'broker-stop-test-gateway-token';
+
 interface ServiceProcess {
   child: ChildProcess;
   url: string;
@@ -115,7 +117,8 @@ describe('terminal-mcp stop: clients connected, backups, tmux server killed', { 
     parent.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     brokerPid = Number(await waitFor('the broker pid', () => /^(\d+)\n/.exec(out)?.[1], 30_000));
     await waitFor('the broker to listen', () => existsSync(log) && readFileSync(log, 'utf8').includes('"event":"broker.started"'), 90_000);
-    gateway = await startService('services/gateway/dist/bin/http.js', { ...env, TERMINAL_MCP_GATEWAY_PORT: '0' });
+    // The gateway refuses to start open; it gets a token, as npm start gives it one.
+    gateway = await startService('services/gateway/dist/bin/http.js', { ...env, TERMINAL_MCP_GATEWAY_PORT: '0', TERMINAL_MCP_GATEWAY_TOKEN: GATEWAY_TOKEN });
     observer = await startService('services/observer/dist/bin/observer.js', { ...env, TERMINAL_MCP_OBSERVER_PORT: '0' });
     web = await startWebServer(env, 90_000);
   }, 300_000);
@@ -135,7 +138,7 @@ describe('terminal-mcp stop: clients connected, backups, tmux server killed', { 
   it('ends the broker by SIGTERM: "stopped broker", never "did not stop within 20 s"', async () => {
     // The gateway: an MCP client, with a wait in flight (a broker call left open).
     mcp = new Client({ name: 'broker-stop', version: '0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(gateway!.url)));
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(gateway!.url), { requestInit: { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } } }));
     const listed = await mcp.callTool({ name: 'terminal_list_sessions', arguments: {} });
     expect(JSON.stringify(listed.structuredContent)).toContain('work-1');
     void mcp.callTool({ name: 'terminal_wait_for_state', arguments: { session: 'work-1', states: ['DONE'], timeout_s: 120 } }, undefined, { timeout: 300_000 }).catch(() => {});

@@ -264,7 +264,9 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
       web: 'web/dist/server/main.js',
     };
     const portVar: Record<Role, string> = { gateway: 'TERMINAL_MCP_GATEWAY_PORT', observer: 'TERMINAL_MCP_OBSERVER_PORT', web: 'TERMINAL_MCP_WEB_PORT' };
-    const service = startAs(user, repoPath(files[role]), { PATH: BASE_PATH, HOME: '/nonexistent', TERMINAL_MCP_SOCKET_DIR: socketDir, [portVar[role]]: '0' });
+    // The gateway never starts open (no token, no OAuth): it gets a token as install.sh's env file would give it.
+    const token = role === 'gateway' ? { TERMINAL_MCP_GATEWAY_TOKEN: 'separate-users-test-token' } : {};
+    const service = startAs(user, repoPath(files[role]), { PATH: BASE_PATH, HOME: '/nonexistent', TERMINAL_MCP_SOCKET_DIR: socketDir, [portVar[role]]: '0', ...token });
     services.push(service);
     const patterns: Record<Role, RegExp> = {
       gateway: /health (http:\/\/127\.0\.0\.1:\d+)\/health\/ready/,

@@ -94,7 +94,7 @@ beforeAll(async () => {
   await waitForPaneText(DENIED, DENIED_MARK);
   broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: CONFIG });
   const log = createGatewayLogger('silent');
-  gw = await startGatewayHttp({ port: 0, env: broker.env, log });
+  gw = await startGatewayHttp({ port: 0, env: broker.env, log, allowOpen: true });
   gwToken = await startGatewayHttp({ port: 0, env: broker.env, log, token: TOKEN });
 });
 
@@ -377,10 +377,11 @@ describe('bearer token', () => {
 });
 
 describe('operational endpoints', () => {
-  it('/health/live is {ok:true}', async () => {
+  it('/health/live is {ok:true} and says how /mcp is protected', async () => {
     const res = await raw(gw, { path: '/health/live' });
     expect(res.status).toBe(200);
-    expect(JSON.parse(res.body)).toEqual({ ok: true });
+    expect(JSON.parse(res.body)).toEqual({ ok: true, protection: 'open' });
+    expect(JSON.parse((await raw(gwToken, { path: '/health/live' })).body)).toEqual({ ok: true, protection: 'token' });
   });
 
   it('/health/ready is 200 with the broker up', async () => {
@@ -426,8 +427,21 @@ describe('terminal-mcp-http command', () => {
     expect(stderr).toMatch(/loopback only/);
   });
 
-  it('prints the MCP and health URLs on stdout (JSON log lines only on stderr), serves, and stops cleanly on SIGTERM', async () => {
-    const child = runHttpBin({ ...broker.env, TERMINAL_MCP_GATEWAY_PORT: '0', TERMINAL_MCP_LOG_LEVEL: 'info' });
+  it('refuses to start open (no token, no OAuth) unless the operator allows it, with exit code 2', async () => {
+    const env: NodeJS.ProcessEnv = { ...broker.env, TERMINAL_MCP_GATEWAY_PORT: '0' };
+    delete env.TERMINAL_MCP_GATEWAY_TOKEN;
+    delete env.TERMINAL_MCP_GATEWAY_ALLOW_OPEN;
+    const child = runHttpBin(env);
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/refusing to start without a token or OAuth: every local user could read and type/);
+    expect(stderr).toMatch(/TERMINAL_MCP_GATEWAY_ALLOW_OPEN=1/);
+  });
+
+  it('prints the MCP and health URLs and how /mcp is protected on stdout (JSON log lines only on stderr), serves, and stops cleanly on SIGTERM', async () => {
+    const child = runHttpBin({ ...broker.env, TERMINAL_MCP_GATEWAY_PORT: '0', TERMINAL_MCP_LOG_LEVEL: 'info', TERMINAL_MCP_GATEWAY_ALLOW_OPEN: '1' });
     let stderr = '';
     let stdout = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -444,6 +458,8 @@ describe('terminal-mcp-http command', () => {
     });
     const res = await fetch(new URL('/health/ready', url));
     expect(res.status).toBe(200);
+    expect(stdout).toContain('OPEN: no token and no OAuth, so every local user can read and type through /mcp');
+    expect(await (await fetch(new URL('/health/live', url))).json()).toEqual({ ok: true, protection: 'open' });
     child.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     expect(code).toBe(0);

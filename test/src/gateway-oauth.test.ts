@@ -1,4 +1,4 @@
-// Guards OAuth 2.1 on the gateway for ChatGPT end to end (real broker, private tmux server, headless Chromium on the consent page, oauth4webapi, the MCP SDK client): the operator approves reading and input or reading only, the token works only at the gateway (and observer tokens only at the observer), a read-only token gets INPUT_NOT_ALLOWED from every input tool — from the gateway and from the broker itself — every input is audited under the client's name and the operator, and the static token stays a loopback-only path.
+// Guards OAuth 2.1 on the gateway for ChatGPT end to end (real broker, private tmux server, headless Chromium on the consent page, oauth4webapi, the MCP SDK client): the consent page ticks nothing optional, so clicking through grants reading only; the operator ticks input to grant it; the token works only at the gateway (and observer tokens only at the observer); a read-only token's input attempts are refused by the broker, audited and answered like every other refusal (a BLOCKED receipt from terminal_send_task); every input is audited under the client (name and id) and the operator, and the static token stays a loopback-only path.
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -59,7 +59,9 @@ async function register(server: Server, redirectUris = [pages.redirectUri]): Pro
 }
 
 /** The whole flow, with the consent step in Chromium: returns the token response. */
-async function connectInBrowser(server: Server, opts: { scope?: string; allowInput?: boolean } = {}): Promise<oauth.TokenEndpointResponse> {
+/** `tick`: the optional scopes the operator ticks on the consent page (none by default:
+ * every optional box must start unticked). */
+async function connectInBrowser(server: Server, opts: { scope?: string; tick?: readonly string[] } = {}): Promise<oauth.TokenEndpointResponse> {
   const client = await register(server);
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
@@ -78,8 +80,9 @@ async function connectInBrowser(server: Server, opts: { scope?: string; allowInp
   try {
     const page: Page = await context.newPage();
     await page.goto(url.href);
-    const inputBox = page.locator('input[name="grant.terminal:input"]');
-    if (opts.allowInput === false) await inputBox.uncheck();
+    const boxes = page.locator('input[type="checkbox"][name^="grant."]');
+    for (const box of await boxes.all()) expect(await box.isChecked()).toBe(false);
+    for (const scope of opts.tick ?? []) await page.locator(`input[name="grant.${scope}"]`).check();
     await page.locator('#username').fill(USER);
     await page.locator('#password').fill(PASSWORD);
     await page.getByRole('button', { name: /Sign in and allow/ }).click();
@@ -134,6 +137,15 @@ const mcpPost = (port: number, token: string | undefined, host?: string) =>
     body: INITIALIZE,
   });
 
+async function refusedAttempts(): Promise<{ tool: string; actor: string }[]> {
+  const db = new Database(join(broker.stateDir, 'audit.db'), { readonly: true });
+  try {
+    return db.prepare("SELECT tool, actor FROM input_audit WHERE decision = 'BLOCKED' AND error_code = 'INPUT_NOT_ALLOWED' ORDER BY id").all() as { tool: string; actor: string }[];
+  } finally {
+    db.close();
+  }
+}
+
 async function inputAuditActors(): Promise<string[]> {
   const db = new Database(join(broker.stateDir, 'audit.db'), { readonly: true });
   try {
@@ -174,10 +186,10 @@ describe('the gateway as a protected resource', () => {
   it('answers /mcp without a token with 401 naming its resource metadata, and serves RFC 9728 and RFC 8414 metadata', async () => {
     const res = await mcpPost(gw.port, undefined);
     expect(res.status).toBe(401);
-    expect(res.headers['www-authenticate']).toBe(`Bearer resource_metadata="${gw.oauth!.issuer}/.well-known/oauth-protected-resource/mcp", scope="terminal:read terminal:input"`);
+    expect(res.headers['www-authenticate']).toBe(`Bearer resource_metadata="${gw.oauth!.issuer}/.well-known/oauth-protected-resource/mcp", scope="terminal:read terminal:write terminal:input"`);
     for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
       const doc = await raw(gw.port, { path });
-      expect(JSON.parse(doc.body)).toMatchObject({ resource: gw.mcpUrl, authorization_servers: [gw.oauth!.issuer], scopes_supported: ['terminal:read', 'terminal:input'] });
+      expect(JSON.parse(doc.body)).toMatchObject({ resource: gw.mcpUrl, authorization_servers: [gw.oauth!.issuer], scopes_supported: ['terminal:read', 'terminal:write', 'terminal:input'] });
     }
     expect(gateway.as).toMatchObject({ issuer: gw.oauth!.issuer, registration_endpoint: `${gw.oauth!.issuer}/register`, revocation_endpoint: `${gw.oauth!.issuer}/revoke`, code_challenge_methods_supported: ['S256'] });
   });
@@ -195,8 +207,13 @@ describe('the gateway as a protected resource', () => {
 });
 
 describe('connecting like ChatGPT', { timeout: 120_000 }, () => {
-  it('approves reading and input in the browser; the token lists every gateway tool (config oauth: every toolset), types into the session and is audited as client and operator', async () => {
+  it('grants reading only when the operator clicks through the consent page without ticking anything', async () => {
     const tokens = await connectInBrowser(gateway);
+    expect(tokens.scope).toBe('terminal:read');
+  });
+
+  it('approves reading and input in the browser when the operator ticks input; the token lists every gateway tool, types into the session and is audited as client and operator', async () => {
+    const tokens = await connectInBrowser(gateway, { tick: ['terminal:input'] });
     expect(tokens.scope).toBe('terminal:read terminal:input');
     const client = await mcp(gw.mcpUrl, tokens.access_token);
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(GATEWAY_TOOLS.map((t) => t.name).sort());
@@ -204,11 +221,11 @@ describe('connecting like ChatGPT', { timeout: 120_000 }, () => {
     expect(list.isError).toBeFalsy();
     const sent = await call(client, 'terminal_send_text', { session: SESSION, text: 'typed-through-oauth', enter: true });
     expect(sent.isError, JSON.stringify(sent)).toBeFalsy();
-    expect(await inputAuditActors()).toContain(`gateway:oauth:ChatGPT-Connector@${USER}`);
+    expect((await inputAuditActors()).some((a) => a.startsWith(`gateway:oauth:ChatGPT-Connector@${USER}/`))).toBe(true);
   });
 
-  it('approves reading only when the operator unticks input: no input tool is listed, a call of one by name answers INPUT_NOT_ALLOWED, reads still work', async () => {
-    const tokens = await connectInBrowser(gateway, { allowInput: false });
+  it('a read-only token is not listed the input tools; a call of one by name is refused by the broker, audited, and answered like every other refusal (send_task: a BLOCKED receipt); reads still work', async () => {
+    const tokens = await connectInBrowser(gateway);
     expect(tokens.scope).toBe('terminal:read');
     const client = await mcp(gw.mcpUrl, tokens.access_token);
     const listed = (await client.listTools()).tools.map((t) => t.name);
@@ -221,11 +238,20 @@ describe('connecting like ChatGPT', { timeout: 120_000 }, () => {
       ['terminal_send_keys', { session: SESSION, keys: ['Enter'] }],
       ['terminal_send_bound', { binding: 'any-binding', text: 'must not arrive' }],
     ];
+    const before = await refusedAttempts();
     for (const [tool, args] of attempts) {
       const r = await call(client, tool, args);
-      expect(r.isError, tool).toBe(true);
-      expect(errorCodeOf(r), tool).toBe('INPUT_NOT_ALLOWED');
+      if (tool === 'terminal_send_task') {
+        expect(r.structuredContent, tool).toMatchObject({ receipt: 'BLOCKED', error_code: 'INPUT_NOT_ALLOWED' });
+      } else {
+        expect(r.isError, tool).toBe(true);
+        expect(errorCodeOf(r), tool).toBe('INPUT_NOT_ALLOWED');
+      }
     }
+    // Each attempt is in the input audit, refused, under this client.
+    const after = await refusedAttempts();
+    expect(after.slice(before.length).map((r) => r.tool).sort()).toEqual(attempts.map(([tool]) => tool).sort());
+    expect(await tmux.tmux(['capture-pane', '-p', '-t', `${SESSION}:`])).not.toContain('must not arrive');
   });
 
   it('asks for reading only when the client asks for it: no input box on the page', async () => {
@@ -234,7 +260,7 @@ describe('connecting like ChatGPT', { timeout: 120_000 }, () => {
   });
 
   it('the broker itself refuses input for a read-only credential on gateway.sock, whatever the gateway claims', async () => {
-    const readOnly = await connectInBrowser(gateway, { allowInput: false });
+    const readOnly = await connectInBrowser(gateway);
     const direct = createBrokerClient({ role: 'gateway', env: broker.env });
     const send = () => direct.input.sendText.mutate({ session: SESSION, text: 'x', dry_run: true });
     // Without a credential (stdio, static token): the input policy alone decides.
@@ -242,12 +268,12 @@ describe('connecting like ChatGPT', { timeout: 120_000 }, () => {
     const refused = await withBrokerCredential(readOnly.access_token, send).catch((err: unknown) => describeBrokerFailure(err));
     expect(refused).toMatchObject({ code: 'INPUT_NOT_ALLOWED' });
     const forged = await withBrokerCredential('tmcp_at_forged', send).catch((err: unknown) => describeBrokerFailure(err));
-    expect(forged).toMatchObject({ code: 'INPUT_NOT_ALLOWED' });
+    expect(forged).toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 
   it('binds an MCP session to the token\'s client and grant: another token presenting its Mcp-Session-Id is refused, and may not end it', async () => {
-    const owner = await connectInBrowser(gateway);
-    const other = await connectInBrowser(gateway, { allowInput: false });
+    const owner = await connectInBrowser(gateway, { tick: ['terminal:input'] });
+    const other = await connectInBrowser(gateway);
     const post = (token: string, id: string, body: string) =>
       raw(gw.port, {
         method: 'POST',

@@ -1,4 +1,4 @@
-// Guards that the gateway and the observer stay bounded under abuse: a slow-header (Slowloris) connection is closed, connections beyond the cap are refused, and open client registration is throttled per source address, so one source cannot lock out another.
+// Guards that the gateway and the observer stay bounded under abuse: a slow-header (Slowloris) connection is closed (the connection cap itself: shared/http-guard/src/limits.test.ts), and open client registration is throttled per source address, so one source cannot lock out another.
 import { connect, type Socket } from 'node:net';
 import { createGatewayLogger, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
 import { createObserverLogger, startObserverHttp, type RunningObserverHttp } from '@terminal-mcp/observer';
@@ -9,7 +9,7 @@ import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 /** Short but finite bounds; the test waits for their effect with a generous deadline, so
  * it does not depend on the machine's speed. Node's defaults (60 s for headers) would
  * keep the connection open past that deadline. */
-const LIMITS = { headersTimeoutMs: 1_000, requestTimeoutMs: 2_000, checkIntervalMs: 250, maxConnections: 4 };
+const LIMITS = { headersTimeoutMs: 1_000, requestTimeoutMs: 2_000, checkIntervalMs: 250 };
 const DEADLINE_MS = 30_000;
 
 let tmux: TmuxTestServer;
@@ -54,7 +54,7 @@ async function slowHeaders(port: number): Promise<{ socket: Socket; stop: () => 
 beforeAll(async () => {
   tmux = await startTmuxServer();
   broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { log_level: 'warn' } });
-  gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), httpLimits: LIMITS });
+  gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), httpLimits: LIMITS, allowOpen: true });
   obs = await startObserverHttp({
     port: 0,
     env: broker.env,
@@ -85,17 +85,6 @@ describe.each([
     expect(sent).toMatch(/^(HTTP\/1\.1 408|$)/);
     const res = await fetch(`http://127.0.0.1:${port()}/health/live`);
     expect(res.status).toBe(200);
-  });
-
-  it('refuses connections beyond its cap while the others are held open', { timeout: 60_000 }, async () => {
-    const held = await Promise.all(Array.from({ length: LIMITS.maxConnections }, () => slowHeaders(port())));
-    const extra = await open(port());
-    const sent = await closedBy(extra);
-    expect(sent, 'the connection over the cap was not closed').toBe('');
-    for (const h of held) {
-      h.stop();
-      h.socket.destroy();
-    }
   });
 });
 

@@ -3,6 +3,7 @@ export { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from './he
 export { BROKER_NODE_FLAGS, startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 export { REPO_ROOT, repoPath } from './helpers/repo.js';
 export { launchChromium, signInFirstTime, startWebStack, type WebStack } from './helpers/web-stack.js';
+export { createOperatorAccount } from './helpers/operator-account.js';
 /** The broker clients the bench calls the broker's sockets with directly (per-hop figures). */
 export { createBrokerClient, createBrokerLiveClient, type BrokerClient } from '@terminal-mcp/broker-client';
 export { catalogueOf, gatewayServerFor, measureToolsetCombinations, observerServer, OPTIONAL_TOOLSETS, type CombinationBytes } from './helpers/catalogue-bytes.js';

@@ -32,9 +32,13 @@ async function until(what: string, check: () => boolean | Promise<boolean>, ms =
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** The gateways here take this bearer token: a caller without one is the anonymous
+ * principal, which has no input audit of its own. */
+const TOKEN = 'input-e2e-token';
+
 async function connect(url: string): Promise<Client> {
   const client = new Client({ name: 'input-e2e', version: '0.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
   clients.push(client);
   return client;
 }
@@ -87,7 +91,7 @@ describe('input tools over MCP with a live broker', () => {
   beforeAll(async () => {
     tmux = await startTmuxServer();
     broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: CONFIG });
-    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent') });
+    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), token: TOKEN });
   });
   afterAll(async () => {
     await gw?.close();
@@ -132,9 +136,8 @@ describe('input tools over MCP with a live broker', () => {
       ['BLOCKED', 'TEXT_REJECTED'],
       ['SENT', null],
     ]);
-    // Over HTTP too the actor is the client's clientInfo.name (by the Mcp-Session-Id the
-    // initialize answer handed out), not the User-Agent's product token.
-    expect(entries.map((e) => e.actor)).toEqual(['gateway:input-e2e', 'gateway:input-e2e']);
+    // The actor is who authenticated (the static token), never the client's clientInfo.name.
+    expect(entries.map((e) => e.actor)).toEqual(['gateway:token', 'gateway:token']);
   });
 
   it('refusals are isError results with the gate and a hint', async () => {
@@ -182,7 +185,7 @@ describe('receipts that tell the truth (real prompts)', () => {
   beforeAll(async () => {
     tmux = await startTmuxServer();
     broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: CONFIG });
-    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent') });
+    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), token: TOKEN });
   });
   afterAll(async () => {
     await gw?.close();
@@ -235,7 +238,7 @@ describe('a broker killed between the audit row and the send', () => {
     tmux = await startTmuxServer();
     // Test-only fault injection (effects/fault-injection.ts): SIGKILL right after the audit write.
     broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: CONFIG, env: { TERMINAL_MCP_TEST_CRASH_AFTER_AUDIT: '1' } });
-    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent') });
+    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), token: TOKEN });
   });
   afterAll(async () => {
     await gw?.close();

@@ -4,12 +4,16 @@ import { createBrokerLiveClient, type BrokerLiveClient } from '@terminal-mcp/bro
 import type { PaneScreenFrame } from '@terminal-mcp/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
+import { createOperatorAccount } from './helpers/operator-account.js';
 import { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from './helpers/tmux-server.js';
 
 let tmux: TmuxTestServer;
 let broker: BrokerProcess;
 let live: BrokerLiveClient<'web'> | undefined;
 let session: TmuxTestSession;
+/** A signed-in operator's session token: live output is served to operators only. */
+let operatorSession: string;
+const OPERATOR_PASSWORD = 'live reconnect passphrase 19';
 
 const WATCHER_TERM = 'terminal-mcp-watcher';
 
@@ -22,6 +26,10 @@ beforeAll(async () => {
   tmux = await startTmuxServer();
   session = await tmux.newSession('agent-restart', 'bash --norc --noprofile', { width: 80, height: 24 });
   broker = await startBrokerProcess({ tmuxSocket: tmux.socketName });
+  await createOperatorAccount(broker.env, 'watcher', OPERATOR_PASSWORD);
+  const signIn = createBrokerLiveClient({ role: 'web', socketPath: join(broker.socketDir, 'web.sock') });
+  operatorSession = (await signIn.client.auth.login.mutate({ username: 'watcher', password: OPERATOR_PASSWORD, sourceIp: '127.0.0.1' })).token;
+  await signIn.close();
 });
 
 afterAll(async () => {
@@ -39,7 +47,7 @@ describe('live output over WebSocket', () => {
     const frames: PaneScreenFrame[] = [];
     const errors: unknown[] = [];
     const subscription = live.client.live.paneOutput.subscribe(
-      { session: 'agent-restart' },
+      { session: 'agent-restart', operatorSession },
       { onData: (frame) => frames.push(frame), onError: (err) => errors.push(err) },
     );
     const seen = (text: string) => frames.some((f) => f.data.includes(text));

@@ -31,7 +31,7 @@ describe('note tools over MCP', { timeout: 120_000 }, () => {
     mkdirSync(join(root, 'shots'));
     tmux = await startTmuxServer();
     broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { log_level: 'warn', notes: { attachment_source_roots: [join(root, 'shots')] }, gateway: { toolsets: { http: ['notes'] } } } });
-    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent') });
+    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), allowOpen: true });
     client = new Client({ name: 'notes-e2e', version: '0.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl)));
   }, 120_000);

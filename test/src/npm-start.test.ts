@@ -91,6 +91,18 @@ describe('npm start', () => {
     const { child, out } = await startUntilBanner(env);
     const banner = out();
     expect(banner).toContain(`http://127.0.0.1:${env.TERMINAL_MCP_GATEWAY_PORT}/mcp`);
+    // Never open to every local user: a token made at first start, said in the banner.
+    expect(banner).toContain(`protected by a bearer token (made at first start, ${join(env.TERMINAL_MCP_STATE_DIR!, 'gateway-token.key')}`);
+    const token = /Authorization: Bearer (tmcp_gw_[\w-]+)/.exec((await runNode([CLI, 'client-config', 'http'], env)).stdout)?.[1];
+    expect(token).toMatch(/^tmcp_gw_[\w-]{43}$/);
+    const mcp = (authorization?: string) =>
+      fetch(`http://127.0.0.1:${env.TERMINAL_MCP_GATEWAY_PORT}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(authorization ? { authorization } : {}) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'other-user', version: '0' } } }),
+      });
+    expect((await mcp()).status).toBe(401);
+    expect((await mcp(`Bearer ${token}`)).status).toBe(200);
     expect(banner).toContain('read on, input off');
     expect(banner).toContain('readable sessions: claude-*, codex-*, agent-*, test-*');
     expect(banner).not.toMatch(/"level":/); // no log line in the banner
@@ -106,6 +118,8 @@ describe('npm start', () => {
     expect(status.broker.running).toBe(true);
     expect(status.broker.config.terminal_input).toBe(false);
     expect(status.services.every((s: { answers: boolean }) => s.answers)).toBe(true);
+    expect(status.services.find((s: { service: string }) => s.service === 'gateway').protection).toBe('token');
+    expect((await runNode([CLI, 'status'], env)).stdout).toContain('/mcp protected by a bearer token');
 
     const run = JSON.parse(readFileSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'supervisor.json'), 'utf8')) as { children: { name: string; pid: number }[] };
     expect(run.children.map((c) => c.name).sort()).toEqual(['broker', 'gateway', 'observer', 'web']);

@@ -59,7 +59,7 @@ const CONFIG = { allowed_session_patterns: ['agent-*'], log_level: 'warn', trans
 beforeAll(async () => {
   tmux = await startTmuxServer();
   broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: CONFIG });
-  http = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent') });
+  http = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), allowOpen: true });
 });
 
 afterAll(async () => {

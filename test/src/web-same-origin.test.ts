@@ -1,10 +1,17 @@
-// A page served from another local port (same site, so the SameSite=Strict cookie is sent) cannot change anything: its form POSTs and its WebSocket to the dashboard are refused by the Origin check and nothing changes.
+// A page served from another local port (same site, so the SameSite=Strict cookie is sent) cannot change anything: its form POSTs and its WebSocket to the dashboard are refused by the Origin check and nothing changes, and a login cookie it plants for a dashboard path makes the request unauthenticated instead of another operator's.
 import { createServer, request, type RequestOptions, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOperatorAccount } from './helpers/operator-account.js';
 import { operatorSessionOf, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
+
+const MALLORY_PASSWORD = 'the planter of cookies 31';
+
+/** Cookies are not scoped by port: this page sets a login cookie for one dashboard path. */
+const plantPage = (token: string) =>
+  `<!doctype html><html><body><script>document.cookie = 'tmcp_session=${token}; path=/api/input'; document.body.textContent = 'planted';</script></body></html>`;
 
 function attackerPages(target: string): Record<string, string> {
   const form = (action: string, fields: Record<string, string>, enctype = 'application/x-www-form-urlencoded') =>
@@ -33,6 +40,8 @@ describe('cross-origin requests from another local port (production build, real 
   let attacker: Server;
   let attackerOrigin: string;
   let broker: BrokerClient<'web'>;
+  /** Another operator's valid session token, which the attacker page plants. */
+  let plantedToken = '';
 
   beforeAll(async () => {
     stack = await startWebStack();
@@ -40,7 +49,7 @@ describe('cross-origin requests from another local port (production build, real 
     await stack.tmux.newSession('victim-shell', 'bash --norc --noprofile');
     const pages = attackerPages(stack.baseUrl);
     attacker = createServer((req, res) => {
-      const body = pages[req.url ?? ''];
+      const body = req.url === '/plant' ? plantPage(plantedToken) : pages[req.url ?? ''];
       if (!body) return void res.writeHead(404).end();
       res.writeHead(200, { 'content-type': 'text/html' }).end(body);
     });
@@ -106,6 +115,29 @@ describe('cross-origin requests from another local port (production build, real 
     await page.goto(`${stack.baseUrl}/`);
     const term = page.locator('article.session[data-session="claude-readable"] .term-wrap');
     await waitFor('a live frame on the dashboard', async () => Number(await term.getAttribute('data-frames')) > 0);
+  });
+
+  it('treats a request carrying a planted login cookie as signed out, never as the planter', async () => {
+    await createOperatorAccount(stack.broker.env, 'mallory', MALLORY_PASSWORD);
+    const login = await createBrokerClient({ role: 'web', env: stack.broker.env }).auth.login.mutate({ username: 'mallory', password: MALLORY_PASSWORD, sourceIp: '127.0.0.1' });
+    plantedToken = login.token;
+    const attackPage = await context.newPage();
+    await attackPage.goto(`${attackerOrigin}/plant`);
+    await waitFor('the cookie to be planted', async () => (await attackPage.locator('body').innerText()).includes('planted'));
+    await attackPage.close();
+    expect((await context.cookies(`${stack.baseUrl}/api/input`)).filter((c) => c.name === 'tmcp_session')).toHaveLength(2);
+
+    // The operator's own page types into a session: with two login cookies the request
+    // has no session (401), instead of running as mallory.
+    await page.goto(`${stack.baseUrl}/`);
+    const status = await page.evaluate(async () => {
+      const r = await fetch('/api/input', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ session: 'victim-shell', text: 'x' }) });
+      return r.status;
+    });
+    expect(status).toBe(401);
+    expect(stack.web.output()).toMatch(/"event":"security.session_cookie_planted"/);
+    const audit = await broker.audit.listInput.query({ limit: 50 });
+    expect(audit.entries.map((e) => e.actor)).not.toContain('web:mallory');
   });
 
   it('refuses a request naming another Host (DNS rebinding) and a POST with neither Origin nor Referer', async () => {

@@ -15,7 +15,7 @@ import { createHostPolicy, isAllowedHost, isSameOriginMutation, type HostPolicy 
 import { isLang, LANG_COOKIE, negotiateLang } from '$lib/i18n/index.js';
 import { asOperator, broker } from '$lib/server/broker.js';
 import { logEvent } from '$lib/server/log.js';
-import { clearSessionCookie, SESSION_COOKIE } from '$lib/server/session-cookie.js';
+import { clearSessionCookie, SESSION_COOKIE, sessionCookieCount } from '$lib/server/session-cookie.js';
 import { webSettingsFromEnv } from '$lib/server/settings.js';
 
 let policy: HostPolicy | undefined;
@@ -57,7 +57,11 @@ const authenticate: Handle = async ({ event, resolve }) => {
   event.locals.user = null;
   event.locals.sessionToken = null;
   event.locals.brokerUnavailable = false;
-  const token = event.cookies.get(SESSION_COOKIE);
+  // Two login cookies: one was planted (a page on another loopback port can set one for a
+  // dashboard path, and the browser sends it first). Neither is trusted.
+  const planted = sessionCookieCount(event.request.headers.get('cookie')) > 1;
+  if (planted) logEvent('warn', { event: 'security.session_cookie_planted', path: event.url.pathname });
+  const token = planted ? undefined : event.cookies.get(SESSION_COOKIE);
   if (token && token.length <= AUTH_LIMITS.tokenMax) {
     try {
       const valid = await broker().auth.validateSession.query({ token });

@@ -10,7 +10,7 @@
  */
 import type { BrokerFailure } from '@terminal-mcp/broker-client';
 import { AppError, GATEWAY_TOOLSETS, type GatewayToolset } from '@terminal-mcp/contract';
-import { scopeRefusal } from './http/oauth-profile.js';
+import { lacksInputScope } from './http/oauth-profile.js';
 import { GATEWAY_TOOLS, type GatewayTool } from './tools/index.js';
 import { toolsetOf } from './tools/toolsets.js';
 
@@ -19,6 +19,11 @@ export interface GatewayCatalogue {
   readonly tools: readonly GatewayTool[];
   /** Known but not served to this caller, with the refusal a call gets. */
   readonly hidden: ReadonlyMap<string, BrokerFailure>;
+  /** Not listed for this caller's OAuth scopes (the tools that type, for a read-only token)
+   * but still callable by name: the broker decides, refuses and audits such a call like
+   * every other input attempt (terminal_send_task answers a BLOCKED receipt), so the
+   * gateway keeps no second, unaudited check. */
+  readonly unlisted: readonly GatewayTool[];
 }
 
 export interface CatalogueChoice {
@@ -28,7 +33,7 @@ export interface CatalogueChoice {
 }
 
 /** Every tool, for callers the config does not narrow (and the tests that measure all). */
-export const FULL_CATALOGUE: GatewayCatalogue = { tools: GATEWAY_TOOLS, hidden: new Map() };
+export const FULL_CATALOGUE: GatewayCatalogue = { tools: GATEWAY_TOOLS, hidden: new Map(), unlisted: [] };
 
 const failureOf = (err: AppError): BrokerFailure => ({ code: err.code, message: err.message, hint: err.hint });
 
@@ -51,14 +56,14 @@ export function gatewayCatalogue(choice: CatalogueChoice, all: readonly GatewayT
   if (known) return known;
   const tools: GatewayTool[] = [];
   const hidden = new Map<string, BrokerFailure>();
+  const unlisted: GatewayTool[] = [];
   for (const tool of all) {
     const toolset = toolsetOf(tool.name);
-    const byScope = choice.scopes ? scopeRefusal(tool.name, choice.scopes) : undefined;
     if (toolset === undefined || !choice.toolsets.has(toolset)) hidden.set(tool.name, failureOf(toolsetRefusal(tool.name, toolset)));
-    else if (byScope) hidden.set(tool.name, failureOf(byScope));
+    else if (choice.scopes && lacksInputScope(tool.name, choice.scopes)) unlisted.push(tool);
     else tools.push(tool);
   }
-  const catalogue = { tools, hidden };
+  const catalogue = { tools, hidden, unlisted };
   if (all === GATEWAY_TOOLS) {
     if (memo.size > 64) memo.clear();
     memo.set(key, catalogue);

@@ -1,11 +1,13 @@
 /**
  * The MCP server factory. One McpServer per transport (SDK >= 1.26): stdio builds one,
  * the HTTP edge one per live session, and one per request for a client without one. Every tool call goes through
- * @terminal-mcp/mcp-kit's wrapper (time budget, `isError` results); the gateway adds the
- * MCP client's name as broker actor, metrics and a log line with facts only.
+ * @terminal-mcp/mcp-kit's wrapper (time budget, `isError` results); the gateway adds
+ * metrics and a log line with facts only. Who the caller is, the broker derives from how
+ * the request was authenticated (the HTTP edge's credential and principal, the stdio
+ * gateway's local user), never from the MCP client's self-chosen `clientInfo.name`.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { withBrokerActor, type BrokerClient } from '@terminal-mcp/broker-client';
+import type { BrokerClient } from '@terminal-mcp/broker-client';
 import { createToolServer, DEFAULT_BROKER_TIMEOUT_MS, LIVE_VIEW, registerDocResources, registerTools } from '@terminal-mcp/mcp-kit';
 import pino, { type Logger } from 'pino';
 import { gatewayDocs } from './instance-docs.js';
@@ -31,42 +33,24 @@ export interface GatewayServerDeps {
    * toolsets and scopes). Defaults to every tool in tools/index.ts. */
   catalogue?: GatewayCatalogue;
   brokerTimeoutMs?: number;
-  /** HTTP: the client's name recorded at its initialize (http/client-names.ts). */
-  clientName?: string;
   /** HTTP: the endpoint, named in the api.md / skills.md resources. */
   mcpUrl?: string;
-}
-
-/**
- * Who is calling, for the broker's audit log (recorded, never trusted): the MCP client's
- * own name from `initialize` (stdio, or this HTTP request's), else the name recorded for
- * the HTTP request's Mcp-Session-Id, else the product token of its User-Agent (a client
- * that does not send the id back). The broker sanitises and caps it.
- */
-export function callerName(
-  server: McpServer,
-  headers: Record<string, string | string[] | undefined> | undefined,
-  recorded?: string,
-): string | undefined {
-  const name = server.server.getClientVersion()?.name ?? recorded;
-  if (name) return name;
-  const ua = headers?.['user-agent'];
-  const token = (Array.isArray(ua) ? ua[0] : ua)?.split(/[\s/]/)[0];
-  return token ? `http-${token}` : undefined;
 }
 
 export function createGatewayMcpServer(deps: GatewayServerDeps): McpServer {
   const log = deps.log ?? pino({ level: 'silent' });
   const server = createToolServer({ name: 'terminal-mcp', title: 'Terminal MCP', version: GATEWAY_VERSION }, SERVER_INSTRUCTIONS);
-  const { tools, hidden } = deps.catalogue ?? FULL_CATALOGUE;
+  const { tools, hidden, unlisted } = deps.catalogue ?? FULL_CATALOGUE;
   // The live terminal view (MCP Apps) that terminal_tail and terminal_status declare.
   registerDocResources(server, () => gatewayDocs(tools, deps.mcpUrl), [LIVE_VIEW]);
   registerTools(server, tools, {
     hidden,
+    unlisted,
     broker: deps.broker,
     timeoutMs: deps.brokerTimeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS,
     hooks: {
-      asActor: (extra, call) => withBrokerActor(callerName(server, extra.requestInfo?.headers, deps.clientName), call),
+      // Identity travels with the request's authentication (mcp-endpoint.ts, bin/stdio.ts).
+      asActor: (_extra, call) => call(),
       succeeded(tool, ms) {
         deps.metrics.observeToolCall(tool, ms / 1000);
         log.debug({ event: 'tool.ok', tool, ms: Math.round(ms) }, 'tool call');

@@ -33,8 +33,13 @@ export interface BrokerClientOptions<R extends SocketRole> {
   /** Defaults to `<socket dir>/<role>.sock` from the environment. */
   socketPath?: string;
   env?: NodeJS.ProcessEnv;
-  /** Recorded by the broker in its audit log; never used for access decisions. */
+  /** Recorded by the broker in its audit log on observer.sock and web.sock; never used for
+   * access decisions, and ignored on gateway.sock (identity comes from authentication). */
   actor?: () => string | undefined;
+  /** gateway.sock: how this process authenticated its caller when not by OAuth (see
+   * BROKER_HEADERS.principal), e.g. `stdio:<unix user>` for the stdio gateway. A
+   * `withBrokerPrincipal` scope wins. */
+  principal?: () => string | undefined;
   /** web.sock: the signed-in operator's session token for the current call. The broker
    * validates it and acts as that user; calls that change something refuse without it. */
   operatorSession?: () => string | undefined;
@@ -64,13 +69,27 @@ export function withBrokerCredential<T>(accessToken: string | undefined, fn: () 
   return accessToken ? credentialScope.run(accessToken, fn) : fn();
 }
 
+/** The gateway's own principal for the calls made inside `withBrokerPrincipal`. */
+const principalScope = new AsyncLocalStorage<string>();
+
+/**
+ * Runs `fn` with every broker call it makes naming how the gateway authenticated the
+ * request it serves (`token` or `anonymous`; see BROKER_HEADERS.principal). The broker
+ * derives the caller's identity from it and from the OAuth credential, never from a name
+ * the client gave itself.
+ */
+export function withBrokerPrincipal<T>(principal: string | undefined, fn: () => T): T {
+  return principal ? principalScope.run(principal, fn) : fn();
+}
+
 export function defaultSocketPath(role: SocketRole, env: NodeJS.ProcessEnv = process.env): string {
   return socketPathFor(resolvePaths(env, homedir()).socketDir, role);
 }
 
 /** The headers of one broker call: the actor (the client's option, else the
- * `withBrokerActor` scope) and, on web.sock, the operator's session token. */
-export function brokerCallHeaders(options: Pick<BrokerClientOptions<SocketRole>, 'actor' | 'operatorSession'>): Record<string, string> {
+ * `withBrokerActor` scope), on web.sock the operator's session token, and on gateway.sock
+ * the OAuth credential or the gateway's principal. */
+export function brokerCallHeaders(options: Pick<BrokerClientOptions<SocketRole>, 'actor' | 'operatorSession' | 'principal'>): Record<string, string> {
   const headers: Record<string, string> = {};
   const actor = options.actor?.() ?? actorScope.getStore();
   if (actor) headers[BROKER_HEADERS.actor] = actor;
@@ -78,6 +97,8 @@ export function brokerCallHeaders(options: Pick<BrokerClientOptions<SocketRole>,
   if (token) headers[BROKER_HEADERS.operatorSession] = token;
   const credential = credentialScope.getStore();
   if (credential) headers[BROKER_HEADERS.credential] = credential;
+  const principal = principalScope.getStore() ?? options.principal?.();
+  if (principal) headers[BROKER_HEADERS.principal] = principal;
   return headers;
 }
 

@@ -25,6 +25,7 @@ export const brokerCallSchema = z
         [BROKER_HEADERS.actor]: z.string().max(MAX_HEADER_CHARS).optional(),
         [BROKER_HEADERS.operatorSession]: z.string().max(MAX_HEADER_CHARS).optional(),
         [BROKER_HEADERS.credential]: z.string().max(MAX_HEADER_CHARS).optional(),
+        [BROKER_HEADERS.principal]: z.string().max(MAX_HEADER_CHARS).optional(),
       })
       .strict(),
   })

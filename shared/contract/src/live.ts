@@ -3,7 +3,10 @@
 import { z } from 'zod';
 import { sessionNameSchema } from './sessions.js';
 
-export const paneOutputInputSchema = z.object({ session: sessionNameSchema }).strict();
+/** `operatorSession`: the signed-in operator's session token. One WebSocket to web.sock
+ * carries every browser's subscriptions, so the token travels with each subscription (not
+ * in a connection header); the broker serves frames only for a valid one. */
+export const paneOutputInputSchema = z.object({ session: sessionNameSchema, operatorSession: z.string().min(1).max(128) }).strict();
 export type PaneOutputInput = z.infer<typeof paneOutputInputSchema>;
 
 /**

@@ -22,6 +22,10 @@ export const NOTE_LIMITS = {
   /** Decoded bytes of one image. The broker's request cap is sized for this in base64. */
   attachmentBytes: 4 * 1024 * 1024,
   attachmentsPerNote: 20,
+  /** Quotas per identity (policy/authority.ts), so no client can fill the operator's disk:
+   * live notes, and the bytes of the attachments it added. QUOTA_EXCEEDED past them. */
+  notesPerActor: 2000,
+  attachmentBytesPerActor: 256 * 1024 * 1024,
   sourcePath: 4096,
 } as const;
 

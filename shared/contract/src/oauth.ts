@@ -32,11 +32,14 @@ export const OAUTH_LIMITS = {
 export const OBSERVER_SCOPE = 'observer:read';
 export const OAUTH_SCOPES = [OBSERVER_SCOPE] as const;
 
-/** The gateway's scopes: reading and typing are separate, so the operator can approve a
- * connector for reading only. */
+/** The gateway's scopes: reading, changing Terminal MCP's own state (notes, bindings,
+ * watches, supervisor policies) and acting on the host (typing into panes, approving
+ * queued input, running the operator's configured commands) are separate, so the operator
+ * can approve a connector for reading only. Input implies write (services/broker/src/policy/authority.ts). */
 export const GATEWAY_READ_SCOPE = 'terminal:read';
+export const GATEWAY_WRITE_SCOPE = 'terminal:write';
 export const GATEWAY_INPUT_SCOPE = 'terminal:input';
-export const GATEWAY_OAUTH_SCOPES = [GATEWAY_READ_SCOPE, GATEWAY_INPUT_SCOPE] as const;
+export const GATEWAY_OAUTH_SCOPES = [GATEWAY_READ_SCOPE, GATEWAY_WRITE_SCOPE, GATEWAY_INPUT_SCOPE] as const;
 
 /** The two OAuth resource servers sharing oauth.db, and the scopes each may grant. The
  * broker grants and accepts on each socket only that server's scopes, so a token of one

@@ -5,8 +5,9 @@
 export const SOCKET_ROLES = ['gateway', 'observer', 'web'] as const;
 export type SocketRole = (typeof SOCKET_ROLES)[number];
 
-/** Request headers a broker client may send. `actor`: the client's name for its end user,
- * recorded in the audit log, never trusted. `operatorSession` (web.sock only): the
+/** Request headers a broker client may send. `actor`: the name the observer or the
+ * dashboard's server gives its end user (the gateway's is ignored: its callers' identity
+ * comes from `credential` and `principal`). `operatorSession` (web.sock only): the
  * signed-in operator's session token, which the broker validates and derives the acting
  * user from. */
 export const BROKER_HEADERS = {
@@ -14,6 +15,11 @@ export const BROKER_HEADERS = {
   operatorSession: 'x-terminal-mcp-operator-session',
   /** The OAuth access token a gateway request came with (see CREDENTIAL_HEADER in oauth.ts). */
   credential: 'x-terminal-mcp-credential',
+  /** gateway.sock only: how the gateway authenticated the request it serves, when not by
+   * OAuth: `token` (its static bearer token), `anonymous` (an HTTP client without a
+   * credential, on a gateway the operator runs open) or `stdio:<unix user>`. The broker
+   * derives the caller's identity from it (and from the credential), never from `actor`. */
+  principal: 'x-terminal-mcp-principal',
 } as const;
 
 export interface TerminalMcpPaths {

@@ -19,9 +19,6 @@ export const SUPERVISOR_LIMITS = {
   /** A claim or decision not executed within this lease is expired and can be reclaimed. */
   claimLeaseSeconds: 300,
   maxWaitSeconds: 20,
-  testArgvMax: 32,
-  testArgMax: 400,
-  worktreeMax: 1000,
 } as const;
 
 export const watchStateSchema = z.enum([
@@ -148,6 +145,7 @@ export const supervisorStatusSchema = z.object({
   enabled_watches: z.number().int(),
   unacknowledged_events: z.number().int(),
   by_state: z.record(z.string(), z.number().int()),
+  verifier_profiles: z.array(z.string()).describe('ids a watch\'s verifier policy may name (supervisor.verifier_profiles)'),
 });
 export type SupervisorStatus = z.infer<typeof supervisorStatusSchema>;
 
@@ -157,24 +155,24 @@ export const runOnceOutputSchema = z.object({
 });
 export type RunOnceOutput = z.infer<typeof runOnceOutputSchema>;
 
-const argvSchema = z.array(z.string().min(1).max(SUPERVISOR_LIMITS.testArgMax)).min(1).max(SUPERVISOR_LIMITS.testArgvMax);
+/** A verifier profile id: an entry of the operator's supervisor.verifier_profiles. A client
+ * chooses an id and nothing else: the command, its directory and its timeout are the
+ * operator's. */
+export const verifierProfileIdSchema = z.string().regex(/^[a-z0-9._-]{1,64}$/, 'profile: 1-64 characters of a-z 0-9 . _ -');
 
 export const setVerifierPolicyInputShape = {
   ...targetShape,
-  worktree: z.string().min(1).max(SUPERVISOR_LIMITS.worktreeMax).describe('absolute path'),
-  require_git_clean: z.boolean().optional().describe('default true'),
-  require_commit_matches: z.string().regex(/^[0-9a-f]{7,64}$/).optional(),
-  test_command: argvSchema.optional().describe('argv, no shell'),
-  timeout_seconds: z.number().int().min(1).max(3600).optional(),
+  profile: verifierProfileIdSchema.describe('an id from supervisor_status verifier_profiles (the operator configures them)'),
+  require_commit_matches: z.string().regex(/^[0-9a-f]{7,64}$/).optional().describe('HEAD must start with this (hex)'),
 };
 export const setVerifierPolicyInputSchema = z.object(setVerifierPolicyInputShape).strict().refine(oneTarget, oneTargetMessage);
 export type SetVerifierPolicyInput = z.infer<typeof setVerifierPolicyInputSchema>;
 export const verifierPolicySchema = z.object({
   watch_key: z.string(),
-  worktree: z.string(),
+  profile: z.string(),
   require_git_clean: z.boolean(),
   require_commit_matches: z.string().nullable(),
-  test_command: z.array(z.string()).nullable(),
+  runs_test_command: z.boolean().describe('the profile names a test command'),
   timeout_seconds: z.number().int(),
 });
 export type VerifierPolicy = z.infer<typeof verifierPolicySchema>;

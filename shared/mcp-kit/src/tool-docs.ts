@@ -36,6 +36,7 @@ const SAMPLES: Record<string, unknown> = {
   task: 'run the tests',
   idempotency_key: 'task-2026-12-01-1',
   command_id: 'build',
+  profile: 'unit-tests',
   attachment_id: '0f8e7d6c-5b4a-4392-8a1b-2c3d4e5f6a7b',
 };
 

@@ -72,6 +72,8 @@ export interface RegisterToolsOptions<R extends SocketRole> {
   /** Tools this caller is not served (not listed), by name, with the refusal a call by a
    * name from a cached catalogue gets: never the tool's effect, never "no such tool". */
   hidden?: ReadonlyMap<string, BrokerFailure>;
+  /** Tools served to this caller but not listed (the broker decides their calls). */
+  unlisted?: readonly McpTool<R>[];
 }
 
 /** The tool names closest to a name that does not exist (the name is the caller's: only
@@ -94,9 +96,9 @@ function unknownToolResult(name: string, tools: readonly McpTool<SocketRole>[]):
  * (tool-arguments.ts), and tools/list is built once per process (tool-catalogue.ts).
  */
 export function registerTools<R extends SocketRole>(server: McpServer, tools: readonly McpTool<R>[], options: RegisterToolsOptions<R>): void {
-  const { broker, timeoutMs, hooks, hidden } = options;
+  const { broker, timeoutMs, hooks, hidden, unlisted = [] } = options;
   const all = tools as readonly McpTool<SocketRole>[];
-  const byName = new Map(tools.map((t) => [t.name, t]));
+  const byName = new Map([...tools, ...unlisted].map((t) => [t.name, t]));
   const listing = { tools: all.map(listedTool) };
 
   server.server.setRequestHandler(ListToolsRequestSchema, () => listing);

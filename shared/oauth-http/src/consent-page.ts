@@ -76,7 +76,8 @@ export interface ConsentPageInput {
   clientName: string;
   redirectUri: string;
   formToken: string;
-  /** The scopes asked for (see requestedScopes); optional ones get a ticked checkbox. */
+  /** The scopes asked for (see requestedScopes); optional ones get a checkbox, unticked:
+   * least privilege by default, the person ticks what they mean to allow. */
   scopes: readonly string[];
   /** Pre-filled after a failed attempt. */
   username?: string;
@@ -89,7 +90,7 @@ function scopeList(profile: OAuthResourceProfile, requested: readonly string[]):
     .map((s, i) =>
       i === 0
         ? `<li><strong>${escapeHtml(s.label)}</strong> (<code>${escapeHtml(s.name)}</code>): ${escapeHtml(s.detail)}</li>`
-        : `<li><label class="scope"><input type="checkbox" name="${escapeHtml(scopeField(s.name))}" value="on" checked> <strong>${escapeHtml(s.label)}</strong> (<code>${escapeHtml(s.name)}</code>)</label> ${escapeHtml(s.detail)} <span class="note">Untick to allow reading only.</span></li>`,
+        : `<li><label class="scope"><input type="checkbox" name="${escapeHtml(scopeField(s.name))}" value="on"> <strong>${escapeHtml(s.label)}</strong> (<code>${escapeHtml(s.name)}</code>)</label> ${escapeHtml(s.detail)} <span class="note">Left unticked, this is not allowed.</span></li>`,
     );
   return `<ul class="scopes">\n${items.join('\n')}\n</ul>`;
 }

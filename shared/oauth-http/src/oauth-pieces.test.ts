@@ -172,9 +172,10 @@ describe('scopes on the consent page', () => {
     expect(requestedScopes('observer:read other', PROFILE)).toEqual(['terminal:read', 'terminal:input']);
   });
 
-  it('shows an optional scope as a ticked box and approves it only while ticked', () => {
+  it('shows an optional scope as an unticked box (least privilege) and approves it only when ticked', () => {
     const html = renderConsentPage({ profile: PROFILE, scopes: ['terminal:read', 'terminal:input'], clientName: 'ChatGPT', redirectUri: 'https://chatgpt.com/x', formToken: 't' });
-    expect(html).toContain('name="grant.terminal:input" value="on" checked');
+    expect(html).toContain('name="grant.terminal:input" value="on">');
+    expect(html).not.toMatch(/checked/);
     expect(html).not.toContain('name="grant.terminal:read"');
     const readOnly = renderConsentPage({ profile: PROFILE, scopes: ['terminal:read'], clientName: 'ChatGPT', redirectUri: 'https://chatgpt.com/x', formToken: 't' });
     expect(readOnly).not.toContain('terminal:input');

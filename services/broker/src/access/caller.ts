@@ -1,9 +1,12 @@
-/** Who is asking, as the domain sees a request: the socket's role (the credential) and
- * the actor recorded in the audit log. The transport's context (rpc/context.ts) carries
- * more; use cases take only this, so nothing below rpc/ imports it. */
+/** Who is asking, as the domain sees a request: the socket's role (the credential), the
+ * actor recorded in the audit log and the principal behind both (policy/authority.ts:
+ * identity and what its authentication allows). The transport's context (rpc/context.ts)
+ * carries more; use cases take only this, so nothing below rpc/ imports it. */
 import type { SocketRole } from '@terminal-mcp/contract';
+import type { Principal } from '../policy/authority.js';
 
 export interface Caller {
   role: SocketRole;
   actor: string;
+  principal: Principal;
 }

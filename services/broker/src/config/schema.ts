@@ -247,6 +247,24 @@ export const supervisorNotifySchema = z
   })
   .strict();
 
+/** A completion verifier the operator allows (supervisor/verify.ts): the worktree it
+ * checks and the literal argv it may run there, without a shell. A client names a
+ * profile by id (supervisor_set_verifier_policy) and chooses nothing else: no client ever
+ * supplies a command line or a directory (effects/processes.ts lists every process). */
+export const verifierProfileSchema = z
+  .object({
+    id: z.string().regex(/^[a-z0-9._-]{1,64}$/, 'verifier profile id: 1-64 characters of a-z 0-9 . _ -'),
+    worktree: z
+      .string()
+      .min(2)
+      .max(4096)
+      .refine((p) => p.startsWith('/') && !p.includes('\0'), 'worktree must be an absolute path (the root of a git worktree)'),
+    require_git_clean: z.boolean().default(true),
+    test_command: z.array(z.string().min(1).max(4096).refine((a) => !a.includes('\0'), 'no NUL')).min(1).max(64).optional(),
+    timeout_seconds: z.number().int().min(1).max(3600).default(300),
+  })
+  .strict();
+
 export const supervisorSchema = z
   .object({
     enabled: z.boolean().default(false),
@@ -259,6 +277,11 @@ export const supervisorSchema = z
     watched_session_patterns: z.array(pattern).max(100).default([]),
     watched_bindings: z.array(z.string().regex(/^[a-z0-9._-]{1,64}$/)).max(100).default([]),
     notify: supervisorNotifySchema.default(() => supervisorNotifySchema.parse({})),
+    verifier_profiles: z
+      .array(verifierProfileSchema)
+      .max(50)
+      .default([])
+      .refine((ps) => new Set(ps.map((p) => p.id)).size === ps.length, 'verifier_profiles ids must be unique'),
   })
   .strict();
 

@@ -6,8 +6,10 @@
  *     off answers INPUT_DISABLED, not the old receipt); a replay and a key reused for
  *     another text are written to the audit log (BLOCKED: nothing sent; receipt REPLAYED,
  *     or error INVALID_ARGUMENT);
- *  1. resolve the target (exactly, by name or binding) and run every gate on facts read
- *     from tmux now; a refusal is written to the audit log as BLOCKED with its code;
+ *  1. THE input authorization (authorize.ts): the caller's principal first (scopes, role,
+ *     operator session), then the target is resolved (exactly, by name or binding) and
+ *     every gate runs on facts read from tmux now; a refusal is written to the audit log
+ *     as BLOCKED with its code;
  *  2. dry run: written as DRY_RUN, nothing sent;
  *  3. otherwise the attempt is written as PENDING *before* anything is sent; if that
  *     write fails, nothing is sent (AUDIT_UNAVAILABLE);
@@ -16,7 +18,8 @@
  *  5. under the lease the pane's identity is re-read: server pid, session id and
  *     creation time, pane id and pid must equal what was resolved (or what a binding
  *     pinned), else IDENTITY_CHANGED; the gates run again on the fresh facts (copy mode,
- *     foreground command, the pane's whole process tree from /proc, name);
+ *     foreground command, the pane's whole process tree from /proc, name), through the
+ *     same authorization;
  *  6. the caller's `act` delivers; its outcome (SENT, FAILED, DELIVERY_UNKNOWN) replaces
  *     PENDING. A broker that dies before this leaves PENDING, reported DELIVERY_UNKNOWN at
  *     the next start; nothing is ever re-sent.
@@ -25,10 +28,11 @@
  * dry-run and replayed rows keep its length and HMAC, never a preview.
  */
 import { randomBytes } from 'node:crypto';
-import { ALLOWED_KEYS, AppError, COPY_MODE_EXIT_KEY, readAppErrorData, type AuditDecision, type ErrorCode, type SocketRole } from '@terminal-mcp/contract';
+import { ALLOWED_KEYS, AppError, COPY_MODE_EXIT_KEY, readAppErrorData, type AuditDecision, type ErrorCode } from '@terminal-mcp/contract';
 import type { AllowedDecision } from '../access/gate.js';
 import type { ResolvedTarget, TargetRef } from '../access/target.js';
-import type { InputDeps } from './input-deps.js';
+import type { InputCaller } from './input-deps.js';
+import { authorizeInput, authorizeInputCaller } from './authorize.js';
 import { hmacText, previewText } from '../audit/text-digest.js';
 import { crashAfterAuditWriteIfRequested } from '../effects/fault-injection.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
@@ -47,11 +51,8 @@ const LEASE_POLL_MS = 25;
 
 export type { AllowedDecision };
 
-export interface AttemptCaller {
-  deps: InputDeps;
-  role: SocketRole;
-  actor: string;
-}
+/** Who attempts: the caller's principal is authorized at delivery (authorize.ts). */
+export type AttemptCaller = InputCaller;
 
 export interface AttemptSpec {
   /** The public tool this attempt serves, e.g. terminal_send_text. */
@@ -61,6 +62,9 @@ export interface AttemptSpec {
   dryRun: boolean;
   /** Claim this idempotency key with the attempt (terminal_send_task). */
   idempotency?: { scope: string; key: string; fingerprint: string };
+  /** A reviewed send (the supervisor's queue): who proposed the text and who approved it,
+   * recorded in the attempt's audit row (receipt_json) whatever its outcome. */
+  review?: { actionId: number; proposedBy: string; approvedBy: string };
 }
 
 export interface ActContext {
@@ -89,6 +93,7 @@ export type AttemptResult<T> =
 const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'INPUT_DISABLED',
   'INPUT_NOT_ALLOWED',
+  'UNAUTHENTICATED',
   'COMMAND_GUARDED',
   'FOREGROUND_NOT_ALLOWED',
   'PANE_IN_COPY_MODE',
@@ -167,6 +172,9 @@ export async function runInputAttempt<T>(
       ? { textLength: null, textHmac: null }
       : { textLength: countCharacters(normalizeNewlines(text).text), textHmac: hmacText(services.auditKey(), text) };
 
+  const reviewJson = spec.review
+    ? JSON.stringify({ review: { action_id: spec.review.actionId, proposed_by: spec.review.proposedBy, approved_by: spec.review.approvedBy } })
+    : null;
   let target: ResolvedTarget | null = null;
   const row = (decision: AuditDecision, errorCode: string | null, finished: boolean): InputAttempt => ({
     at,
@@ -187,7 +195,7 @@ export async function runInputAttempt<T>(
     keys: auditKeys(spec.request, decision === 'PENDING'),
     finishedAt: finished ? Date.now() : null,
     receipt: null,
-    receiptJson: null,
+    receiptJson: reviewJson,
   });
   const write = (attempt: InputAttempt): number => {
     try {
@@ -225,9 +233,11 @@ export async function runInputAttempt<T>(
     return { kind: 'replayed', auditId, attempt: await settledAttempt(services, earlier.attempt), fingerprintMatches };
   };
 
-  // 0. A replay is answered only while the name-level gates still pass.
+  // 0. A replay is answered only while the caller may still type and the name-level gates
+  // still pass.
   if (idem && !spec.dryRun) {
     try {
+      authorizeInputCaller(caller);
       deps.access.checkInputName(spec.target, spec.request.kind);
     } catch (err) {
       return refused(err);
@@ -236,11 +246,13 @@ export async function runInputAttempt<T>(
     if (earlier) return replayed(earlier);
   }
 
-  // 1. Resolve and gate.
+  // 1. Authorize (the caller first: a refused caller learns nothing of the target),
+  // resolve, authorize on the target's facts.
   let decision: AllowedDecision;
   try {
+    authorizeInputCaller(caller);
     target = await deps.access.inputTarget(spec.target, spec.request.kind);
-    decision = deps.access.decideInput(target, await readTargetProcesses(target), spec.request);
+    decision = authorizeInput(caller, target, await readTargetProcesses(target), spec.request);
   } catch (err) {
     return refused(err);
   }
@@ -286,7 +298,7 @@ export async function runInputAttempt<T>(
       fresh = deps.access.regrant({ ...resolved, sessionName: live.sessionName, currentCommand: live.currentCommand, inCopyMode: live.inMode });
       // The process tree as it is now, under the lease: what was there at resolve time may
       // have exec'd into something else since.
-      decision = deps.access.decideInput(fresh, await readTargetProcesses(fresh), spec.request);
+      decision = authorizeInput(caller, fresh, await readTargetProcesses(fresh), spec.request);
     } catch (err) {
       const app = toAppError(err);
       finish(auditId, REFUSALS.has(app.code) ? 'BLOCKED' : 'FAILED', app.code);
@@ -303,7 +315,7 @@ export async function runInputAttempt<T>(
       finish(auditId, 'DELIVERY_UNKNOWN', toAppError(err).code);
       throw err;
     }
-    finish(auditId, outcome.decision, outcome.errorCode, { receipt: outcome.receipt ?? null, receiptJson: outcome.receiptJson ?? null });
+    finish(auditId, outcome.decision, outcome.errorCode, { receipt: outcome.receipt ?? null, receiptJson: outcome.receiptJson ?? reviewJson });
     return { kind: 'acted', auditId, target: fresh, outcome, at };
   } finally {
     services.leases.release(paneKey, holder);

@@ -4,10 +4,11 @@
  * someone made: it is written to the
  * input audit as BLOCKED / INVALID_ARGUMENT (terminal_input_context, a read, to the read
  * audit), with the target only when it is a well-formed name and nothing of the text —
- * the values are hostile by assumption. An OAuth caller without the input scope is
- * recorded the same way, as INPUT_NOT_ALLOWED. The security log line comes from rpc/trpc.ts.
+ * the values are hostile by assumption. A send refused before it could start (the
+ * supervisor's preflight, input/authorize.ts) is recorded the same way, with its code.
+ * The security log line comes from rpc/trpc.ts.
  */
-import { bindingNameSchema, sessionNameSchema } from '@terminal-mcp/contract';
+import { bindingNameSchema, sessionNameSchema, type ErrorCode } from '@terminal-mcp/contract';
 import { recordRead } from '../audit/record-read.js';
 import type { InputCaller } from './input-deps.js';
 
@@ -30,7 +31,7 @@ function field(raw: unknown, key: 'session' | 'binding'): string | null {
 
 /** `tool` names the caller's own tool when it is not the gateway's (the dashboard's
  * `dashboard_text`, `dashboard_keys`). */
-export function recordRejectedInputCall(ctx: InputCaller, path: string, raw: unknown, errorCode: 'INVALID_ARGUMENT' | 'INPUT_NOT_ALLOWED' = 'INVALID_ARGUMENT', toolName?: string): void {
+export function recordRejectedInputCall(ctx: InputCaller, path: string, raw: unknown, errorCode: ErrorCode = 'INVALID_ARGUMENT', toolName?: string): void {
   const procedure = path.slice(path.lastIndexOf('.') + 1);
   const tool = toolName ?? TOOLS[procedure] ?? `input.${procedure.slice(0, 64)}`;
   const session = field(raw, 'session');

@@ -5,7 +5,7 @@ import {
   type SendKeysOutput,
   type SendTextOutput,
 } from '@terminal-mcp/contract';
-import { runInputAttempt, type ActOutcome, type AttemptCaller, type AttemptResult } from './attempt.js';
+import { runInputAttempt, type ActOutcome, type AttemptCaller, type AttemptResult, type AttemptSpec } from './attempt.js';
 import type { ResolvedTarget, TargetRef } from '../access/target.js';
 
 function targetFields(t: ResolvedTarget) {
@@ -36,11 +36,11 @@ function settle<T>(result: AttemptResult<T>, dryRun: (r: Extract<AttemptResult<T
 
 export async function sendText(
   caller: AttemptCaller,
-  args: { target: TargetRef; text: string; enter: boolean; dryRun: boolean; tool: string },
+  args: { target: TargetRef; text: string; enter: boolean; dryRun: boolean; tool: string; review?: AttemptSpec['review'] },
 ): Promise<SendTextOutput> {
   const result = await runInputAttempt<SendTextOutput>(
     caller,
-    { tool: args.tool, target: args.target, request: { kind: 'text', text: args.text }, dryRun: args.dryRun },
+    { tool: args.tool, target: args.target, request: { kind: 'text', text: args.text }, dryRun: args.dryRun, ...(args.review ? { review: args.review } : {}) },
     async ({ target, decision, auditId, services }) => {
       if (decision.action !== 'paste_text') throw new AppError('INTERNAL', 'unexpected input decision');
       const base = {

@@ -14,7 +14,7 @@ import {
 } from '@terminal-mcp/contract';
 import type { ClientRecord } from '../effects/store/oauth-store.js';
 import type { OAuthEnv } from './env.js';
-import { cleanClientName, grantedScope, redirectUriAllowed } from './policy.js';
+import { cleanClientName, grantedScope, redirectUriAllowed, scopeOfServer } from './policy.js';
 import { hashSecret, newClientId, newSecret, secretMatchesHash } from './secrets.js';
 
 /** At most this many registered clients. Never-approved ones older than a week are always
@@ -93,10 +93,18 @@ export function registerClient(env: OAuthEnv, input: RegisterClientInput): Regis
   };
 }
 
+/** Whether a client was registered at THIS authorization server: the two servers share
+ * oauth.db, and a client keeps the scopes of the server it registered at, so a client of
+ * the observer is unknown at the gateway's sign-in and token endpoints and vice versa
+ * (whatever redirect URI both would allow, such as a loopback one). */
+function registeredHere(env: OAuthEnv, client: ClientRecord): boolean {
+  return scopeOfServer(client.scope, env.settings.scopes);
+}
+
 /** A live client and one of its redirect URIs, compared as exact strings. */
 export function describeAuthorization(env: OAuthEnv, input: DescribeAuthorizationInput): DescribeAuthorizationResult {
   const client = env.store.findClient(input.clientId);
-  if (!client || client.revokedAt !== null) return { ok: false, error: 'invalid_client', description: 'unknown or revoked client_id' };
+  if (!client || client.revokedAt !== null || !registeredHere(env, client)) return { ok: false, error: 'invalid_client', description: 'unknown or revoked client_id' };
   // Exact match, and still allowed at THIS server: a client registered at the gateway with
   // ChatGPT's callback is no client of the observer (and vice versa).
   if (!client.redirectUris.includes(input.redirectUri) || !redirectUriAllowed(input.redirectUri, env.settings)) {
@@ -109,7 +117,7 @@ export function describeAuthorization(env: OAuthEnv, input: DescribeAuthorizatio
  * secret; confidential ones must present theirs (by Basic or in the body). */
 export function authenticateClient(env: OAuthEnv, clientId: string, secret: string | undefined): ClientRecord | undefined {
   const client = env.store.findClient(clientId);
-  if (!client || client.revokedAt !== null) return undefined;
+  if (!client || client.revokedAt !== null || !registeredHere(env, client)) return undefined;
   if (client.authMethod === 'none') return secret === undefined ? client : undefined;
   if (secret === undefined || client.secretHash === null) return undefined;
   return secretMatchesHash(secret, client.secretHash) ? client : undefined;

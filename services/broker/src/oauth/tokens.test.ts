@@ -299,9 +299,9 @@ describe('two authorization servers over one oauth.db (observer and gateway)', (
     const g = gatewayEnv();
     const r = registerClient(g, { redirectUris: [CHATGPT, 'https://chatgpt.com/connector_platform_oauth_redirect'], tokenEndpointAuthMethod: 'none' });
     if (!r.ok) throw new Error(r.description);
-    expect(r.client.scope).toBe('terminal:read terminal:input');
+    expect(r.client.scope).toBe('terminal:read terminal:write terminal:input');
     expect(describeAuthorization(g, { clientId: r.client.clientId, redirectUri: CHATGPT }).ok).toBe(true);
-    expect(describeAuthorization(env, { clientId: r.client.clientId, redirectUri: CHATGPT })).toMatchObject({ ok: false, error: 'invalid_redirect_uri' });
+    expect(describeAuthorization(env, { clientId: r.client.clientId, redirectUri: CHATGPT })).toMatchObject({ ok: false, error: 'invalid_client' });
     expect(registerClient(g, { redirectUris: [REDIRECT], tokenEndpointAuthMethod: 'none' })).toMatchObject({ ok: false, error: 'invalid_redirect_uri' });
   });
 
@@ -316,11 +316,12 @@ describe('two authorization servers over one oauth.db (observer and gateway)', (
     expect(registerClient(g, { redirectUris: ['https://chat.example.com/cb'], tokenEndpointAuthMethod: 'none' })).toMatchObject({ ok: true });
   });
 
-  it('grants the gateway\'s scopes: both when nothing known is asked, reading always, input only when asked', async () => {
-    expect((await gatewayTokens(undefined)).scope).toBe('terminal:read terminal:input');
+  it('grants the gateway\'s scopes: all when nothing known is asked, reading always, write and input only when asked', async () => {
+    expect((await gatewayTokens(undefined)).scope).toBe('terminal:read terminal:write terminal:input');
     expect((await gatewayTokens('terminal:read')).scope).toBe('terminal:read');
     expect((await gatewayTokens('terminal:input')).scope).toBe('terminal:read terminal:input');
-    expect((await gatewayTokens('observer:read')).scope).toBe('terminal:read terminal:input');
+    expect((await gatewayTokens('terminal:write')).scope).toBe('terminal:read terminal:write');
+    expect((await gatewayTokens('observer:read')).scope).toBe('terminal:read terminal:write terminal:input');
   });
 
   it('refuses a gateway token at the observer and an observer token at the gateway, even for the same resource URL', async () => {
@@ -331,6 +332,6 @@ describe('two authorization servers over one oauth.db (observer and gateway)', (
     const obs = tokensOf(await redeem(clientId, await approve(clientId)));
     expect(() => verifyAccessToken(gatewayEnv(), users(), { token: obs.accessToken, resource: RESOURCE })).toThrow(/another resource/);
     // A refresh at the wrong server is refused too.
-    expect(exchangeToken(gatewayEnv(), { grantType: 'refresh_token', clientId, refreshToken: obs.refreshToken })).toMatchObject({ ok: false, error: 'invalid_grant' });
+    expect(exchangeToken(gatewayEnv(), { grantType: 'refresh_token', clientId, refreshToken: obs.refreshToken })).toMatchObject({ ok: false, error: 'invalid_client' });
   });
 });

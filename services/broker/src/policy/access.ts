@@ -7,6 +7,7 @@
  * backtracking. Matching is O(pattern x name) at worst (the classic "remember the
  * last star" algorithm), never exponential.
  */
+import { foldLookalikes } from './text-fold.js';
 
 /** Words that mark a session as sensitive: a substring of the name's normalised form
  * (`sensitiveNameForm`: case, width, invisible characters, lookalikes and separators do
@@ -156,33 +157,16 @@ export function matchesAny(patterns: readonly string[], name: string): boolean {
 }
 
 /**
- * Cyrillic and Greek letters that render like the Latin letters of the sensitive words
- * (lower case, after NFKC): enough that `sѕh` or `rооt` cannot pass for harmless. Not the
- * whole Unicode confusables table: a name built from other scripts' lookalikes, or from
- * digits (`r00t`), is not caught.
- */
-const LATIN_LOOKALIKES: ReadonlyMap<string, string> = new Map([
-  ['а', 'a'], ['в', 'b'], ['с', 'c'], ['ԁ', 'd'], ['е', 'e'], ['ё', 'e'], ['һ', 'h'], ['н', 'h'], ['і', 'i'], ['ї', 'i'], ['ј', 'j'],
-  ['к', 'k'], ['м', 'm'], ['п', 'n'], ['о', 'o'], ['р', 'p'], ['ԛ', 'q'], ['ѕ', 's'], ['т', 't'], ['ц', 'u'], ['ѵ', 'v'],
-  ['ԝ', 'w'], ['х', 'x'], ['у', 'y'],
-  ['α', 'a'], ['β', 'b'], ['ε', 'e'], ['η', 'n'], ['ι', 'i'], ['κ', 'k'], ['ν', 'v'], ['ο', 'o'], ['ρ', 'p'], ['τ', 't'], ['υ', 'u'],
-  ['χ', 'x'], ['ω', 'w'],
-]);
-
-/**
- * The form a name is tested in for sensitive words: NFKC (fullwidth `ｒｏｏｔ` and
- * mathematical `𝐫𝐨𝐨𝐭` become `root`), default-ignorable code points dropped (zero-width
- * space, joiners, soft hyphen, variation selectors), lower case, Cyrillic/Greek lookalikes
- * mapped to Latin, and everything that is not a letter or a digit dropped, so separators
- * cannot split a word (`r-o-o-t`, `s_s_h`, `pass word`). Dropping separators also joins
- * neighbours: `class-h` reads as `classh` and so contains `ssh` — a false positive we
- * accept, since a sensitive name only needs a literal allow entry.
+ * The form a name is tested in for sensitive words: folded (text-fold.ts: NFKC, so
+ * fullwidth `ｒｏｏｔ` and mathematical `𝐫𝐨𝐨𝐭` become `root`; default-ignorable code points
+ * dropped; lower case; Cyrillic/Greek lookalikes mapped to Latin), then everything that is
+ * not a letter or a digit dropped, so separators cannot split a word (`r-o-o-t`, `s_s_h`,
+ * `pass word`). Dropping separators also joins neighbours: `class-h` reads as `classh`
+ * and so contains `ssh` — a false positive we accept, since a sensitive name only needs a
+ * literal allow entry.
  */
 export function sensitiveNameForm(name: string): string {
-  const visible = name.normalize('NFKC').replace(/\p{Default_Ignorable_Code_Point}/gu, '').toLowerCase();
-  let folded = '';
-  for (const ch of visible) folded += LATIN_LOOKALIKES.get(ch) ?? ch;
-  return folded.replace(/[^\p{L}\p{N}]/gu, '');
+  return foldLookalikes(name).replace(/[^\p{L}\p{N}]/gu, '');
 }
 
 /** Names already judged (NFKC and three Unicode regexes per name are most of a list's

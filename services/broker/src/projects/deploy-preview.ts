@@ -2,6 +2,7 @@
  * the repository's directory, and answers its exit code and the end of its redacted
  * output. Anything not in the profile is refused; one run per project at a time. */
 import { AppError, PROJECT_LIMITS, type DeployPreviewInput, type DeployPreviewOutput } from '@terminal-mcp/contract';
+import { requireEffect } from '../access/require-effect.js';
 import type { InputCaller } from '../input/input-deps.js';
 import { runFixedCommand } from '../effects/deploy/run-command.js';
 import { redactSecrets } from '../policy/redact.js';
@@ -11,6 +12,10 @@ import { findProfile } from './profiles.js';
 const running = new Set<string>();
 
 export async function runDeployPreview(ctx: InputCaller, input: DeployPreviewInput): Promise<DeployPreviewOutput> {
+  // A command acts on the host: like typing, only while the operator's input switch is on.
+  if (!ctx.deps.config.permissions.terminal_input) {
+    throw new AppError('INPUT_DISABLED', 'acting on the host is off (permissions.terminal_input): deploy previews run nothing');
+  }
   const profile = findProfile(ctx.deps.config, input.project);
   const deploy = profile.deploy_preview;
   if (!deploy) throw new AppError('FORBIDDEN', 'this project has no deploy_preview profile', 'Ask the operator to add project_profiles[].deploy_preview.');
@@ -24,6 +29,8 @@ export async function runDeployPreview(ctx: InputCaller, input: DeployPreviewInp
   try {
     // The repository's real path, as the source reader resolves it.
     const project = await openSourceProject(ctx.deps.config, profile.repo);
+    // At the effect: running a command acts on the host (effects/processes.ts).
+    requireEffect(ctx, 'input');
     ctx.deps.log.info({ event: 'deploy.preview_started', project: profile.name, command: command.id, actor: ctx.actor }, 'deploy preview started');
     const run = await runFixedCommand(command.argv, { cwd: project.root, timeoutMs: Math.min(command.timeout_seconds, PROJECT_LIMITS.commandTimeoutSeconds) * 1000 });
     // Redact the whole output first, then keep its end: no secret is split by the cut.

@@ -23,6 +23,7 @@ import { webRouter } from '../rpc/roles/web.js';
 import { createCallerFactory } from '../rpc/trpc.js';
 import { previewOf } from '../supervisor/evidence.js';
 import { testDeps } from '../testing/deps.testkit.js';
+import { operatorToken } from '../webauth/operator-token.testkit.js';
 
 const END_MARK = '## end-of-leak-corpus';
 const SECRETS = LEAK_CORPUS.flatMap((c) => c.secrets);
@@ -124,7 +125,7 @@ describe('the leak corpus through every read path', () => {
       const facts = (await adapter.listSessions()).find((s) => s.name === name)!.activePane!;
       const top = -facts.historySize;
       for (let row = top; row < facts.height; row += 7) check('capture', await g.sessions.capture({ session: name, start_line: row, end_line: Math.min(facts.height - 1, row + 6) }));
-      const frames = (await web().live.paneOutput({ session: name })) as AsyncIterable<PaneScreenFrame>;
+      const frames = (await web().live.paneOutput({ session: name, operatorSession: operatorToken(deps, 'admin') })) as AsyncIterable<PaneScreenFrame>;
       const iterator = frames[Symbol.asyncIterator]();
       const first = await iterator.next();
       await iterator.return?.();

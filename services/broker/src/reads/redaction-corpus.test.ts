@@ -19,6 +19,7 @@ import { observerRouter } from '../rpc/roles/observer.js';
 import { webRouter } from '../rpc/roles/web.js';
 import { createCallerFactory } from '../rpc/trpc.js';
 import { testDeps } from '../testing/deps.testkit.js';
+import { operatorToken } from '../webauth/operator-token.testkit.js';
 
 const END_MARK = '## end-of-corpus';
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -162,7 +163,7 @@ describe('panes', () => {
 
   it('live frames of every screen, including one inside a key and one under a wrapped token, leak nothing', async () => {
     for (const name of Object.keys(sessions)) {
-      const iterable = (await web().live.paneOutput({ session: name })) as AsyncIterable<PaneScreenFrame>;
+      const iterable = (await web().live.paneOutput({ session: name, operatorSession: operatorToken(deps, 'admin') })) as AsyncIterable<PaneScreenFrame>;
       const it = iterable[Symbol.asyncIterator]();
       const first = await it.next();
       await it.return?.();

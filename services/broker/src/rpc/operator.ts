@@ -1,14 +1,16 @@
 /**
  * Dashboard procedures that change something or reveal per-user data run for a signed-in
  * operator only. The dashboard's server sends the operator's session token (the login
- * cookie's value) with each call; the broker validates it against webauth.db and derives
- * the actor itself, so a process that can merely reach web.sock cannot grant access or
- * type as any user. Absent, forged and expired tokens get one answer: UNAUTHENTICATED.
+ * cookie's value) with each call; the broker validates it against webauth.db
+ * (operator-session.ts, once per call in the base of every procedure) and derives the
+ * actor itself, so a process that can merely reach web.sock cannot grant access or type
+ * as any user. Absent, forged and expired tokens get one answer: UNAUTHENTICATED.
  */
 import { AppError, type OperatorUser } from '@terminal-mcp/contract';
-import { validateSessionToken } from '../webauth/sessions.js';
 import type { BrokerContext } from './context.js';
 import { raise, webProcedure } from './trpc.js';
+
+export { operatorOf } from './operator-session.js';
 
 export interface OperatorContext extends BrokerContext {
   /** The operator whose valid session token came with the call. */
@@ -17,20 +19,11 @@ export interface OperatorContext extends BrokerContext {
   actor: string;
 }
 
-/** The operator behind the context's token, or null (absent, malformed, unknown, expired,
- * or the first-start password still has to be changed). */
-export function operatorOf(ctx: BrokerContext): OperatorUser | null {
-  if (ctx.operatorToken === undefined) return null;
-  const valid = validateSessionToken(ctx.deps.webauth, ctx.operatorToken);
-  if (!valid || valid.user.mustChangePassword) return null;
-  return { id: valid.user.id, username: valid.user.username, mustChangePassword: false };
-}
-
 export const operatorProcedure = webProcedure.use(({ ctx, path, next }) => {
-  const operator = operatorOf(ctx);
-  if (!operator) {
+  const operator = ctx.operator;
+  if (operator === undefined) {
     ctx.deps.log.warn({ event: 'security.operator_session_refused', role: ctx.role, path, token: ctx.operatorToken === undefined ? 'absent' : 'invalid' }, 'operator session refused');
     raise(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
   }
-  return next({ ctx: { ...ctx, operator, actor: `web:${operator.username}` } satisfies OperatorContext });
+  return next({ ctx: { ...ctx, operator } satisfies OperatorContext });
 });

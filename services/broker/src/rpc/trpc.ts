@@ -8,12 +8,36 @@
 import { randomUUID } from 'node:crypto';
 import { initTRPC, TRPCError } from '@trpc/server';
 import { AppError, ERROR_SPECS, readAppErrorData, type AppErrorData, type SocketRole } from '@terminal-mcp/contract';
+import { refuseEffect, type Effect } from '../policy/authority.js';
 import type { BrokerContext } from './context.js';
+import { withOperator } from './operator-session.js';
 
-/** Every procedure names the roles whose socket may serve it (see `servedTo`). The role
- * files must agree: roles.test.ts fails when a role serves a procedure not built for it. */
+/**
+ * What a procedure does, for the one authorization decision (policy/authority.ts
+ * `refuseEffect`), made by the base of every procedure before anything runs:
+ * - `read`, `write`, `input`: the caller's principal must allow that effect;
+ * - `delivery`: types into a pane. The door does not decide: the input attempt does, at the
+ *   moment of delivery (input/authorize.ts), so a refusal is audited and answered like
+ *   every other input refusal, and no path to a pane can skip it;
+ * - `sign-in`: part of authenticating (login, OAuth registration and tokens): anyone the
+ *   socket admits.
+ * Undeclared: a query or subscription reads, a mutation writes (fail closed).
+ */
+export type ProcedureEffect = Effect | 'delivery' | 'sign-in';
+
+/** Every procedure names the roles whose socket may serve it (see `servedTo`) and,
+ * unless it only reads, its effect. The role files must agree: roles.test.ts fails when a
+ * role serves a procedure not built for it, and pins each procedure's effect. */
 export interface ProcedureMeta {
-  roles: readonly SocketRole[];
+  /** Set by `servedTo` for every procedure (optional only so `.meta({ effect })` can add
+   * the effect to a base: tRPC merges meta). */
+  roles?: readonly SocketRole[];
+  effect?: ProcedureEffect;
+}
+
+/** The effect a procedure is judged by (see ProcedureEffect). */
+export function effectOf(meta: ProcedureMeta | undefined, type: 'query' | 'mutation' | 'subscription'): ProcedureEffect {
+  return meta?.effect ?? (type === 'mutation' ? 'write' : 'read');
 }
 
 /** Paths come from the caller: logged only as a short run of path characters. */
@@ -80,20 +104,34 @@ export const createCallerFactory = t.createCallerFactory;
 
 /**
  * The base of every procedure: it names the roles that serve it and refuses a call that
- * arrives on any other role's socket (tRPC's `authedProcedure` pattern). The role files
- * (rpc/roles/*.ts) are the privilege table; this check makes a row added to the wrong
- * table fail closed instead of granting silently.
+ * arrives on any other role's socket (tRPC's `authedProcedure` pattern), then makes the
+ * one authorization decision for the procedure's effect (see ProcedureEffect). The role
+ * files (rpc/roles/*.ts) are the privilege table; this check makes a row added to the
+ * wrong table fail closed instead of granting silently.
  */
 export function servedTo(...roles: [SocketRole, ...SocketRole[]]) {
   return t.procedure
     .meta({ roles })
     .use(appErrorsKeepTheirStatus)
-    .use(({ ctx, path, next }) => {
+    .use(({ ctx, path, meta, type, next }) => {
       if (!roles.includes(ctx.role)) {
         ctx.deps.log.warn({ event: 'security.wrong_role', role: ctx.role, path: loggablePath(path) }, 'procedure called on a role that does not serve it');
         raise(new AppError('FORBIDDEN', 'this procedure is not served to this role'));
       }
-      return next();
+      // web.sock: the operator behind the session token, when one came with the call.
+      const acting = withOperator(ctx);
+      const effect = effectOf(meta, type);
+      if (effect === 'sign-in' || effect === 'delivery') return next({ ctx: acting });
+      if (acting.role === 'web' && effect !== 'read' && acting.principal.kind !== 'operator') {
+        ctx.deps.log.warn({ event: 'security.operator_session_refused', role: ctx.role, path: loggablePath(path), token: ctx.operatorToken === undefined ? 'absent' : 'invalid' }, 'operator session refused');
+        raise(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
+      }
+      const refusal = refuseEffect(acting.principal, effect);
+      if (refusal) {
+        ctx.deps.log.warn({ event: 'security.effect_refused', role: ctx.role, path: loggablePath(path), effect, actor: acting.actor }, 'effect refused for this caller');
+        raise(new AppError(refusal.code, refusal.message, refusal.hint));
+      }
+      return next({ ctx: acting });
     });
 }
 

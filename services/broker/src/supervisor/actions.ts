@@ -30,6 +30,7 @@ import {
 } from '@terminal-mcp/contract';
 import type { ActionRow, SupervisorStore, WatchRow } from '../effects/store/supervisor-store.js';
 import { redactSecrets } from '../policy/redact.js';
+import { autoContinueAllowed } from './auto-continue.js';
 import { describeStop, stopPatternIn } from './stop-patterns.js';
 import { actionView, DEFAULT_POLICY, eventView, policyView } from './views.js';
 import { requireWatch, requireWatchKey, type SupervisorCaller } from './watches.js';
@@ -40,7 +41,14 @@ const ACTIONABLE = ['attention_required', 'error_detected'] as const;
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 const clockOf = (c: SupervisorCaller) => (c.engine.deps.now ?? Date.now)();
 
-export type SendThroughInputPath = (watch: WatchRow, text: string) => Promise<SendTextOutput>;
+/** The review the send carries into the input audit: who proposed and who approved. */
+export interface SendReview {
+  readonly actionId: number;
+  readonly proposedBy: string;
+  readonly approvedBy: string;
+}
+
+export type SendThroughInputPath = (watch: WatchRow, text: string, review: SendReview) => Promise<SendTextOutput>;
 
 function current(store: SupervisorStore, id: number): ActionRow {
   const a = store.action(id);
@@ -189,17 +197,28 @@ export async function submitDecision(c: SupervisorCaller, actionId: number, prom
   if (repeats >= policy.same_prompt_repeat_limit) block(c, a, `same_prompt_repeat_limit ${policy.same_prompt_repeat_limit}: this prompt was already sent ${repeats} times in a row`);
   const now = clockOf(c);
   if (!store.casAction(a.id, 'claimed', 'decided', { prompt: text, prompt_hash: hash }, now)) throw conflict(current(store, a.id), 'claimed');
-  // Auto-approval only for the exact template, byte for byte after redaction.
-  if (policy.mode === 'approved_auto_continue' && policy.approved_template !== null && policy.approved_template === text) {
-    store.casAction(a.id, 'decided', 'approved', { approved_by: 'policy:approved_template' }, now);
+  // Auto-approval only for the exact template, byte for byte after redaction, and only
+  // for a prompt the supervisor recognises as a plain "continue?" (auto-continue.ts);
+  // anything else stays decided until a person reviews it.
+  if (policy.mode === 'approved_auto_continue' && policy.approved_template !== null && policy.approved_template === text && autoContinueAllowed(obs.preview).ok) {
+    store.casAction(a.id, 'decided', 'approved', { approved_by: AUTO_APPROVER }, now);
   }
   return actionView(store, current(store, a.id));
 }
 
+/** Who approves an action that the watch's approved_template approved. */
+const AUTO_APPROVER = 'policy:approved_template';
+
+/** Approve or reject a decided action. Separation of duties: the identity that claimed
+ * (proposed) an action never approves it; identities come from authentication only
+ * (policy/authority.ts), so a client cannot approve its own proposal under another name. */
 export function reviewAction(c: SupervisorCaller, actionId: number, decision: 'approve' | 'reject'): SupervisorAction {
   const { store } = c.engine.deps;
   const a = current(store, actionId);
   if (a.state !== 'decided') throw conflict(a, 'decided');
+  if (decision === 'approve' && a.claimed_by === c.actor) {
+    throw new AppError('FORBIDDEN', 'the client that proposed this action cannot approve it', 'Another identity reviews it: the operator on the dashboard\'s Supervisor page, or another client with the input scope.');
+  }
   const ok = decision === 'approve'
     ? store.casAction(a.id, 'decided', 'approved', { approved_by: c.actor }, clockOf(c))
     : store.casAction(a.id, 'decided', 'rejected', { approved_by: c.actor, blocked_reason: `rejected by ${c.actor}` }, clockOf(c));
@@ -207,16 +226,26 @@ export function reviewAction(c: SupervisorCaller, actionId: number, decision: 'a
   return actionView(store, current(store, a.id));
 }
 
-export async function executeSend(c: SupervisorCaller, actionId: number, send: SendThroughInputPath): Promise<ExecuteSendOutput> {
+/** `preflight` asks the input authorization whether this caller may type to the watch's
+ * target at all (input/authorize.ts preflightInput) before anything here changes: a
+ * caller who may not type leaves the action approved for one who may. */
+export async function executeSend(c: SupervisorCaller, actionId: number, send: SendThroughInputPath, preflight: (watch: WatchRow) => void): Promise<ExecuteSendOutput> {
   const { store, config } = c.engine.deps;
   const a = current(store, actionId);
   if (a.state !== 'approved') return { sent: false, action: actionView(store, a) };
   if (!config.v2_enabled) throw new AppError('SUPERVISOR_BLOCKED', 'supervisor.v2_enabled is false: the operator turns it on in config.yaml');
   const w = store.watchById(a.watch_id);
   if (!w) throw new AppError('WATCH_NOT_FOUND', 'the action\'s watch was removed');
+  preflight(w);
   const stopped = hardStop(c, w);
   if (stopped !== null) block(c, a, stopped);
   const { obs } = await c.engine.look(w);
+  // An approval by the template holds only while the screen still shows a prompt the
+  // supervisor may answer unattended (it may have changed since the decision).
+  if (a.approved_by === AUTO_APPROVER) {
+    const verdict = autoContinueAllowed(obs.preview);
+    if (!verdict.ok) block(c, a, verdict.reason);
+  }
   const now = clockOf(c);
   // The compare-and-swap that makes a second call, a retry or a restart type nothing.
   if (!store.casAction(a.id, 'approved', 'sent', { output_hash_at_send: obs.hash }, now)) {
@@ -234,7 +263,7 @@ export async function executeSend(c: SupervisorCaller, actionId: number, send: S
     now,
   );
   try {
-    const out = await send(w, a.prompt ?? '');
+    const out = await send(w, a.prompt ?? '', { actionId: a.id, proposedBy: a.claimed_by, approvedBy: a.approved_by ?? '' });
     store.casAction(a.id, 'sent', 'observing', { send_audit_id: out.audit_id, send_text_length: out.text_length }, clockOf(c));
     return { sent: true, action: actionView(store, current(store, a.id)) };
   } catch (err) {

@@ -18,17 +18,31 @@ import { createCallerFactory } from '../rpc/trpc.js';
 
 const SECRET = 'sk-ant-api03-Zq8sV2mXw4Lp9Rt6Yc1Nb7Kd3Hf5Jg0QeUa';
 
+/** The verifier profiles' worktrees live here (made before the config that names them). */
+const root = mkdtempSync(join(tmpdir(), 'tmcp-sup-'));
+
 const CONFIG = configSchema.parse({
   permissions: { terminal_read: true, terminal_input: true },
   allowed_session_patterns: ['agent-*'],
   input_policy: { allowed_session_patterns: ['agent-*'] },
-  supervisor: { enabled: true, v2_enabled: true, poll_interval_seconds: 3600, idle_threshold_seconds: 2, max_iterations: 1000, same_failure_limit: 2 },
+  supervisor: {
+    enabled: true,
+    v2_enabled: true,
+    poll_interval_seconds: 3600,
+    idle_threshold_seconds: 2,
+    max_iterations: 1000,
+    same_failure_limit: 2,
+    verifier_profiles: [
+      { id: 'dirty', worktree: join(root, 'dirty') },
+      { id: 'failing', worktree: join(root, 'failing'), test_command: ['python3', '-c', 'import sys; sys.exit(3)'] },
+      { id: 'passing', worktree: join(root, 'passing'), test_command: ['git', '--version'] },
+    ],
+  },
 });
 
 let tmux: TmuxTestServer;
 let adapter: ControlModeTmuxAdapter;
 let paneWatch: PaneWatcher;
-let root: string;
 let deps: BrokerDeps;
 
 beforeAll(async () => {
@@ -36,7 +50,6 @@ beforeAll(async () => {
   adapter = createTmuxAdapter({ socketName: tmux.socketName, configFile: '/dev/null' });
   expect(await adapter.waitUntilConnected(10_000)).toBe(true);
   paneWatch = createPaneWatcher({ socketName: tmux.socketName, graceMs: 150 });
-  root = mkdtempSync(join(tmpdir(), 'tmcp-sup-'));
   deps = testDeps({
     config: CONFIG,
     tmux: adapter,
@@ -289,23 +302,40 @@ describe('verifier', () => {
   it('refuses a dirty worktree', async () => {
     const dir = repo('dirty');
     writeFileSync(join(dir, 'b.txt'), 'untracked\n');
-    const events = await autonomousDone('agent-ver-dirty', { worktree: dir, require_git_clean: true });
+    expect(dir).toBe(join(root, 'dirty'));
+    const events = await autonomousDone('agent-ver-dirty', { profile: 'dirty' });
     expect(events[0]).toMatchObject({ state: 'FAILED' });
     expect(events[0]?.reason).toContain('not clean');
     expect((await gw().supervisor2.getPolicy({ session: 'agent-ver-dirty' })).blocked_reason).toContain('not clean');
   });
 
-  it('runs a failing test command (argv, no shell) and fails the claim', async () => {
-    const dir = repo('failing');
-    const events = await autonomousDone('agent-ver-fail', { worktree: dir, test_command: ['python3', '-c', 'import sys; sys.exit(3)'] });
+  it('runs a profile\'s failing test command (argv, no shell) and fails the claim', async () => {
+    repo('failing');
+    const events = await autonomousDone('agent-ver-fail', { profile: 'failing' });
     expect(events[0]).toMatchObject({ state: 'FAILED' });
     expect(events[0]?.reason).toContain('exited with code 3');
   });
 
   it('verifies a clean worktree whose tests pass', async () => {
-    const dir = repo('passing');
-    const events = await autonomousDone('agent-ver-ok', { worktree: dir, test_command: ['git', '--version'] });
+    repo('passing');
+    const events = await autonomousDone('agent-ver-ok', { profile: 'passing' });
     expect(events[0]).toMatchObject({ state: 'VERIFIED_DONE', event_type: 'completed' });
+  });
+
+  it('refuses a profile the operator did not configure, and the old client-chosen shape', async () => {
+    await session('agent-ver-unknown', 'echo hi');
+    await gw().supervisor.watch({ session: 'agent-ver-unknown' });
+    expect(await codeOf(gw().supervisor.setVerifierPolicy({ session: 'agent-ver-unknown', profile: 'nope' }))).toBe('NOT_FOUND');
+    await expect(gw().supervisor.setVerifierPolicy({ session: 'agent-ver-unknown', worktree: root, test_command: ['true'] } as never)).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    expect(await gw().supervisor.setVerifierPolicy({ session: 'agent-ver-unknown', profile: 'passing' })).toEqual({
+      watch_key: 'session:agent-ver-unknown',
+      profile: 'passing',
+      require_git_clean: true,
+      require_commit_matches: null,
+      runs_test_command: true,
+      timeout_seconds: 300,
+    });
+    expect((await gw().supervisor.status({})).verifier_profiles).toEqual(['dirty', 'failing', 'passing']);
   });
 
   it('never reaches verified done for an autonomous watch without a verifier', async () => {

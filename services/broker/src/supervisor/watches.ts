@@ -27,6 +27,7 @@ import { eventView, watchView } from './views.js';
 
 export interface SupervisorCaller {
   readonly engine: SupervisorEngine;
+  /** The caller's identity (policy/authority.ts): claims, approvals and choices record it. */
   readonly actor: string;
 }
 
@@ -92,6 +93,7 @@ export function status(c: SupervisorCaller): SupervisorStatus {
     enabled_watches: watches.filter((w) => w.enabled === 1).length,
     unacknowledged_events: store.unacknowledgedCount(),
     by_state: byState,
+    verifier_profiles: config.verifier_profiles.map((p) => p.id),
   };
 }
 
@@ -132,26 +134,29 @@ export async function waitEvents(c: SupervisorCaller, input: { after_id?: number
   }
 }
 
+/** A watch's verifier: an operator-configured profile by id (the only way a command
+ * ever comes to run for a client). Choosing one arranges for a process to run later, so
+ * it is an input effect (rpc/procedures/supervisor.ts). */
 export async function setVerifierPolicy(c: SupervisorCaller, input: SetVerifierPolicyInput): Promise<VerifierPolicy> {
   const w = requireWatch(c, input);
   await c.engine.resolve(w);
-  if (!input.worktree.startsWith('/')) throw new AppError('INVALID_ARGUMENT', 'worktree must be an absolute path');
-  const row = {
-    watch_id: w.id,
-    worktree: input.worktree,
-    require_git_clean: input.require_git_clean === false ? 0 : 1,
-    require_commit: input.require_commit_matches ?? null,
-    test_command: input.test_command === undefined ? null : JSON.stringify(input.test_command),
-    timeout_seconds: input.timeout_seconds ?? 300,
-    updated_at: (c.engine.deps.now ?? Date.now)(),
-  };
+  const profile = c.engine.deps.config.verifier_profiles.find((p) => p.id === input.profile);
+  if (profile === undefined) {
+    const known = c.engine.deps.config.verifier_profiles.map((p) => p.id);
+    throw new AppError(
+      'NOT_FOUND',
+      'no verifier profile has that id',
+      known.length > 0 ? `Use one of: ${known.slice(0, 20).join(', ')} (supervisor_status lists them).` : 'No supervisor.verifier_profiles are configured: the operator adds one to config.yaml.',
+    );
+  }
+  const row = { watch_id: w.id, profile: profile.id, require_commit: input.require_commit_matches ?? null, updated_at: (c.engine.deps.now ?? Date.now)(), updated_by: c.actor };
   c.engine.deps.store.setVerifier(row);
   return {
     watch_key: w.watch_key,
-    worktree: row.worktree,
-    require_git_clean: row.require_git_clean === 1,
+    profile: profile.id,
+    require_git_clean: profile.require_git_clean,
     require_commit_matches: row.require_commit,
-    test_command: input.test_command ?? null,
-    timeout_seconds: row.timeout_seconds,
+    runs_test_command: profile.test_command !== undefined,
+    timeout_seconds: profile.timeout_seconds,
   };
 }

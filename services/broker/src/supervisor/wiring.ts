@@ -31,7 +31,7 @@ export function createSupervisor(deps: SupervisorParts, paneWatch?: PaneWatcher)
     config: deps.config.supervisor,
     log: deps.log,
     paneWatch,
-    verify: createVerifier(store),
+    verify: createVerifier(store, deps.config.supervisor.verifier_profiles, deps.config.permissions.terminal_input),
     notify: notify.url === undefined ? undefined : createWebhookNotifier({ url: notify.url, timeoutSeconds: notify.timeout_seconds, retries: notify.retries, log: deps.log }),
   });
 }

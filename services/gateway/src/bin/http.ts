@@ -5,14 +5,14 @@
 import { serviceCommandFlags } from '@terminal-mcp/contract';
 import { createGatewayLogger } from '../logger.js';
 import { startGatewayHttp, type RunningGatewayHttp } from '../http/gateway-http.js';
-import { GatewayConfigError, httpSettingsFromEnv } from '../http/options.js';
+import { describeProtection, GatewayConfigError, httpSettingsFromEnv } from '../http/options.js';
 import { GATEWAY_VERSION } from '../version.js';
 
 const NAME = 'terminal-mcp-http';
 const SUMMARY = `The full MCP gateway over Streamable HTTP on loopback (http://127.0.0.1:8766/mcp),
 talking to the broker over gateway.sock. Health: /health/live, /health/ready; metrics:
 /health/metrics. Environment: TERMINAL_MCP_GATEWAY_HOST, TERMINAL_MCP_GATEWAY_PORT,
-TERMINAL_MCP_GATEWAY_TOKEN, TERMINAL_MCP_PUBLIC_HOSTS, TERMINAL_MCP_TRUSTED_PROXY,
+TERMINAL_MCP_GATEWAY_TOKEN, TERMINAL_MCP_GATEWAY_ALLOW_OPEN, TERMINAL_MCP_PUBLIC_HOSTS, TERMINAL_MCP_TRUSTED_PROXY,
 TERMINAL_MCP_SOCKET_DIR, TERMINAL_MCP_LOG_LEVEL. See docs/operations.md.`;
 
 async function main(): Promise<void> {
@@ -41,13 +41,12 @@ async function main(): Promise<void> {
   }
   // The banner is for a person at a terminal: stdout. stderr carries only the JSON log,
   // which npm start and the launcher write to the log files.
-  log.info({ event: 'gateway.listening', mcpUrl: running.mcpUrl, healthUrl: running.healthUrl }, 'listening');
+  log.info({ event: 'gateway.listening', mcpUrl: running.mcpUrl, healthUrl: running.healthUrl, protection: running.protection }, 'listening');
   process.stdout.write(`${NAME}: MCP endpoint ${running.mcpUrl}\n`);
   process.stdout.write(`${NAME}: health ${running.healthUrl}\n`);
+  process.stdout.write(`${NAME}: ${describeProtection(running.protection, tokenSet)}\n`);
   if (running.oauth) {
     process.stdout.write(`${NAME}: OAuth on for ${running.oauth.resource} (authorization server ${running.oauth.issuer}); connect ChatGPT to that URL\n`);
-  } else if (!tokenSet) {
-    process.stdout.write(`${NAME}: no TERMINAL_MCP_GATEWAY_TOKEN set: any local process can call /mcp; put an authenticating tunnel in front for remote use\n`);
   }
 
   let stopping = false;

@@ -6,6 +6,7 @@
  * server still starts and tool calls answer BROKER_UNAVAILABLE. (Starting the broker is
  * the privileged package's job, not this unprivileged process's.)
  */
+import { userInfo } from 'node:os';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createBrokerClient, defaultSocketPath } from '@terminal-mcp/broker-client';
 import { serviceCommandFlags, toolsetsForCaller } from '@terminal-mcp/contract';
@@ -32,7 +33,10 @@ async function main(): Promise<void> {
     process.exit(flags.exitCode);
   }
   const log = createGatewayLogger();
-  const broker = createBrokerClient({ role: 'gateway', env: process.env });
+  // The stdio gateway's caller is the local user who started it: the broker audits and
+  // scopes its calls as that user, whatever name the MCP client gives itself.
+  const user = userInfo().username;
+  const broker = createBrokerClient({ role: 'gateway', env: process.env, principal: () => `stdio:${user}` });
   // The operator's toolsets for the local user (config.yaml gateway.toolsets.stdio); with no
   // broker answering yet, the defaults. One client, one catalogue for the whole run.
   const toolsets = toolsetsForCaller(await brokerToolsetConfig(broker).current(), { kind: 'stdio' });

@@ -51,7 +51,6 @@ import { DEFAULT_BROKER_TIMEOUT_MS } from '../server.js';
 import { versionInfo } from '../version.js';
 import { sendLive, sendMetrics, sendReady, sendVersion } from './health.js';
 import { gatewayDocs } from '../instance-docs.js';
-import { createClientNames } from './client-names.js';
 import { handleMcpDelete, handleMcpPost, type McpHttpSession } from './mcp-endpoint.js';
 import { createMcpSessionTable, principalKey } from './mcp-sessions.js';
 import { GATEWAY_OAUTH_PROFILE } from './oauth-profile.js';
@@ -74,6 +73,10 @@ export interface GatewayHttpOptions {
   publicUrl?: string;
   /** OAuth without a tunnel, announced at `http://<bind host>:<port>` (local trials, tests). */
   oauth?: boolean;
+  /** Start without a token and without OAuth: every local user (any process on this
+   * machine) can then read and type through /mcp. Refused unless set: loopback is not a
+   * boundary on a shared machine. */
+  allowOpen?: boolean;
   /** See GatewayHttpSettings.clientIpHeader. */
   clientIpHeader?: string;
   /** Registrations accepted per minute per source and in total (defaults 10 and 120). */
@@ -98,9 +101,14 @@ export interface RunningGatewayHttp {
   healthUrl: string;
   /** With OAuth on: the URLs its metadata announces (issuer = public URL). */
   oauth?: OAuthUrls;
+  /** How /mcp is protected: OAuth (the static token too, on a loopback Host, when set),
+   * the static bearer token, or nothing (`allowOpen`). */
+  protection: GatewayProtection;
   metrics: ToolMetrics;
   close(): Promise<void>;
 }
+
+export type GatewayProtection = 'oauth' | 'token' | 'open';
 
 type Route = 'mcp' | 'api-doc' | 'skill-doc' | 'live' | 'ready' | 'metrics' | 'version';
 
@@ -124,7 +132,7 @@ function viaLoopbackHost(req: IncomingMessage): boolean {
 }
 
 /** `principal`: who the request acts as, which binds MCP sessions (mcp-sessions.ts). */
-type McpAuth = { ok: true; principal: string; scopes?: readonly string[]; clientId?: string; credential?: string } | { ok: false };
+type McpAuth = { ok: true; principal: string; scopes?: readonly string[]; clientId?: string; credential?: string; brokerPrincipal?: 'token' | 'anonymous' } | { ok: false };
 
 export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promise<RunningGatewayHttp> {
   const host = options.host ?? DEFAULT_GATEWAY_HOST;
@@ -143,8 +151,15 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
   const brokerTimeoutMs = options.brokerTimeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS;
   const configuredPublicUrl = readPublicUrl(options.publicUrl, 'TERMINAL_MCP_GATEWAY_PUBLIC_URL', (m) => new GatewayConfigError(m));
   const oauthOn = configuredPublicUrl !== undefined || options.oauth === true;
+  if (!oauthOn && token === undefined && options.allowOpen !== true) {
+    throw new GatewayConfigError(
+      'refusing to start without a token or OAuth: every local user could read and type through the gateway (loopback is no boundary on a shared machine). ' +
+        'Set TERMINAL_MCP_GATEWAY_TOKEN (npm start makes one at first start: terminal-mcp client-config http shows it), or TERMINAL_MCP_GATEWAY_PUBLIC_URL for OAuth, ' +
+        'or TERMINAL_MCP_GATEWAY_ALLOW_OPEN=1 to accept an open gateway.',
+    );
+  }
+  const protection: GatewayProtection = oauthOn ? 'oauth' : token !== undefined ? 'token' : 'open';
   const version = versionInfo();
-  const clientNames = createClientNames();
   const sessions = createMcpSessionTable<McpHttpSession>();
   const toolsetConfig = brokerToolsetConfig(broker);
 
@@ -191,10 +206,10 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
         reject(req, res, 401, 'token', 'Unauthorized: a valid bearer token is required', { 'WWW-Authenticate': wwwAuthenticate(req.headers.authorization !== undefined) });
         return { ok: false };
       }
-      return { ok: true, principal: principalKey({ staticToken: token !== undefined }) };
+      return { ok: true, principal: principalKey({ staticToken: token !== undefined }), brokerPrincipal: token !== undefined ? 'token' : 'anonymous' };
     }
     // Scripts on this machine keep the static token; the tunnel's callers need OAuth.
-    if (token && viaLoopbackHost(req) && bearerTokenMatches(req.headers.authorization, token)) return { ok: true, principal: principalKey({ staticToken: true }) };
+    if (token && viaLoopbackHost(req) && bearerTokenMatches(req.headers.authorization, token)) return { ok: true, principal: principalKey({ staticToken: true }), brokerPrincipal: 'token' };
     const auth = await authenticateBearer(req, res, { broker: broker.oauth, urls, profile, log, brokerTimeoutMs });
     if (!auth.ok) {
       metrics.observeRejection('token');
@@ -255,12 +270,16 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
         return sendText(res, 200, entry.route === 'api-doc' ? docs.api : docs.skills, 'text/markdown; charset=utf-8');
       }
       case 'mcp': {
-        const caller = { principal: auth.principal, ...(auth.credential !== undefined ? { credential: auth.credential } : {}) };
-        const mcpDeps = { serverDeps: { ...serverDeps, catalogue: await catalogueFor(auth) }, metrics, log, maxBodyBytes, clientNames, sessions };
+        const caller = {
+          principal: auth.principal,
+          ...(auth.credential !== undefined ? { credential: auth.credential } : {}),
+          ...(auth.brokerPrincipal !== undefined ? { brokerPrincipal: auth.brokerPrincipal } : {}),
+        };
+        const mcpDeps = { serverDeps: { ...serverDeps, catalogue: await catalogueFor(auth) }, metrics, log, maxBodyBytes, sessions };
         return req.method === 'DELETE' ? handleMcpDelete(req, res, mcpDeps, caller) : handleMcpPost(req, res, mcpDeps, caller);
       }
       case 'live':
-        return sendLive(res);
+        return sendLive(res, protection);
       case 'ready':
         return sendReady(res, broker, log, detailsAllowed(req));
       case 'metrics':
@@ -289,6 +308,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
     mcpUrl: `${base}/mcp`,
     healthUrl: `${base}/health/ready`,
     ...(urls ? { oauth: urls } : {}),
+    protection,
     metrics,
     close() {
       closing ??= new Promise<void>((resolve) => {

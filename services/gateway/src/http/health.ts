@@ -15,8 +15,10 @@ import { sendJson, sendText } from '@terminal-mcp/http-guard';
 
 const READY_TIMEOUT_MS = 5_000;
 
-export function sendLive(res: ServerResponse): void {
-  sendJson(res, 200, { ok: true });
+/** `protection`: how /mcp is protected (`oauth`, `token` or `open`), so `terminal-mcp
+ * status` can say it. Not a secret: anyone can find it out by calling /mcp. */
+export function sendLive(res: ServerResponse, protection?: string): void {
+  sendJson(res, 200, protection === undefined ? { ok: true } : { ok: true, protection });
 }
 
 /** `detailed` false (a caller without the token, when one is configured, or from the

@@ -9,18 +9,18 @@
  * The transport is our own node:http one (@terminal-mcp/mcp-kit JsonHttpServerTransport):
  * the SDK's converts every request to web Request/Response objects, which was a third of
  * the HTTP round trip.
- * The session id is also the key of the client's recorded name (client-names.ts), so an
- * expired session's later requests keep their audit actor.
+ * Every broker call made while serving a request names how it was authenticated (the
+ * OAuth access token, or the gateway's principal: its static token or none), so the
+ * broker derives the caller's identity from that, never from `clientInfo.name`.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { withBrokerCredential } from '@terminal-mcp/broker-client';
+import { withBrokerCredential, withBrokerPrincipal } from '@terminal-mcp/broker-client';
 import { COMMON_RESPONSE_HEADERS, jsonRpcError, readLimitedBody, sendJson } from '@terminal-mcp/http-guard';
 import { JsonHttpServerTransport } from '@terminal-mcp/mcp-kit';
 import type { Logger } from 'pino';
 import type { ToolMetrics } from '../metrics.js';
-import { initializeClientName, SESSION_ID_HEADER, type ClientNames } from './client-names.js';
 import type { LiveSession, McpSessionTable } from './mcp-sessions.js';
 import { createGatewayMcpServer, type GatewayServerDeps } from '../server.js';
 
@@ -34,16 +34,19 @@ export interface McpEndpointDeps {
   metrics: ToolMetrics;
   log: Logger;
   maxBodyBytes: number;
-  clientNames: ClientNames;
   sessions: McpSessionTable<McpHttpSession>;
 }
 
-/** Who this request acts as (mcp-sessions.ts principalKey) and, with OAuth, the access
- * token: every broker call made while serving it names the token, and the broker takes
- * actor and scopes from it. */
+/** The Mcp-Session-Id request header (lower case, as Node gives headers). */
+export const SESSION_ID_HEADER = 'mcp-session-id';
+
+/** Who this request acts as (mcp-sessions.ts principalKey) and what the broker is told:
+ * with OAuth the access token (the broker verifies it and takes identity and scopes from
+ * it), else how the gateway let the request in (`token` or `anonymous`). */
 export interface McpCaller {
   principal: string;
   credential?: string;
+  brokerPrincipal?: 'token' | 'anonymous';
 }
 
 function isInitialize(body: unknown): boolean {
@@ -74,10 +77,12 @@ export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, d
 
   const serve = async (transport: JsonHttpServerTransport, connect?: McpServer) => {
     try {
-      await withBrokerCredential(caller.credential, async () => {
-        if (connect) await connect.connect(transport);
-        await transport.handleRequest(req, res, parsed);
-      });
+      await withBrokerPrincipal(caller.credential === undefined ? caller.brokerPrincipal : undefined, () =>
+        withBrokerCredential(caller.credential, async () => {
+          if (connect) await connect.connect(transport);
+          await transport.handleRequest(req, res, parsed);
+        }),
+      );
     } catch (err) {
       deps.log.error({ event: 'mcp.transport_error', err }, 'MCP request failed');
       if (!res.headersSent) sendJson(res, 500, jsonRpcError('Internal server error', -32603));
@@ -92,8 +97,7 @@ export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, d
   if (found.kind === 'live') return serve(found.session.transport);
 
   // Stateless: a fresh server for this request only.
-  const clientName = deps.clientNames.lookup(sessionId);
-  const server = createGatewayMcpServer({ ...deps.serverDeps, ...(clientName !== undefined ? { clientName } : {}) });
+  const server = createGatewayMcpServer(deps.serverDeps);
   const transport = new JsonHttpServerTransport({ responseHeaders: COMMON_RESPONSE_HEADERS });
   res.on('close', () => {
     transport.close().catch(() => undefined);
@@ -137,7 +141,6 @@ async function startSession(
   caller: McpCaller,
   serve: (transport: JsonHttpServerTransport, connect: McpServer) => Promise<void>,
 ): Promise<void> {
-  const name = initializeClientName(parsed);
   const server = createGatewayMcpServer(deps.serverDeps);
   let kept = false;
   const session: McpHttpSession = {
@@ -145,8 +148,7 @@ async function startSession(
     server,
     transport: new JsonHttpServerTransport({
       responseHeaders: COMMON_RESPONSE_HEADERS,
-      // The id also keys the client's name for the stateless fallback after expiry.
-      sessionIdGenerator: () => (name !== undefined ? deps.clientNames.remember(name) : randomBytes(16).toString('base64url')),
+      sessionIdGenerator: () => randomBytes(16).toString('base64url'),
       onsessioninitialized: (id) => {
         kept = true;
         deps.sessions.add(id, session);

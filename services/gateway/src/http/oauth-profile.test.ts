@@ -1,24 +1,25 @@
-// Guards the gateway's read-only OAuth tokens: the input-tool list names exactly the tools that type into a pane, and with only terminal:read those tools are refused with INPUT_NOT_ALLOWED while every other tool is untouched.
-import { GATEWAY_INPUT_SCOPE, GATEWAY_READ_SCOPE } from '@terminal-mcp/contract';
+// Guards the gateway's OAuth scopes as the consent page offers them (reading first, always granted; then changing state, then typing) and which tools a token without the input scope is not listed: exactly the tools that type.
+import { GATEWAY_INPUT_SCOPE, GATEWAY_OAUTH_SCOPES, GATEWAY_READ_SCOPE, GATEWAY_WRITE_SCOPE } from '@terminal-mcp/contract';
 import { describe, expect, it } from 'vitest';
 import { GATEWAY_TOOLS } from '../tools/index.js';
-import { GATEWAY_OAUTH_PROFILE, INPUT_TOOL_NAMES, scopeRefusal } from './oauth-profile.js';
+import { GATEWAY_OAUTH_PROFILE, INPUT_TOOL_NAMES, lacksInputScope } from './oauth-profile.js';
 
-describe('input tools under a read-only token', () => {
-  it('lists exactly the tools that type (terminal_send_*, and the two that send through the same path)', () => {
+describe('the gateway OAuth profile', () => {
+  it('offers every gateway scope, reading first', () => {
+    expect(GATEWAY_OAUTH_PROFILE.scopes.map((s) => s.name)).toEqual([GATEWAY_READ_SCOPE, GATEWAY_WRITE_SCOPE, GATEWAY_INPUT_SCOPE]);
+    expect(GATEWAY_OAUTH_PROFILE.scopes.map((s) => s.name)).toEqual([...GATEWAY_OAUTH_SCOPES]);
+  });
+
+  it('names exactly the tools that type (terminal_send_*, and the two that send through the same path)', () => {
     const typing = GATEWAY_TOOLS.filter((t) => t.annotations.readOnlyHint === false && t.name.startsWith('terminal_send_')).map((t) => t.name);
     expect([...INPUT_TOOL_NAMES].sort()).toEqual([...typing, 'project_dispatch', 'supervisor2_execute_send'].sort());
     for (const name of INPUT_TOOL_NAMES) expect(GATEWAY_TOOLS.some((t) => t.name === name), name).toBe(true);
   });
 
-  it('refuses them with INPUT_NOT_ALLOWED and leaves every other tool alone', () => {
+  it('leaves them unlisted for a token without the input scope, and every other tool alone', () => {
     for (const tool of GATEWAY_TOOLS) {
-      expect(scopeRefusal(tool.name, [GATEWAY_READ_SCOPE])?.code, tool.name).toBe(INPUT_TOOL_NAMES.has(tool.name) ? 'INPUT_NOT_ALLOWED' : undefined);
-      expect(scopeRefusal(tool.name, [GATEWAY_READ_SCOPE, GATEWAY_INPUT_SCOPE]), tool.name).toBeUndefined();
+      expect(lacksInputScope(tool.name, [GATEWAY_READ_SCOPE]), tool.name).toBe(INPUT_TOOL_NAMES.has(tool.name));
+      expect(lacksInputScope(tool.name, [GATEWAY_READ_SCOPE, GATEWAY_WRITE_SCOPE, GATEWAY_INPUT_SCOPE]), tool.name).toBe(false);
     }
-  });
-
-  it('always grants reading first', () => {
-    expect(GATEWAY_OAUTH_PROFILE.scopes.map((s) => s.name)).toEqual([GATEWAY_READ_SCOPE, GATEWAY_INPUT_SCOPE]);
   });
 });

@@ -1,11 +1,15 @@
 /**
- * The gateway as an OAuth resource (for ChatGPT connectors): reading and input are
- * separate scopes, and the operator may approve reading only. A token without the input
- * scope is not listed the input tools, and a call of one answers INPUT_NOT_ALLOWED — here,
- * before any broker call, and again in the broker, which verifies the token itself
- * (services/broker/src/oauth/caller.ts).
+ * The gateway as an OAuth resource (for ChatGPT connectors): reading, changing Terminal
+ * MCP's own state and acting on the host are separate scopes, and the operator approves
+ * reading only unless they tick more on the consent page (least privilege: nothing
+ * optional is ticked by default). The broker decides every effect itself from the token
+ * it verifies (services/broker/src/policy/authority.ts); a refused input attempt is
+ * audited and answered there like every other refusal (a BLOCKED receipt from
+ * terminal_send_task), so the gateway keeps no second, unaudited check of its own.
+ * A token without the input scope is not listed the tools that type (INPUT_TOOL_NAMES,
+ * catalogue.ts); a call by a name from a cached list still reaches the broker, which refuses it.
  */
-import { AppError, GATEWAY_INPUT_SCOPE, GATEWAY_READ_SCOPE } from '@terminal-mcp/contract';
+import { GATEWAY_INPUT_SCOPE, GATEWAY_READ_SCOPE, GATEWAY_WRITE_SCOPE } from '@terminal-mcp/contract';
 import type { OAuthResourceProfile } from '@terminal-mcp/oauth-http';
 
 export const GATEWAY_OAUTH_PROFILE: OAuthResourceProfile = {
@@ -16,18 +20,24 @@ export const GATEWAY_OAUTH_PROFILE: OAuthResourceProfile = {
     {
       name: GATEWAY_READ_SCOPE,
       label: 'Read terminals',
-      detail: "list tmux sessions, read the ones the operator's policy allows, wait for them and read the input audit.",
+      detail: "list tmux sessions, read the ones the operator's policy allows, wait for them and read this client's own input audit.",
+    },
+    {
+      name: GATEWAY_WRITE_SCOPE,
+      label: 'Change notes, bindings and watches',
+      detail: "keep notes, name sessions (bindings), watch sessions and acknowledge supervisor events. Nothing is typed into a terminal.",
     },
     {
       name: GATEWAY_INPUT_SCOPE,
       label: 'Type into terminals',
-      detail: 'send text, tasks and keys to sessions the input policy allows.',
+      detail: "send text, tasks and keys to sessions the input policy allows, approve queued supervisor prompts and run the operator's configured deploy previews and verifiers (includes the changes above).",
     },
   ],
 };
 
 /** The tools that type into a pane: every path to the broker's input.send* (project_dispatch
- * and supervisor2_execute_send type through the same path). They need the input scope. */
+ * and supervisor2_execute_send type through the same path). A token without the input
+ * scope is not listed them; the broker refuses and audits a call anyway. */
 export const INPUT_TOOL_NAMES: ReadonlySet<string> = new Set([
   'terminal_send_task',
   'terminal_send_text',
@@ -37,16 +47,8 @@ export const INPUT_TOOL_NAMES: ReadonlySet<string> = new Set([
   'supervisor2_execute_send',
 ]);
 
-/**
- * Why a token with these scopes may not call this tool, or undefined when it may. A tool it
- * may not call is not listed for it (catalogue.ts) and a call by a name from a cached list is
- * refused here, before any broker call; the broker checks the token's scopes again.
- */
-export function scopeRefusal(toolName: string, scopes: readonly string[]): AppError | undefined {
-  if (!INPUT_TOOL_NAMES.has(toolName) || scopes.includes(GATEWAY_INPUT_SCOPE)) return undefined;
-  return new AppError(
-    'INPUT_NOT_ALLOWED',
-    'this connection was approved for reading only',
-    `The operator approved this OAuth client without the ${GATEWAY_INPUT_SCOPE} scope. To type, reconnect the client and allow input on the consent page.`,
-  );
+/** Whether a token with these scopes lacks the input scope this tool needs (it is then not
+ * listed the tool; catalogue.ts). */
+export function lacksInputScope(toolName: string, scopes: readonly string[]): boolean {
+  return INPUT_TOOL_NAMES.has(toolName) && !scopes.includes(GATEWAY_INPUT_SCOPE);
 }

@@ -28,6 +28,18 @@ export interface GatewayHttpSettings {
   /** A header the tunnel sets to the real client address (e.g. cf-connecting-ip); keys
    * sign-in and registration throttling only. */
   clientIpHeader: string | undefined;
+  /** TERMINAL_MCP_GATEWAY_ALLOW_OPEN=1: the operator accepts a gateway without a token or
+   * OAuth, which every local user can reach (loopback is not a boundary on a shared
+   * machine). Without it such a gateway refuses to start. */
+  allowOpen: boolean;
+}
+
+/** `1`/`true`/`yes` or `0`/`false`/`no`/unset; anything else stops the start. */
+export function readFlag(raw: string | undefined, variable: string): boolean {
+  const value = raw?.trim().toLowerCase();
+  if (value === undefined || value === '' || value === '0' || value === 'false' || value === 'no') return false;
+  if (value === '1' || value === 'true' || value === 'yes') return true;
+  throw new GatewayConfigError(`${variable} must be 1 or 0 (got ${JSON.stringify(raw?.slice(0, 20))})`);
 }
 
 export function readToken(raw: string | undefined, variable = 'TERMINAL_MCP_GATEWAY_TOKEN'): string | undefined {
@@ -44,5 +56,13 @@ export function httpSettingsFromEnv(env: NodeJS.ProcessEnv): GatewayHttpSettings
     token: readToken(env.TERMINAL_MCP_GATEWAY_TOKEN),
     publicUrl: readPublicUrl(env.TERMINAL_MCP_GATEWAY_PUBLIC_URL, 'TERMINAL_MCP_GATEWAY_PUBLIC_URL', refusal),
     clientIpHeader: readClientIpHeader(env.TERMINAL_MCP_GATEWAY_CLIENT_IP_HEADER, 'TERMINAL_MCP_GATEWAY_CLIENT_IP_HEADER', refusal),
+    allowOpen: readFlag(env.TERMINAL_MCP_GATEWAY_ALLOW_OPEN, 'TERMINAL_MCP_GATEWAY_ALLOW_OPEN'),
   };
+}
+
+/** One line for banners: how /mcp is protected. */
+export function describeProtection(protection: 'oauth' | 'token' | 'open', tokenSet: boolean): string {
+  if (protection === 'oauth') return `/mcp needs OAuth${tokenSet ? ' (or the static bearer token, on a loopback Host)' : ''}`;
+  if (protection === 'token') return '/mcp needs the bearer token (TERMINAL_MCP_GATEWAY_TOKEN)';
+  return 'OPEN: no token and no OAuth, so every local user can read and type through /mcp (TERMINAL_MCP_GATEWAY_ALLOW_OPEN=1)';
 }

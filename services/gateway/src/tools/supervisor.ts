@@ -162,13 +162,22 @@ export const supervisorTools: readonly GatewayTool[] = [
   defineTool({
     name: 'supervisor_set_verifier_policy',
     title: 'Set a watch\'s completion verifier',
-    description: `How the broker checks an autonomous watch's DONE outside the pane: git worktree, clean, pinned commit, literal argv test command. ${TARGET}`,
+    description:
+      `How the broker checks an autonomous watch's DONE outside the pane: \`profile\` names one of the operator's verifier profiles (supervisor_status lists their ids), ` +
+      `which fixes the git worktree, the clean check and the test command; require_commit_matches pins HEAD. ${TARGET}`,
     inputShape: setVerifierPolicyInputShape,
     inputSchema: setVerifierPolicyInputSchema,
+    retired: Object.fromEntries(
+      ['test_command', 'worktree', 'require_git_clean', 'timeout_seconds'].map((name) => [
+        name,
+        'a client no longer chooses commands, directories or timeouts: pass `profile`, the id of an operator-configured supervisor.verifier_profiles entry (supervisor_status lists them)',
+      ]),
+    ),
     outputSchema: verifierPolicySchema,
     annotations: CHANGE,
     run: (args, { broker, signal }) => broker.supervisor.setVerifierPolicy.mutate(args, { signal }),
-    render: (p) => `${p.watch_key}: verify ${p.worktree}${p.require_git_clean ? ' clean' : ''}${p.test_command ? ` with ${q(p.test_command.join(' '))}` : ''}.`,
+    render: (p) =>
+      `${p.watch_key}: verify with profile ${q(p.profile)}${p.require_git_clean ? ', clean worktree' : ''}${p.require_commit_matches ? `, HEAD ${p.require_commit_matches}` : ''}${p.runs_test_command ? ', runs its test command' : ''}.`,
   }),
 
   defineTool({

@@ -254,6 +254,8 @@ export const en = {
   'error.READ_DISABLED': 'Reading terminals is turned off in the configuration.',
   'error.INPUT_DISABLED': 'Input is turned off in the configuration.',
   'error.INPUT_NOT_ALLOWED': 'Input to this session is not allowed.',
+  'error.WRITE_NOT_ALLOWED': 'This connection may only read.',
+  'error.QUOTA_EXCEEDED': 'The quota is used up: delete notes or attachments first.',
   'error.COMMAND_GUARDED': 'The session is running a guarded command (such as ssh or sudo); input refused.',
   'error.FOREGROUND_NOT_ALLOWED': 'The program in the foreground (such as a shell) is not on the list of programs that may take input; input refused.',
   'error.KEY_NOT_ALLOWED': 'That key is not allowed.',

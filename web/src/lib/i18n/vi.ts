@@ -255,6 +255,8 @@ export const vi: Messages = {
   'error.READ_DISABLED': 'Chức năng đọc terminal đang tắt trong cấu hình.',
   'error.INPUT_DISABLED': 'Chức năng nhập đang tắt trong cấu hình.',
   'error.INPUT_NOT_ALLOWED': 'Không được phép nhập vào phiên này.',
+  'error.WRITE_NOT_ALLOWED': 'Kết nối này chỉ được phép đọc.',
+  'error.QUOTA_EXCEEDED': 'Đã dùng hết hạn mức: hãy xóa bớt ghi chú hoặc tệp đính kèm.',
   'error.COMMAND_GUARDED': 'Phiên đang chạy một lệnh được bảo vệ (như ssh hoặc sudo); từ chối nhập.',
   'error.FOREGROUND_NOT_ALLOWED': 'Chương trình đang chạy ở tiền cảnh (như một shell) không nằm trong danh sách chương trình được phép nhận dữ liệu nhập; từ chối nhập.',
   'error.KEY_NOT_ALLOWED': 'Phím đó không được phép.',

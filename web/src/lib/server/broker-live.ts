@@ -15,7 +15,9 @@ export interface LiveSink {
 }
 
 export interface LiveSource {
-  subscribe(session: string, sink: LiveSink): () => void;
+  /** `operatorSession`: the browser's login token; the broker serves frames only for a
+   * signed-in operator. */
+  subscribe(session: string, sink: LiveSink, operatorSession: string): () => void;
   close(): Promise<void>;
 }
 
@@ -29,9 +31,9 @@ export function createLiveSource(live?: BrokerLiveClient<'web'>): LiveSource {
   let owned: BrokerLiveClient<'web'> | undefined;
   const client = () => live ?? (owned ??= createBrokerLiveClient({ role: 'web', actor: () => 'dashboard-live' }));
   return {
-    subscribe(session, sink) {
+    subscribe(session, sink, operatorSession) {
       const sub = client().client.live.paneOutput.subscribe(
-        { session },
+        { session, operatorSession },
         {
           // The browser asked for `session`; label frames with that name, not the broker's.
           onData: (frame) => sink.frame({ ...toBrowserFrame(frame), session }),

@@ -161,7 +161,7 @@ export function createLiveBridge(options: LiveBridgeOptions): LiveBridge {
             subs.delete(msg.session);
             send({ kind: 'end', session: msg.session });
           },
-        });
+        }, token);
         subs.set(msg.session, stop);
       })();
     });

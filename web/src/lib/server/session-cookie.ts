@@ -19,10 +19,19 @@ export function clearSessionCookie(cookies: Cookies, url: URL): void {
   cookies.delete(SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'strict', secure: url.protocol === 'https:' });
 }
 
+/** How many login cookies a raw Cookie header carries. More than one means someone
+ * planted another: cookies are not scoped by port, so a page on any other loopback port
+ * can set `tmcp_session` for a dashboard path, and the browser then sends that one first
+ * for the path. Such a request has no session at all (hooks.server.ts). */
+export function sessionCookieCount(header: string | null | undefined): number {
+  if (!header) return 0;
+  return header.split(';').filter((part) => part.slice(0, Math.max(0, part.indexOf('='))).trim() === SESSION_COOKIE).length;
+}
+
 /** Reads the token from a raw Cookie header (the WebSocket upgrade has no SvelteKit
- * cookies API). */
+ * cookies API); none when the header carries two login cookies (see sessionCookieCount). */
 export function sessionTokenFromCookieHeader(header: string | undefined): string | undefined {
-  if (!header) return undefined;
+  if (!header || sessionCookieCount(header) !== 1) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
     if (eq < 0) continue;

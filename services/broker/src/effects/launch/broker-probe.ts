@@ -48,6 +48,30 @@ export function probeBrokerReadiness(socketDir: string, timeoutMs = 5_000): Prom
 }
 
 /** GET an HTTP URL on loopback; the status code, or undefined when nothing answers. */
+/** A small JSON answer of a health endpoint (at most 4 KB read), or undefined. */
+export function probeJson(url: string, timeoutMs = 3_000): Promise<unknown> {
+  return new Promise((resolve) => {
+    const req = request(url, { method: 'GET', timeout: timeoutMs }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+        if (body.length > 4096) req.destroy();
+      });
+      res.on('end', () => {
+        try {
+          resolve(JSON.parse(body));
+        } catch {
+          resolve(undefined);
+        }
+      });
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(undefined));
+    req.end();
+  });
+}
+
 export function probeHttp(url: string, timeoutMs = 3_000): Promise<number | undefined> {
   return new Promise((resolve) => {
     const req = request(url, { method: 'GET', timeout: timeoutMs }, (res) => {

@@ -8,9 +8,10 @@
 import { homedir } from 'node:os';
 import { resolvePaths } from '@terminal-mcp/contract';
 import { checkoutRoot, launcherPath } from './checkout.js';
+import { gatewayTokenFor, GATEWAY_TOKEN_FILE_NAME } from './gateway-token-file.js';
 import { serviceEndpoint } from './service-endpoints.js';
 
-export const CLIENTS = ['claude-desktop', 'claude-code', 'codex', 'cursor', 'chatgpt'] as const;
+export const CLIENTS = ['claude-desktop', 'claude-code', 'codex', 'cursor', 'chatgpt', 'http'] as const;
 export type ClientName = (typeof CLIENTS)[number];
 
 const CARRIED_ENV = ['TERMINAL_MCP_CONFIG', 'TERMINAL_MCP_STATE_DIR', 'TERMINAL_MCP_SOCKET_DIR', 'TERMINAL_MCP_TMUX_SOCKET', 'TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS', 'TERMINAL_MCP_LOG_LEVEL'];
@@ -63,6 +64,29 @@ claude mcp add --scope user ${envFlags}terminal-mcp -- ${shellQuote(node)} ${she
 command = ${tomlString(node)}
 args = [${tomlString(launcher)}]
 ${envLine}`;
+    }
+    case 'http': {
+      // The gateway npm start runs, with the bearer token it made at first start (or the
+      // operator's TERMINAL_MCP_GATEWAY_TOKEN): never open to every local user by default.
+      const gateway = serviceEndpoint('gateway', processEnv);
+      const paths = resolvePaths(processEnv, homedir());
+      const auth = gatewayTokenFor(processEnv, paths.stateDir, false);
+      const header = auth.token === undefined ? null : `Authorization: Bearer ${auth.token}`;
+      const from =
+        auth.source === 'env'
+          ? 'TERMINAL_MCP_GATEWAY_TOKEN'
+          : auth.source === 'file'
+            ? `${paths.stateDir}/${GATEWAY_TOKEN_FILE_NAME}, made by npm start at first start`
+            : auth.source === 'open'
+              ? 'none: TERMINAL_MCP_GATEWAY_ALLOW_OPEN=1 runs the gateway open to every local user'
+              : 'none yet: run npm start once, it makes one';
+      return `# Any MCP client over Streamable HTTP -> the gateway npm start runs (loopback).
+# URL:    ${gateway.url}
+# Header: ${header ?? '(none)'}
+# Token:  ${from}
+# Claude Code:
+claude mcp add --scope user --transport http terminal-mcp-http ${shellQuote(gateway.url)}${header ? ` --header ${shellQuote(header)}` : ''}
+`;
     }
     case 'chatgpt': {
       const gateway = serviceEndpoint('gateway', processEnv);

@@ -7,11 +7,18 @@ import { resolvePaths, SOCKET_ROLES, socketPathFor } from '@terminal-mcp/contrac
 import { describeConfigSummary } from '../../config/config-summary.js';
 import { socketAnswers } from '../socket-files.js';
 import { findBroker } from './broker-presence.js';
-import { probeBrokerReadiness, probeHttp } from './broker-probe.js';
+import { probeBrokerReadiness, probeHttp, probeJson } from './broker-probe.js';
 import { logDir } from './log-files.js';
 import { serviceEndpoints } from './service-endpoints.js';
 import { readLiveSupervisorRun } from './supervisor-run-file.js';
 import { describeTmuxServer, tmuxServerCheck } from './tmux-probe.js';
+
+/** How the gateway's /mcp is protected, in the words of the npm start banner. */
+const PROTECTION = {
+  oauth: '/mcp protected by OAuth (and the static bearer token on loopback, when one is set)',
+  token: '/mcp protected by a bearer token (terminal-mcp client-config http prints the one npm start made)',
+  open: '/mcp OPEN: no token, no OAuth: every local user can read and type through it (TERMINAL_MCP_GATEWAY_ALLOW_OPEN=1)',
+} as const;
 
 export async function collectStatus(env: NodeJS.ProcessEnv) {
   const paths = resolvePaths(env, homedir());
@@ -21,7 +28,11 @@ export async function collectStatus(env: NodeJS.ProcessEnv) {
   const services = await Promise.all(
     serviceEndpoints(env).map(async (e) => {
       const [live, ready] = [await probeHttp(e.liveUrl), await probeHttp(e.readyUrl)];
-      return { service: e.service, url: e.url, ready_url: e.readyUrl, answers: live !== undefined, http_status: ready ?? null };
+      // The gateway says how /mcp is protected (oauth, token, open) on its liveness answer;
+      // the other services' liveness answers need not be JSON (the dashboard's is a page).
+      const said = e.service === 'gateway' && live !== undefined ? ((await probeJson(e.liveUrl)) as { protection?: unknown } | undefined)?.protection : undefined;
+      const protection: keyof typeof PROTECTION | null = said === 'oauth' || said === 'token' || said === 'open' ? said : null;
+      return { service: e.service, url: e.url, ready_url: e.readyUrl, answers: live !== undefined, http_status: ready ?? null, protection };
     }),
   );
   const tmuxSocket = broker.info ? (broker.info.tmux_socket ?? undefined) : paths.tmuxSocket;
@@ -83,6 +94,7 @@ export function formatStatus(s: Status): string {
   for (const svc of s.services) {
     const ready = svc.http_status === 200 ? 'ready' : `NOT ready (${svc.ready_url} answers HTTP ${svc.http_status ?? '-'})`;
     row(`${svc.service}:`, `${svc.url} ${svc.answers ? `answers, ${ready}` : 'not answering'}`);
+    if (svc.protection !== null) row('', PROTECTION[svc.protection]);
   }
   row('supervisor:', s.supervisor ? `npm start, pid ${s.supervisor.pid}, since ${s.supervisor.started_at}` : 'none (no npm start running)');
   row('logs:', s.log_dir ?? '(none yet; systemd services log to the journal)');

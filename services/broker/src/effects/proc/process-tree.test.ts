@@ -8,7 +8,15 @@ import { parseProcStat, readPaneProcessTree } from './process-tree.js';
 
 describe('parseProcStat', () => {
   it('finds the fields after the last parenthesis', () => {
-    expect(parseProcStat('4242 (we) ird (x) S 10 4242 4242 34816 4300 4194304 0 0')).toEqual({ pid: 4242, comm: 'we) ird (x', ppid: 10, pgrp: 4242, tpgid: 4300 });
+    expect(parseProcStat('4242 (we) ird (x) S 10 4242 4242 34816 4300 4194304 0 0 0 0 0 0 0 0 20 0 1 0 123456 1000 200')).toEqual({
+      pid: 4242,
+      comm: 'we) ird (x',
+      ppid: 10,
+      pgrp: 4242,
+      ttyNr: 34816,
+      tpgid: 4300,
+      startTime: 123456,
+    });
   });
   it('refuses garbage', () => {
     expect(parseProcStat('')).toBeNull();

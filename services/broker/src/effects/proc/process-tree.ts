@@ -5,6 +5,13 @@
  * of the pane process: the group that reads typed input); for each of them the executable
  * (/proc/<pid>/exe), the kernel command name and argv[0] are read.
  *
+ * A process can also read the pane's terminal from outside both: `setsid -f ssh host` in
+ * the pane leaves ssh in a session of its own, reparented away from the pane, with no
+ * controlling terminal, yet still holding the pane's pty as its stdin. So every process
+ * without a controlling terminal that started after the pane process is checked for an
+ * open file descriptor on the pane's pty (/proc/<pid>/fd), and counts as a reader of the
+ * pane when it has one.
+ *
  * Read at the moment of asking and never cached: a process tree changes between two
  * calls. A process that exits mid-read is skipped. Linux only: without /proc the answer
  * is `{ source: 'tmux' }` and the gates fall back to tmux's foreground command.
@@ -22,7 +29,11 @@ interface StatFields {
   comm: string;
   ppid: number;
   pgrp: number;
+  /** Field 7: the controlling terminal's device number; 0 for none. */
+  ttyNr: number;
   tpgid: number;
+  /** Field 22: clock ticks after boot when the process started. */
+  startTime: number;
 }
 
 /** Parses /proc/<pid>/stat. `comm` sits in parentheses and may itself contain `)` and
@@ -33,12 +44,15 @@ export function parseProcStat(text: string): StatFields | null {
   if (open < 0 || close < open) return null;
   const pid = Number(text.slice(0, open).trim());
   const rest = text.slice(close + 2).split(' ');
-  // rest: state ppid pgrp session tty_nr tpgid ...
+  // rest: state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime
+  // stime cutime cstime priority nice num_threads itrealvalue starttime ...
   const ppid = Number(rest[1]);
   const pgrp = Number(rest[2]);
+  const ttyNr = Number(rest[4]);
   const tpgid = Number(rest[5]);
-  if (![pid, ppid, pgrp, tpgid].every(Number.isSafeInteger)) return null;
-  return { pid, comm: text.slice(open + 1, close), ppid, pgrp, tpgid };
+  const startTime = Number(rest[19]);
+  if (![pid, ppid, pgrp, ttyNr, tpgid, startTime].every(Number.isSafeInteger)) return null;
+  return { pid, comm: text.slice(open + 1, close), ppid, pgrp, ttyNr, tpgid, startTime };
 }
 
 async function readStat(procRoot: string, pid: string): Promise<StatFields | null> {
@@ -65,6 +79,39 @@ async function describe(procRoot: string, s: StatFields, foreground: boolean): P
     () => null,
   );
   return { pid: s.pid, ppid: s.ppid, foreground, exe, comm: s.comm, argv0: argv0 === '' ? null : argv0 };
+}
+
+/** Processes looked at for an open descriptor on the pane's pty in one check, and the
+ * descriptors read of each: beyond either the pane is refused as unreadable. */
+const MAX_DETACHED_CANDIDATES = 1_000;
+const MAX_FDS_PER_PROCESS = 256;
+
+/** The pane's pty (`/dev/pts/N`), from the pane process's standard input. */
+async function paneTty(procRoot: string, panePid: number): Promise<string | null> {
+  const link = await readlink(`${procRoot}/${panePid}/fd/0`).catch(() => null);
+  return link !== null && /^\/dev\/pts\/\d+$/.test(link) ? link : null;
+}
+
+/** Processes outside `members` that hold the pane's pty open though they have no
+ * controlling terminal (they left the pane's session), started after the pane process.
+ * Another user's process cannot be inspected (its fd directory is unreadable) and is
+ * skipped: the gate keeps this user's agents from typing into this user's credential
+ * prompts. null when there are too many candidates to check. */
+async function ttyHolders(procRoot: string, snap: Extract<ProcSnapshot, { kind: 'stats' }>, pane: StatFields, members: ReadonlyMap<number, StatFields>): Promise<StatFields[] | null> {
+  const tty = await paneTty(procRoot, pane.pid);
+  if (tty === null) return [];
+  const candidates = [...snap.byPid.values()].filter((s) => !members.has(s.pid) && s.ttyNr === 0 && s.startTime >= pane.startTime && s.pid > 2 && s.ppid !== 2);
+  if (candidates.length > MAX_DETACHED_CANDIDATES) return null;
+  const holds = await Promise.all(
+    candidates.map(async (s) => {
+      const fds = await readdir(`${procRoot}/${s.pid}/fd`).catch(() => [] as string[]);
+      for (const fd of fds.slice(0, MAX_FDS_PER_PROCESS)) {
+        if ((await readlink(`${procRoot}/${s.pid}/fd/${fd}`).catch(() => null)) === tty) return true;
+      }
+      return false;
+    }),
+  );
+  return candidates.filter((_, i) => holds[i]);
 }
 
 type ProcSnapshot =
@@ -120,8 +167,13 @@ async function treeOf(procRoot: string, snap: ProcSnapshot, panePid: number, tmu
   }
   // A foreground-group member reparented away from the pane (its parent exited) still reads the terminal.
   if (foregroundGroup > 0) for (const s of snap.byPid.values()) if (s.pgrp === foregroundGroup) members.set(s.pid, s);
+  // A process that left the pane's session (setsid) but still holds its pty reads it too.
+  const holders = await ttyHolders(procRoot, snap, paneStat, members);
+  if (holders === null) return { source: 'unreadable', reason: 'too many processes without a terminal to inspect' };
+  for (const s of holders) members.set(s.pid, s);
   if (members.size > MAX_PANE_PROCESSES) return tooMany;
-  const processes = await Promise.all([...members.values()].map((s) => describe(procRoot, s, foregroundGroup > 0 && s.pgrp === foregroundGroup)));
+  const reads = (s: StatFields) => (foregroundGroup > 0 && s.pgrp === foregroundGroup) || holders.includes(s);
+  const processes = await Promise.all([...members.values()].map((s) => describe(procRoot, s, reads(s))));
   return { source: 'proc', panePid, foregroundGroup, processes };
 }
 

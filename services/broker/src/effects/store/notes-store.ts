@@ -6,7 +6,7 @@
  * directory (effects/attachments/attachment-files.ts); the bytes are never in the database.
  * Times are milliseconds since the epoch.
  */
-import type { NoteStatus } from '@terminal-mcp/contract';
+import { AppError, NOTE_LIMITS, type NoteStatus } from '@terminal-mcp/contract';
 import type { SqliteDatabase, StoreDefinition } from './database.js';
 
 /** SQL folding đ/Đ to d/D, as policy/note-search-query.ts folds the query. (A tag
@@ -271,6 +271,8 @@ export function notesStore(db: SqliteDatabase): NotesStore {
     attachments: db.prepare<[number], AttachmentRow>('SELECT * FROM note_attachments WHERE note_id = ? ORDER BY created_at, id'),
     attachment: db.prepare<[string], AttachmentRow>('SELECT * FROM note_attachments WHERE id = ?'),
     countAttachments: db.prepare<[number], { n: number }>('SELECT count(*) AS n FROM note_attachments WHERE note_id = ?'),
+    liveNotesBy: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM notes WHERE created_by = ? AND deleted_at IS NULL'),
+    attachmentBytesBy: db.prepare<[string], { n: number }>('SELECT coalesce(sum(size), 0) AS n FROM note_attachments WHERE created_by = ?'),
     addAttachment: db.prepare(
       `INSERT INTO note_attachments (id, note_id, mime_type, rel_path, size, sha256, caption, created_at, created_by)
        VALUES (@id, @noteId, @mimeType, @relPath, @size, @sha256, @caption, @createdAt, @createdBy)`,
@@ -293,6 +295,10 @@ export function notesStore(db: SqliteDatabase): NotesStore {
   const rowParams = (f: NoteFields) => ({ ...f, tags: [...new Set(f.tags)].join(' ') });
 
   const create = db.transaction((fields: NoteFields, actor: string, now: number): NoteRecord => {
+    // The quota is counted in the same transaction as the insert, so racing creates cannot pass it together.
+    if (q.liveNotesBy.get(actor)!.n >= NOTE_LIMITS.notesPerActor) {
+      throw new AppError('QUOTA_EXCEEDED', `this client already holds ${NOTE_LIMITS.notesPerActor} notes`);
+    }
     const id = Number(q.insert.run({ ...rowParams(fields), actor, now }).lastInsertRowid);
     setTags(id, fields.tags);
     return toNote(q.get.get(id)!);
@@ -309,6 +315,13 @@ export function notesStore(db: SqliteDatabase): NotesStore {
       return toNote(q.get.get(id)!);
     },
   );
+
+  const addAttachment = db.transaction((a: AttachmentRecord): void => {
+    if (q.attachmentBytesBy.get(a.createdBy)!.n + a.size > NOTE_LIMITS.attachmentBytesPerActor) {
+      throw new AppError('QUOTA_EXCEEDED', `this client's attachments would exceed ${NOTE_LIMITS.attachmentBytesPerActor} bytes`);
+    }
+    q.addAttachment.run(a);
+  });
 
   const statements = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
   const prepared = (sql: string) => {
@@ -351,7 +364,7 @@ export function notesStore(db: SqliteDatabase): NotesStore {
       return row ? toAttachment(row) : undefined;
     },
     countAttachments: (noteId) => q.countAttachments.get(noteId)!.n,
-    addAttachment: (a) => void q.addAttachment.run(a),
+    addAttachment: (a) => addAttachment.immediate(a),
     removeAttachment: (id) => q.removeAttachment.run(id).changes > 0,
   };
   return store;

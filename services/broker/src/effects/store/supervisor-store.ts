@@ -95,6 +95,20 @@ export const supervisorStoreDefinition: StoreDefinition = {
         updated_at INTEGER NOT NULL
       ) STRICT`);
     },
+    // v2: a watch's verifier names an operator-configured profile (config
+    // supervisor.verifier_profiles) and who chose it; clients no longer supply a command
+    // or a directory. Policies stored by v1 came from clients, so none is kept: an
+    // autonomous watch without one is BLOCKED at DONE until a profile is chosen.
+    (db) => {
+      db.exec('DROP TABLE verifier_policies');
+      db.exec(`CREATE TABLE verifier_policies (
+        watch_id INTEGER PRIMARY KEY REFERENCES watches (id) ON DELETE CASCADE,
+        profile TEXT NOT NULL,
+        require_commit TEXT,
+        updated_at INTEGER NOT NULL,
+        updated_by TEXT NOT NULL
+      ) STRICT`);
+    },
   ],
 };
 
@@ -173,12 +187,12 @@ export interface ActionRow {
 
 export interface VerifierRow {
   watch_id: number;
-  worktree: string;
-  require_git_clean: number;
+  /** A supervisor.verifier_profiles id. */
+  profile: string;
   require_commit: string | null;
-  test_command: string | null;
-  timeout_seconds: number;
   updated_at: number;
+  /** The identity that chose the profile. */
+  updated_by: string;
 }
 
 export const OPEN_ACTION_STATES = ['claimed', 'decided', 'approved', 'sent', 'observing'] as const;
@@ -334,11 +348,10 @@ export function supervisorStore(db: SqliteDatabase): SupervisorStore {
     verifier: (watchId) => db.prepare<[number], VerifierRow>('SELECT * FROM verifier_policies WHERE watch_id = ?').get(watchId),
     setVerifier: (v) => {
       db.prepare(
-        `INSERT INTO verifier_policies (watch_id, worktree, require_git_clean, require_commit, test_command, timeout_seconds, updated_at)
-         VALUES (@watch_id, @worktree, @require_git_clean, @require_commit, @test_command, @timeout_seconds, @updated_at)
-         ON CONFLICT (watch_id) DO UPDATE SET worktree = excluded.worktree, require_git_clean = excluded.require_git_clean,
-           require_commit = excluded.require_commit, test_command = excluded.test_command, timeout_seconds = excluded.timeout_seconds,
-           updated_at = excluded.updated_at`,
+        `INSERT INTO verifier_policies (watch_id, profile, require_commit, updated_at, updated_by)
+         VALUES (@watch_id, @profile, @require_commit, @updated_at, @updated_by)
+         ON CONFLICT (watch_id) DO UPDATE SET profile = excluded.profile, require_commit = excluded.require_commit,
+           updated_at = excluded.updated_at, updated_by = excluded.updated_by`,
       ).run(v);
     },
   };

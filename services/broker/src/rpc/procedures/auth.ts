@@ -22,6 +22,9 @@ import { invalidateSessionToken, validateSessionToken } from '../../webauth/sess
 import type { BrokerContext } from '../context.js';
 import { raise, webProcedure } from '../trpc.js';
 
+/** Signing in and out is how a caller becomes an operator: the socket admits it. */
+const signIn = webProcedure.meta({ effect: 'sign-in' });
+
 const envOf = (ctx: BrokerContext): WebauthEnv => ctx.deps.webauth;
 
 const operatorUser = (u: UserRecord): OperatorUser => ({ id: u.id, username: u.username, mustChangePassword: u.mustChangePassword });
@@ -37,9 +40,9 @@ function issued(result: LoginSuccess | AuthRefusal): IssuedSession {
 }
 
 export const auth = {
-  login: webProcedure.input(loginInputSchema).mutation(async ({ ctx, input }) => issued(await login(envOf(ctx), input))),
+  login: signIn.input(loginInputSchema).mutation(async ({ ctx, input }) => issued(await login(envOf(ctx), input))),
 
-  logout: webProcedure.input(sessionTokenInputSchema).mutation(({ ctx, input }): { ok: true } => {
+  logout: signIn.input(sessionTokenInputSchema).mutation(({ ctx, input }): { ok: true } => {
     const env = envOf(ctx);
     const valid = validateSessionToken(env, input.token);
     invalidateSessionToken(env, input.token);
@@ -52,7 +55,7 @@ export const auth = {
     return valid ? { user: operatorUser(valid.user), expiresAt: new Date(valid.session.expiresAt).toISOString() } : null;
   }),
 
-  changePassword: webProcedure
+  changePassword: signIn
     .input(changePasswordInputSchema)
     .mutation(async ({ ctx, input }) => issued(await changePassword(envOf(ctx), input))),
 };

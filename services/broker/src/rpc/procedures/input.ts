@@ -19,7 +19,6 @@ import { recordRejectedInputCall } from '../../input/rejected-call.js';
 import { sendKeys, sendText } from '../../input/send.js';
 import type { TargetRef } from '../../access/target.js';
 import { sendTask } from '../../input/task.js';
-import { assertInputScope, lacksInputScope } from '../../oauth/caller.js';
 import type { BrokerContext } from '../context.js';
 import { operatorProcedure } from '../operator.js';
 import { gatewayProcedure } from '../trpc.js';
@@ -54,15 +53,9 @@ const inputProcedure = gatewayProcedure.use(async ({ ctx, path, getRawInput, nex
   return result;
 });
 
-/** Every send: an OAuth caller (gateway) needs the input scope, checked by the broker on
- * the credential it verified itself; the refusal is audited like any refused attempt. */
-const sendProcedure = inputProcedure.use(async ({ ctx, path, getRawInput, next }) => {
-  if (lacksInputScope(ctx.oauth)) {
-    recordRejectedInputCall(ctx, path, await getRawInput().catch(() => undefined), 'INPUT_NOT_ALLOWED');
-    assertInputScope(ctx.oauth);
-  }
-  return next();
-});
+/** Every send types into a pane: the input attempt authorizes it at delivery
+ * (input/authorize.ts), audits a refusal and answers it like every other refusal. */
+const sendProcedure = inputProcedure.meta({ effect: 'delivery' });
 
 export const input = {
   context: inputProcedure.input(inputContextInputSchema).query(({ ctx, input }) => inputContext(ctx, targetOf(input))),
@@ -91,7 +84,7 @@ export const input = {
  * whose session token came with the call (`web:<username>`), never a name the caller
  * chose. */
 const dashboardInputProcedure = (tool: 'dashboard_text' | 'dashboard_keys') =>
-  operatorProcedure.use(async ({ ctx, path, getRawInput, next }) => {
+  operatorProcedure.meta({ effect: 'delivery' }).use(async ({ ctx, path, getRawInput, next }) => {
     const result = await next();
     await auditSchemaRefusal(ctx, path, result, getRawInput, tool);
     return result;

@@ -12,6 +12,8 @@ import { createContextInner } from '../context.js';
 import { webRouter } from '../roles/web.js';
 import { createCallerFactory } from '../trpc.js';
 import { startLiveTestBroker, type LiveTestBroker } from '../../testing/live-broker.testkit.js';
+import { operatorToken } from '../../webauth/operator-token.testkit.js';
+import { invalidateSessionToken } from '../../webauth/sessions.js';
 
 const GRACE_MS = 150;
 /** Generous: frames come within ~100 ms of output; this only bounds a hang. */
@@ -48,7 +50,7 @@ function web(signal?: AbortSignal) {
 }
 
 async function subscribe(session: string, signal?: AbortSignal): Promise<AsyncIterator<PaneScreenFrame>> {
-  const iterable = (await web(signal).live.paneOutput({ session })) as AsyncIterable<PaneScreenFrame>;
+  const iterable = (await web(signal).live.paneOutput({ session, operatorSession: operatorToken(deps, 'admin') })) as AsyncIterable<PaneScreenFrame>;
   return iterable[Symbol.asyncIterator]();
 }
 
@@ -84,6 +86,23 @@ async function shellSession(name: string): Promise<TmuxTestSession> {
 }
 
 describe('live.paneOutput', () => {
+  it('serves no frame and attaches no watcher without a signed-in operator (web.sock alone is not enough)', async () => {
+    await shellSession('agent-live-anon');
+    const tries = async (input: unknown) => {
+      const iterable = (await web().live.paneOutput(input as { session: string; operatorSession: string })) as AsyncIterable<PaneScreenFrame>;
+      await iterable[Symbol.asyncIterator]().next();
+    };
+    // No token at all: the contract refuses the subscription before the broker looks at it.
+    await expect(tries({ session: 'agent-live-anon' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    // A made-up token, an expired one and a signed-out (revoked) one: UNAUTHENTICATED.
+    const revoked = operatorToken(deps, 'admin');
+    invalidateSessionToken(deps.webauth, revoked);
+    for (const operatorSession of ['x'.repeat(32), operatorToken(deps, 'admin', { expired: true }), revoked]) {
+      expect(await errorCodeOf(tries({ session: 'agent-live-anon', operatorSession }))).toBe('UNAUTHENTICATED');
+    }
+    expect(await watcherClients()).toEqual([]);
+  });
+
   it('starts with the current screen, then follows new output', async () => {
     const s = await shellSession('agent-live');
     await server.tmux(['send-keys', '-t', s.paneId, "printf '\\033[32mgreen-%s\\033[0m\\n' before", 'Enter']);

@@ -1,12 +1,20 @@
 /** Live pane output for the dashboard (web.sock only, over WebSocket): a subscription of
  * redacted screen frames, first the current screen, then one after each burst of output.
- * Read-gated on every frame like `sessions.tail` (see live/screen-stream.ts). */
-import { paneOutputInputSchema } from '@terminal-mcp/contract';
+ * Read-gated on every frame like `sessions.tail` (see live/screen-stream.ts), and served
+ * only for a signed-in operator: the subscription names the operator's session token
+ * (the shared WebSocket carries no per-user header), checked before the first frame. */
+import { AppError, paneOutputInputSchema } from '@terminal-mcp/contract';
 import { streamScreenFrames } from '../../live/screen-stream.js';
-import { webProcedure } from '../trpc.js';
+import { validateSessionToken } from '../../webauth/sessions.js';
+import { raise, webProcedure } from '../trpc.js';
 
 export const live = {
   paneOutput: webProcedure.input(paneOutputInputSchema).subscription(async function* ({ ctx, input, signal }) {
+    const valid = validateSessionToken(ctx.deps.webauth, input.operatorSession);
+    if (!valid || valid.user.mustChangePassword) {
+      ctx.deps.log.warn({ event: 'security.operator_session_refused', role: ctx.role, path: 'live.paneOutput' }, 'live output without an operator session refused');
+      raise(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
+    }
     yield* streamScreenFrames({
       reader: ctx.deps.reader,
       tmux: ctx.deps.tmux,

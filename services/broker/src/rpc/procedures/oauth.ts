@@ -33,6 +33,9 @@ import { servedTo } from '../trpc.js';
 
 /** The OAuth authorization-server procedures are served to both MCP front ends. */
 const oauthServerProcedure = servedTo('observer', 'gateway');
+/** Registration, approval and tokens are how an OAuth client authenticates (approval checks
+ * the operator's password itself): the socket admits them. */
+const oauthSignIn = oauthServerProcedure.meta({ effect: 'sign-in' });
 
 /** The authorization server acting is the socket's: the gateway's rules and scopes on
  * gateway.sock, the observer's elsewhere (the dashboard only administers). */
@@ -41,19 +44,19 @@ const envOf = (ctx: BrokerContext): OAuthLoginEnv => ctx.deps.oauth[ctx.role ===
 /** For the observer's and the gateway's routers, under `oauth.`: each socket acts as its
  * own authorization server over the one oauth.db. */
 export const oauthServerProcedures = {
-  registerClient: oauthServerProcedure.input(registerClientInputSchema).mutation(({ ctx, input }) => registerClient(envOf(ctx), input)),
+  registerClient: oauthSignIn.input(registerClientInputSchema).mutation(({ ctx, input }) => registerClient(envOf(ctx), input)),
 
   describeAuthorization: oauthServerProcedure
     .input(describeAuthorizationInputSchema)
     .query(({ ctx, input }) => describeAuthorization(envOf(ctx), input)),
 
-  approveAuthorization: oauthServerProcedure
+  approveAuthorization: oauthSignIn
     .input(approveAuthorizationInputSchema)
     .mutation(({ ctx, input }) => approveAuthorization(envOf(ctx), input)),
 
-  exchangeToken: oauthServerProcedure.input(exchangeTokenInputSchema).mutation(({ ctx, input }) => exchangeToken(envOf(ctx), input)),
+  exchangeToken: oauthSignIn.input(exchangeTokenInputSchema).mutation(({ ctx, input }) => exchangeToken(envOf(ctx), input)),
 
-  revokeToken: oauthServerProcedure.input(revokeTokenInputSchema).mutation(({ ctx, input }) => revokeToken(envOf(ctx), input)),
+  revokeToken: oauthSignIn.input(revokeTokenInputSchema).mutation(({ ctx, input }) => revokeToken(envOf(ctx), input)),
 
   verifyAccessToken: oauthServerProcedure
     .input(verifyAccessTokenInputSchema)

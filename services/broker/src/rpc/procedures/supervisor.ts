@@ -21,8 +21,10 @@ import {
   watchTargetInputSchema,
 } from '@terminal-mcp/contract';
 import { z } from 'zod';
+import type { TargetRef } from '../../access/target.js';
+import type { WatchRow } from '../../effects/store/supervisor-store.js';
+import { preflightInput } from '../../input/authorize.js';
 import { sendText } from '../../input/send.js';
-import { assertInputScope } from '../../oauth/caller.js';
 import { claimEvent, executeSend, getPolicy, listActionable, listActions, pausePolicy, reviewAction, setPolicy, submitDecision } from '../../supervisor/actions.js';
 import { ackEvent, listEvents, listWatches, runOnce, setVerifierPolicy, status, unwatch, waitEvents, watch, type SupervisorCaller } from '../../supervisor/watches.js';
 import type { BrokerContext } from '../context.js';
@@ -42,21 +44,24 @@ export const supervisor = {
   ackEvent: gatewayProcedure.input(ackEventInputSchema).mutation(({ ctx, input }) => ackEvent(caller(ctx), input.event_id)),
   runOnce: gatewayProcedure.input(empty).mutation(({ ctx }) => runOnce(caller(ctx))),
   waitEvents: gatewayProcedure.input(waitEventsInputSchema).query(({ ctx, input, signal }) => waitEvents(caller(ctx), input, signal)),
-  setVerifierPolicy: gatewayProcedure.input(setVerifierPolicyInputSchema).mutation(({ ctx, input }) => setVerifierPolicy(caller(ctx), input)),
+  setVerifierPolicy: gatewayProcedure.meta({ effect: 'input' }).input(setVerifierPolicyInputSchema).mutation(({ ctx, input }) => setVerifierPolicy(caller(ctx), input)),
 };
 
 export const supervisor2 = {
-  setPolicy: gatewayProcedure.input(setPolicyInputSchema).mutation(({ ctx, input }) => setPolicy(caller(ctx), input)),
+  setPolicy: gatewayProcedure.meta({ effect: 'input' }).input(setPolicyInputSchema).mutation(({ ctx, input }) => setPolicy(caller(ctx), input)),
   getPolicy: gatewayProcedure.input(watchTargetInputSchema).query(({ ctx, input }) => getPolicy(caller(ctx), input)),
   listActionableEvents: gatewayProcedure.input(listActionableInputSchema).query(({ ctx, input }) => listActionable(caller(ctx), input.limit)),
   claimEvent: gatewayProcedure.input(claimEventInputSchema).mutation(({ ctx, input }) => claimEvent(caller(ctx), input.event_id)),
   submitDecision: gatewayProcedure.input(submitDecisionInputSchema).mutation(({ ctx, input }) => submitDecision(caller(ctx), input.action_id, input.prompt)),
-  reviewAction: gatewayProcedure.input(reviewActionInputSchema).mutation(({ ctx, input }) => reviewAction(caller(ctx), input.action_id, input.decision)),
-  executeSend: gatewayProcedure.input(actionIdInputSchema).mutation(({ ctx, input }) => {
-    // Typing needs the input scope, as for terminal_send_text.
-    assertInputScope(ctx.oauth);
-    return executeSend(caller(ctx), input.action_id, (w, text) =>
-      sendText(ctx, { tool: 'supervisor2_execute_send', target: w.kind === 'binding' ? { binding: w.target } : { session: w.target }, text, enter: true, dryRun: false }),
+  reviewAction: gatewayProcedure.meta({ effect: 'input' }).input(reviewActionInputSchema).mutation(({ ctx, input }) => reviewAction(caller(ctx), input.action_id, input.decision)),
+  // Types through the input attempt, which authorizes the caller at delivery.
+  executeSend: gatewayProcedure.meta({ effect: 'delivery' }).input(actionIdInputSchema).mutation(({ ctx, input }) => {
+    const targetOf = (w: WatchRow): TargetRef => (w.kind === 'binding' ? { binding: w.target } : { session: w.target });
+    return executeSend(
+      caller(ctx),
+      input.action_id,
+      (w, text, review) => sendText(ctx, { tool: 'supervisor2_execute_send', target: targetOf(w), text, enter: true, dryRun: false, review }),
+      (w) => preflightInput(ctx, 'supervisor2_execute_send', targetOf(w)),
     );
   }),
   listActions: gatewayProcedure.input(listActionsInputSchema).query(({ ctx, input }) => listActions(caller(ctx), input)),
@@ -71,6 +76,6 @@ export const supervisorDashboard = {
   waitEvents: operatorProcedure.input(waitEventsInputSchema).query(({ ctx, input, signal }) => waitEvents(caller(ctx), input, signal)),
   ackEvent: operatorProcedure.input(ackEventInputSchema).mutation(({ ctx, input }) => ackEvent(caller(ctx), input.event_id)),
   listActions: operatorProcedure.input(listActionsInputSchema).query(({ ctx, input }) => listActions(caller(ctx), input)),
-  reviewAction: operatorProcedure.input(reviewActionInputSchema).mutation(({ ctx, input }) => reviewAction(caller(ctx), input.action_id, input.decision)),
+  reviewAction: operatorProcedure.meta({ effect: 'input' }).input(reviewActionInputSchema).mutation(({ ctx, input }) => reviewAction(caller(ctx), input.action_id, input.decision)),
   pause: operatorProcedure.input(watchKeyInput).mutation(({ ctx, input }) => pausePolicy(caller(ctx), input.watch_key)),
 };

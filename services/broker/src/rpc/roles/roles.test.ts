@@ -1,9 +1,10 @@
 // Guards the privilege table: every role's procedures and kinds are pinned, each row's procedure is built for that role (and no other role is named in its base), the observer can name no mutation, and only the dashboard can name a grants procedure.
 import { describe, expect, it } from 'vitest';
 import { audit, bindings, dashboardInput, grants, input } from '../procedures/index.js';
+import { effectOf, type ProcedureMeta } from '../trpc.js';
 import { ROLE_ROUTERS } from './index.js';
 
-type ProcedureDef = { _def: { type: 'query' | 'mutation' | 'subscription'; meta?: { roles?: readonly string[] } } };
+type ProcedureDef = { _def: { type: 'query' | 'mutation' | 'subscription'; meta?: ProcedureMeta } };
 type Role = keyof typeof ROLE_ROUTERS;
 const proceduresOf = (role: Role) => ROLE_ROUTERS[role]._def.procedures as unknown as Record<string, ProcedureDef>;
 
@@ -159,6 +160,93 @@ describe('role routers', () => {
         ],
       }
     `);
+  });
+
+  it('pins the effect of every procedure that does more than read (the one authorization decision judges it by it)', () => {
+    const table = Object.fromEntries(
+      (Object.keys(ROLE_ROUTERS) as Role[]).map((role) => [
+        role,
+        Object.entries(proceduresOf(role))
+          .map(([path, p]) => [path, effectOf(p._def.meta, p._def.type)] as const)
+          .filter(([, effect]) => effect !== 'read')
+          .map(([path, effect]) => `${path}:${effect}`)
+          .sort(),
+      ]),
+    );
+    expect(table).toMatchInlineSnapshot(`
+      {
+        "gateway": [
+          "bindings.bind:write",
+          "bindings.unbind:write",
+          "input.sendBound:delivery",
+          "input.sendKeys:delivery",
+          "input.sendTask:delivery",
+          "input.sendText:delivery",
+          "notes.addAttachment:write",
+          "notes.create:write",
+          "notes.delete:write",
+          "notes.linkToProject:write",
+          "notes.markApplied:write",
+          "notes.removeAttachment:write",
+          "notes.restore:write",
+          "notes.update:write",
+          "oauth.approveAuthorization:sign-in",
+          "oauth.exchangeToken:sign-in",
+          "oauth.registerClient:sign-in",
+          "oauth.revokeToken:sign-in",
+          "projects.deployPreview:input",
+          "projects.dispatch:delivery",
+          "supervisor.ackEvent:write",
+          "supervisor.runOnce:write",
+          "supervisor.setVerifierPolicy:input",
+          "supervisor.unwatch:write",
+          "supervisor.watch:write",
+          "supervisor2.claimEvent:write",
+          "supervisor2.executeSend:delivery",
+          "supervisor2.reviewAction:input",
+          "supervisor2.setPolicy:input",
+          "supervisor2.submitDecision:write",
+        ],
+        "observer": [
+          "oauth.approveAuthorization:sign-in",
+          "oauth.exchangeToken:sign-in",
+          "oauth.registerClient:sign-in",
+          "oauth.revokeToken:sign-in",
+        ],
+        "web": [
+          "auth.changePassword:sign-in",
+          "auth.login:sign-in",
+          "auth.logout:sign-in",
+          "grants.bulkSet:write",
+          "grants.revoke:write",
+          "grants.set:write",
+          "input.sendKeys:delivery",
+          "input.sendText:delivery",
+          "notes.addAttachment:write",
+          "notes.create:write",
+          "notes.delete:write",
+          "notes.linkToProject:write",
+          "notes.removeAttachment:write",
+          "notes.restore:write",
+          "notes.update:write",
+          "oauthAdmin.revokeClient:write",
+          "oauthAdmin.revokeGrant:write",
+          "oauthAdmin.revokeUser:write",
+          "supervisorDashboard.ackEvent:write",
+          "supervisorDashboard.pause:write",
+          "supervisorDashboard.reviewAction:input",
+        ],
+      }
+    `);
+  });
+
+  it('judges no mutation as a read, and types only through the input attempt (delivery)', () => {
+    const all = (Object.keys(ROLE_ROUTERS) as Role[]).flatMap((role) => Object.entries(proceduresOf(role)).map(([path, p]) => ({ role, path, p })));
+    expect(all.filter(({ p }) => p._def.type === 'mutation' && effectOf(p._def.meta, p._def.type) === 'read').map(({ role, path }) => `${role}: ${path}`)).toEqual([]);
+    // Every procedure that can reach a pane's input is declared as delivery, so the door
+    // never decides for it and the attempt's authorization cannot be skipped.
+    const typing = new Set<unknown>([...Object.values(input).filter((p) => p !== input.context), ...Object.values(dashboardInput)]);
+    for (const { role, path, p } of all) if (typing.has(p)) expect(effectOf(p._def.meta, p._def.type), `${role}: ${path}`).toBe('delivery');
   });
 
   it('builds every row on a base that serves exactly the roles listing it', () => {

@@ -1,0 +1,110 @@
+/**
+ * Every process the broker (and the `terminal-mcp` commands of its package) can start, in
+ * one place, with where its command line comes from and who may cause it. No command line,
+ * working directory or environment of any process comes from a client: the program and
+ * argv are constants of our code or the operator's config.yaml, and client input reaches
+ * a process only as validated ids (`%7`, `$3`) or as bytes on stdin (`load-buffer -`).
+ *
+ * test/src/architecture.test.ts derives from the source every module that imports
+ * `node:child_process` or `execa` and fails unless it is listed here (and every module
+ * listed here still spawns), so a new way to start a process cannot appear unlisted.
+ * docs/security.md shows this table.
+ */
+
+/** Who may cause a spawn: `broker` (its own start, timers and control clients, no caller),
+ * `cli` (the operator running a `terminal-mcp*` command), or an effect a caller's principal
+ * must allow (services/broker/src/policy/authority.ts). */
+export type SpawnTrigger = 'broker' | 'cli' | 'read' | 'input';
+
+export interface BrokerProcess {
+  /** What runs. */
+  readonly program: string;
+  /** Where its argv comes from. */
+  readonly argv: string;
+  /** Modules (under services/broker/src/) that spawn it with `node:child_process` or
+   * `execa`; empty when tmux starts it on a command we send (`via`). */
+  readonly modules: readonly string[];
+  readonly via?: string;
+  readonly triggers: readonly SpawnTrigger[];
+  /** Who may cause it, in words. */
+  readonly who: string;
+}
+
+export const BROKER_PROCESSES: Readonly<Record<string, BrokerProcess>> = {
+  tmux_control_client: {
+    program: 'tmux -C (through `setpriv --pdeathsig TERM` where util-linux has it)',
+    argv: 'constants: `-L <config socket> -f <config file> -C attach -f ignore-size,no-output -t <hidden session id>`; watchers attach read-only to a validated `$id`',
+    modules: ['effects/tmux/control-process.ts'],
+    triggers: ['broker', 'read'],
+    who: 'the broker at start (its one command client); any principal allowed to read a session starts a watcher on it (live output, waits, supervisor watches, transcripts)',
+  },
+  tmux_command: {
+    program: 'tmux (one command)',
+    argv: 'constants plus validated ids (`%pane`, `$session`), generated buffer names and allowlisted key names (assertSafeTmuxArgument); pasted text only on stdin (`load-buffer -`)',
+    modules: ['effects/tmux/tmux-command.ts'],
+    triggers: ['broker', 'input'],
+    who: 'the input attempt after THE input authorization (input/authorize.ts) for load-buffer/paste-buffer/send-keys; the broker itself for hidden-session upkeep',
+  },
+  hidden_session_loop: {
+    program: '`cat`, then `sh -c <loop>` in the hidden session (started by tmux)',
+    argv: 'constants (effects/tmux/hidden-session.ts): the loop waits for the broker pid to exit',
+    modules: [],
+    via: 'tmux, on the new-session/respawn-pane commands of effects/tmux/hidden-session.ts',
+    triggers: ['broker'],
+    who: 'the broker when its control client attaches',
+  },
+  setpriv_probe: {
+    program: 'setpriv --help',
+    argv: 'constant (`--help`, to learn whether `--pdeathsig` exists)',
+    modules: ['effects/tmux/death-signal.ts'],
+    triggers: ['broker'],
+    who: 'the broker, once, before its first control client',
+  },
+  git: {
+    program: 'git',
+    argv: 'fixed read-only subcommands with validated revisions and paths, `-C <configured source root or verifier worktree>`, a scratch environment, no shell',
+    modules: ['effects/git/git-runner.ts'],
+    triggers: ['read', 'broker'],
+    who: 'any principal allowed to read project sources (observer, gateway: source_* tools, project_check); the verifier reading its configured worktree',
+  },
+  verifier_test_command: {
+    program: "the operator's `supervisor.verifier_profiles[].test_command`",
+    argv: 'config only (argv, no shell), in the profile\'s configured worktree, environment built from scratch, timeout from the profile',
+    modules: ['effects/verifier/verifier-runner.ts'],
+    triggers: ['input'],
+    who: 'the supervisor, when an autonomous watch claims DONE, for a profile chosen by a principal allowed the input effect (supervisor_set_verifier_policy) and still in the config; never while permissions.terminal_input is off',
+  },
+  deploy_preview_command: {
+    program: "the operator's `project_profiles[].deploy_preview.commands[].argv`",
+    argv: 'config only (argv, no shell), only when the profile is `preview_safe`, in the project\'s configured repository, fixed environment, timeout',
+    modules: ['effects/deploy/run-command.ts'],
+    triggers: ['input'],
+    who: 'deploy_preview, for a principal allowed the input effect, while permissions.terminal_input is on',
+  },
+  getent_group: {
+    program: 'getent group <name>',
+    argv: "the operator's TERMINAL_MCP_SOCKET_GROUPS (validated group names)",
+    modules: ['effects/socket-files.ts'],
+    triggers: ['broker'],
+    who: 'the broker at start, when socket groups are configured',
+  },
+  broker_from_stdio_launcher: {
+    program: 'node <broker main.js> (detached)',
+    argv: 'constants: the node flags and the package\'s own broker entry point',
+    modules: ['effects/launch/stdio-launch.ts'],
+    triggers: ['cli'],
+    who: '`terminal-mcp` (stdio) when no broker answers, as the local user who ran it',
+  },
+  tmux_probe: {
+    program: 'tmux -V, tmux [-L socket] list-sessions',
+    argv: 'constants plus the configured socket name',
+    modules: ['effects/launch/tmux-probe.ts', 'effects/launch/registry-cleanup-cli.ts'],
+    triggers: ['cli'],
+    who: '`terminal-mcp status` / `doctor` and `terminal-mcp-registry cleanup`, run by the operator',
+  },
+};
+
+/** Every module that may import `node:child_process` or `execa`. */
+export function spawningModules(): ReadonlySet<string> {
+  return new Set(Object.values(BROKER_PROCESSES).flatMap((p) => p.modules));
+}

@@ -1,0 +1,109 @@
+/**
+ * Who a caller is and what its authentication lets it do at most: one decision for every
+ * effect. A principal comes only from authentication — the socket (its role), a verified
+ * OAuth token, the gateway's own sign-in result (its static token, or none), the local
+ * Unix user of a stdio gateway, or a dashboard operator's session — never from a name the
+ * client gives itself. The operator's policy (whitelist, input policy, grants, guarded
+ * commands) then decides per session; this module decides per effect:
+ *
+ *  - `read`: look (every authenticated principal);
+ *  - `write`: change Terminal MCP's own state (notes, bindings, watches, supervisor
+ *    policies, acknowledgements);
+ *  - `input`: act on the host: type into a pane, approve queued input, arrange for the
+ *    verifier or a deploy preview to run an operator-configured command.
+ *
+ * OAuth scopes map onto effects: `terminal:read` → read, `terminal:write` → write,
+ * `terminal:input` → input and write (typing is more than keeping a note). Principals
+ * without OAuth (the static token, stdio, a process with the socket, a signed-in operator)
+ * may do every effect their socket serves. Pure.
+ */
+import { GATEWAY_INPUT_SCOPE, GATEWAY_READ_SCOPE, GATEWAY_WRITE_SCOPE, type ErrorCode, type SocketRole } from '@terminal-mcp/contract';
+
+export const EFFECTS = ['read', 'write', 'input'] as const;
+export type Effect = (typeof EFFECTS)[number];
+
+/**
+ * - `oauth`: a gateway OAuth token the broker verified itself;
+ * - `token`: the gateway's static bearer token (checked by the gateway);
+ * - `anonymous`: an HTTP gateway client without any credential (only when the operator
+ *   runs the gateway open on purpose): one identity for all of them;
+ * - `stdio`: a stdio gateway, i.e. the local Unix user who started it;
+ * - `socket`: a process that opened the role's socket and named no principal;
+ * - `operator`: a signed-in dashboard operator (web.sock, session token validated);
+ * - `observer`: the read-only observer's callers.
+ */
+export type PrincipalKind = 'oauth' | 'token' | 'anonymous' | 'stdio' | 'socket' | 'operator' | 'observer';
+
+export interface Principal {
+  readonly role: SocketRole;
+  readonly kind: PrincipalKind;
+  /** The identity: audit rows, per-client views, caps and quotas key on it. */
+  readonly actor: string;
+  /** What the authentication allows at most. */
+  readonly effects: ReadonlySet<Effect>;
+}
+
+const ALL: ReadonlySet<Effect> = new Set(EFFECTS);
+const READ_ONLY: ReadonlySet<Effect> = new Set<Effect>(['read']);
+const NONE: ReadonlySet<Effect> = new Set<Effect>();
+
+/** The effects an OAuth grant's scopes allow (unknown scopes allow nothing). */
+export function effectsOfScopes(scopes: readonly string[]): ReadonlySet<Effect> {
+  const out = new Set<Effect>();
+  if (scopes.includes(GATEWAY_READ_SCOPE)) out.add('read');
+  if (scopes.includes(GATEWAY_WRITE_SCOPE)) out.add('write');
+  if (scopes.includes(GATEWAY_INPUT_SCOPE)) {
+    out.add('input');
+    out.add('write');
+  }
+  return out;
+}
+
+/** A principal of `role` authenticated without OAuth: every effect its socket serves
+ * (the observer's socket serves reading only; a web.sock call without an operator session
+ * may only read what the dashboard shows before sign-in). */
+export function principalOf(role: SocketRole, kind: Exclude<PrincipalKind, 'oauth'>, actor: string): Principal {
+  const effects = role === 'observer' || (role === 'web' && kind !== 'operator') ? READ_ONLY : ALL;
+  return { role, kind, actor, effects };
+}
+
+/** A gateway OAuth caller; `scopes` empty for a token that no longer verifies. */
+export function oauthPrincipal(actor: string, scopes: readonly string[]): Principal {
+  return { role: 'gateway', kind: 'oauth', actor, effects: scopes.length === 0 ? NONE : effectsOfScopes(scopes) };
+}
+
+export interface EffectRefusal {
+  readonly code: Extract<ErrorCode, 'INPUT_NOT_ALLOWED' | 'WRITE_NOT_ALLOWED' | 'UNAUTHENTICATED'>;
+  readonly message: string;
+  readonly hint: string;
+}
+
+/** THE decision: may `principal` cause `effect`? null when it may. */
+export function refuseEffect(principal: Principal, effect: Effect): EffectRefusal | null {
+  if (principal.effects.has(effect)) return null;
+  if (principal.effects.size === 0) {
+    return { code: 'UNAUTHENTICATED', message: 'the credential of this call does not verify', hint: 'Reconnect the client (sign in again).' };
+  }
+  if (effect === 'input') {
+    return {
+      code: 'INPUT_NOT_ALLOWED',
+      message: principal.kind === 'oauth' ? 'this connection was approved without the input scope' : 'this caller may not type into terminals',
+      hint: `The operator approved this OAuth client without ${GATEWAY_INPUT_SCOPE}. To type, reconnect the client and tick "Type into terminals" on the consent page.`,
+    };
+  }
+  if (effect === 'write') {
+    return {
+      code: 'WRITE_NOT_ALLOWED',
+      message: principal.kind === 'oauth' ? 'this connection was approved for reading only' : 'this caller may not change anything',
+      hint: `The operator approved this OAuth client without ${GATEWAY_WRITE_SCOPE}. To keep notes, bindings or watches, reconnect the client and tick that scope on the consent page.`,
+    };
+  }
+  return { code: 'UNAUTHENTICATED', message: 'this caller may not read', hint: 'Reconnect the client (sign in again).' };
+}
+
+/** The key of a principal's own view of the input audit, or null when it has none: every
+ * unauthenticated HTTP client is the same anonymous principal, so none of them may see
+ * "its own" attempts (they would be everyone's). */
+export function perClientViewKey(principal: Principal): string | null {
+  return principal.kind === 'anonymous' ? null : principal.actor;
+}
