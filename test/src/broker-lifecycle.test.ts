@@ -8,6 +8,7 @@ import { BROKER_NODE_FLAGS } from '@terminal-mcp/broker/node-flags';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess } from './helpers/broker-process.js';
+import { ownedProcess, stopOwned } from './helpers/owned-process.js';
 import { repoPath } from './helpers/repo.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 
@@ -42,10 +43,26 @@ beforeAll(async () => {
   await tmux.newSession('test-life', 'bash --norc --noprofile');
 });
 afterAll(async () => {
+  // A broker the launcher started runs detached and outlives a failed test until its idle
+  // exit: stop any that still holds one of this file's private socket directories.
+  for (const d of dirs) {
+    const socketDir = join(d, 'run');
+    const holder = readLockPid(socketDir);
+    const id = holder === undefined ? undefined : ownedProcess(holder, `TERMINAL_MCP_SOCKET_DIR=${socketDir}`);
+    if (id) await stopOwned(id);
+  }
   await tmux?.kill();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
   dirs = [];
 });
+
+function readLockPid(socketDir: string): number | undefined {
+  try {
+    return Number.parseInt(readFileSync(join(socketDir, 'broker.lock'), 'utf8'), 10);
+  } catch {
+    return undefined;
+  }
+}
 
 describe('config validation at start-up', () => {
   it.each([
@@ -112,10 +129,11 @@ describe('terminal-mcp (stdio launcher)', () => {
       expect(readFileSync(`/proc/${brokerPid}/cmdline`, 'utf8').split('\0').slice(1, 1 + BROKER_NODE_FLAGS.length)).toEqual([...BROKER_NODE_FLAGS]);
     } finally {
       await client.close();
+      // The launcher started it detached: signalled only once proven to be this test's.
       const pid = Number(/pid (\d+)\)/.exec(stderr)?.[1]);
-      if (pid) process.kill(pid, 'SIGTERM');
-      const deadline = Date.now() + 5000;
-      while (Date.now() < deadline && existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'broker.lock'))) await new Promise((r) => setTimeout(r, 50));
+      const launched = ownedProcess(pid, `TERMINAL_MCP_SOCKET_DIR=${env.TERMINAL_MCP_SOCKET_DIR}`);
+      expect(launched, `the broker the launcher started (pid ${pid})`).toBeDefined();
+      await stopOwned(launched!);
       expect(existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'broker.lock'))).toBe(false);
     }
   });

@@ -60,7 +60,7 @@ describe('restricted session content never reaches the browser (production build
 
   afterAll(async () => {
     await stack?.stop();
-  }, 60_000);
+  });
 
   it('shows the restricted session with metadata and a badge only, on every page and in both languages', async () => {
     await page.goto(`${stack.baseUrl}/`);
