@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess } from './helpers/broker-process.js';
 import { ownedProcess, stopOwned } from './helpers/owned-process.js';
+import { GENEROUS_WAIT_MS } from './helpers/wait-for.js';
 import { repoPath } from './helpers/repo.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 
@@ -30,7 +31,8 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    // Only a hung broker meets this: one that starts and refuses took over 20 s on a busy machine.
+    const timer = setTimeout(() => child.kill('SIGKILL'), GENEROUS_WAIT_MS);
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, stderr });

@@ -1,20 +1,19 @@
 // The dashboard lists the observer's OAuth clients and grants and revokes them (a client, one grant, everything of a user after a confirmation) so the broker refuses their tokens; cross-origin or signed-out POSTs change nothing; the access history shows who granted what, paged, and who revoked a connector, and grants left without a session can be revoked.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOperatorAccount } from './helpers/operator-account.js';
-import { repoPath } from './helpers/repo.js';
-import { OPERATOR_PASSWORD, operatorSessionOf, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
+import { OPERATOR_PASSWORD, operatorSessionOf, screenshotDir, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
 
 // Screenshots go to docs/screenshots only when asked (they are committed); otherwise to a
 // temp dir, so a test run does not rewrite tracked files.
-const SCREENSHOT_DIR = process.env.TERMINAL_MCP_UPDATE_SCREENSHOTS === '1' ? repoPath('docs/screenshots') : mkdtempSync(join(tmpdir(), 'tmcp-shots-'));
+const SCREENSHOTS = screenshotDir();
+const SCREENSHOT_DIR = SCREENSHOTS.path;
 
 const CLAUDE_CALLBACK = 'https://claude.ai/api/mcp/auth_callback';
 const LOCAL_CALLBACK = 'http://127.0.0.1:33418/callback';
@@ -111,6 +110,7 @@ describe('connectors and access history on the dashboard (production build, real
   afterAll(async () => {
     await new Promise((r) => attacker?.close(r));
     await stack?.stop();
+    SCREENSHOTS.remove();
   });
 
   it('is linked from the header and explains how to connect claude.ai when nothing is connected, in both languages', async () => {

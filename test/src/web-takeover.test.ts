@@ -1,14 +1,14 @@
 // The operator dashboard as an operator uses it (production build, real broker, real tmux, Chromium): readable terminals (>= 12 px), the full view, take-over keystrokes arriving byte-exact in a raw-mode pane, Ctrl-C behind a confirmation, a desktop notification asked for only on a click, a quick answer to a real `read -p [y/N]`, attention order and header count changing live, the sensitive-name explanation, the /audit page listing a refused attempt, and /health.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoPath } from './helpers/repo.js';
-import { operatorSessionOf, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
+import { operatorSessionOf, screenshotDir, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
 
-const SCREENSHOT_DIR = process.env.TERMINAL_MCP_UPDATE_SCREENSHOTS === '1' ? repoPath('docs/screenshots') : mkdtempSync(join(tmpdir(), 'tmcp-shots-'));
+const SCREENSHOTS = screenshotDir();
+const SCREENSHOT_DIR = SCREENSHOTS.path;
 
 const card = (page: Page, name: string) => page.locator(`article.session[data-session="${name}"]`);
 const fontPx = (page: Page, scope: string) =>
@@ -26,6 +26,7 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
   let stack: WebStack;
   let context: BrowserContext;
   let page: Page;
+  let rawDir: string | undefined;
 
   async function hexSeen(session: string): Promise<string> {
     const screen = await stack.tmux.tmux(['capture-pane', '-p', '-J', '-S', '-200', '-t', session]);
@@ -41,8 +42,8 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
 
   beforeAll(async () => {
     stack = await startWebStack();
-    const dir = mkdtempSync(join(tmpdir(), 'tmcp-raw-'));
-    const reader = join(dir, 'reader.py');
+    rawDir = mkdtempSync(join(tmpdir(), 'tmcp-raw-'));
+    const reader = join(rawDir, 'reader.py');
     writeFileSync(reader, RAW_READER);
     await stack.tmux.newSession('claude-keys', `python3 ${reader}`, { width: 100, height: 30 });
     // Wider than any card: must scroll, never shrink.
@@ -61,6 +62,8 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
 
   afterAll(async () => {
     await stack?.stop();
+    SCREENSHOTS.remove();
+    if (rawDir) rmSync(rawDir, { recursive: true, force: true });
   });
 
   it('draws terminals at 12 px or more, on a desktop and on a phone, and scrolls a wide pane inside its card', async () => {
@@ -86,6 +89,34 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
     await page.reload();
     await waitFor('the remembered font', async () => (await page.getByTestId('font-size').innerText()).startsWith(`${before + 1}`));
     await page.getByTestId('font-smaller').click();
+  });
+
+  it('opens the full view in one click even when a status refresh comes while it loads', async () => {
+    // The view's data is held until the dashboard has asked for its own again (a status
+    // refresh: after output, and every 10 s) or 12 s have passed. SvelteKit aborts a
+    // navigation when an invalidation starts while it loads: the click was lost, and the
+    // page stayed on the dashboard, whenever the view loaded slower than the next refresh.
+    await page.goto(`${stack.baseUrl}/`);
+    let viewHeld = false;
+    let dashboardRefreshed!: () => void;
+    const refreshWhileHeld = new Promise<void>((resolve) => (dashboardRefreshed = resolve));
+    await page.route('**/__data.json*', async (route) => {
+      const path = new URL(route.request().url()).pathname;
+      if (path === '/view/__data.json') {
+        viewHeld = true;
+        await Promise.race([refreshWhileHeld, new Promise((r) => setTimeout(r, 12_000))]);
+      } else if (viewHeld && path === '/__data.json') {
+        dashboardRefreshed();
+      }
+      await route.continue();
+    });
+    try {
+      await card(page, 'claude-wide').getByTestId('open-full').click();
+      await page.waitForURL(`${stack.baseUrl}/view?session=claude-wide`);
+      expect(viewHeld).toBe(true);
+    } finally {
+      await page.unroute('**/__data.json*');
+    }
   });
 
   it('takes over: keystrokes arrive in the pane byte-exact through the guarded input path', async () => {

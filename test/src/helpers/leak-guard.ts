@@ -10,14 +10,27 @@
  * no other process on the machine has it, so it proves whose a process is. A process
  * started with a scrubbed environment carries no marker; the run's own check
  * (scripts/lib/leftovers.mjs) still finds it by its working directory.
+ *
+ * The default state and socket directories (XDG_STATE_HOME, XDG_RUNTIME_DIR) point into a
+ * directory of the file's own for the same reason: a test that forgot to give a broker,
+ * `npm start` or `terminal-mcp stop` private directories must not reach the user's (a
+ * stale record there may name a pid that is not ours); it fails instead, named.
  */
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { processStartTime } from '@terminal-mcp/broker/process-identity';
 import { afterAll } from 'vitest';
 
 const FILE_MARKER_NAME = 'TERMINAL_MCP_TEST_FILE';
 const fileMarker = randomBytes(6).toString('hex');
 process.env[FILE_MARKER_NAME] = fileMarker;
+
+const defaultsRoot = mkdtempSync(join(tmpdir(), 'tmcp-defaults-'));
+const defaultDirs = [join(defaultsRoot, 'state-home'), join(defaultsRoot, 'runtime')] as const;
+for (const dir of defaultDirs) mkdirSync(dir, { mode: 0o700 });
+[process.env.XDG_STATE_HOME, process.env.XDG_RUNTIME_DIR] = defaultDirs;
 
 /** Registered by tmux-server.ts (only files that start tmux servers load it). */
 const TMUX_REGISTRY = Symbol.for('terminal-mcp.test.tmux-servers');
@@ -33,16 +46,6 @@ interface MarkedProcess {
   args: string;
 }
 
-function startTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[0] === 'Z' ? undefined : fields[19];
-  } catch {
-    return undefined;
-  }
-}
-
 /** Every live process (not a zombie) other than this one whose environment has our marker. */
 function markedProcesses(): MarkedProcess[] {
   const entry = `${FILE_MARKER_NAME}=${fileMarker}`;
@@ -52,7 +55,7 @@ function markedProcesses(): MarkedProcess[] {
     if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
     try {
       if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry)) continue;
-      const start = startTime(pid);
+      const start = processStartTime(pid);
       if (start === undefined) continue;
       const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim() || readlinkSync(`/proc/${pid}/exe`);
       found.push({ pid, start, args });
@@ -78,7 +81,7 @@ afterAll(async () => {
   const processes = process.platform === 'linux' ? await processesLeft() : [];
   for (const p of processes) {
     // Still the marked process (start time unchanged): end it.
-    if (startTime(p.pid) === p.start) {
+    if (processStartTime(p.pid) === p.start) {
       try {
         process.kill(p.pid, 'SIGKILL');
       } catch {
@@ -86,6 +89,13 @@ afterAll(async () => {
       }
     }
   }
-  const found = [...servers.map((s) => `tmux test server ${s} still running`), ...processes.map((p) => `process ${p.pid} still running: ${p.args.slice(0, 200)}`)];
-  if (found.length > 0) throw new Error(`this test file left behind (now ended; fix the test that started it):\n  ${found.join('\n  ')}`);
+  // Only ours: a browser keeps its own files in XDG_RUNTIME_DIR (dconf).
+  const usedDefaults = defaultDirs.map((dir) => join(dir, 'terminal-mcp')).filter((path) => existsSync(path));
+  rmSync(defaultsRoot, { recursive: true, force: true });
+  const found = [
+    ...servers.map((s) => `tmux test server ${s} still running`),
+    ...processes.map((p) => `process ${p.pid} still running: ${p.args.slice(0, 200)}`),
+    ...usedDefaults.map((path) => `a test used the default state or socket directory: ${path}`),
+  ];
+  if (found.length > 0) throw new Error(`this test file left these behind (processes and servers are now ended; fix the test that made them):\n  ${found.join('\n  ')}`);
 }, SETTLE_MS + 60_000);

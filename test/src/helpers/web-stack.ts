@@ -5,7 +5,8 @@
  * loopback; the web server picks a free port (TERMINAL_MCP_WEB_PORT=0) and prints its URL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startBrokerProcess, type BrokerProcess } from './broker-process.js';
@@ -14,6 +15,15 @@ import { startTmuxServer, type TmuxTestServer } from './tmux-server.js';
 import { GENEROUS_WAIT_MS, waitFor } from './wait-for.js';
 
 export { waitFor };
+
+/** Where a dashboard test writes its screenshots: docs/screenshots when refreshing them
+ * (TERMINAL_MCP_UPDATE_SCREENSHOTS=1; they are committed), otherwise a temporary directory
+ * that `remove()` deletes once the file is done. */
+export function screenshotDir(): { readonly path: string; remove(): void } {
+  if (process.env.TERMINAL_MCP_UPDATE_SCREENSHOTS === '1') return { path: repoPath('docs/screenshots'), remove: () => undefined };
+  const path = mkdtempSync(join(tmpdir(), 'tmcp-shots-'));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
