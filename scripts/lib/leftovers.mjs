@@ -10,7 +10,13 @@
 //    anywhere under /tmp/tmux-* (a test that gave tmux another TMUX_TMPDIR or none);
 //  - temporary files: anything in the private TMPDIR, and /tmp entries with the tag in
 //    their name (tests that need a directory other users can enter);
-//  - the default state and socket directories: anything in them (a test used them).
+//  - the default state and socket directories: anything in them (a test used them);
+//  - with TERMINAL_MCP_LEFTOVERS_SHARED=1 (.ci/run sets it: a CI machine runs nothing else
+//    of ours), also every entry of ours that appeared in /tmp (tmcp-*, terminal-mcp-*,
+//    such as terminal-mcp-git-home-*, tmcp-raw-*, tmcp-shots-*, tmcp-store-*) or in
+//    /tmp/tmux-<uid> (tmcp-test-*) while the run ran, whatever its name: a test that
+//    ignored TMPDIR or TMUX_TMPDIR. Named only, never removed: on a developer's machine
+//    another run may own them, which is why this check is off there.
 // Each is named; processes that carry the tag are then ended (the tag proves they are the
 // run's: no other process has it) and the private directory is removed, so a failed run
 // still leaves the machine clean. Linux only: elsewhere only the files are checked.
@@ -18,20 +24,13 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
+// From the build (npm test builds first): the same pid-plus-start-time identity that
+// `terminal-mcp stop` trusts.
+import { processStartTime } from '../../services/broker/dist/effects/proc/process-identity.js';
 
 export const RUN_TAG_NAME = 'TERMINAL_MCP_TEST_RUN';
 /** Processes may take a moment to go after the last test stopped them. */
 const SETTLE_MS = 30_000;
-
-function startTime(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[0] === 'Z' ? undefined : fields[19];
-  } catch {
-    return undefined;
-  }
-}
 
 function parentOf(pid) {
   try {
@@ -49,6 +48,17 @@ function processIds() {
     .filter((pid) => Number.isSafeInteger(pid) && pid > 0);
 }
 
+/** Names of ours in the shared directories (see the header). */
+const SHARED_TMP_OURS = /^(tmcp-|terminal-mcp-)/;
+const SHARED_TMUX_OURS = /^tmcp-test-/;
+const sharedTmuxDir = () => join('/tmp', `tmux-${process.getuid?.() ?? 0}`);
+function sharedEntries() {
+  return [
+    ...entries('/tmp').filter((e) => SHARED_TMP_OURS.test(e)).map((e) => join('/tmp', e)),
+    ...entries(sharedTmuxDir()).filter((e) => SHARED_TMUX_OURS.test(e)).map((e) => join(sharedTmuxDir(), e)),
+  ];
+}
+
 const inside = (path, dir) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : `${dir}${sep}`);
 
 /** Starts a run: the snapshot of running processes, the private directories and the
@@ -59,8 +69,10 @@ export function startRun(checkout) {
   chmodSync(dir, 0o700);
   const [tmp, tmux, stateHome, runtime] = ['tmp', 'tmux', 'state-home', 'runtime'].map((name) => join(dir, name));
   for (const d of [tmp, tmux, stateHome, runtime]) mkdirSync(d, { mode: 0o700 });
-  const before = new Set(processIds().map((pid) => `${pid}:${startTime(pid)}`));
+  const before = new Set(processIds().map((pid) => `${pid}:${processStartTime(pid)}`));
+  const checkShared = process.env.TERMINAL_MCP_LEFTOVERS_SHARED === '1';
   return {
+    sharedBefore: checkShared ? new Set(sharedEntries()) : undefined,
     tag,
     dir,
     tmp,
@@ -79,7 +91,7 @@ function runProcesses(run) {
   const found = [];
   for (const pid of processIds()) {
     if (mine.has(pid)) continue;
-    const start = startTime(pid);
+    const start = processStartTime(pid);
     if (start === undefined || run.before.has(`${pid}:${start}`)) continue;
     let cwd;
     let hasTag = false;
@@ -124,7 +136,7 @@ export async function finishRun(run) {
   }
   for (const p of procs) {
     found.push(`process ${p.pid} (cwd ${p.cwd ?? '?'}): ${p.args.slice(0, 200)}${p.hasTag ? '' : ' [not started with the run tag: not ended]'}`);
-    if (p.hasTag && startTime(p.pid) === p.start) {
+    if (p.hasTag && processStartTime(p.pid) === p.start) {
       try {
         process.kill(p.pid, 'SIGKILL');
       } catch {
@@ -140,10 +152,17 @@ export async function finishRun(run) {
     }
   }
   for (const entry of entries(run.tmp)) found.push(`temporary ${join(run.tmp, entry)}`);
-  for (const d of run.defaults) for (const entry of entries(d)) found.push(`a test used the default state or socket directory: ${join(d, entry)}`);
+  // Only ours: a browser keeps its own files in XDG_RUNTIME_DIR (dconf).
+  for (const d of run.defaults) if (existsSync(join(d, 'terminal-mcp'))) found.push(`a test used the default state or socket directory: ${join(d, 'terminal-mcp')}`);
   for (const entry of entries('/tmp').filter((e) => e.includes(run.tag) && join('/tmp', e) !== run.dir)) {
     found.push(`temporary /tmp/${entry}`);
     rmSync(join('/tmp', entry), { recursive: true, force: true });
+  }
+  if (run.sharedBefore) {
+    for (const path of sharedEntries()) {
+      if (path === run.dir || run.sharedBefore.has(path) || found.some((line) => line.endsWith(path))) continue;
+      found.push(`${path.startsWith(sharedTmuxDir()) ? 'tmux socket' : 'temporary'} ${path} [appeared during the run outside its private directories: not removed]`);
+    }
   }
   rmSync(run.dir, { recursive: true, force: true });
   return found;
