@@ -26,8 +26,9 @@
  * attaches would test tmux's bug, not ours ("server exited unexpectedly" under load).
  */
 import { randomBytes } from 'node:crypto';
-import { lstatSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { identityOf, signalIdentified, type ProcessIdentity } from '@terminal-mcp/broker/process-identity';
 import { identifyGateKey, withIdentifyTurn } from '@terminal-mcp/broker/tmux-identify-gate';
 import { execa } from 'execa';
 
@@ -156,10 +157,48 @@ export async function startTmuxServer(options: StartTmuxServerOptions = {}): Pro
 async function killServer(socketName: string, socketPath: string, env: NodeJS.ProcessEnv): Promise<void> {
   // -S: exactly the socket this helper made and checked, whatever TMUX_TMPDIR says now.
   const pid = await execa('tmux', ['-S', socketPath, '-N', 'display-message', '-p', '#{pid}'], { env, extendEnv: false, stdin: 'ignore', reject: false });
+  const serverPid = Number(pid.stdout);
+  // Recorded while the server still runs: once it exits, its descendants are reparented
+  // and nothing ties them to it any more.
+  const panes = descendantsOf(serverPid);
   await execa('tmux', ['-S', socketPath, 'kill-server'], { env, extendEnv: false, stdin: 'ignore', reject: false });
   // kill-server returns before the server has exited; a server started on the same
   // socket meanwhile would meet the dying one ("server exited unexpectedly").
-  await waitForExit(Number(pid.stdout));
+  await waitForExit(serverPid);
+  // kill-server hangs up each pane's terminal, but not a terminal a pane process opened
+  // itself: under `script -qc cmd`, cmd and its children outlived the server (and the run)
+  // with script waiting above them. Whatever the server started is ours: end each process
+  // still running, and only while it is still the one recorded (pid and start time).
+  for (const id of panes) signalIdentified(id, 'SIGKILL');
+}
+
+/** Every process below `rootPid` (children, their children, ...), with its identity. */
+function descendantsOf(rootPid: number): ProcessIdentity[] {
+  if (!Number.isSafeInteger(rootPid) || rootPid <= 1) return [];
+  const children = new Map<number, number[]>();
+  let pids: number[];
+  try {
+    pids = readdirSync('/proc').map(Number).filter((n) => Number.isSafeInteger(n) && n > 1);
+  } catch {
+    return []; // no /proc: nothing can be proven ours
+  }
+  for (const child of pids) {
+    try {
+      const stat = readFileSync(`/proc/${child}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), child]);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  const found: ProcessIdentity[] = [];
+  for (let queue = [...(children.get(rootPid) ?? [])]; queue.length > 0; ) {
+    const next = queue.shift()!;
+    const id = identityOf(next);
+    if (id) found.push(id);
+    queue = queue.concat(children.get(next) ?? []);
+  }
+  return found;
 }
 
 /** tmux 3.3a leaves its socket file when the server exits: remove it (only ours, only a socket). */
