@@ -11,7 +11,7 @@
 import { homedir } from 'node:os';
 import { resolvePaths } from '@terminal-mcp/contract';
 import { identityOf, isOrdinaryPid, signalIdentified, stillRunning, type ProcessIdentity } from '../proc/process-identity.js';
-import { pidAlive } from '../socket-files.js';
+import { pidAlive } from '../pid-alive.js';
 import { findBroker, type BrokerPresence } from './broker-presence.js';
 import { pidRuns } from './process-info.js';
 import { readSupervisorRunEvenIfStale } from './supervisor-run-file.js';

@@ -485,6 +485,7 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     capturePane,
     paneHint,
     health,
+    noServer: () => control.waitingForServer,
     onSessionsChanged,
     close: () => control.close(),
     onNotification: (listener) => control.onNotification(listener),

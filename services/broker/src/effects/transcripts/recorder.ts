@@ -22,6 +22,9 @@ import type { SessionFacts } from '../tmux/types.js';
 import { dirNameOf, openTranscriptStore, type TranscriptMeta, type TranscriptStore, type TranscriptWriter } from './transcript-files.js';
 
 const RECHECK_MS = 1_000;
+/** Lines the redactor holds (they may belong to a key block or a dump still printing)
+ * are judged and written once the pane has been quiet this long. */
+const HOLD_FLUSH_MS = 1_000;
 const DAY_MS = 86_400_000;
 
 /** The read gate as the recorder needs it: THE access gate's read rule (access/gate.ts),
@@ -70,6 +73,7 @@ interface Recording {
   gate: RecordGate;
   checkedAt: number;
   stopped: boolean;
+  flushTimer: NodeJS.Timeout | null;
 }
 
 export interface TranscriptRecorderDeps {
@@ -106,6 +110,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
   function stop(r: Recording, ended: boolean): void {
     if (r.stopped) return;
     r.stopped = true;
+    if (r.flushTimer !== null) clearTimeout(r.flushTimer);
     if (bySessionId.get(r.sessionId) === r) bySessionId.delete(r.sessionId);
     r.sub.unsubscribe();
     for (const pane of r.panes.values()) write(r, pane.end().lines);
@@ -129,6 +134,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
       gate,
       checkedAt: now(),
       stopped: false,
+      flushTimer: null,
     };
     const sub = deps.paneWatch.watch(sessionId, {
       onOutput(chunk) {
@@ -141,6 +147,15 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
         let pane = r.panes.get(chunk.paneId);
         if (pane === undefined) r.panes.set(chunk.paneId, (pane = createTranscriptLineRedactor()));
         write(r, pane.push(chunk.data).lines);
+        if (r.flushTimer !== null) clearTimeout(r.flushTimer);
+        r.flushTimer = null;
+        if ([...r.panes.values()].some((p) => p.holding())) {
+          r.flushTimer = setTimeout(() => {
+            r.flushTimer = null;
+            if (!r.stopped) for (const p of r.panes.values()) write(r, p.flush().lines);
+          }, HOLD_FLUSH_MS);
+          r.flushTimer.unref();
+        }
       },
       onEnd(error: AppError) {
         // The watcher closing with the broker is not the session ending.
