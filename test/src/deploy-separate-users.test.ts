@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoPath } from './helpers/repo.js';
-import { missingSystemTools, SYSTEM_PATH } from './helpers/system-tool.js';
+import { findSystemTool, missingSystemTools, SYSTEM_PATH } from './helpers/system-tool.js';
 import { testSocketName } from './helpers/tmux-server.js';
 
 const ROLES = ['gateway', 'observer', 'web'] as const;
@@ -29,7 +29,7 @@ const RUN_TAG = process.env.TERMINAL_MCP_TEST_RUN;
 const SHARED_TMP_PREFIX = `/tmp/tmcp-deploy-${RUN_TAG ? `${RUN_TAG}-` : ''}`;
 
 const isRoot = process.getuid?.() === 0;
-const missing = isRoot ? missingSystemTools(['setpriv', 'useradd', 'groupadd', 'usermod', 'getent', 'tmux', 'unshare', 'findmnt', 'timeout']) : undefined;
+const missing = isRoot ? missingSystemTools(['setpriv', 'useradd', 'groupadd', 'usermod', 'userdel', 'groupdel', 'getent', 'tmux', 'unshare', 'findmnt', 'timeout']) : undefined;
 // The service users must reach the checkout: the system units (ProtectHome=yes) and
 // install.sh refuse one under /home or /root, and /root is closed to other users anyway.
 const homeCheckout = /^\/(home|root|run\/user)\//.test(repoPath());
@@ -54,12 +54,41 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = { PATH: BASE_
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** A tool by the absolute path where it was found (the skip above names where it looked). */
+const tool = (name: string): string => findSystemTool(name) ?? name;
+
+/** The users and groups this file may create: the operator (made here) and the service
+ * users and groups that install.sh creates. Those that did not exist before the file ran
+ * are deleted after it, so a run leaves no account behind. */
+const ACCOUNTS = { users: [OPERATOR, 'tmcp-gateway', 'tmcp-observer', 'tmcp-web'], groups: [OPERATOR, 'tmcp-gateway', 'tmcp-observer', 'tmcp-web', 'tmcp-clients'] };
+const exists = (db: 'passwd' | 'group', name: string) => run(tool('getent'), [db, name]).status === 0;
+
+function existingAccounts(): { users: string[]; groups: string[] } {
+  return { users: ACCOUNTS.users.filter((u) => exists('passwd', u)), groups: ACCOUNTS.groups.filter((g) => exists('group', g)) };
+}
+
+/** Deletes the accounts that were not there before; returns what it could not delete. */
+function removeNewAccounts(before: { users: string[]; groups: string[] }): string[] {
+  const failures: string[] = [];
+  for (const user of ACCOUNTS.users.filter((u) => !before.users.includes(u) && exists('passwd', u))) {
+    const r = run(tool('userdel'), [user]);
+    if (r.status !== 0) failures.push(`userdel ${user}: ${r.stderr.trim()}`);
+  }
+  // userdel removes a user's own group only where USERGROUPS_ENAB says so.
+  for (const group of ACCOUNTS.groups.filter((g) => !before.groups.includes(g) && exists('group', g))) {
+    const r = run(tool('groupdel'), [group]);
+    if (r.status !== 0) failures.push(`groupdel ${group}: ${r.stderr.trim()}`);
+  }
+  return failures;
+}
+
 /** The operator is a real person's account in production; here a system user made for the
  * test (idempotent: a previous run's user is reused; a concurrent creation is tolerated). */
 function ensureOperatorUser(): void {
-  if (run('getent', ['passwd', OPERATOR]).status === 0) return;
-  const r = run('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', OPERATOR]);
-  if (r.status !== 0 && run('getent', ['passwd', OPERATOR]).status !== 0) throw new Error(`useradd ${OPERATOR}: ${r.stderr}`);
+  if (exists('passwd', OPERATOR)) return;
+  const useradd = tool('useradd');
+  const r = run(useradd, ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', OPERATOR]);
+  if (r.status !== 0 && !exists('passwd', OPERATOR)) throw new Error(`${useradd} ${OPERATOR} (exit status ${r.status}): ${r.stderr || r.stdout}`);
 }
 
 function install(root: string, extra: string[] = []) {
@@ -164,12 +193,14 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
   const services: ServiceProcess[] = [];
   const sockets = {} as Record<Role, string>;
   let firstInstall: ReturnType<typeof install>;
+  let accountsBefore: ReturnType<typeof existingAccounts> | undefined;
 
   const tmuxAsOperator = (args: string[]) =>
     // SHELL: the operator's login shell here is nologin, which would end the session at once.
     run('setpriv', asUser(OPERATOR, ['tmux', '-L', tmuxName, '-f', '/dev/null', ...args]), { PATH: BASE_PATH, SHELL: '/bin/sh' });
 
   beforeAll(async () => {
+    accountsBefore = existingAccounts();
     ensureOperatorUser();
     // Short: socket paths must fit in ~107 bytes. 0755 so the service users can traverse.
     root = mkdtempSync(SHARED_TMP_PREFIX);
@@ -210,6 +241,8 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
     // tmux 3.3a leaves its socket file in the operator's /tmp/tmux-UID.
     if (tmuxSocketPath) rmSync(tmuxSocketPath, { force: true });
     if (root) rmSync(root, { recursive: true, force: true });
+    const failures = accountsBefore ? removeNewAccounts(accountsBefore) : [];
+    if (failures.length > 0) throw new Error(`could not delete the accounts this file created:\n  ${failures.join('\n  ')}`);
   }, LIMIT_MS);
 
   it('lays out the directories and sockets as documented', () => {
