@@ -15,6 +15,9 @@
 #   --units-only     only render the units into --root (no users, no directories; no root needed)
 #   --dry-run        print what would be done, change nothing
 set -euo pipefail
+# useradd, groupadd and usermod live in /usr/sbin on Debian, which is missing from PATH
+# under `su` without `-` and in narrowed environments: look there too.
+PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 
 usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 die() { echo "install.sh: $*" >&2; exit 1; }

@@ -128,6 +128,7 @@ const { configSummaryDifferences, describeConfigSummary, summarizeConfig } = awa
 const { loadConfigFile } = await dist('services/broker/dist/effects/config-file.js');
 const { socketAnswers } = await dist('services/broker/dist/effects/socket-files.js');
 const { gatewayTokenFor, GATEWAY_TOKEN_FILE_NAME } = await dist('services/broker/dist/effects/launch/gateway-token-file.js');
+const { processStartTime } = await dist('services/broker/dist/effects/proc/process-identity.js');
 
 const paths = resolvePaths(env, homedir());
 const startedAt = new Date().toISOString();
@@ -135,12 +136,15 @@ const children = [];
 let stopping = false;
 
 function recordRun(ownsBroker) {
+  // With start times: `terminal-mcp stop` signals a recorded pid only while it is still
+  // the process recorded here (a child not yet reaped cannot have lost its pid).
   writeSupervisorRun(paths.socketDir, {
     pid: process.pid,
+    pid_start: processStartTime(process.pid),
     started_at: startedAt,
     checkout: root,
     owns_broker: ownsBroker,
-    children: children.map((c) => ({ name: c.name, pid: c.proc.pid, url: c.url ?? null, log: c.log })),
+    children: children.map((c) => ({ name: c.name, pid: c.proc.pid, pid_start: processStartTime(c.proc.pid), url: c.url ?? null, log: c.log })),
   });
 }
 

@@ -45,18 +45,28 @@ describe('terminal-mcp backup / restore', () => {
     // Writes keep going (new bindings; audited reads) for the whole backup. New bindings stop
     // short of the per-client cap (a fast broker would reach it before the backup ends);
     // the audited reads go on.
+    // The writer yields between writes (a pause, not a timing assumption: writes go on for
+    // as long as the backup runs, however long that is): a writer that never paused kept the
+    // broker, and on a busy machine the backup beside it, from the CPU, and the test ran out
+    // of time.
     const maxDuring = BINDING_LIMITS.maxPerActor - 10;
     let writing = true;
     let written = 0;
+    let firstWritten!: () => void;
+    const writingStarted = new Promise<void>((resolve) => (firstWritten = resolve));
     const writer = (async () => {
       while (writing) {
         if (written < maxDuring) {
           await client.bindings.bind.mutate({ binding: `during-${written}`, session: 'test-backup' });
           written++;
+          firstWritten();
         }
         await client.sessions.tail.query({ session: 'test-backup', lines: 5 });
+        await new Promise((r) => setTimeout(r, 20));
       }
     })();
+    // The backup starts once writes are under way, so it always overlaps them.
+    await writingStarted;
     const dir = join(root, 'backup-1');
     const backup = await runNode([CLI, 'backup', dir], b.env);
     writing = false;
@@ -110,7 +120,10 @@ describe('terminal-mcp backup / restore', () => {
     expect(back.title).toBe('kept across a restore');
     expect(back.attachments.map((a) => a.sha256)).toEqual([image.sha256]);
     expect(readFileSync(join(freshState, manifest.attachments[0].file)).equals(Buffer.from(PNG_1X1, 'base64'))).toBe(true);
-  });
+    // Two brokers, a backup, two restores and a handful of CLI runs: 37 s at load 12 on 2
+    // cores, and it ran out of 30 s and 120 s limits on busier runs. Sized for a machine
+    // five times slower than that.
+  }, 300_000);
 
   it('takes the config the running broker was started with when the shell does not name one', async () => {
     const dir = join(root, 'backup-shell-without-config');

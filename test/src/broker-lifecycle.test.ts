@@ -8,6 +8,8 @@ import { BROKER_NODE_FLAGS } from '@terminal-mcp/broker/node-flags';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess } from './helpers/broker-process.js';
+import { ownedProcess, stopOwned } from './helpers/owned-process.js';
+import { GENEROUS_WAIT_MS } from './helpers/wait-for.js';
 import { repoPath } from './helpers/repo.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 
@@ -29,7 +31,8 @@ function run(args: string[], env: Record<string, string>): Promise<{ code: numbe
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    // Only a hung broker meets this: one that starts and refuses took over 20 s on a busy machine.
+    const timer = setTimeout(() => child.kill('SIGKILL'), GENEROUS_WAIT_MS);
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, stderr });
@@ -42,10 +45,26 @@ beforeAll(async () => {
   await tmux.newSession('test-life', 'bash --norc --noprofile');
 });
 afterAll(async () => {
+  // A broker the launcher started runs detached and outlives a failed test until its idle
+  // exit: stop any that still holds one of this file's private socket directories.
+  for (const d of dirs) {
+    const socketDir = join(d, 'run');
+    const holder = readLockPid(socketDir);
+    const id = holder === undefined ? undefined : ownedProcess(holder, `TERMINAL_MCP_SOCKET_DIR=${socketDir}`);
+    if (id) await stopOwned(id);
+  }
   await tmux?.kill();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
   dirs = [];
 });
+
+function readLockPid(socketDir: string): number | undefined {
+  try {
+    return Number.parseInt(readFileSync(join(socketDir, 'broker.lock'), 'utf8'), 10);
+  } catch {
+    return undefined;
+  }
+}
 
 describe('config validation at start-up', () => {
   it.each([
@@ -112,10 +131,11 @@ describe('terminal-mcp (stdio launcher)', () => {
       expect(readFileSync(`/proc/${brokerPid}/cmdline`, 'utf8').split('\0').slice(1, 1 + BROKER_NODE_FLAGS.length)).toEqual([...BROKER_NODE_FLAGS]);
     } finally {
       await client.close();
+      // The launcher started it detached: signalled only once proven to be this test's.
       const pid = Number(/pid (\d+)\)/.exec(stderr)?.[1]);
-      if (pid) process.kill(pid, 'SIGTERM');
-      const deadline = Date.now() + 5000;
-      while (Date.now() < deadline && existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'broker.lock'))) await new Promise((r) => setTimeout(r, 50));
+      const launched = ownedProcess(pid, `TERMINAL_MCP_SOCKET_DIR=${env.TERMINAL_MCP_SOCKET_DIR}`);
+      expect(launched, `the broker the launcher started (pid ${pid})`).toBeDefined();
+      await stopOwned(launched!);
       expect(existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'broker.lock'))).toBe(false);
     }
   });

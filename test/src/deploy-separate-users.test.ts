@@ -10,29 +10,33 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoPath } from './helpers/repo.js';
+import { findSystemTool, missingSystemTools, SYSTEM_PATH } from './helpers/system-tool.js';
+import { testSocketName } from './helpers/tmux-server.js';
 
 const ROLES = ['gateway', 'observer', 'web'] as const;
 type Role = (typeof ROLES)[number];
 const OPERATOR = 'tmcp-test-op';
 const SOCKET_GROUPS = 'gateway=tmcp-gateway,observer=tmcp-observer,web=tmcp-web';
-const BASE_PATH = '/usr/local/bin:/usr/bin:/bin';
+/** The PATH of a system unit (systemd's default, sbin included): the broker and services
+ * run with it as their units do, and install.sh and useradd are found on it as root finds
+ * them (Debian keeps useradd in /usr/sbin). */
+const BASE_PATH = SYSTEM_PATH;
 
-function missingTool(): string | undefined {
-  for (const tool of ['setpriv', 'useradd', 'groupadd', 'usermod', 'getent', 'tmux']) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) return tool;
-  }
-  return undefined;
-}
+/** Under /tmp itself, not TMPDIR: the service users must be able to enter it (a private
+ * TMPDIR is 0700), and socket paths must stay short. Named with the run's tag, so the
+ * run's leftover check (scripts/lib/leftovers.mjs) can tell ours from another run's. */
+const RUN_TAG = process.env.TERMINAL_MCP_TEST_RUN;
+const SHARED_TMP_PREFIX = `/tmp/tmcp-deploy-${RUN_TAG ? `${RUN_TAG}-` : ''}`;
 
 const isRoot = process.getuid?.() === 0;
-const missing = isRoot ? missingTool() : undefined;
+const missing = isRoot ? missingSystemTools(['setpriv', 'useradd', 'groupadd', 'usermod', 'userdel', 'groupdel', 'getent', 'tmux', 'unshare', 'findmnt', 'timeout']) : undefined;
 // The service users must reach the checkout: the system units (ProtectHome=yes) and
 // install.sh refuse one under /home or /root, and /root is closed to other users anyway.
 const homeCheckout = /^\/(home|root|run\/user)\//.test(repoPath());
 const skipReason = !isRoot
   ? 'not running as root (needed to create users and switch to them)'
   : missing
-    ? `${missing} is not installed`
+    ? missing
     : homeCheckout
       ? `the checkout ${repoPath()} is under /home, /root or /run/user, which the service users cannot reach`
       : undefined;
@@ -50,12 +54,41 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = { PATH: BASE_
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** A tool by the absolute path where it was found (the skip above names where it looked). */
+const tool = (name: string): string => findSystemTool(name) ?? name;
+
+/** The users and groups this file may create: the operator (made here) and the service
+ * users and groups that install.sh creates. Those that did not exist before the file ran
+ * are deleted after it, so a run leaves no account behind. */
+const ACCOUNTS = { users: [OPERATOR, 'tmcp-gateway', 'tmcp-observer', 'tmcp-web'], groups: [OPERATOR, 'tmcp-gateway', 'tmcp-observer', 'tmcp-web', 'tmcp-clients'] };
+const exists = (db: 'passwd' | 'group', name: string) => run(tool('getent'), [db, name]).status === 0;
+
+function existingAccounts(): { users: string[]; groups: string[] } {
+  return { users: ACCOUNTS.users.filter((u) => exists('passwd', u)), groups: ACCOUNTS.groups.filter((g) => exists('group', g)) };
+}
+
+/** Deletes the accounts that were not there before; returns what it could not delete. */
+function removeNewAccounts(before: { users: string[]; groups: string[] }): string[] {
+  const failures: string[] = [];
+  for (const user of ACCOUNTS.users.filter((u) => !before.users.includes(u) && exists('passwd', u))) {
+    const r = run(tool('userdel'), [user]);
+    if (r.status !== 0) failures.push(`userdel ${user}: ${r.stderr.trim()}`);
+  }
+  // userdel removes a user's own group only where USERGROUPS_ENAB says so.
+  for (const group of ACCOUNTS.groups.filter((g) => !before.groups.includes(g) && exists('group', g))) {
+    const r = run(tool('groupdel'), [group]);
+    if (r.status !== 0) failures.push(`groupdel ${group}: ${r.stderr.trim()}`);
+  }
+  return failures;
+}
+
 /** The operator is a real person's account in production; here a system user made for the
  * test (idempotent: a previous run's user is reused; a concurrent creation is tolerated). */
 function ensureOperatorUser(): void {
-  if (run('getent', ['passwd', OPERATOR]).status === 0) return;
-  const r = run('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', OPERATOR]);
-  if (r.status !== 0 && run('getent', ['passwd', OPERATOR]).status !== 0) throw new Error(`useradd ${OPERATOR}: ${r.stderr}`);
+  if (exists('passwd', OPERATOR)) return;
+  const useradd = tool('useradd');
+  const r = run(useradd, ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', OPERATOR]);
+  if (r.status !== 0 && !exists('passwd', OPERATOR)) throw new Error(`${useradd} ${OPERATOR} (exit status ${r.status}): ${r.stderr || r.stdout}`);
 }
 
 function install(root: string, extra: string[] = []) {
@@ -160,15 +193,17 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
   const services: ServiceProcess[] = [];
   const sockets = {} as Record<Role, string>;
   let firstInstall: ReturnType<typeof install>;
+  let accountsBefore: ReturnType<typeof existingAccounts> | undefined;
 
   const tmuxAsOperator = (args: string[]) =>
     // SHELL: the operator's login shell here is nologin, which would end the session at once.
     run('setpriv', asUser(OPERATOR, ['tmux', '-L', tmuxName, '-f', '/dev/null', ...args]), { PATH: BASE_PATH, SHELL: '/bin/sh' });
 
   beforeAll(async () => {
+    accountsBefore = existingAccounts();
     ensureOperatorUser();
     // Short: socket paths must fit in ~107 bytes. 0755 so the service users can traverse.
-    root = mkdtempSync('/tmp/tmcp-deploy-');
+    root = mkdtempSync(SHARED_TMP_PREFIX);
     chmodSync(root, 0o755);
     firstInstall = install(root);
     if (firstInstall.status !== 0) throw new Error(`install.sh failed:\n${firstInstall.stdout}\n${firstInstall.stderr}`);
@@ -177,7 +212,7 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
     for (const role of ROLES) sockets[role] = join(socketDir, `${role}.sock`);
 
     // The operator's own tmux server (tests never touch the host's default server).
-    tmuxName = `tmcp-test-deploy-${process.pid}`;
+    tmuxName = testSocketName('deploy');
     const started = tmuxAsOperator(['new-session', '-d', '-s', 'work', 'sleep 3600']);
     if (started.status !== 0) throw new Error(`tmux as ${OPERATOR}: ${started.stderr}`);
     tmuxSocketPath = tmuxAsOperator(['display-message', '-p', '#{socket_path}']).stdout.trim();
@@ -203,7 +238,11 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
     await Promise.all(services.map((s) => s.stop()));
     await broker?.stop();
     if (tmuxName) tmuxAsOperator(['kill-server']);
+    // tmux 3.3a leaves its socket file in the operator's /tmp/tmux-UID.
+    if (tmuxSocketPath) rmSync(tmuxSocketPath, { force: true });
     if (root) rmSync(root, { recursive: true, force: true });
+    const failures = accountsBefore ? removeNewAccounts(accountsBefore) : [];
+    if (failures.length > 0) throw new Error(`could not delete the accounts this file created:\n  ${failures.join('\n  ')}`);
   }, LIMIT_MS);
 
   it('lays out the directories and sockets as documented', () => {
@@ -306,7 +345,7 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
   });
 
   it('the broker refuses to start when it may not hand a socket to its group', async () => {
-    const dir = mkdtempSync('/tmp/tmcp-deploy-'); // 0700 root: make it the operator's
+    const dir = mkdtempSync(SHARED_TMP_PREFIX); // 0700 root: make it the operator's
     try {
       run('chown', [`${OPERATOR}:${OPERATOR}`, dir]);
       // The operator is not a member of tmcp-clients.
@@ -326,7 +365,7 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
     // (StateDirectory= and RuntimeDirectory= are the writable exceptions), emulated with
     // a private mount namespace: can it still open its stores, listen, and reach the
     // operator's tmux server in the read-only /tmp?
-    const root2 = mkdtempSync('/tmp/tmcp-deploy-');
+    const root2 = mkdtempSync(SHARED_TMP_PREFIX);
     chmodSync(root2, 0o755);
     const hardened: ServiceProcess[] = [];
     try {

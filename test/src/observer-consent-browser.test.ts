@@ -57,7 +57,7 @@ async function signIn(page: Page, username: string, password: string, button: Re
   await page.locator('#username').fill(username);
   await page.locator('#password').fill(password);
   const [response] = await Promise.all([
-    page.waitForResponse((r) => r.url() === obs.urls.authorizationEndpoint && r.request().method() === 'POST', { timeout: 30_000 }),
+    page.waitForResponse((r) => r.url() === obs.urls.authorizationEndpoint && r.request().method() === 'POST'),
     page.getByRole('button', { name: button }).click(),
   ]);
   return response.status();
@@ -68,7 +68,7 @@ async function newPage(): Promise<{ context: BrowserContext; page: Page }> {
   return { context, page: await context.newPage() };
 }
 
-const landedOnRedirect = (page: Page) => page.waitForURL((u) => u.href.startsWith(pages.redirectUri), { timeout: 30_000 });
+const landedOnRedirect = (page: Page) => page.waitForURL((u) => u.href.startsWith(pages.redirectUri));
 
 beforeAll(async () => {
   tmux = await startTmuxServer();
@@ -89,7 +89,7 @@ afterAll(async () => {
   await obs?.close();
   await broker?.stop();
   await tmux?.kill();
-}, 60_000);
+});
 
 describe('consent in headless Chromium', { timeout: 120_000 }, () => {
   it('signs in and allows, lands on the redirect URI with a code, and the PKCE token lists the 18 read tools', async () => {
@@ -161,7 +161,7 @@ describe('attacks on the consent form, in the browser', { timeout: 120_000 }, ()
         // somehow has its form token: the strongest CSRF position there is.
         await page.goto(started.url);
         const formToken = await page.locator('input[name=form_token]').getAttribute('value');
-        const refused = page.waitForResponse((r) => r.url() === obs.urls.authorizationEndpoint && r.request().method() === 'POST', { timeout: 30_000 });
+        const refused = page.waitForResponse((r) => r.url() === obs.urls.authorizationEndpoint && r.request().method() === 'POST');
         await page.goto(pages.attackUrl({ action: obs.urls.authorizationEndpoint, referrer, fields: { form_token: formToken!, username: USER, password: PASSWORD, decision: 'approve' } }));
         const response = await refused;
         expect(response.status()).toBe(403);

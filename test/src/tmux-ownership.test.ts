@@ -6,6 +6,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+import { GENEROUS_WAIT_MS } from './helpers/wait-for.js';
 
 const HIDDEN = '__terminal_mcp_control';
 /** The terminal name of the broker's output watchers (effects/tmux/pane-watch.ts). */
@@ -48,19 +49,19 @@ afterAll(async () => {
 
 describe('tmux belongs to the user', () => {
   it('a SIGKILLed broker leaves no hidden session, and the next start leaves exactly one', async () => {
-    await vi.waitFor(async () => expect(await listedNames()).toEqual(['agent-1']), { timeout: 20_000, interval: 100 });
+    await vi.waitFor(async () => expect(await listedNames()).toEqual(['agent-1']), { timeout: GENEROUS_WAIT_MS, interval: 100 });
     expect(await sessionNames()).toEqual([HIDDEN, 'agent-1'].sort());
 
-    process.kill(broker.pid, 'SIGKILL');
+    broker.kill('SIGKILL');
     await broker.exited();
     // The hidden pane's loop saw the broker's pid gone; the session closed with it.
-    await vi.waitFor(async () => expect(await sessionNames()).toEqual(['agent-1']), { timeout: 15_000, interval: 100 });
+    await vi.waitFor(async () => expect(await sessionNames()).toEqual(['agent-1']), { timeout: GENEROUS_WAIT_MS, interval: 100 });
 
     // A hidden session as older brokers left it behind (its pane runs cat) is reused.
     await tmux.tmux(['new-session', '-d', '-s', HIDDEN, 'cat']);
     broker = await broker.restart();
     connect();
-    await vi.waitFor(async () => expect(await listedNames()).toEqual(['agent-1']), { timeout: 20_000, interval: 100 });
+    await vi.waitFor(async () => expect(await listedNames()).toEqual(['agent-1']), { timeout: GENEROUS_WAIT_MS, interval: 100 });
     expect(await sessionNames()).toEqual([HIDDEN, 'agent-1'].sort());
     expect(await tmux.tmux(['list-clients', '-F', '#{session_name}'])).toBe(HIDDEN);
   });
@@ -81,7 +82,7 @@ describe('tmux belongs to the user', () => {
         expect(err?.code).toBe('TMUX_UNAVAILABLE');
         expect(err?.hint).toContain('tmux new -s');
       },
-      { timeout: 20_000, interval: 100 },
+      { timeout: GENEROUS_WAIT_MS, interval: 100 },
     );
     // The broker keeps looking for a server for a good while and never starts one.
     const until = Date.now() + 3_000;
@@ -93,13 +94,13 @@ describe('tmux belongs to the user', () => {
     // The user starts tmux again: the broker attaches by itself.
     tmux = await startTmuxServer({ socketName: tmux.socketName });
     await tmux.newSession('agent-2', 'sleep 600');
-    await vi.waitFor(async () => expect(await listedNames()).toEqual(['agent-2']), { timeout: 30_000, interval: 200 });
+    await vi.waitFor(async () => expect(await listedNames()).toEqual(['agent-2']), { timeout: GENEROUS_WAIT_MS, interval: 200 });
   });
 
   it('a broker that stops normally takes its hidden session with it', async () => {
-    await vi.waitFor(async () => expect(await sessionNames()).toContain(HIDDEN), { timeout: 20_000, interval: 100 });
+    await vi.waitFor(async () => expect(await sessionNames()).toContain(HIDDEN), { timeout: GENEROUS_WAIT_MS, interval: 100 });
     await broker.stop();
-    await vi.waitFor(async () => expect(await sessionNames()).toEqual(['agent-2']), { timeout: 15_000, interval: 100 });
+    await vi.waitFor(async () => expect(await sessionNames()).toEqual(['agent-2']), { timeout: GENEROUS_WAIT_MS, interval: 100 });
   });
 });
 
@@ -123,15 +124,15 @@ describe('a SIGKILLed broker with many clients attached', () => {
     for (const name of names) await server.newSession(name, `bash --norc --noprofile -c 'while :; do echo tick; sleep 0.2; done'`);
     killed = await startBrokerProcess({ tmuxSocket: server.socketName, config: { transcripts: { enabled: true } } });
     // Recording attaches one watcher client per readable session.
-    await vi.waitFor(async () => expect(await watcherCount(server)).toBe(WATCHED), { timeout: 30_000, interval: 200 });
+    await vi.waitFor(async () => expect(await watcherCount(server)).toBe(WATCHED), { timeout: GENEROUS_WAIT_MS, interval: 200 });
 
-    process.kill(killed.pid, 'SIGKILL');
+    killed.kill('SIGKILL');
     await killed.exited();
-    await vi.waitFor(async () => expect(await serverSessions(server)).toEqual(names), { timeout: 15_000, interval: 100 });
+    await vi.waitFor(async () => expect(await serverSessions(server)).toEqual(names), { timeout: GENEROUS_WAIT_MS, interval: 100 });
     // And every one of its clients left. tmux 3.3a kept some attached for good (4 and 19
     // of 20 in 2 runs of 6), so that the user's kill-server never finished; the kernel
     // now ends them with the broker (effects/tmux/death-signal.ts).
-    await vi.waitFor(async () => expect(await attachedClients(server)).toEqual([]), { timeout: 15_000, interval: 200 });
+    await vi.waitFor(async () => expect(await attachedClients(server)).toEqual([]), { timeout: GENEROUS_WAIT_MS, interval: 200 });
     // Still there a while later: the server did not die after the clients left.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(await serverSessions(server)).toEqual(names);
@@ -155,7 +156,7 @@ describe('a burst of sessions created while the broker records', () => {
     server = await startTmuxServer();
     await server.newSession('agent-seed', 'sleep 600');
     recording = await startBrokerProcess({ tmuxSocket: server.socketName, config: { transcripts: { enabled: true } } });
-    await vi.waitFor(async () => expect(await watcherCount(server)).toBe(1), { timeout: 20_000, interval: 100 });
+    await vi.waitFor(async () => expect(await watcherCount(server)).toBe(1), { timeout: GENEROUS_WAIT_MS, interval: 100 });
 
     // Back to back, each by its own tmux process, as a user's script does (the test
     // helper's newSession would wait for the broker's turn, which a user never does).
@@ -164,7 +165,7 @@ describe('a burst of sessions created while the broker records', () => {
       const created = await execa('tmux', ['-L', server.socketName, '-N', 'new-session', '-d', '-s', name, 'sleep 600'], { env: tmuxEnv(), extendEnv: false, reject: false, stdin: 'ignore' });
       expect(created.stderr, `creating ${name}`).toBe('');
     }
-    await vi.waitFor(async () => expect(await watcherCount(server)).toBe(BURST + 1), { timeout: 30_000, interval: 200 });
+    await vi.waitFor(async () => expect(await watcherCount(server)).toBe(BURST + 1), { timeout: GENEROUS_WAIT_MS, interval: 200 });
     expect(await serverSessions(server)).toEqual([HIDDEN, 'agent-seed', ...names].sort());
   });
 });

@@ -1,20 +1,19 @@
 // The dashboard lists the observer's OAuth clients and grants and revokes them (a client, one grant, everything of a user after a confirmation) so the broker refuses their tokens; cross-origin or signed-out POSTs change nothing; the access history shows who granted what, paged, and who revoked a connector, and grants left without a session can be revoked.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOperatorAccount } from './helpers/operator-account.js';
-import { repoPath } from './helpers/repo.js';
-import { OPERATOR_PASSWORD, operatorSessionOf, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
+import { OPERATOR_PASSWORD, operatorSessionOf, screenshotDir, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
 
 // Screenshots go to docs/screenshots only when asked (they are committed); otherwise to a
 // temp dir, so a test run does not rewrite tracked files.
-const SCREENSHOT_DIR = process.env.TERMINAL_MCP_UPDATE_SCREENSHOTS === '1' ? repoPath('docs/screenshots') : mkdtempSync(join(tmpdir(), 'tmcp-shots-'));
+const SCREENSHOTS = screenshotDir();
+const SCREENSHOT_DIR = SCREENSHOTS.path;
 
 const CLAUDE_CALLBACK = 'https://claude.ai/api/mcp/auth_callback';
 const LOCAL_CALLBACK = 'http://127.0.0.1:33418/callback';
@@ -80,7 +79,7 @@ describe('connectors and access history on the dashboard (production build, real
 
   const clientRow = (clientId: string) => page.locator(`tr[data-client="${clientId}"]`);
   const grantRows = (username: string) => page.locator(`tr[data-grant][data-user="${username}"]`);
-  const posted = (action: string) => page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes(`?/${action}`), { timeout: 30_000 });
+  const posted = (action: string) => page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes(`?/${action}`));
 
   beforeAll(async () => {
     stack = await startWebStack();
@@ -111,7 +110,8 @@ describe('connectors and access history on the dashboard (production build, real
   afterAll(async () => {
     await new Promise((r) => attacker?.close(r));
     await stack?.stop();
-  }, 60_000);
+    SCREENSHOTS.remove();
+  });
 
   it('is linked from the header and explains how to connect claude.ai when nothing is connected, in both languages', async () => {
     await page.locator('header nav a[href="/connectors"]').click();
@@ -179,7 +179,7 @@ describe('connectors and access history on the dashboard (production build, real
     };
     for (const path of Object.keys(pendingAttack)) {
       const attackPage = await context.newPage();
-      const refused = attackPage.waitForResponse((r) => r.request().method() === 'POST' && r.url().startsWith(stack.baseUrl), { timeout: 30_000 });
+      const refused = attackPage.waitForResponse((r) => r.request().method() === 'POST' && r.url().startsWith(stack.baseUrl));
       await attackPage.goto(`${attackerOrigin}${path}`);
       const response = await refused;
       expect(response.status()).toBe(403);
@@ -220,7 +220,7 @@ describe('connectors and access history on the dashboard (production build, real
     const answer = posted('revokeClient');
     await clientRow(claude.clientId).getByTestId('revoke-client').click();
     expect((await answer).status()).toBe(200);
-    await clientRow(claude.clientId).waitFor({ state: 'detached', timeout: 30_000 });
+    await clientRow(claude.clientId).waitFor({ state: 'detached' });
     expect(await page.getByTestId('revoked-notice').innerText()).toContain('grants ended: 2');
     expect(await page.locator(`[data-grant-client="${claude.clientId}"]`).count()).toBe(0);
     expect(await page.locator(`[data-revoked-client="${claude.clientId}"]`).count()).toBe(1);
@@ -267,7 +267,7 @@ describe('connectors and access history on the dashboard (production build, real
     const confirmed = posted('revokeUser');
     await page.getByTestId('confirm-revoke-user').click();
     expect((await confirmed).status()).toBe(200);
-    await page.getByTestId('grants-empty').waitFor({ timeout: 30_000 });
+    await page.getByTestId('grants-empty').waitFor();
     expect(await page.getByTestId('revoked-notice').innerText()).toContain('Grants revoked: 1');
     expect(await tokenWorks(aliceOnInspector)).toBe(false);
     expect(await web.oauthAdmin.listGrants.query()).toEqual([]);
@@ -294,7 +294,7 @@ describe('connectors and access history on the dashboard (production build, real
     const answer = posted('access');
     await dialog.getByTestId('access-apply').click();
     expect((await answer).status()).toBe(200);
-    await dialog.waitFor({ state: 'detached', timeout: 30_000 });
+    await dialog.waitFor({ state: 'detached' });
 
     await page.locator('header nav a[href="/history"]').click();
     await page.waitForURL(`${stack.baseUrl}/history`);
@@ -341,7 +341,7 @@ describe('connectors and access history on the dashboard (production build, real
     const answer = posted('revokeOrphan');
     await orphan.getByTestId('revoke-orphan').click();
     expect((await answer).status()).toBe(200);
-    await orphan.waitFor({ state: 'detached', timeout: 30_000 });
+    await orphan.waitFor({ state: 'detached' });
     expect((await web.grants.list.query()).orphaned_grants.map((g) => g.session)).not.toContain('gone-shell');
     const [event] = (await web.grants.events.query({ session: 'gone-shell', limit: 1 })).events;
     expect(event).toMatchObject({ actor: 'admin', action: 'revoke' });

@@ -15,10 +15,10 @@ async function applyPreset(page: Page, name: string, preset: 'both' | 'view' | '
   const dialog = page.getByTestId('access-dialog');
   await dialog.waitFor();
   await dialog.locator(`[data-preset=${preset}]`).click();
-  const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('?/access'), { timeout: 30_000 });
+  const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('?/access'));
   await dialog.getByTestId('access-apply').click();
   expect((await posted).status()).toBe(200);
-  await dialog.waitFor({ state: 'detached', timeout: 30_000 });
+  await dialog.waitFor({ state: 'detached' });
 }
 
 describe('dashboard grants, input and live output (production build, real broker)', { timeout: 120_000 }, () => {
@@ -43,7 +43,7 @@ describe('dashboard grants, input and live output (production build, real broker
 
   afterAll(async () => {
     await stack?.stop();
-  }, 60_000);
+  });
 
   it('lists every session: the whitelisted one readable, the other restricted', async () => {
     await card(page, 'claude-live').waitFor();
@@ -58,7 +58,7 @@ describe('dashboard grants, input and live output (production build, real broker
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
     await stack.tmux.tmux(['send-keys', '-t', 'claude-live', '-l', `echo LIVE-${tag}-$((6*7))`]);
     await stack.tmux.tmux(['send-keys', '-t', 'claude-live', 'Enter']);
-    await waitFor('live output in the terminal', async () => (await screenText(page, 'claude-live')).includes(`LIVE-${tag}-42`), 30_000);
+    await waitFor('live output in the terminal', async () => (await screenText(page, 'claude-live')).includes(`LIVE-${tag}-42`));
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
   });
 
@@ -76,11 +76,11 @@ describe('dashboard grants, input and live output (production build, real broker
   it('grants input too, and a prompt sent from the text box lands in the pane and in the audit', async () => {
     await applyPreset(page, 'work-shell', 'both');
     const box = card(page, 'work-shell').getByTestId('send-text');
-    await box.waitFor({ timeout: 30_000 });
+    await box.waitFor();
     // A shell holds the pane: the box says that typing here reaches every session.
-    await card(page, 'work-shell').getByTestId('shell-warning').waitFor({ timeout: 30_000 });
+    await card(page, 'work-shell').getByTestId('shell-warning').waitFor();
     await box.fill(`echo PROMPT-${tag}-$((3*5))`);
-    const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('?/send'), { timeout: 30_000 });
+    const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('?/send'));
     await card(page, 'work-shell').getByTestId('send').click();
     expect((await posted).status()).toBe(200);
 
@@ -109,7 +109,7 @@ describe('dashboard grants, input and live output (production build, real broker
     await card(page, 'work-shell').getByTestId('open-access').click();
     const dialog = page.getByTestId('access-dialog');
     await dialog.locator('[data-preset=revoke]').click();
-    const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('?/access'), { timeout: 30_000 });
+    const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('?/access'));
     await dialog.getByTestId('access-apply').click();
     expect((await posted).status()).toBe(200);
     await waitFor('work-shell restricted again', async () => (await card(page, 'work-shell').getAttribute('data-readable')) === 'false');
@@ -140,7 +140,7 @@ describe('dashboard grants, input and live output (production build, real broker
     await page.getByTestId('bulk-access').click();
     const dialog = page.getByTestId('access-dialog');
     await dialog.locator('[data-preset=view]').click();
-    const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('?/access'), { timeout: 30_000 });
+    const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('?/access'));
     await dialog.getByTestId('access-apply').click();
     expect((await posted).status()).toBe(200);
     await waitFor('both rows granted', async () => (await page.locator('[data-access=read]').count()) === 2);

@@ -18,7 +18,7 @@ describe('dashboard sign-in (production build, real broker)', { timeout: 120_000
 
   afterAll(async () => {
     await stack?.stop();
-  }, 60_000);
+  });
 
   it('sends an anonymous visitor to the login page', async () => {
     await page.goto(`${stack.baseUrl}/`);
@@ -30,7 +30,7 @@ describe('dashboard sign-in (production build, real broker)', { timeout: 120_000
   it('signs in with the bootstrap password and forces a password change before anything else', async () => {
     const first = await bootstrapPassword(stack.broker.stateDir);
     await submitLogin(page, stack.baseUrl, 'admin', first);
-    await page.waitForURL(`${stack.baseUrl}/change-password`, { timeout: 30_000 });
+    await page.waitForURL(`${stack.baseUrl}/change-password`);
     await expect(page.getByTestId('forced-change').isVisible()).resolves.toBe(true);
 
     // Every other page sends the browser back to the change form.
@@ -55,7 +55,7 @@ describe('dashboard sign-in (production build, real broker)', { timeout: 120_000
     expect(await page.locator('main [role=alert]').getAttribute('data-error-code')).toBe('INVALID_ARGUMENT');
 
     await changePassword(page, first, OPERATOR_PASSWORD);
-    await page.waitForURL(`${stack.baseUrl}/`, { timeout: 30_000 });
+    await page.waitForURL(`${stack.baseUrl}/`);
     expect(existsSync(join(stack.broker.stateDir, 'webauth-bootstrap.txt'))).toBe(false);
     await page.locator('h1').waitFor();
   });
@@ -70,7 +70,7 @@ describe('dashboard sign-in (production build, real broker)', { timeout: 120_000
   it('signs out and the old cookie no longer works', async () => {
     const before = (await context.cookies(stack.baseUrl)).find((c) => c.name === 'tmcp_session')!;
     await page.locator('header form.logout button[type=submit]').click();
-    await page.waitForURL(`${stack.baseUrl}/login`, { timeout: 30_000 });
+    await page.waitForURL(`${stack.baseUrl}/login`);
     await context.addCookies([{ ...before }]);
     await page.goto(`${stack.baseUrl}/`);
     expect(new URL(page.url()).pathname).toBe('/login');
@@ -78,7 +78,7 @@ describe('dashboard sign-in (production build, real broker)', { timeout: 120_000
 
   /** Submits the login form and returns the error code the page then shows. */
   async function loginAttempt(username: string, password: string): Promise<string | null> {
-    const posted = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/login', { timeout: 30_000 });
+    const posted = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/login');
     await submitLogin(page, stack.baseUrl, username, password);
     const response = await posted;
     const body = await response.text();

@@ -75,7 +75,7 @@ describe('dashboard notes', { timeout: 180_000 }, () => {
 
   afterAll(async () => {
     await stack?.stop();
-  }, 60_000);
+  });
 
   it('serves an image only to a signed-in operator, with the stored type, nosniff and inline', async () => {
     const url = `${stack.baseUrl}/notes/attachments/${attachmentId}`;

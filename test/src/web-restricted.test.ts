@@ -1,17 +1,14 @@
 // A restricted session's content (a unique marker printed in it) is absent from every HTTP response and WebSocket frame the browser receives, on every page; the layout works at desktop and phone sizes (screenshots).
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoPath } from './helpers/repo.js';
-import { operatorSessionOf, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
+import { operatorSessionOf, screenshotDir, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
 
-// Screenshots go to docs/screenshots only when asked (they are committed); otherwise to a
-// temp dir, so a test run does not rewrite tracked files.
-const SCREENSHOT_DIR = process.env.TERMINAL_MCP_UPDATE_SCREENSHOTS === '1' ? repoPath('docs/screenshots') : mkdtempSync(join(tmpdir(), 'tmcp-shots-'));
+const SCREENSHOTS = screenshotDir();
+const SCREENSHOT_DIR = SCREENSHOTS.path;
 
 describe('restricted session content never reaches the browser (production build, real broker)', { timeout: 120_000 }, () => {
   let stack: WebStack;
@@ -60,7 +57,8 @@ describe('restricted session content never reaches the browser (production build
 
   afterAll(async () => {
     await stack?.stop();
-  }, 60_000);
+    SCREENSHOTS.remove();
+  });
 
   it('shows the restricted session with metadata and a badge only, on every page and in both languages', async () => {
     await page.goto(`${stack.baseUrl}/`);

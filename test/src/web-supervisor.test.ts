@@ -20,7 +20,7 @@ describe('dashboard supervisor view (production build, real broker)', { timeout:
 
   afterAll(async () => {
     await stack?.stop();
-  }, 60_000);
+  });
 
   it('shows a new event live, acknowledges it, approves the proposed prompt and pauses the watch', async () => {
     const gw = gateway();
@@ -33,10 +33,10 @@ describe('dashboard supervisor view (production build, real broker)', { timeout:
     await new Promise((r) => setTimeout(r, 500));
     await stack.tmux.tmux(['send-keys', '-t', 'claude-sup', 'Enter']);
     const item = page.locator('[data-type="attention_required"]');
-    await waitFor('the attention event, pushed', async () => (await item.count()) > 0, 30_000);
+    await waitFor('the attention event, pushed', async () => (await item.count()) > 0);
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
     expect(await item.first().innerText()).toContain('Ship it? [y/N]');
-    await waitFor('the header badge', async () => (await page.getByTestId('supervisor-badge').count()) === 1 && Number(await page.getByTestId('supervisor-badge').innerText()) >= 1, 30_000);
+    await waitFor('the header badge', async () => (await page.getByTestId('supervisor-badge').count()) === 1 && Number(await page.getByTestId('supervisor-badge').innerText()) >= 1);
 
     // An agent claims and proposes; the operator approves it in the review queue.
     const eventId = Number(await item.first().getAttribute('data-event'));
@@ -45,15 +45,15 @@ describe('dashboard supervisor view (production build, real broker)', { timeout:
     await page.reload();
     await page.locator(`[data-action="${action.id}"][data-state="decided"]`).waitFor();
     await page.locator(`[data-action="${action.id}"]`).getByTestId('approve').click();
-    await page.locator(`[data-action="${action.id}"][data-state="approved"]`).waitFor({ timeout: 30_000 });
+    await page.locator(`[data-action="${action.id}"][data-state="approved"]`).waitFor();
     expect(await gw.supervisor2.executeSend.mutate({ action_id: action.id })).toMatchObject({ sent: true });
-    await waitFor('the answer in the pane', async () => (await stack.tmux.tmux(['capture-pane', '-p', '-t', 'claude-sup'])).includes('shipped=y'), 30_000);
+    await waitFor('the answer in the pane', async () => (await stack.tmux.tmux(['capture-pane', '-p', '-t', 'claude-sup'])).includes('shipped=y'));
 
     await page.reload();
     await page.locator(`[data-event="${eventId}"]`).getByTestId('ack').click();
-    await waitFor('the event acknowledged', async () => (await page.locator(`[data-event="${eventId}"]`).count()) === 0, 30_000);
+    await waitFor('the event acknowledged', async () => (await page.locator(`[data-event="${eventId}"]`).count()) === 0);
     await page.locator('[data-watch="session:claude-sup"]').getByTestId('pause').click();
-    await waitFor('the watch paused', async () => (await gw.supervisor2.getPolicy.query({ session: 'claude-sup' })).mode === 'observe_only', 30_000);
+    await waitFor('the watch paused', async () => (await gw.supervisor2.getPolicy.query({ session: 'claude-sup' })).mode === 'observe_only');
     const { actions } = await gw.supervisor2.listActions.query({ watch_key: 'session:claude-sup' });
     expect(actions[0]).toMatchObject({ id: action.id, approved_by: expect.stringMatching(/^web:/) });
   });

@@ -1,14 +1,14 @@
 // The operator dashboard as an operator uses it (production build, real broker, real tmux, Chromium): readable terminals (>= 12 px), the full view, take-over keystrokes arriving byte-exact in a raw-mode pane, Ctrl-C behind a confirmation, a desktop notification asked for only on a click, a quick answer to a real `read -p [y/N]`, attention order and header count changing live, the sensitive-name explanation, the /audit page listing a refused attempt, and /health.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoPath } from './helpers/repo.js';
-import { operatorSessionOf, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
+import { operatorSessionOf, screenshotDir, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
 
-const SCREENSHOT_DIR = process.env.TERMINAL_MCP_UPDATE_SCREENSHOTS === '1' ? repoPath('docs/screenshots') : mkdtempSync(join(tmpdir(), 'tmcp-shots-'));
+const SCREENSHOTS = screenshotDir();
+const SCREENSHOT_DIR = SCREENSHOTS.path;
 
 const card = (page: Page, name: string) => page.locator(`article.session[data-session="${name}"]`);
 const fontPx = (page: Page, scope: string) =>
@@ -26,6 +26,7 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
   let stack: WebStack;
   let context: BrowserContext;
   let page: Page;
+  let rawDir: string | undefined;
 
   async function hexSeen(session: string): Promise<string> {
     const screen = await stack.tmux.tmux(['capture-pane', '-p', '-J', '-S', '-200', '-t', session]);
@@ -35,14 +36,14 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
   async function openFull(name: string): Promise<void> {
     await page.goto(`${stack.baseUrl}/`);
     await card(page, name).getByTestId('open-full').click();
-    await page.waitForURL(`${stack.baseUrl}/view?session=${name}`, { timeout: 30_000 });
-    await waitFor('the full view draws the pane', async () => Number(await page.locator('.term-wrap.full').getAttribute('data-frames')) > 0, 30_000);
+    await page.waitForURL(`${stack.baseUrl}/view?session=${name}`);
+    await waitFor('the full view draws the pane', async () => Number(await page.locator('.term-wrap.full').getAttribute('data-frames')) > 0);
   }
 
   beforeAll(async () => {
     stack = await startWebStack();
-    const dir = mkdtempSync(join(tmpdir(), 'tmcp-raw-'));
-    const reader = join(dir, 'reader.py');
+    rawDir = mkdtempSync(join(tmpdir(), 'tmcp-raw-'));
+    const reader = join(rawDir, 'reader.py');
     writeFileSync(reader, RAW_READER);
     await stack.tmux.newSession('claude-keys', `python3 ${reader}`, { width: 100, height: 30 });
     // Wider than any card: must scroll, never shrink.
@@ -56,18 +57,20 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
     context = await stack.browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     await signInFirstTime(page, stack);
-    await waitFor('the raw reader is ready', async () => (await stack.tmux.tmux(['capture-pane', '-p', '-t', 'claude-keys'])).includes('READY'), 30_000);
+    await waitFor('the raw reader is ready', async () => (await stack.tmux.tmux(['capture-pane', '-p', '-t', 'claude-keys'])).includes('READY'));
   }, 240_000);
 
   afterAll(async () => {
     await stack?.stop();
-  }, 60_000);
+    SCREENSHOTS.remove();
+    if (rawDir) rmSync(rawDir, { recursive: true, force: true });
+  });
 
   it('draws terminals at 12 px or more, on a desktop and on a phone, and scrolls a wide pane inside its card', async () => {
     for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
       await page.setViewportSize(viewport);
       await page.goto(`${stack.baseUrl}/`);
-      await waitFor('the wide pane drawn', async () => (await card(page, 'claude-wide').locator('.xterm-rows').innerText()).includes('=========='), 30_000);
+      await waitFor('the wide pane drawn', async () => (await card(page, 'claude-wide').locator('.xterm-rows').innerText()).includes('=========='));
       expect(await fontPx(page, 'article.session[data-session="claude-wide"]')).toBeGreaterThanOrEqual(12);
       const wrap = card(page, 'claude-wide').locator('.term-wrap');
       const scroll = await wrap.evaluate((el) => ({ scrollWidth: el.scrollWidth, clientWidth: el.clientWidth }));
@@ -88,6 +91,34 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
     await page.getByTestId('font-smaller').click();
   });
 
+  it('opens the full view in one click even when a status refresh comes while it loads', async () => {
+    // The view's data is held until the dashboard has asked for its own again (a status
+    // refresh: after output, and every 10 s) or 12 s have passed. SvelteKit aborts a
+    // navigation when an invalidation starts while it loads: the click was lost, and the
+    // page stayed on the dashboard, whenever the view loaded slower than the next refresh.
+    await page.goto(`${stack.baseUrl}/`);
+    let viewHeld = false;
+    let dashboardRefreshed!: () => void;
+    const refreshWhileHeld = new Promise<void>((resolve) => (dashboardRefreshed = resolve));
+    await page.route('**/__data.json*', async (route) => {
+      const path = new URL(route.request().url()).pathname;
+      if (path === '/view/__data.json') {
+        viewHeld = true;
+        await Promise.race([refreshWhileHeld, new Promise((r) => setTimeout(r, 12_000))]);
+      } else if (viewHeld && path === '/__data.json') {
+        dashboardRefreshed();
+      }
+      await route.continue();
+    });
+    try {
+      await card(page, 'claude-wide').getByTestId('open-full').click();
+      await page.waitForURL(`${stack.baseUrl}/view?session=claude-wide`);
+      expect(viewHeld).toBe(true);
+    } finally {
+      await page.unroute('**/__data.json*');
+    }
+  });
+
   it('takes over: keystrokes arrive in the pane byte-exact through the guarded input path', async () => {
     await openFull('claude-keys');
     await page.getByTestId('takeover').click();
@@ -99,7 +130,7 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
     await page.keyboard.press('Backspace');
     await page.keyboard.press('Enter');
     const expected = '6162205a' + '1b' + '1b5b41' + '09' + '7f' + '0d';
-    await waitFor('the bytes in the pane', async () => (await hexSeen('claude-keys')) === expected, 60_000);
+    await waitFor('the bytes in the pane', async () => (await hexSeen('claude-keys')) === expected);
   });
 
   it('asks before Ctrl-C: cancel sends nothing, confirm sends exactly 0x03', async () => {
@@ -112,23 +143,23 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
     // A marker sent after the cancelled key proves the queue moved on without it.
     await page.locator('.term-wrap.full .xterm-helper-textarea').focus();
     await page.keyboard.type('q');
-    await waitFor('the marker', async () => (await hexSeen('claude-keys')) === `${before}71`, 60_000);
+    await waitFor('the marker', async () => (await hexSeen('claude-keys')) === `${before}71`);
     await page.getByRole('button', { name: 'Ctrl-C' }).click();
     await dialog.waitFor({ state: 'visible' });
     await page.getByTestId('confirm-send').click();
-    await waitFor('Ctrl-C in the pane', async () => (await hexSeen('claude-keys')) === `${before}7103`, 60_000);
+    await waitFor('Ctrl-C in the pane', async () => (await hexSeen('claude-keys')) === `${before}7103`);
   });
 
   it('answers a real read -p "[y/N]" prompt with a quick-answer button', async () => {
     await stack.tmux.tmux(['send-keys', '-t', 'claude-ask', '-l', 'read -p "Continue? [y/N] " a; echo "ANSWER=$a"']);
     await stack.tmux.tmux(['send-keys', '-t', 'claude-ask', 'Enter']);
     await openFull('claude-ask');
-    await waitFor('WAITING_INPUT', async () => (await page.getByTestId('view-status').getAttribute('data-status')) === 'WAITING_INPUT', 60_000);
+    await waitFor('WAITING_INPUT', async () => (await page.getByTestId('view-status').getAttribute('data-status')) === 'WAITING_INPUT');
     const yes = page.locator('[data-testid=quick-answer][data-keys="y+Enter"]');
-    await yes.waitFor({ timeout: 30_000 });
+    await yes.waitFor();
     expect(await page.locator('[data-testid=quick-answer]').evaluateAll((els) => els.map((e) => e.getAttribute('data-keys')))).toEqual(['y+Enter', 'n+Enter', 'Enter']);
     await yes.click();
-    await waitFor('the answer in the pane', async () => (await stack.tmux.tmux(['capture-pane', '-p', '-t', 'claude-ask'])).includes('ANSWER=y'), 60_000);
+    await waitFor('the answer in the pane', async () => (await stack.tmux.tmux(['capture-pane', '-p', '-t', 'claude-ask'])).includes('ANSWER=y'));
   });
 
   it('puts a session that starts waiting first, live, with the count in the header, the tab title and an opt-in desktop notification', async () => {
@@ -157,15 +188,15 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
     await page.getByTestId('notify-toggle').click();
     await waitFor('permission asked on the click', async () => (await page.evaluate(() => (window as unknown as { tmcpAsked: number }).tmcpAsked)) === 1);
     expect(await page.getByTestId('notify-toggle').getAttribute('aria-pressed')).toBe('true');
-    await waitFor('no session waiting yet', async () => (await page.getByTestId('attention-count').getAttribute('data-count')) === '0', 60_000);
+    await waitFor('no session waiting yet', async () => (await page.getByTestId('attention-count').getAttribute('data-count')) === '0');
     const firstCard = () => page.locator('article.session').first().getAttribute('data-session');
     expect(await firstCard()).not.toBe('claude-zz-later');
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
     await stack.tmux.tmux(['send-keys', '-t', 'claude-zz-later', '-l', 'read -p "Deploy now? [y/N] " a']);
     await stack.tmux.tmux(['send-keys', '-t', 'claude-zz-later', 'Enter']);
-    await waitFor('the waiting session first', async () => (await firstCard()) === 'claude-zz-later', 60_000);
-    await waitFor('the header count', async () => (await page.getByTestId('attention-count').getAttribute('data-count')) === '1', 30_000);
-    await waitFor('the tab title', async () => (await page.title()).startsWith('(1) '), 30_000);
+    await waitFor('the waiting session first', async () => (await firstCard()) === 'claude-zz-later');
+    await waitFor('the header count', async () => (await page.getByTestId('attention-count').getAttribute('data-count')) === '1');
+    await waitFor('the tab title', async () => (await page.title()).startsWith('(1) '));
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
     await waitFor('the desktop notification', async () => (await page.evaluate(() => (window as unknown as { tmcpShown: string[] }).tmcpShown)).includes('claude-zz-later is waiting for input'));
     expect(await card(page, 'claude-zz-later').locator('[data-status]').first().getAttribute('data-status')).toBe('WAITING_INPUT');
@@ -218,19 +249,19 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
 
     await page.goto(`${stack.baseUrl}/audit?decision=BLOCKED`);
     // Away from the dashboard the header still counts the session left waiting above.
-    await waitFor('the header count on /audit', async () => (await page.getByTestId('attention-count').getAttribute('data-count')) === '1', 30_000);
+    await waitFor('the header count on /audit', async () => (await page.getByTestId('attention-count').getAttribute('data-count')) === '1');
     const row = page.locator('[data-testid=audit-input] tr[data-session="work-plain"][data-decision="BLOCKED"]').first();
-    await row.waitFor({ timeout: 30_000 });
+    await row.waitFor();
     expect(await row.innerText()).toContain('web:admin');
     expect(await row.getAttribute('data-tool')).toBe('dashboard_keys');
     expect(await row.getByTestId('audit-code').innerText()).toBe('INPUT_NOT_ALLOWED');
     // Take-over input is recorded as the dashboard's.
     await page.goto(`${stack.baseUrl}/audit?session=claude-keys&decision=SENT`);
-    await page.locator('[data-testid=audit-input] tr[data-tool="dashboard_text"]').first().waitFor({ timeout: 30_000 });
-    await page.locator('[data-testid=audit-input] tr[data-tool="dashboard_keys"]').first().waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid=audit-input] tr[data-tool="dashboard_text"]').first().waitFor();
+    await page.locator('[data-testid=audit-input] tr[data-tool="dashboard_keys"]').first().waitFor();
     // Read summaries: the dashboard's own status reads are there.
     await page.goto(`${stack.baseUrl}/audit`);
-    await page.locator('[data-testid=audit-reads] tr[data-read-session="claude-ask"]').first().waitFor({ timeout: 30_000 });
+    await page.locator('[data-testid=audit-reads] tr[data-read-session="claude-ask"]').first().waitFor();
     await page.screenshot({ path: join(SCREENSHOT_DIR, 'audit-desktop.png'), fullPage: false });
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(1);
@@ -247,14 +278,14 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
     expect((await post({ origin: stack.baseUrl })).status).toBe(401);
     // The same request with the session and our origin does arrive (the refusals were the guards).
     expect((await post({ cookie, origin: stack.baseUrl })).status).toBe(200);
-    await waitFor('the allowed byte', async () => (await hexSeen('claude-keys')) === `${before}58`, 60_000);
+    await waitFor('the allowed byte', async () => (await hexSeen('claude-keys')) === `${before}58`);
   });
 
   it('screenshots the full view with quick answers (desktop and phone)', async () => {
     await stack.tmux.tmux(['send-keys', '-t', 'claude-ask', '-l', 'clear; ls /usr; read -p "Overwrite config? [y/N] " a']);
     await stack.tmux.tmux(['send-keys', '-t', 'claude-ask', 'Enter']);
     await openFull('claude-ask');
-    await page.locator('[data-testid=quick-answer]').first().waitFor({ timeout: 60_000 });
+    await page.locator('[data-testid=quick-answer]').first().waitFor();
     await page.screenshot({ path: join(SCREENSHOT_DIR, 'view-desktop.png') });
     await page.setViewportSize({ width: 390, height: 844 });
     await page.locator('.term-wrap.full .xterm-rows').waitFor();
@@ -269,7 +300,7 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
     const body = (await up.json()) as Record<string, unknown>;
     expect(body).toEqual({ status: 'ok', broker: 'up', ready: true });
     await stack.broker.stop();
-    await waitFor('503 once the broker is gone', async () => (await fetch(`${stack.baseUrl}/health`)).status === 503, 30_000);
+    await waitFor('503 once the broker is gone', async () => (await fetch(`${stack.baseUrl}/health`)).status === 503);
     expect(await (await fetch(`${stack.baseUrl}/health`)).json()).toEqual({ status: 'unavailable', broker: 'down', ready: null });
   });
 });

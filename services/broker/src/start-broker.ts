@@ -18,6 +18,7 @@ import type { BrokerDeps, BrokerParts } from './rpc/deps.js';
 import { loadConfigFile } from './effects/config-file.js';
 import { crashAfterAuditIgnored, hangOnStopRequested } from './effects/fault-injection.js';
 import { removeBrokerState, writeBrokerState } from './effects/launch/broker-state-file.js';
+import { processStartTime } from './effects/proc/process-identity.js';
 import { acquireInstanceLock, ensureSocketDir, resolveSocketGroups } from './effects/socket-files.js';
 import { idleExitSeconds, watchForIdle } from './effects/idle-exit.js';
 import { recordBrokerRun } from './effects/store/registry-store.js';
@@ -181,6 +182,7 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
     if (hangOnStopRequested()) onStop('fault injection: a step that never ends', () => new Promise<never>(() => {}));
     writeBrokerState(paths.socketDir, {
       pid: process.pid,
+      pid_start: processStartTime(process.pid),
       version: BROKER_VERSION,
       started_at: startedAt.toISOString(),
       config_path: paths.configPath ?? null,

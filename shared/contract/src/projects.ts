@@ -12,6 +12,7 @@ export const PROJECT_LIMITS = {
   commandOutputChars: 16_000,
   /** A command is stopped after this long at most (the MCP call budget is 30 s). */
   commandTimeoutSeconds: 25,
+  /** A probe's default wait for its HTTP answer (config: probes[].timeout_seconds). */
   probeTimeoutMs: 2_000,
   taskChars: 12_000,
 } as const;

@@ -11,6 +11,7 @@ import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoPath } from './repo.js';
+import { GENEROUS_WAIT_MS } from './wait-for.js';
 
 /** Re-exported for the bench, which prints the flags with the broker's memory. */
 export { BROKER_NODE_FLAGS };
@@ -23,7 +24,10 @@ export interface BrokerProcess {
   readonly pid: number;
   /** The broker's stderr so far (JSON log lines), for failure messages. */
   stderr(): string;
-  /** SIGTERM (SIGKILL after 5 s), then removes the temp directory. Safe to call twice. */
+  /** Sends `signal` to this broker through its child-process handle (never by a bare pid:
+   * Node signals only its own child, and nothing once it has exited). */
+  kill(signal: NodeJS.Signals): void;
+  /** SIGTERM (SIGKILL after 30 s), then removes the temp directory. Safe to call twice. */
   stop(): Promise<void>;
   /** Stops this broker (SIGTERM) and starts a new one with the same environment, state
    * and socket directories, as an operator's restart does. Use the returned process from
@@ -38,7 +42,8 @@ export interface StartBrokerProcessOptions {
   tmuxSocket: string;
   /** config.yaml text, or an object written as JSON (JSON is YAML). */
   config?: string | Record<string, unknown>;
-  /** How long to wait for gateway.sock to answer. Default 15 s. */
+  /** How long to wait for gateway.sock to answer. Default: GENEROUS_WAIT_MS (a start that
+   * takes a second here took over 15 s on a busy machine). */
   readyTimeoutMs?: number;
   /** Extra environment variables (e.g. test-only fault injection). */
   env?: Record<string, string>;
@@ -92,7 +97,7 @@ export async function startBrokerProcess(options: StartBrokerProcessOptions): Pr
   }
   Object.assign(env, options.env ?? {});
 
-  return launchBroker({ root, env, stateDir, socketDir, readyTimeoutMs: options.readyTimeoutMs ?? 15_000 });
+  return launchBroker({ root, env, stateDir, socketDir, readyTimeoutMs: options.readyTimeoutMs ?? GENEROUS_WAIT_MS });
 }
 
 interface LaunchOptions {
@@ -118,7 +123,7 @@ async function launchBroker(launch: LaunchOptions): Promise<BrokerProcess> {
   const terminate = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
-      if (!(await waitForExit(child, 5_000))) {
+      if (!(await waitForExit(child, 30_000))) {
         child.kill('SIGKILL');
         await waitForExit(child, 5_000);
       }
@@ -154,6 +159,9 @@ async function launchBroker(launch: LaunchOptions): Promise<BrokerProcess> {
     stateDir,
     pid: child.pid!,
     stderr: () => stderr,
+    kill: (signal) => {
+      child.kill(signal);
+    },
     stop,
     async restart(overrides) {
       await terminate();

@@ -1,6 +1,7 @@
 /** Runs a built entry point as a real child process and collects its output; killed
  * after a generous deadline so a hung child fails the test instead of hanging it. */
 import { spawn } from 'node:child_process';
+import { GENEROUS_WAIT_MS } from './wait-for.js';
 
 export interface NodeRun {
   code: number | null;
@@ -9,7 +10,7 @@ export interface NodeRun {
   stderr: string;
 }
 
-export function runNode(args: string[], env: NodeJS.ProcessEnv, deadlineMs = 60_000): Promise<NodeRun> {
+export function runNode(args: string[], env: NodeJS.ProcessEnv, deadlineMs = GENEROUS_WAIT_MS): Promise<NodeRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -34,7 +35,7 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
 }
 
 /** Waits for a condition with a generous deadline (never a speed assumption). */
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, deadlineMs = 60_000, everyMs = 100): Promise<void> {
+export async function waitFor(what: string, check: () => boolean | Promise<boolean>, deadlineMs = GENEROUS_WAIT_MS, everyMs = 100): Promise<void> {
   const deadline = Date.now() + deadlineMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

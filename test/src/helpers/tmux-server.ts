@@ -26,8 +26,9 @@
  * attaches would test tmux's bug, not ours ("server exited unexpectedly" under load).
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { identityOf, signalIdentified, type ProcessIdentity } from '@terminal-mcp/broker/process-identity';
 import { identifyGateKey, withIdentifyTurn } from '@terminal-mcp/broker/tmux-identify-gate';
 import { execa } from 'execa';
 
@@ -45,8 +46,10 @@ export interface TmuxTestServer {
   tmux(args: readonly string[], input?: string): Promise<string>;
   /** Creates a detached session with an arbitrary (hostile) name, safely. */
   newSession(name: string, command?: string, size?: { width: number; height: number }): Promise<TmuxTestSession>;
-  /** `kill-server` on this socket; no error when it is already gone. */
-  kill(): Promise<void>;
+  /** `kill-server` on this socket, waits for the server to exit and removes its socket
+   * file (tmux 3.3a leaves it); no error when it is already gone. `leaveSocketFile` keeps
+   * the file, for a test of what a stale socket does. */
+  kill(options?: { leaveSocketFile?: boolean }): Promise<void>;
 }
 
 export interface StartTmuxServerOptions {
@@ -55,6 +58,20 @@ export interface StartTmuxServerOptions {
 }
 
 const SOCKET_NAME_RE = /^tmcp-test-[A-Za-z0-9-]+$/;
+
+/** Servers this process started and has not removed yet: name -> socket path. */
+const started = new Map<string, string>();
+// For the suite's leak guard (leak-guard.ts), which runs after each file without
+// importing this module into files that start no tmux server.
+(globalThis as Record<symbol, unknown>)[Symbol.for('terminal-mcp.test.tmux-servers')] = () => removeLeftoverTestServers();
+
+/** A unique test socket name. It carries the run's tag (TERMINAL_MCP_TEST_RUN, set by
+ * scripts/run-tests.mjs), so the run's leftover check can tell its own sockets from those
+ * of another run on the same machine. */
+export function testSocketName(label = randomBytes(4).toString('hex')): string {
+  const run = process.env.TERMINAL_MCP_TEST_RUN;
+  return `tmcp-test-${run && /^[a-z0-9]+$/.test(run) ? `${run}-` : ''}${process.pid}-${label}`;
+}
 
 function testEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
@@ -71,7 +88,7 @@ export function escapeTmuxFormatArgument(text: string): string {
 }
 
 export async function startTmuxServer(options: StartTmuxServerOptions = {}): Promise<TmuxTestServer> {
-  const socketName = options.socketName ?? `tmcp-test-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const socketName = options.socketName ?? testSocketName();
   if (!SOCKET_NAME_RE.test(socketName)) throw new Error(`refusing a test socket name that is not tmcp-test-*: ${socketName}`);
   const env = testEnv();
   let placeholder = 0;
@@ -97,6 +114,7 @@ export async function startTmuxServer(options: StartTmuxServerOptions = {}): Pro
     await execa('tmux', ['-L', socketName, 'kill-server'], { env, extendEnv: false, stdin: 'ignore', reject: false });
     throw err;
   }
+  started.set(socketName, socketPath);
 
   return {
     socketName,
@@ -129,14 +147,88 @@ export async function startTmuxServer(options: StartTmuxServerOptions = {}): Pro
       ]);
       return { sessionId, paneId, name: stored };
     },
-    async kill() {
-      const pid = await execa('tmux', ['-L', socketName, '-N', 'display-message', '-p', '#{pid}'], { env, extendEnv: false, stdin: 'ignore', reject: false });
-      await execa('tmux', ['-L', socketName, 'kill-server'], { env, extendEnv: false, stdin: 'ignore', reject: false });
-      // kill-server returns before the server has exited; a server started on the same
-      // socket meanwhile would meet the dying one ("server exited unexpectedly").
-      await waitForExit(Number(pid.stdout));
+    async kill(options) {
+      await killServer(socketName, socketPath, env);
+      if (!options?.leaveSocketFile) removeSocketFile(socketName, socketPath);
     },
   };
+}
+
+async function killServer(socketName: string, socketPath: string, env: NodeJS.ProcessEnv): Promise<void> {
+  // -S: exactly the socket this helper made and checked, whatever TMUX_TMPDIR says now.
+  const pid = await execa('tmux', ['-S', socketPath, '-N', 'display-message', '-p', '#{pid}'], { env, extendEnv: false, stdin: 'ignore', reject: false });
+  const serverPid = Number(pid.stdout);
+  // Recorded while the server still runs: once it exits, its descendants are reparented
+  // and nothing ties them to it any more.
+  const panes = descendantsOf(serverPid);
+  await execa('tmux', ['-S', socketPath, 'kill-server'], { env, extendEnv: false, stdin: 'ignore', reject: false });
+  // kill-server returns before the server has exited; a server started on the same
+  // socket meanwhile would meet the dying one ("server exited unexpectedly").
+  await waitForExit(serverPid);
+  // kill-server hangs up each pane's terminal, but not a terminal a pane process opened
+  // itself: under `script -qc cmd`, cmd and its children outlived the server (and the run)
+  // with script waiting above them. Whatever the server started is ours: end each process
+  // still running, and only while it is still the one recorded (pid and start time).
+  for (const id of panes) signalIdentified(id, 'SIGKILL');
+}
+
+/** Every process below `rootPid` (children, their children, ...), with its identity. */
+function descendantsOf(rootPid: number): ProcessIdentity[] {
+  if (!Number.isSafeInteger(rootPid) || rootPid <= 1) return [];
+  const children = new Map<number, number[]>();
+  let pids: number[];
+  try {
+    pids = readdirSync('/proc').map(Number).filter((n) => Number.isSafeInteger(n) && n > 1);
+  } catch {
+    return []; // no /proc: nothing can be proven ours
+  }
+  for (const child of pids) {
+    try {
+      const stat = readFileSync(`/proc/${child}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(parent, [...(children.get(parent) ?? []), child]);
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  const found: ProcessIdentity[] = [];
+  for (let queue = [...(children.get(rootPid) ?? [])]; queue.length > 0; ) {
+    const next = queue.shift()!;
+    const id = identityOf(next);
+    if (id) found.push(id);
+    queue = queue.concat(children.get(next) ?? []);
+  }
+  return found;
+}
+
+/** tmux 3.3a leaves its socket file when the server exits: remove it (only ours, only a socket). */
+function removeSocketFile(socketName: string, socketPath: string): void {
+  started.delete(socketName);
+  try {
+    if (basename(socketPath) === socketName && SOCKET_NAME_RE.test(socketName) && lstatSync(socketPath).isSocket()) unlinkSync(socketPath);
+  } catch {
+    /* already gone */
+  }
+}
+
+/**
+ * After a test file: the servers it started and did not remove. A server still running was
+ * forgotten by the test (killed here, and named, so the leak gets fixed where it is); the
+ * socket file of one that ended otherwise (`kill-server` through its own tmux commands, a
+ * crash) is removed. Called by the suite's leak guard (leak-guard.ts) after each file.
+ */
+export async function removeLeftoverTestServers(): Promise<string[]> {
+  const forgotten: string[] = [];
+  for (const [socketName, socketPath] of [...started]) {
+    const env = testEnv();
+    const alive = await execa('tmux', ['-S', socketPath, '-N', 'list-sessions'], { env, extendEnv: false, stdin: 'ignore', reject: false });
+    if (alive.exitCode === 0 || !/no server running|error connecting/.test(alive.stderr)) {
+      forgotten.push(socketName);
+      await killServer(socketName, socketPath, env);
+    }
+    removeSocketFile(socketName, socketPath);
+  }
+  return forgotten;
 }
 
 /** Resolves once the process is gone or a zombie (where nobody reaps orphans, as in

@@ -5,15 +5,25 @@
  * loopback; the web server picks a free port (TERMINAL_MCP_WEB_PORT=0) and prints its URL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startBrokerProcess, type BrokerProcess } from './broker-process.js';
 import { repoPath } from './repo.js';
 import { startTmuxServer, type TmuxTestServer } from './tmux-server.js';
-import { waitFor } from './wait-for.js';
+import { GENEROUS_WAIT_MS, waitFor } from './wait-for.js';
 
 export { waitFor };
+
+/** Where a dashboard test writes its screenshots: docs/screenshots when refreshing them
+ * (TERMINAL_MCP_UPDATE_SCREENSHOTS=1; they are committed), otherwise a temporary directory
+ * that `remove()` deletes once the file is done. */
+export function screenshotDir(): { readonly path: string; remove(): void } {
+  if (process.env.TERMINAL_MCP_UPDATE_SCREENSHOTS === '1') return { path: repoPath('docs/screenshots'), remove: () => undefined };
+  const path = mkdtempSync(join(tmpdir(), 'tmcp-shots-'));
+  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+}
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
@@ -73,13 +83,13 @@ function waitForExit(child: ChildProcess, ms: number): Promise<void> {
   });
 }
 
-export async function startWebServer(env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<WebServerProcess> {
+export async function startWebServer(env: NodeJS.ProcessEnv, timeoutMs = GENEROUS_WAIT_MS): Promise<WebServerProcess> {
   const main = repoPath('web/dist/server/main.js');
   // A concurrent `npm run build` empties web/build for a while: wait a little before
   // concluding that nothing was built.
   const built = () => existsSync(main) && existsSync(repoPath('web/build/handler.js'));
   for (let waited = 0; !built(); waited += 500) {
-    if (waited >= 90_000) throw new Error('web is not built: run npm run build');
+    if (waited >= GENEROUS_WAIT_MS) throw new Error('web is not built: run npm run build');
     await new Promise((r) => setTimeout(r, 500));
   }
   const child = spawn(process.execPath, [main], { env: { ...env, TERMINAL_MCP_WEB_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -111,15 +121,26 @@ export async function startWebServer(env: NodeJS.ProcessEnv, timeoutMs = 30_000)
     stop: () =>
       (stopped ??= (async () => {
         child.kill('SIGTERM');
-        await waitForExit(child, 5_000);
+        await waitForExit(child, 30_000);
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
         await waitForExit(child, 5_000);
       })()),
   };
 }
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: 60_000 });
+/** Chromium whose every context waits as patiently as the tests' own waits: Playwright's
+ * default of 30 s per action and navigation failed tests on a busy machine, where the
+ * same page answered a little later. */
+export async function launchChromium(): Promise<Browser> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, timeout: GENEROUS_WAIT_MS });
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...args: Parameters<Browser['newContext']>) => {
+    const context = await newContext(...args);
+    context.setDefaultTimeout(GENEROUS_WAIT_MS);
+    context.setDefaultNavigationTimeout(GENEROUS_WAIT_MS);
+    return context;
+  };
+  return browser;
 }
 
 export async function startWebStack(options: StartWebStackOptions = {}): Promise<WebStack> {
@@ -128,7 +149,7 @@ export async function startWebStack(options: StartWebStackOptions = {}): Promise
   let web: WebServerProcess | undefined;
   try {
     await options.beforeBroker?.(tmux);
-    broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: options.config ?? WEB_TEST_CONFIG, readyTimeoutMs: 30_000 });
+    broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: options.config ?? WEB_TEST_CONFIG });
     web = await startWebServer({ ...broker.env, ...options.webEnv });
     const browser = waitsForHydration(await launchChromium(), web.baseUrl);
     const stop = async () => {
@@ -192,7 +213,7 @@ function hydrationAware(page: Page, baseUrl: string): Page {
 }
 
 /** The one-time password the broker wrote on first start. */
-export async function bootstrapPassword(stateDir: string, timeoutMs = 20_000): Promise<string> {
+export async function bootstrapPassword(stateDir: string, timeoutMs = GENEROUS_WAIT_MS): Promise<string> {
   const file = join(stateDir, 'webauth-bootstrap.txt');
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -222,9 +243,9 @@ export async function signInFirstTime(page: Page, stack: WebStack, newPassword =
   await submitLogin(page, stack.baseUrl, 'admin', first);
   // Generous: with several browser stacks on a loaded 2-core machine a first page load
   // (and two argon2 hashes) took longer than 30 s.
-  await page.waitForURL(`${stack.baseUrl}/change-password`, { timeout: 90_000 });
+  await page.waitForURL(`${stack.baseUrl}/change-password`, { timeout: GENEROUS_WAIT_MS });
   await changePassword(page, first, newPassword);
-  await page.waitForURL(`${stack.baseUrl}/`, { timeout: 90_000 });
+  await page.waitForURL(`${stack.baseUrl}/`, { timeout: GENEROUS_WAIT_MS });
 }
 
 /** The signed-in operator's session token, from the browser's login cookie: what the
@@ -238,7 +259,7 @@ export async function operatorSessionOf(page: Page): Promise<string> {
 /** Waits until the page is interactive (+layout.svelte marks <html> on mount): typed
  * before hydration, a field can be reset by it, and the form then never submits. */
 export async function waitForHydration(page: Page): Promise<void> {
-  await page.locator('html[data-hydrated="true"]').waitFor({ state: 'attached', timeout: 90_000 });
+  await page.locator('html[data-hydrated="true"]').waitFor({ state: 'attached', timeout: GENEROUS_WAIT_MS });
 }
 
 export async function changePassword(page: Page, current: string, next: string, confirm = next): Promise<void> {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { webauthEnv } from '../webauth/env.js';
 import { login } from '../webauth/login.js';
 import { validateSessionToken } from '../webauth/sessions.js';
@@ -16,13 +16,20 @@ const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const CLI = fileURLToPath(new URL('./webauth-cli.ts', import.meta.url));
 
 let stateDir: string;
+/** The CLI's TMPDIR: tsx keeps its compile cache there (tsx-<uid>), shared by this file's
+ * runs and removed with it instead of staying in the system's temporary directory. */
+let cliTmp: string;
+beforeAll(() => {
+  cliTmp = mkdtempSync(join(tmpdir(), 'tmcp-webauth-tsx-'));
+});
+afterAll(() => rmSync(cliTmp, { recursive: true, force: true }));
 beforeEach(() => {
   stateDir = join(mkdtempSync(join(tmpdir(), 'tmcp-webauth-cli-')), 'state');
 });
 afterEach(() => rmSync(join(stateDir, '..'), { recursive: true, force: true }));
 
 function cliEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, TERMINAL_MCP_STATE_DIR: stateDir };
+  const env: NodeJS.ProcessEnv = { ...process.env, TERMINAL_MCP_STATE_DIR: stateDir, TMPDIR: cliTmp };
   delete env.TMUX;
   delete env.TMUX_PANE;
   return env;

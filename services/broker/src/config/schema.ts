@@ -4,7 +4,7 @@
  * an effect, see effects/config-file.ts).
  */
 import { z } from 'zod';
-import { gatewayToolsetsConfigSchema, NOTE_LIMITS } from '@terminal-mcp/contract';
+import { gatewayToolsetsConfigSchema, NOTE_LIMITS, PROJECT_LIMITS } from '@terminal-mcp/contract';
 import { DEFAULT_GUARDED_COMMANDS } from '../policy/input.js';
 
 const pattern = z.string().min(1).max(256);
@@ -214,7 +214,16 @@ export const deployPreviewProfileSchema = z
       .default([])
       .refine((c) => new Set(c.map((x) => x.id)).size === c.length, 'command ids must be unique'),
     probes: z
-      .array(z.object({ id: z.string().regex(/^[a-z0-9._-]{1,64}$/), url: loopbackUrl }).strict())
+      .array(
+        z
+          .object({
+            id: z.string().regex(/^[a-z0-9._-]{1,64}$/),
+            url: loopbackUrl,
+            // How long project_check waits for the answer; within the MCP call budget.
+            timeout_seconds: z.number().int().min(1).max(25).default(PROJECT_LIMITS.probeTimeoutMs / 1000),
+          })
+          .strict(),
+      )
       .max(10)
       .default([]),
   })

@@ -29,7 +29,10 @@ let tmux: TmuxTestServer;
 let adapter: ControlModeTmuxAdapter;
 let root: string;
 let deps: BrokerDeps;
-/** A script named ssh: touches its first argument, then waits (never connects anywhere). */
+/** A script named ssh: touches its first argument, then waits while that file exists
+ * (never connects anywhere). It ends by itself once afterAll removes the test's directory:
+ * under `script` it sits on a terminal of its own, which killing the tmux server does not
+ * hang up, and a fixed `sleep 3600` outlived the run by an hour (with `script` above it). */
 let sshScript: string;
 /** A binary named ssh: a symlink to sleep (its exe is sleep, its comm is ssh). */
 let sshBinary: string;
@@ -46,8 +49,8 @@ beforeAll(async () => {
   mkdirSync(join(root, 'bin'));
   mkdirSync(join(root, 'bin2'));
   sshScript = join(root, 'bin', 'ssh');
-  // `sleep; :` so no shell turns the last command into an exec (the script stays `ssh`).
-  writeFileSync(sshScript, '#!/bin/sh\n: > "$1"\nsleep 3600; :\n');
+  // A loop, so no shell turns the last command into an exec (the script stays `ssh`).
+  writeFileSync(sshScript, '#!/bin/sh\n: > "$1"\nwhile [ -e "$1" ]; do sleep 1; done\n');
   chmodSync(sshScript, 0o755);
   sshBinary = join(root, 'bin2', 'ssh');
   symlinkSync('/bin/sleep', sshBinary);

@@ -6,7 +6,7 @@
  * events, and blockers in plain words. A part that fails is reported
  * with its error code instead of failing the whole check.
  */
-import { PROJECT_LIMITS, readAppErrorData, type ProjectCheckOutput } from '@terminal-mcp/contract';
+import { readAppErrorData, type ProjectCheckOutput } from '@terminal-mcp/contract';
 import type { InputCaller } from '../input/input-deps.js';
 import { probeUrl, programFound } from '../effects/deploy/readiness.js';
 import { getBinding } from '../input/bindings.js';
@@ -64,7 +64,7 @@ async function deployCheck(profile: ProjectProfile): Promise<ProjectCheckOutput[
   if (!d) return { configured: false, preview_safe: false, commands: [], probes: [] };
   const [commands, probes] = await Promise.all([
     Promise.all(d.commands.map(async (c) => ({ id: c.id, program_found: await programFound(c.argv[0]!) }))),
-    Promise.all(d.probes.map(async (p) => ({ id: p.id, url: p.url, ...(await probeUrl(p.url, PROJECT_LIMITS.probeTimeoutMs)) }))),
+    Promise.all(d.probes.map(async (p) => ({ id: p.id, url: p.url, ...(await probeUrl(p.url, p.timeout_seconds * 1000)) }))),
   ]);
   return { configured: true, preview_safe: d.preview_safe, commands, probes: probes.map((p) => ({ id: p.id, url: p.url, ok: p.ok, http_status: p.httpStatus, error: p.error })) };
 }

@@ -44,7 +44,9 @@ function config(): BrokerConfig {
             { id: 'missing', argv: ['no-such-program-x1'] },
           ],
           probes: [
-            { id: 'web', url: `http://127.0.0.1:${probePort}/` },
+            // The probe's server runs in this test process: on a busy machine its answer took
+            // over the default 2 s. Sized for a machine five times slower.
+            { id: 'web', url: `http://127.0.0.1:${probePort}/`, timeout_seconds: 25 },
             { id: 'down', url: 'http://127.0.0.1:9/' },
           ],
         },

@@ -6,8 +6,10 @@
  * - Argument arrays only, never a shell; revisions are checked before they are placed
  *   (never a leading `-`), and callers put `--` before paths.
  * - No system or global config: `GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL=/dev/null`,
- *   HOME and XDG_CONFIG_HOME point at an empty private directory (no user aliases,
- *   external diff, textconv, attributes or excludes file). The environment is built
+ *   HOME and XDG_CONFIG_HOME are /dev/null (no user aliases, external diff, textconv,
+ *   attributes or excludes file: nobody can create a file below a device, and git reads
+ *   a missing file and a path through a non-directory alike, as absent; unlike a private
+ *   temporary directory, nothing is left behind when the process is killed). The environment is built
  *   from scratch, so inherited `GIT_DIR`, `GIT_EXTERNAL_DIFF`, `GIT_PAGER`... cannot leak in.
  * - The repository's own config can still name programs. Command-line config (which
  *   wins over it) disables the pager, fsmonitor, hooks, external diff, signature
@@ -23,9 +25,7 @@
  * - `GIT_OPTIONAL_LOCKS=0`: a read never rewrites the index.
  * - A timeout (SIGKILL) and a stdout cap; output cut at the cap is reported as truncated.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { AppError, REVISION_PATTERN } from '@terminal-mcp/contract';
 import { execa } from 'execa';
 
@@ -55,16 +55,8 @@ export interface GitRepo {
   run(args: readonly string[], options?: GitRunOptions): Promise<GitResult>;
 }
 
-let emptyHome: string | undefined;
-/** A private empty directory used as HOME and XDG_CONFIG_HOME, made once per process. */
-function emptyHomeDir(): string {
-  if (!emptyHome) {
-    emptyHome = mkdtempSync(join(tmpdir(), 'terminal-mcp-git-home-'));
-    const made = emptyHome;
-    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
-  }
-  return emptyHome;
-}
+/** HOME and XDG_CONFIG_HOME of every git run: a home nothing can be put in. */
+const NO_HOME = '/dev/null';
 
 /** Command-line config that wins over the repository's own. */
 function safetyConfigArgs(root: string): string[] {
@@ -90,11 +82,10 @@ function safetyConfigArgs(root: string): string[] {
 }
 
 function baseEnv(root: string): Record<string, string> {
-  const home = emptyHomeDir();
   return {
     PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    HOME: home,
-    XDG_CONFIG_HOME: home,
+    HOME: NO_HOME,
+    XDG_CONFIG_HOME: NO_HOME,
     LC_ALL: 'C',
     LANG: 'C',
     GIT_CONFIG_NOSYSTEM: '1',

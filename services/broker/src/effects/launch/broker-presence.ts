@@ -14,6 +14,8 @@ export interface BrokerPresence {
   state: BrokerState | undefined;
   /** A live pid in broker.lock when the socket does not answer (starting, or hung). */
   lockHolder: number | undefined;
+  /** broker.json, only when it names the lock holder (a broker that listened, then hung). */
+  lockState: BrokerState | undefined;
 }
 
 export function lockHolderPid(socketDir: string): number | undefined {
@@ -28,9 +30,11 @@ export function lockHolderPid(socketDir: string): number | undefined {
 export async function findBroker(socketDir: string): Promise<BrokerPresence> {
   const info = await probeBrokerInfo(socketDir);
   const state = readBrokerState(socketDir);
+  const lockHolder = info ? undefined : lockHolderPid(socketDir);
   return {
     info,
     state: info && state?.pid === info.pid ? state : undefined,
-    lockHolder: info ? undefined : lockHolderPid(socketDir),
+    lockHolder,
+    lockState: lockHolder !== undefined && state?.pid === lockHolder ? state : undefined,
   };
 }

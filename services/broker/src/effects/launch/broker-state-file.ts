@@ -13,6 +13,9 @@ export const BROKER_STATE_FILE_NAME = 'broker.json';
 
 export const brokerStateSchema = z.object({
   pid: z.number().int(),
+  /** The broker's start time (proc/process-identity.ts), so `terminal-mcp stop` can tell
+   * it from a later process with its pid. Absent in records of older versions. */
+  pid_start: z.string().optional(),
   version: z.string(),
   started_at: z.string(),
   config_path: z.string().nullable(),

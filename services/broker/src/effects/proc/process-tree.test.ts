@@ -38,13 +38,9 @@ describe('readPaneProcessTree', () => {
   });
 
   afterAll(() => {
-    if (child.pid) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        child.kill('SIGKILL');
-      }
-    }
+    // The process group bash leads (detached), only while bash is ours and not yet reaped:
+    // until then no other process can hold that group id. bash waits for its children.
+    if (child.pid && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -18,10 +18,11 @@ function adapterFor(server: TmuxTestServer): ControlModeTmuxAdapter {
   return adapter;
 }
 
-/** A socket name whose server was started and killed: tmux 3.3a leaves the socket file. */
+/** A socket name whose server was started and killed, its socket file left behind as
+ * tmux 3.3a leaves it (the helper removes it at the end of the file). */
 async function killedServer(): Promise<TmuxTestServer> {
   const server = await startTmuxServer();
-  await server.kill();
+  await server.kill({ leaveSocketFile: true });
   return server;
 }
 
