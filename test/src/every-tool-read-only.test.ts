@@ -7,8 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
-import type { SocketRole } from '@terminal-mcp/contract';
-import { createGatewayLogger, ERROR_META_KEY, GATEWAY_TOOLS, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
+import { GATEWAY_TOOLSETS, type SocketRole } from '@terminal-mcp/contract';
+import { createGatewayLogger, ERROR_META_KEY, GATEWAY_TOOLS, INPUT_TOOL_NAMES, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
 import { createObserverLogger, OBSERVER_TOOLS, startObserverHttp, type RunningObserverHttp } from '@terminal-mcp/observer';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -157,6 +157,7 @@ beforeAll(async () => {
     tmuxSocket: tmux.socketName,
     config: {
       log_level: 'warn',
+      gateway: { toolsets: { oauth: [...GATEWAY_TOOLSETS] } },
       permissions: { terminal_read: true, terminal_input: true },
       allowed_session_patterns: ['agent-*'],
       input_policy: { allowed_session_patterns: ['agent-*'] },
@@ -214,11 +215,13 @@ describe('every MCP tool, derived from the registrations, with a read-only token
   });
 
   it.each([
-    ['gateway', () => gw.mcpUrl, 'terminal:read', GATEWAY_TOOLS.map((t) => t.name)],
-    ['observer', () => obs.mcpUrl, 'observer:read', OBSERVER_TOOLS.map((t) => t.name)],
-  ] as const)('%s: lists exactly its registered tools, and none of them changes a pane, a store or starts a process', async (role, url, scope, registered) => {
+    // Every toolset is on for OAuth clients here (config above); a read-only token is not
+    // listed the tools that type, but calls them by name all the same: the attack.
+    ['gateway', () => gw.mcpUrl, 'terminal:read', GATEWAY_TOOLS.map((t) => t.name), GATEWAY_TOOLS.map((t) => t.name).filter((n) => !INPUT_TOOL_NAMES.has(n))],
+    ['observer', () => obs.mcpUrl, 'observer:read', OBSERVER_TOOLS.map((t) => t.name), OBSERVER_TOOLS.map((t) => t.name)],
+  ] as const)('%s: lists its registered tools a reader may see, and none of them (called by name, listed or not) changes a pane, a store or starts a process', async (role, url, scope, registered, listed) => {
     const client = await mcp(url(), await accessToken(role, url(), scope));
-    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([...registered].sort());
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([...listed].sort());
     const found: string[] = [];
     for (const name of registered) {
       const before = await snapshot(true);

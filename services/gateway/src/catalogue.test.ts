@@ -14,8 +14,20 @@ import { GATEWAY_TOOLS } from './tools/index.js';
 import { TOOLSET_TOOLS, toolsetOf } from './tools/toolsets.js';
 
 const ALL = new Set<GatewayToolset>(GATEWAY_TOOLSETS);
-/** A broker that fails the test if any tool reaches it. */
-const untouchable = new Proxy({}, { get: () => { throw new Error('the broker was called'); } }) as BrokerClient<'gateway'>;
+/** A stand-in at the broker socket (a process boundary) that records each procedure a tool
+ * calls and answers nothing: the real broker's refusal is tested end to end in
+ * test/src/gateway-oauth.test.ts. */
+function recordingBroker(calls: string[]): BrokerClient<'gateway'> {
+  const at = (path: string[]): unknown =>
+    new Proxy(() => undefined, {
+      get: (_target, key) => at([...path, String(key)]),
+      apply: () => {
+        calls.push(path.slice(0, -1).join('.'));
+        return Promise.reject(new Error('recorded, not answered'));
+      },
+    });
+  return at([]) as BrokerClient<'gateway'>;
+}
 
 describe('the toolset table', () => {
   it('puts every gateway tool in exactly one toolset, and names no other tool', () => {
@@ -55,10 +67,11 @@ describe('gatewayCatalogue', () => {
     expect(c.hidden.get('terminal_send_text')).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('input toolset') });
   });
 
-  it('hides what a read-only token cannot use, and only that', () => {
+  it('does not list a read-only token the tools that type, and only those; they stay callable so the broker refuses and audits them', () => {
     const c = gatewayCatalogue({ toolsets: ALL, scopes: [GATEWAY_READ_SCOPE] });
     expect(c.tools.map((t) => t.name).sort()).toEqual(GATEWAY_TOOLS.map((t) => t.name).filter((n) => !INPUT_TOOL_NAMES.has(n)).sort());
-    for (const name of INPUT_TOOL_NAMES) expect(c.hidden.get(name)?.code, name).toBe('INPUT_NOT_ALLOWED');
+    expect(c.unlisted.map((t) => t.name).sort()).toEqual([...INPUT_TOOL_NAMES].sort());
+    expect(c.hidden.size).toBe(0);
     expect(gatewayCatalogue({ toolsets: ALL, scopes: [GATEWAY_READ_SCOPE, GATEWAY_INPUT_SCOPE] }).tools).toHaveLength(GATEWAY_TOOLS.length);
   });
 
@@ -71,9 +84,10 @@ describe('gatewayCatalogue', () => {
 });
 
 describe('a server built from a narrowed catalogue (real SDK client)', () => {
-  it('lists only its tools and refuses a hidden one by name without calling the broker', async () => {
+  it('lists only its tools, refuses a tool of another toolset by name without calling the broker, and passes an unlisted input tool to the broker to decide', async () => {
     const catalogue = gatewayCatalogue({ toolsets: new Set<GatewayToolset>(['core', 'input']), scopes: [GATEWAY_READ_SCOPE] });
-    const server = createGatewayMcpServer({ broker: untouchable, metrics: createToolMetrics(), catalogue });
+    const calls: string[] = [];
+    const server = createGatewayMcpServer({ broker: recordingBroker(calls), metrics: createToolMetrics(), catalogue });
     const client = new Client({ name: 'catalogue-test', version: '0.0.0' });
     const [a, b] = InMemoryTransport.createLinkedPair();
     await Promise.all([server.connect(a), client.connect(b)]);
@@ -85,12 +99,13 @@ describe('a server built from a narrowed catalogue (real SDK client)', () => {
       const code = (r: CallToolResult) => (r._meta?.[ERROR_META_KEY] as { error_code?: string } | undefined)?.error_code;
       const byScope = (await client.callTool({ name: 'terminal_send_text', arguments: { session: 'x', text: 'rm -rf /' } })) as CallToolResult;
       expect(byScope.isError).toBe(true);
-      expect(code(byScope)).toBe('INPUT_NOT_ALLOWED');
+      expect(calls).toEqual(['input.sendText']); // the broker decides (and audits) the attempt
       const byToolset = (await client.callTool({ name: 'note_create', arguments: { title: 't' } })) as CallToolResult;
       expect(code(byToolset)).toBe('FORBIDDEN');
       expect((byToolset.content[0] as { text: string }).text).toMatch(/notes toolset.*gateway\.toolsets/);
       const unknown = (await client.callTool({ name: 'no_such_tool', arguments: {} })) as CallToolResult;
       expect(code(unknown)).toBe('INVALID_ARGUMENT');
+      expect(calls).toEqual(['input.sendText']);
     } finally {
       await client.close();
       await server.close();

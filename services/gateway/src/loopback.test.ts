@@ -11,7 +11,7 @@ describe('startGatewayHttp', () => {
 
 describe('httpSettingsFromEnv', () => {
   it('defaults to 127.0.0.1:8766 without a token', () => {
-    expect(httpSettingsFromEnv({})).toEqual({ host: '127.0.0.1', port: 8766, publicHosts: [], token: undefined });
+    expect(httpSettingsFromEnv({})).toEqual({ host: '127.0.0.1', port: 8766, publicHosts: [], token: undefined, allowOpen: false });
   });
 
   it('reads host, port, public hosts and token', () => {
@@ -26,6 +26,7 @@ describe('httpSettingsFromEnv', () => {
       port: 9001,
       publicHosts: [{ hostname: 'mcp.example.com' }, { hostname: 'other.example.com', port: 8443 }],
       token: 's3cret-token',
+      allowOpen: false,
     });
   });
 

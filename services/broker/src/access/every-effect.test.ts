@@ -169,6 +169,7 @@ const SAMPLES: Record<string, () => unknown> = {
   'live.paneOutput': () => ({ session: TARGET, operatorSession: operator }),
   'health.ready': () => undefined,
   'health.info': () => undefined,
+  'catalogue.toolsets': () => undefined,
 };
 
 const sampleFor = (role: Role, path: string) => SAMPLES[`${role}:${path}`] ?? SAMPLES[path];
