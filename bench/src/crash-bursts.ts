@@ -1,15 +1,18 @@
 /**
- * `node bench/dist/crash-bursts.js [--runs 50] [--only create40,churn,sigkill] [--json FILE]`:
+ * `node bench/dist/crash-bursts.js [--runs 50] [--only create40,churn,sigkill] [--json FILE] [--max-load 8]`:
  * the session bursts that crashed tmux 3.3a while the broker recorded transcripts, each
  * repeated `--runs` times on a fresh private tmux server and broker (test/src/helpers/
  * crash-bursts.ts says what each does). Prints one line per trial and a table of crashes
  * per burst. Trials run one after another; they are CPU heavy, so on a shared machine run
- * it under `nice -n 10`. Build first (`npx tsc -b`).
+ * it under `nice -n 10`; before each trial it waits until the 1-minute load average is
+ * below `--max-load` (a trial whose broker cannot even start in time measures nothing).
+ * Build first (`npx tsc -b`).
  *
  * The crash table in docs/transcripts.md comes from this script, run against the
  * previous design (one control-mode watcher per recorded session) and the current one.
  */
 import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { BURSTS, runBurst, type BurstName, type BurstOutcome } from '@terminal-mcp/test';
 
 function arg(name: string): string | undefined {
@@ -20,12 +23,14 @@ function arg(name: string): string | undefined {
 const runs = Number(arg('--runs') ?? '50');
 const only = (arg('--only')?.split(',') ?? [...BURSTS]) as BurstName[];
 const jsonPath = arg('--json');
+const maxLoad = Number(arg('--max-load') ?? '8');
 for (const b of only) if (!BURSTS.includes(b)) throw new Error(`unknown burst ${b}; one of ${BURSTS.join(', ')}`);
 if (!Number.isSafeInteger(runs) || runs < 1) throw new Error('--runs must be a positive integer');
 
 const outcomes: BurstOutcome[] = [];
 for (let run = 1; run <= runs; run += 1) {
   for (const burst of only) {
+    while (loadavg()[0]! > maxLoad) await new Promise((resolve) => setTimeout(resolve, 10_000));
     let outcome: BurstOutcome;
     try {
       outcome = await runBurst(burst);

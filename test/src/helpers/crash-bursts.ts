@@ -44,7 +44,7 @@ export interface BurstOutcome {
 export interface BurstOptions {
   /** Extra broker config (merged over `transcripts: { enabled: true }`). */
   config?: Record<string, unknown>;
-  /** How long to wait for the recordings after a burst. Default 30 s. */
+  /** How long to wait for the recordings after a burst. Default 60 s. */
   recordTimeoutMs?: number;
 }
 
@@ -120,8 +120,17 @@ async function startTrial(config: Record<string, unknown>, seeds: readonly strin
   const pid = await serverPid(server);
   if (pid === null) throw new Error('the test tmux server did not answer');
   const trial: Trial = { server, broker: null, pid, crashSeen: '' };
-  for (const name of seeds) await user(trial, ['new-session', '-d', '-s', name, command(name)]);
-  trial.broker = await startBrokerProcess({ tmuxSocket: server.socketName, config: { log_level: 'warn', ...config, transcripts: { enabled: true, ...((config.transcripts as object | undefined) ?? {}) } } });
+  try {
+    for (const name of seeds) await user(trial, ['new-session', '-d', '-s', name, command(name)]);
+    trial.broker = await startBrokerProcess({
+      tmuxSocket: server.socketName,
+      readyTimeoutMs: 60_000,
+      config: { log_level: 'warn', ...config, transcripts: { enabled: true, ...((config.transcripts as object | undefined) ?? {}) } },
+    });
+  } catch (err) {
+    await server.kill();
+    throw err;
+  }
   return trial;
 }
 
@@ -201,7 +210,7 @@ const RUN: Record<BurstName, (trial: Trial, opts: Required<BurstOptions>) => Pro
 
 /** One trial of `burst` on a new server and broker; never throws for a crash. */
 export async function runBurst(burst: BurstName, options: BurstOptions = {}): Promise<BurstOutcome> {
-  const opts: Required<BurstOptions> = { config: options.config ?? {}, recordTimeoutMs: options.recordTimeoutMs ?? 30_000 };
+  const opts: Required<BurstOptions> = { config: options.config ?? {}, recordTimeoutMs: options.recordTimeoutMs ?? 60_000 };
   const started = Date.now();
   const seeds = SEEDS[burst];
   const trial = await startTrial(opts.config, seeds.names, seeds.command);
