@@ -24,10 +24,10 @@ export interface SnapshotLines {
   readonly partial: string;
 }
 
+/** `captured`: the capture's lines joined with `\n`, the screen's last row last. */
 export function snapshotLines(captured: string, pane: SnapshotPane, maxLines: number): SnapshotLines {
+  // One line per row (a joined line counts as one), as the control client returns them.
   const rows = captured.split('\n');
-  // capture-pane ends its text with a newline: no row after it.
-  if (rows.length > 0 && rows[rows.length - 1] === '' && captured.endsWith('\n')) rows.pop();
   let end = rows.length;
   while (end > 0 && rows[end - 1]!.trim() === '') end -= 1;
   const blankBelow = rows.length - end;

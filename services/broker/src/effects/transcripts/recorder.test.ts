@@ -1,12 +1,12 @@
-// The recorder writes only readable sessions' output, redacted before it reaches the disk (split, slow, SGR-interleaved and PEM attacks through a real tmux pane), as asciicast v2 with 0600/0700 modes, rotates and caps segments, and stops when a grant is revoked.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+// The recorder writes only readable sessions' output, redacted before it reaches the disk (split, slow, SGR-interleaved and PEM attacks through a real tmux pane), as asciicast v2 with 0600/0700 modes, rotates and caps segments, and stops when a grant is revoked. It records through tmux's pipe-pane (no client attached), starts each pane with a snapshot of what it showed, leaves panes the user pipes alone and closes its pipes when it stops.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, configSchema } from '../../config/schema.js';
 import { startLiveTestBroker, type LiveTestBroker } from '../../testing/live-broker.testkit.js';
 import type { TranscriptRecorder } from './recorder.js';
-import { dirNameOf, transcriptsRoot } from './transcript-files.js';
+import { dirNameOf, SNAPSHOT_END_MARKER, SNAPSHOT_MARKER, transcriptsRoot } from './transcript-files.js';
 import { waitFor } from '../../../../../test/src/helpers/wait-for.js';
 
 let stateDir: string;
@@ -139,5 +139,99 @@ describe('transcript recorder', () => {
       .filter((f) => f.endsWith('.cast'))
       .reduce((n, f) => n + statSync(join(dir, f)).size, 0);
     expect(total).toBeLessThanOrEqual(config.transcripts.max_bytes_per_session + config.transcripts.segment_bytes + 4096);
+  });
+});
+
+/** `#{pane_pipe}` of a pane: '1' while some pipe is open on it. */
+const pipeOf = (paneId: string) => broker.server.tmux(['display-message', '-p', '-t', paneId, '#{pane_pipe}']);
+
+/** Every client attached to the server, by session name. */
+async function clientSessions(): Promise<string[]> {
+  return (await broker.server.tmux(['list-clients', '-F', '#{session_name}'])).split('\n').filter((l) => l !== '');
+}
+
+/** The stored events of a session, parsed (header line left out). */
+function events(sessionId: string): [number, string, string][] {
+  return onDisk(sessionId)
+    .split('\n')
+    .filter((l) => l.startsWith('['))
+    .map((l) => JSON.parse(l) as [number, string, string]);
+}
+
+const isRecorded = (sessionId: string) => recorder.recording().some((i) => i.sessionId === sessionId);
+
+describe('recording through pipe-pane', () => {
+  it('attaches no client: the pane is piped, and only the broker\'s own command client is attached', async () => {
+    const s = await broker.server.newSession('test-no-client', 'cat');
+    await reconcile();
+    await waitFor('recording', () => isRecorded(s.sessionId));
+    expect(await pipeOf(s.paneId)).toBe('1');
+    // The adapter's one client on its hidden session; nothing attached to the user's.
+    expect((await clientSessions()).every((name) => name === '__terminal_mcp_control')).toBe(true);
+    await broker.server.tmux(['send-keys', '-t', s.paneId, '-l', 'through the pipe']);
+    await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
+    await waitFor('line stored', () => onDisk(s.sessionId).includes('through the pipe'));
+  });
+
+  it('starts with a redacted snapshot of what the pane printed before, and continues the prompt line', async () => {
+    const s = await broker.server.newSession('test-before', "sh -c \"printf 'printed early\\nkey AKIAIOSFODNN7EXAMPLE\\n\\$ '; exec cat\"");
+    await waitFor('printed', async () => (await broker.server.tmux(['capture-pane', '-p', '-t', s.paneId])).includes('$'));
+    await reconcile();
+    await waitFor('recording', () => isRecorded(s.sessionId));
+    // Typed at the prompt: cat echoes it, and the prompt line goes on.
+    await broker.server.tmux(['send-keys', '-t', s.paneId, '-l', 'ls -la']);
+    await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
+    await waitFor('prompt line stored', () => onDisk(s.sessionId).includes('ls -la'));
+    const evs = events(s.sessionId);
+    const start = evs.findIndex((e) => e[1] === 'm' && e[2] === SNAPSHOT_MARKER);
+    const end = evs.findIndex((e) => e[1] === 'm' && e[2] === SNAPSHOT_END_MARKER);
+    expect(start).toBe(0);
+    expect(evs.slice(start + 1, end).map((e) => e[2])).toEqual(['printed early\r\n', 'key [REDACTED:aws_access_key_id]\r\n']);
+    expect(evs.slice(end + 1).map((e) => e[2])[0]).toBe('$ ls -la\r\n');
+    expect(onDisk(s.sessionId)).not.toContain('IOSFODNN7');
+  });
+
+  it('leaves a pane the user pipes alone, and stops recording a pane whose pipe the user replaces', async () => {
+    const logFile = join(stateDir, 'user-pipe.log');
+    const userPiped = await broker.server.newSession('test-user-piped', 'cat');
+    await broker.server.tmux(['pipe-pane', '-t', userPiped.paneId, `cat >> ${logFile}`]);
+    const replaced = await broker.server.newSession('test-replaced', 'cat');
+    await reconcile();
+    await waitFor('recording', () => isRecorded(userPiped.sessionId) && isRecorded(replaced.sessionId));
+    expect(recorder.stats().panesPipedByUser).toBeGreaterThanOrEqual(1);
+    await broker.server.tmux(['send-keys', '-t', userPiped.paneId, '-l', 'for the user only']);
+    await broker.server.tmux(['send-keys', '-t', userPiped.paneId, 'Enter']);
+    await waitFor('the user\'s pipe still gets the output', () => existsSync(logFile) && readFileSync(logFile, 'utf8').includes('for the user only'));
+    expect(onDisk(userPiped.sessionId)).not.toContain('for the user only');
+
+    // The user pipes the recorded pane: theirs wins, and ours does not come back.
+    await broker.server.tmux(['pipe-pane', '-t', replaced.paneId, `cat >> ${logFile}`]);
+    await new Promise((r) => setTimeout(r, 5_000)); // past two pane scans
+    await broker.server.tmux(['send-keys', '-t', replaced.paneId, '-l', 'after the user took it']);
+    await broker.server.tmux(['send-keys', '-t', replaced.paneId, 'Enter']);
+    await waitFor('the user\'s pipe gets it', () => readFileSync(logFile, 'utf8').includes('after the user took it'));
+    expect(onDisk(replaced.sessionId)).not.toContain('after the user took it');
+  });
+
+  it('records a pane split off later, with what it printed before the scan found it', async () => {
+    const s = await broker.server.newSession('test-split', 'cat');
+    await reconcile();
+    await waitFor('recording', () => isRecorded(s.sessionId));
+    const pane = await broker.server.tmux(['split-window', '-d', '-P', '-F', '#{pane_id}', '-t', s.paneId, "sh -c 'echo split pane says hi; exec cat'"]);
+    await waitFor('split pane stored', () => onDisk(s.sessionId).includes('split pane says hi'), 30_000);
+    await waitFor('split pane piped', async () => (await pipeOf(pane)) === '1');
+  });
+
+  it('closes its pipes when it stops recording a session', async () => {
+    const s = await broker.server.newSession('granted-two', 'cat');
+    const facts = (await broker.adapter.listSessions()).find((x) => x.sessionId === s.sessionId)!;
+    const grants = broker.deps.stores.grants;
+    grants.apply([{ kind: 'grant', sessionName: 'granted-two', identity: facts, input: false, expiresAt: null }], 'test', Date.now());
+    await reconcile();
+    await waitFor('recording', () => isRecorded(s.sessionId));
+    expect(await pipeOf(s.paneId)).toBe('1');
+    grants.apply([{ kind: 'revoke', sessionName: 'granted-two' }], 'test', Date.now());
+    await reconcile();
+    await waitFor('pipe closed', async () => (await pipeOf(s.paneId)) === '0');
   });
 });

@@ -14,9 +14,10 @@
  * theirs from ours), and so is a pane whose pipe of ours someone else closed or replaced.
  *
  * Nothing lost at the start: when a pane's pipe opens, its screen and scrollback (at most
- * `max_capture_lines`; only the screen when recording resumes on a transcript with output
- * already) are captured in the same turn of tmux's loop and written first, between
- * snapshot markers (policy/transcript-snapshot.ts splits it into lines).
+ * `max_capture_lines`) are captured in the same turn of tmux's loop and written first,
+ * between snapshot markers (policy/transcript-snapshot.ts splits it into lines). When
+ * recording resumes on a transcript with output already, only the screen is taken, and
+ * only its lines after those the transcript ends with.
  *
  * Redacted BEFORE it is written: each pane has ONE stream redactor
  * (policy/transcript-redaction.ts), fed the snapshot and then the piped bytes, so its
@@ -150,6 +151,16 @@ export interface TranscriptRecorderDeps {
 }
 
 const paneKey = (p: { paneId: string; panePid: number }) => `${p.paneId}:${p.panePid}`;
+
+/** The longest run of lines that ends `before` and starts `after`. */
+function overlap(before: readonly string[], after: readonly string[]): number {
+  for (let k = Math.min(before.length, after.length); k > 0; k -= 1) {
+    let same = true;
+    for (let i = 0; i < k && same; i += 1) same = before[before.length - k + i] === after[i];
+    if (same) return k;
+  }
+  return 0;
+}
 
 export function createTranscriptRecorder(deps: TranscriptRecorderDeps): TranscriptRecorder {
   const { config, log, tmux } = deps;
@@ -362,7 +373,10 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     // The snapshot goes through the pane's one redactor, first; its unfinished last line
     // stays in the redactor as the start of the line the stream continues.
     const snap = snapshotLines(opened.text, opened, depth === 'history' ? config.max_capture_lines : opened.height);
-    write(r, tap.redactor.push(snap.lines.length > 0 ? `${snap.lines.join('\n')}\n` : '').lines, true);
+    const lines = tap.redactor.push(snap.lines.length > 0 ? `${snap.lines.join('\n')}\n` : '').lines;
+    // Resuming: the screen usually still shows lines recorded before; only what follows
+    // them is new (what the pane printed while nobody recorded, as far as it is visible).
+    write(r, depth === 'screen' ? lines.slice(overlap(store.lastLines(r.identity, lines.length), lines)) : lines, true);
     if (snap.partial !== '') tap.redactor.push(snap.partial);
     tap.state = 'live';
     tap.liveSince = now();

@@ -142,6 +142,8 @@ export interface TranscriptStore {
   range(id: SessionIdentity): { first: number; end: number } | null;
   /** Events from `offset` (an event boundary) to the end. */
   eventsFrom(id: SessionIdentity, offset: number): TranscriptEvent[];
+  /** The texts of the last `count` output events (fewer when there are not as many). */
+  lastLines(id: SessionIdentity, count: number): string[];
   /** Whether `offset` is the start of an event, or the end of the stream. */
   isBoundary(id: SessionIdentity, offset: number): boolean;
   /** The header line of the oldest retained segment and every event line after it. */
@@ -247,6 +249,21 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
         out.push(...parseEvents(readFileSync(seg.path), seg.start, offset));
       });
       return out;
+    },
+    lastLines(id, count) {
+      const lines: string[] = [];
+      const segs = segmentsOf(dirOf(id));
+      for (let i = segs.length - 1; i >= 0 && lines.length < count; i -= 1) {
+        let buf: Buffer;
+        try {
+          buf = readFileSync(segs[i]!.path);
+        } catch {
+          continue;
+        }
+        const texts = parseEvents(buf, segs[i]!.start, 0).flatMap((e) => (e.gap ? [] : [e.text]));
+        lines.unshift(...texts.slice(-(count - lines.length)));
+      }
+      return lines.slice(-count);
     },
     isBoundary(id, offset) {
       const r = range(id);
