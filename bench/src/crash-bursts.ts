@@ -35,12 +35,12 @@ for (let run = 1; run <= runs; run += 1) {
     try {
       outcome = await runBurst(burst);
     } catch (err) {
-      outcome = { burst, crashed: false, detail: `trial failed to run: ${(err as Error).message.split('\n')[0]}`, recorded: 0, expected: 0, leftClients: 0, ms: 0 };
+      outcome = { burst, crashed: false, detail: `trial failed to run: ${(err as Error).message.split('\n')[0]}`, recorded: 0, expected: 0, leftClients: 0, leftovers: '', ms: 0 };
     }
     outcomes.push(outcome);
     const o = outcome;
     process.stdout.write(
-      `${burst.padEnd(9)} run ${String(run).padStart(3)}/${runs}  ${o.crashed ? 'CRASHED' : 'ok     '}  recorded ${o.recorded}/${o.expected}${burst === 'sigkill' ? `  clients left ${o.leftClients}` : ''}  ${(o.ms / 1000).toFixed(1)} s${o.detail ? `  (${o.detail})` : ''}\n`,
+      `${burst.padEnd(9)} run ${String(run).padStart(3)}/${runs}  ${o.crashed ? 'CRASHED' : 'ok     '}  recorded ${o.recorded}/${o.expected}${burst === 'sigkill' ? `  clients left ${o.leftClients}${o.leftovers ? `, ${o.leftovers}` : ''}` : ''}  ${(o.ms / 1000).toFixed(1)} s${o.detail ? `  (${o.detail})` : ''}\n`,
     );
     if (jsonPath) writeFileSync(jsonPath, JSON.stringify(outcomes, null, 1));
   }

@@ -9,7 +9,8 @@
  * - `churn`: rounds of "create one, rename one, kill one" with pauses of 250-450 ms, just
  *   past the 300 ms the broker's control clients wait for the sessions to settle before
  *   they identify (identify-gate.ts), so session changes land while a client identifies.
- * - `sigkill`: 20 printing sessions recorded, then the broker is SIGKILLed.
+ * - `sigkill`: 20 printing sessions recorded, then the broker is SIGKILLed: its clients
+ *   must leave, its hidden session go and its pipes close, every session stay.
  *
  * A trial is a crash when the server that was started is no longer the one answering (its
  * pid is gone, or tmux says "server exited unexpectedly" / "lost server"). Whether each
@@ -38,6 +39,9 @@ export interface BurstOutcome {
   readonly expected: number;
   /** Clients the broker left attached after a SIGKILL (sigkill only). */
   readonly leftClients: number;
+  /** What a SIGKILLed broker left behind that it should not have (its hidden session,
+   * pipes still open on printing panes, sessions missing), '' when nothing. */
+  readonly leftovers: string;
   readonly ms: number;
 }
 
@@ -148,7 +152,7 @@ async function create40(trial: Trial, opts: Required<BurstOptions>): Promise<Omi
   for (const name of names('agent-', 40)) await user(trial, ['new-session', '-d', '-s', name, 'sleep 600']);
   await until(async () => recordedCount(broker) >= 41 || (await serverCrashed(trial)) !== '', opts.recordTimeoutMs);
   await sleep(1_000);
-  return { crashed: false, detail: '', recorded: recordedCount(broker), expected: 41, leftClients: 0 };
+  return { crashed: false, detail: '', recorded: recordedCount(broker), expected: 41, leftClients: 0, leftovers: '' };
 }
 
 /** Rounds of create, rename and kill, each round a moment after the last. */
@@ -172,7 +176,7 @@ async function churn(trial: Trial, opts: Required<BurstOptions>): Promise<Omit<B
   }
   await until(async () => recordedCount(broker) >= 12 + created || (await serverCrashed(trial)) !== '', opts.recordTimeoutMs);
   await sleep(1_000);
-  return { crashed: false, detail: '', recorded: recordedCount(broker), expected: 12 + created, leftClients: 0 };
+  return { crashed: false, detail: '', recorded: recordedCount(broker), expected: 12 + created, leftClients: 0, leftovers: '' };
 }
 
 /** 20 printing sessions recorded, then the broker is SIGKILLed. */
@@ -188,7 +192,18 @@ async function sigkill(trial: Trial, opts: Required<BurstOptions>): Promise<Omit
   // Every client of the dead broker must leave, and the server stay up after they have.
   await until(async () => (await clients(trial)).length === 0 || (await serverCrashed(trial)) !== '', 15_000);
   await sleep(2_500);
-  return { crashed: false, detail: '', recorded: count, expected: 20, leftClients: (await clients(trial)).length };
+  const leftClients = (await clients(trial)).length;
+  // Its hidden session goes (its pane waits for the broker's pid), and its pipes close
+  // (the panes print every 0.2 s: `cat` dies of SIGPIPE with no reader).
+  const left: string[] = [];
+  const sessions = async () => (await userTmux(trial.server, ['list-sessions', '-F', '#{session_name}'])).stdout.split('\n').filter((l) => l !== '');
+  const pipes = async () => (await userTmux(trial.server, ['list-panes', '-a', '-F', '#{pane_pipe}'])).stdout.split('\n').filter((l) => l === '1').length;
+  if (!(await until(async () => !(await sessions()).includes('__terminal_mcp_control'), 15_000))) left.push('hidden session left');
+  if (!(await until(async () => (await pipes()) === 0, 15_000))) left.push(`${await pipes()} pipes left open`);
+  const now = await sessions();
+  const gone = names('agent-', 20).filter((n) => !now.includes(n));
+  if (gone.length > 0) left.push(`${gone.length} sessions gone`);
+  return { crashed: false, detail: '', recorded: count, expected: 20, leftClients, leftovers: left.join(', ') };
 }
 
 async function clients(trial: Trial): Promise<string[]> {
@@ -197,7 +212,7 @@ async function clients(trial: Trial): Promise<string[]> {
 }
 
 function setupFailed(detail: string, broker: BrokerProcess, expected: number): Omit<BurstOutcome, 'burst' | 'ms'> {
-  return { crashed: false, detail, recorded: recordedCount(broker), expected, leftClients: 0 };
+  return { crashed: false, detail, recorded: recordedCount(broker), expected, leftClients: 0, leftovers: '' };
 }
 
 const SEEDS: Record<BurstName, { names: string[]; command: (name: string) => string }> = {

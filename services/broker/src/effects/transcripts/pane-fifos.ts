@@ -78,8 +78,8 @@ function ensurePrivateDir(dir: string): void {
   }
 }
 
-const mkfifo = (path: string) =>
-  new Promise<void>((ok, fail) => execFile('mkfifo', ['-m', '600', '--', path], { timeout: 5_000 }, (err) => (err ? fail(err) : ok())));
+const mkfifo = (paths: readonly string[]) =>
+  new Promise<void>((ok, fail) => execFile('mkfifo', ['-m', '600', '--', ...paths], { timeout: 10_000 }, (err) => (err ? fail(err) : ok())));
 
 /** True when some process has `path` open for writing (see the module comment). */
 function hasWriter(path: string): boolean {
@@ -113,6 +113,25 @@ export function openPaneFifos(stateDir: string): PaneFifos {
   const pathOf = (pane: PaneKey) => join(dir, `${paneKeyOf(pane)}.fifo`);
   /** When each FIFO was first seen without its pane. */
   const missingSince = new Map<string, number>();
+  /** FIFOs asked for in this turn of the event loop: made by one `mkfifo` (a recording of
+   * forty sessions starts forty panes at once, and each spawn costs a fork of the broker). */
+  let batch: { paths: Set<string>; made: Promise<void> } | null = null;
+  const makeSoon = (path: string): Promise<void> => {
+    if (batch === null) {
+      const paths = new Set<string>();
+      batch = {
+        paths,
+        made: new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+          batch = null;
+          // One failing name (made meanwhile) fails the command, not the others: each
+          // caller checks its own below.
+          return mkfifo([...paths]).catch(() => undefined);
+        }),
+      };
+    }
+    batch.paths.add(path);
+    return batch.made;
+  };
   return {
     dir,
     async create(pane) {
@@ -121,7 +140,8 @@ export function openPaneFifos(stateDir: string): PaneFifos {
       const st = lstatSync(path, { throwIfNoEntry: false });
       if (st?.isFIFO()) return path;
       if (st !== undefined) rmSync(path, { force: true });
-      await mkfifo(path);
+      await makeSoon(path);
+      if (!lstatSync(path, { throwIfNoEntry: false })?.isFIFO()) throw new Error(`mkfifo did not make ${path}`);
       return path;
     },
     openReader(path) {

@@ -178,6 +178,17 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
   let scanning: Promise<void> | null = null;
   const closing = new Set<Promise<void>>();
 
+  /** Every pane of the server; callers in the same turn of the event loop share one
+   * `list-panes` (sessions start recording in bursts). */
+  let listing: Promise<PanePipeFacts[]> | null = null;
+  function listPanes(): Promise<PanePipeFacts[]> {
+    listing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      listing = null;
+      return tmux.listPanePipes();
+    });
+    return listing;
+  }
+
   function readable(r: Recording): boolean {
     return r.gate.canRead(r.name, r.gate.grantOf(r.name, r.identity));
   }
@@ -313,7 +324,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     if (tap.state === 'ended') return;
     finishTap(r, tap, { closePipe: false, keepQueued: true });
     if (r.stopped || closed) return;
-    const pane = (await tmux.listPanePipes().catch(() => [] as PanePipeFacts[])).find((p) => p.paneId === tap.paneId && p.panePid === tap.panePid);
+    const pane = (await listPanes().catch(() => [] as PanePipeFacts[])).find((p) => p.paneId === tap.paneId && p.panePid === tap.panePid);
     if (pane !== undefined && !pane.dead) {
       // The pane lives on, and our pipe is gone: the user's pipe-pane closed or replaced it.
       r.leftAlone.set(paneKey(tap), 'yielded');
@@ -429,7 +440,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     bySessionId.set(identity.sessionId, r);
     r.ready = (async () => {
       try {
-        const panes = (await tmux.listPanePipes()).filter((p) => sameSession(p, identity));
+        const panes = (await listPanes()).filter((p) => sameSession(p, identity));
         if (panes.length === 0) throw new Error('the session has no pane (gone?)');
         await Promise.all(panes.map((p) => openTap(r, p, resumed ? 'screen' : 'history')));
       } catch (err) {
@@ -465,7 +476,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
         return;
       }
       const listedAt = now();
-      const panes = await tmux.listPanePipes();
+      const panes = await listPanes();
       // FIFOs of panes that are gone (a broker that died, panes that ended): removed a
       // while later (pane-fifos.ts says why not at once).
       fifos.removeStale(new Set(panes.map((p) => paneKeyText(p))), now());
