@@ -1,4 +1,4 @@
-// Guards `npm start` (scripts/start.mjs): the banner comes once every service is ready and shows the broker's config; a second start says "already running" and exits 0; a reused broker with another config is reported; SIGKILL of the supervisor leaves no orphan holding a port or the broker lock; `terminal-mcp stop` stops it all.
+// Guards `npm start` (scripts/start.mjs): the banner comes once every service is ready and shows the broker's config (transcripts on by default: a readable session is recorded); a second start says "already running" and exits 0; a reused broker with another config is reported; SIGKILL of the supervisor leaves no orphan holding a port or the broker lock; `terminal-mcp stop` stops it all.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
@@ -106,6 +106,12 @@ describe('npm start', () => {
     expect(status.broker.running).toBe(true);
     expect(status.broker.config.terminal_input).toBe(false);
     expect(status.services.every((s: { answers: boolean }) => s.answers)).toBe(true);
+    // Recording is on by default: the readable session is recorded (through pipe-pane).
+    expect(banner).toMatch(/transcripts: on, at most 8 MB per session and 256 MB in all, kept 14 days/);
+    await waitFor('the readable session recorded', async () => (await tmux.tmux(['display-message', '-p', '-t', '=test-start:', '#{pane_pipe}'])) === '1', 60_000);
+    const recorded = JSON.parse((await runNode([CLI, 'status', '--json'], env)).stdout);
+    expect(recorded.transcripts.stored).toBe(1);
+    expect(recorded.broker.config.transcripts).toMatchObject({ enabled: true, max_total_bytes: 256 * 1024 * 1024 });
 
     const run = JSON.parse(readFileSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'supervisor.json'), 'utf8')) as { children: { name: string; pid: number }[] };
     expect(run.children.map((c) => c.name).sort()).toEqual(['broker', 'gateway', 'observer', 'web']);
