@@ -55,6 +55,22 @@ export async function listPanePipes(run: Run): Promise<PanePipeFacts[]> {
   return out;
 }
 
+/**
+ * The pipe's shell command: `cat` from the pane into the FIFO.
+ * - `[ -p F ] || exit`: never a redirection onto a name that is not our FIFO (it would
+ *   create a regular file and put raw output in it).
+ * - `3<>F >F 3<&-`: the FIFO is opened for writing WITHOUT blocking. A plain `>F` blocks
+ *   until a reader opens it, so a broker gone between sending the pipe and `sh` running
+ *   (a SIGKILL) would leave `sh` blocked for good, and tmux would keep the pane's output
+ *   for it in memory without bound. Opening it read-write first never blocks (Linux), and
+ *   with that descriptor as the reader the write-only open does not either; once it is
+ *   closed, `cat` is the FIFO's only writer and the broker its only reader: no broker, and
+ *   `cat`'s first write ends it (SIGPIPE), which closes the pipe in tmux.
+ */
+export function pipeCommand(fifoPath: string): string {
+  return `[ -p ${fifoPath} ] || exit 1; exec 3<>${fifoPath} >${fifoPath} 3<&-; exec cat`;
+}
+
 const OPENED_FIELDS = 7;
 
 /**
@@ -69,8 +85,7 @@ export async function openPanePipe(runBatch: RunBatch, paneId: string, fifoPath:
   if (!SAFE_PIPE_PATH_RE.test(fifoPath)) throw new AppError('INTERNAL', 'the transcript pipe path has characters tmux would expand');
   const lines = Math.max(0, Math.min(Math.floor(historyLines), 1_000_000));
   const [piped, facts, captured] = await runBatch([
-    // `[ -p ]`: never `>` onto a name that is not our FIFO (it would create a file).
-    { command: `pipe-pane -O -t '${paneId}' '[ -p ${fifoPath} ] && exec cat > ${fifoPath}'` },
+    { command: `pipe-pane -O -t '${paneId}' '${pipeCommand(fifoPath)}'` },
     { command: `display-message -p -t '${paneId}' '#{pane_id}\t#{pane_pid}\t#{pane_width}\t#{pane_height}\t#{cursor_x}\t#{cursor_y}\t#{pane_dead}\t'` },
     { command: `capture-pane -p -J -t '${paneId}' -S -${lines} -E -`, fenced: true },
   ]);

@@ -8,13 +8,15 @@
  * would need `nc` or `socat`). The reader is opened BEFORE the pipe, non-blocking: on
  * Linux a FIFO reader that has never had a writer gets no end-of-file, so it simply waits
  * for `cat`; once `cat` exits (the pane ended, or its pipe was closed or replaced), the
- * reader gets end-of-file. A broker that dies (even by SIGKILL) leaves no reader, so `cat`
- * dies of SIGPIPE at the pane's next output and tmux closes the pipe by itself.
+ * reader gets end-of-file. `cat` opens it without ever blocking (pane-pipe.ts
+ * pipeCommand), so a broker that dies (even by SIGKILL) leaves nothing waiting: with no
+ * reader, `cat` dies of SIGPIPE at the pane's next output and tmux closes the pipe.
  *
  * A FIFO is removed only once its pane has been gone for REMOVE_AFTER_MS: the pipe's
- * `sh` opens it by name, and `>` on a name that no longer exists would CREATE a regular
- * file and put raw output in it. (The command also checks `[ -p … ]` first; a FIFO that
- * stays while its pane lives costs nothing, and a pane piped again reuses it.)
+ * `sh` opens it by name, and a redirection onto a name that no longer exists would
+ * CREATE a regular file and put raw output in it. (The command also checks `[ -p … ]`
+ * first; a FIFO that stays while its pane lives costs nothing, and a pane piped again
+ * reuses it.)
  *
  * A pipe outlives its broker only while its pane prints nothing. The next broker finds it
  * by the pane identity in the FIFO's name and tells it from a user's pipe by opening the
@@ -49,8 +51,7 @@ export interface PaneFifos {
    * the pane's FIFO: the pane's pipe is ours, not the user's. */
   ownPipe(pane: PaneKey): boolean;
   /** Removes the FIFOs of panes not in `live` ("serverPid-paneNumber-panePid") once they
-   * have been missing for REMOVE_AFTER_MS, after waking any `cat` still blocked opening
-   * one (it then ends at its first write). */
+   * have been missing for REMOVE_AFTER_MS. */
   removeStale(live: ReadonlySet<string>, nowMs: number): void;
 }
 
@@ -170,9 +171,7 @@ export function openPaneFifos(stateDir: string): PaneFifos {
         missingSince.set(name, since);
         if (nowMs - since < REMOVE_AFTER_MS) continue;
         missingSince.delete(name);
-        const path = join(dir, name);
-        hasWriter(path);
-        rmSync(path, { force: true });
+        rmSync(join(dir, name), { force: true });
       }
     },
   };

@@ -332,13 +332,11 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     }
   }
 
-  /** A tap that opened a pipe nobody wants any more (the recording stopped meanwhile):
-   * the pipe is closed, and the reader stays until `cat` has seen that and left. */
+  /** A tap whose pipe nobody wants any more (it failed, or the recording stopped
+   * meanwhile): the pipe is closed (tmux ignores a pane that has none). */
   function abandon(tap: Tap): void {
     tap.state = 'ended';
-    const done = () => tap.socket.destroy();
-    tap.socket.once('end', done);
-    setTimeout(done, 5_000).unref();
+    tap.socket.destroy();
     track(tmux.closePanePipe(tap.paneId));
   }
 
