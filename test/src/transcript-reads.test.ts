@@ -119,7 +119,8 @@ describe('output cursors', () => {
   });
 });
 
-describe('DEAD sessions', () => {
+// Broker restarts and MCP clients over stdio: minutes on a loaded machine, not seconds.
+describe('DEAD sessions', { timeout: 180_000 }, () => {
   it('keeps a killed session readable after a broker restart, and exports it as asciicast v2', async () => {
     const s = await tmux.newSession('agent-doomed', `sh -c 'read go; echo doomed-first; echo doomed-second AKIAIOSFODNN7EXAMPLE; exec sleep 3600'`);
     await watched('agent-doomed');
@@ -188,7 +189,7 @@ describe('DEAD sessions', () => {
   });
 });
 
-describe('output printed before the broker started', () => {
+describe('output printed before the broker started', { timeout: 180_000 }, () => {
   it('is replayed after the session is killed (the snapshot taken when recording began)', async () => {
     await watched('agent-early');
     const c = await stdioClient();
@@ -204,7 +205,30 @@ describe('output printed before the broker started', () => {
   });
 });
 
-describe('output the broker did not record', () => {
+describe('a broker that was killed', { timeout: 180_000 }, () => {
+  it('leaves a quiet pane piped, and the next broker takes that pipe back as its own and records the pane again', async () => {
+    const s = await tmux.newSession('agent-quiet', 'cat');
+    await watched('agent-quiet');
+    process.kill(broker.pid, 'SIGKILL');
+    await broker.exited();
+    // Nothing printed since: the dead broker's cat still waits on the pane.
+    expect(await tmux.tmux(['display-message', '-p', '-t', s.paneId, '#{pane_pipe}'])).toBe('1');
+    broker = await broker.restart();
+    const c = await stdioClient();
+    const cursor = await waitFor('a cursor from the new broker', async () => {
+      const r = ok(await call(c, 'terminal_tail', { session: 'agent-quiet' }));
+      return typeof r.cursor === 'string' && (r.cursor as string);
+    });
+    await tmux.tmux(['send-keys', '-t', s.paneId, '-l', 'typed after the restart']);
+    await tmux.tmux(['send-keys', '-t', s.paneId, 'Enter']);
+    await waitFor('the new broker records the pane', async () => {
+      const r = ok(await call(c, 'terminal_read_since', { session: 'agent-quiet', cursor }));
+      return (r.text as string).includes('typed after the restart');
+    });
+  });
+});
+
+describe('output the broker did not record', { timeout: 180_000 }, () => {
   it('tells a reader whose cursor is from before a broker restart that output was not recorded, once', async () => {
     // Prints all the time, so some lines fall in the restart, when no broker records.
     await tmux.newSession('agent-gap', `sh -c 'i=0; while [ $i -lt 600 ]; do i=$((i+1)); echo gap-$i; sleep 0.05; done; exec sleep 3600'`);

@@ -32,7 +32,7 @@ export interface BurstOutcome {
   readonly burst: BurstName;
   /** The tmux server died during the trial. */
   readonly crashed: boolean;
-  /** What went wrong (a crash, or a setup failure), '' when nothing did. */
+  /** What went wrong (a crash), '' when nothing did. */
   readonly detail: string;
   /** Sessions the broker recorded (transcript directories) / sessions it should have. */
   readonly recorded: number;
@@ -53,6 +53,11 @@ export interface BurstOptions {
 }
 
 const CRASH_RE = /server exited unexpectedly|lost server/i;
+/** How long a burst waits for the sessions that exist before it to be recorded. It goes
+ * ahead after that: a design that records slowly (one watcher identifying after another)
+ * is still identifying when the burst comes, which is the case that crashed tmux; the
+ * trial then counts as not fully recorded, not as failed. */
+const SETUP_WAIT_MS = 30_000;
 
 function userEnv(): NodeJS.ProcessEnv {
   const env = { ...process.env };
@@ -148,7 +153,7 @@ const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) =>
 /** 40 sessions created back to back while one is recorded. */
 async function create40(trial: Trial, opts: Required<BurstOptions>): Promise<Omit<BurstOutcome, 'burst' | 'ms'>> {
   const broker = trial.broker!;
-  if (!(await until(() => recordedCount(broker) >= 1, opts.recordTimeoutMs))) return setupFailed('the seed session was not recorded', broker, 41);
+  await until(() => recordedCount(broker) >= 1, SETUP_WAIT_MS);
   for (const name of names('agent-', 40)) await user(trial, ['new-session', '-d', '-s', name, 'sleep 600']);
   await until(async () => recordedCount(broker) >= 41 || (await serverCrashed(trial)) !== '', opts.recordTimeoutMs);
   await sleep(1_000);
@@ -158,7 +163,7 @@ async function create40(trial: Trial, opts: Required<BurstOptions>): Promise<Omi
 /** Rounds of create, rename and kill, each round a moment after the last. */
 async function churn(trial: Trial, opts: Required<BurstOptions>): Promise<Omit<BurstOutcome, 'burst' | 'ms'>> {
   const broker = trial.broker!;
-  if (!(await until(() => recordedCount(broker) >= 12, opts.recordTimeoutMs))) return setupFailed('the seed sessions were not recorded', broker, 42);
+  await until(() => recordedCount(broker) >= 12, SETUP_WAIT_MS);
   // Living sessions, oldest first: each round renames the oldest and kills the next.
   const living = names('agent-seed-', 12);
   let created = 0;
@@ -182,9 +187,8 @@ async function churn(trial: Trial, opts: Required<BurstOptions>): Promise<Omit<B
 /** 20 printing sessions recorded, then the broker is SIGKILLed. */
 async function sigkill(trial: Trial, opts: Required<BurstOptions>): Promise<Omit<BurstOutcome, 'burst' | 'ms'>> {
   const broker = trial.broker!;
-  const recorded = await until(() => recordedCount(broker) >= 20, opts.recordTimeoutMs);
+  await until(() => recordedCount(broker) >= 20, SETUP_WAIT_MS);
   const count = recordedCount(broker);
-  if (!recorded) return setupFailed('the printing sessions were not recorded', broker, 20);
   // Let the recordings run a moment (the watchers, or pipes, carry output).
   await sleep(500);
   process.kill(broker.pid, 'SIGKILL');
@@ -211,9 +215,6 @@ async function clients(trial: Trial): Promise<string[]> {
   return r.ok ? r.stdout.split('\n').filter((l) => l !== '') : [];
 }
 
-function setupFailed(detail: string, broker: BrokerProcess, expected: number): Omit<BurstOutcome, 'burst' | 'ms'> {
-  return { crashed: false, detail, recorded: recordedCount(broker), expected, leftClients: 0, leftovers: '' };
-}
 
 const SEEDS: Record<BurstName, { names: string[]; command: (name: string) => string }> = {
   create40: { names: ['agent-seed'], command: () => 'sleep 600' },

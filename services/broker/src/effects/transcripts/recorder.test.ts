@@ -40,7 +40,8 @@ afterAll(async () => {
   rmSync(stateDir, { recursive: true, force: true });
 });
 
-describe('transcript recorder', () => {
+// Real tmux, keys sent one by one: slow on a loaded machine.
+describe('transcript recorder', { timeout: 120_000 }, () => {
   it('stores no secret of a split, slow, SGR-interleaved or PEM-body attack', async () => {
     const s = await broker.server.newSession('test-attack', 'cat');
     await reconcile();
@@ -160,7 +161,7 @@ function events(sessionId: string): [number, string, string][] {
 
 const isRecorded = (sessionId: string) => recorder.recording().some((i) => i.sessionId === sessionId);
 
-describe('recording through pipe-pane', () => {
+describe('recording through pipe-pane', { timeout: 120_000 }, () => {
   it('attaches no client: the pane is piped, and only the broker\'s own command client is attached', async () => {
     const s = await broker.server.newSession('test-no-client', 'cat');
     await reconcile();
@@ -211,6 +212,25 @@ describe('recording through pipe-pane', () => {
     await broker.server.tmux(['send-keys', '-t', replaced.paneId, 'Enter']);
     await waitFor('the user\'s pipe gets it', () => readFileSync(logFile, 'utf8').includes('after the user took it'));
     expect(onDisk(replaced.sessionId)).not.toContain('after the user took it');
+  });
+
+  it('does not take back a pane whose recording the user toggled off (pipe-pane -o), so the next toggle opens theirs', async () => {
+    const logFile = join(stateDir, 'user-toggle.log');
+    const s = await broker.server.newSession('test-toggled', 'cat');
+    await reconcile();
+    await waitFor('recording', () => isRecorded(s.sessionId));
+    await waitFor('piped', async () => (await pipeOf(s.paneId)) === '1');
+    // The user's toggle binding: tmux closes the open pipe (ours) and opens nothing.
+    const toggle = () => broker.server.tmux(['pipe-pane', '-o', '-t', s.paneId, `cat >> ${logFile}`]);
+    await toggle();
+    expect(await pipeOf(s.paneId)).toBe('0');
+    await new Promise((r) => setTimeout(r, 5_000)); // past two pane scans: not piped again
+    expect(await pipeOf(s.paneId)).toBe('0');
+    await toggle();
+    await broker.server.tmux(['send-keys', '-t', s.paneId, '-l', 'toggled on by the user']);
+    await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
+    await waitFor('the user\'s pipe gets it', () => existsSync(logFile) && readFileSync(logFile, 'utf8').includes('toggled on by the user'));
+    expect(onDisk(s.sessionId)).not.toContain('toggled on by the user');
   });
 
   it('records a pane split off later, with what it printed before the scan found it', async () => {
