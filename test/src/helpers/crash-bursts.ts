@@ -185,7 +185,7 @@ async function churn(trial: Trial, opts: Required<BurstOptions>): Promise<Omit<B
 }
 
 /** 20 printing sessions recorded, then the broker is SIGKILLed. */
-async function sigkill(trial: Trial, opts: Required<BurstOptions>): Promise<Omit<BurstOutcome, 'burst' | 'ms'>> {
+async function sigkill(trial: Trial, _opts: Required<BurstOptions>): Promise<Omit<BurstOutcome, 'burst' | 'ms'>> {
   const broker = trial.broker!;
   await until(() => recordedCount(broker) >= 20, SETUP_WAIT_MS);
   const count = recordedCount(broker);

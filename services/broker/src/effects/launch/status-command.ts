@@ -5,7 +5,8 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolvePaths, SOCKET_ROLES, socketPathFor } from '@terminal-mcp/contract';
 import { describeConfigSummary, formatBytes } from '../../config/config-summary.js';
-import { openTranscriptStore } from '../transcripts/transcript-files.js';
+// (via effects/: `../transcripts/` would read as the use-case folder of that name)
+import { openTranscriptStore } from '../../effects/transcripts/transcript-files.js';
 import { socketAnswers } from '../socket-files.js';
 import { findBroker } from './broker-presence.js';
 import { probeBrokerReadiness, probeHttp } from './broker-probe.js';
