@@ -28,6 +28,18 @@ function onDisk(sessionId: string): string {
 /** What the registry's pass does for the recorder (start-broker.ts wires it as onReconciled). */
 const reconcile = async () => recorder.sync(await broker.deps.tmux.listSessions(), broker.deps.access);
 
+const isRecorded = (sessionId: string) => recorder.recording().some((i) => i.sessionId === sessionId);
+
+/** A session (running cat) readable only through a dashboard read grant, recorded. */
+async function grantedSession(name: string) {
+  const s = await broker.server.newSession(name, 'cat');
+  const facts = (await broker.adapter.listSessions()).find((x) => x.sessionId === s.sessionId)!;
+  broker.deps.stores.grants.apply([{ kind: 'grant', sessionName: name, identity: facts, input: false, expiresAt: null }], 'test', Date.now());
+  await reconcile();
+  await waitFor('recording', () => isRecorded(s.sessionId));
+  return s;
+}
+
 beforeAll(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'tmcp-transcripts-'));
   broker = await startLiveTestBroker({ config, stateDir, graceMs: 100 });
@@ -105,12 +117,8 @@ describe('transcript recorder', { timeout: 120_000 }, () => {
   });
 
   it('records a granted session and stops once the grant is revoked', async () => {
-    const s = await broker.server.newSession('granted-one', 'cat');
-    const facts = (await broker.adapter.listSessions()).find((x) => x.sessionId === s.sessionId)!;
+    const s = await grantedSession('granted-one');
     const grants = broker.deps.stores.grants;
-    grants.apply([{ kind: 'grant', sessionName: 'granted-one', identity: facts, input: false, expiresAt: null }], 'test', Date.now());
-    await reconcile();
-    await waitFor('recording', () => recorder.recording().some((i) => i.sessionId === s.sessionId));
     await broker.server.tmux(['send-keys', '-t', s.paneId, '-l', 'while granted']);
     await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
     await waitFor('granted line stored', () => onDisk(s.sessionId).includes('while granted'));
@@ -158,8 +166,6 @@ function events(sessionId: string): [number, string, string][] {
     .filter((l) => l.startsWith('['))
     .map((l) => JSON.parse(l) as [number, string, string]);
 }
-
-const isRecorded = (sessionId: string) => recorder.recording().some((i) => i.sessionId === sessionId);
 
 describe('recording through pipe-pane', { timeout: 120_000 }, () => {
   it('attaches no client: the pane is piped, and only the broker\'s own command client is attached', async () => {
@@ -243,12 +249,8 @@ describe('recording through pipe-pane', { timeout: 120_000 }, () => {
   });
 
   it('closes its pipes when it stops recording a session', async () => {
-    const s = await broker.server.newSession('granted-two', 'cat');
-    const facts = (await broker.adapter.listSessions()).find((x) => x.sessionId === s.sessionId)!;
+    const s = await grantedSession('granted-two');
     const grants = broker.deps.stores.grants;
-    grants.apply([{ kind: 'grant', sessionName: 'granted-two', identity: facts, input: false, expiresAt: null }], 'test', Date.now());
-    await reconcile();
-    await waitFor('recording', () => isRecorded(s.sessionId));
     expect(await pipeOf(s.paneId)).toBe('1');
     grants.apply([{ kind: 'revoke', sessionName: 'granted-two' }], 'test', Date.now());
     await reconcile();

@@ -324,11 +324,15 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     if (tap.state === 'ended') return;
     finishTap(r, tap, { closePipe: false, keepQueued: true });
     if (r.stopped || closed) return;
+    // Left alone at once, before asking tmux why: a scan meanwhile must not pipe it again.
+    const key = paneKey(tap);
+    r.leftAlone.set(key, 'yielded');
     const pane = (await listPanes().catch(() => [] as PanePipeFacts[])).find((p) => p.paneId === tap.paneId && p.panePid === tap.panePid);
     if (pane !== undefined && !pane.dead) {
       // The pane lives on, and our pipe is gone: the user's pipe-pane closed or replaced it.
-      r.leftAlone.set(paneKey(tap), 'yielded');
       log.info({ event: 'transcripts.pane_yielded', sessionId: r.identity.sessionId, paneId: tap.paneId }, 'a pipe-pane of the user replaced the recording of a pane; that pane is no longer recorded');
+    } else {
+      r.leftAlone.delete(key); // it ended: nothing to leave alone
     }
   }
 
