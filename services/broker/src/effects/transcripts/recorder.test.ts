@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, configSchema } from '../../config/schema.js';
 import { startLiveTestBroker, type LiveTestBroker } from '../../testing/live-broker.testkit.js';
-import type { TranscriptRecorder } from './recorder.js';
+import pino from 'pino';
+import { createTranscriptRecorder, type TranscriptRecorder } from './recorder.js';
 import { dirNameOf, SNAPSHOT_END_MARKER, SNAPSHOT_MARKER, transcriptsRoot } from './transcript-files.js';
 import { waitFor } from '../../../../../test/src/helpers/wait-for.js';
 
@@ -246,6 +247,24 @@ describe('recording through pipe-pane', { timeout: 120_000 }, () => {
     const pane = await broker.server.tmux(['split-window', '-d', '-P', '-F', '#{pane_id}', '-t', s.paneId, "sh -c 'echo split pane says hi; exec cat'"]);
     await waitFor('split pane stored', () => onDisk(s.sessionId).includes('split pane says hi'), 30_000);
     await waitFor('split pane piped', async () => (await pipeOf(pane)) === '1');
+  });
+
+  it('records nothing and pipes nothing when transcripts are turned off', async () => {
+    const offDir = mkdtempSync(join(tmpdir(), 'tmcp-transcripts-off-'));
+    const off = createTranscriptRecorder({ config: configSchema.parse({ ...DEFAULT_CONFIG, transcripts: { enabled: false } }), tmux: broker.adapter, stateDir: offDir, log: pino({ level: 'silent' }) });
+    try {
+      const s = await broker.server.newSession('test-off', 'cat');
+      const live = await broker.adapter.listSessions();
+      off.sync(live, broker.deps.access);
+      expect(await off.ensure(live.find((x) => x.sessionId === s.sessionId)!, 'test-off', { width: 80, height: 24 }, broker.deps.access)).toBeNull();
+      expect(await pipeOf(s.paneId)).toBe('0');
+      expect(off.recording()).toEqual([]);
+      expect(existsSync(join(offDir, 'transcripts'))).toBe(false);
+      expect(existsSync(join(offDir, 'pipes'))).toBe(false);
+    } finally {
+      await off.close();
+      rmSync(offDir, { recursive: true, force: true });
+    }
   });
 
   it('closes its pipes when it stops recording a session', async () => {
