@@ -267,6 +267,37 @@ describe('recording through pipe-pane', { timeout: 120_000 }, () => {
     }
   });
 
+  it('never makes tmux wait: output that comes while its queue is full is dropped and marked unrecorded where it fell', async () => {
+    const floodDir = mkdtempSync(join(tmpdir(), 'tmcp-transcripts-flood-'));
+    // A queue smaller than one read of the FIFO: whatever piles up while the broker is busy overflows it.
+    const small = createTranscriptRecorder({ config, tmux: broker.adapter, stateDir: floodDir, log: pino({ level: 'silent' }), queueBytes: 16 * 1024 });
+    try {
+      const s = await broker.server.newSession('test-flood', "sh -c 'read go; echo flood-start; head -c 600000 /dev/zero | tr \"\\\\0\" x | fold -w 100; echo; sleep 2; echo flood-done; exec cat'");
+      const live = await broker.adapter.listSessions();
+      expect(await small.ensure(live.find((x) => x.sessionId === s.sessionId)!, 'test-flood', { width: 80, height: 24 }, broker.deps.access)).not.toBeNull();
+      await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
+      // The broker is busy for a while (this process blocks): the pane keeps printing.
+      const until = Date.now() + 1_500;
+      while (Date.now() < until) {
+        // busy
+      }
+      const id = small.recording().find((i) => i.sessionId === s.sessionId)!;
+      const events = await waitFor('the last line stored', () => {
+        const evs = small.store.eventsFrom(id, 0);
+        return evs.some((e) => e.text === 'flood-done') && evs;
+      });
+      const gap = events.findIndex((e) => e.gap === true);
+      expect(gap).toBeGreaterThan(events.findIndex((e) => e.text === 'flood-start'));
+      expect(gap).toBeLessThan(events.findIndex((e) => e.text === 'flood-done'));
+      // Not every x line made it (that is the point), and none was cut into a wrong line.
+      const xs = events.filter((e) => /^x+$/.test(e.text));
+      expect(xs.length).toBeLessThan(6_000);
+    } finally {
+      await small.close();
+      rmSync(floodDir, { recursive: true, force: true });
+    }
+  });
+
   it('closes its pipes when it stops recording a session', async () => {
     const s = await grantedSession('granted-two');
     const grants = broker.deps.stores.grants;

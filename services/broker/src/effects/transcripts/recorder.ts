@@ -105,6 +105,9 @@ export interface TranscriptRecorder {
 
 type TapState = 'opening' | 'live' | 'ended';
 
+/** In a tap's queue: output was dropped here (the queue was full). */
+const DROPPED = Symbol('dropped');
+
 /** One pane's pipe into its FIFO. */
 interface Tap {
   readonly paneId: string;
@@ -113,9 +116,10 @@ interface Tap {
   readonly socket: Socket;
   readonly redactor: TranscriptLineRedactor;
   state: TapState;
-  readonly queue: Buffer[];
+  /** Output read and not redacted yet, in order, with DROPPED where some was lost. */
+  readonly queue: (Buffer | typeof DROPPED)[];
   queued: number;
-  /** Bytes dropped because the queue was full, not yet marked in the transcript. */
+  /** Bytes dropped because the queue was full, not yet logged. */
   dropped: number;
   /** The FIFO ended (cat exited) while the pipe was still opening. */
   eof: boolean;
@@ -148,6 +152,8 @@ export interface TranscriptRecorderDeps {
   stateDir: string;
   log: Logger;
   now?: () => number;
+  /** QUEUE_BYTES, smaller in a test that floods a pane. */
+  queueBytes?: number;
 }
 
 const paneKey = (p: { paneId: string; panePid: number }) => `${p.paneId}:${p.panePid}`;
@@ -168,6 +174,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
   const now = deps.now ?? Date.now;
   const store = openTranscriptStore(deps.stateDir);
   const fifos: PaneFifos = openPaneFifos(deps.stateDir);
+  const queueBytes = deps.queueBytes ?? QUEUE_BYTES;
   const limits = { segmentBytes: config.transcripts.segment_bytes, maxBytes: config.transcripts.max_bytes_per_session };
   const bySessionId = new Map<string, Recording>();
   let lastPrune = 0;
@@ -222,12 +229,14 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
 
   // ---- reading the FIFOs: a bounded queue per pane, redacted in slices ----
 
-  const busy = new Set<{ r: Recording; tap: Tap }>();
+  /** Taps with queued output, and their recordings. */
+  const busy = new Map<Tap, Recording>();
   let draining = false;
 
   function intake(r: Recording, tap: Tap, chunk: Buffer): void {
     if (tap.state === 'ended') return;
-    if (tap.queued + chunk.length > QUEUE_BYTES) {
+    if (tap.queued + chunk.length > queueBytes) {
+      if (tap.queue.at(-1) !== DROPPED) tap.queue.push(DROPPED);
       tap.dropped += chunk.length;
       return;
     }
@@ -237,7 +246,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
   }
 
   function schedule(r: Recording, tap: Tap): void {
-    busy.add({ r, tap });
+    busy.set(tap, r);
     if (!draining) {
       draining = true;
       setImmediate(drainSome);
@@ -247,10 +256,9 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
   /** Redacts up to SLICE_BYTES of queued output, then yields to the event loop. */
   function drainSome(): void {
     let budget = SLICE_BYTES;
-    for (const item of busy) {
-      busy.delete(item);
-      budget -= redactQueued(item.r, item.tap, budget);
-      if (item.tap.queue.length > 0) busy.add(item);
+    for (const [tap, r] of busy) {
+      budget -= redactQueued(r, tap, budget);
+      if (tap.queue.length === 0 || tap.state === 'ended') busy.delete(tap);
       if (budget <= 0) break;
     }
     draining = busy.size > 0;
@@ -268,19 +276,20 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
           break;
         }
       }
-      const chunk = tap.queue.shift()!;
-      tap.queued -= chunk.length;
-      used += chunk.length;
-      markDropped(r, tap);
-      write(r, tap.redactor.push(chunk).lines);
+      const item = tap.queue.shift()!;
+      if (item === DROPPED) {
+        markDropped(r, tap);
+        continue;
+      }
+      tap.queued -= item.length;
+      used += item.length;
+      write(r, tap.redactor.push(item).lines);
     }
-    if (!r.stopped) markDropped(r, tap);
     return used;
   }
 
-  /** Output dropped while the queue was full: the transcript says so where it happened. */
+  /** Output was dropped here while the queue was full: the transcript says so in place. */
   function markDropped(r: Recording, tap: Tap): void {
-    if (tap.dropped === 0) return;
     log.warn({ event: 'transcripts.output_dropped', paneId: tap.paneId, bytes: tap.dropped }, 'pane printed faster than it could be redacted; output dropped and marked unrecorded');
     tap.dropped = 0;
     const before = r.writer.end();
@@ -306,8 +315,10 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
       return;
     }
     tap.state = 'ended';
-    markDropped(r, tap);
-    if (opts.keepQueued) for (const chunk of tap.queue) write(r, tap.redactor.push(chunk).lines);
+    for (const item of opts.keepQueued ? tap.queue : []) {
+      if (item === DROPPED) markDropped(r, tap);
+      else write(r, tap.redactor.push(item).lines);
+    }
     write(r, tap.redactor.end().lines);
     tap.queue.length = 0;
     tap.queued = 0;
