@@ -270,7 +270,9 @@ describe('recording through pipe-pane', { timeout: 120_000 }, () => {
   it('never makes tmux wait: output that comes while its queue is full is dropped and marked unrecorded where it fell', async () => {
     const floodDir = mkdtempSync(join(tmpdir(), 'tmcp-transcripts-flood-'));
     // A queue smaller than one read of the FIFO: whatever piles up while the broker is busy overflows it.
-    const small = createTranscriptRecorder({ config, tmux: broker.adapter, stateDir: floodDir, log: pino({ level: 'silent' }), queueBytes: 16 * 1024 });
+    // (The default caps: this file's tiny ones would rotate the marker away.)
+    const roomy = configSchema.parse({ ...DEFAULT_CONFIG, transcripts: { enabled: true } });
+    const small = createTranscriptRecorder({ config: roomy, tmux: broker.adapter, stateDir: floodDir, log: pino({ level: 'silent' }), queueBytes: 16 * 1024 });
     try {
       const s = await broker.server.newSession('test-flood', "sh -c 'read go; echo flood-start; head -c 600000 /dev/zero | tr \"\\\\0\" x | fold -w 100; echo; sleep 2; echo flood-done; exec cat'");
       const live = await broker.adapter.listSessions();
