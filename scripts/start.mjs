@@ -142,7 +142,9 @@ function recordRun(ownsBroker) {
 function run(name, script, url, nodeFlags = []) {
   const log = openServiceLog(paths.stateDir, name);
   // IPC channel: the child notices when this process dies (exit-with-parent.mjs).
-  const proc = spawn(process.execPath, [...nodeFlags, '--import', PRELOAD, join(root, script)], { env, stdio: ['ignore', log.fd, log.fd, 'ipc'] });
+  // stderr (JSON lines) to the log file; stdout (a service's banner for a person at a
+  // terminal) is dropped: this process prints one banner for all of them.
+  const proc = spawn(process.execPath, [...nodeFlags, '--import', PRELOAD, join(root, script)], { env, stdio: ['ignore', 'ignore', log.fd, 'ipc'] });
   closeSync(log.fd);
   const child = { name, proc, url, log: log.path };
   proc.on('exit', (code, signal) => {

@@ -12,6 +12,7 @@
  *   live     pane output -> live.paneOutput frame on web.sock (broker subscription)
  *   browser  pane output -> dashboard frame in headless Chromium (production web build)
  *   scale    broker RSS and terminal_list_sessions at 200 sessions
+ *   redact   the redactor's cost per 200 lines (and another build's: BENCH_REDACT_BEFORE)
  *
  * Baseline: Node's child_process.execFile('tmux', ...), the fastest honest way to spawn;
  * execa is printed as a second line. Figures are p50/p99 of interleaved calls.
@@ -29,11 +30,12 @@ import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { openControlFloor } from './control-floor.js';
 import { benchNoteSearch } from './notes.js';
+import { benchRedactorCost } from './redactor-cost.js';
 import { measureSupervisorLatency } from './supervisor-latency.js';
 import { cpuSeconds, load, memoryParts, rssMb } from './proc-stats.js';
 import { roundedRatio, summarize, time, type Stats } from './stats.js';
 
-const SECTIONS = ['tail', 'list', 'batch', 'hops', 'idle', 'live', 'browser', 'notes', 'supervisor', 'scale'] as const;
+const SECTIONS = ['tail', 'list', 'batch', 'hops', 'idle', 'live', 'browser', 'notes', 'supervisor', 'scale', 'redact'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function parseArgs(argv: readonly string[]): Set<Section> {
@@ -194,7 +196,7 @@ async function main(): Promise<void> {
   delete spawnEnv.TMUX;
   delete spawnEnv.TMUX_PANE;
 
-  const needsStack = [...only].some((s) => s !== 'browser');
+  const needsStack = [...only].some((s) => s !== 'browser' && s !== 'redact');
   if (needsStack) {
     const tmux = await startTmuxServer();
     const names: string[] = [];
@@ -491,6 +493,15 @@ async function main(): Promise<void> {
   }
 
   if (only.has('browser')) await browserLatency();
+  if (only.has('redact')) {
+    // The redactor alone (policy/redact.ts): BENCH_REDACT_BEFORE=<another build's dist/policy/redact.js> adds its figures.
+    section(`redactor cost per 200 lines (redactSecrets, keepLines)${process.env.BENCH_REDACT_BEFORE ? ', before = BENCH_REDACT_BEFORE' : ''}`);
+    for (const r of await benchRedactorCost(ITER)) {
+      row(`after:  ${r.name}`, r.after);
+      if (r.before) row(`before: ${r.name}`, r.before, undefined);
+      if (r.before) console.log(`  ${''.padEnd(38)} after / before p50: ${(r.after.p50 / r.before.p50).toFixed(2)}x`);
+    }
+  }
   if (only.has('supervisor')) {
     // Its own broker and tmux server: a watch on a pane that prints a [y/N] prompt.
     const s = await measureSupervisorLatency();

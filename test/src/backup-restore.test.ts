@@ -1,4 +1,4 @@
-// Guards backup and restore: `terminal-mcp backup` copies every store consistently while the broker runs and writes, `restore` refuses while a broker runs and refuses a tampered backup, and a broker started on the restored state dir reads everything back.
+// Guards backup and restore: `terminal-mcp backup` copies every store consistently while the broker runs and writes (and the config the running broker uses, also when the shell does not name it), `restore` refuses while a broker runs and refuses a tampered backup, and a broker started on the restored state dir reads everything back.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,6 +110,19 @@ describe('terminal-mcp backup / restore', () => {
     expect(back.title).toBe('kept across a restore');
     expect(back.attachments.map((a) => a.sha256)).toEqual([image.sha256]);
     expect(readFileSync(join(freshState, manifest.attachments[0].file)).equals(Buffer.from(PNG_1X1, 'base64'))).toBe(true);
+  });
+
+  it('takes the config the running broker was started with when the shell does not name one', async () => {
+    const dir = join(root, 'backup-shell-without-config');
+    const shell = { ...broker!.env };
+    delete shell.TERMINAL_MCP_CONFIG;
+    const r = await runNode([CLI, 'backup', dir], shell);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`backing up the config of the running broker (pid ${broker!.pid}): ${broker!.env.TERMINAL_MCP_CONFIG}`);
+    expect(r.stdout).toMatch(/ and the config to /);
+    const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+    expect(manifest.config.original_path).toBe(broker!.env.TERMINAL_MCP_CONFIG);
+    expect(readFileSync(join(dir, 'config.yaml'), 'utf8')).toBe(readFileSync(broker!.env.TERMINAL_MCP_CONFIG!, 'utf8'));
   });
 
   it('refuses a backup whose files do not match the manifest, and restores nothing', async () => {

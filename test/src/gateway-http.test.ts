@@ -427,17 +427,17 @@ describe('terminal-mcp-http command', () => {
     expect(stderr).toMatch(/loopback only/);
   });
 
-  it('prints the MCP and health URLs, serves, and stops cleanly on SIGTERM', async () => {
-    const child = runHttpBin({ ...broker.env, TERMINAL_MCP_GATEWAY_PORT: '0', TERMINAL_MCP_LOG_LEVEL: 'warn' });
+  it('prints the MCP and health URLs on stdout (JSON log lines only on stderr), serves, and stops cleanly on SIGTERM', async () => {
+    const child = runHttpBin({ ...broker.env, TERMINAL_MCP_GATEWAY_PORT: '0', TERMINAL_MCP_LOG_LEVEL: 'info' });
     let stderr = '';
     let stdout = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const url = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no URL printed: ${stderr}`)), 10_000);
-      child.stderr.on('data', (c: Buffer) => {
-        stderr += c.toString();
-        const m = /MCP endpoint (http:\/\/\S+)/.exec(stderr);
-        if (m && /health (http:\/\/\S+\/health\/ready)/.test(stderr)) {
+      const timer = setTimeout(() => reject(new Error(`no URL printed: ${stdout} ${stderr}`)), 60_000);
+      child.stdout.on('data', (c: Buffer) => {
+        stdout += c.toString();
+        const m = /MCP endpoint (http:\/\/\S+)/.exec(stdout);
+        if (m && /health (http:\/\/\S+\/health\/ready)/.test(stdout)) {
           clearTimeout(timer);
           resolve(m[1]!);
         }
@@ -448,7 +448,10 @@ describe('terminal-mcp-http command', () => {
     child.kill('SIGTERM');
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     expect(code).toBe(0);
-    expect(stdout).toBe('');
+    // What npm start and the launcher write to the log file: one JSON object per line.
+    const lines = stderr.trim().split('\n');
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(lines.map((l) => JSON.parse(l).event)).toContain('gateway.listening');
   });
 });
 

@@ -1,4 +1,4 @@
-// Guards `npm start` (scripts/start.mjs): the banner comes once every service is ready and shows the broker's config (transcripts on by default: a readable session is recorded); a second start says "already running" and exits 0; a reused broker with another config is reported; SIGKILL of the supervisor leaves no orphan holding a port or the broker lock; `terminal-mcp stop` stops it all.
+// Guards `npm start` (scripts/start.mjs): the banner comes once every service is ready and shows the broker's config (transcripts on by default: a readable session is recorded); a second start says "already running" and exits 0; a reused broker with another config is reported; SIGKILL of the supervisor leaves no orphan holding a port or the broker lock; `terminal-mcp stop` stops it all; the service log files hold JSON lines only.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
@@ -162,5 +162,12 @@ describe('npm start', () => {
     await waitFor('every service to stop', () => run.children.every((c) => !alive(c.pid)), 60_000);
     expect(existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'supervisor.json'))).toBe(false);
     expect(existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'broker.lock'))).toBe(false);
+    // The log files hold one JSON object per line (jq reads them); the services' banners
+    // went to the terminal, never into a file.
+    for (const name of ['broker', 'gateway', 'observer', 'web']) {
+      const lines = readFileSync(join(env.TERMINAL_MCP_STATE_DIR!, 'logs', `${name}.log`), 'utf8').trim().split('\n');
+      expect(lines.length, name).toBeGreaterThan(0);
+      for (const line of lines) expect(() => JSON.parse(line) as unknown, `${name}.log: ${line}`).not.toThrow();
+    }
   }, 300_000);
 });

@@ -63,11 +63,16 @@ describe('tmux belongs to the user', () => {
     expect(await tmux.tmux(['list-clients', '-F', '#{session_name}'])).toBe(HIDDEN);
   });
 
-  it('after kill-server answers TMUX_UNAVAILABLE with a hint, starts no server, and reads again once the user starts one', async () => {
+  it('after kill-server lists no server, answers reads TMUX_UNAVAILABLE with a hint, starts no server, and reads again once the user starts one', async () => {
     await tmux.kill();
+    // The listing still answers (the registry keeps what died) and says tmux is not running.
+    await vi.waitFor(
+      async () => expect(await client.sessions.list.query({})).toMatchObject({ sessions: [], tmux: 'not_running' }),
+      { timeout: 20_000, interval: 100 },
+    );
     await vi.waitFor(
       async () => {
-        const err = await client.sessions.list.query({}).then(
+        const err = await client.sessions.tail.query({ session: 'agent-1', lines: 5 }).then(
           () => null,
           (e: unknown) => readAppErrorData(e),
         );

@@ -18,7 +18,7 @@ const sectionsUnder = (title: string): string[] => {
   return [...part.matchAll(/^## ([a-z0-9_]+)$/gm)].map((m) => m[1]!);
 };
 const READ = sectionsUnder('Read tools (gateway and observer)');
-const GATEWAY_ONLY = [...sectionsUnder('Gateway: wait, input, bindings, audit'), ...sectionsUnder('Gateway: supervisor')];
+const GATEWAY_ONLY = [...doc.matchAll(/^# (Gateway: .+)$/gm)].flatMap((m) => sectionsUnder(m[1]!));
 const OBSERVER_ONLY = sectionsUnder('Observer tools (read-only, for claude.ai)');
 
 describe('docs/tools.md', () => {

@@ -1,4 +1,4 @@
-// Guards the dashboard's gone-sessions page (production build, real broker, Chromium): a killed session stays listed with its status and its last redacted screen, its transcript viewable read-only and downloadable as a .cast, for a signed-in operator only.
+// Guards the dashboard's gone-sessions page (production build, real broker, Chromium): a killed session stays listed with its status and its last redacted screen, its transcript viewable read-only and downloadable as a .cast, for a signed-in operator only; the page still answers, saying tmux is not running, once the tmux server has exited.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
@@ -82,5 +82,27 @@ describe('dashboard gone sessions', { timeout: 180_000 }, () => {
     // web.sock without an operator session cannot list gone sessions.
     const anonymousWeb = createBrokerClient({ role: 'web', env: stack.broker.env });
     await expect(anonymousWeb.sessions.list.query({ include_dead: true })).rejects.toMatchObject({ data: { app: { code: 'UNAUTHENTICATED' } } });
+  });
+
+  it('still lists what died once the tmux server has exited, and says tmux is not running', async () => {
+    // The user's last session ends and their server exits with it (as a server without
+    // the test helper's exit-empty off does).
+    await stack.tmux.tmux(['set-option', '-s', 'exit-empty', 'on']);
+    await stack.tmux.tmux(['kill-session', '-t', '=claude-keep']);
+    await waitFor('the tmux server to exit', async () => {
+      try {
+        await stack.tmux.tmux(['list-sessions']);
+        return false;
+      } catch {
+        return true;
+      }
+    }, 60_000);
+    await waitFor('the registry page to answer without tmux', async () => {
+      await page.goto(`${stack.baseUrl}/registry`);
+      return (await page.locator('[data-testid=registry] [data-session="claude-keep"]').count()) === 1;
+    }, 90_000);
+    expect(await page.locator('[data-testid=tmux-not-running]').textContent()).toContain('tmux is not running');
+    expect(await page.locator('[data-testid=registry] [data-session="claude-gone"]').count()).toBe(1);
+    expect(await page.locator('[role=alert]').count()).toBe(0);
   });
 });

@@ -16,7 +16,7 @@ import { ConfigError } from './config/parse.js';
 import { configSchema, type BrokerConfig } from './config/schema.js';
 import type { BrokerDeps, BrokerParts } from './rpc/deps.js';
 import { loadConfigFile } from './effects/config-file.js';
-import { crashAfterAuditIgnored } from './effects/fault-injection.js';
+import { crashAfterAuditIgnored, hangOnStopRequested } from './effects/fault-injection.js';
 import { removeBrokerState, writeBrokerState } from './effects/launch/broker-state-file.js';
 import { acquireInstanceLock, ensureSocketDir, resolveSocketGroups } from './effects/socket-files.js';
 import { idleExitSeconds, watchForIdle } from './effects/idle-exit.js';
@@ -26,6 +26,7 @@ import { createTmuxAdapter } from './effects/tmux/adapter.js';
 import { startAuditRetention } from './audit/retention.js';
 import { createInputServices, recoverInterruptedInput, type InputServices } from './input/services.js';
 import { createPaneWatcher } from './effects/tmux/pane-watch.js';
+import { watchHostSecrets } from './effects/known-secrets/host-secrets.js';
 import { createTranscriptRecorder } from './effects/transcripts/recorder.js';
 import { createLiveDeps } from './live/live-deps.js';
 import { createLogger } from './effects/logger.js';
@@ -45,6 +46,9 @@ export interface RunningBroker {
   sockets: Record<SocketRole, string>;
   /** Closes everything createBroker built, in reverse order. */
   stop(): Promise<void>;
+  /** The step stop() is in (e.g. "tmux adapter"), or undefined: what a stop that
+   * overran its deadline was waiting on (bin/main.ts). */
+  stoppingStep(): string | undefined;
 }
 
 export interface StartBrokerOptions {
@@ -100,30 +104,53 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
 
   ensureSocketDir(paths.socketDir);
   const lock = acquireInstanceLock(paths.socketDir);
-  const cleanups: (() => unknown)[] = [() => lock.release()];
-  const stop = async () => {
-    for (const fn of cleanups.reverse()) await fn();
-  };
+  // Each step of stop() is named, so a stop that overruns says what it waits on.
+  const cleanups: { step: string; close: () => unknown }[] = [{ step: 'instance lock', close: () => lock.release() }];
+  const onStop = (step: string, close: () => unknown) => cleanups.push({ step, close });
+  let current: string | undefined;
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      const began = Date.now();
+      for (const { step, close } of cleanups.reverse()) {
+        current = step;
+        const t = Date.now();
+        await close();
+        log.debug({ event: 'broker.stop_step', step, ms: Date.now() - t }, 'stopped a part');
+      }
+      current = undefined;
+      log.info({ event: 'broker.stopped', ms: Date.now() - began }, 'stopped');
+    })());
   try {
     const stores = openStoreSet(paths.stateDir);
-    cleanups.push(() => stores.close());
+    onStop('stores', () => stores.close());
     // Input attempts a dead broker left PENDING become DELIVERY_UNKNOWN (never re-sent).
     recoverInterruptedInput({ stores, log });
     // audit.db stays bounded: pruned to audit.retention now and periodically (audited).
     const retention = startAuditRetention({ stores, config, log });
-    cleanups.push(() => retention.stop());
+    onStop('audit retention', () => retention.stop());
     const startedAt = new Date();
     recordBrokerRun(stores.db('registry'), { startedAt, pid: process.pid, version: BROKER_VERSION, tmuxSocket: paths.tmuxSocket ?? null });
 
+    // The host's own secrets, as keyed hashes, for every redaction (before any read).
+    if (config.known_secrets.enabled) {
+      const known = watchHostSecrets(
+        { home: env.HOME ?? homedir(), projectRoots: config.observer.source_roots.map((r) => r.path), files: config.known_secrets.files },
+        config.known_secrets.refresh_seconds,
+        (index, files) => log.info({ event: 'known_secrets.indexed', files, windows: index.windows }, 'host secrets indexed'),
+      );
+      onStop('known secrets', () => known.stop());
+    }
+
     const tmux = createTmuxAdapter({ socketName: paths.tmuxSocket, logger: log });
-    cleanups.push(() => tmux.close());
+    onStop('tmux adapter', () => tmux.close());
     // Live output and waits: one read-only, ignore-size control client per watched session.
     const paneWatch = createPaneWatcher({ socketName: paths.tmuxSocket, logger: log });
-    cleanups.push(() => paneWatch.close());
+    onStop('pane watchers', () => paneWatch.close());
     // Transcripts of readable sessions, through tmux's pipe-pane (no client attached;
     // closed before the adapter, so its pipes are closed through it).
     const transcripts = createTranscriptRecorder({ config, tmux, stateDir: paths.stateDir, log });
-    cleanups.push(() => transcripts.close());
+    onStop('transcript recorder', () => transcripts.close());
 
     const deps = assembleDeps({
       config,
@@ -136,7 +163,7 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
     });
     // Queued read-audit records are written before the stores close (cleanups run in
     // reverse order).
-    cleanups.push(() => deps.input.reads.flush());
+    onStop('read-audit flush', () => deps.input.reads.flush());
     // First start: an `admin` account whose one-time password goes to a 0600 file only.
     await ensureBootstrapAccount(deps.webauth);
     // registry.db remembers every session seen, and what became of it (reconciled on
@@ -144,14 +171,15 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
     // Each pass also starts recording the readable sessions and stops the rest.
     const registry = createSessionRegistry({ ...deps, onReconciled: (live) => deps.transcripts.sync(live, deps.access) });
     registry.start();
-    cleanups.push(() => registry.stop());
+    onStop('session registry', () => registry.stop());
     // Supervisor actions a dead broker left mid-send are closed, never re-sent; then the
     // watches are evaluated on pane output (when supervisor.enabled).
     recoverSupervisorActions(stores.supervisor, Date.now());
     deps.supervisor.start();
-    cleanups.push(() => deps.supervisor.stop());
+    onStop('supervisor', () => deps.supervisor.stop());
     const servers = await serveRoles(deps, paths.socketDir, socketGroups);
-    cleanups.push(() => servers.close());
+    onStop('role sockets', () => servers.close());
+    if (hangOnStopRequested()) onStop('fault injection: a step that never ends', () => new Promise<never>(() => {}));
     writeBrokerState(paths.socketDir, {
       pid: process.pid,
       version: BROKER_VERSION,
@@ -163,20 +191,20 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
       tmux_socket: paths.tmuxSocket ?? null,
       idle_exit_seconds: options.onIdle ? idleSeconds : 0,
     });
-    cleanups.push(() => removeBrokerState(paths.socketDir));
+    onStop('broker.json', () => removeBrokerState(paths.socketDir));
     if (idleSeconds > 0 && options.onIdle) {
       const onIdle = options.onIdle;
       const idle = watchForIdle(servers.servers, idleSeconds, () => {
         log.info({ event: 'broker.idle_exit', idleSeconds }, 'no client for the idle period; exiting');
         onIdle();
       });
-      cleanups.push(() => idle.close());
+      onStop('idle watch', () => idle.close());
     }
     if (crashAfterAuditIgnored()) {
       log.error({ event: 'broker.fault_injection_ignored' }, 'TERMINAL_MCP_TEST_CRASH_AFTER_AUDIT is set outside a test run and is ignored; remove it');
     }
     log.info({ event: 'broker.started', socketDir: paths.socketDir, stateDir: paths.stateDir, tmuxSocket: paths.tmuxSocket ?? 'default' }, 'broker listening');
-    return { deps, sockets: servers.sockets, stop };
+    return { deps, sockets: servers.sockets, stop, stoppingStep: () => current };
   } catch (err) {
     await stop();
     throw err;

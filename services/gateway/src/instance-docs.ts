@@ -1,6 +1,6 @@
-/** The gateway's api.md and skills.md for a tool list (the caller's: OAuth scopes may hide
- * tools), generated from the definitions and cached per distinct list, since stateless
- * HTTP builds a server per request. */
+/** The gateway's api.md and skills.md for a tool list (the caller's: today every scope
+ * set serves the same tools, see http/oauth-profile.ts), generated from the definitions
+ * and cached per distinct list, since stateless HTTP builds a server per request. */
 import { renderApiMarkdown, renderSkillMarkdown, type InstanceDocs } from '@terminal-mcp/mcp-kit';
 import type { GatewayTool } from './tools/index.js';
 
@@ -13,7 +13,7 @@ export function gatewayDocs(tools: readonly GatewayTool[], mcpUrl?: string): Ins
   if (docs === undefined) {
     const info = { title: TITLE, ...(mcpUrl ? { mcpUrl } : {}) };
     docs = { api: renderApiMarkdown(tools, info), skills: renderSkillMarkdown(tools, info) };
-    // A handful of scope sets and URLs exist per process; the bound is only a guard.
+    // A handful of tool lists and URLs exist per process; the bound is only a guard.
     if (cache.size > 32) cache.clear();
     cache.set(key, docs);
   }

@@ -72,7 +72,17 @@ export const projectCheckOutputSchema = z.object({
   target: z.object({ kind: z.enum(['binding', 'session']), name: z.string() }),
   sessions: z.array(projectSessionCheckSchema),
   binding: z.object({ name: z.string(), state: z.string().nullable(), session: z.string().nullable(), error_code: z.string().nullable() }).nullable(),
-  supervisor: z.object({ available: z.literal(false), note: z.string() }),
+  /** The supervisor's view of this project: its watches on the profile's sessions and
+   * binding, and their events nobody has acknowledged yet. */
+  supervisor: z.object({
+    available: z.boolean(),
+    /** supervisor.enabled: watches are evaluated on output by themselves. */
+    enabled: z.boolean(),
+    running: z.boolean(),
+    watches: z.array(z.object({ watch_key: z.string(), state: z.string(), enabled: z.boolean() })),
+    unacknowledged_events: z.number().int(),
+    note: z.string(),
+  }),
   git: projectGitCheckSchema,
   deploy: projectDeployCheckSchema,
   /** Plain-word reasons the project cannot proceed now; empty when nothing blocks. */

@@ -40,9 +40,17 @@ export const listSessionsInputShape = {
 export const listSessionsInputSchema = z.object(listSessionsInputShape).strict();
 export type ListSessionsInput = z.infer<typeof listSessionsInputSchema>;
 
+/** Whether the tmux server runs. `not_running`: no server listens (the user's last session
+ * ended, or tmux was never started): `sessions` is empty, and the registry still answers
+ * `include_dead`. A server that runs but cannot be reached is an error (TMUX_UNAVAILABLE),
+ * never an empty list. */
+export const tmuxServerStateSchema = z.enum(['running', 'not_running']);
+export type TmuxServerState = z.infer<typeof tmuxServerStateSchema>;
+
 export const listSessionsOutputSchema = z.object({
   sessions: z.array(sessionSummarySchema),
   read_enabled: z.boolean(),
+  tmux: tmuxServerStateSchema.describe('running, or not_running: no tmux server exists (sessions is empty; include_dead still lists gone sessions)'),
   /** With include_dead: sessions the registry remembers that are no longer in tmux. */
   dead_sessions: z.array(deadSessionSchema).optional(),
 });

@@ -46,15 +46,23 @@ export const projectNameSchema = z
  * paths, `..`, `.git` internals and secret files whatever this schema admits. */
 export const sourcePathSchema = z.string().min(1).max(SOURCE_LIMITS.path);
 
-/** A git revision (branch, tag, hash, `HEAD~2`...). Never starts with `-` (it would be an
- * option to git) and contains no whitespace or control characters. The broker resolves
- * it to a commit before use, so `rev:path` blob syntax cannot read files. */
-export const REVISION_PATTERN = /^[^\s\x00-\x1f\x7f-][^\s\x00-\x1f\x7f]*$/;
+/** One ref-name component: what `git check-ref-format` allows, less `{`, `:`, `~`, `^`,
+ * `?`, `*`, `[`, `\\`, blanks and controls (never part of a name). */
+const REF_COMPONENT = '[A-Za-z0-9_+,=#%@-][A-Za-z0-9._+,=#%@-]*';
+/**
+ * A git revision: a ref name (`main`, `origin/main`, `v1.2`, `HEAD`) or a full or
+ * abbreviated object id, then any `~N` / `^N` steps (`HEAD~2`, `main^2`). Nothing else:
+ * revision syntax that SEARCHES (`HEAD^{/text}`, `:/text`, `@{...}`) would answer found /
+ * not found for text the caller cannot read — an oracle on redacted commit messages —
+ * and `rev:path` would name a blob. Never starts with `-` (an option to git), never holds
+ * `..`. The broker checks it again and resolves it to a commit before use.
+ */
+export const REVISION_PATTERN = new RegExp(`^(?!-)(?!.*\\.\\.)${REF_COMPONENT}(?:/${REF_COMPONENT})*(?:[~^][0-9]{0,6})*$`);
 export const revisionSchema = z
   .string()
   .min(1)
   .max(SOURCE_LIMITS.revision)
-  .regex(REVISION_PATTERN, 'revision: must not start with "-" or contain whitespace or control characters');
+  .regex(REVISION_PATTERN, 'revision: a ref name or commit id, optionally followed by ~N or ^N (no ^{...}, :/, @{...}, rev:path)');
 
 const lineNumber = z.number().int().min(1).max(SOURCE_LIMITS.lineNumber);
 

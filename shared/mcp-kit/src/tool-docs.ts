@@ -5,8 +5,8 @@
  * for it and read what is new). Served as MCP resources (doc-resources.ts) and, by the
  * HTTP gateway, at /api.md and /skills.md. Pure: strings in, strings out.
  *
- * The skill names only tools in the given list, so a caller whose scopes hide the input
- * tools gets a skill without them.
+ * The skill names only tools in the given list (the observer's has no input tools; a
+ * gateway that one day serves a narrower list per scope gets a narrower skill).
  */
 import type { SocketRole } from '@terminal-mcp/contract';
 import type { McpTool } from './define-tool.js';

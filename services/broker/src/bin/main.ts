@@ -17,6 +17,14 @@ TERMINAL_MCP_TMUX_SOCKET (tmux -L name), TERMINAL_MCP_LOG_LEVEL,
 TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS (0 or unset: never exit when idle).
 See docs/operations.md; \`terminal-mcp status\` shows a running broker.`;
 
+/** The broker promises to exit within 5 s of SIGTERM. Its stop takes well under a second
+ * (every step is bounded: tmux children get SIGKILL after a few seconds, WebSocket
+ * clients are cut after 1 s); should a step hang anyway, the broker exits at this
+ * deadline, logging the step, rather than wait for `terminal-mcp stop` or systemd to
+ * SIGKILL it. Exiting there is as safe as a crash: every store write is a transaction,
+ * tmux clients end with the broker (death signal) and the hidden session goes by itself. */
+const STOP_DEADLINE_MS = 4_000;
+
 async function main(): Promise<void> {
   const flags = serviceCommandFlags(process.argv.slice(2), { name: 'terminal-mcp-broker', version: BROKER_VERSION, summary: SUMMARY });
   if (flags) {
@@ -24,16 +32,30 @@ async function main(): Promise<void> {
     process.exit(flags.exitCode);
   }
   let broker: Awaited<ReturnType<typeof createBroker>> | undefined;
-  let stopping = false;
-  const shutdown = (why: string) => {
-    if (stopping || !broker) return;
-    stopping = true;
-    broker.deps.log.info({ event: 'broker.stopping', why }, 'stopping');
-    broker.stop().then(
+  /** Why the broker was asked to stop (a signal may come while it still starts). */
+  let stopReason: string | undefined;
+  const stopOnce = (running: NonNullable<typeof broker>) => {
+    running.deps.log.info({ event: 'broker.stopping', why: stopReason }, 'stopping');
+    running.stop().then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
+  const shutdown = (why: string) => {
+    if (stopReason !== undefined) return;
+    stopReason = why;
+    setTimeout(() => {
+      broker?.deps.log.error({ event: 'broker.stop_overdue', step: broker.stoppingStep() ?? 'starting', deadlineMs: STOP_DEADLINE_MS }, 'stop did not finish in time; exiting without it');
+      process.exit(1);
+    }, STOP_DEADLINE_MS).unref();
+    // Still starting: stopped as soon as it is built (createBroker closes what it built
+    // when it fails).
+    if (broker) stopOnce(broker);
+  };
+  // Before anything is built: a SIGTERM during the start must not kill the broker
+  // with the signal's default action, leaving its lock, sockets and broker.json behind.
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
   try {
     broker = await createBroker({ onIdle: () => shutdown('idle') });
   } catch (err) {
@@ -43,8 +65,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  if (stopReason !== undefined) return stopOnce(broker);
   if (process.send) process.send({ ready: true, sockets: broker.sockets });
 }
 

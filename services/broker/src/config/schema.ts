@@ -277,6 +277,18 @@ export const transcriptsSchema = z
   .refine((t) => t.segment_bytes <= t.max_bytes_per_session, { message: 'segment_bytes must not exceed max_bytes_per_session', path: ['segment_bytes'] })
   .refine((t) => t.max_bytes_per_session <= t.max_total_bytes, { message: 'max_bytes_per_session must not exceed max_total_bytes', path: ['max_bytes_per_session'] });
 
+/** Known-secret fingerprints (docs/redaction.md): the host's credential files are
+ * indexed as keyed hashes, and output holding 16+ characters of one is redacted. */
+export const knownSecretsSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    /** More files to index (absolute paths), besides the home directory's credential
+     * files and the `.env*` files of each observer.source_roots project. */
+    files: z.array(z.string().min(1).max(4096).startsWith('/')).max(200).default([]),
+    refresh_seconds: z.number().int().min(1).max(3600).default(10),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     permissions: permissionsSchema.default({ terminal_read: true, terminal_input: false }),
@@ -297,6 +309,7 @@ export const configSchema = z
       .refine((ps) => new Set(ps.map((p) => p.name)).size === ps.length, 'project_profiles names must be unique'),
     supervisor: supervisorSchema.default(() => supervisorSchema.parse({})),
     transcripts: transcriptsSchema.default(() => transcriptsSchema.parse({})),
+    known_secrets: knownSecretsSchema.default(() => knownSecretsSchema.parse({})),
   })
   .strict()
   .refine((c) => c.project_profiles.every((p) => c.observer.source_roots.some((r) => r.name === p.repo)), {

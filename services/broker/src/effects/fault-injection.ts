@@ -21,3 +21,10 @@ export function crashAfterAuditWriteIfRequested(): void {
   if (CRASH_AFTER_AUDIT) process.kill(process.pid, 'SIGKILL');
 }
 
+
+/** With `TERMINAL_MCP_TEST_HANG_ON_STOP=1` (test runs only, like the above), one step of
+ * the broker's stop never finishes: the end-to-end test uses it to prove that SIGTERM
+ * still ends the broker within its stop deadline (bin/main.ts). */
+export function hangOnStopRequested(): boolean {
+  return process.env.TERMINAL_MCP_TEST_HANG_ON_STOP === '1' && process.env.NODE_ENV === 'test';
+}

@@ -12,6 +12,7 @@ import { chmodSync, chownSync, closeSync, lstatSync, mkdirSync, openSync, readFi
 import { createConnection, type Server } from 'node:net';
 import { join } from 'node:path';
 import { SOCKET_ROLES, type SocketRole } from '@terminal-mcp/contract';
+import { pidAlive } from './pid-alive.js';
 
 export class BrokerAlreadyRunningError extends Error {
   constructor(readonly pid: number | undefined, where: string) {
@@ -29,16 +30,6 @@ export function ensureSocketDir(socketDir: string): void {
   }
   // A pre-existing world-accessible directory would let others race our socket files.
   if ((st.mode & 0o007) !== 0) chmodSync(socketDir, st.mode & 0o770);
-}
-
-/** Whether a process with this pid exists (EPERM: it exists, owned by someone else). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export interface InstanceLock {

@@ -31,6 +31,7 @@ import { readAttachmentFile, removeAttachmentFile, writeAttachmentFile } from '.
 import { type AttachmentRecord, type NoteFields, type NoteRecord, type NoteSummaryRecord, type NotesStore } from '../effects/store/notes-store.js';
 import { sniffImageType } from '../policy/image-type.js';
 import { buildNoteSearchQuery } from '../policy/note-search-query.js';
+import { redactSecrets } from '../policy/redact.js';
 
 /** What the notes use cases use: the stores (notes.db and the state dir), config, log. */
 export interface NotesDeps {
@@ -51,21 +52,39 @@ const noSuchNote = () => new AppError('NOTE_NOT_FOUND', 'no note with that id');
 const deletedNote = () => new AppError('NOTE_NOT_FOUND', 'that note is deleted', 'Bring it back with note_restore first, or pick another note (note_search, note_list).');
 
 function attachmentView(a: AttachmentRecord): NoteAttachment {
-  return { id: a.id, note_id: a.noteId, mime_type: a.mimeType as AttachmentMimeType, size: a.size, sha256: a.sha256, caption: a.caption, created_at: iso(a.createdAt)! };
+  return { id: a.id, note_id: a.noteId, mime_type: a.mimeType as AttachmentMimeType, size: a.size, sha256: a.sha256, caption: a.caption === null ? null : redactSecrets(a.caption).text, created_at: iso(a.createdAt)! };
+}
+
+/** Notes are under the same promise as every read (issue 25): their text is redacted
+ * BEFORE it is stored, for every client, so the original is kept nowhere (not in
+ * notes.db, not in its search index). Views redact again, for notes stored earlier. */
+const redactNoteText = (text: string) => redactSecrets(text).text;
+const redactOptional = (text: string | null) => (text === null ? null : redactNoteText(text));
+
+function redactFields<T extends Partial<NoteFields>>(fields: T): T {
+  return {
+    ...fields,
+    ...(fields.title !== undefined && { title: redactNoteText(fields.title) }),
+    ...(fields.body !== undefined && { body: redactNoteText(fields.body) }),
+    ...(fields.analysis !== undefined && { analysis: redactNoteText(fields.analysis) }),
+    ...(fields.sourceUrl !== undefined && { sourceUrl: redactOptional(fields.sourceUrl) }),
+    ...(fields.tags !== undefined && { tags: fields.tags.map(redactNoteText) }),
+    ...(fields.appliedWhere !== undefined && { appliedWhere: redactOptional(fields.appliedWhere) }),
+  };
 }
 
 function noteView(store: NotesStore, n: NoteRecord): Note {
   return {
     id: n.id,
-    title: n.title,
-    body: n.body,
-    analysis: n.analysis,
-    source_url: n.sourceUrl,
-    tags: n.tags,
+    title: redactNoteText(n.title),
+    body: redactNoteText(n.body),
+    analysis: redactNoteText(n.analysis),
+    source_url: redactOptional(n.sourceUrl),
+    tags: n.tags.map(redactNoteText),
     project: n.project,
     status: n.status,
     applied_at: iso(n.appliedAt),
-    applied_where: n.appliedWhere,
+    applied_where: redactOptional(n.appliedWhere),
     deleted_at: iso(n.deletedAt),
     created_at: iso(n.createdAt)!,
     updated_at: iso(n.updatedAt)!,
@@ -78,8 +97,8 @@ function noteView(store: NotesStore, n: NoteRecord): Note {
 function summaryView(n: NoteSummaryRecord): NoteSummary {
   return {
     id: n.id,
-    title: n.title,
-    tags: n.tags,
+    title: redactNoteText(n.title),
+    tags: n.tags.map(redactNoteText),
     project: n.project,
     status: n.status,
     deleted_at: iso(n.deletedAt),
@@ -106,7 +125,7 @@ export function createNote(ctx: NotesContext, input: NoteCreateInput): Note {
     appliedAt: status === 'applied' ? now : null,
     appliedWhere: null,
   };
-  const note = store.create(fields, ctx.actor, now);
+  const note = store.create(redactFields(fields), ctx.actor, now);
   ctx.deps.log.info({ event: 'notes.created', id: note.id, actor: ctx.actor }, 'note created');
   return noteView(store, note);
 }
@@ -126,7 +145,7 @@ function changeLiveNote(ctx: NotesContext, id: number, change: (note: NoteRecord
     id,
     (current) => {
       if (current.deletedAt !== null) throw deletedNote();
-      return change(current, now);
+      return redactFields(change(current, now));
     },
     ctx.actor,
     now,
@@ -182,7 +201,7 @@ export function searchNotes(ctx: NotesContext, input: NoteSearchInput): NoteSear
   const { match, terms } = buildNoteSearchQuery(input.query);
   if (match === null) return { hits: [], terms };
   const hits = storeOf(ctx).search(match, { status: input.status, tag: input.tag, project: input.project, limit: input.limit ?? 10 });
-  return { hits: hits.map((h) => ({ ...summaryView(h), snippet: h.snippet, rank: h.rank })), terms };
+  return { hits: hits.map((h) => ({ ...summaryView(h), snippet: redactNoteText(h.snippet), rank: h.rank })), terms };
 }
 
 export function listNotes(ctx: NotesContext, input: NoteListInput): NoteListOutput {
@@ -231,7 +250,7 @@ export async function addNoteAttachment(ctx: NotesContext, input: NoteAddAttachm
     relPath: file.relPath,
     size: bytes.length,
     sha256: createHash('sha256').update(bytes).digest('hex'),
-    caption: input.caption ?? null,
+    caption: input.caption === undefined ? null : redactSecrets(input.caption).text,
     createdAt: now.getTime(),
     createdBy: ctx.actor,
   };

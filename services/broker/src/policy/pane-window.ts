@@ -17,7 +17,8 @@
  * Everything returned comes from redacted text; a misjudged width (an unusual wide
  * character) can shift which lines are returned by a row, never what they contain.
  */
-import { redactSecrets } from './redact.js';
+import { holdBackPartialToken } from './partial-token.js';
+import { REDACTION_MARKER, redactSecrets } from './redact.js';
 import { stripTerminalControls } from './sanitize.js';
 
 /** Rows captured above and below the window. Key bodies are recognised without their
@@ -108,7 +109,7 @@ export interface PaneWindow {
   needsWhole: boolean;
 }
 
-const MARKER = /\[REDACTED:[a-z_]+\]/g;
+const MARKER = REDACTION_MARKER;
 
 /** Markers redaction added per line (a marker already in the pane's text is not counted). */
 function markersAdded(lines: readonly string[], originals: readonly string[]): number[] {
@@ -122,6 +123,13 @@ export function cutPaneWindow(captured: string, request: PaneWindowRequest): Pan
   const text = request.escapes ? captured : stripTerminalControls(captured);
   const originals = text.split('\n');
   const redacted = redactSecrets(text, { keepLines: true }).text.split('\n');
+  // The pane's last written line may be unfinished (a token still being printed or
+  // typed): its trailing fragment is held back when it could start a token.
+  if (request.toScreenBottom) {
+    let last = redacted.length - 1;
+    while (last >= 0 && (redacted[last] as string).trim() === '') last -= 1;
+    if (last >= 0) redacted[last] = holdBackPartialToken(redacted[last] as string);
+  }
   // Physical rows of each logical line, counted up from the capture's bottom row.
   let rowEnd = request.bottomRow;
   let first = -1;

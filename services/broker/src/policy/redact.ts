@@ -52,6 +52,11 @@
  * - Zero-width and other default-ignorable characters are invisible to matching (like
  *   escape codes), so `ghp_abc\u200bdef...` is still one token, removed whole.
  */
+import { findCommandLineSecrets } from './command-line-secrets.js';
+import { findEncodedSecrets } from './encoded-secrets.js';
+import { findKeyValueSecrets } from './key-value-secrets.js';
+import { knownSecrets } from './known-secrets.js';
+import { MAINTAINED_RULES } from './maintained-rules.js';
 import { terminalControlLengthAt } from './sanitize.js';
 
 export const SECRET_KINDS = [
@@ -63,6 +68,7 @@ export const SECRET_KINDS = [
   'gitlab_token',
   'slack_token',
   'google_api_key',
+  'google_oauth_token',
   'stripe_key',
   'npm_token',
   'huggingface_token',
@@ -82,7 +88,12 @@ export const SECRET_KINDS = [
   'secret',
 ] as const;
 
-export type SecretKind = (typeof SECRET_KINDS)[number];
+/** Our own kinds; the maintained rules add theirs (their rule ids, maintained-rules.ts). */
+export type OwnSecretKind = (typeof SECRET_KINDS)[number];
+export type SecretKind = string;
+
+/** A marker the redactor writes, for counting them in redacted text. */
+export const REDACTION_MARKER = /\[REDACTED:[a-z0-9_]+\]/g;
 
 export interface RedactionResult {
   readonly text: string;
@@ -131,6 +142,8 @@ const TOKEN_RULES: readonly TokenRule[] = [
     accept: (m) => hasDigit(m.slice(5)),
   },
   { kind: 'google_api_key', pattern: new RegExp(`${TOKEN_START}AIza[A-Za-z0-9_-]{35}`, 'g') },
+  // Google OAuth access tokens: no gitleaks rule (2026-07); printed by `gcloud auth print-access-token`.
+  { kind: 'google_oauth_token', pattern: new RegExp(`${TOKEN_START}ya29\\.[A-Za-z0-9_-]{20,}`, 'g') },
   { kind: 'stripe_key', pattern: /(?<![A-Za-z0-9_])(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/g },
   { kind: 'npm_token', pattern: /(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{30,}/g },
   { kind: 'huggingface_token', pattern: /(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}/g },
@@ -204,15 +217,43 @@ function base64RunStartAbove(visible: string, lineStart: number): number {
 
 /** Widths of the base64 lines in key blocks: PEM (64), OpenSSH (70), MIME/PGP (76). */
 const KEY_BODY_WIDTHS = new Set([64, 70, 76]);
-/** What may precede a body line: indentation, a line number (`cat -n`, `less -N`), a diff,
- * quote or table marker. */
-const BODY_LINE_PREFIX = /^[ \t]*(?:\d{1,7}(?:[ \t]+|[:|][ \t]?))?(?:[-+>|][ \t]?)?/;
-const BASE64_BODY = /^[A-Za-z0-9+/]{4,}={0,2}$/;
+/** What may follow a body line: `cat -A`/`cat -e` line ends, a table border, blanks. */
+const BODY_LINE_SUFFIX = /(?:\^M\$|\$|[ \t]*[│|┃][ \t]*|[ \t]+)$/;
+const MAX_BODY_PREFIX = 160;
+
+function isBase64Char(c: number): boolean {
+  return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2f;
+}
+
+/** The base64 run a line ends with (after a `cat -A` or table suffix), whatever comes
+ * before it: indentation, a line number (`cat -n`), a file name (`grep -H`), a diff or
+ * table marker. Null when the line does not end in 4+ base64 characters. */
+function bodyOfLine(line: string): { offset: number; body: string } | null {
+  const suffix = BODY_LINE_SUFFIX.exec(line);
+  const end = suffix === null ? line.length : suffix.index;
+  let start = end;
+  while (start > end - 2 && start > 0 && line.charCodeAt(start - 1) === 0x3d) start -= 1; // `=` padding
+  const padEnd = start;
+  if (padEnd !== end && !isBase64Char(line.charCodeAt(padEnd - 1))) return null;
+  // A `+` in the first column is a diff's added-line marker, not part of the body.
+  while (start > 0 && isBase64Char(line.charCodeAt(start - 1)) && !(start === 1 && line.charCodeAt(0) === 0x2b)) start -= 1;
+  if (padEnd - start < 4 || start > MAX_BODY_PREFIX || end - start > 128) return null;
+  return { offset: start, body: line.slice(start, end) };
+}
+
+/** A run of this many body lines of one width (any width) is key material: a key cut
+ * sideways by a narrow pager (`less -S`) or wrapped at an unusual width. */
+const SAME_WIDTH_LINES = 3;
+const MIN_SAME_WIDTH = 16;
 const OPENSSH_BODY_START = 'b3BlbnNzaC1rZXktdjE';
 const PUBLIC_BEGIN = /-----BEGIN (?![A-Z0-9 ]*PRIVATE)[A-Z0-9 ]{1,40}-----/;
 
 interface BodyRun {
   start: number;
+  /** Where the body starts in its line: every line of one key block has the same prefix
+   * (`grep -H`, `cat -n`, a diff marker), so a line whose body starts elsewhere is not
+   * part of the run (`done-printing` after three same-width tokens is not a last line). */
+  offset: number;
   end: number;
   width: number;
   fullLines: number;
@@ -250,7 +291,9 @@ function findKeyBodies(visible: string, emit: Emit): void {
     if (run === null) return;
     const edge = run.touchesTop || (atBottom && !run.closed);
     const mixed = run.classes === 7;
-    if (!run.public && (run.openssh || (mixed && (run.fullLines >= 2 || (edge && run.fullLines >= 1))))) {
+    const keyWidth = KEY_BODY_WIDTHS.has(run.width);
+    const sameWidth = run.fullLines >= SAME_WIDTH_LINES;
+    if (!run.public && (run.openssh || (mixed && ((keyWidth && (run.fullLines >= 2 || (edge && run.fullLines >= 1))) || sameWidth)))) {
       emit(run.start, run.end, 'private_key');
     }
     run = null;
@@ -260,12 +303,12 @@ function findKeyBodies(visible: string, emit: Emit): void {
     const newline = visible.indexOf('\n', lineStart);
     const lineEnd = newline < 0 ? visible.length : newline;
     const line = visible.slice(lineStart, lineEnd);
-    const prefix = (BODY_LINE_PREFIX.exec(line) as RegExpExecArray)[0].length;
-    const body = line.slice(prefix).trimEnd();
-    const isBase64 = body.length <= 128 && BASE64_BODY.test(body);
-    const bodyStart = lineStart + prefix;
+    const found = bodyOfLine(line);
+    const body = found?.body ?? '';
+    const isBase64 = found !== null;
+    const bodyStart = lineStart + (found?.offset ?? 0);
     const bodyEnd = bodyStart + body.length;
-    if (isBase64 && run !== null && !run.closed && body.length <= run.width) {
+    if (isBase64 && run !== null && !run.closed && body.length <= run.width && found.offset === run.offset) {
       run.end = bodyEnd;
       run.classes |= charClasses(body);
       if (body.length === run.width) run.fullLines += 1;
@@ -273,16 +316,17 @@ function findKeyBodies(visible: string, emit: Emit): void {
     } else {
       flush(false);
       const openssh = isBase64 && body.startsWith(OPENSSH_BODY_START);
-      if (isBase64 && (KEY_BODY_WIDTHS.has(body.length) || openssh)) {
+      if (isBase64 && (body.length >= MIN_SAME_WIDTH || openssh)) {
         run = {
           start: bodyStart,
+          offset: found.offset,
           end: bodyEnd,
           width: body.length,
-          fullLines: KEY_BODY_WIDTHS.has(body.length) ? 1 : 0,
+          fullLines: 1,
           classes: charClasses(body),
           openssh,
           touchesTop: lineStart === 0,
-          closed: !KEY_BODY_WIDTHS.has(body.length),
+          closed: false,
           public: PUBLIC_BEGIN.test(previousLine),
         };
       }
@@ -394,6 +438,30 @@ function sensitiveKeyKind(key: string): SecretKind | null {
   return null;
 }
 
+/**
+ * Keys that name a secret anywhere in them, not only at the end (issue 25: any case,
+ * prefix or suffix): `DB_PASSWORD_PROD`, `API_KEY_2`, `DB_PW`, `BASIC_AUTH`, `SECRET_ID`,
+ * `client-key-data`, `pwd`, `psk`. Weaker evidence than a suffix (`token_count`,
+ * `max_tokens`, `keyboard_layout`), so the value must look like key material
+ * (looksLikeKeyValue) and not be a path.
+ */
+function weakSecretKeyKind(key: string): SecretKind | null {
+  const k = key.toLowerCase();
+  if (/pass(?:word|wd|phrase)|(?:^|[_.-])(?:pw|pwd|psk|pass)(?:$|[_.-])/.test(k)) return 'password';
+  if (k.includes('secret')) return 'secret';
+  if (k.includes('token')) return 'token';
+  if (/api[_.-]?key/.test(k)) return 'api_key';
+  // Not `auth` alone: a Docker config's `"auth"` has its own rule (docker_auth).
+  if (/(?:^|[_.-])key(?:$|[_.-]|data)|[_.-]auth$/.test(k)) return 'secret';
+  return null;
+}
+
+/** A log line: starts with a timestamp or carries a level word before `index`. */
+const LOG_LINE = /^(?:\S{0,40}\d{2}:\d{2}:\d{2}|.{0,120}\b(?:INFO|DEBUG|WARN|WARNING|ERROR|TRACE|FATAL|NOTICE)\b)/;
+function isLogLine(visible: string, lineStart: number, index: number): boolean {
+  return LOG_LINE.test(visible.slice(lineStart, Math.min(index, lineStart + MAX_LOG_PREFIX)));
+}
+
 const NON_SECRET_WORDS = new Set([
   'true', 'false', 'null', 'nil', 'none', 'undefined', 'yes', 'no', 'on', 'off', 'required', 'optional',
   'string', 'str', 'number', 'int', 'integer', 'bool', 'boolean', 'bytes', 'any', 'unknown', 'object', 'secret',
@@ -446,7 +514,8 @@ function findAssignments(visible: string, emit: Emit): void {
     let classified = keyKinds.get(key);
     if (classified === undefined) {
       const kind = sensitiveKeyKind(key);
-      classified = { named: kind, genericKey: kind === null && /[_.-]key$/i.test(key) };
+      const weak = kind === null ? weakSecretKeyKind(key) : null;
+      classified = { named: kind ?? weak, genericKey: weak !== null || (kind === null && /[_.-]key$/i.test(key)) };
       keyKinds.set(key, classified);
     }
     const { named, genericKey } = classified;
@@ -459,12 +528,12 @@ function findAssignments(visible: string, emit: Emit): void {
     if (v === null) continue;
     const quoted = v[4] === undefined;
     const value = (v[1] ?? v[2] ?? v[3] ?? v[4]) as string;
-    if (genericKey && !looksLikeKeyValue(value)) continue;
+    if (genericKey && (!looksLikeKeyValue(value) || /^[/~.]/.test(value))) continue;
     if (dockerAuth && !(quoted && /^[A-Za-z0-9+/]{8,}={0,2}$/.test(value))) continue;
     if (!quoted && separator === ':') {
       const lineStart = lines.startOf(m.index);
-      const strong = kind === 'password' || kind === 'api_key';
-      if (!atLineStart(visible, lineStart, m.index) && !(strong && afterLogPrefix(visible, lineStart, m.index))) continue;
+      const strong = !genericKey && (kind === 'password' || kind === 'api_key' || kind === 'secret' || kind === 'token');
+      if (!atLineStart(visible, lineStart, m.index) && !(strong && (afterLogPrefix(visible, lineStart, m.index) || isLogLine(visible, lineStart, m.index)))) continue;
     }
     const secret = quoted ? value : trimTrailingDots(value);
     if (isPlaceholder(secret) || secret.toLowerCase() === key.toLowerCase()) continue;
@@ -606,6 +675,15 @@ function visibleWithMap(text: string): { visible: string; map: Uint32Array | nul
 }
 
 const KIND_PRIORITY = new Map<SecretKind, number>(SECRET_KINDS.map((kind, index) => [kind, index]));
+const LAST_TOKEN_KIND = KIND_PRIORITY.get('jwt') as number;
+/** Lower is more specific: a key block and our self-identifying tokens first (their names
+ * are stable), then a maintained rule's named token, then our context kinds in list
+ * order, then gitleaks' catch-all `generic_api_key`. */
+function priorityOf(kind: SecretKind): number {
+  const own = KIND_PRIORITY.get(kind);
+  if (own !== undefined) return own <= LAST_TOKEN_KIND ? own : own + 1;
+  return kind === 'generic_api_key' ? SECRET_KINDS.length + 1 : LAST_TOKEN_KIND + 1;
+}
 
 /** Merge overlapping spans; a merged span takes the most specific (highest-priority) kind. */
 function mergeSpans(spans: Span[]): Span[] {
@@ -615,7 +693,7 @@ function mergeSpans(spans: Span[]): Span[] {
     const last = merged.at(-1);
     if (last !== undefined && span.start < last.end) {
       last.end = Math.max(last.end, span.end);
-      if ((KIND_PRIORITY.get(span.kind) as number) < (KIND_PRIORITY.get(last.kind) as number)) last.kind = span.kind;
+      if (priorityOf(span.kind) < priorityOf(last.kind)) last.kind = span.kind;
     } else {
       merged.push({ ...span });
     }
@@ -641,18 +719,15 @@ function replacementFor(original: string, kind: SecretKind, keepLines: boolean):
     .join('\n');
 }
 
-/** Find secrets in `text` and replace each with `[REDACTED:<kind>]`. */
-export function redactSecrets(text: string, options: RedactOptions = {}): RedactionResult {
-  const keepLines = options.keepLines === true;
-  const { visible, map } = visibleWithMap(text);
-  const spans: Span[] = [];
-  const emit: Emit = (start, end, kind) => {
-    if (end > start) spans.push({ start, end, kind });
-  };
+/** How deep decoded text is scanned again (base64 of a file holding base64 of a key...). */
+const MAX_DECODE_DEPTH = 1;
 
+/** Every finding in visible text. `depth`: how many decodings led here. */
+function collectSpans(visible: string, depth: number, emit: Emit): void {
   findPrivateKeys(visible, emit);
   findKeyBodies(visible, emit);
   for (const rule of TOKEN_RULES) runTokenRule(rule, visible, emit);
+  MAINTAINED_RULES.find(visible, emit);
   // Cheap guards first: the read path is hot, and most text has no `@` or `cookie`.
   if (visible.includes('@')) {
     runValueRule(URL_CREDENTIALS, 'url_password', visible, emit, (v) => !isPlaceholder(v));
@@ -665,6 +740,32 @@ export function redactSecrets(text: string, options: RedactOptions = {}): Redact
   runValueRule(AUTHORIZATION, 'authorization', visible, emit, acceptAuthorization);
   runValueRule(BEARER, 'bearer_token', visible, emit, (v) => looksLikeToken(v) && !isPlaceholder(v));
   findAssignments(visible, emit);
+  findCommandLineSecrets(visible, emit);
+  findKeyValueSecrets(visible, emit);
+
+  findEncodedSecrets(visible, emit, depth < MAX_DECODE_DEPTH ? (decoded) => firstKind(decoded, depth + 1) : null);
+  knownSecrets()?.find(visible, emit);
+}
+
+/** The most specific kind found in decoded text, or null. */
+function firstKind(decoded: string, depth: number): string | null {
+  let best: string | null = null;
+  collectSpans(decoded, depth, (start, end, kind) => {
+    if (end > start && (best === null || priorityOf(kind) < priorityOf(best))) best = kind;
+  });
+  return best;
+}
+
+/** Find secrets in `text` and replace each with `[REDACTED:<kind>]`. */
+export function redactSecrets(text: string, options: RedactOptions = {}): RedactionResult {
+  const keepLines = options.keepLines === true;
+  const { visible, map } = visibleWithMap(text);
+  const spans: Span[] = [];
+  const emit: Emit = (start, end, kind) => {
+    if (end > start) spans.push({ start, end, kind });
+  };
+
+  collectSpans(visible, 0, emit);
 
   if (spans.length === 0) return { text, count: 0, kinds: [] };
   const merged = mergeSpans(spans);

@@ -2,13 +2,16 @@
  * project_check: one bounded, redacted answer to "how is this project doing?" — each
  * profile session's status with its evidence (through the same read gate as
  * terminal_status), the binding's state, git branch/ahead/behind/dirty/last commit, the
- * deploy profile's readiness, and blockers in plain words. A part that fails is reported
+ * deploy profile's readiness, the supervisor's watches on it and their unacknowledged
+ * events, and blockers in plain words. A part that fails is reported
  * with its error code instead of failing the whole check.
  */
 import { PROJECT_LIMITS, readAppErrorData, type ProjectCheckOutput } from '@terminal-mcp/contract';
 import type { InputCaller } from '../input/input-deps.js';
 import { probeUrl, programFound } from '../effects/deploy/readiness.js';
 import { getBinding } from '../input/bindings.js';
+import type { SupervisorEngine } from '../supervisor/engine.js';
+import { watchKeyOf } from '../supervisor/watches.js';
 import { gitLog } from '../sources/history.js';
 import { gitStatus } from '../sources/status.js';
 import { dispatchTarget, findProfile, type ProjectProfile } from './profiles.js';
@@ -66,6 +69,33 @@ async function deployCheck(profile: ProjectProfile): Promise<ProjectCheckOutput[
   return { configured: true, preview_safe: d.preview_safe, commands, probes: probes.map((p) => ({ id: p.id, url: p.url, ok: p.ok, http_status: p.httpStatus, error: p.error })) };
 }
 
+/** Events per watch counted for the check (a count, not a listing: the supervisor's own
+ * tools list them). */
+const MAX_COUNTED_EVENTS = 1_000;
+
+/** The supervisor's watches on the profile's sessions and binding, and how many of their
+ * events are unacknowledged. */
+function supervisorCheck(engine: SupervisorEngine, profile: ProjectProfile): ProjectCheckOutput['supervisor'] {
+  const { store, config } = engine.deps;
+  const keys = new Set([...profile.sessions.map((session) => watchKeyOf({ session })), ...(profile.binding === undefined ? [] : [watchKeyOf({ binding: profile.binding })])]);
+  const watches = store.listWatches().filter((w) => keys.has(w.watch_key));
+  const unacknowledged = watches.reduce((n, w) => n + store.listEvents({ watchId: w.id, unacknowledgedOnly: true, limit: MAX_COUNTED_EVENTS }).length, 0);
+  const note =
+    watches.length === 0
+      ? 'no supervisor watch on this project: supervisor_watch a session or the binding to be told when it waits, fails or finishes'
+      : config.enabled
+        ? 'watches are evaluated on output; supervisor_list_events lists the events'
+        : 'supervisor.enabled is false: watches are evaluated only by supervisor_run_once';
+  return {
+    available: true,
+    enabled: config.enabled,
+    running: engine.running(),
+    watches: watches.map((w) => ({ watch_key: w.watch_key, state: w.state, enabled: w.enabled === 1 })),
+    unacknowledged_events: unacknowledged,
+    note,
+  };
+}
+
 function blockersOf(out: Omit<ProjectCheckOutput, 'blockers'>): string[] {
   const b: string[] = [];
   if (!out.git.available) b.push(`the repository cannot be read (${out.git.error_code})`);
@@ -88,7 +118,10 @@ function blockersOf(out: Omit<ProjectCheckOutput, 'blockers'>): string[] {
   return b;
 }
 
-export async function checkProject(ctx: InputCaller, name: string): Promise<ProjectCheckOutput> {
+/** The input caller plus the supervisor engine (the check reports its watches). */
+export type ProjectCaller = InputCaller & { deps: InputCaller['deps'] & { supervisor: SupervisorEngine } };
+
+export async function checkProject(ctx: ProjectCaller, name: string): Promise<ProjectCheckOutput> {
   const profile = findProfile(ctx.deps.config, name);
   const [sessions, git, deploy, binding] = await Promise.all([
     // Without tmux there is nothing to check about the agents: TMUX_UNAVAILABLE.
@@ -107,7 +140,7 @@ export async function checkProject(ctx: InputCaller, name: string): Promise<Proj
     target: dispatchTarget(profile),
     sessions,
     binding,
-    supervisor: { available: false as const, note: 'this build has no supervisor loop: no watches or open events to report' },
+    supervisor: supervisorCheck(ctx.deps.supervisor, profile),
     git,
     deploy,
   };

@@ -1,4 +1,4 @@
-// Guards the project intents end to end (real tmux, real git repo, real stores): project_check reports agents, git and deploy readiness with blockers; project_dispatch goes through send_task (one delivery, replay with the same key sends nothing, a different task under the key is refused); deploy_preview runs only a fixed command of a preview-safe profile, redacted and time-bounded, and refuses any other id.
+// Guards the project intents end to end (real tmux, real git repo, real stores): project_check reports agents, git, deploy readiness and the supervisor's watches with blockers; project_dispatch goes through send_task (one delivery, replay with the same key sends nothing, a different task under the key is refused); deploy_preview runs only a fixed command of a preview-safe profile, redacted and time-bounded, and refuses any other id.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -127,6 +127,25 @@ describe('project intents', { timeout: 60_000 }, () => {
       ]),
     );
     expect(await codeOf(gw().projects.check({ project: 'nope' }))).toBe('NOT_FOUND');
+  });
+
+  it('project_check reports the supervisor: its watches on the project and their unacknowledged events', async () => {
+    const before = await gw().projects.check({ project: 'demo' });
+    expect(before.supervisor).toMatchObject({ available: true, enabled: false, watches: [], unacknowledged_events: 0 });
+    expect(before.supervisor.note).toContain('supervisor_watch');
+    const watch = await gw().supervisor.watch({ session: 'agent-demo' });
+    // Two events the supervisor would record for it (a quiet agent records none by itself);
+    // one is acknowledged, so one is still open.
+    const store = deps.supervisor.deps.store;
+    const row = store.watchByKey(watch.watch_key)!;
+    const event = { watch_id: row.id, watch_key: row.watch_key, kind: 'session' as const, target: 'agent-demo', previous_state: 'RUNNING', state: 'WAITING_INPUT', event_type: 'attention_required', reason: 'a prompt', output_preview: '', output_hash: 'h', iteration_count: 1, metadata: '{}' };
+    store.addEvent({ ...event, at: Date.now() }, 100);
+    const acked = store.addEvent({ ...event, at: Date.now() }, 100);
+    await gw().supervisor.ackEvent({ event_id: acked.id });
+    const after = await gw().projects.check({ project: 'demo' });
+    expect(after.supervisor.watches).toEqual([{ watch_key: 'session:agent-demo', state: expect.any(String), enabled: true }]);
+    expect(after.supervisor.unacknowledged_events).toBe(1);
+    await gw().supervisor.unwatch({ session: 'agent-demo' });
   });
 
   it('project_dispatch submits once through send_task, and a replay with the same key sends nothing', async () => {

@@ -35,6 +35,7 @@ import { decideSourcePath, isGitInternalPath, isSecretPath, secretExclusionPaths
 import { parseGrep } from './git-output.js';
 import { openSourceProject } from './project.js';
 import { BARE_BASE64_LINE, redactLines } from '../policy/source-redaction.js';
+import { REDACTION_MARKER } from '../policy/redact.js';
 
 const SEARCH_MAX_BYTES = 4 * 1024 * 1024;
 export const MAX_CONCURRENT_SEARCHES = 2;
@@ -53,7 +54,7 @@ function asciiLower(s: string): string {
   return s.replace(/[A-Z]/g, (c) => c.toLowerCase());
 }
 
-const MARKER = /\[REDACTED:[a-z_]+\]/g;
+const MARKER = REDACTION_MARKER;
 
 /** Whether `needle` occurs in a redacted line at a place that overlaps no marker. */
 function foundOutsideMarkers(line: string, needle: string, ignoreCase = false): boolean {

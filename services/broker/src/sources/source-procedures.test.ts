@@ -163,8 +163,9 @@ describe('showCommit', () => {
   });
 
   it('resolves only commits: blob syntax and options are refused', async () => {
-    expect(await codeOf(source.showCommit({ project: 'demo', rev: 'HEAD:.env' }))).toBe('NOT_FOUND');
-    expect(await codeOf(source.showCommit({ project: 'demo', rev: 'HEAD^{tree}' }))).toBe('NOT_FOUND');
+    // Not revision grammar at all (issue 25: only names, ids and ~N/^N).
+    expect(await codeOf(source.showCommit({ project: 'demo', rev: 'HEAD:.env' }))).toBe('INVALID_ARGUMENT');
+    expect(await codeOf(source.showCommit({ project: 'demo', rev: 'HEAD^{tree}' }))).toBe('INVALID_ARGUMENT');
     expect(await codeOf(source.showCommit({ project: 'demo', rev: '-p' }))).toBe('INVALID_ARGUMENT');
   });
 });
@@ -188,7 +189,7 @@ describe('diff', () => {
 
   it('refuses secret paths, blob revisions and a lone `to`', async () => {
     expect(await codeOf(source.diff({ project: 'demo', path: '.env' }))).toBe('PATH_NOT_ALLOWED');
-    expect(await codeOf(source.diff({ project: 'demo', from: 'HEAD:.env' }))).toBe('NOT_FOUND');
+    expect(await codeOf(source.diff({ project: 'demo', from: 'HEAD:.env' }))).toBe('INVALID_ARGUMENT');
     expect(await codeOf(source.diff({ project: 'demo', to: 'HEAD' }))).toBe('INVALID_ARGUMENT');
   });
 });

@@ -57,7 +57,9 @@ const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0,
  * preview can never carry more than the reader showed. */
 export function previewOf(lines: readonly string[]): string {
   const text = nonEmptyBottom(lines, PREVIEW_LINES).join('\n');
-  return cut(redactSecrets(cut(text, SUPERVISOR_LIMITS.previewMax * 2)).text, SUPERVISOR_LIMITS.previewMax);
+  // Redacted whole, then cut: a cut first could split a token or a key block so that
+  // the redactor no longer recognises what is left of it.
+  return cut(redactSecrets(text).text, SUPERVISOR_LIMITS.previewMax);
 }
 
 export function screenHash(lines: readonly string[]): string {

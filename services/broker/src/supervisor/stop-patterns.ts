@@ -12,7 +12,7 @@ interface StopPattern {
 }
 
 const STOP_PATTERNS: readonly StopPattern[] = [
-  { kind: 'credential', pattern: /\b(?:password|passphrase|passcode|passwd|pin code|api[\s_-]?key|secret|(?:api|access|auth|bearer|refresh|session|github|npm|personal access)[\s_-]*token|token\s*[:=]?\s*$|credential|private key|one[- ]time code|otp|2fa|verification code)|\[REDACTED:[a-z_]+\]/i },
+  { kind: 'credential', pattern: /\b(?:password|passphrase|passcode|passwd|pin code|api[\s_-]?key|secret|(?:api|access|auth|bearer|refresh|session|github|npm|personal access)[\s_-]*token|token\s*[:=]?\s*$|credential|private key|one[- ]time code|otp|2fa|verification code)|\[REDACTED:[a-z0-9_]+\]/i },
   { kind: 'confirmation', pattern: /\b(?:are you sure|irreversible|cannot be undone|can't be undone|permanently (?:delete|remove|erase)|type ['"]?yes['"]? to confirm|only 'yes' will be accepted)\b/i },
   { kind: 'destructive', pattern: /\brm\s+-(?:[a-z]*r[a-z]*f|[a-z]*f[a-z]*r)[a-z]*\b|\bgit\s+push\s+(?:.*\s)?(?:-f|--force(?:-with-lease)?)\b|\bforce[- ]push|\bdrop\s+(?:table|database|schema)\b|\btruncate\s+table\b|\bdelete\s+from\b|\bsudo\b|\bmkfs\b|\bdd\s+if=|\bgit\s+reset\s+--hard\b|\bgit\s+clean\s+-[a-z]*f|\bchmod\s+-R\s+777\b|:\(\)\s*\{/i },
 ];

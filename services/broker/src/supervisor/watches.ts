@@ -30,13 +30,14 @@ export interface SupervisorCaller {
   readonly actor: string;
 }
 
-const keyOf = (t: WatchTargetInput) => (t.binding !== undefined ? `binding:${t.binding}` : `session:${t.session ?? ''}`);
+/** A watch's key: `session:<name>` or `binding:<name>`. */
+export const watchKeyOf = (t: WatchTargetInput) => (t.binding !== undefined ? `binding:${t.binding}` : `session:${t.session ?? ''}`);
 const targetOf = (t: WatchTargetInput): Pick<WatchRow, 'kind' | 'target'> =>
   t.binding !== undefined ? { kind: 'binding', target: t.binding } : { kind: 'session', target: t.session ?? '' };
 
 /** The watch for a target, or WATCH_NOT_FOUND. */
 export function requireWatch(c: SupervisorCaller, t: WatchTargetInput): WatchRow {
-  const w = c.engine.deps.store.watchByKey(keyOf(t));
+  const w = c.engine.deps.store.watchByKey(watchKeyOf(t));
   if (!w) throw new AppError('WATCH_NOT_FOUND', 'no watch for that target');
   return w;
 }
@@ -53,7 +54,7 @@ export async function watch(c: SupervisorCaller, input: WatchInput): Promise<Wat
   // The read gate first: the same refusal a read of this target gets.
   await c.engine.resolve(targetOf(input));
   const now = (c.engine.deps.now ?? Date.now)();
-  const row = store.upsertWatch({ key: keyOf(input), ...kindTarget(input), doneMarker: input.done_marker ?? DEFAULT_DONE_MARKER, source: 'manual', by: c.actor, now });
+  const row = store.upsertWatch({ key: watchKeyOf(input), ...kindTarget(input), doneMarker: input.done_marker ?? DEFAULT_DONE_MARKER, source: 'manual', by: c.actor, now });
   await c.engine.evaluate(row.id, false);
   c.engine.refresh();
   return watchView(store, store.watchById(row.id) ?? row);

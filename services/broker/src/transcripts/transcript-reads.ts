@@ -14,6 +14,7 @@ import type { RecordingPosition, TranscriptRecorder } from '../effects/transcrip
 import type { TranscriptMeta } from '../effects/transcripts/transcript-files.js';
 import type { ListedSession, TmuxAdapter } from '../effects/tmux/types.js';
 import { sameSession, sessionIdentityOf, type SessionIdentity } from '../policy/identity.js';
+import { REDACTION_MARKER } from '../policy/redact.js';
 import { badCursor, decodeCursor, encodeCursor } from './cursor.js';
 
 export interface TranscriptReadDeps {
@@ -23,7 +24,7 @@ export interface TranscriptReadDeps {
   transcripts: TranscriptRecorder;
 }
 
-const REDACTION = /\[REDACTED:[a-z_]+\]/g;
+const REDACTION = REDACTION_MARKER;
 const countRedactions = (text: string) => text.match(REDACTION)?.length ?? 0;
 
 const deadHint = 'The session is gone (DEAD); its transcript is readable: call again with include_dead: true (terminal_list_sessions include_dead=true lists gone sessions).';

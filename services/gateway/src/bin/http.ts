@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** `terminal-mcp-http`: the MCP gateway over Streamable HTTP (live sessions, stateless fallback), loopback only.
  * Exit status 2 when a setting is refused (e.g. a non-loopback host), 1 on other start
- * failures. Logs JSON to stderr; stops cleanly on SIGINT/SIGTERM. */
+ * failures. Prints its URLs to stdout and logs JSON to stderr; stops cleanly on SIGINT/SIGTERM. */
 import { serviceCommandFlags } from '@terminal-mcp/contract';
 import { createGatewayLogger } from '../logger.js';
 import { startGatewayHttp, type RunningGatewayHttp } from '../http/gateway-http.js';
@@ -39,12 +39,15 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  process.stderr.write(`${NAME}: MCP endpoint ${running.mcpUrl}\n`);
-  process.stderr.write(`${NAME}: health ${running.healthUrl}\n`);
+  // The banner is for a person at a terminal: stdout. stderr carries only the JSON log,
+  // which npm start and the launcher write to the log files.
+  log.info({ event: 'gateway.listening', mcpUrl: running.mcpUrl, healthUrl: running.healthUrl }, 'listening');
+  process.stdout.write(`${NAME}: MCP endpoint ${running.mcpUrl}\n`);
+  process.stdout.write(`${NAME}: health ${running.healthUrl}\n`);
   if (running.oauth) {
-    process.stderr.write(`${NAME}: OAuth on for ${running.oauth.resource} (authorization server ${running.oauth.issuer}); connect ChatGPT to that URL\n`);
+    process.stdout.write(`${NAME}: OAuth on for ${running.oauth.resource} (authorization server ${running.oauth.issuer}); connect ChatGPT to that URL\n`);
   } else if (!tokenSet) {
-    process.stderr.write(`${NAME}: no TERMINAL_MCP_GATEWAY_TOKEN set: any local process can call /mcp; put an authenticating tunnel in front for remote use\n`);
+    process.stdout.write(`${NAME}: no TERMINAL_MCP_GATEWAY_TOKEN set: any local process can call /mcp; put an authenticating tunnel in front for remote use\n`);
   }
 
   let stopping = false;

@@ -19,10 +19,15 @@ function renderCheck(r: ProjectCheckOutput): string {
   const sessions = r.sessions.map((s) => `${JSON.stringify(s.session)}: ${s.status ?? s.error_code}${s.reason ? ` (${s.reason})` : ''}`);
   const g = r.git;
   const git = g.available ? `git ${g.branch ?? '(detached)'}${g.upstream ? ` ahead ${g.ahead} behind ${g.behind} of ${g.upstream}` : ''}, ${g.dirty ? `${g.changed} changed` : 'clean'}${g.last_commit ? `, last ${g.last_commit.commit.slice(0, 12)} ${JSON.stringify(g.last_commit.subject)}` : ''}` : `git unavailable (${g.error_code})`;
+  const sv = r.supervisor;
+  const supervisor = sv.watches.length
+    ? `supervisor: ${sv.watches.map((w) => `${w.watch_key} ${w.state}${w.enabled ? '' : ' (stopped)'}`).join(', ')}; ${sv.unacknowledged_events} unacknowledged event(s)`
+    : `supervisor: ${sv.note}`;
   return [
     `Project ${r.project} → ${r.target.kind} ${JSON.stringify(r.target.name)}`,
     ...sessions,
     git,
+    supervisor,
     r.blockers.length ? `Blockers: ${r.blockers.join('; ')}` : 'No blockers.',
   ].join('\n');
 }

@@ -2,7 +2,7 @@
 /** `terminal-mcp-observer`: the read-only MCP server with its OAuth authorization server,
  * loopback only (http://127.0.0.1:8767 by default). Exit status 2 when a setting is
  * refused (e.g. a non-loopback host or a non-https public URL), 1 on other start
- * failures. Logs JSON to stderr; stops cleanly on SIGINT/SIGTERM. */
+ * failures. Prints its URL to stdout and logs JSON to stderr; stops cleanly on SIGINT/SIGTERM. */
 import { serviceCommandFlags } from '@terminal-mcp/contract';
 import { startObserverHttp, type RunningObserverHttp } from '../http/observer-http.js';
 import { ObserverConfigError, observerSettingsFromEnv } from '../http/options.js';
@@ -39,9 +39,12 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  process.stderr.write(`${NAME}: MCP endpoint ${running.mcpUrl} (listening on ${running.host}:${running.port})\n`);
+  // The banner is for a person at a terminal: stdout. stderr carries only the JSON log,
+  // which npm start writes to the log file.
+  log.info({ event: 'observer.listening', mcpUrl: running.mcpUrl, publicUrl: running.publicUrl }, 'listening');
+  process.stdout.write(`${NAME}: MCP endpoint ${running.mcpUrl} (listening on ${running.host}:${running.port})\n`);
   if (!settings.publicUrl) {
-    process.stderr.write(`${NAME}: TERMINAL_MCP_OBSERVER_PUBLIC_URL is not set: OAuth metadata names ${running.publicUrl}, reachable from this machine only; set it to your tunnel's https URL for claude.ai\n`);
+    process.stdout.write(`${NAME}: TERMINAL_MCP_OBSERVER_PUBLIC_URL is not set: OAuth metadata names ${running.publicUrl}, reachable from this machine only; set it to your tunnel's https URL for claude.ai\n`);
   }
 
   let stopping = false;

@@ -95,6 +95,7 @@ export const en = {
   'registry.title': 'Gone sessions',
   'registry.intro': 'Sessions the broker saw that are no longer in tmux: killed (their tmux server kept running), missing (their server is gone) or deleted by a registry cleanup.',
   'registry.empty': 'No session has gone away yet.',
+  'registry.tmuxNotRunning': 'tmux is not running: no tmux server exists now, so every session below has ended. Start tmux and the broker attaches by itself.',
   'registry.status.ACTIVE': 'Active',
   'registry.status.MISSING': 'Missing',
   'registry.status.KILLED': 'Killed',

@@ -96,6 +96,7 @@ export const vi: Messages = {
   'registry.title': 'Phiên đã mất',
   'registry.intro': 'Các phiên broker đã thấy nhưng không còn trong tmux: bị tắt (máy chủ tmux vẫn chạy), mất tích (máy chủ của nó không còn) hoặc đã bị xoá khi dọn sổ phiên.',
   'registry.empty': 'Chưa có phiên nào biến mất.',
+  'registry.tmuxNotRunning': 'tmux không chạy: hiện không có máy chủ tmux nào, nên mọi phiên dưới đây đã kết thúc. Hãy khởi động tmux, broker sẽ tự kết nối.',
   'registry.status.ACTIVE': 'Đang chạy',
   'registry.status.MISSING': 'Mất tích',
   'registry.status.KILLED': 'Đã tắt',

@@ -26,7 +26,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { AppError } from '@terminal-mcp/contract';
+import { AppError, REVISION_PATTERN } from '@terminal-mcp/contract';
 import { execa } from 'execa';
 
 export const GIT_TIMEOUT_MS = 10_000;
@@ -113,8 +113,10 @@ function baseEnv(root: string): Record<string, string> {
 /** Refuses a revision that git could read as an option. Callers also resolve revisions
  * to commit ids before using them, and put `--end-of-options` before them where git has it. */
 export function assertRevisionArgument(rev: string): void {
-  if (rev.length === 0 || rev.startsWith('-') || /[\s\x00-\x1f\x7f]/.test(rev)) {
-    throw new AppError('INVALID_ARGUMENT', 'invalid revision');
+  // The contract's grammar again (the broker trusts no client's validation): ref names,
+  // object ids and ~N/^N only, so no revision can search commit text (an oracle).
+  if (!REVISION_PATTERN.test(rev)) {
+    throw new AppError('INVALID_ARGUMENT', 'invalid revision', 'Name a branch, tag or commit id, optionally with ~N or ^N (for example HEAD~2).');
   }
 }
 

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrokerInfo } from '@terminal-mcp/contract';
-import { pidAlive } from '../socket-files.js';
+import { pidAlive } from '../pid-alive.js';
 import { readBrokerState, type BrokerState } from './broker-state-file.js';
 import { probeBrokerInfo } from './broker-probe.js';
 

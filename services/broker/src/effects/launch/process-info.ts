@@ -2,7 +2,7 @@
  * unrelated process since, so records are trusted only while the command line still
  * matches. Where /proc is missing, the answer is "unknown" (undefined). */
 import { readFileSync } from 'node:fs';
-import { pidAlive } from '../socket-files.js';
+import { pidAlive } from '../pid-alive.js';
 
 export function commandLine(pid: number): string | undefined {
   try {

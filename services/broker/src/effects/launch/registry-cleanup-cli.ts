@@ -21,6 +21,7 @@ import { homedir, userInfo } from 'node:os';
 import { resolvePaths } from '@terminal-mcp/contract';
 import { execa } from 'execa';
 import { loadConfigFile } from '../config-file.js';
+import { BROKER_VERSION } from '../package-info.js';
 import { openStore } from '../store/database.js';
 import { registryStoreDefinition, sessionRegistryStore, type RegistryRecord } from '../store/registry-store.js';
 import { GUARD_REASONS, planRegistryCleanup, type CleanupPlan } from '../../policy/registry-cleanup.js';
@@ -38,6 +39,7 @@ cleanup:
 annotate NAME (the newest row of that name that is not a tombstone; "" clears a field):
   --notes TEXT          operator notes (at most 2000 characters)
   --conversation-id ID  the agent's conversation id (at most 200 characters)
+--help, --version
 `;
 
 export class CliError extends Error {
@@ -142,7 +144,11 @@ function runAnnotate(args: readonly string[], env: NodeJS.ProcessEnv): string {
 }
 
 export async function runRegistryCleanup(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  // Like every bin: --help and --version answer without opening anything.
+  if (args.length === 1 && ['--help', '-h', 'help'].includes(args[0]!)) return USAGE;
+  if (args.length === 1 && ['--version', '-V'].includes(args[0]!)) return `${NAME} ${BROKER_VERSION}\n`;
   if (args[0] === 'annotate') return runAnnotate(args, env);
+  if (args[0] !== undefined && args[0] !== 'cleanup') throw new CliError(`unknown command ${JSON.stringify(args[0].slice(0, 40))}\n${USAGE}`);
   const opts = parseCleanupArgs(args);
   const paths = resolvePaths(env, homedir());
   const config = loadConfigFile(paths.configPath);

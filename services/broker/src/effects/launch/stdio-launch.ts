@@ -44,7 +44,7 @@ export async function ensureBrokerRunning(env: NodeJS.ProcessEnv): Promise<'runn
   delete childEnv.TMUX_PANE;
   delete childEnv.TERMINAL_MCP_TEST_CRASH_AFTER_AUDIT; // test-only fault injection never reaches a launched broker
   childEnv[IDLE_EXIT_ENV] = env[IDLE_EXIT_ENV] || DEFAULT_IDLE_EXIT_SECONDS;
-  const child = spawn(process.execPath, [...BROKER_NODE_FLAGS, brokerMain], { detached: true, stdio: ['ignore', log.fd, log.fd], env: childEnv });
+  const child = spawn(process.execPath, [...BROKER_NODE_FLAGS, brokerMain], { detached: true, stdio: ['ignore', 'ignore', log.fd], env: childEnv });
   child.unref();
   closeSync(log.fd);
   const idle = Number(childEnv[IDLE_EXIT_ENV]);

@@ -7,7 +7,7 @@
  */
 import { homedir } from 'node:os';
 import { resolvePaths } from '@terminal-mcp/contract';
-import { pidAlive } from '../socket-files.js';
+import { pidAlive } from '../pid-alive.js';
 import { findBroker } from './broker-presence.js';
 import { pidRuns } from './process-info.js';
 import { readSupervisorRunEvenIfStale } from './supervisor-run-file.js';

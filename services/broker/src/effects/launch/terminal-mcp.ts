@@ -29,7 +29,8 @@ const USAGE = `usage: terminal-mcp [command]
   doctor [--json]       check node, tmux, bins, directories, stores, ports and config; prints fixes
   client-config CLIENT  a config snippet with this checkout's absolute paths; CLIENT is one of
                         ${CLIENTS.join(', ')}
-  backup DIR            consistent copy of every store, the audit key and the config (broker may run)
+  backup DIR            consistent copy of every store, the audit key, note images and the config
+                        (the broker may run; its config when TERMINAL_MCP_CONFIG is not set)
   restore DIR           restore a backup into the state directory (the broker must be stopped)
   registry-cleanup ...  plan (dry run) or apply the cleanup of gone sessions' registry rows;
                         --verbose, --json, --apply --confirm-count N (docs/session-registry.md)

@@ -14,6 +14,8 @@ import { webauthStore, webauthStoreDefinition, type WebauthStore } from './webau
 
 export const STORE_DEFINITIONS = [registryStoreDefinition, webauthStoreDefinition, grantsStoreDefinition, auditStoreDefinition, bindingsStoreDefinition, leasesStoreDefinition, oauthStoreDefinition, notesStoreDefinition, supervisorStoreDefinition] as const satisfies readonly StoreDefinition[];
 export type StoreName = (typeof STORE_DEFINITIONS)[number]['name'];
+/** The stores' names, one `<name>.db` each in the state directory. */
+export const STORE_NAMES: readonly StoreName[] = STORE_DEFINITIONS.map((d) => d.name);
 
 /** The typed stores, one per database. */
 export interface Stores {

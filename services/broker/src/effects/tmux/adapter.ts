@@ -489,6 +489,7 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     listPanePipes: () => listPanePipes((c, o) => control.run(c, o)),
     openPanePipe: (paneId, fifoPath, historyLines) => openPanePipe((cs) => control.runBatch(cs), paneId, fifoPath, historyLines),
     closePanePipe: (paneId) => closePanePipe((c, o) => control.run(c, o), paneId),
+    noServer: () => control.waitingForServer,
     onSessionsChanged,
     close: () => control.close(),
     onNotification: (listener) => control.onNotification(listener),

@@ -126,6 +126,9 @@ export interface TmuxAdapter {
    * never a fact to act on. Forgotten whenever sessions change. */
   paneHint?(name: string): PaneFacts | null;
   health(): Promise<TmuxHealth>;
+  /** True while certainly no tmux server runs (the socket has no listener; the broker
+   * attaches when one appears). False while connected, connecting or merely cut off. */
+  noServer(): boolean;
   /** Calls `listener` after tmux reports that sessions were created, closed or renamed,
    * and when the connection to the server changes (see SessionsChange). Coalesced per
    * listener: one call in flight (until its promise settles) plus at most one queued,

@@ -43,6 +43,9 @@ import { openPaneFifos, paneKeyText, type PaneFifos } from './pane-fifos.js';
 import { dirNameOf, openTranscriptStore, type TranscriptMeta, type TranscriptStore, type TranscriptWriter } from './transcript-files.js';
 
 const RECHECK_MS = 1_000;
+/** Lines the redactor holds (they may belong to a key block or a dump still printing)
+ * are judged and written once the pane has been quiet this long. */
+const HOLD_FLUSH_MS = 1_000;
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 /** How often the panes of recorded sessions are listed (new panes, moved panes). */
@@ -125,6 +128,8 @@ interface Tap {
   eof: boolean;
   /** When the pipe went live (a scan listed before that knows nothing of it). */
   liveSince: number;
+  /** Judges the lines the redactor holds once the pane has been quiet HOLD_FLUSH_MS. */
+  flushTimer: NodeJS.Timeout | null;
 }
 
 interface Recording {
@@ -285,7 +290,26 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
       used += item.length;
       write(r, tap.redactor.push(item).lines);
     }
+    if (used > 0) armFlush(r, tap);
     return used;
+  }
+
+  /** Lines the redactor holds back (they may be part of a key or a dump still printing)
+   * are judged and written once the pane has printed nothing for HOLD_FLUSH_MS. */
+  function armFlush(r: Recording, tap: Tap): void {
+    if (tap.flushTimer !== null) clearTimeout(tap.flushTimer);
+    tap.flushTimer = null;
+    if (tap.state !== 'live' || !tap.redactor.holding()) return;
+    tap.flushTimer = setTimeout(() => {
+      tap.flushTimer = null;
+      if (tap.state === 'live' && !r.stopped) write(r, tap.redactor.flush().lines);
+    }, HOLD_FLUSH_MS);
+    tap.flushTimer.unref();
+  }
+
+  function clearFlush(tap: Tap): void {
+    if (tap.flushTimer !== null) clearTimeout(tap.flushTimer);
+    tap.flushTimer = null;
   }
 
   /** Output was dropped here while the queue was full: the transcript says so in place. */
@@ -310,6 +334,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
    * live pane and must be closed. A tap still opening is ended by openTap itself. */
   function finishTap(r: Recording, tap: Tap, opts: { closePipe: boolean; keepQueued: boolean }): void {
     if (r.panes.get(tap.paneId) === tap) r.panes.delete(tap.paneId);
+    clearFlush(tap);
     if (tap.state !== 'live') {
       tap.state = 'ended';
       return;
@@ -350,6 +375,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
   /** A tap whose pipe nobody wants any more (it failed, or the recording stopped
    * meanwhile): the pipe is closed (tmux ignores a pane that has none). */
   function abandon(tap: Tap): void {
+    clearFlush(tap);
     tap.state = 'ended';
     tap.socket.destroy();
     track(tmux.closePanePipe(tap.paneId));
@@ -372,7 +398,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     const fifo = await fifos.create(identity);
     if (r.stopped || r.panes.has(pane.paneId)) return;
     const socket = fifos.openReader(fifo);
-    const tap: Tap = { paneId: pane.paneId, panePid: pane.panePid, fifo, socket, redactor: createTranscriptLineRedactor(), state: 'opening', queue: [], queued: 0, dropped: 0, eof: false, liveSince: Number.POSITIVE_INFINITY };
+    const tap: Tap = { paneId: pane.paneId, panePid: pane.panePid, fifo, socket, redactor: createTranscriptLineRedactor(), state: 'opening', queue: [], queued: 0, dropped: 0, eof: false, liveSince: Number.POSITIVE_INFINITY, flushTimer: null };
     r.panes.set(pane.paneId, tap);
     socket.on('data', (chunk: Buffer) => intake(r, tap, chunk));
     socket.on('end', () => void onFifoEnd(r, tap));
@@ -397,7 +423,9 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     // The snapshot goes through the pane's one redactor, first; its unfinished last line
     // stays in the redactor as the start of the line the stream continues.
     const snap = snapshotLines(opened.text, opened, depth === 'history' ? config.max_capture_lines : opened.height);
-    const lines = tap.redactor.push(snap.lines.length > 0 ? `${snap.lines.join('\n')}\n` : '').lines;
+    // The screen is whole: lines the redactor would hold for what follows are judged now,
+    // so the snapshot ends with them.
+    const lines = [...tap.redactor.push(snap.lines.length > 0 ? `${snap.lines.join('\n')}\n` : '').lines, ...tap.redactor.flush().lines];
     // Resuming: the screen usually still shows lines recorded before; only what follows
     // them is new (what the pane printed while nobody recorded, as far as it is visible).
     write(r, depth === 'screen' ? lines.slice(overlap(store.lastLines(r.identity, lines.length), lines)) : lines, true);

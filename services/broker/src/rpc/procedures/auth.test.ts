@@ -27,6 +27,9 @@ const noTmux: TmuxAdapter = {
   paneFacts: () => Promise.reject(new Error('tmux must not be used by auth')),
   capturePane: () => Promise.reject(new Error('tmux must not be used by auth')),
   health: () => Promise.reject(new Error('tmux must not be used by auth')),
+  noServer: () => {
+    throw new Error('tmux must not be used by auth');
+  },
   onSessionsChanged: () => () => {},
   close: () => Promise.resolve(),
 };

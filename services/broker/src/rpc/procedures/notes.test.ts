@@ -261,3 +261,30 @@ describe('who may do what', () => {
     expect((await gateway().notes.get({ id: note.id })).attachments.map((a) => a.id)).toEqual([added.id]);
   });
 });
+
+describe('notes under the redaction promise (issue 25)', () => {
+  const TOKEN = `ghp_${'Ab1'.repeat(12)}`;
+  const KEY_BODY = ['b3BlbnNzaC1rZXktdjEAAAAACmFlczI1Ni1jdHIAAAAGYmNyeXB0AAAAGAAAABD3kJq0Zr', 'Xq9mWv2Lp7Tn4Bc8Yd1Ge5Hf3Jk6Ms0Nr9Pu2Qw4Sx7Vz1Aa5Cb8De3Fg6Hi9Jl2Km5No8'];
+  const BODY = ['deploy notes', `token: ${TOKEN}`, '-----BEGIN OPENSSH PRIVATE KEY-----', ...KEY_BODY, '-----END OPENSSH PRIVATE KEY-----'].join('\n');
+
+  it('redacts on write for every client: no reader, and no byte of notes.db, holds the secret', async () => {
+    const created = await gateway().notes.create({ title: `rotate ${TOKEN}`, body: BODY, tags: ['ops'] });
+    const fromWeb = await web(operatorToken()).notes.create({ title: 'web note', body: `DB_PASSWORD=Qw3rty9Uiop2Zx` });
+    await gateway().notes.update({ id: created.id, analysis: `also ${TOKEN}` });
+    const answers = JSON.stringify([
+      await observer().notes.get({ id: created.id }),
+      await observer().notes.search({ query: 'deploy' }),
+      await observer().notes.search({ query: 'rotate' }),
+      await gateway().notes.get({ id: fromWeb.id }),
+      await gateway().notes.list({}),
+    ]);
+    for (const secret of [TOKEN.slice(4, 20), KEY_BODY[0]!.slice(20, 40), KEY_BODY[1]!.slice(10, 30), 'Qw3rty9Uiop2Zx']) expect(answers).not.toContain(secret);
+    expect(answers).toContain('[REDACTED:');
+    deps.stores.close();
+    const dbFiles = ['notes.db', 'notes.db-wal'].map((f) => join(root, 'state', f)).filter(existsSync);
+    const bytes = dbFiles.map((f) => readFileSync(f).toString('latin1')).join('');
+    expect(bytes.length).toBeGreaterThan(0);
+    for (const secret of [TOKEN.slice(4, 20), KEY_BODY[0]!.slice(20, 40), 'Qw3rty9Uiop2Zx']) expect(bytes).not.toContain(secret);
+    deps = testDeps({ config: deps.config, tmux, stateDir: join(root, 'state'), info: { version: 'test', startedAt: new Date(), tmuxSocket: server.socketName } });
+  });
+});

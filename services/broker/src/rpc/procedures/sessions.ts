@@ -11,8 +11,10 @@ import {
   tailInputSchema,
   transcriptFileInputSchema,
   type PaneText,
+  type TmuxServerState,
 } from '@terminal-mcp/contract';
 import { auditedRead, recordRead } from '../../audit/record-read.js';
+import type { ListedSession } from '../../effects/tmux/types.js';
 import { listDeadSessions } from '../../registry/session-registry.js';
 import { transcriptById, withDeadTranscripts } from '../../transcripts/transcript-reads.js';
 import type { BrokerContext } from '../context.js';
@@ -28,6 +30,22 @@ const reader = (ctx: BrokerContext) => ctx.deps.reader;
 /** Cursors, output since a cursor, DEAD sessions' transcripts (transcripts/). */
 const transcripts = (ctx: BrokerContext) => ctx.deps.transcriptReads;
 
+/** tmux's session listing, or none when no tmux server runs at all: that is when the
+ * user's last session has ended and someone asks what died, so the registry must still
+ * answer. A server that runs but does not answer stays an error (an empty list would
+ * claim its sessions are gone). */
+async function liveSessions(ctx: BrokerContext): Promise<{ live: ListedSession[]; tmux: TmuxServerState }> {
+  const { tmux } = ctx.deps;
+  if (tmux.noServer()) return { live: [], tmux: 'not_running' };
+  try {
+    return { live: await tmux.listSummaries(), tmux: 'running' };
+  } catch (err) {
+    // The server went away during the listing.
+    if (tmux.noServer()) return { live: [], tmux: 'not_running' };
+    throw err;
+  }
+}
+
 /** Discovery and status: both MCP services and the dashboard's session list. */
 const everyRole = servedTo('gateway', 'observer', 'web');
 /** Pane content: the MCP services only (the dashboard shows content as live frames). */
@@ -40,14 +58,14 @@ export const sessions = {
     // A pure read: the registry follows tmux's own session notifications
     // (registry/session-registry.ts), so listing writes nothing. The lighter summary
     // listing: a list shows fewer facts than a read needs.
-    const live = await ctx.deps.tmux.listSummaries();
+    const { live, tmux } = await liveSessions(ctx);
     const sessions = await reader(ctx).list({ nameContains: input.name_filter, readableOnly: input.readable_only }, live);
     const dead = input.include_dead ? withDeadTranscripts(ctx.deps, live, listDeadSessions(ctx.deps)).filter((d) => input.name_filter === undefined || d.name.includes(input.name_filter)) : undefined;
     // A remembered screen is content: its delivery is a read like any other.
     for (const d of dead ?? []) {
       if (d.last_screen !== null) recordRead(ctx, 'terminal_list_sessions', { session: d.name, sessionId: d.session_id, lineCount: d.last_screen.split('\n').length });
     }
-    return { sessions, read_enabled: ctx.deps.config.permissions.terminal_read, ...(dead && { dead_sessions: dead }) };
+    return { sessions, read_enabled: ctx.deps.config.permissions.terminal_read, tmux, ...(dead && { dead_sessions: dead }) };
   }),
 
   tail: mcpServices
