@@ -39,7 +39,7 @@ import { sameSession, sessionIdentityOf, type SessionIdentity } from '../../poli
 import { createTranscriptLineRedactor, type TranscriptLineRedactor } from '../../policy/transcript-redaction.js';
 import { snapshotLines } from '../../policy/transcript-snapshot.js';
 import type { PanePipeFacts, PanePipes, SessionFacts } from '../tmux/types.js';
-import { openPaneFifos, paneKeyText, type PaneFifos } from './pane-fifos.js';
+import { openPaneFifos, paneKeyText, type PaneFifos, type PaneKey } from './pane-fifos.js';
 import { dirNameOf, openTranscriptStore, type TranscriptMeta, type TranscriptStore, type TranscriptWriter } from './transcript-files.js';
 
 const RECHECK_MS = 1_000;
@@ -48,6 +48,8 @@ const RECHECK_MS = 1_000;
 const HOLD_FLUSH_MS = 1_000;
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
+/** How long a pipe left by an earlier broker may take to let go of its FIFO. */
+const TAKEOVER_WAIT_MS = 5_000;
 /** How often the panes of recorded sessions are listed (new panes, moved panes). */
 const SCAN_MS = 2_000;
 /** Bytes read from a pane's FIFO and not redacted yet, at most. */
@@ -381,18 +383,46 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     track(tmux.closePanePipe(tap.paneId));
   }
 
+  /** Panes whose earlier broker's pipe is being closed (see openTap). */
+  const takingOver = new Set<string>();
+
+  /** Closes an earlier broker's pipe on the pane and waits (at most TAKEOVER_WAIT_MS) until
+   * its `cat` has let go of the FIFO. */
+  async function releaseOldPipe(paneId: string, identity: PaneKey): Promise<boolean> {
+    await tmux.closePanePipe(paneId);
+    const deadline = now() + TAKEOVER_WAIT_MS;
+    while (fifos.ownPipe(identity)) {
+      if (now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return true;
+  }
+
   /** Starts recording one pane: its FIFO, its pipe, its snapshot. Resolves once the
    * snapshot is written (or the pane is left alone). */
   async function openTap(r: Recording, pane: PanePipeFacts, depth: 'history' | 'screen'): Promise<void> {
     const key = paneKey(pane);
     if (pane.dead || r.panes.has(pane.paneId) || r.leftAlone.get(key) === 'yielded') return;
     const identity = { serverPid: r.identity.serverPid, paneId: pane.paneId, panePid: pane.panePid };
+    if (takingOver.has(key)) return;
     // A pipe on the pane is ours when a `cat` of ours still writes its FIFO (an earlier
-    // broker's: replaced below), else the user's (left alone).
-    if (pane.piped && !fifos.ownPipe(identity)) {
-      if (!r.leftAlone.has(key)) log.info({ event: 'transcripts.pane_piped_by_user', sessionId: r.identity.sessionId, paneId: pane.paneId }, 'a pane the user pipes (pipe-pane) is not recorded');
-      r.leftAlone.set(key, 'user-pipe');
-      return;
+    // broker's: taken over below), else the user's (left alone).
+    if (pane.piped) {
+      if (!fifos.ownPipe(identity)) {
+        if (!r.leftAlone.has(key)) log.info({ event: 'transcripts.pane_piped_by_user', sessionId: r.identity.sessionId, paneId: pane.paneId }, 'a pane the user pipes (pipe-pane) is not recorded');
+        r.leftAlone.set(key, 'user-pipe');
+        return;
+      }
+      // The old `cat` writes the FIFO our reader would open. Were the pipe simply replaced,
+      // that reader would see end-of-file in the moment between the old `cat` exiting and
+      // the new one opening, and take the pane for one the user took: the old pipe is
+      // closed first, and the reader opened once nothing writes the FIFO.
+      takingOver.add(key);
+      try {
+        if (!(await releaseOldPipe(pane.paneId, identity))) return; // again at the next scan
+      } finally {
+        takingOver.delete(key);
+      }
     }
     r.leftAlone.delete(key);
     const fifo = await fifos.create(identity);
