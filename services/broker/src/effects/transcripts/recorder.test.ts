@@ -300,6 +300,14 @@ describe('recording through pipe-pane', { timeout: 120_000 }, () => {
     }
   });
 
+  it('writes a line the redactor holds for its neighbours once the pane has gone quiet', async () => {
+    const s = await grantedSession('granted-held');
+    // A hex run could be part of a dump still printing: held until a line that cannot be, or quiet.
+    await broker.server.tmux(['send-keys', '-t', s.paneId, '-l', 'held-line 0123456789abcdef0123456789abcdef01234567']);
+    await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
+    await waitFor('the held line written', () => onDisk(s.sessionId).includes('held-line'), 30_000);
+  });
+
   it('closes its pipes when it stops recording a session', async () => {
     const s = await grantedSession('granted-two');
     const grants = broker.deps.stores.grants;
