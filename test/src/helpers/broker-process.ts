@@ -38,7 +38,7 @@ export interface StartBrokerProcessOptions {
   tmuxSocket: string;
   /** config.yaml text, or an object written as JSON (JSON is YAML). */
   config?: string | Record<string, unknown>;
-  /** How long to wait for gateway.sock to answer. Default 15 s. */
+  /** How long to wait for gateway.sock to answer. Default 60 s: on a loaded machine a start (secrets indexed, tmux joined) can take well over 15 s. */
   readyTimeoutMs?: number;
   /** Extra environment variables (e.g. test-only fault injection). */
   env?: Record<string, string>;
@@ -92,7 +92,7 @@ export async function startBrokerProcess(options: StartBrokerProcessOptions): Pr
   }
   Object.assign(env, options.env ?? {});
 
-  return launchBroker({ root, env, stateDir, socketDir, readyTimeoutMs: options.readyTimeoutMs ?? 15_000 });
+  return launchBroker({ root, env, stateDir, socketDir, readyTimeoutMs: options.readyTimeoutMs ?? 60_000 });
 }
 
 interface LaunchOptions {
