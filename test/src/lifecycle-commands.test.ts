@@ -1,4 +1,4 @@
-// Guards the operator's lifecycle commands: `terminal-mcp status` reports the config the running broker enforces, `doctor` prints one line per check with a fix, `client-config` prints absolute-path snippets (never npx), `stop` stops the broker.
+// Guards the operator's lifecycle commands: `terminal-mcp status` reports the config the running broker enforces (transcripts' caps and what they take on disk), `doctor` prints one line per check with a fix, `client-config` prints absolute-path snippets (never npx), `stop` stops the broker.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +38,10 @@ describe('terminal-mcp status', () => {
     expect(human.stdout).toMatch(new RegExp(`broker: +running, pid ${broker.pid}`));
     expect(human.stdout).toContain('read on, input on');
     expect(human.stdout).toContain('readable sessions: zeta-*');
+    // Recording is on by default, bounded, and its disk use shown.
+    expect(human.stdout).toContain('transcripts: on, at most 8 MB per session and 256 MB in all, kept 14 days after a session ends');
+    await waitFor('zeta-1 recorded', async () => JSON.parse((await runNode([CLI, 'status', '--json'], broker.env)).stdout).transcripts.stored === 1);
+    expect((await runNode([CLI, 'status'], broker.env)).stdout).toMatch(/transcripts: +1 stored, [\d.]+ (B|KB) of 256 MB on disk/);
   });
 
   it('exits 3 and says so when no broker runs', async () => {

@@ -1,4 +1,4 @@
-// Guards `npm start` (scripts/start.mjs): the banner comes once every service is ready and shows the broker's config; a second start says "already running" and exits 0; a reused broker with another config is reported; SIGKILL of the supervisor leaves no orphan holding a port or the broker lock; `terminal-mcp stop` stops it all; the service log files hold JSON lines only.
+// Guards `npm start` (scripts/start.mjs): the banner comes once every service is ready and shows the broker's config (transcripts on by default: a readable session is recorded); a second start says "already running" and exits 0; a reused broker with another config is reported; SIGKILL of the supervisor leaves no orphan holding a port or the broker lock; `terminal-mcp stop` stops it all; the service log files hold JSON lines only.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
@@ -120,6 +120,12 @@ describe('npm start', () => {
     expect(status.services.every((s: { answers: boolean }) => s.answers)).toBe(true);
     expect(status.services.find((s: { service: string }) => s.service === 'gateway').protection).toBe('token');
     expect((await runNode([CLI, 'status'], env)).stdout).toContain('/mcp protected by a bearer token');
+    // Recording is on by default: the readable session is recorded (through pipe-pane).
+    expect(banner).toMatch(/transcripts: on, at most 8 MB per session and 256 MB in all, kept 14 days/);
+    await waitFor('the readable session recorded', async () => (await tmux.tmux(['display-message', '-p', '-t', '=test-start:', '#{pane_pipe}'])) === '1', 60_000);
+    const recorded = JSON.parse((await runNode([CLI, 'status', '--json'], env)).stdout);
+    expect(recorded.transcripts.stored).toBe(1);
+    expect(recorded.broker.config.transcripts).toMatchObject({ enabled: true, max_total_bytes: 256 * 1024 * 1024 });
 
     const run = JSON.parse(readFileSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'supervisor.json'), 'utf8')) as { children: { name: string; pid: number }[] };
     expect(run.children.map((c) => c.name).sort()).toEqual(['broker', 'gateway', 'observer', 'web']);

@@ -1,4 +1,4 @@
-// Output cursors and transcripts end to end (real broker process, private tmux server, MCP SDK clients over stdio and HTTP): two readers with their own cursors each get every line once while a pane prints, a killed session stays readable as DEAD after a broker restart, and its export parses as asciicast v2.
+// Output cursors and transcripts end to end with the default config (recording on; real broker process, private tmux server, MCP SDK clients over stdio and HTTP): two readers with their own cursors each get every line once while a pane prints, a killed session stays readable as DEAD after a broker restart (also what it printed before the broker started), and its export parses as asciicast v2.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -44,20 +44,20 @@ async function httpClient(): Promise<Client> {
   return client;
 }
 
-/** Waits until the broker's watcher client is attached to `name` (it starts recording on
- * the registry pass that sees the session). The next session change waits for it: tmux
- * 3.3a can crash when a session is created while another process's control client is
- * still identifying (docs/transcripts.md), and the broker is another process here. */
+/** Waits until the broker records `name`: its pane is piped (tmux's pipe-pane, no client
+ * attached) and the transcript exists. */
 async function watched(name: string): Promise<void> {
-  await waitFor(`the broker's watcher on ${name}`, async () =>
-    (await tmux.tmux(['list-clients', '-F', '#{client_termname}\t#{session_name}'])).split('\n').includes(`terminal-mcp-watcher\t${name}`),
-  );
+  await waitFor(`the broker's recording of ${name}`, async () => (await tmux.tmux(['display-message', '-p', '-t', `=${name}:`, '#{pane_pipe}'])) === '1');
 }
 
-const CONFIG = { allowed_session_patterns: ['agent-*'], log_level: 'warn', transcripts: { enabled: true } };
+/** Transcripts are not mentioned: recording is on by default. */
+const CONFIG = { allowed_session_patterns: ['agent-*'], log_level: 'warn' };
 
 beforeAll(async () => {
   tmux = await startTmuxServer();
+  // Printed before any broker runs: recording starts with a snapshot of it.
+  await tmux.newSession('agent-early', `sh -c 'echo early-bird-1; echo early-bird-2 ghp_abcdefghijklmnopqrstuvwxyz0123456789AB; exec sleep 3600'`);
+  await waitFor('the early session printed', async () => (await tmux.tmux(['capture-pane', '-p', '-t', '=agent-early:'])).includes('early-bird-2'));
   broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: CONFIG });
   http = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), allowOpen: true });
 });
@@ -119,7 +119,8 @@ describe('output cursors', () => {
   });
 });
 
-describe('DEAD sessions', () => {
+// Broker restarts and MCP clients over stdio: minutes on a loaded machine, not seconds.
+describe('DEAD sessions', { timeout: 180_000 }, () => {
   it('keeps a killed session readable after a broker restart, and exports it as asciicast v2', async () => {
     const s = await tmux.newSession('agent-doomed', `sh -c 'read go; echo doomed-first; echo doomed-second AKIAIOSFODNN7EXAMPLE; exec sleep 3600'`);
     await watched('agent-doomed');
@@ -167,7 +168,8 @@ describe('DEAD sessions', () => {
       const e = JSON.parse(line) as unknown[];
       expect(e).toHaveLength(3);
       expect(typeof e[0]).toBe('number');
-      expect(e[1]).toBe('o');
+      // Output, or a marker (a snapshot's start and end, a stretch not recorded).
+      expect(['o', 'm']).toContain(e[1]);
       expect(typeof e[2]).toBe('string');
       expect(e[0] as number).toBeGreaterThanOrEqual(last);
       last = e[0] as number;
@@ -187,7 +189,46 @@ describe('DEAD sessions', () => {
   });
 });
 
-describe('output the broker did not record', () => {
+describe('output printed before the broker started', { timeout: 180_000 }, () => {
+  it('is replayed after the session is killed (the snapshot taken when recording began)', async () => {
+    await watched('agent-early');
+    const c = await stdioClient();
+    await tmux.tmux(['kill-session', '-t', '=agent-early']);
+    const tail = await waitFor('the early session is gone', async () => {
+      const r = await call(c, 'terminal_tail', { session: 'agent-early', include_dead: true });
+      return !r.isError && (r.structuredContent as Record<string, unknown>).dead === true && ok(r);
+    });
+    expect((tail.text as string).split('\n')).toEqual(['early-bird-1', 'early-bird-2 [REDACTED:github_token]']);
+    const exported = ok(await call(c, 'terminal_export_transcript', { session: 'agent-early', include_dead: true }));
+    expect(exported.cast).toContain('"snapshot"');
+    expect(exported.cast).not.toContain('abcdefghijklmnop');
+  });
+});
+
+describe('a broker that was killed', { timeout: 180_000 }, () => {
+  it('leaves a quiet pane piped, and the next broker takes that pipe back as its own and records the pane again', async () => {
+    const s = await tmux.newSession('agent-quiet', 'cat');
+    await watched('agent-quiet');
+    process.kill(broker.pid, 'SIGKILL');
+    await broker.exited();
+    // Nothing printed since: the dead broker's cat still waits on the pane.
+    expect(await tmux.tmux(['display-message', '-p', '-t', s.paneId, '#{pane_pipe}'])).toBe('1');
+    broker = await broker.restart();
+    const c = await stdioClient();
+    const cursor = await waitFor('a cursor from the new broker', async () => {
+      const r = ok(await call(c, 'terminal_tail', { session: 'agent-quiet' }));
+      return typeof r.cursor === 'string' && (r.cursor as string);
+    });
+    await tmux.tmux(['send-keys', '-t', s.paneId, '-l', 'typed after the restart']);
+    await tmux.tmux(['send-keys', '-t', s.paneId, 'Enter']);
+    await waitFor('the new broker records the pane', async () => {
+      const r = ok(await call(c, 'terminal_read_since', { session: 'agent-quiet', cursor }));
+      return (r.text as string).includes('typed after the restart');
+    });
+  });
+});
+
+describe('output the broker did not record', { timeout: 180_000 }, () => {
   it('tells a reader whose cursor is from before a broker restart that output was not recorded, once', async () => {
     // Prints all the time, so some lines fall in the restart, when no broker records.
     await tmux.newSession('agent-gap', `sh -c 'i=0; while [ $i -lt 600 ]; do i=$((i+1)); echo gap-$i; sleep 0.05; done; exec sleep 3600'`);

@@ -12,10 +12,9 @@ describe('dashboard gone sessions', { timeout: 180_000 }, () => {
   let page: Page;
 
   beforeAll(async () => {
-    // The sessions exist before the broker does: with transcripts on, creating one while the
-    // broker's watcher of the other was still identifying crashed tmux 3.3a (a clean-clone run).
+    // The sessions exist before the broker does, and are recorded by default (pipe-pane).
     stack = await startWebStack({
-      config: { ...WEB_TEST_CONFIG, session_lifecycle: { reconcile_interval_seconds: 5 }, transcripts: { enabled: true } },
+      config: { ...WEB_TEST_CONFIG, session_lifecycle: { reconcile_interval_seconds: 5 } },
       beforeBroker: async (tmux) => {
         await tmux.newSession('claude-keep', 'exec sleep 3600');
         await tmux.newSession('claude-gone', "bash --norc --noprofile -c 'read go; echo GONE-MARK token=ghp_abcdefghijklmnopqrstuvwxyz0123456789; exec sleep 3600'");

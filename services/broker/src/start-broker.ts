@@ -148,8 +148,9 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
     // Live output and waits: one read-only, ignore-size control client per watched session.
     const paneWatch = createPaneWatcher({ socketName: paths.tmuxSocket, logger: log });
     onStop('pane watchers', () => paneWatch.close());
-    // Transcripts of readable sessions, from the same watchers (closed before them).
-    const transcripts = createTranscriptRecorder({ config, paneWatch, stateDir: paths.stateDir, log });
+    // Transcripts of readable sessions, through tmux's pipe-pane (no client attached;
+    // closed before the adapter, so its pipes are closed through it).
+    const transcripts = createTranscriptRecorder({ config, tmux, stateDir: paths.stateDir, log });
     onStop('transcript recorder', () => transcripts.close());
 
     const deps = assembleDeps({

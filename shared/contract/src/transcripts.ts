@@ -35,7 +35,7 @@ export const readSinceOutputSchema = z.object({
   dropped_reason: z
     .enum(['rotated', 'unrecorded', 'max_lines'])
     .optional()
-    .describe('rotated: the cursor is before the oldest kept output; unrecorded: output the broker did not record (it was not running, or the session was not readable); max_lines: only the newest lines are returned'),
+    .describe('rotated: the cursor is before the oldest kept output; unrecorded: output the broker did not record (it was not running, the session was not readable, or output came faster than it could be redacted); max_lines: only the newest lines are returned'),
   pending: z.string().optional().describe('the unfinished last line (a prompt); returned again once complete'),
   dead: z.boolean(),
 });

@@ -58,9 +58,8 @@ export interface StartWebStackOptions {
   /** Extra environment for the web server (e.g. TERMINAL_MCP_TRUSTED_PROXY). */
   webEnv?: NodeJS.ProcessEnv;
   /** Runs on the fresh tmux server before the broker starts: sessions a test needs from the
-   * start. With transcripts on, the broker attaches a watcher to every readable session as
-   * it appears, and tmux 3.3a can crash when a session is created while a control client
-   * of another process is still identifying (docs/transcripts.md). */
+   * start (tmux 3.3a can crash when a session is created while a control client of another
+   * process, such as the broker's, is still identifying: docs/architecture.md section 6). */
   beforeBroker?: (tmux: TmuxTestServer) => Promise<void>;
 }
 

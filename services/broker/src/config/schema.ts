@@ -298,19 +298,23 @@ export const supervisorSchema = z
  * line by line before it is written, as asciicast v2 segment files under the state dir. */
 export const transcriptsSchema = z
   .object({
-    /** Off by default: recording keeps one tmux watcher client per readable session, and
-     * with that many clients tmux 3.3a was seen crashing (taking the user's sessions) when
-     * the broker was SIGKILLed or a new server started (docs/transcripts.md). */
-    enabled: z.boolean().default(false),
+    /** On by default: recording goes through tmux's own pipe-pane, which attaches no
+     * client to the user's server (docs/transcripts.md has the crash table that allowed
+     * this). `false` records nothing (no cursors, no replay of gone sessions, no export). */
+    enabled: z.boolean().default(true),
     /** A segment file is closed and a new one started past this many bytes of events. */
     segment_bytes: z.number().int().min(4096).max(64 * 1024 * 1024).default(1024 * 1024),
     /** Per recorded session: the oldest segments are deleted past this total. */
     max_bytes_per_session: z.number().int().min(4096).max(1024 * 1024 * 1024).default(8 * 1024 * 1024),
+    /** Every transcript together: past it, the transcripts of gone sessions go first
+     * (longest gone first), then the oldest segments of live ones. */
+    max_total_bytes: z.number().int().min(64 * 1024).max(1024 * 1024 * 1024 * 1024).default(256 * 1024 * 1024),
     /** Transcripts of sessions that are gone are deleted this many days after they ended. */
     retention_days: z.number().int().min(0).max(3650).default(14),
   })
   .strict()
-  .refine((t) => t.segment_bytes <= t.max_bytes_per_session, { message: 'segment_bytes must not exceed max_bytes_per_session', path: ['segment_bytes'] });
+  .refine((t) => t.segment_bytes <= t.max_bytes_per_session, { message: 'segment_bytes must not exceed max_bytes_per_session', path: ['segment_bytes'] })
+  .refine((t) => t.max_bytes_per_session <= t.max_total_bytes, { message: 'max_bytes_per_session must not exceed max_total_bytes', path: ['max_bytes_per_session'] });
 
 /** Known-secret fingerprints (docs/redaction.md): the host's credential files are
  * indexed as keyed hashes, and output holding 16+ characters of one is redacted. */

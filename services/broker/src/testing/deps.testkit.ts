@@ -7,7 +7,7 @@ import { createAccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
 import { openStoreSet, type StoreSet } from '../effects/store/store-set.js';
 import { createPaneWatcher, type PaneWatcher } from '../effects/tmux/pane-watch.js';
-import type { TmuxAdapter } from '../effects/tmux/types.js';
+import type { PanePipes, TmuxAdapter } from '../effects/tmux/types.js';
 import { createLiveDeps, type LiveDeps } from '../live/live-deps.js';
 import { createTranscriptRecorder, type TranscriptRecorder } from '../effects/transcripts/recorder.js';
 import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
@@ -30,9 +30,16 @@ export interface TestParts {
    * `info.tmuxSocket` (it spawns nothing until a session is watched). */
   live?: LiveDeps;
   paneWatch?: PaneWatcher;
-  /** Transcripts: the given recorder, or one over the live output's watcher (it records
-   * only when the config enables transcripts). */
+  /** Transcripts: the given recorder, or one over the adapter's pipe-pane (it records
+   * only when the config enables transcripts, and only over an adapter that can pipe). */
   transcripts?: TranscriptRecorder;
+}
+
+/** The adapter's pipes, or none for a fake adapter (recording then never starts). */
+function panePipesOf(tmux: TmuxAdapter): PanePipes {
+  if ('openPanePipe' in tmux) return tmux as TmuxAdapter & PanePipes;
+  const none = () => Promise.reject(new Error('this test adapter cannot pipe panes'));
+  return { listPanePipes: none, openPanePipe: none, closePanePipe: () => Promise.resolve() };
 }
 
 export function testDeps(parts: TestParts): BrokerDeps {
@@ -48,7 +55,7 @@ export function testDeps(parts: TestParts): BrokerDeps {
     info,
     stores: opened,
     live: liveDeps,
-    transcripts: transcripts ?? createTranscriptRecorder({ config: parts.config, paneWatch: liveDeps.paneWatch, stateDir: opened.stateDir, log }),
+    transcripts: transcripts ?? createTranscriptRecorder({ config: parts.config, tmux: panePipesOf(parts.tmux), stateDir: opened.stateDir, log }),
   });
 }
 

@@ -171,10 +171,13 @@ export interface TranscriptReads {
 export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads {
   const recorder = deps.transcripts;
 
-  async function positionFor(sessionId: string, name: string, size?: { width: number; height: number }) {
+  /** The recording of the session a read just returned, started if needed. */
+  async function positionFor(sessionId: string, name: string): Promise<RecordingPosition | null> {
     const known = recorder.positionByName(name);
     if (known && known.identity.sessionId === sessionId) return known;
-    return recorder.ensure(sessionId, name, size ?? { width: 80, height: 24 }, deps.access);
+    if (!deps.config.transcripts.enabled) return null;
+    const target = await deps.access.readable(name).catch(() => null);
+    return target !== null && target.identity.sessionId === sessionId ? recordingOf(target) : null;
   }
 
   async function cursorOf(result: PaneText): Promise<PaneText> {
@@ -204,7 +207,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
 
   /** The live target's recording, started if needed; null when it cannot be. */
   async function recordingOf(t: ReadableTarget) {
-    return recorder.position(t.identity) ?? (await recorder.ensure(t.identity.sessionId, t.sessionName, t.pane, deps.access));
+    return recorder.position(t.identity) ?? (await recorder.ensure(t.identity, t.sessionName, t.pane, deps.access));
   }
 
   /** The same, for a read that needs it. */

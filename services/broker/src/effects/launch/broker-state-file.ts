@@ -26,6 +26,9 @@ export const brokerStateSchema = z.object({
     input_allowed_session_patterns: z.array(z.string()).nullable(),
     input_denied_session_patterns: z.array(z.string()),
     log_level: z.string(),
+    transcripts: z
+      .object({ enabled: z.boolean(), max_bytes_per_session: z.number().int(), max_total_bytes: z.number().int(), retention_days: z.number().int() })
+      .optional(),
   }),
   state_dir: z.string(),
   socket_dir: z.string(),

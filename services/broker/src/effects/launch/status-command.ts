@@ -4,7 +4,9 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { resolvePaths, SOCKET_ROLES, socketPathFor } from '@terminal-mcp/contract';
-import { describeConfigSummary } from '../../config/config-summary.js';
+import { describeConfigSummary, formatBytes } from '../../config/config-summary.js';
+// (via effects/: `../transcripts/` would read as the use-case folder of that name)
+import { openTranscriptStore } from '../../effects/transcripts/transcript-files.js';
 import { socketAnswers } from '../socket-files.js';
 import { findBroker } from './broker-presence.js';
 import { probeBrokerReadiness, probeHttp, probeJson } from './broker-probe.js';
@@ -41,6 +43,8 @@ export async function collectStatus(env: NodeJS.ProcessEnv) {
     return { server: describeTmuxServer(tmuxSocket), reachable: check.running, detail: check.running ? `${check.sessions} session(s)` : check.detail };
   })();
   const supervisor = readLiveSupervisorRun(paths.socketDir);
+  // What the transcripts take on disk now (their caps are in the config summary).
+  const transcripts = existsSync(paths.stateDir) ? openTranscriptStore(paths.stateDir).usage() : { transcripts: 0, bytes: 0 };
   return {
     broker: broker.info
       ? {
@@ -60,6 +64,7 @@ export async function collectStatus(env: NodeJS.ProcessEnv) {
     sockets,
     services,
     tmux,
+    transcripts: { stored: transcripts.transcripts, bytes: transcripts.bytes },
     supervisor: supervisor ? { pid: supervisor.pid, started_at: supervisor.started_at, owns_broker: supervisor.owns_broker } : null,
     log_dir: existsSync(logDir(paths.stateDir)) ? logDir(paths.stateDir) : null,
   };
@@ -96,6 +101,8 @@ export function formatStatus(s: Status): string {
     row(`${svc.service}:`, `${svc.url} ${svc.answers ? `answers, ${ready}` : 'not answering'}`);
     if (svc.protection !== null) row('', PROTECTION[svc.protection]);
   }
+  const cap = s.broker.running ? s.broker.config?.transcripts?.max_total_bytes : undefined;
+  row('transcripts:', `${s.transcripts.stored} stored, ${formatBytes(s.transcripts.bytes)}${cap !== undefined ? ` of ${formatBytes(cap)}` : ''} on disk`);
   row('supervisor:', s.supervisor ? `npm start, pid ${s.supervisor.pid}, since ${s.supervisor.started_at}` : 'none (no npm start running)');
   row('logs:', s.log_dir ?? '(none yet; systemd services log to the journal)');
   return `${lines.join('\n')}\n`;

@@ -28,7 +28,8 @@ import { PANE_ID_RE, SESSION_ID_RE, assertPaneId, assertSessionId, silentLogger,
 import { WATCHER_TERM } from './pane-watch.js';
 import { coalesce } from './coalesce.js';
 import { announcedFactsOf, mayChangeAnnouncedFacts, type AnnouncedFacts } from './announced-facts.js';
-import type { CaptureOptions, ListedSession, PaneFacts, SessionFacts, SessionsChange, SessionsChangeCause, TmuxAdapter, TmuxHealth } from './types.js';
+import { closePanePipe, listPanePipes, openPanePipe } from './pane-pipe.js';
+import type { CaptureOptions, ListedSession, PaneFacts, PanePipes, SessionFacts, SessionsChange, SessionsChangeCause, TmuxAdapter, TmuxHealth } from './types.js';
 
 export interface TmuxAdapterOptions {
   /** `tmux -L <socketName>` (TERMINAL_MCP_TMUX_SOCKET); undefined means the user's
@@ -44,7 +45,7 @@ export interface TmuxAdapterOptions {
 }
 
 /** The adapter plus the control-mode extras later work subscribes to. */
-export interface ControlModeTmuxAdapter extends TmuxAdapter {
+export interface ControlModeTmuxAdapter extends TmuxAdapter, PanePipes {
   listSummaries(): Promise<ListedSession[]>;
   /** tmux notifications (`%sessions-changed`, `%window-renamed @1 bash`, ...). */
   onNotification(listener: (n: ControlNotification) => void): () => void;
@@ -485,6 +486,9 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     capturePane,
     paneHint,
     health,
+    listPanePipes: () => listPanePipes((c, o) => control.run(c, o)),
+    openPanePipe: (paneId, fifoPath, historyLines) => openPanePipe((cs) => control.runBatch(cs), paneId, fifoPath, historyLines),
+    closePanePipe: (paneId) => closePanePipe((c, o) => control.run(c, o), paneId),
     noServer: () => control.waitingForServer,
     onSessionsChanged,
     close: () => control.close(),

@@ -239,20 +239,51 @@ export class TmuxControlClient {
     if (state === 'closed') return Promise.reject(new AppError('TMUX_UNAVAILABLE', 'tmux adapter is closed'));
     if (state === 'disconnected') return Promise.reject(this.unavailable());
     return new Promise<ControlReply>((resolve, reject) => {
-      const entry: PendingCommand = { text: command, fenced: options?.fenced === true, resolve, reject, timer: undefined, abandoned: false };
-      const timeoutMs = options?.timeoutMs ?? this.opts.commandTimeoutMs;
-      entry.timer = setTimeout(() => {
-        entry.abandoned = true;
-        entry.timer = undefined;
-        reject(new AppError('TIMEOUT', 'tmux did not answer in time'));
-        // A stuck stream does not heal: start over rather than queue behind it.
-        const conn = this.conn;
-        if (conn !== null && this.stateValue === 'connected') this.connectionLost(conn, 'a tmux command timed out');
-      }, timeoutMs);
-      entry.timer.unref();
+      const entry = this.pendingCommand(command, options?.fenced === true, options?.timeoutMs ?? this.opts.commandTimeoutMs, resolve, reject);
       if (state === 'connected' && this.conn !== null) this.enqueue(this.conn, entry);
       else this.waiting.push(entry);
     });
+  }
+
+  /** A command waiting for its reply, failed with TIMEOUT after `timeoutMs`. */
+  private pendingCommand(text: string, fenced: boolean, timeoutMs: number, resolve: (reply: ControlReply) => void, reject: (err: Error) => void): PendingCommand {
+    const entry: PendingCommand = { text, fenced, resolve, reject, timer: undefined, abandoned: false };
+    entry.timer = setTimeout(() => {
+      entry.abandoned = true;
+      entry.timer = undefined;
+      reject(new AppError('TIMEOUT', 'tmux did not answer in time'));
+      // A stuck stream does not heal: start over rather than queue behind it.
+      const conn = this.conn;
+      if (conn !== null && this.stateValue === 'connected') this.connectionLost(conn, 'a tmux command timed out');
+    }, timeoutMs);
+    entry.timer.unref();
+    return entry;
+  }
+
+  /**
+   * Runs several command lines written to tmux in ONE write, so the server reads and runs
+   * them in the same turn of its loop (no pane output is processed between them, as long
+   * as they arrive in one read; a write this small does). Each line gets its own reply,
+   * in order; a failing line does not stop the others (they are separate lines, not a
+   * `;` list). Only while connected: a batch must not be split by a reconnect.
+   */
+  runBatch(commands: readonly { command: string; fenced?: boolean }[], options?: { timeoutMs?: number }): Promise<ControlReply[]> {
+    if (commands.some((c) => c.command.includes('\n') || c.command.includes('\r'))) {
+      return Promise.reject(new AppError('INVALID_ARGUMENT', 'a tmux command must be one line'));
+    }
+    const conn = this.conn;
+    if (this.stateValue !== 'connected' || conn === null) return Promise.reject(this.stateValue === 'closed' ? new AppError('TMUX_UNAVAILABLE', 'tmux adapter is closed') : this.unavailable());
+    const timeoutMs = options?.timeoutMs ?? this.opts.commandTimeoutMs;
+    let text = '';
+    const replies = commands.map(
+      (c) =>
+        new Promise<ControlReply>((resolve, reject) => {
+          const entry = this.pendingCommand(c.command, c.fenced === true, timeoutMs, resolve, reject);
+          text += this.expectReply(conn, entry);
+        }),
+    );
+    conn.process.write(text);
+    return Promise.all(replies);
   }
 
   /** Kills the hidden session (only when no other broker is attached to it) and ends the
@@ -455,17 +486,21 @@ export class TmuxControlClient {
   }
 
   private enqueue(conn: Connection, entry: PendingCommand): void {
+    conn.process.write(this.expectReply(conn, entry));
+  }
+
+  /** Registers the reply `entry` waits for; returns the text to write for it. */
+  private expectReply(conn: Connection, entry: PendingCommand): string {
     if (!entry.fenced) {
       conn.stream.expect(entry);
-      conn.process.write(`${entry.text}\n`);
-      return;
+      return `${entry.text}\n`;
     }
     // A per-connection secret plus a counter: no pane can know it.
     const fence = `${conn.fencePrefix}${(conn.fenceCounter++).toString(36)}`;
     conn.stream.expect(entry, fence);
     // A separate line, not `cmd ; fence`: tmux skips the rest of a command list after an
     // error, and a failed capture must still be fenced.
-    conn.process.write(`${entry.text}\ndisplay-message -p '${fence}'\n`);
+    return `${entry.text}\ndisplay-message -p '${fence}'\n`;
   }
 
   private onData(conn: Connection, chunk: string): void {

@@ -18,9 +18,11 @@
  * send once the client's control state exists (control-process.ts).
  *
  * Session changes by others come in bursts (a script starting ten agents creates ten
- * sessions within a few milliseconds of each other), and every new readable session is
- * one more watcher to attach when transcripts are on: attaching in the middle of such a
- * burst crashed the server 4 times of 4 here (40 sessions created back to back). So a
+ * sessions within a few milliseconds of each other). When transcripts attached a watcher
+ * to every new readable session, attaching in the middle of such a burst crashed the
+ * server 4 times of 4 here (40 sessions created back to back); transcripts now record
+ * through pipe-pane and attach nothing (effects/tmux/pane-pipe.ts), but a live view or a
+ * wait still attaches a watcher, and the command client reconnects. So a
  * client of ours identifies only once the server's sessions have been still for SETTLE_MS
  * (acquireSettledIdentifyTurn; the command client notes every `%sessions-changed` and
  * `%session-renamed`), or after SETTLE_MAX_MS at the latest. That does not close the

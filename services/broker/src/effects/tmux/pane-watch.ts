@@ -30,8 +30,8 @@
  * `%output` data is octal-escaped by tmux, so it never spans lines. The only command this
  * client sends is one identity query after the attach (ids and numbers only). Any
  * protocol violation ends the watch. Output is a wake-up signal for live views, waits and
- * the supervisor; the transcript recorder (effects/transcripts/recorder.ts) keeps it as
- * content, redacted line by line before it is written. Nothing here reaches a client.
+ * the supervisor; nothing here reaches a client. (Transcripts do not use watchers: they
+ * record through pipe-pane, effects/tmux/pane-pipe.ts.)
  */
 import { AppError } from '@terminal-mcp/contract';
 import { spawnControlProcess, tmuxEnvironment, tmuxGlobalArgs, type ControlProcess } from './control-process.js';

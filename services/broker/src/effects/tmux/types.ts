@@ -43,6 +43,43 @@ export interface SessionFacts {
  * reading needs the full pane facts (listSessions, findSession). */
 export type ListedSession = Omit<SessionFacts, 'activePane'> & { activePane: Pick<PaneFacts, 'currentCommand' | 'inMode'> | null };
 
+/** One pane as the recorder's scan sees it: ids and numbers only (no free-form field). */
+export interface PanePipeFacts {
+  readonly serverPid: number;
+  readonly sessionId: string;
+  readonly created: number;
+  readonly paneId: string;
+  readonly panePid: number;
+  /** `#{pane_pipe}`: some pipe (ours or anyone's) is open on the pane. */
+  readonly piped: boolean;
+  /** `#{pane_dead}`: the pane's program exited (remain-on-exit keeps it). */
+  readonly dead: boolean;
+}
+
+/** The pane as it was when its pipe opened, and its text at that moment. */
+export interface OpenedPanePipe {
+  readonly paneId: string;
+  readonly panePid: number;
+  readonly width: number;
+  readonly height: number;
+  readonly cursorX: number;
+  readonly cursorY: number;
+  /** `capture-pane -p -J` from `historyLines` above the screen to its bottom: wrapped
+   * lines joined, no escape sequences, trailing spaces kept. Not redacted. */
+  readonly text: string;
+}
+
+/** Output taps through tmux's `pipe-pane` (pane-pipe.ts), for the transcript recorder. */
+export interface PanePipes {
+  /** Every pane of the server with its pipe and dead flags (ids and numbers only). */
+  listPanePipes(): Promise<PanePipeFacts[]>;
+  /** Pipes the pane's output into the FIFO at `fifoPath` and captures, in the same turn
+   * of tmux's loop, its text (`historyLines` above the screen) and cursor. */
+  openPanePipe(paneId: string, fifoPath: string, historyLines: number): Promise<OpenedPanePipe>;
+  /** Closes the pane's pipe; ignores a pane that is gone. */
+  closePanePipe(paneId: string): Promise<void>;
+}
+
 export interface CaptureOptions {
   /** tmux -S: line number (0 = top of visible screen, negative = scrollback) or '-' for the start of history */
   start?: number | '-';

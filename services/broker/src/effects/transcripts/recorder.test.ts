@@ -1,12 +1,13 @@
-// The recorder writes only readable sessions' output, redacted before it reaches the disk (split, slow, SGR-interleaved and PEM attacks through a real tmux pane), as asciicast v2 with 0600/0700 modes, rotates and caps segments, and stops when a grant is revoked.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+// The recorder writes only readable sessions' output, redacted before it reaches the disk (split, slow, SGR-interleaved and PEM attacks through a real tmux pane), as asciicast v2 with 0600/0700 modes, rotates and caps segments, and stops when a grant is revoked. It records through tmux's pipe-pane (no client attached), starts each pane with a snapshot of what it showed, leaves panes the user pipes alone and closes its pipes when it stops.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, configSchema } from '../../config/schema.js';
 import { startLiveTestBroker, type LiveTestBroker } from '../../testing/live-broker.testkit.js';
-import type { TranscriptRecorder } from './recorder.js';
-import { dirNameOf, transcriptsRoot } from './transcript-files.js';
+import pino from 'pino';
+import { createTranscriptRecorder, type TranscriptRecorder } from './recorder.js';
+import { dirNameOf, SNAPSHOT_END_MARKER, SNAPSHOT_MARKER, transcriptsRoot } from './transcript-files.js';
 import { waitFor } from '../../../../../test/src/helpers/wait-for.js';
 
 let stateDir: string;
@@ -28,6 +29,18 @@ function onDisk(sessionId: string): string {
 /** What the registry's pass does for the recorder (start-broker.ts wires it as onReconciled). */
 const reconcile = async () => recorder.sync(await broker.deps.tmux.listSessions(), broker.deps.access);
 
+const isRecorded = (sessionId: string) => recorder.recording().some((i) => i.sessionId === sessionId);
+
+/** A session (running cat) readable only through a dashboard read grant, recorded. */
+async function grantedSession(name: string) {
+  const s = await broker.server.newSession(name, 'cat');
+  const facts = (await broker.adapter.listSessions()).find((x) => x.sessionId === s.sessionId)!;
+  broker.deps.stores.grants.apply([{ kind: 'grant', sessionName: name, identity: facts, input: false, expiresAt: null }], 'test', Date.now());
+  await reconcile();
+  await waitFor('recording', () => isRecorded(s.sessionId));
+  return s;
+}
+
 beforeAll(async () => {
   stateDir = mkdtempSync(join(tmpdir(), 'tmcp-transcripts-'));
   broker = await startLiveTestBroker({ config, stateDir, graceMs: 100 });
@@ -40,7 +53,8 @@ afterAll(async () => {
   rmSync(stateDir, { recursive: true, force: true });
 });
 
-describe('transcript recorder', () => {
+// Real tmux, keys sent one by one: slow on a loaded machine.
+describe('transcript recorder', { timeout: 120_000 }, () => {
   it('stores no secret of a split, slow, SGR-interleaved or PEM-body attack', async () => {
     const s = await broker.server.newSession('test-attack', 'cat');
     await reconcile();
@@ -104,12 +118,8 @@ describe('transcript recorder', () => {
   });
 
   it('records a granted session and stops once the grant is revoked', async () => {
-    const s = await broker.server.newSession('granted-one', 'cat');
-    const facts = (await broker.adapter.listSessions()).find((x) => x.sessionId === s.sessionId)!;
+    const s = await grantedSession('granted-one');
     const grants = broker.deps.stores.grants;
-    grants.apply([{ kind: 'grant', sessionName: 'granted-one', identity: facts, input: false, expiresAt: null }], 'test', Date.now());
-    await reconcile();
-    await waitFor('recording', () => recorder.recording().some((i) => i.sessionId === s.sessionId));
     await broker.server.tmux(['send-keys', '-t', s.paneId, '-l', 'while granted']);
     await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
     await waitFor('granted line stored', () => onDisk(s.sessionId).includes('while granted'));
@@ -139,5 +149,171 @@ describe('transcript recorder', () => {
       .filter((f) => f.endsWith('.cast'))
       .reduce((n, f) => n + statSync(join(dir, f)).size, 0);
     expect(total).toBeLessThanOrEqual(config.transcripts.max_bytes_per_session + config.transcripts.segment_bytes + 4096);
+  });
+});
+
+/** `#{pane_pipe}` of a pane: '1' while some pipe is open on it. */
+const pipeOf = (paneId: string) => broker.server.tmux(['display-message', '-p', '-t', paneId, '#{pane_pipe}']);
+
+/** Every client attached to the server, by session name. */
+async function clientSessions(): Promise<string[]> {
+  return (await broker.server.tmux(['list-clients', '-F', '#{session_name}'])).split('\n').filter((l) => l !== '');
+}
+
+/** The stored events of a session, parsed (header line left out). */
+function events(sessionId: string): [number, string, string][] {
+  return onDisk(sessionId)
+    .split('\n')
+    .filter((l) => l.startsWith('['))
+    .map((l) => JSON.parse(l) as [number, string, string]);
+}
+
+describe('recording through pipe-pane', { timeout: 120_000 }, () => {
+  it('attaches no client: the pane is piped, and only the broker\'s own command client is attached', async () => {
+    const s = await broker.server.newSession('test-no-client', 'cat');
+    await reconcile();
+    await waitFor('recording', () => isRecorded(s.sessionId));
+    expect(await pipeOf(s.paneId)).toBe('1');
+    // The adapter's one client on its hidden session; nothing attached to the user's.
+    expect((await clientSessions()).every((name) => name === '__terminal_mcp_control')).toBe(true);
+    await broker.server.tmux(['send-keys', '-t', s.paneId, '-l', 'through the pipe']);
+    await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
+    await waitFor('line stored', () => onDisk(s.sessionId).includes('through the pipe'));
+  });
+
+  it('starts with a redacted snapshot of what the pane printed before, and continues the prompt line', async () => {
+    const s = await broker.server.newSession('test-before', "sh -c \"printf 'printed early\\nkey AKIAIOSFODNN7EXAMPLE\\n\\$ '; exec cat\"");
+    await waitFor('printed', async () => (await broker.server.tmux(['capture-pane', '-p', '-t', s.paneId])).includes('$'));
+    await reconcile();
+    await waitFor('recording', () => isRecorded(s.sessionId));
+    // Typed at the prompt: cat echoes it, and the prompt line goes on.
+    await broker.server.tmux(['send-keys', '-t', s.paneId, '-l', 'ls -la']);
+    await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
+    await waitFor('prompt line stored', () => onDisk(s.sessionId).includes('ls -la'));
+    const evs = events(s.sessionId);
+    const start = evs.findIndex((e) => e[1] === 'm' && e[2] === SNAPSHOT_MARKER);
+    const end = evs.findIndex((e) => e[1] === 'm' && e[2] === SNAPSHOT_END_MARKER);
+    expect(start).toBe(0);
+    expect(evs.slice(start + 1, end).map((e) => e[2])).toEqual(['printed early\r\n', 'key [REDACTED:aws_access_key_id]\r\n']);
+    expect(evs.slice(end + 1).map((e) => e[2])[0]).toBe('$ ls -la\r\n');
+    expect(onDisk(s.sessionId)).not.toContain('IOSFODNN7');
+  });
+
+  it('leaves a pane the user pipes alone, and stops recording a pane whose pipe the user replaces', async () => {
+    const logFile = join(stateDir, 'user-pipe.log');
+    const userPiped = await broker.server.newSession('test-user-piped', 'cat');
+    await broker.server.tmux(['pipe-pane', '-t', userPiped.paneId, `cat >> ${logFile}`]);
+    const replaced = await broker.server.newSession('test-replaced', 'cat');
+    await reconcile();
+    await waitFor('recording', () => isRecorded(userPiped.sessionId) && isRecorded(replaced.sessionId));
+    expect(recorder.stats().panesPipedByUser).toBeGreaterThanOrEqual(1);
+    await broker.server.tmux(['send-keys', '-t', userPiped.paneId, '-l', 'for the user only']);
+    await broker.server.tmux(['send-keys', '-t', userPiped.paneId, 'Enter']);
+    await waitFor('the user\'s pipe still gets the output', () => existsSync(logFile) && readFileSync(logFile, 'utf8').includes('for the user only'));
+    expect(onDisk(userPiped.sessionId)).not.toContain('for the user only');
+
+    // The user pipes the recorded pane: theirs wins, and ours does not come back.
+    await broker.server.tmux(['pipe-pane', '-t', replaced.paneId, `cat >> ${logFile}`]);
+    await new Promise((r) => setTimeout(r, 5_000)); // past two pane scans
+    await broker.server.tmux(['send-keys', '-t', replaced.paneId, '-l', 'after the user took it']);
+    await broker.server.tmux(['send-keys', '-t', replaced.paneId, 'Enter']);
+    await waitFor('the user\'s pipe gets it', () => readFileSync(logFile, 'utf8').includes('after the user took it'));
+    expect(onDisk(replaced.sessionId)).not.toContain('after the user took it');
+  });
+
+  it('does not take back a pane whose recording the user toggled off (pipe-pane -o), so the next toggle opens theirs', async () => {
+    const logFile = join(stateDir, 'user-toggle.log');
+    const s = await broker.server.newSession('test-toggled', 'cat');
+    await reconcile();
+    await waitFor('recording', () => isRecorded(s.sessionId));
+    await waitFor('piped', async () => (await pipeOf(s.paneId)) === '1');
+    // The user's toggle binding: tmux closes the open pipe (ours) and opens nothing.
+    const toggle = () => broker.server.tmux(['pipe-pane', '-o', '-t', s.paneId, `cat >> ${logFile}`]);
+    await toggle();
+    expect(await pipeOf(s.paneId)).toBe('0');
+    await new Promise((r) => setTimeout(r, 5_000)); // past two pane scans: not piped again
+    expect(await pipeOf(s.paneId)).toBe('0');
+    await toggle();
+    await broker.server.tmux(['send-keys', '-t', s.paneId, '-l', 'toggled on by the user']);
+    await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
+    await waitFor('the user\'s pipe gets it', () => existsSync(logFile) && readFileSync(logFile, 'utf8').includes('toggled on by the user'));
+    expect(onDisk(s.sessionId)).not.toContain('toggled on by the user');
+  });
+
+  it('records a pane split off later, with what it printed before the scan found it', async () => {
+    const s = await broker.server.newSession('test-split', 'cat');
+    await reconcile();
+    await waitFor('recording', () => isRecorded(s.sessionId));
+    const pane = await broker.server.tmux(['split-window', '-d', '-P', '-F', '#{pane_id}', '-t', s.paneId, "sh -c 'echo split pane says hi; exec cat'"]);
+    await waitFor('split pane stored', () => onDisk(s.sessionId).includes('split pane says hi'), 30_000);
+    await waitFor('split pane piped', async () => (await pipeOf(pane)) === '1');
+  });
+
+  it('records nothing and pipes nothing when transcripts are turned off', async () => {
+    const offDir = mkdtempSync(join(tmpdir(), 'tmcp-transcripts-off-'));
+    const off = createTranscriptRecorder({ config: configSchema.parse({ ...DEFAULT_CONFIG, transcripts: { enabled: false } }), tmux: broker.adapter, stateDir: offDir, log: pino({ level: 'silent' }) });
+    try {
+      const s = await broker.server.newSession('test-off', 'cat');
+      const live = await broker.adapter.listSessions();
+      off.sync(live, broker.deps.access);
+      expect(await off.ensure(live.find((x) => x.sessionId === s.sessionId)!, 'test-off', { width: 80, height: 24 }, broker.deps.access)).toBeNull();
+      expect(await pipeOf(s.paneId)).toBe('0');
+      expect(off.recording()).toEqual([]);
+      expect(existsSync(join(offDir, 'transcripts'))).toBe(false);
+      expect(existsSync(join(offDir, 'pipes'))).toBe(false);
+    } finally {
+      await off.close();
+      rmSync(offDir, { recursive: true, force: true });
+    }
+  });
+
+  it('never makes tmux wait: output that comes while its queue is full is dropped and marked unrecorded where it fell', async () => {
+    const floodDir = mkdtempSync(join(tmpdir(), 'tmcp-transcripts-flood-'));
+    // A queue smaller than one read of the FIFO: whatever piles up while the broker is busy overflows it.
+    // (The default caps: this file's tiny ones would rotate the marker away.)
+    const roomy = configSchema.parse({ ...DEFAULT_CONFIG, transcripts: { enabled: true } });
+    const small = createTranscriptRecorder({ config: roomy, tmux: broker.adapter, stateDir: floodDir, log: pino({ level: 'silent' }), queueBytes: 16 * 1024 });
+    try {
+      const s = await broker.server.newSession('test-flood', "sh -c 'read go; echo flood-start; head -c 600000 /dev/zero | tr \"\\\\0\" x | fold -w 100; echo; sleep 2; echo flood-done; exec cat'");
+      const live = await broker.adapter.listSessions();
+      expect(await small.ensure(live.find((x) => x.sessionId === s.sessionId)!, 'test-flood', { width: 80, height: 24 }, broker.deps.access)).not.toBeNull();
+      await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
+      // The broker is busy for a while (this process blocks): the pane keeps printing.
+      const until = Date.now() + 1_500;
+      while (Date.now() < until) {
+        // busy
+      }
+      const id = small.recording().find((i) => i.sessionId === s.sessionId)!;
+      const events = await waitFor('the last line stored', () => {
+        const evs = small.store.eventsFrom(id, 0);
+        return evs.some((e) => e.text === 'flood-done') && evs;
+      });
+      const gap = events.findIndex((e) => e.gap === true);
+      expect(gap).toBeGreaterThan(events.findIndex((e) => e.text === 'flood-start'));
+      expect(gap).toBeLessThan(events.findIndex((e) => e.text === 'flood-done'));
+      // Not every x line made it (that is the point), and none was cut into a wrong line.
+      const xs = events.filter((e) => /^x+$/.test(e.text));
+      expect(xs.length).toBeLessThan(6_000);
+    } finally {
+      await small.close();
+      rmSync(floodDir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes a line the redactor holds for its neighbours once the pane has gone quiet', async () => {
+    const s = await grantedSession('granted-held');
+    // A hex run could be part of a dump still printing: held until a line that cannot be, or quiet.
+    await broker.server.tmux(['send-keys', '-t', s.paneId, '-l', 'held-line 0123456789abcdef0123456789abcdef01234567']);
+    await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
+    await waitFor('the held line written', () => onDisk(s.sessionId).includes('held-line'), 30_000);
+  });
+
+  it('closes its pipes when it stops recording a session', async () => {
+    const s = await grantedSession('granted-two');
+    const grants = broker.deps.stores.grants;
+    expect(await pipeOf(s.paneId)).toBe('1');
+    grants.apply([{ kind: 'revoke', sessionName: 'granted-two' }], 'test', Date.now());
+    await reconcile();
+    await waitFor('pipe closed', async () => (await pipeOf(s.paneId)) === '0');
   });
 });

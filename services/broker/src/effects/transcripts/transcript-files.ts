@@ -46,12 +46,22 @@ export interface TranscriptEvent {
   readonly text: string;
   /** A GAP_MARKER: output before it and after it are not contiguous. */
   readonly gap?: true;
+  /** A line of a snapshot (between SNAPSHOT_MARKER and SNAPSHOT_END_MARKER): what the
+   * pane showed when recording of it began, not output seen as it was printed. */
+  readonly snapshot?: true;
 }
 
 /** The label of the asciicast marker event (`[t, "m", label]`) written where recording
  * resumed on a transcript that has output already: whatever the pane printed in between
  * (the broker was not running, the session was not readable) was never recorded. */
 export const GAP_MARKER = 'unrecorded';
+
+/** Marker events around a snapshot: the lines between them are the pane's screen (and
+ * scrollback, as far as the read policy allows) when recording of it began, so a session
+ * that printed before the broker started, or before it became readable, is still
+ * replayed as it looked. Written in one write, so a snapshot never spans two segments. */
+export const SNAPSHOT_MARKER = 'snapshot';
+export const SNAPSHOT_END_MARKER = 'snapshot-end';
 
 interface Segment {
   readonly start: number;
@@ -94,10 +104,29 @@ function segmentsOf(dir: string): Segment[] {
 
 const headerLengthOf = (buf: Buffer) => buf.indexOf(0x0a) + 1;
 
-/** Bytes of events in a segment file (its size without the header line). */
+/** Bytes of events in a segment file (its size without the header line); 0 when the
+ * file is gone (deleted by the total cap meanwhile). */
 function eventBytesOf(path: string): number {
-  const buf = readFileSync(path);
+  let buf: Buffer;
+  try {
+    buf = readFileSync(path);
+  } catch {
+    return 0;
+  }
   return buf.length - headerLengthOf(buf);
+}
+
+/** Bytes of every file in `dir` (0 when it is gone). */
+function bytesIn(dir: string): number {
+  let total = 0;
+  for (const name of namesIn(dir)) {
+    try {
+      total += statSync(join(dir, name)).size;
+    } catch {
+      // removed meanwhile
+    }
+  }
+  return total;
 }
 
 export interface TranscriptStore {
@@ -113,6 +142,8 @@ export interface TranscriptStore {
   range(id: SessionIdentity): { first: number; end: number } | null;
   /** Events from `offset` (an event boundary) to the end. */
   eventsFrom(id: SessionIdentity, offset: number): TranscriptEvent[];
+  /** The texts of the last `count` output events (fewer when there are not as many). */
+  lastLines(id: SessionIdentity, count: number): string[];
   /** Whether `offset` is the start of an event, or the end of the stream. */
   isBoundary(id: SessionIdentity, offset: number): boolean;
   /** The header line of the oldest retained segment and every event line after it. */
@@ -120,6 +151,12 @@ export interface TranscriptStore {
   /** Deletes transcripts whose session ended (or was last written) before `cutoffMs`,
    * except identities in `keep`. */
   prune(cutoffMs: number, keep: ReadonlySet<string>): number;
+  /** How many transcripts are stored and their bytes on disk. */
+  usage(): { transcripts: number; bytes: number };
+  /** Brings the bytes on disk to at most `maxBytes`: whole transcripts not in `live`
+   * (sessions that ended), oldest first, then the oldest segments of live ones (never a
+   * transcript's newest segment). Returns the usage after. */
+  trimTo(maxBytes: number, live: ReadonlySet<string>): { transcripts: number; bytes: number };
 }
 
 export interface TranscriptWriter {
@@ -127,6 +164,9 @@ export interface TranscriptWriter {
   end(): number;
   /** Appends one event per line; rotates and enforces the per-session cap. */
   append(lines: readonly string[], atMs: number): void;
+  /** Appends a snapshot: SNAPSHOT_MARKER, one event per line, SNAPSHOT_END_MARKER, in one
+   * write (nothing for no lines). */
+  appendSnapshot(lines: readonly string[], atMs: number): void;
   /** Appends a GAP_MARKER event (nothing when the stream is empty: no cursor can point before it). */
   markGap(atMs: number): void;
   close(): void;
@@ -152,20 +192,28 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
     return { first: segs[0]!.start, end: last.start + eventBytesOf(last.path) };
   }
 
+  /** A segment's events from offset `from`. Every line is parsed (a snapshot's markers
+   * before `from` still say which lines after it are the snapshot's). */
   function parseEvents(buf: Buffer, base: number, from: number): TranscriptEvent[] {
     const out: TranscriptEvent[] = [];
     let pos = headerLengthOf(buf);
+    let inSnapshot = false;
     while (pos < buf.length) {
       const nl = buf.indexOf(0x0a, pos);
       const stop = nl === -1 ? buf.length : nl + 1;
       const offset = base + pos - headerLengthOf(buf);
-      if (offset >= from && nl !== -1) {
+      const end = base + stop - headerLengthOf(buf);
+      if (nl !== -1) {
         try {
           const ev = JSON.parse(buf.toString('utf8', pos, nl)) as [number, string, string];
-          if (Array.isArray(ev) && typeof ev[0] === 'number' && ev[1] === 'o' && typeof ev[2] === 'string') {
-            out.push({ offset, end: base + stop - headerLengthOf(buf), seconds: ev[0], text: ev[2].replace(/\r?\n$/, '') });
-          } else if (Array.isArray(ev) && typeof ev[0] === 'number' && ev[1] === 'm' && ev[2] === GAP_MARKER) {
-            out.push({ offset, end: base + stop - headerLengthOf(buf), seconds: ev[0], text: '', gap: true });
+          if (Array.isArray(ev) && typeof ev[0] === 'number' && typeof ev[2] === 'string') {
+            if (ev[1] === 'o' && offset >= from) {
+              out.push({ offset, end, seconds: ev[0], text: ev[2].replace(/\r?\n$/, ''), ...(inSnapshot && { snapshot: true as const }) });
+            } else if (ev[1] === 'm' && ev[2] === GAP_MARKER && offset >= from) {
+              out.push({ offset, end, seconds: ev[0], text: '', gap: true });
+            } else if (ev[1] === 'm') {
+              inSnapshot = ev[2] === SNAPSHOT_MARKER ? true : ev[2] === SNAPSHOT_END_MARKER ? false : inSnapshot;
+            }
           }
         } catch {
           // A line cut by a crash mid-write: skipped.
@@ -202,6 +250,21 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
       });
       return out;
     },
+    lastLines(id, count) {
+      const lines: string[] = [];
+      const segs = segmentsOf(dirOf(id));
+      for (let i = segs.length - 1; i >= 0 && lines.length < count; i -= 1) {
+        let buf: Buffer;
+        try {
+          buf = readFileSync(segs[i]!.path);
+        } catch {
+          continue;
+        }
+        const texts = parseEvents(buf, segs[i]!.start, 0).flatMap((e) => (e.gap ? [] : [e.text]));
+        lines.unshift(...texts.slice(-(count - lines.length)));
+      }
+      return lines.slice(-count);
+    },
     isBoundary(id, offset) {
       const r = range(id);
       if (r === null) return offset === 0;
@@ -226,6 +289,31 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
         for (const l of text.slice(nl + 1).split('\n')) if (l !== '') events.push(l);
       }
       return { header, events };
+    },
+    usage() {
+      const dirs = namesIn(root).filter((n) => DIR_RE.test(n));
+      return { transcripts: dirs.length, bytes: dirs.reduce((n, d) => n + bytesIn(join(root, d)), 0) };
+    },
+    trimTo(maxBytes, live) {
+      let bytes = this.usage().bytes;
+      // Sessions that ended first, the longest gone first.
+      for (const { dir } of [...this.list()].reverse()) {
+        if (bytes <= maxBytes) break;
+        if (live.has(dir)) continue;
+        bytes -= bytesIn(join(root, dir));
+        rmSync(join(root, dir), { recursive: true, force: true });
+      }
+      // Then the oldest segments of live transcripts (each keeps its newest).
+      const older = [...live]
+        .flatMap((dir) => segmentsOf(join(root, dir)).slice(0, -1))
+        .map((seg) => ({ seg, mtime: statSync(seg.path, { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+        .sort((a, b) => a.mtime - b.mtime);
+      for (const { seg } of older) {
+        if (bytes <= maxBytes) break;
+        bytes -= statSync(seg.path, { throwIfNoEntry: false })?.size ?? 0;
+        rmSync(seg.path, { force: true });
+      }
+      return this.usage();
     },
     prune(cutoffMs, keep) {
       let removed = 0;
@@ -263,6 +351,8 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
       }
 
       function enforceCap(): void {
+        // Read again: the total cap (trimTo) may have removed segments meanwhile.
+        segs = segmentsOf(dir);
         let total = segs.reduce((n, s, i) => n + (i === segs.length - 1 ? segmentBytes : eventBytesOf(s.path)), 0);
         while (segs.length > 1 && total > limits.maxBytes) {
           const oldest = segs.shift()!;
@@ -276,6 +366,11 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
         append(lines, atMs) {
           if (lines.length === 0) return;
           writeEvents(lines.map((l) => [secondsAt(atMs), 'o', `${l}\r\n`]));
+        },
+        appendSnapshot(lines, atMs) {
+          if (lines.length === 0) return;
+          const t = secondsAt(atMs);
+          writeEvents([[t, 'm', SNAPSHOT_MARKER], ...lines.map((l) => [t, 'o', `${l}\r\n`] as const), [t, 'm', SNAPSHOT_END_MARKER]]);
         },
         markGap(atMs) {
           if (end > 0) writeEvents([[secondsAt(atMs), 'm', GAP_MARKER]]);
