@@ -29,7 +29,7 @@ describe('compact list answers', { timeout: 600_000 }, () => {
     tmux = await startTmuxServer();
     const config = { log_level: 'warn', ...VARIED_SESSIONS_CONFIG };
     broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config, readyTimeoutMs: 90_000 });
-    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent') });
+    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), allowOpen: true });
     client = new Client({ name: 'answer-bytes', version: '0.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl)));
   }, 600_000);

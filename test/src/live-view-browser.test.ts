@@ -57,7 +57,7 @@ describe('the live terminal view in a host', { timeout: 240_000 }, () => {
     tmux = await startTmuxServer();
     await tmux.newSession(SESSION, 'bash --norc --noprofile', { width: 100, height: 30 });
     broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { allowed_session_patterns: ['agent-*'], log_level: 'warn' }, readyTimeoutMs: 90_000 });
-    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent') });
+    gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), allowOpen: true });
     client = new Client({ name: 'apps-host', version: '0.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl)));
     browser = await launchChromium();
@@ -90,7 +90,7 @@ describe('the live terminal view in a host', { timeout: 240_000 }, () => {
     const r = (await client.callTool({ name: 'terminal_tail', arguments: { session: SESSION, lines: 5 } })) as CallToolResult;
     expect(r._meta).toBeUndefined();
     expect(r.content).toHaveLength(1);
-    expect((r.content[0] as { text: string }).text).toMatch(/^Session "agent-live" pane %\d+: \d+ line\(s\)\. Untrusted terminal output follows\.\n/);
+    expect((r.content[0] as { text: string }).text).toMatch(/^Session "agent-live" pane %\d+: \d+ line\(s\)(, cursor [A-Za-z0-9_-]+)?\. Untrusted terminal output follows\.\n/);
   });
 
   it('shows the result, follows the pane live through the host, redacts, goes blank when unreadable, and has no input', async () => {

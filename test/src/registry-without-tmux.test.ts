@@ -31,7 +31,7 @@ describe('terminal_list_sessions once the tmux server has exited', { timeout: 24
     // servers up with exit-empty off).
     await tmux.tmux(['set-option', '-s', 'exit-empty', 'on']);
     broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: CONFIG, readyTimeoutMs: 60_000 });
-    gateway = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent') });
+    gateway = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), allowOpen: true });
     client = new Client({ name: 'registry-without-tmux', version: '0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(gateway.mcpUrl)));
   }, 120_000);

@@ -237,7 +237,15 @@ describe('output the broker did not record', { timeout: 180_000 }, () => {
     const cursor = ok(await call(before, 'terminal_tail', { session: 'agent-gap', lines: 1 })).cursor as string;
     await waitFor('lines recorded before the restart', async () => (ok(await call(before, 'terminal_read_since', { session: 'agent-gap', cursor })).line_count as number) > 3);
 
-    broker = await broker.restart();
+    // While no broker runs, the pane prints more than a screen: the new broker's snapshot of
+    // the screen cannot cover all of it, however fast or slow the restart is.
+    const lastTick = async () => Math.max(0, ...(await tmux.tmux(['capture-pane', '-p', '-t', '=agent-gap:'])).split('\n').flatMap((l) => (/^gap-\d+$/.test(l) ? [Number(l.slice(4))] : [])));
+    broker = await broker.restart({
+      whileStopped: async () => {
+        const stoppedAt = await lastTick();
+        await waitFor('a screenful printed while no broker records', async () => (await lastTick()) > stoppedAt + 80);
+      },
+    });
     await watched('agent-gap');
     const after = await stdioClient();
     const ticks = (text: string) => text.split('\n').flatMap((l) => (/^gap-\d+$/.test(l) ? [Number(l.slice(4))] : []));

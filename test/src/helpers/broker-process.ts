@@ -32,7 +32,7 @@ export interface BrokerProcess {
   /** Stops this broker (SIGTERM) and starts a new one with the same environment, state
    * and socket directories, as an operator's restart does. Use the returned process from
    * then on; its stop() removes the temp directory. */
-  restart(overrides?: { env?: Record<string, string | undefined> }): Promise<BrokerProcess>;
+  restart(overrides?: { env?: Record<string, string | undefined>; whileStopped?: () => Promise<void> }): Promise<BrokerProcess>;
   /** Resolves when the broker process has exited (by itself or after stop()). */
   exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -165,6 +165,8 @@ async function launchBroker(launch: LaunchOptions): Promise<BrokerProcess> {
     stop,
     async restart(overrides) {
       await terminate();
+      // A test's condition to wait for while no broker runs (output nobody records).
+      await overrides?.whileStopped?.();
       const env = { ...launch.env };
       for (const [name, value] of Object.entries(overrides?.env ?? {})) {
         if (value === undefined) delete env[name];

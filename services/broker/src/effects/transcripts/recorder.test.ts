@@ -8,7 +8,7 @@ import { startLiveTestBroker, type LiveTestBroker } from '../../testing/live-bro
 import pino from 'pino';
 import { createTranscriptRecorder, type TranscriptRecorder } from './recorder.js';
 import { dirNameOf, SNAPSHOT_END_MARKER, SNAPSHOT_MARKER, transcriptsRoot } from './transcript-files.js';
-import { waitFor } from '../../../../../test/src/helpers/wait-for.js';
+import { GENEROUS_WAIT_MS, waitFor } from '../../../../../test/src/helpers/wait-for.js';
 
 let stateDir: string;
 let broker: LiveTestBroker;
@@ -274,20 +274,32 @@ describe('recording through pipe-pane', { timeout: 120_000 }, () => {
     const roomy = configSchema.parse({ ...DEFAULT_CONFIG, transcripts: { enabled: true } });
     const small = createTranscriptRecorder({ config: roomy, tmux: broker.adapter, stateDir: floodDir, log: pino({ level: 'silent' }), queueBytes: 16 * 1024 });
     try {
-      const s = await broker.server.newSession('test-flood', "sh -c 'read go; echo flood-start; head -c 600000 /dev/zero | tr \"\\\\0\" x | fold -w 100; echo; sleep 2; echo flood-done; exec cat'");
+      // The pane prints the whole flood, then touches a marker; each later Enter prints flood-done.
+      const printed = join(floodDir, 'printed');
+      const s = await broker.server.newSession('test-flood', `sh -c 'read go; echo flood-start; head -c 600000 /dev/zero | tr "\\\\0" x | fold -w 100; echo; touch ${printed}; while read more; do echo flood-done; done'`);
       const live = await broker.adapter.listSessions();
       expect(await small.ensure(live.find((x) => x.sessionId === s.sessionId)!, 'test-flood', { width: 80, height: 24 }, broker.deps.access)).not.toBeNull();
       await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
-      // The broker is busy for a while (this process blocks): the pane keeps printing.
-      const until = Date.now() + 1_500;
-      while (Date.now() < until) {
+      // The broker is busy (this process blocks) until the pane has printed everything, however
+      // slow the machine: all of it waits in the pipe at once and overflows the small queue.
+      const until = Date.now() + GENEROUS_WAIT_MS;
+      while (!existsSync(printed) && Date.now() < until) {
         // busy
       }
+      expect(existsSync(printed)).toBe(true);
       const id = small.recording().find((i) => i.sessionId === s.sessionId)!;
-      const events = await waitFor('the last line stored', () => {
-        const evs = small.store.eventsFrom(id, 0);
-        return evs.some((e) => e.text === 'flood-done') && evs;
-      });
+      // A line printed while the queue is still full is dropped too: ask again until one lands.
+      const events = await waitFor(
+        'the last line stored',
+        async () => {
+          const evs = small.store.eventsFrom(id, 0);
+          if (evs.some((e) => e.text === 'flood-done')) return evs;
+          await broker.server.tmux(['send-keys', '-t', s.paneId, 'Enter']);
+          return undefined;
+        },
+        GENEROUS_WAIT_MS,
+        1_000,
+      );
       const gap = events.findIndex((e) => e.gap === true);
       expect(gap).toBeGreaterThan(events.findIndex((e) => e.text === 'flood-start'));
       expect(gap).toBeLessThan(events.findIndex((e) => e.text === 'flood-done'));
