@@ -206,7 +206,7 @@ describe('the gateway as a protected resource', () => {
   });
 });
 
-describe('connecting like ChatGPT', { timeout: 120_000 }, () => {
+describe('connecting like ChatGPT', { timeout: 180_000 }, () => {
   it('grants reading only when the operator clicks through the consent page without ticking anything', async () => {
     const tokens = await connectInBrowser(gateway);
     expect(tokens.scope).toBe('terminal:read');

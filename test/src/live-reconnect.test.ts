@@ -52,9 +52,9 @@ describe('live output over WebSocket', () => {
     );
     const seen = (text: string) => frames.some((f) => f.data.includes(text));
 
-    await vi.waitFor(() => expect(frames.length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(frames.length).toBeGreaterThan(0), { timeout: 60_000, interval: 20 });
     await tmux.tmux(['send-keys', '-t', session.paneId, 'echo before-$((40+2))', 'Enter']);
-    await vi.waitFor(() => expect(seen('before-42')).toBe(true), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(seen('before-42')).toBe(true), { timeout: 60_000, interval: 20 });
 
     const oldPid = broker.pid;
     broker = await broker.restart();
@@ -62,16 +62,16 @@ describe('live output over WebSocket', () => {
     const countAtRestart = frames.length;
 
     // The resubscription starts with a fresh first frame from the new broker...
-    await vi.waitFor(() => expect(frames.slice(countAtRestart).some((f) => f.seq === 0)).toBe(true), { timeout: 20_000, interval: 50 });
+    await vi.waitFor(() => expect(frames.slice(countAtRestart).some((f) => f.seq === 0)).toBe(true), { timeout: 60_000, interval: 50 });
     // ...and new output keeps coming.
     await tmux.tmux(['send-keys', '-t', session.paneId, 'echo after-$((50+8))', 'Enter']);
-    await vi.waitFor(() => expect(seen('after-58')).toBe(true), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(seen('after-58')).toBe(true), { timeout: 60_000, interval: 20 });
     expect(errors).toEqual([]);
 
     subscription.unsubscribe();
     await live.close();
     live = undefined;
     // The broker's watcher detaches after its grace period once nobody watches.
-    await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 10_000, interval: 100 });
+    await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 60_000, interval: 100 });
   });
 });

@@ -19,7 +19,7 @@ const structured = <T>(r: CallToolResult) => {
   return r.structuredContent as T;
 };
 
-describe('note tools over MCP', { timeout: 120_000 }, () => {
+describe('note tools over MCP', { timeout: 180_000 }, () => {
   let tmux: TmuxTestServer;
   let broker: BrokerProcess;
   let gw: RunningGatewayHttp;

@@ -91,7 +91,7 @@ afterAll(async () => {
   await tmux?.kill();
 });
 
-describe('consent in headless Chromium', { timeout: 120_000 }, () => {
+describe('consent in headless Chromium', { timeout: 180_000 }, () => {
   it('signs in and allows, lands on the redirect URI with a code, and the PKCE token lists the 18 read tools', async () => {
     const started = await start(await register());
     const { context, page } = await newPage();
@@ -151,7 +151,7 @@ describe('consent in headless Chromium', { timeout: 120_000 }, () => {
   });
 });
 
-describe('attacks on the consent form, in the browser', { timeout: 120_000 }, () => {
+describe('attacks on the consent form, in the browser', { timeout: 180_000 }, () => {
   for (const referrer of ['unsafe-url', 'no-referrer'] as const) {
     it(`refuses the form auto-submitted by a page on another loopback port (its referrer policy ${referrer}) with a readable page`, async () => {
       const started = await start(await register());

@@ -51,7 +51,7 @@ describe('supervisor2_execute_send across a broker crash', () => {
         expect(events.length).toBeGreaterThan(0);
         eventId = events[0]!.id;
       },
-      { timeout: 20_000, interval: 200 },
+      { timeout: 60_000, interval: 200 },
     );
     const action = await c.supervisor2.claimEvent.mutate({ event_id: eventId });
     expect(await c.supervisor2.submitDecision.mutate({ action_id: action.id, prompt: 'y' })).toMatchObject({ state: 'approved', approved_by: 'policy:approved_template' });

@@ -69,7 +69,7 @@ describe('tmux belongs to the user', () => {
     // The listing still answers (the registry keeps what died) and says tmux is not running.
     await vi.waitFor(
       async () => expect(await client.sessions.list.query({})).toMatchObject({ sessions: [], tmux: 'not_running' }),
-      { timeout: 20_000, interval: 100 },
+      { timeout: 60_000, interval: 100 },
     );
     await vi.waitFor(
       async () => {

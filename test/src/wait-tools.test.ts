@@ -26,7 +26,7 @@ async function idleShell(name: string): Promise<TmuxTestSession> {
   const s = await tmux.newSession(name, 'bash --norc --noprofile', { width: 100, height: 30 });
   await vi.waitFor(
     async () => expect((await call('terminal_status', { session: name })).structuredContent).toMatchObject({ status: 'IDLE' }),
-    { timeout: 10_000, interval: 50 },
+    { timeout: 60_000, interval: 50 },
   );
   return s;
 }

@@ -27,7 +27,7 @@ interface Connection {
   refreshToken: string;
 }
 
-describe('connectors and access history on the dashboard (production build, real broker)', { timeout: 120_000 }, () => {
+describe('connectors and access history on the dashboard (production build, real broker)', { timeout: 180_000 }, () => {
   let stack: WebStack;
   let context: BrowserContext;
   let page: Page;

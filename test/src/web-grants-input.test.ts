@@ -21,7 +21,7 @@ async function applyPreset(page: Page, name: string, preset: 'both' | 'view' | '
   await dialog.waitFor({ state: 'detached' });
 }
 
-describe('dashboard grants, input and live output (production build, real broker)', { timeout: 120_000 }, () => {
+describe('dashboard grants, input and live output (production build, real broker)', { timeout: 180_000 }, () => {
   let stack: WebStack;
   let page: Page;
   let broker: BrokerClient<'web'>;

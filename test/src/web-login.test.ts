@@ -5,7 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrapPassword, changePassword, OPERATOR_PASSWORD, startWebStack, submitLogin, waitFor, type WebStack } from './helpers/web-stack.js';
 
-describe('dashboard sign-in (production build, real broker)', { timeout: 120_000 }, () => {
+describe('dashboard sign-in (production build, real broker)', { timeout: 180_000 }, () => {
   let stack: WebStack;
   let context: BrowserContext;
   let page: Page;

@@ -10,7 +10,7 @@ import { operatorSessionOf, screenshotDir, signInFirstTime, startWebStack, waitF
 const SCREENSHOTS = screenshotDir();
 const SCREENSHOT_DIR = SCREENSHOTS.path;
 
-describe('restricted session content never reaches the browser (production build, real broker)', { timeout: 120_000 }, () => {
+describe('restricted session content never reaches the browser (production build, real broker)', { timeout: 180_000 }, () => {
   let stack: WebStack;
   let context: BrowserContext;
   let page: Page;

@@ -33,7 +33,7 @@ function attackerPages(target: string): Record<string, string> {
   };
 }
 
-describe('cross-origin requests from another local port (production build, real broker)', { timeout: 120_000 }, () => {
+describe('cross-origin requests from another local port (production build, real broker)', { timeout: 180_000 }, () => {
   let stack: WebStack;
   let context: BrowserContext;
   let page: Page;

@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInFirstTime, startWebStack, waitFor, WEB_TEST_CONFIG, type WebStack } from './helpers/web-stack.js';
 
-describe('dashboard supervisor view (production build, real broker)', { timeout: 120_000 }, () => {
+describe('dashboard supervisor view (production build, real broker)', { timeout: 180_000 }, () => {
   let stack: WebStack;
   let page: Page;
   const gateway = () => createBrokerClient({ role: 'gateway', socketPath: join(stack.broker.socketDir, 'gateway.sock') });

@@ -140,7 +140,7 @@ describe('finding 3: a read-only grant changes nothing', () => {
         expect(e).toBeDefined();
         eventId = e!.id;
       },
-      { timeout: 20_000, interval: 200 },
+      { timeout: 60_000, interval: 200 },
     );
     const action = await writer.supervisor2.claimEvent({ event_id: eventId });
     await writer.supervisor2.submitDecision({ action_id: action.id, prompt: 'y' });
@@ -192,7 +192,7 @@ describe('finding 5: auto-continue answers only what it recognises', () => {
         expect(e).toBeDefined();
         eventId = e!.id;
       },
-      { timeout: 20_000, interval: 200 },
+      { timeout: 60_000, interval: 200 },
     );
     const claim = await outcome(client.supervisor2.claimEvent({ event_id: eventId }));
     if (claim.value !== undefined) {
@@ -237,7 +237,7 @@ describe('the review queue: nobody approves their own proposal', () => {
         expect(e).toBeDefined();
         eventId = e!.id;
       },
-      { timeout: 20_000, interval: 200 },
+      { timeout: 60_000, interval: 200 },
     );
     const action = await proposer.supervisor2.claimEvent({ event_id: eventId });
     await proposer.supervisor2.submitDecision({ action_id: action.id, prompt: 'y' });

@@ -250,7 +250,7 @@ beforeAll(async () => {
       expect(e).toBeDefined();
       fx.eventId = e!.id;
     },
-    { timeout: 20_000, interval: 200 },
+    { timeout: 60_000, interval: 200 },
   );
   const action = await owner.supervisor2.claimEvent({ event_id: fx.eventId });
   await owner.supervisor2.submitDecision({ action_id: action.id, prompt: 'y' });

@@ -60,7 +60,7 @@ function openEnv() {
   return { db, env: webauthEnv({ store: webauthStore(db), stateDir, log: pino({ level: 'silent' }) }) };
 }
 
-describe('terminal-mcp-webauth with piped stdin', { timeout: 90_000 }, () => {
+describe('terminal-mcp-webauth with piped stdin', { timeout: 180_000 }, () => {
   it('creates a user, lists it, and set-password ends its sessions while another process has the store open', async () => {
     const created = await cli(['create-user', 'alice'], 'first long passphrase\n');
     expect(created).toMatchObject({ status: 0, stdout: 'created user alice\n' });
@@ -138,7 +138,7 @@ function cliOnTerminal(args: string[], typed: { after: string; keys: string }[])
   });
 }
 
-describe.skipIf(!hasScript)('terminal-mcp-webauth on a terminal', { timeout: 90_000 }, () => {
+describe.skipIf(!hasScript)('terminal-mcp-webauth on a terminal', { timeout: 180_000 }, () => {
   it('asks twice without echo, honours backspace, and aborts on Ctrl-C', async () => {
     const created = await cliOnTerminal(['create-user', 'carol'], [
       { after: 'New password: ', keys: 'terminal secrex\x7ft 42\r' },

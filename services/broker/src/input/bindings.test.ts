@@ -57,9 +57,9 @@ async function codeOf(p: Promise<unknown>): Promise<string | undefined> {
 
 async function session(name: string, mark: string) {
   const s = await tmux.newSession(name, `echo ${mark}; exec sleep 3600`, { width: 80, height: 20 });
-  await vi.waitFor(async () => expect(await tmux.tmux(['capture-pane', '-p', '-t', s.paneId])).toContain(mark), { timeout: 10_000 });
+  await vi.waitFor(async () => expect(await tmux.tmux(['capture-pane', '-p', '-t', s.paneId])).toContain(mark), { timeout: 60_000 });
   // The mark is printed before `exec sleep`: until the exec, the pane's command is still the shell.
-  await vi.waitFor(async () => expect(await tmux.tmux(['display-message', '-p', '-t', s.paneId, '#{pane_current_command}'])).toBe('sleep'), { timeout: 10_000 });
+  await vi.waitFor(async () => expect(await tmux.tmux(['display-message', '-p', '-t', s.paneId, '#{pane_current_command}'])).toBe('sleep'), { timeout: 60_000 });
   return s;
 }
 
@@ -130,7 +130,7 @@ describe('bindings', () => {
     const s = await session('agent-six', 'mark-six');
     await gw().bindings.bind({ binding: 'six', session: 'agent-six' });
     await tmux.tmux(['split-window', '-t', s.paneId, 'echo other-pane; exec sleep 3600']);
-    await vi.waitFor(async () => expect((await gw().sessions.tail({ session: 'agent-six' })).text).toContain('other-pane'), { timeout: 10_000 });
+    await vi.waitFor(async () => expect((await gw().sessions.tail({ session: 'agent-six' })).text).toContain('other-pane'), { timeout: 60_000 });
     expect(await gw().bindings.get({ binding: 'six' })).toMatchObject({ state: 'OK', pane_id: s.paneId });
     const tail = await gw().bindings.tail({ binding: 'six' });
     expect(tail).toMatchObject({ pane_id: s.paneId });
@@ -151,7 +151,7 @@ describe('bindings', () => {
 describe('bindings per client', () => {
   const as = (actor: string) => createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps, actor }));
 
-  it(`caps one client at ${BINDING_LIMITS.maxPerActor} bindings without touching another's`, { timeout: 60_000 }, async () => {
+  it(`caps one client at ${BINDING_LIMITS.maxPerActor} bindings without touching another's`, { timeout: 180_000 }, async () => {
     await session('agent-cap', 'mark-cap');
     await session('agent-cap-2', 'mark-cap-2');
     const filler = as('gateway:filler');

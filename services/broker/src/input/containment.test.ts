@@ -90,7 +90,7 @@ async function tmuxCommand(name: string): Promise<string | undefined> {
 }
 
 async function waitForTmuxCommand(name: string, expected: (c: string) => boolean) {
-  await vi.waitFor(async () => expect(expected((await tmuxCommand(name)) ?? '')).toBe(true), { timeout: 15_000, interval: 50 });
+  await vi.waitFor(async () => expect(expected((await tmuxCommand(name)) ?? '')).toBe(true), { timeout: 60_000, interval: 50 });
 }
 
 /** An interactive shell at its prompt (job control on, like a terminal a person uses). */
@@ -114,7 +114,7 @@ describe('a guarded command anywhere in the pane is refused, whatever tmux shows
     const name = unique('agent-wrapped');
     const ready = marker();
     await tmux.newSession(name, command(ready));
-    await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 15_000, interval: 25 });
+    await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 60_000, interval: 25 });
     await waitForTmuxCommand(name, tmuxShows);
     expect(await tmuxCommand(name)).not.toBe('ssh'); // the premise: tmux does not see ssh
 
@@ -127,7 +127,7 @@ describe('a guarded command anywhere in the pane is refused, whatever tmux shows
     const pane = await shellPane();
     const ready = marker();
     await pane.type(`cat | ${sshScript} ${ready}`);
-    await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 15_000, interval: 25 });
+    await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 60_000, interval: 25 });
     await waitForTmuxCommand(pane.name, (c) => c === 'cat');
 
     expect(await codeOf(gw().input.sendTask({ session: pane.name, text: 'yes' }))).toBe('accepted'); // a task answers BLOCKED as a receipt
@@ -144,7 +144,7 @@ describe('a guarded command anywhere in the pane is refused, whatever tmux shows
     let sending: Promise<string>;
     try {
       sending = codeOf(gw().input.sendText({ session: pane.name, text: 'typed into ssh' }));
-      await vi.waitFor(async () => expect((await newestAudit()).decision).toBe('PENDING'), { timeout: 10_000, interval: 20 });
+      await vi.waitFor(async () => expect((await newestAudit()).decision).toBe('PENDING'), { timeout: 60_000, interval: 20 });
       await pane.type(`exec -a notssh ${sshBinary} 3600`);
       await waitForTmuxCommand(pane.name, (c) => c === 'notssh');
     } finally {
@@ -166,7 +166,7 @@ describe('a shell in the foreground', () => {
     const name = unique('agent-reader');
     const ready = marker();
     await tmux.newSession(name, `exec python3 ${readerScript} ${ready}`);
-    await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 15_000, interval: 25 });
+    await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 60_000, interval: 25 });
     expect(await gw().input.context({ session: name })).toMatchObject({ foreground_is_shell: false, warning: null });
 
     // The dashboard's session list carries the same fact for its input box.
@@ -205,7 +205,7 @@ describe('a shell in the foreground', () => {
     const name = unique('agent-python');
     const ready = marker();
     await tmux.newSession(name, `exec python3 ${readerScript} ${ready}`);
-    await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 15_000, interval: 25 });
+    await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 60_000, interval: 25 });
     expect(await gw(agentsOnly()).input.sendText({ session: name, text: 'hello' })).toMatchObject({ result: 'SENT' });
 
     const disguised = unique('agent-fake-claude');

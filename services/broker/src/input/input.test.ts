@@ -91,7 +91,7 @@ async function rawPane(name = unique('in-raw')) {
   const out = join(root, `${name}.out`);
   const ready = `${out}.ready`;
   const session = await tmux.newSession(name, `exec python3 ${readerScript} ${out} ${ready}`, { width: 120, height: 30 });
-  await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 10_000, interval: 25 });
+  await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 60_000, interval: 25 });
   const size = () => (existsSync(out) ? statSync(out).size : 0);
   return {
     name,
@@ -100,7 +100,7 @@ async function rawPane(name = unique('in-raw')) {
     size,
     read: (fromByte = 0) => (existsSync(out) ? readFileSync(out).subarray(fromByte).toString('utf8').replaceAll('\r', '\n') : ''),
     async waitForBytes(n: number) {
-      await vi.waitFor(() => expect(size()).toBeGreaterThanOrEqual(n), { timeout: 10_000, interval: 20 });
+      await vi.waitFor(() => expect(size()).toBeGreaterThanOrEqual(n), { timeout: 60_000, interval: 20 });
     },
   };
 }
@@ -114,7 +114,7 @@ async function linePane(name = unique('in-lines')) {
     `exec bash --norc --noprofile -c 'touch ${ready}; while IFS= read -r line; do printf "%s\\n" "$line" >> ${out}; done'`,
     { width: 120, height: 30 },
   );
-  await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 10_000, interval: 25 });
+  await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 60_000, interval: 25 });
   return { name, session, out, lines: () => (existsSync(out) ? readFileSync(out, 'utf8').split('\n').slice(0, -1) : []) };
 }
 
@@ -339,7 +339,7 @@ describe('identity is re-read at the moment of sending', () => {
     const key = `${facts.serverPid}:${paneId}`;
     leases.tryAcquire(key, 'test-holder', Date.now(), 60_000);
     const sending = codeOf(send());
-    await vi.waitFor(async () => expect((await newestAudit()).decision).toBe('PENDING'), { timeout: 5_000, interval: 20 });
+    await vi.waitFor(async () => expect((await newestAudit()).decision).toBe('PENDING'), { timeout: 60_000, interval: 20 });
     await change();
     leases.release(key, 'test-holder');
     return sending;
@@ -550,7 +550,7 @@ describe('the audit log', () => {
         db.close();
       }
     };
-    await vi.waitFor(() => expect(readRows()).toHaveLength(2), { timeout: 15_000, interval: 50 });
+    await vi.waitFor(() => expect(readRows()).toHaveLength(2), { timeout: 60_000, interval: 50 });
     const rows = readRows();
     expect(rows.map((r) => (r as { tool: string }).tool)).toEqual(['terminal_tail', 'terminal_input_context']);
     expect(rows[0]).toMatchObject({ session_name: pane.name });

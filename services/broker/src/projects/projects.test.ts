@@ -80,7 +80,7 @@ beforeAll(async () => {
   // The agent: a line reader recording each submitted line.
   const ready = join(root, 'agent.ready');
   await tmux.newSession('agent-demo', `exec bash --norc --noprofile -c 'touch ${ready}; while IFS= read -r line; do printf "%s\\n" "$line" >> ${join(root, 'agent.lines')}; done'`, { width: 120, height: 30 });
-  await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 10_000, interval: 25 });
+  await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 60_000, interval: 25 });
 }, 60_000);
 
 afterAll(async () => {
@@ -103,7 +103,7 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
   throw new Error('expected a refusal');
 }
 
-describe('project intents', { timeout: 60_000 }, () => {
+describe('project intents', { timeout: 180_000 }, () => {
   it('project_check reports agents, git, deploy readiness and blockers in plain words', async () => {
     const r = await gw().projects.check({ project: 'demo' });
     expect(r.target).toEqual({ kind: 'session', name: 'agent-demo' });
@@ -153,7 +153,7 @@ describe('project intents', { timeout: 60_000 }, () => {
   it('project_dispatch submits once through send_task, and a replay with the same key sends nothing', async () => {
     const first = await gw().projects.dispatch({ project: 'demo', task: 'run the tests', idempotency_key: 'task-1' });
     expect(first).toMatchObject({ project: 'demo', session: 'agent-demo', receipt: 'SUBMIT_CONFIRMED', replayed: false });
-    await vi.waitFor(() => expect(agentLines()).toEqual(['run the tests']), { timeout: 10_000 });
+    await vi.waitFor(() => expect(agentLines()).toEqual(['run the tests']), { timeout: 60_000 });
     const again = await gw().projects.dispatch({ project: 'demo', task: 'run the tests', idempotency_key: 'task-1' });
     expect(again).toMatchObject({ receipt: 'SUBMIT_CONFIRMED', replayed: true, audit_id: first.audit_id });
     expect(await codeOf(gw().projects.dispatch({ project: 'demo', task: 'something else', idempotency_key: 'task-1' }))).toBe('INVALID_ARGUMENT');

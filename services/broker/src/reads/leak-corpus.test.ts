@@ -94,12 +94,12 @@ beforeAll(async () => {
     await server.tmux(['set-option', '-t', name, 'history-limit', '50000']);
   }
   deps.transcripts.sync(await adapter.listSessions(), deps.access);
-  await vi.waitFor(() => expect(deps.transcripts.recording().length).toBe(Object.keys(SESSIONS).length), { timeout: 20_000, interval: 100 });
+  await vi.waitFor(() => expect(deps.transcripts.recording().length).toBe(Object.keys(SESSIONS).length), { timeout: 60_000, interval: 100 });
   // Cursors from before the corpus is printed, for read_since.
   for (const name of Object.keys(SESSIONS)) cursors.set(name, (await gateway().sessions.tail({ session: name, lines: 1 })).cursor!);
   for (const name of Object.keys(SESSIONS)) await server.tmux(['send-keys', '-t', name, 'Enter']);
   for (const name of Object.keys(SESSIONS)) {
-    await vi.waitFor(async () => expect(await server.tmux(['capture-pane', '-p', '-J', '-S', '-', '-t', name])).toContain(END_MARK), { timeout: 30_000, interval: 200 });
+    await vi.waitFor(async () => expect(await server.tmux(['capture-pane', '-p', '-J', '-S', '-', '-t', name])).toContain(END_MARK), { timeout: 60_000, interval: 200 });
   }
 }, 120_000);
 
@@ -141,7 +141,7 @@ describe('the leak corpus through every read path', () => {
       // The recorder judges each line with its neighbours: on a loaded machine the corpus takes a while.
       await vi.waitFor(async () => expect((await g.sessions.readSince({ session: name, cursor: cursors.get(name)!, max_lines: 2000 })).text.slice(-200)).toContain(END_MARK), { timeout: 90_000, interval: 500 });
       check('read_since', await g.sessions.readSince({ session: name, cursor: cursors.get(name)!, max_lines: 2000 }));
-      await vi.waitFor(async () => expect((await g.sessions.exportTranscript({ session: name })).cast).toContain(END_MARK), { timeout: 30_000, interval: 500 });
+      await vi.waitFor(async () => expect((await g.sessions.exportTranscript({ session: name })).cast).toContain(END_MARK), { timeout: 60_000, interval: 500 });
       check('export', await g.sessions.exportTranscript({ session: name }));
     }
     expect(Object.fromEntries(leaks)).toEqual({});

@@ -58,7 +58,7 @@ async function paneSession(name: string, file: string, width: number, height: nu
   sessions[name] = s;
   await vi.waitFor(
     async () => expect(await server.tmux(['capture-pane', '-p', '-J', '-S', '-', '-t', s.paneId])).toContain(lastLine),
-    { timeout: 15_000, interval: 100 },
+    { timeout: 60_000, interval: 100 },
   );
 }
 

@@ -22,7 +22,7 @@ let registry: SessionRegistry | undefined;
 
 // The timer (screens) never fires during a test: screens are recorded by calling its pass.
 const CONFIG = { log_level: 'silent', allowed_session_patterns: ['agent-*'], session_lifecycle: { reconcile_interval_seconds: 3600 } };
-const SLOW = { timeout: 30_000, interval: 50 };
+const SLOW = { timeout: 60_000, interval: 50 };
 
 beforeAll(async () => {
   server = await startTmuxServer();
@@ -65,7 +65,7 @@ async function printing(name: string, mark: string) {
   return s;
 }
 
-describe('session registry', { timeout: 120_000 }, () => {
+describe('session registry', { timeout: 180_000 }, () => {
   it('follows create, rename and kill from tmux notifications alone, keeping a readable session\'s last redacted screen', async () => {
     const reg = await started(deps);
     const agent = await printing('agent-reg1', 'REG-MARK-1 token=ghp_abcdefghijklmnopqrstuvwxyz0123456789');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { readAppErrorData, type SupervisorEvent } from '@terminal-mcp/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
-import { waitFor } from '../../../../test/src/helpers/wait-for.js';
+import { GENEROUS_WAIT_MS, waitFor } from '../../../../test/src/helpers/wait-for.js';
 import { configSchema } from '../config/schema.js';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { testDeps } from '../testing/deps.testkit.js';
@@ -86,6 +86,13 @@ async function session(name: string, script: string): Promise<void> {
   await tmux.newSession(name, `bash --norc --noprofile -c '${script}; sleep 600'`, { width: 100, height: 20 });
 }
 
+/** Lets a session started with `read go; …` go on: its marker is printed only once the
+ * watch is in place, however slow the machine (a marker already on screen when the watch
+ * starts is history, not news). */
+async function release(name: string): Promise<void> {
+  await tmux.tmux(['send-keys', '-t', `=${name}:`, 'Enter']);
+}
+
 async function eventFor(key: string, type: string, state?: string): Promise<SupervisorEvent> {
   let found: SupervisorEvent | undefined;
   await vi.waitFor(
@@ -94,7 +101,7 @@ async function eventFor(key: string, type: string, state?: string): Promise<Supe
       found = events.find((e) => e.event_type === type && (state === undefined || e.state === state));
       expect(found, `${type} for ${key}`).toBeDefined();
     },
-    { timeout: 20_000, interval: 100 },
+    { timeout: GENEROUS_WAIT_MS, interval: 100 },
   );
   return found!;
 }
@@ -136,8 +143,9 @@ describe('v1: events from pane output and quiet time', () => {
   });
 
   it('records completed for an explicit completion marker, not for the command that prints it', async () => {
-    await session('agent-done', 'sleep 1; echo TERMINAL_MCP_DONE');
+    await session('agent-done', 'read go; echo TERMINAL_MCP_DONE');
     await gw().supervisor.watch({ session: 'agent-done' });
+    await release('agent-done');
     expect(await eventFor('session:agent-done', 'completed')).toMatchObject({ state: 'DONE' });
   });
 
@@ -240,7 +248,7 @@ describe('v2: claim, decide, approve, send once', () => {
         const out = execFileSync('tmux', ['-L', tmux.socketName, 'capture-pane', '-p', '-t', 'agent-v2'], { encoding: 'utf8' });
         expect(out).toContain('answer=y');
       },
-      { timeout: 20_000, interval: 100 },
+      { timeout: GENEROUS_WAIT_MS, interval: 100 },
     );
     const out = execFileSync('tmux', ['-L', tmux.socketName, 'capture-pane', '-p', '-t', 'agent-v2'], { encoding: 'utf8' });
     expect(out.match(/answer=y/g)).toHaveLength(1);
@@ -284,17 +292,18 @@ describe('verifier', () => {
   }
 
   async function autonomousDone(name: string, verifier?: Record<string, unknown>): Promise<SupervisorEvent[]> {
-    await session(name, 'sleep 2; echo TERMINAL_MCP_DONE');
+    await session(name, 'read go; echo TERMINAL_MCP_DONE');
     await gw().supervisor.watch({ session: name });
     await gw().supervisor2.setPolicy({ session: name, mode: 'approved_auto_continue', approved_template: 'continue' });
     if (verifier) await gw().supervisor.setVerifierPolicy({ session: name, ...verifier } as never);
+    await release(name);
     let events: SupervisorEvent[] = [];
     await vi.waitFor(
       async () => {
         events = (await gw().supervisor.listEvents({ watch_key: `session:${name}` })).events;
         expect(events.some((e) => ['FAILED', 'BLOCKED', 'VERIFIED_DONE'].includes(e.state))).toBe(true);
       },
-      { timeout: 30_000, interval: 100 },
+      { timeout: GENEROUS_WAIT_MS, interval: 100 },
     );
     return events;
   }

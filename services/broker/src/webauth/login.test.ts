@@ -42,7 +42,7 @@ async function timed(fn: () => Promise<unknown>): Promise<{ result: unknown; ms:
 }
 
 // Real argon2 verifies (10+ per test): allow for a loaded machine.
-describe('login answers', { timeout: 90_000 }, () => {
+describe('login answers', { timeout: 180_000 }, () => {
   it('gives an unknown user and a wrong password the same answer and a comparable cost', async () => {
     const unknown: number[] = [];
     const wrong: number[] = [];
@@ -73,7 +73,7 @@ describe('login answers', { timeout: 90_000 }, () => {
   });
 });
 
-describe('per-IP backoff', { timeout: 90_000 }, () => {
+describe('per-IP backoff', { timeout: 180_000 }, () => {
   it('doubles the wait after each failure from one IP, up to 15 minutes, and leaves other IPs alone', async () => {
     const ip = '198.51.100.7';
     const expected = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900];
@@ -100,7 +100,7 @@ describe('per-IP backoff', { timeout: 90_000 }, () => {
   });
 });
 
-describe('channels', { timeout: 90_000 }, () => {
+describe('channels', { timeout: 180_000 }, () => {
   it('failures on the internet-facing OAuth consent page never lock the loopback dashboard', async () => {
     // Behind a tunnel every consent-page request may come from 127.0.0.1, like the operator.
     for (let i = 0; i < 12; i++) {
@@ -112,7 +112,7 @@ describe('channels', { timeout: 90_000 }, () => {
   });
 });
 
-describe('per-account lock', { timeout: 90_000 }, () => {
+describe('per-account lock', { timeout: 180_000 }, () => {
   it.each(['alice', 'ghost'])('locks the name %s for 15 minutes after 10 failures from any IPs', async (name) => {
     const results: unknown[] = [];
     for (let i = 0; i < 10; i++) {

@@ -59,7 +59,7 @@ function statuses(): Record<string, string> {
   }
 }
 
-describe('terminal-mcp-registry cleanup', { timeout: 60_000 }, () => {
+describe('terminal-mcp-registry cleanup', { timeout: 180_000 }, () => {
   it('plans without changing anything, naming the guard that holds each row back', async () => {
     const before = statuses();
     const plan = JSON.parse(await runRegistryCleanup(['cleanup', '--json'], env)) as { applied: boolean; selected: { name: string }[]; needs_review: { name: string; guard: string }[] };

@@ -61,7 +61,7 @@ describe('createWebhookNotifier', () => {
     });
     const warn = vi.fn();
     createWebhookNotifier({ url, timeoutSeconds: 5, retries: 2, log: { warn } })(event(7));
-    await vi.waitFor(() => expect(received).toHaveLength(2), { timeout: 20_000 });
+    await vi.waitFor(() => expect(received).toHaveLength(2), { timeout: 60_000 });
     expect(received[1]).toMatchObject({ type: 'application/json', body: { schema_version: 1, id: 7, event_type: 'attention_required' } });
     expect(warn).not.toHaveBeenCalled();
   });
@@ -77,7 +77,7 @@ describe('createWebhookNotifier', () => {
     const notify = createWebhookNotifier({ url, timeoutSeconds: 1, retries: 0, log: { warn } });
     notify(event(1));
     notify(event(2));
-    await vi.waitFor(() => expect(seen).toEqual([1, 2]), { timeout: 20_000 });
-    await vi.waitFor(() => expect(warn).toHaveBeenCalledTimes(1), { timeout: 20_000 });
+    await vi.waitFor(() => expect(seen).toEqual([1, 2]), { timeout: 60_000 });
+    await vi.waitFor(() => expect(warn).toHaveBeenCalledTimes(1), { timeout: 60_000 });
   });
 });

@@ -34,7 +34,7 @@ describe('readPaneProcessTree', () => {
     symlinkSync('/bin/sleep', join(dir, 'ssh'));
     // A shell with a background and a foreground child, one renamed by exec -a.
     child = spawn('bash', ['-c', `${join(dir, 'ssh')} 300 & (exec -a notssh ${join(dir, 'ssh')} 301) & : > ${ready()}; wait`], { stdio: 'ignore', detached: true });
-    await vi.waitFor(() => expect(existsSync(ready())).toBe(true), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(existsSync(ready())).toBe(true), { timeout: 60_000, interval: 20 });
   });
 
   afterAll(() => {
@@ -53,7 +53,7 @@ describe('readPaneProcessTree', () => {
       for (const p of ssh) expect(p.exe).toBe('sleep');
       expect(ssh.map((p) => p.argv0).sort()).toEqual(['notssh', 'ssh']);
       expect(facts.processes.find((p) => p.pid === child.pid)).toMatchObject({ comm: 'bash', exe: 'bash' });
-    }, { timeout: 10_000, interval: 50 });
+    }, { timeout: 60_000, interval: 50 });
   });
 
   it('is tmux-only without /proc and unreadable for a pid that is not there', async () => {

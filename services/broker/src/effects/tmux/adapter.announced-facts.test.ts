@@ -79,7 +79,7 @@ describe('announced facts kept between listings', () => {
     await server.tmux(['new-window', '-d', '-t', beta.sessionId, 'read -r line; exit 0']);
     expect(byId(await listMatchingTruth(), beta.sessionId)?.windows).toBe(2);
     await server.tmux(['send-keys', '-t', `${beta.sessionId}:1`, 'go', 'Enter']);
-    await vi.waitFor(async () => expect(byId(await listMatchingTruth(), beta.sessionId)?.windows).toBe(1), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(byId(await listMatchingTruth(), beta.sessionId)?.windows).toBe(1), { timeout: 60_000, interval: 50 });
   });
 
   it('sessions created and killed appear and go', async () => {
@@ -96,7 +96,7 @@ describe('announced facts kept between listings', () => {
     expect(byId(await listMatchingTruth(), alpha.sessionId)?.activePane?.inMode).toBe(false);
 
     await server.tmux(['send-keys', '-t', alpha.paneId, 'exec sleep 600', 'Enter']);
-    await vi.waitFor(async () => expect(byId(await listMatchingTruth(), alpha.sessionId)?.activePane?.currentCommand).toBe('sleep'), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(byId(await listMatchingTruth(), alpha.sessionId)?.activePane?.currentCommand).toBe('sleep'), { timeout: 60_000, interval: 50 });
 
     // A user's client attaches (a control client here: it needs no terminal) and leaves.
     const { client } = await attachClient(beta.sessionId);
@@ -106,7 +106,7 @@ describe('announced facts kept between listings', () => {
       client.kill();
       await client.catch(() => undefined);
     }
-    await vi.waitFor(async () => expect(byId(await listMatchingTruth(), beta.sessionId)?.attached).toBe(0), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(byId(await listMatchingTruth(), beta.sessionId)?.attached).toBe(0), { timeout: 60_000, interval: 50 });
   });
 });
 

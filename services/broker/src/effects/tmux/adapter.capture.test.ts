@@ -35,7 +35,7 @@ afterAll(async () => {
 
 async function shellSession(name: string, width: number, height: number): Promise<TmuxTestSession> {
   const s = await server.newSession(name, 'bash --norc --noprofile', { width, height });
-  await vi.waitFor(async () => expect((await adapter.paneFacts(s.paneId))?.currentCommand).toBe('bash'), { timeout: 10_000 });
+  await vi.waitFor(async () => expect((await adapter.paneFacts(s.paneId))?.currentCommand).toBe('bash'), { timeout: 60_000 });
   return s;
 }
 

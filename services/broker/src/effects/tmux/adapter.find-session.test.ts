@@ -29,7 +29,7 @@ async function tailOf(name: string): Promise<string> {
       text = (await reader.tail(name, 5)).text;
       expect(text).toMatch(/marker-/);
     },
-    { timeout: 10_000, interval: 50 },
+    { timeout: 60_000, interval: 50 },
   );
   return text;
 }
@@ -102,13 +102,13 @@ describe('findSession', () => {
     const old = (await adapter.findSession('test-one'))!;
     const oldPid = old.serverPid;
     await server.kill();
-    await vi.waitFor(() => expect(adapter.state).toBe('disconnected'), { timeout: 5_000, interval: 10 });
+    await vi.waitFor(() => expect(adapter.state).toBe('disconnected'), { timeout: 60_000, interval: 10 });
     // The new server hands out ids from $0 again: with decoys created first, the old
     // name -> id hint for test-one names a decoy there.
     server = await startTmuxServer({ socketName: server.socketName });
     for (let i = 0; i <= Number(old.sessionId.slice(1)); i++) await server.newSession(`test-decoy-${i}`, showing(`marker-decoy-${i}`), SIZE);
     await server.newSession('test-one', showing('marker-new-server'), SIZE);
-    await vi.waitFor(() => expect(adapter.state).toBe('connected'), { timeout: 10_000, interval: 10 });
+    await vi.waitFor(() => expect(adapter.state).toBe('connected'), { timeout: 60_000, interval: 10 });
     // Read before anything lists the new server's sessions.
     const text = await tailOf('test-one');
     expect(text).toContain('marker-new-server');

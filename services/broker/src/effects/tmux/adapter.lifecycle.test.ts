@@ -42,7 +42,7 @@ async function expectOwnedByUs(server: TmuxTestServer): Promise<void> {
   const target = `=${HIDDEN_SESSION_NAME}:`;
   await vi.waitFor(
     async () => expect(await server.tmux(['display-message', '-p', '-t', target, '#{pane_start_command}'])).toContain(`kill -0 ${process.pid} `),
-    { timeout: 10_000, interval: 50 },
+    { timeout: 60_000, interval: 50 },
   );
   expect(await server.tmux(['show-options', '-wv', '-t', target, 'remain-on-exit'])).toBe('off');
 }
@@ -81,7 +81,7 @@ describe('adapter lifecycle', () => {
     for (const socketName of [`tmcp-test-${process.pid}-never-${randomBytes(3).toString('hex')}`, (await killedServer()).socketName]) {
       const adapter = createTmuxAdapter({ socketName, configFile: '/dev/null', reconnect: { initialDelayMs: 50, maxDelayMs: 200 } });
       adapters.push(adapter);
-      await vi.waitFor(async () => expect((await adapter.health()).detail).toMatch(/^no tmux server is running/), { timeout: 10_000, interval: 50 });
+      await vi.waitFor(async () => expect((await adapter.health()).detail).toMatch(/^no tmux server is running/), { timeout: 60_000, interval: 50 });
       const err = await errorOf(adapter.listSessions());
       expect(err.code).toBe('TMUX_UNAVAILABLE');
       expect(err.hint).toContain('tmux new -s');
@@ -114,15 +114,15 @@ describe('adapter lifecycle', () => {
     await expectOwnedByUs(server);
 
     await server.tmux(['kill-session', '-t', only.sessionId]);
-    await vi.waitFor(async () => expect(await serverAnswers(server.socketName)).toBe(false), { timeout: 10_000, interval: 50 });
-    await vi.waitFor(async () => expect((await adapter.health()).detail).toMatch(/^no tmux server is running/), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await serverAnswers(server.socketName)).toBe(false), { timeout: 60_000, interval: 50 });
+    await vi.waitFor(async () => expect((await adapter.health()).detail).toMatch(/^no tmux server is running/), { timeout: 60_000, interval: 50 });
     await expectNoServerFor(server.socketName, 1_500);
 
     // The next server the user starts is attached to again.
     const next = await startTmuxServer({ socketName: server.socketName });
     servers.push(next);
     await next.newSession('next-one', 'sleep 300');
-    await vi.waitFor(async () => expect((await adapter.listSessions()).map((s) => s.name)).toEqual(['next-one']), { timeout: 15_000, interval: 100 });
+    await vi.waitFor(async () => expect((await adapter.listSessions()).map((s) => s.name)).toEqual(['next-one']), { timeout: 60_000, interval: 100 });
   });
 
   it('stays on an empty server that lives without it (exit-empty off) and lists no sessions', async () => {
@@ -144,12 +144,12 @@ describe('adapter lifecycle', () => {
     };
     const owner = spawn('sleep', ['600'], { stdio: 'ignore' });
     await tie('owned', owner.pid!);
-    await vi.waitFor(async () => expect(await server.tmux(['display-message', '-p', '-t', '=owned:', '#{pane_current_command}'])).toBe('sh'), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await server.tmux(['display-message', '-p', '-t', '=owned:', '#{pane_current_command}'])).toBe('sh'), { timeout: 60_000, interval: 50 });
     const gone = spawn('true', { stdio: 'ignore' });
     await new Promise((resolve) => gone.once('exit', resolve));
     await tie('unseen', gone.pid!);
     owner.kill();
-    await vi.waitFor(async () => expect(await sessionNames(server)).toEqual(['unseen']), { timeout: 15_000, interval: 100 });
+    await vi.waitFor(async () => expect(await sessionNames(server)).toEqual(['unseen']), { timeout: 60_000, interval: 100 });
     expect(await server.tmux(['display-message', '-p', '-t', '=unseen:', '#{pane_current_command}'])).toBe('cat');
   });
 
@@ -182,7 +182,7 @@ describe('adapter lifecycle', () => {
 
     await adapter.close();
     await adapter.close(); // idempotent
-    await vi.waitFor(async () => expect(await sessionNames(server)).toEqual(['user-one', 'user-two']), { timeout: 5_000 });
+    await vi.waitFor(async () => expect(await sessionNames(server)).toEqual(['user-one', 'user-two']), { timeout: 60_000 });
     expect(await server.tmux(['display-message', '-p', '#{pid}'])).toBe(pid);
     await expect(adapter.listSessions()).rejects.toMatchObject({ code: 'TMUX_UNAVAILABLE' });
     expect((await adapter.health()).ok).toBe(false);
@@ -232,7 +232,7 @@ describe('adapter lifecycle', () => {
         const clients = await server.tmux(['list-clients', '-F', '#{client_control_mode}\t#{session_name}']);
         expect(clients.split('\n').filter((l) => l.startsWith('1\t'))).toEqual([`1\t${HIDDEN_SESSION_NAME}`]);
       },
-      { timeout: 10_000, interval: 50 },
+      { timeout: 60_000, interval: 50 },
     );
     expect((await adapter.listSessions()).map((s) => s.name)).toEqual(['user-session']);
     expect(await server.tmux(['display-message', '-p', '-t', 'user-session', '#{window_width}x#{window_height}'])).toBe('100x30');
@@ -241,7 +241,7 @@ describe('adapter lifecycle', () => {
   it('fails fast with TMUX_UNAVAILABLE when tmux cannot be started at all', async () => {
     const adapter = createTmuxAdapter({ socketName: 'tmcp-test-no-binary', tmuxPath: '/nonexistent/tmux' });
     adapters.push(adapter);
-    await vi.waitFor(() => expect(adapter.state).toBe('disconnected'), { timeout: 5_000, interval: 10 });
+    await vi.waitFor(() => expect(adapter.state).toBe('disconnected'), { timeout: 60_000, interval: 10 });
     await expect(adapter.listSessions()).rejects.toMatchObject({ code: 'TMUX_UNAVAILABLE' });
     const health = await adapter.health();
     expect(health.ok).toBe(false);

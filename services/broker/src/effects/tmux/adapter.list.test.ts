@@ -46,7 +46,7 @@ describe('listSessions', () => {
         expect(byName(sessions, 'python').activePane?.currentCommand).toBe('python3');
         expect(byName(sessions, 'sleeper').activePane?.currentCommand).toBe('sleep');
       },
-      { timeout: 10_000, interval: 100 },
+      { timeout: 60_000, interval: 100 },
     );
     // A pane may print while we look (python's prompt, a shell's redraw), so the listed
     // activity is checked against readings taken just before and just after it.

@@ -18,7 +18,7 @@ beforeAll(async () => {
     panes.push({ session, marker });
   }
   for (const p of panes) {
-    await vi.waitFor(async () => expect(await adapter.capturePane(p.session.paneId)).toContain(p.marker), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(await adapter.capturePane(p.session.paneId)).toContain(p.marker), { timeout: 60_000 });
   }
 });
 
@@ -108,7 +108,7 @@ describe('TmuxControlClient', () => {
     try {
       expect(await client.waitUntilConnected(10_000)).toBe(true);
       const extra = await server.newSession('notify-me', 'sleep 300');
-      await vi.waitFor(() => expect(seen).toContain('sessions-changed'), { timeout: 5_000 });
+      await vi.waitFor(() => expect(seen).toContain('sessions-changed'), { timeout: 60_000 });
       await server.tmux(['kill-session', '-t', extra.sessionId]);
     } finally {
       await client.close();

@@ -58,7 +58,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
   // Every test leaves no watcher behind.
-  await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 5_000, interval: 50 });
+  await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 60_000, interval: 50 });
   expect(watcher.watchedSessions()).toEqual([]);
 });
 
@@ -80,7 +80,7 @@ describe('pane output watcher', () => {
 
     await server.tmux(['send-keys', '-t', other.paneId, 'echo other-session-marker', 'Enter']);
     await server.tmux(['send-keys', '-t', watched.paneId, 'echo "caf\u00e9 $((6*7))"', 'Enter']);
-    await vi.waitFor(() => expect(r.text()).toContain('caf\u00e9 42'), { timeout: 5_000, interval: 20 });
+    await vi.waitFor(() => expect(r.text()).toContain('caf\u00e9 42'), { timeout: 60_000, interval: 20 });
     expect(r.text()).not.toContain('other-session-marker');
     sub.unsubscribe();
     await server.tmux(['kill-session', '-t', watched.sessionId]);
@@ -97,7 +97,7 @@ describe('pane output watcher', () => {
       `env -u TMUX -u TMUX_PANE tmux -L ${server.socketName} -f /dev/null -u attach-session -t '${viewed.sessionId}'`,
       { width: 90, height: 25 },
     );
-    await vi.waitFor(async () => expect(await attachedOf(viewed.sessionId)).toBe(1), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await attachedOf(viewed.sessionId)).toBe(1), { timeout: 60_000, interval: 50 });
     await vi.waitFor(async () => expect(await server.tmux(['display-message', '-p', '-t', viewed.paneId, '#{window_width}'])).toBe('90'), {
       timeout: 10_000,
     });
@@ -132,7 +132,7 @@ describe('pane output watcher', () => {
     expect(await windowSizes()).toEqual(sizesBefore);
 
     for (const s of subs) s.unsubscribe();
-    await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 5_000, interval: 50 });
+    await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 60_000, interval: 50 });
     expect(await windowSizes()).toEqual(sizesBefore);
     for (const s of [viewer, sized, small, viewed]) await server.tmux(['kill-session', '-t', s.sessionId]);
   });
@@ -150,10 +150,10 @@ describe('pane output watcher', () => {
     await new Promise((resolve) => setTimeout(resolve, GRACE_MS * 2));
     expect(await watcherClients()).toHaveLength(1);
     await server.tmux(['send-keys', '-t', s.paneId, 'echo still-watched', 'Enter']);
-    await vi.waitFor(() => expect(again.text()).toContain('still-watched'), { timeout: 5_000, interval: 20 });
+    await vi.waitFor(() => expect(again.text()).toContain('still-watched'), { timeout: 60_000, interval: 20 });
     second.unsubscribe();
     second.unsubscribe(); // idempotent
-    await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 5_000, interval: 50 });
+    await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 60_000, interval: 50 });
     expect(again.ended).toBeNull(); // leaving is not an error for those who left
     await server.tmux(['kill-session', '-t', s.sessionId]);
   });
@@ -163,7 +163,7 @@ describe('pane output watcher', () => {
     const r = recorder();
     await watcher.watch(a.sessionId, r).ready;
     await server.tmux(['kill-session', '-t', a.sessionId]);
-    await vi.waitFor(() => expect(r.ended).toEqual({ code: 'SESSION_NOT_FOUND' }), { timeout: 5_000, interval: 20 });
+    await vi.waitFor(() => expect(r.ended).toEqual({ code: 'SESSION_NOT_FOUND' }), { timeout: 60_000, interval: 20 });
 
     // With detach-on-destroy off tmux would move the client into another session.
     await server.tmux(['set-option', '-g', 'detach-on-destroy', 'off']);
@@ -173,7 +173,7 @@ describe('pane output watcher', () => {
       const rb = recorder();
       await watcher.watch(b.sessionId, rb).ready;
       await server.tmux(['kill-session', '-t', b.sessionId]);
-      await vi.waitFor(() => expect(rb.ended?.code).toBe('SESSION_NOT_FOUND'), { timeout: 5_000, interval: 20 });
+      await vi.waitFor(() => expect(rb.ended?.code).toBe('SESSION_NOT_FOUND'), { timeout: 60_000, interval: 20 });
       await server.tmux(['send-keys', '-t', survivor.paneId, 'echo survivor-marker', 'Enter']);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(rb.text()).not.toContain('survivor-marker');
@@ -216,7 +216,7 @@ describe('pane output watcher when tmux dies', () => {
         expect(r1.ended?.code).toMatch(/^(TMUX_UNAVAILABLE|SESSION_NOT_FOUND)$/);
         expect(r2.ended).toEqual(r1.ended);
       },
-      { timeout: 5_000, interval: 20 },
+      { timeout: 60_000, interval: 20 },
     );
     expect(ownWatcher.watchedSessions()).toEqual([]);
     // A new server reuses `$0`: nothing attaches to it unasked.

@@ -54,7 +54,7 @@ afterAll(async () => {
 });
 
 // Real tmux, keys sent one by one: slow on a loaded machine.
-describe('transcript recorder', { timeout: 120_000 }, () => {
+describe('transcript recorder', { timeout: 180_000 }, () => {
   it('stores no secret of a split, slow, SGR-interleaved or PEM-body attack', async () => {
     const s = await broker.server.newSession('test-attack', 'cat');
     await reconcile();
@@ -168,7 +168,7 @@ function events(sessionId: string): [number, string, string][] {
     .map((l) => JSON.parse(l) as [number, string, string]);
 }
 
-describe('recording through pipe-pane', { timeout: 120_000 }, () => {
+describe('recording through pipe-pane', { timeout: 180_000 }, () => {
   it('attaches no client: the pane is piped, and only the broker\'s own command client is attached', async () => {
     const s = await broker.server.newSession('test-no-client', 'cat');
     await reconcile();

@@ -62,7 +62,7 @@ async function codeOf(p: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a refusal');
 }
 
-describe('web role: auth.*', { timeout: 60_000 }, () => {
+describe('web role: auth.*', { timeout: 180_000 }, () => {
   it('logs in, validates, changes the password (new session, old one ended) and logs out', async () => {
     const session = await web().auth.login({ username: 'admin', password: adminPassword, sourceIp: '127.0.0.1' });
     expect(session).toMatchObject({ mustChangePassword: true, user: { username: 'admin', mustChangePassword: true } });
@@ -98,7 +98,7 @@ describe('observer role', () => {
   });
 });
 
-describe('over the web socket', { timeout: 60_000 }, () => {
+describe('over the web socket', { timeout: 180_000 }, () => {
   it('sends RATE_LIMITED with retryAfterSeconds and HTTP 429 in the error data', async () => {
     const socketDir = join(root, 'run');
     ensureSocketDir(socketDir);

@@ -32,7 +32,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 5_000, interval: 50 });
+  await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 60_000, interval: 50 });
 });
 
 afterAll(async () => {
@@ -81,7 +81,7 @@ async function errorCodeOf(p: Promise<unknown>): Promise<string | undefined> {
 
 async function shellSession(name: string): Promise<TmuxTestSession> {
   const s = await server.newSession(name, 'bash --norc --noprofile', { width: 100, height: 30 });
-  await vi.waitFor(async () => expect(await server.tmux(['capture-pane', '-p', '-t', s.paneId])).toMatch(/[$#] *$/m), { timeout: 10_000 });
+  await vi.waitFor(async () => expect(await server.tmux(['capture-pane', '-p', '-t', s.paneId])).toMatch(/[$#] *$/m), { timeout: 60_000 });
   return s;
 }
 
@@ -167,14 +167,14 @@ describe('live.paneOutput', () => {
     const pending = it.next(); // waiting for output, as the WebSocket adapter does
     controller.abort();
     expect(await withTimeout(pending, 2_000, 'end after abort')).toEqual({ done: true, value: undefined });
-    await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 5_000, interval: 50 });
+    await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 60_000, interval: 50 });
     expect(paneWatch.watchedSessions()).toEqual([]);
 
     // A consumer that stops at a frame and returns the iterator.
     const again = await subscribe('agent-live-abort');
     await withTimeout(again.next(), FRAME_TIMEOUT_MS, 'first frame');
     await again.return?.();
-    await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 5_000, interval: 50 });
+    await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 60_000, interval: 50 });
     await server.tmux(['kill-session', '-t', s.sessionId]);
   });
 

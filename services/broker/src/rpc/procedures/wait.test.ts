@@ -36,7 +36,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
   // No wait leaves a watcher behind, whatever way it ended.
-  await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 5_000, interval: 50 });
+  await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 60_000, interval: 50 });
   expect(paneWatch.watchedSessions()).toEqual([]);
 });
 
@@ -67,7 +67,7 @@ async function errorOf(p: Promise<unknown>): Promise<{ code?: string; message: s
 /** A bash at its prompt (status IDLE). */
 async function idleShell(name: string): Promise<TmuxTestSession> {
   const s = await server.newSession(name, 'bash --norc --noprofile', { width: 100, height: 30 });
-  await vi.waitFor(async () => expect((await web().sessions.status({ session: name })).status).toBe('IDLE'), { timeout: 10_000, interval: 50 });
+  await vi.waitFor(async () => expect((await web().sessions.status({ session: name })).status).toBe('IDLE'), { timeout: 60_000, interval: 50 });
   return s;
 }
 
@@ -174,13 +174,13 @@ describe('wait.forState', () => {
     const s = await idleShell('agent-wait-abort');
     const controller = new AbortController();
     const waiting = gateway(controller.signal).wait.forState({ session: 'agent-wait-abort', states: ['WAITING_INPUT'], timeout_s: 20 });
-    await vi.waitFor(async () => expect(await watcherClients()).toHaveLength(1), { timeout: 5_000, interval: 20 });
+    await vi.waitFor(async () => expect(await watcherClients()).toHaveLength(1), { timeout: 60_000, interval: 20 });
     const abortedAt = Date.now();
     controller.abort();
     expect((await errorOf(waiting)).code).toBeDefined();
     // Ended by the abort, not by the 20 s timeout: the bound is that, not a speed claim.
     expect(Date.now() - abortedAt).toBeLessThan(15_000);
-    await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 5_000, interval: 50 });
+    await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 60_000, interval: 50 });
     await server.tmux(['kill-session', '-t', s.sessionId]);
   });
 
@@ -196,10 +196,10 @@ describe('wait.forState', () => {
       // ...and a client that goes away mid-wait leaves nothing behind.
       const controller = new AbortController();
       const waiting = client.wait.forState.query({ session: 'agent-wait-http', states: ['WAITING_INPUT'], timeout_s: 20 }, { signal: controller.signal });
-      await vi.waitFor(async () => expect(await watcherClients()).toHaveLength(1), { timeout: 5_000, interval: 20 });
+      await vi.waitFor(async () => expect(await watcherClients()).toHaveLength(1), { timeout: 60_000, interval: 20 });
       controller.abort();
       await expect(waiting).rejects.toBeDefined();
-      await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 5_000, interval: 50 });
+      await vi.waitFor(async () => expect(await watcherClients()).toEqual([]), { timeout: 60_000, interval: 50 });
     } finally {
       await servers.close();
     }
