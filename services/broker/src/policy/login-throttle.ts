@@ -4,8 +4,10 @@
  *  - per source IP: every failure doubles the wait (1 s, 2 s, 4 s, ... capped at 15 min);
  *    an hour without failures starts the count over. A steady guesser at the cap never
  *    waits long enough to be forgiven.
- *  - per attempted account name (existing or not, so the limit cannot reveal which names
- *    exist): 10 failures within 15 min lock that name for 15 min, whatever the IP.
+ *  - per source IP and attempted account name (existing or not, so the limit cannot
+ *    reveal which names exist): 10 failures within 15 min lock that name for 15 min from
+ *    that source. Never for the name alone: then a wrong password from anyone would lock
+ *    the owner out (the webauth caller builds the keys, webauth/login.ts).
  * An attempt is recorded as a failure BEFORE the password is checked and the record is
  * cleared on success, so concurrent guesses cannot slip past a check together.
  */

@@ -5,7 +5,7 @@ import { USERNAME_PATTERN } from '@terminal-mcp/contract';
 import type { UserRecord } from '../effects/store/webauth-store.js';
 import { BOOTSTRAP_USERNAME } from './bootstrap.js';
 import type { WebauthEnv } from './env.js';
-import { LOGIN_CHANNELS } from './login.js';
+import { LOGIN_CHANNELS, accountThrottlePrefix } from './login.js';
 import { hashPassword, passwordRuleViolation } from './passwords.js';
 import { refuse, type AuthRefusal } from './refusal.js';
 
@@ -37,7 +37,7 @@ export async function setAccountPassword(
   const passwordHash = await hashPassword(password);
   const result = env.store.replacePassword({ userId: user.id, passwordHash, mustChangePassword: false, now: env.now() });
   if (!result.applied) return refuse('NOT_FOUND', `no user named ${username}`);
-  env.store.clearThrottle(LOGIN_CHANNELS.map((channel) => ({ scope: 'account' as const, key: `${channel}:${username}` })));
+  env.store.clearAccountThrottle(LOGIN_CHANNELS.map((channel) => accountThrottlePrefix(channel, username)));
   const removedBootstrapFile = username === BOOTSTRAP_USERNAME && env.secretFile.remove();
   env.log.info({ event: 'webauth.password_changed', by: 'cli', userId: user.id, username, endedSessions: result.endedSessions, removedBootstrapFile }, 'password set');
   return { ok: true, endedSessions: result.endedSessions };

@@ -3,8 +3,9 @@
  * OAuth login page alike. Security assumptions:
  *  - an unknown name and a wrong password take the same time (a real argon2 verify against
  *    a dummy hash) and get the same answer;
- *  - throttling is checked before any hash and keyed on the source IP and on the
- *    ATTEMPTED name, existing or not, so it reveals nothing about which names exist;
+ *  - throttling is checked before any hash and keyed on the source IP and on the source
+ *    with the ATTEMPTED name, existing or not, so it reveals nothing about which names
+ *    exist and a wrong password from one source never holds back another;
  *  - the source IP is what the calling server derived from its socket or trusted proxy;
  *    the broker only keys on it and logs it.
  * Passwords never reach the log; attempted names are logged only when they are real
@@ -29,12 +30,22 @@ export type LoginChannel = (typeof LOGIN_CHANNELS)[number];
 
 /** Throttling is kept apart per channel: the OAuth consent page faces the internet
  * through a tunnel (where every request may arrive from 127.0.0.1), so failures there
- * must not lock the operator out of the loopback dashboard, nor the other way round. */
+ * must not lock the operator out of the loopback dashboard, nor the other way round.
+ * The account lock is kept per SOURCE and account: keyed on the name alone, anyone able
+ * to reach the login page (another operator on a few loopback addresses) could lock the
+ * owner out in seconds with wrong passwords. Failures from one source now hold back only
+ * that source. */
 export function throttleKeys(username: string, sourceIp: string, channel: LoginChannel): ThrottleKey[] {
   return [
     { scope: 'ip', key: `${channel}:${sourceIp}` },
-    { scope: 'account', key: `${channel}:${username}` },
+    { scope: 'account', key: `${accountThrottlePrefix(channel, username)}${sourceIp}` },
   ];
+}
+
+/** Every account-scope throttle key of `username` on `channel` starts with this (user
+ * names cannot contain ':'), whatever the source. */
+export function accountThrottlePrefix(channel: LoginChannel, username: string): string {
+  return `${channel}:${username}:`;
 }
 
 /**

@@ -139,6 +139,9 @@ export interface WebauthStore {
     decide: (states: (ThrottleState | undefined)[]) => { result: T; next?: (ThrottleState | null)[] },
   ): T;
   clearThrottle(keys: readonly ThrottleKey[]): void;
+  /** Drops every account-scope row whose key starts with one of `prefixes` (one account,
+   * every source). */
+  clearAccountThrottle(prefixes: readonly string[]): void;
   /** Drops throttle rows that no longer hold anything back and are too old to count. */
   pruneThrottle(olderThan: number, now: number): void;
 }
@@ -177,6 +180,7 @@ export function webauthStore(db: SqliteDatabase): WebauthStore {
          last_failure_at = excluded.last_failure_at, next_allowed_at = excluded.next_allowed_at`,
     ),
     deleteThrottle: db.prepare<[string, string]>('DELETE FROM login_throttle WHERE scope = ? AND key = ?'),
+    deleteAccountThrottle: db.prepare<[string, string]>("DELETE FROM login_throttle WHERE scope = 'account' AND substr(key, 1, length(?)) = ?"),
     pruneThrottle: db.prepare<[number, number]>('DELETE FROM login_throttle WHERE last_failure_at < ? AND next_allowed_at <= ?'),
   };
 
@@ -248,6 +252,12 @@ export function webauthStore(db: SqliteDatabase): WebauthStore {
       db
         .transaction(() => {
           for (const k of keys) q.deleteThrottle.run(k.scope, k.key);
+        })
+        .immediate(),
+    clearAccountThrottle: (prefixes) =>
+      db
+        .transaction(() => {
+          for (const p of prefixes) q.deleteAccountThrottle.run(p, p);
         })
         .immediate(),
     pruneThrottle: (olderThan, now) => {

@@ -91,6 +91,19 @@ describe('web role: auth.*', { timeout: 180_000 }, () => {
   });
 });
 
+describe('lockout attack (issue 24, finding 7)', { timeout: 120_000 }, () => {
+  it("one operator's wrong passwords from other clients never lock the owner out of their account", async () => {
+    // The attack: another operator sends a wrong password for admin from ten loopback
+    // sources (127.0.0.2-11), one each, so no per-source backoff slows them: done in seconds.
+    for (let i = 2; i <= 11; i++) {
+      expect(await codeOf(web().auth.login({ username: 'admin', password: `guess ${i}`, sourceIp: `127.0.0.${i}` }))).toMatchObject({ code: 'UNAUTHENTICATED' });
+    }
+    // The owner, signing in from their own client, is not held back.
+    const owner = await web().auth.login({ username: 'admin', password: adminPassword, sourceIp: '127.0.0.1' });
+    expect(owner.user.username).toBe('admin');
+  });
+});
+
 describe('observer role', () => {
   it('can name no account procedure: the OAuth approval checks the password itself', () => {
     expect('auth' in observerRouter._def.record).toBe(false);
