@@ -37,6 +37,7 @@ import { hmacText, previewText } from '../audit/text-digest.js';
 import { crashAfterAuditWriteIfRequested } from '../effects/fault-injection.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { InputAttempt, StoredAttempt } from '../effects/store/audit-store.js';
+import type { AuthorizedForeground, DeliveryOutcome } from '../effects/tmux/deliver.js';
 import type { PaneIdentityFacts } from '../effects/tmux/pane-identity.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
 import { samePane } from '../policy/identity.js';
@@ -119,6 +120,17 @@ function toAppError(err: unknown): AppError {
 /** The target pane's process tree, read now (see effects/proc/process-tree.ts). */
 export function readTargetProcesses(target: Pick<ResolvedTarget, 'identity' | 'currentCommand'>): Promise<PaneProcessFacts> {
   return readPaneProcessTree(target.identity.panePid, target.currentCommand);
+}
+
+/** The audit code of a failed delivery: the foreground changing under the send is a
+ * refusal by tmux's last-instant check, anything else tmux failing. */
+export function failureCode(outcome: Extract<DeliveryOutcome, { ok: false }>): ErrorCode {
+  return outcome.changed ? 'IDENTITY_CHANGED' : 'TMUX_UNAVAILABLE';
+}
+
+/** What the gates authorized under the lease, for tmux to check at the instant of delivery. */
+export function authorizedForeground(live: PaneIdentityFacts): AuthorizedForeground {
+  return { panePid: live.panePid, currentCommand: live.currentCommand, inMode: live.inMode };
 }
 
 /** Stands for a key name that is not on the allowlist, where no preview is kept. */

@@ -5,7 +5,7 @@ import {
   type SendKeysOutput,
   type SendTextOutput,
 } from '@terminal-mcp/contract';
-import { runInputAttempt, type ActOutcome, type AttemptCaller, type AttemptResult, type AttemptSpec } from './attempt.js';
+import { authorizedForeground, failureCode, runInputAttempt, type ActOutcome, type AttemptCaller, type AttemptResult, type AttemptSpec } from './attempt.js';
 import type { ResolvedTarget, TargetRef } from '../access/target.js';
 
 function targetFields(t: ResolvedTarget) {
@@ -15,6 +15,13 @@ function targetFields(t: ResolvedTarget) {
 /** Delivery failures reach the caller as TMUX_UNAVAILABLE, saying whether anything may
  * have been typed. */
 function deliveryError(outcome: ActOutcome<unknown>): AppError {
+  if (outcome.errorCode === 'IDENTITY_CHANGED') {
+    return new AppError(
+      'IDENTITY_CHANGED',
+      "the pane's foreground program changed between the check and the delivery: nothing more was typed",
+      'Another program took the pane while sending: see what runs now with terminal_input_context, then send again if it is the one you mean.',
+    );
+  }
   return outcome.decision === 'FAILED'
     ? new AppError('TMUX_UNAVAILABLE', 'tmux refused the input; nothing was typed')
     : new AppError('TMUX_UNAVAILABLE', 'tmux stopped answering mid-send: the input may or may not have reached the pane (audited as DELIVERY_UNKNOWN)');
@@ -41,7 +48,7 @@ export async function sendText(
   const result = await runInputAttempt<SendTextOutput>(
     caller,
     { tool: args.tool, target: args.target, request: { kind: 'text', text: args.text }, dryRun: args.dryRun, ...(args.review ? { review: args.review } : {}) },
-    async ({ target, decision, auditId, services }) => {
+    async ({ target, live, decision, auditId, services }) => {
       if (decision.action !== 'paste_text') throw new AppError('INTERNAL', 'unexpected input decision');
       const base = {
         ...targetFields(target),
@@ -49,15 +56,16 @@ export async function sendText(
         text_length: Array.from(decision.text).length,
         crlf_normalized: decision.crlfNormalized,
       };
-      const pasted = await services.delivery.pasteText(target.identity.paneId, decision.text);
+      const expected = authorizedForeground(live);
+      const pasted = await services.delivery.pasteText(target.identity.paneId, decision.text, expected);
       if (!pasted.ok) {
         const value: SendTextOutput = { ...base, result: 'SENT', enter_pressed: false };
-        return { decision: pasted.delivered === 'no' ? 'FAILED' : 'DELIVERY_UNKNOWN', errorCode: 'TMUX_UNAVAILABLE', value };
+        return { decision: pasted.delivered === 'no' ? 'FAILED' : 'DELIVERY_UNKNOWN', errorCode: failureCode(pasted), value };
       }
       if (args.enter) {
-        const pressed = await services.delivery.pressKeys(target.identity.paneId, ['Enter']);
+        const pressed = await services.delivery.pressKeys(target.identity.paneId, ['Enter'], expected);
         if (!pressed.ok) {
-          return { decision: 'DELIVERY_UNKNOWN', errorCode: 'TMUX_UNAVAILABLE', value: { ...base, result: 'SENT', enter_pressed: false } };
+          return { decision: 'DELIVERY_UNKNOWN', errorCode: failureCode(pressed), value: { ...base, result: 'SENT', enter_pressed: false } };
         }
       }
       return { decision: 'SENT', errorCode: null, value: { ...base, result: 'SENT', enter_pressed: args.enter } };
@@ -83,7 +91,7 @@ export async function sendKeys(
   const result = await runInputAttempt<SendKeysOutput>(
     caller,
     { tool: args.tool ?? 'terminal_send_keys', target: args.target, request: { kind: 'keys', keys: args.keys, confirmSensitive: args.confirmSensitive }, dryRun: args.dryRun },
-    async ({ target, decision, auditId, services }) => {
+    async ({ target, live, decision, auditId, services }) => {
       const paneId = target.identity.paneId;
       let delivered;
       let value: SendKeysOutput;
@@ -91,12 +99,12 @@ export async function sendKeys(
         delivered = await services.delivery.exitCopyMode(paneId);
         value = { ...targetFields(target), result: 'SENT', audit_id: auditId, keys: ['q'], action: 'exit_copy_mode' };
       } else if (decision.action === 'press_keys') {
-        delivered = await services.delivery.pressKeys(paneId, decision.keys);
+        delivered = await services.delivery.pressKeys(paneId, decision.keys, authorizedForeground(live));
         value = { ...targetFields(target), result: 'SENT', audit_id: auditId, keys: [...decision.keys], action: 'keys' };
       } else {
         throw new AppError('INTERNAL', 'unexpected input decision');
       }
-      if (!delivered.ok) return { decision: delivered.delivered === 'no' ? 'FAILED' : 'DELIVERY_UNKNOWN', errorCode: 'TMUX_UNAVAILABLE', value };
+      if (!delivered.ok) return { decision: delivered.delivered === 'no' ? 'FAILED' : 'DELIVERY_UNKNOWN', errorCode: failureCode(delivered), value };
       return { decision: 'SENT', errorCode: null, value };
     },
   );

@@ -38,7 +38,7 @@ import {
   rowsShow,
 } from '../policy/submission.js';
 import { cleanPaneText } from '../reads/pane-text.js';
-import { runInputAttempt, type ActContext, type ActOutcome, type AttemptCaller } from './attempt.js';
+import { authorizedForeground, runInputAttempt, type ActContext, type ActOutcome, type AttemptCaller } from './attempt.js';
 import { recordRejectedInputCall } from './rejected-call.js';
 import type { ResolvedTarget, TargetRef } from '../access/target.js';
 import { samePane } from '../policy/identity.js';
@@ -117,8 +117,10 @@ async function typeAndSubmit(ctx: ActContext, tmux: TmuxAdapter, at: number): Pr
   if (needle === null) throw new AppError('INTERNAL', 'task text without visible characters');
   const before = await viewPane(tmux, ctx.live);
 
-  const pasted = await services.delivery.pasteText(paneId, decision.text);
+  const expected = authorizedForeground(ctx.live);
+  const pasted = await services.delivery.pasteText(paneId, decision.text, expected);
   if (!pasted.ok) {
+    if (pasted.changed) return { decision: 'FAILED', errorCode: 'IDENTITY_CHANGED', value: receipt('DELIVERY_UNKNOWN', "the pane's foreground program changed between the check and the paste; nothing was typed", false, false) };
     if (pasted.delivered === 'no') return { decision: 'FAILED', errorCode: 'TMUX_UNAVAILABLE', value: receipt('DELIVERY_UNKNOWN', 'tmux refused the paste; nothing was typed', false, false) };
     return done(receipt('DELIVERY_UNKNOWN', 'tmux stopped answering while typing: the text may or may not be in the input line; Enter was not pressed', false, false), 'DELIVERY_UNKNOWN');
   }
@@ -159,8 +161,13 @@ async function typeAndSubmit(ctx: ActContext, tmux: TmuxAdapter, at: number): Pr
     );
   }
 
-  const pressed = await services.delivery.pressKeys(paneId, ['Enter']);
+  // Enter only into the foreground that was authorized (tmux checks at the key press).
+  const pressed = await services.delivery.pressKeys(paneId, ['Enter'], expected);
   if (!pressed.ok) {
+    if (pressed.changed) {
+      const r = receipt('DELIVERY_UNKNOWN', "the text landed but the pane's foreground program changed before Enter, so Enter was NOT pressed", true, false);
+      return { decision: 'DELIVERY_UNKNOWN', errorCode: 'IDENTITY_CHANGED', value: r, receipt: r.receipt, receiptJson: JSON.stringify(r) };
+    }
     const enter = pressed.delivered === 'unknown';
     return done(receipt('DELIVERY_UNKNOWN', 'the text landed but tmux did not confirm the Enter key; it is not pressed again', true, enter), 'DELIVERY_UNKNOWN');
   }

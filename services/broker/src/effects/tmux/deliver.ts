@@ -14,6 +14,15 @@
  *   again here; leaving copy mode is the copy-mode command `cancel` (`send-keys -X`).
  * - Outcomes say whether bytes may have reached the pane: `no` when tmux refused before
  *   pasting (nothing was written), `unknown` when tmux stopped answering mid-command.
+ * - Text and keys go only to the foreground the gates authorized: the paste (or key
+ *   press) is the branch of an `if-shell -F` whose condition tmux evaluates in the same
+ *   server step as the paste, comparing `pane_pid`, `pane_in_mode` and
+ *   `pane_current_command` (read by tmux from the terminal's foreground process group at
+ *   that instant) with what was authorized. The authorized name travels as a pane user
+ *   option, never inside the format, so a process choosing its own name cannot inject
+ *   format syntax (`#(...)` would run a command). A mismatch pastes nothing and answers
+ *   `changed`. What tmux cannot check there (the rest of the process tree, and what the
+ *   terminal's reader does with bytes already queued) is in docs/security.md.
  */
 import { randomBytes } from 'node:crypto';
 import { ALLOWED_KEYS, type AllowedKey } from '@terminal-mcp/contract';
@@ -21,15 +30,63 @@ import { assertPaneId } from './format.js';
 import { readPaneIdentity, type PaneIdentityFacts } from './pane-identity.js';
 import { createTmuxCommandRunner, type TmuxCommandResult, type TmuxCommandRunner } from './tmux-command.js';
 
-export type DeliveryOutcome = { ok: true } | { ok: false; delivered: 'no' | 'unknown'; reason: string };
+export type DeliveryOutcome =
+  | { ok: true }
+  | { ok: false; delivered: 'no' | 'unknown'; reason: string; /** the foreground was no longer the authorized one */ changed?: true };
+
+/** What the input gates authorized, checked again by tmux at the instant of delivery. */
+export interface AuthorizedForeground {
+  panePid: number;
+  currentCommand: string;
+  inMode: boolean;
+}
 
 export interface PaneDelivery {
   /** Identity and input facts of the pane now; null when it is gone. */
   readIdentity(paneId: string): Promise<PaneIdentityFacts | null>;
-  pasteText(paneId: string, text: string): Promise<DeliveryOutcome>;
-  pressKeys(paneId: string, keys: readonly AllowedKey[]): Promise<DeliveryOutcome>;
+  pasteText(paneId: string, text: string, expected: AuthorizedForeground): Promise<DeliveryOutcome>;
+  pressKeys(paneId: string, keys: readonly AllowedKey[], expected: AuthorizedForeground): Promise<DeliveryOutcome>;
   exitCopyMode(paneId: string): Promise<DeliveryOutcome>;
 }
+
+/** The pane user option that carries the authorized foreground name to tmux. */
+const EXPECTED_OPTION = '@tmcp-input-foreground';
+/** Printed by the refusing branch; never produced by a paste or a key press. */
+const CHANGED_MARK = 'tmcp-foreground-changed';
+const FOREGROUND_CHANGED: DeliveryOutcome = {
+  ok: false,
+  delivered: 'no',
+  changed: true,
+  reason: "the pane's foreground program changed between the check and the delivery",
+};
+
+/** True when tmux, at the instant it evaluates this, sees the authorized pane process, no
+ * copy-mode state, and the authorized foreground name (from the option, compared as data). */
+function sameForegroundCondition(expected: AuthorizedForeground): string {
+  if (!Number.isSafeInteger(expected.panePid) || expected.panePid <= 0) throw new Error('invalid pane pid');
+  const inMode = expected.inMode ? 1 : 0;
+  return `#{&&:#{==:#{pane_pid},${expected.panePid}},#{&&:#{==:#{pane_in_mode},${inMode}},#{==:#{pane_current_command},#{${EXPECTED_OPTION}}}}}`;
+}
+
+/** Runs `command` (a tmux command line made of constants, a generated buffer name and a
+ * checked pane id) only if the pane's foreground is still the authorized one. */
+async function runIfSameForeground(runner: TmuxCommandRunner, paneId: string, expected: AuthorizedForeground, command: string, what: string): Promise<DeliveryOutcome> {
+  // A name tmux's argument check refuses (not printable ASCII) cannot be compared: refuse
+  // rather than deliver unchecked.
+  if (!SAFE_OPTION_VALUE_RE.test(expected.currentCommand)) return FOREGROUND_CHANGED;
+  const set = await runner.run(['set-option', '-p', '-t', paneId, EXPECTED_OPTION, expected.currentCommand]);
+  if (set.timedOut || set.exitCode !== 0) return { ok: false, delivered: 'no', reason: `tmux could not prepare ${what}` };
+  try {
+    const ran = await runner.run(['if-shell', '-F', '-t', paneId, sameForegroundCondition(expected), command, `display-message -p ${CHANGED_MARK}`]);
+    const outcome = outcomeOf(ran, what);
+    if (outcome.ok && ran.stdout.includes(CHANGED_MARK)) return FOREGROUND_CHANGED;
+    return outcome;
+  } finally {
+    await runner.run(['set-option', '-p', '-u', '-t', paneId, EXPECTED_OPTION]).catch(() => undefined);
+  }
+}
+
+const SAFE_OPTION_VALUE_RE = /^[\x21-\x7e][\x20-\x7e]{0,254}$/;
 
 const KEY_SET: ReadonlySet<string> = new Set(ALLOWED_KEYS);
 
@@ -44,7 +101,7 @@ export function createPaneDelivery(options: { socketName?: string | undefined; r
   return {
     readIdentity: (paneId) => readPaneIdentity(runner, paneId),
 
-    async pasteText(paneId, text) {
+    async pasteText(paneId, text, expected) {
       assertPaneId(paneId);
       const buffer = `tmcp-input-${randomBytes(12).toString('hex')}`;
       const loaded = await runner.run(['load-buffer', '-b', buffer, '-'], { input: Buffer.from(text, 'utf8') });
@@ -53,16 +110,15 @@ export function createPaneDelivery(options: { socketName?: string | undefined; r
         // Nothing is pasted until paste-buffer runs, whatever load-buffer did.
         return { ok: false, delivered: 'no', reason: 'tmux could not load the text' };
       }
-      const pasted = await runner.run(['paste-buffer', '-p', '-d', '-b', buffer, '-t', paneId]);
-      const outcome = outcomeOf(pasted, 'the paste');
+      const outcome = await runIfSameForeground(runner, paneId, expected, `paste-buffer -p -d -b ${buffer} -t ${paneId}`, 'the paste');
       if (!outcome.ok) await runner.run(['delete-buffer', '-b', buffer]).catch(() => undefined);
       return outcome;
     },
 
-    async pressKeys(paneId, keys) {
+    async pressKeys(paneId, keys, expected) {
       assertPaneId(paneId);
       if (keys.length === 0 || keys.some((k) => !KEY_SET.has(k))) throw new Error('only allowlisted keys can be pressed');
-      return outcomeOf(await runner.run(['send-keys', '-t', paneId, ...keys]), 'the keys');
+      return runIfSameForeground(runner, paneId, expected, `send-keys -t ${paneId} ${keys.join(' ')}`, 'the keys');
     },
 
     async exitCopyMode(paneId) {
