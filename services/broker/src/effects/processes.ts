@@ -36,7 +36,7 @@ export const BROKER_PROCESSES: Readonly<Record<string, BrokerProcess>> = {
     argv: 'constants: `-L <config socket> -f <config file> -C attach -f ignore-size,no-output -t <hidden session id>`; watchers attach read-only to a validated `$id`',
     modules: ['effects/tmux/control-process.ts'],
     triggers: ['broker', 'read'],
-    who: 'the broker at start (its one command client); any principal allowed to read a session starts a watcher on it (live output, waits, supervisor watches, transcripts)',
+    who: 'the broker at start (its one command client); any principal allowed to read a session starts a watcher on it (live output, waits, supervisor watches)',
   },
   tmux_command: {
     program: 'tmux (one command)',
@@ -52,6 +52,21 @@ export const BROKER_PROCESSES: Readonly<Record<string, BrokerProcess>> = {
     via: 'tmux, on the new-session/respawn-pane commands of effects/tmux/hidden-session.ts',
     triggers: ['broker'],
     who: 'the broker when its control client attaches',
+  },
+  transcript_fifo: {
+    program: 'mkfifo -m 600',
+    argv: 'constants plus FIFO paths the broker names from pane ids under its own state directory (effects/transcripts/pane-fifos.ts)',
+    modules: ['effects/transcripts/pane-fifos.ts'],
+    triggers: ['broker', 'read'],
+    who: 'the transcript recorder, for each pane of a session the read policy lets it record',
+  },
+  transcript_pipe: {
+    program: '`cat` writing one pane\'s output into its FIFO (tmux `pipe-pane -O`)',
+    argv: 'constants plus the FIFO path above, quoted by the broker',
+    modules: [],
+    via: 'tmux, on the pipe-pane command of effects/tmux/pane-pipe.ts',
+    triggers: ['broker', 'read'],
+    who: 'the transcript recorder, for each recorded pane; it ends when the pipe is closed or the pane goes',
   },
   setpriv_probe: {
     program: 'setpriv --help',

@@ -1,7 +1,7 @@
 // Guards the store layer: files created private on first open, WAL on, migrations applied once, in order, atomically.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, schemaVersion, type StoreDefinition } from './database.js';
 import { openStoreSet } from './store-set.js';
@@ -10,7 +10,8 @@ let dir: string;
 beforeEach(() => {
   dir = join(mkdtempSync(join(tmpdir(), 'tmcp-store-')), 'state');
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+// The temp dir itself, not only its state/ child (a run left five tmcp-store-* behind).
+afterEach(() => rmSync(dirname(dir), { recursive: true, force: true }));
 
 const notes: StoreDefinition = {
   name: 'notes-test',
