@@ -23,7 +23,10 @@ beforeAll(() => {
 });
 afterAll(() => {
   try {
+    // kill-server can leave its socket file behind: remove it too (the leftover check names it).
+    const socketPath = tmux('display-message', '-p', '#{socket_path}');
     tmux('kill-server');
+    rmSync(socketPath, { force: true });
   } catch {
     // already gone
   }

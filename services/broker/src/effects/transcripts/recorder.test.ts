@@ -300,12 +300,20 @@ describe('recording through pipe-pane', { timeout: 180_000 }, () => {
         GENEROUS_WAIT_MS,
         1_000,
       );
+      // tmux did not wait: the pane printed all of it while the broker was blocked (above).
+      // Whether the queue overflowed depends on how the pipe handed the backlog over (one
+      // large read overflows it; small reads drained in between do not): when it did, the
+      // gap is marked where it fell; when it did not, every line is there, whole.
       const gap = events.findIndex((e) => e.gap === true);
-      expect(gap).toBeGreaterThan(events.findIndex((e) => e.text === 'flood-start'));
-      expect(gap).toBeLessThan(events.findIndex((e) => e.text === 'flood-done'));
-      // Not every x line made it (that is the point), and none was cut into a wrong line.
       const xs = events.filter((e) => /^x+$/.test(e.text));
-      expect(xs.length).toBeLessThan(6_000);
+      if (gap >= 0) {
+        expect(gap).toBeGreaterThan(events.findIndex((e) => e.text === 'flood-start'));
+        expect(gap).toBeLessThan(events.findIndex((e) => e.text === 'flood-done'));
+        expect(xs.length).toBeLessThan(6_000);
+      } else {
+        expect(xs.length).toBe(6_000);
+        expect(xs.every((e) => e.text.length === 100)).toBe(true);
+      }
     } finally {
       await small.close();
       rmSync(floodDir, { recursive: true, force: true });
