@@ -21,6 +21,7 @@
  * Baseline: Node's child_process.execFile('tmux', ...), the fastest honest way to spawn;
  * execa is printed as a second line. Figures are p50/p99 of interleaved calls.
  */
+import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -120,6 +121,7 @@ function row(label: string, s: Stats, base?: Stats): void {
 }
 const section = (title: string) => console.log(`\n${title}   [${load()}]`);
 
+/** The gateway's port, from its banner (stdout; stderr carries its JSON log lines). */
 function waitForPort(child: ReturnType<typeof spawn>): Promise<number> {
   return new Promise((resolve, reject) => {
     let buf = '';
@@ -127,10 +129,15 @@ function waitForPort(child: ReturnType<typeof spawn>): Promise<number> {
       buf += d.toString();
       const m = buf.match(/http:\/\/127\.0\.0\.1:(\d+)\/mcp/);
       if (m) {
+        child.stdout!.off('data', onData);
         child.stderr!.off('data', onData);
+        // Drained from now on, so a chatty gateway never blocks on a full pipe.
+        child.stdout!.resume();
+        child.stderr!.resume();
         resolve(Number(m[1]));
       }
     };
+    child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
     child.once('exit', (code) => reject(new Error(`gateway exited ${code}: ${buf}`)));
   });
@@ -165,13 +172,13 @@ const historyOf = (name: string) => `for i in $(seq 1 300); do echo "line $i of 
 /** An MCP request (ping, a tool call) POSTed with node:http on a kept-alive connection, in
  * the SDK client's session: the same server path as the SDK client's call without the SDK
  * client and fetch, so the client's share of the HTTP hop shows in the same run. */
-function rawMcpCaller(port: number, transport: StreamableHTTPClientTransport): (method: string, params?: unknown) => Promise<unknown> {
+function rawMcpCaller(port: number, transport: StreamableHTTPClientTransport, token: string): (method: string, params?: unknown) => Promise<unknown> {
   const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
   let id = 0;
   return (method, params) =>
     new Promise((resolve, reject) => {
       const body = JSON.stringify({ jsonrpc: '2.0', id: `raw-${++id}`, method, ...(params === undefined ? {} : { params }) });
-      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': String(Buffer.byteLength(body)) };
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': String(Buffer.byteLength(body)), authorization: `Bearer ${token}` };
       if (transport.sessionId) headers['mcp-session-id'] = transport.sessionId;
       if (transport.protocolVersion) headers['mcp-protocol-version'] = transport.protocolVersion;
       const req = httpRequest({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, headers }, (res) => {
@@ -219,13 +226,15 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 500));
     // Every toolset: the notes section calls note_* (not in the default catalogue).
     const broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { log_level: 'warn', gateway: { toolsets: { default: [...GATEWAY_TOOLSETS] } } } });
+    // The gateway as npm start runs it: with a bearer token (it refuses to start open).
+    const token = randomBytes(24).toString('hex');
     const gateway = spawn(process.execPath, [repoPath('services/gateway/dist/bin/http.js')], {
-      env: { ...broker.env, TERMINAL_MCP_GATEWAY_PORT: '0' },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...broker.env, TERMINAL_MCP_GATEWAY_PORT: '0', TERMINAL_MCP_GATEWAY_TOKEN: token },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
     const port = await waitForPort(gateway);
     const http = new Client({ name: 'bench-http', version: '1' });
-    const httpTransport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`));
+    const httpTransport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
     await http.connect(httpTransport);
     const stdio = new Client({ name: 'bench-stdio', version: '1' });
     await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [repoPath('services/gateway/dist/bin/stdio.js')], env: broker.env as Record<string, string>, stderr: 'ignore' }));
@@ -364,7 +373,7 @@ async function main(): Promise<void> {
     if (only.has('hops')) {
       const floor = await openControlFloor(tmux.socketName, names[0]!, spawnEnv);
       const pingRaw: number[] = [];
-      const rawMcp = rawMcpCaller(port, httpTransport);
+      const rawMcp = rawMcpCaller(port, httpTransport, token);
       const rawPing = () => rawMcp('ping');
       // Checked like the SDK client's tail (check): a tool error must not be timed as a read.
       const rawTail = async (name: string) => {
