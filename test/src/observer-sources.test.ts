@@ -140,10 +140,11 @@ describe('source tools through the observer', () => {
     expect(errorCodeOf(binary)).toBe('BINARY_FILE');
   });
 
-  it.each([['a+$'], ['(a|aa)*$'], ['(a*)*b'], ['(x+x+)+y']])('returns quickly for the catastrophic regex %s', async (query) => {
-    const started = Date.now();
+  // aaaa.txt holds one line of 100,000 'a's: a backtracking engine would not finish these
+  // within the test's limit, a linear one (or the broker's search timeout) answers. No
+  // wall-clock bound here: a busy machine once took 5.2 s for a correct answer.
+  it.each([['a+$'], ['(a|aa)*$'], ['(a*)*b'], ['(x+x+)+y']])('answers the catastrophic regex %s instead of hanging', async (query) => {
     const r = await call('source_search', { project: 'demo', query, regex: true });
-    expect(Date.now() - started).toBeLessThan(5_000);
     if (r.isError) expect(['TIMEOUT', 'INVALID_ARGUMENT', 'RATE_LIMITED']).toContain(errorCodeOf(r));
   });
 

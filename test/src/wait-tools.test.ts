@@ -71,13 +71,12 @@ describe('terminal_wait_for_state and terminal_resume_wait', () => {
 
   it('returns WAITING_INPUT once the pane prints a prompt, before the timeout', async () => {
     const s = await idleShell('agent-wait-tool');
-    const started = Date.now();
     setTimeout(() => void tmux.tmux(['send-keys', '-t', s.paneId, `sleep 0.2; ${PROMPT}`, 'Enter']), 300);
     const result = await call('terminal_wait_for_state', { session: 'agent-wait-tool', states: ['WAITING_INPUT'], timeout_s: 20 });
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ state: 'WAITING_INPUT', resume_token: null });
+    // The state itself says it was woken, not timed out (no wall-clock bound: machines here are busy).
     expect(textOf(result)).toMatch(/reached WAITING_INPUT/);
-    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('answers PENDING with a token, and terminal_resume_wait completes the wait', async () => {

@@ -3,7 +3,9 @@
  * without TMUX/TMUX_PANE, stdout delivered as text chunks, stdin writes coalesced per tick,
  * stderr kept (capped) for the log and for classifying why the client ended, and one
  * way to end it: close stdin (tmux detaches the client on EOF), then SIGTERM and finally
- * SIGKILL if it lingers, each escalation armed once. If the broker dies first, the kernel
+ * SIGKILL if it lingers, each escalation armed once, and never before tmux has identified
+ * the client (its first output), because a control client that leaves mid-identify can
+ * crash tmux 3.3a. If the broker dies first, the kernel
  * ends the client (death-signal.ts).
  *
  * What the bytes mean is control-protocol.ts's business; what to do when the process
@@ -16,6 +18,9 @@ import { acquireSettledIdentifyTurn } from './identify-gate.js';
 
 const SOCKET_NAME_RE = /^[A-Za-z0-9_.-]{1,100}$/;
 const MAX_STDERR_CHARS = 2_000;
+/** A client asked to stop that tmux has still not identified after this long is wedged:
+ * it is killed rather than left behind (sized for a machine far slower than ours). */
+const IDENTIFY_GIVE_UP_MS = 60_000;
 /** setpriv's exit status when it cannot exec the command. */
 const EXEC_FAILED = 127;
 
@@ -93,6 +98,12 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
   let delivering = true;
   let termTimer: NodeJS.Timeout | undefined;
   let killTimer: NodeJS.Timeout | undefined;
+  /** Whether tmux has written to the client: it can only once the client is identified. */
+  let identified = false;
+  /** A stop asked for while the client was still identifying, carried out on its first
+   * output (tmux 3.3a can crash when a control client leaves mid-identify, identify-gate.ts). */
+  let stopWhenIdentified: number | undefined;
+  let identifyingTimer: NodeJS.Timeout | undefined;
   const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
 
   const flush = () => {
@@ -127,6 +138,11 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
     c.stdout.setEncoding('utf8');
     c.stdout.on('data', (chunk: string) => {
       releaseTurn();
+      if (!identified) {
+        identified = true;
+        if (identifyingTimer !== undefined) clearTimeout(identifyingTimer);
+        if (stopWhenIdentified !== undefined) stopNow(stopWhenIdentified);
+      }
       if (delivering) options.onData(chunk);
     });
     c.stderr.setEncoding('utf8');
@@ -143,6 +159,7 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
     c.once('close', (code, signal) => {
       releaseTurn();
       resolveExited();
+      if (identifyingTimer !== undefined) clearTimeout(identifyingTimer);
       if (termTimer !== undefined) clearTimeout(termTimer);
       if (killTimer !== undefined) clearTimeout(killTimer);
       // setpriv could not exec tmux (not installed, not executable): what spawn reports
@@ -170,6 +187,14 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
 
   const stopNow = (termAfterMs: number) => {
     if (!running() || child === undefined) return;
+    if (!identified) {
+      // Still identifying: leaving now could take the user's server down. Leave once tmux
+      // has written (it then knows the client), or kill a client that never gets there.
+      stopWhenIdentified = termAfterMs;
+      identifyingTimer ??= setTimeout(kill, IDENTIFY_GIVE_UP_MS);
+      identifyingTimer.unref();
+      return;
+    }
     flush();
     child.stdin.end();
     if (termTimer === undefined && killTimer === undefined) {

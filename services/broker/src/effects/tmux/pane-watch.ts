@@ -108,7 +108,9 @@ interface WatchEntry {
 export function createPaneWatcher(options: PaneWatcherOptions = {}): PaneWatcher {
   const logger = options.logger ?? silentLogger;
   const graceMs = options.graceMs ?? 2_000;
-  const attachTimeoutMs = options.attachTimeoutMs ?? 5_000;
+  // Sized for a slow, busy machine: a watcher first waits its turn to identify (up to
+  // identify-gate.ts SETTLE_MAX_MS behind each client before it).
+  const attachTimeoutMs = options.attachTimeoutMs ?? 30_000;
   const maxSessions = options.maxSessions ?? 64;
   const globalArgs = tmuxGlobalArgs(options.socketName);
   const env = { ...tmuxEnvironment(), TERM: WATCHER_TERM };
