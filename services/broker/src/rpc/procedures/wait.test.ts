@@ -92,6 +92,7 @@ describe('wait.forState', () => {
     setTimeout(() => void sendKeys(s, `sleep 0.2; ${PROMPT}`, 'Enter'), 300);
     const out = await waitForState({
       reader: deps.reader,
+      caller: { role: 'gateway', actor: 'gateway:test' },
       paneWatch,
       target: { name: 'agent-wait-no-tick' },
       states: ['WAITING_INPUT'],
@@ -109,6 +110,10 @@ describe('wait.forState', () => {
     const result = await gateway().wait.forState({ session: 'agent-wait-now', states: ['RUNNING', 'IDLE'] });
     expect(result).toMatchObject({ state: 'IDLE', states: ['RUNNING', 'IDLE'], resume_token: null });
     expect(paneWatch.watchedSessions()).toEqual([]); // decided before any watcher was needed
+    // The wait read the pane: it is in the read audit.
+    deps.input.reads.flush();
+    const reads = deps.stores.db('audit').prepare("SELECT role, session_id FROM read_audit WHERE tool = 'terminal_wait_for_state' AND session_name = 'agent-wait-now'").all();
+    expect(reads).toEqual([{ role: 'gateway', session_id: s.sessionId }]);
     await server.tmux(['kill-session', '-t', s.sessionId]);
   });
 
