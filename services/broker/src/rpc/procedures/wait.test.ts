@@ -18,6 +18,7 @@ import { webRouter } from '../roles/web.js';
 import { serveRoles } from '../serve.js';
 import { createCallerFactory } from '../trpc.js';
 import { startLiveTestBroker, type LiveTestBroker } from '../../testing/live-broker.testkit.js';
+import { operatorToken } from '../../webauth/operator-token.testkit.js';
 
 const GRACE_MS = 150;
 const PROMPT = 'read -p "Continue? [y/N] "';
@@ -52,7 +53,7 @@ async function watcherClients(): Promise<string[]> {
 
 const gateway = (signal?: AbortSignal, d: BrokerDeps = deps) =>
   createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps: d }), signal ? { signal } : undefined);
-const web = () => createCallerFactory(webRouter)(createContextInner({ role: 'web', deps }));
+const web = () => createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: operatorToken(deps, 'admin') }));
 
 async function errorOf(p: Promise<unknown>): Promise<{ code?: string; message: string }> {
   try {
