@@ -18,6 +18,7 @@ import {
 import type { AccessGate } from '../access/gate.js';
 import { assertSameSession, type ReadableTarget, type TargetRef } from '../access/target.js';
 import type { ReadAuditRecorder } from '../audit/read-audit.js';
+import { readRecord, type ReadFacts } from '../audit/record-read.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { ListedSession, PaneFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import { sessionIdentityOf, type SessionIdentity } from '../policy/identity.js';
@@ -184,20 +185,10 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
   function follow(caller: ReadCallerId, tool: string, ref: TargetRef, options: FollowOptions = {}): ContinuedRead {
     let pinned = options.pin === 'first' ? undefined : options.pin;
     let lastRecorded: string | null = null;
-    const record = (key: string, facts: { session: string; sessionId?: string; paneId?: string; lineCount?: number; errorCode?: string }) => {
+    const record = (key: string, facts: ReadFacts) => {
       if (key === lastRecorded) return;
       lastRecorded = key;
-      deps.reads.record({
-        at: now(),
-        role: caller.role,
-        actor: caller.actor,
-        tool,
-        sessionName: facts.session,
-        sessionId: facts.sessionId ?? null,
-        paneId: facts.paneId ?? null,
-        lineCount: facts.lineCount ?? null,
-        errorCode: facts.errorCode ?? null,
-      });
+      deps.reads.record(readRecord(caller, tool, facts, now()));
     };
     const read = (t: ReadableTarget, lineCount: number) =>
       record(`read\t${t.identity.sessionId}\t${t.identity.paneId}`, { session: t.sessionName, sessionId: t.identity.sessionId, paneId: t.identity.paneId, lineCount });
