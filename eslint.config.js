@@ -67,6 +67,38 @@ const BROKER_LAYERS = [
     ],
   },
 ];
+// THE reader (docs/architecture.md section 3): only these files of the broker read pane
+// content or a pane's identity from tmux. The reader module reads; the gate it asks
+// resolves a binding's pinned pane; input delivery re-reads the identity under its lease
+// and the text at the cursor (to be moved behind the reader with the input phases,
+// issue 26 item 3). effects/ implements the calls. test/src/architecture.test.ts derives
+// every caller from the source and fails on one not listed here.
+const PANE_READ_CALLS = ['capturePane', 'paneFacts', 'paneHint', 'readIdentity', 'readPaneIdentity'];
+const PANE_TEXT_READS = ['readPaneWindow', 'readPaneLines', 'startEarlyCapture'];
+const PANE_READERS = [
+  'services/broker/src/reads/session-reader.ts',
+  'services/broker/src/reads/pane-text.ts',
+  'services/broker/src/access/gate.ts',
+  'services/broker/src/access/target.ts',
+  'services/broker/src/input/task.ts',
+  'services/broker/src/input/attempt.ts',
+];
+const oneOf = (names) => `/^(${names.join('|')})$/`;
+const readerMessage = 'Only THE reader (reads/session-reader.ts) reads pane content or identity: go through SessionReader (tail, statusOf, follow) instead.';
+const readerZone = {
+  files: ['services/broker/src/**/*.ts'],
+  ignores: ['services/broker/src/effects/**', 'services/broker/src/**/*.test.ts', 'services/broker/src/**/*.testkit.ts', ...PANE_READERS],
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      { selector: `MemberExpression[property.name=${oneOf(PANE_READ_CALLS)}]`, message: readerMessage },
+      { selector: `ObjectPattern > Property[key.name=${oneOf(PANE_READ_CALLS)}]`, message: readerMessage },
+      { selector: `TSTypeReference[typeName.name='Pick'] Literal[value=${oneOf(PANE_READ_CALLS)}]`, message: readerMessage },
+      { selector: `ImportSpecifier[imported.name=${oneOf([...PANE_TEXT_READS, 'readPaneIdentity'])}]`, message: readerMessage },
+    ],
+  },
+};
+
 const layerBlocks = BROKER_LAYERS.map(({ files, patterns }) => ({
   files,
   ignores: ['services/broker/src/**/*.test.ts', 'services/broker/src/**/*.testkit.ts'],
@@ -97,6 +129,7 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [...PRIVILEGED_MODULES, ...FS_MODULES] }] },
   },
   ...layerBlocks,
+  readerZone,
   {
     files: ['services/gateway/src/**/*.ts', 'services/observer/src/**/*.ts', 'web/src/**/*.ts', 'shared/**/*.ts'],
     ignores: ['**/*.test.ts'],

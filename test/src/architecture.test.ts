@@ -265,3 +265,55 @@ describe('broker layers (ESLint enforces the same rules)', () => {
     expect(await lint(path, code)).toBe(0);
   });
 });
+
+// THE reader (docs/architecture.md section 3): the broker files that read pane content or
+// a pane's identity from tmux, derived from the source — any mention, outside comments,
+// of the tmux read calls or of the pane-text readers built on them. effects/ implements
+// them and is not counted. A new file here is a side entrance: route it through
+// SessionReader instead of adding it to this list and to eslint.config.js's reader zone.
+const PANE_READ_WORDS = /\b(capturePane|paneFacts|paneHint|readIdentity|readPaneIdentity|readPaneWindow|readPaneLines|startEarlyCapture)\b/;
+const PANE_READERS = [
+  // the reader module
+  'services/broker/src/reads/pane-text.ts',
+  'services/broker/src/reads/session-reader.ts',
+  // the gate it asks: a binding's pinned pane, resolved by id
+  'services/broker/src/access/gate.ts',
+  'services/broker/src/access/target.ts',
+  // input delivery: identity re-read under the lease, the text at the cursor (issue 26 item 3)
+  'services/broker/src/input/attempt.ts',
+  'services/broker/src/input/task.ts',
+];
+const withoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+const BROKER_FILES = walk(join(REPO_ROOT, BROKER_SRC))
+  .map((f) => relative(REPO_ROOT, f))
+  .filter((f) => f.endsWith('.ts') && !f.endsWith('.testkit.ts'));
+
+describe('the one reader (re-derived from source)', () => {
+  it('only the reader, the gate it asks and input delivery read pane content or identity', () => {
+    const readers = BROKER_FILES.filter((f) => !inEffects(f) && PANE_READ_WORDS.test(withoutComments(readFileSync(join(REPO_ROOT, f), 'utf8'))));
+    expect(readers.sort()).toEqual([...PANE_READERS].sort());
+  });
+
+  it('ESLint holds every other broker file to the reader zone, and exempts exactly these', async () => {
+    const eslint = new ESLint({ cwd: REPO_ROOT });
+    const exempt: string[] = [];
+    for (const f of BROKER_FILES.filter((x) => !inEffects(x))) {
+      const config = (await eslint.calculateConfigForFile(join(REPO_ROOT, f))) as { rules?: Record<string, unknown> };
+      const rule = config.rules?.['no-restricted-syntax'];
+      const on = Array.isArray(rule) ? rule[0] !== 0 && rule[0] !== 'off' : rule !== undefined && rule !== 0 && rule !== 'off';
+      if (!on) exempt.push(f);
+    }
+    expect(exempt.sort()).toEqual([...PANE_READERS].sort());
+  });
+
+  it.each([
+    ["import type { TmuxAdapter } from '../effects/tmux/types.js';\nexport const x = (t: TmuxAdapter) => t.capturePane('%1');\n"],
+    ["import type { TmuxAdapter } from '../effects/tmux/types.js';\nexport const x = ({ paneFacts }: TmuxAdapter) => paneFacts('%1');\n"],
+    ["import type { PaneDelivery } from '../effects/tmux/deliver.js';\nexport type X = Pick<PaneDelivery, 'readIdentity'>;\n"],
+    ["import { readPaneLines } from '../reads/pane-text.js';\nexport const x = readPaneLines;\n"],
+  ])('ESLint refuses a side entrance in a use case: %s', async (code) => {
+    const eslint = new ESLint({ cwd: REPO_ROOT });
+    const [result] = await eslint.lintText(code, { filePath: join(REPO_ROOT, 'services/broker/src/supervisor/probe.ts') });
+    expect(result!.messages.filter((m) => m.ruleId === 'no-restricted-syntax').length).toBeGreaterThan(0);
+  });
+});

@@ -1,4 +1,4 @@
-// A dashboard's live subscription over web.sock (WebSocket) survives a broker restart: wsLink reconnects to the new broker on the same socket and keeps receiving frames; closing the client leaves no watcher behind.
+// Reaching web.sock grants no live frames without a signed-in operator's token; a dashboard's live subscription over web.sock (WebSocket) survives a broker restart: wsLink reconnects to the new broker on the same socket and keeps receiving frames; closing the client leaves no watcher behind.
 import { join } from 'node:path';
 import { createBrokerLiveClient, type BrokerLiveClient } from '@terminal-mcp/broker-client';
 import type { PaneScreenFrame } from '@terminal-mcp/contract';
@@ -39,6 +39,35 @@ afterAll(async () => {
 });
 
 describe('live output over WebSocket', () => {
+  it('serves no frame to a client that reaches web.sock without a signed-in operator\'s token', async () => {
+    const intruder = createBrokerLiveClient({ role: 'web', socketPath: join(broker.socketDir, 'web.sock'), actor: () => 'intruder' });
+    try {
+      for (const token of ['x'.repeat(43), 'not-a-session']) {
+        // Ends at the refusal or at the first frame, whichever comes.
+        const outcome = await new Promise<{ frame: PaneScreenFrame } | { error: { data?: unknown; message?: string } }>((settle) => {
+          const sub = intruder.client.live.paneOutput.subscribe(
+            { session: 'agent-restart', operatorSession: token },
+            {
+              onData: (frame) => {
+                sub.unsubscribe();
+                settle({ frame });
+              },
+              onError: (error) => {
+                sub.unsubscribe();
+                settle({ error: error as { data?: unknown; message?: string } });
+              },
+            },
+          );
+        });
+        expect('frame' in outcome ? `a frame of ${outcome.frame.session}` : 'refused').toBe('refused');
+        if ('error' in outcome) expect(JSON.stringify({ data: outcome.error.data, message: outcome.error.message })).toContain('UNAUTHENTICATED');
+      }
+      expect(await watcherClients()).toEqual([]);
+    } finally {
+      await intruder.close();
+    }
+  });
+
   it('keeps a subscription alive across a broker restart', async () => {
     live = createBrokerLiveClient({ role: 'web', socketPath: join(broker.socketDir, 'web.sock'), actor: () => 'dashboard-test' });
     // The same client does plain queries over HTTP.

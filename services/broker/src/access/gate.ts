@@ -12,7 +12,7 @@ import { inputPolicyOf, readPolicyOf } from '../config/effective-policy.js';
 import type { BindingRecord } from '../effects/store/bindings-store.js';
 import type { PaneDelivery } from '../effects/tmux/deliver.js';
 import type { ListedSession, SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
-import { decideReadAccess } from '../policy/access.js';
+import { decideReadAccess, isSensitiveName } from '../policy/access.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
 import { effectiveGrant, type EffectiveGrant, type GrantRecord } from '../policy/grants.js';
 import type { SessionIdentity } from '../policy/identity.js';
@@ -49,6 +49,18 @@ export interface AccessGate {
   /** The four access flags of each session summary of one listing, with the sessions'
    * grants read now in one query (not one per session), at one instant. */
   describeAll(sessions: readonly ListedSession[]): SessionAccessFields[];
+  /** What the dashboard's grants page shows beside those flags: whether the config
+   * whitelist names the session (whatever the global read switch says) and whether its
+   * name is sensitive (then no grant can be made for it). */
+  grantFacts(name: string): { whitelisted: boolean; sensitive: boolean };
+  /**
+   * THE rule for a gone session's remembered content (the registry's last screen, a
+   * transcript): the read rule on its recorded name, with the grant pinned to that very
+   * session if one is still stored and unexpired — the same answer the session had while
+   * it lived. Used by every part of `sessions.list`'s `dead_sessions` and by every
+   * transcript read, so one answer never judges a gone session twice.
+   */
+  canReadGone(name: string, identity: SessionIdentity): boolean;
   /**
    * THE read gate for content (tail, capture, status, batch inspect, live output, wait,
    * input context): the session tmux has under exactly `name`, if the whitelist or a
@@ -89,6 +101,7 @@ export function createAccessGate(deps: AccessGateDeps): AccessGate {
   const now = deps.now ?? Date.now;
   const readPolicy = readPolicyOf(config);
   const inputPolicy = inputPolicyOf(config);
+  const whitelist = { ...readPolicy, terminalRead: true };
 
   const grantOf = (name: string, identity: SessionIdentity) => effectiveGrant(name, deps.grants?.find(name), identity, now());
   const canRead = (name: string, grant?: EffectiveGrant | null) => decideReadAccess(readPolicy, name, grant).allowed;
@@ -113,6 +126,10 @@ export function createAccessGate(deps: AccessGateDeps): AccessGate {
       const at = now();
       return sessions.map((s) => describeSessionAccess({ read: readPolicy, input: inputPolicy }, s, effectiveGrant(s.name, stored?.get(s.name), s, at)));
     },
+
+    canReadGone: (name, identity) => canRead(name, grantOf(name, identity)),
+
+    grantFacts: (name) => ({ whitelisted: decideReadAccess(whitelist, name).allowed, sensitive: isSensitiveName(name) }),
 
     async readable(name, listing) {
       // terminal_read off refuses before tmux is asked anything.

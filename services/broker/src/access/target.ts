@@ -72,10 +72,9 @@ export async function resolveBinding(
   const pinned = identityOfBinding(record);
   if (!sameSession(s, pinned)) return { state: 'IDENTITY_CHANGED' };
   const binding = { name: record.name, inputEnabled: record.inputEnabled };
-  const pane = s.activePane;
-  if (pane && pane.paneId === record.paneId && pane.panePid === record.panePid) {
+  if (s.activePane) {
     const { pane: facts, ...target } = targetOfSession(s);
-    return { state: 'OK', target: { ...target, binding }, pane: facts };
+    if (samePane(target.identity, pinned)) return { state: 'OK', target: { ...target, binding }, pane: facts };
   }
   const live = await delivery.readIdentity(record.paneId);
   if (!live || !samePane(live, pinned)) return { state: 'IDENTITY_CHANGED' };

@@ -2,6 +2,7 @@
 import { readAppErrorData } from '@terminal-mcp/contract';
 import type { Caller } from '../access/caller.js';
 import type { Logger } from 'pino';
+import type { ReadRecord } from '../effects/store/audit-store.js';
 import type { ReadAuditRecorder } from './read-audit.js';
 
 /** Who read, and where the read audit is queued. */
@@ -17,21 +18,27 @@ export interface ReadFacts {
   path?: string | null;
 }
 
+/** The read audit row of one read by `caller` (a socket's role and actor, or the broker's
+ * own supervisor). */
+export function readRecord(caller: { role: string; actor: string }, tool: string, facts: ReadFacts, at = Date.now()): ReadRecord {
+  return {
+    at,
+    role: caller.role,
+    actor: caller.actor,
+    tool,
+    sessionName: facts.session,
+    sessionId: facts.sessionId ?? null,
+    paneId: facts.paneId ?? null,
+    lineCount: facts.lineCount ?? null,
+    errorCode: facts.errorCode ?? null,
+    project: facts.project ?? null,
+    path: facts.path ?? null,
+  };
+}
+
 export function recordRead(ctx: ReadCaller, tool: string, facts: ReadFacts): void {
   try {
-    ctx.deps.input.reads.record({
-      at: Date.now(),
-      role: ctx.role,
-      actor: ctx.actor,
-      tool,
-      sessionName: facts.session,
-      sessionId: facts.sessionId ?? null,
-      paneId: facts.paneId ?? null,
-      lineCount: facts.lineCount ?? null,
-      errorCode: facts.errorCode ?? null,
-      project: facts.project ?? null,
-      path: facts.path ?? null,
-    });
+    ctx.deps.input.reads.record(readRecord(ctx, tool, facts));
   } catch (err) {
     ctx.deps.log.warn({ event: 'audit.read_record_failed', tool, err: (err as Error).message }, 'read not audited');
   }

@@ -11,6 +11,7 @@ import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { GrantMutation } from '../effects/store/grants-store.js';
 import { SENSITIVE_NAME_WORDS } from '../policy/access.js';
 import { checkGrantRequest, type GrantRecord } from '../policy/grants.js';
+import { sameSession, sessionIdentityOf } from '../policy/identity.js';
 
 export interface GrantRequest {
   session: string;
@@ -56,10 +57,11 @@ export async function changeGrants(deps: GrantDeps, actor: string, requests: rea
     if (!r.read) return { session: r.session, mutation: { kind: 'revoke', sessionName: r.session } };
     const found = sessions.find((s) => s.name === r.session);
     if (found === undefined) return { session: r.session, error: new AppError('SESSION_NOT_FOUND', 'no session has exactly that name') };
-    if (r.expect !== undefined && (r.expect.sessionId !== found.sessionId || r.expect.created !== found.created)) {
+    // What the page showed names no server: the one running is the one it was listed on.
+    if (r.expect !== undefined && !sameSession({ serverPid: found.serverPid, ...r.expect }, found)) {
       return { session: r.session, error: new AppError('IDENTITY_CHANGED', 'the session was replaced since it was listed; nothing was granted') };
     }
-    const identity = { serverPid: found.serverPid, sessionId: found.sessionId, created: found.created };
+    const identity = sessionIdentityOf(found);
     return { session: r.session, mutation: { kind: 'grant', sessionName: r.session, identity, input: r.input, expiresAt: r.expiresAt } };
   });
 

@@ -7,9 +7,7 @@ import type { StoreSet } from '../effects/store/store-set.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { type GrantEventRecord, type GrantFlags } from '../effects/store/grants-store.js';
 import { readPaneProcessTrees } from '../effects/proc/process-tree.js';
-import { decideReadAccess, isSensitiveName } from '../policy/access.js';
 import { summarizeForeground } from '../policy/foreground.js';
-import { readPolicyOf } from '../config/effective-policy.js';
 import { grantState, type GrantRecord } from '../policy/grants.js';
 import type { SessionIdentity } from '../policy/identity.js';
 import { summarizeSessions } from '../reads/session-reader.js';
@@ -55,8 +53,6 @@ export async function listGrantAccess(deps: { config: BrokerConfig; tmux: TmuxAd
   const { config } = deps;
   const sessions = await deps.tmux.listSessions();
   const grants = new Map(deps.stores.grants.list().map((g) => [g.sessionName, g]));
-  // Whether the whitelist names the session, independent of the global read switch.
-  const whitelist = { ...readPolicyOf(config), terminalRead: true };
   const live = new Set(sessions.map((s) => s.name));
   const summaries = summarizeSessions(deps.access, sessions);
   const rows = sessions.map((s, i) => ({ s, summary: summaries[i]! }));
@@ -70,10 +66,11 @@ export async function listGrantAccess(deps: { config: BrokerConfig; tmux: TmuxAd
     sessions: rows
       .map(({ s, summary }) => {
         const stored = grants.get(s.name);
-        const sensitive = isSensitiveName(s.name);
+        // Access is the gate's to decide; this only lays its answers out.
+        const { whitelisted, sensitive } = deps.access.grantFacts(s.name);
         return {
           ...summary,
-          whitelisted: decideReadAccess(whitelist, s.name).allowed,
+          whitelisted,
           sensitive,
           grantable: !sensitive,
           grant: stored === undefined ? null : grantView(stored, s, now),

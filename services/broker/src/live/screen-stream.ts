@@ -12,19 +12,19 @@
  * creation time). The loop ends when the caller's signal aborts; `finally` unsubscribes
  * the watcher, which detaches after its grace period if nobody else watches.
  */
-import { AppError, type PaneScreenFrame } from '@terminal-mcp/contract';
+import type { AppError, PaneScreenFrame } from '@terminal-mcp/contract';
 import type { PaneWatcher } from '../effects/tmux/pane-watch.js';
-import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { renderScreenFrame } from '../policy/screen-frame.js';
-import { readPaneWindow } from '../reads/pane-text.js';
-import type { SessionReader } from '../reads/session-reader.js';
+import type { ContinuedRead, ReadCallerId, SessionReader } from '../reads/session-reader.js';
 import { assertSameSession } from '../access/target.js';
-import { sessionIdentityOf, type SessionIdentity } from '../policy/identity.js';
+import { sessionIdentityOf } from '../policy/identity.js';
 import { sleepUntil, unlessAborted, Wake } from './wake.js';
 
 export interface ScreenStreamOptions {
-  reader: Pick<SessionReader, 'resolveReadable'>;
-  tmux: Pick<TmuxAdapter, 'capturePane' | 'paneFacts'>;
+  /** THE reader: every frame through the gate, the stream recorded once in the read audit. */
+  reader: Pick<SessionReader, 'follow'>;
+  /** Who watches (recorded in the read audit). */
+  caller: ReadCallerId;
   paneWatch: PaneWatcher;
   /** Exact session name; the read gate decides on it for every frame. */
   name: string;
@@ -35,18 +35,8 @@ export interface ScreenStreamOptions {
 
 type Frame = Omit<PaneScreenFrame, 'seq'>;
 
-async function captureFrame(opts: ScreenStreamOptions, pinned: SessionIdentity, now: () => number): Promise<Frame> {
-  const target = await opts.reader.resolveReadable(opts.name);
-  assertSameSession(pinned, target.identity);
-  const { pane } = target;
-  // Both commands go out in one write and tmux answers them back to back, so the cursor
-  // belongs to the screen captured. The screen is redacted together with history above
-  // it, so a block or a wrapped token cut by the top edge is still recognised.
-  const [window, facts] = await Promise.all([
-    readPaneWindow(opts.tmux, pane, 0, '-', true),
-    opts.tmux.paneFacts(pane.paneId),
-  ]);
-  if (facts === null) throw new AppError('SESSION_NOT_FOUND', 'the pane no longer exists');
+async function captureFrame(read: ContinuedRead, now: () => number): Promise<Frame> {
+  const { target, window, facts } = await read.frame();
   const frame = renderScreenFrame(window, facts);
   return {
     type: 'screen',
@@ -66,7 +56,9 @@ export async function* streamScreenFrames(opts: ScreenStreamOptions): AsyncGener
   const now = opts.now ?? Date.now;
   const minIntervalMs = opts.minIntervalMs ?? 100;
   const { signal } = opts;
-  const pinned = sessionIdentityOf((await opts.reader.resolveReadable(opts.name)).identity);
+  // Pinned at the first look: a session recreated under the name ends the stream.
+  const read = opts.reader.follow(opts.caller, 'dashboard_live', { session: opts.name }, { pin: 'first' });
+  const pinned = sessionIdentityOf((await read.target()).identity);
 
   const wake = new Wake();
   let ended: AppError | null = null;
@@ -87,7 +79,7 @@ export async function* streamScreenFrames(opts: ScreenStreamOptions): AsyncGener
     let previous: Frame | null = null;
     for (;;) {
       const frameAt = now();
-      const frame = await captureFrame(opts, pinned, now);
+      const frame = await captureFrame(read, now);
       if (signal?.aborted) return;
       const changed =
         previous === null ||

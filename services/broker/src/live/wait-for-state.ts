@@ -17,7 +17,7 @@
  */
 import { AppError, readAppErrorData, type SessionStatus, type SessionStatusResult } from '@terminal-mcp/contract';
 import type { PaneWatcher, PaneWatchSubscription } from '../effects/tmux/pane-watch.js';
-import type { SessionReader } from '../reads/session-reader.js';
+import type { ReadCallerId, SessionReader } from '../reads/session-reader.js';
 import { assertSameSession } from '../access/target.js';
 import { sessionIdentityOf, type SessionIdentity } from '../policy/identity.js';
 import { sleepUntil, unlessAborted, Wake } from './wake.js';
@@ -32,7 +32,10 @@ export interface WaitTarget {
 
 export interface WaitForStateOptions {
   /** THE reader: the same gate and the same status as terminal_status. */
-  reader: Pick<SessionReader, 'resolveReadable' | 'statusOf'>;
+  reader: Pick<SessionReader, 'follow'>;
+  /** Who waits (the wait is recorded once in the read audit, under `tool`). */
+  caller: ReadCallerId;
+  tool?: string;
   paneWatch: PaneWatcher;
   target: WaitTarget;
   states: readonly SessionStatus[];
@@ -60,14 +63,12 @@ export async function waitForState(opts: WaitForStateOptions): Promise<WaitOutco
   const { signal } = opts;
   const started = now();
   const deadline = started + Math.max(0, opts.timeoutMs);
-  let pinned = opts.target.identity;
+  // Pinned at the first evaluation unless the target names its session already.
+  const read = opts.reader.follow(opts.caller, opts.tool ?? 'terminal_wait_for_state', { session: opts.target.name }, { pin: opts.target.identity ?? 'first' });
 
   const evaluate = async (): Promise<{ status: SessionStatusResult; identity: SessionIdentity }> => {
-    const target = await opts.reader.resolveReadable(opts.target.name);
-    const identity = sessionIdentityOf(target.identity);
-    if (pinned === undefined) pinned = identity;
-    else assertSameSession(pinned, identity);
-    return { status: await opts.reader.statusOf(target), identity };
+    const { target, status } = await read.status();
+    return { status, identity: sessionIdentityOf(target.identity) };
   };
   const cancelled = () => new AppError('TIMEOUT', 'the wait was cancelled by the caller');
   const outcome = (matched: boolean, status: SessionStatusResult, identity: SessionIdentity): WaitOutcome => ({

@@ -2,7 +2,6 @@
  * trailing screen padding removed, secrets redacted. Redaction always runs on the whole
  * logical unit before the requested rows are cut (policy/pane-window.ts): wrapped rows
  * joined (-J), with rows of context above and below. */
-import { AppError } from '@terminal-mcp/contract';
 import type { PaneFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import { cutPaneWindow, planPaneCapture, type PaneWindow, type PaneWindowRequest } from '../policy/pane-window.js';
 import { redactSecrets } from '../policy/redact.js';
@@ -115,17 +114,4 @@ export async function readPaneLines(
   // toLines only drops trailing blank lines, which hold no marker.
   const lineRedactions = window.lineRedactions.slice(0, lines.length);
   return { lines, lineRedactions, redactions: lineRedactions.reduce((a, b) => a + b, 0) };
-}
-
-/** The last `count` redacted lines of a pane known by id (for readers that hold a pane
- * id, not its facts: bound tails, input context). */
-export async function readPaneTail(
-  tmux: Pick<TmuxAdapter, 'capturePane' | 'paneFacts'>,
-  paneId: string,
-  count: number,
-  stripAnsi: boolean,
-): Promise<WindowText> {
-  const pane = await tmux.paneFacts(paneId);
-  if (pane === null) throw new AppError('SESSION_NOT_FOUND', 'the pane no longer exists');
-  return lastLines(await readPaneLines(tmux, pane, -count, '-', stripAnsi), count);
 }

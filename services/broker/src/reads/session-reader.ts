@@ -1,10 +1,13 @@
 /**
- * The read path: discovery for every session (metadata only — discovery is not access),
- * and content (tail, capture, status, batch inspect) only for sessions the read gate
- * admits. Facts are re-read from tmux on every call; nothing a client says about a
- * session is trusted.
+ * The read path, and THE only module that reads pane content or a pane's identity from
+ * tmux (eslint.config.js's reader zone and test/src/architecture.test.ts hold every other
+ * module to that): discovery for every session (metadata only — discovery is not
+ * access), and content (tail, capture, status, batch inspect, live frames, waits, the
+ * supervisor's looks) only for targets the access gate admits. Facts are re-read from
+ * tmux on every call; nothing a client says about a session is trusted.
  */
 import {
+  AppError,
   LIMITS,
   readAppErrorData,
   type BatchInspectItem,
@@ -13,12 +16,16 @@ import {
   type SessionSummary,
 } from '@terminal-mcp/contract';
 import type { AccessGate } from '../access/gate.js';
-import type { ReadableTarget } from '../access/target.js';
+import { assertSameSession, type ReadableTarget, type TargetRef } from '../access/target.js';
+import type { ReadAuditRecorder } from '../audit/read-audit.js';
+import { readRecord, type ReadFacts } from '../audit/record-read.js';
 import type { BrokerConfig } from '../config/schema.js';
-import type { ListedSession, SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
+import type { ListedSession, PaneFacts, TmuxAdapter } from '../effects/tmux/types.js';
+import { sessionIdentityOf, type SessionIdentity } from '../policy/identity.js';
+import type { PaneWindow } from '../policy/pane-window.js';
 import { classifyPaneStatus } from '../policy/status.js';
 import type { SessionAccessFields } from '../policy/session-access.js';
-import { lastLines, readPaneLines, startEarlyCapture, toLines, type EarlyCapture } from './pane-text.js';
+import { lastLines, readPaneLines, readPaneWindow, startEarlyCapture, toLines, type EarlyCapture } from './pane-text.js';
 
 /** ISO strings of recent unix times: a session list formats two per session per call, and
  * the same few (creation times, last output) again and again. Bounded: cleared when full. */
@@ -87,10 +94,46 @@ export function statusOf(t: ReadableTarget, screenLines: readonly string[], now:
   };
 }
 
+/** Who a read is recorded for in the read audit: a socket's role and actor, or the
+ * broker's own supervisor (`broker`, `broker:supervisor`). */
+export interface ReadCallerId {
+  role: string;
+  actor: string;
+}
+
+/**
+ * A read that spans many captures — a wait, a live stream, a supervisor watch. Each call
+ * asks the access gate again (a revoked grant or a replaced session stops it at the next
+ * capture). It is recorded in the read audit once when it first reads a pane, again only
+ * when the pane it reads is another one, and once per refusal in a row; a stream of
+ * frames is one read, not one row per frame.
+ */
+export interface ContinuedRead {
+  /** The target through the gate, pinned as asked; no content is read. */
+  target(): Promise<ReadableTarget>;
+  /** The visible screen, redacted, as lines (what terminal_status classifies). */
+  screen(): Promise<{ target: ReadableTarget; lines: string[] }>;
+  /** The status of the visible screen, exactly as terminal_status computes it. */
+  status(): Promise<{ target: ReadableTarget; status: SessionStatusResult }>;
+  /** The visible screen with the rows above it that redaction needs, and the pane's
+   * geometry and cursor read in the same tmux write (so the cursor belongs to the screen). */
+  frame(): Promise<{ target: ReadableTarget; window: PaneWindow; facts: PaneFacts }>;
+}
+
+export interface FollowOptions {
+  /** `'first'`: the session first read is pinned; a SessionIdentity: that one is. Every
+   * later read of another session (same name, recreated; another server) is
+   * IDENTITY_CHANGED. Absent: the name is followed to whatever session has it. */
+  pin?: SessionIdentity | 'first';
+}
+
 /**
  * The one reader of pane content. Every read (named, bound, live frame, wait, batch,
- * input context) first gets a target from the access gate, then reads it here: the
- * same capture, the same redaction, the same status.
+ * input context, supervisor) first gets a target from the access gate, then reads it
+ * here: the same capture, the same redaction, the same status. Reads that span many
+ * captures (`follow`) are recorded in the read audit here; one-shot reads are recorded
+ * by their procedure (rpc/procedures/sessions.ts), which also covers reads a transcript
+ * answers.
  */
 export interface SessionReader {
   /** `sessions`: a listing the caller just took (so one tmux call serves both it and the
@@ -104,15 +147,19 @@ export interface SessionReader {
   tailOf(target: ReadableTarget, lines?: number, stripAnsi?: boolean): Promise<PaneText>;
   /** The status of a target the gate admitted, from its visible screen. */
   statusOf(target: ReadableTarget): Promise<SessionStatusResult>;
-  /** The gate's read check, for other content readers (live output, wait); throws the
-   * same errors as `tail`. */
-  resolveReadable(name: string, sessions?: readonly SessionFacts[]): Promise<ReadableTarget>;
+  /** The gate's read check on a session or a binding's pinned pane, without reading
+   * content (a watch being set up); throws the same errors as `tail`. */
+  resolve(ref: TargetRef): Promise<ReadableTarget>;
+  /** A read of `ref` that spans many captures, recorded for `caller` under `tool`. */
+  follow(caller: ReadCallerId, tool: string, ref: TargetRef, options?: FollowOptions): ContinuedRead;
 }
 
 export interface SessionReaderDeps {
   config: BrokerConfig;
-  tmux: Pick<TmuxAdapter, 'listSessions' | 'capturePane' | 'paneHint'>;
+  tmux: Pick<TmuxAdapter, 'listSessions' | 'capturePane' | 'paneHint' | 'paneFacts'>;
   access: AccessGate;
+  /** Where continued reads are recorded (audit/read-audit.ts). */
+  reads: Pick<ReadAuditRecorder, 'record'>;
   now?: () => number;
 }
 
@@ -135,8 +182,67 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
     return statusOf(t, (await readPane(t, 0, '-', true)).lines, now());
   }
 
+  function follow(caller: ReadCallerId, tool: string, ref: TargetRef, options: FollowOptions = {}): ContinuedRead {
+    let pinned = options.pin === 'first' ? undefined : options.pin;
+    let lastRecorded: string | null = null;
+    const record = (key: string, facts: ReadFacts) => {
+      if (key === lastRecorded) return;
+      lastRecorded = key;
+      deps.reads.record(readRecord(caller, tool, facts, now()));
+    };
+    const read = (t: ReadableTarget, lineCount: number) =>
+      record(`read\t${t.identity.sessionId}\t${t.identity.paneId}`, { session: t.sessionName, sessionId: t.identity.sessionId, paneId: t.identity.paneId, lineCount });
+    /** A refusal (or a pane gone under the read) is recorded with its code, then rethrown. */
+    const refused = (err: unknown): never => {
+      const code = readAppErrorData(err)?.code ?? 'INTERNAL';
+      record(`error\t${code}`, { session: ref.session ?? ref.binding, errorCode: code });
+      throw err;
+    };
+
+    async function target(): Promise<ReadableTarget> {
+      try {
+        const t = await access.readableRef(ref);
+        if (options.pin !== undefined) {
+          if (pinned === undefined) pinned = sessionIdentityOf(t.identity);
+          else assertSameSession(pinned, t.identity);
+        }
+        return t;
+      } catch (err) {
+        return refused(err);
+      }
+    }
+
+    async function screen() {
+      const t = await target();
+      const { lines } = await readPane(t, 0, '-', true).catch(refused);
+      read(t, lines.length);
+      return { target: t, lines };
+    }
+
+    return {
+      target,
+      screen,
+      async status() {
+        const { target: t, lines } = await screen();
+        return { target: t, status: statusOf(t, lines, now()) };
+      },
+      async frame() {
+        const t = await target();
+        // Both commands go out in one write and tmux answers them back to back, so the
+        // cursor belongs to the screen captured. The screen is redacted together with
+        // history above it, so a block or a wrapped token cut by the top edge is still
+        // recognised.
+        const [window, facts] = await Promise.all([readPaneWindow(tmux, t.pane, 0, '-', true), tmux.paneFacts(t.pane.paneId)]).catch(refused);
+        if (facts === null) return refused(new AppError('SESSION_NOT_FOUND', 'the pane no longer exists'));
+        read(t, window.lines.length);
+        return { target: t, window, facts };
+      },
+    };
+  }
+
   return {
-    resolveReadable: (name, sessions) => access.readable(name, sessions),
+    resolve: (ref) => access.readableRef(ref),
+    follow,
     tailOf,
     statusOf: statusOfTarget,
 

@@ -108,6 +108,26 @@ describe('session registry', { timeout: 180_000 }, () => {
     expect((await gateway().sessions.list({})).dead_sessions).toBeUndefined();
   });
 
+  it('judges a gone session by one rule: a grant pinned to it shows its last screen as it shows its transcript, until revoked', async () => {
+    const reg = await started(deps);
+    const s = await printing('private-granted', 'GRANTED-MARK-1');
+    const facts = (await tmux.findSession('private-granted'))!;
+    deps.stores.grants.apply([{ kind: 'grant', sessionName: 'private-granted', identity: facts, input: false, expiresAt: null }], 'test', Date.now());
+    await vi.waitFor(() => expect(rowOf('private-granted')).toMatchObject({ status: 'ACTIVE', sessionId: s.sessionId }), SLOW);
+    expect(await reg.reconcile({ screens: true })).toBe(true);
+    expect(rowOf('private-granted')!.lastScreen).toContain('GRANTED-MARK-1');
+    await server.tmux(['kill-session', '-t', s.sessionId]);
+    await vi.waitFor(() => expect(rowOf('private-granted')).toMatchObject({ status: 'KILLED' }), SLOW);
+    // The grant pinned to that very session admits its remembered content (the transcript
+    // rule); before, the registry alone asked the whitelist and hid the screen.
+    const dead = async () => (await gateway().sessions.list({ include_dead: true })).dead_sessions!.find((d) => d.name === 'private-granted')!;
+    expect((await dead()).last_screen).toContain('GRANTED-MARK-1');
+    expect(deps.access.canReadGone('private-granted', facts)).toBe(true);
+    deps.stores.grants.apply([{ kind: 'revoke', sessionName: 'private-granted' }], 'test', Date.now());
+    expect((await dead()).last_screen).toBeNull();
+    expect(deps.access.canReadGone('private-granted', facts)).toBe(false);
+  });
+
   it('records hostile session names exactly as tmux stores them', async () => {
     await started(deps);
     const hostile = ['agent-;kill-server', '-agent-lead', 'agent-"q\'uote\'', 'agent-new\nline', 'agent-ünïcødé-😀-界', 'agent-$(id)`id`', 'agent-#{pid}'];

@@ -149,13 +149,14 @@ async function recordScreens(deps: RegistryDeps, live: readonly SessionFacts[], 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** Sessions the registry remembers that tmux no longer has, newest first. The last screen
- * is shown only when the caller could read a session of that name by the config now (a
- * grant was pinned to the live session and died with it). */
+ * is shown under THE rule for gone sessions (access/gate.ts `canReadGone`), the same one
+ * the transcripts listed beside it and every transcript read use. */
 export function listDeadSessions(deps: Pick<RegistryDeps, 'config' | 'stores' | 'access'>): DeadSession[] {
   return storeOf(deps)
     .list({ statuses: ['MISSING', 'KILLED', 'DELETED'] })
     .slice(0, DEAD_LIST_MAX)
-    .map((r: RegistryRecord) => ({
+    .map((r: RegistryRecord) => ({ r, shown: r.lastScreen !== null && deps.access.canReadGone(r.name, { serverPid: r.serverPid, sessionId: r.sessionId, created: r.sessionCreated }) }))
+    .map(({ r, shown }) => ({
       name: r.name,
       session_id: r.sessionId,
       created: new Date(r.sessionCreated * 1000).toISOString(),
@@ -165,8 +166,8 @@ export function listDeadSessions(deps: Pick<RegistryDeps, 'config' | 'stores' | 
       status_changed_at: iso(r.statusChangedAt)!,
       conversation_id: r.conversationId,
       notes: r.notes,
-      last_screen: r.lastScreen !== null && deps.access.canRead(r.name, null) ? r.lastScreen : null,
-      last_screen_at: r.lastScreen !== null && deps.access.canRead(r.name, null) ? iso(r.lastScreenAt) : null,
+      last_screen: shown ? r.lastScreen : null,
+      last_screen_at: shown ? iso(r.lastScreenAt) : null,
       deleted_by: r.deletedBy,
     }));
 }

@@ -13,18 +13,17 @@
  *
  * Narrow dependencies (passed in, not the broker's deps bag) so the capability can move.
  */
-import { AppError, readAppErrorData, type SupervisorEvent, type SessionStatusResult } from '@terminal-mcp/contract';
+import { readAppErrorData, type SupervisorEvent, type SessionStatusResult } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config/schema.js';
 import type { BindingRecord } from '../effects/store/bindings-store.js';
 import type { EventRow, SupervisorStore, WatchRow } from '../effects/store/supervisor-store.js';
 import type { PaneWatcher, PaneWatchSubscription } from '../effects/tmux/pane-watch.js';
-import type { ReadableTarget } from '../access/target.js';
+import type { ReadableTarget, TargetRef } from '../access/target.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { matchesAny } from '../policy/access.js';
 import { RECENT_OUTPUT_SECONDS } from '../policy/status.js';
-import { readPaneLines } from '../reads/pane-text.js';
-import { statusOf, type SessionReader } from '../reads/session-reader.js';
+import { statusOf, type ContinuedRead, type ReadCallerId, type SessionReader } from '../reads/session-reader.js';
 import { observe, type Observation } from './evidence.js';
 import { stepWatch, type PlannedEvent } from './transition.js';
 import { eventView } from './views.js';
@@ -34,8 +33,8 @@ export type SupervisorConfig = BrokerConfig['supervisor'];
 
 export interface SupervisorEngineDeps {
   store: SupervisorStore;
-  reader: Pick<SessionReader, 'resolveReadable'>;
-  tmux: Pick<TmuxAdapter, 'capturePane' | 'listSessions'>;
+  reader: Pick<SessionReader, 'resolve' | 'follow'>;
+  tmux: Pick<TmuxAdapter, 'listSessions'>;
   bindings: (name: string) => BindingRecord | undefined;
   config: SupervisorConfig;
   log: Pick<Logger, 'info' | 'warn' | 'debug'>;
@@ -71,6 +70,9 @@ export interface SupervisorEngine {
 /** Errors that mean the target is gone or no longer readable: the watch stops. */
 const TARGET_GONE = new Set(['SESSION_NOT_FOUND', 'SESSION_NOT_ALLOWED', 'READ_DISABLED', 'BINDING_NOT_FOUND', 'IDENTITY_CHANGED']);
 const COALESCE_MS = 100;
+/** Who the supervisor's reads are recorded for in the read audit. */
+const SUPERVISOR: ReadCallerId = { role: 'broker', actor: 'broker:supervisor' };
+const refOf = (watch: Pick<WatchRow, 'kind' | 'target'>): TargetRef => (watch.kind === 'binding' ? { binding: watch.target } : { session: watch.target });
 
 export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEngine {
   const { store, config, log } = deps;
@@ -86,26 +88,26 @@ export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEn
   const lastRun = new Map<number, number>();
   const quietTimers = new Map<number, NodeJS.Timeout>();
   const verifying = new Set<number>();
+  /** Each watch's continued read (reads/session-reader.ts): one read audit row per watch
+   * and pane, not one per evaluation. */
+  const reads = new Map<number, ContinuedRead>();
   let pollTimer: NodeJS.Timeout | undefined;
   let started = false;
 
-  async function resolve(watch: Pick<WatchRow, 'kind' | 'target'>) {
-    if (watch.kind === 'session') return deps.reader.resolveReadable(watch.target);
-    const record = deps.bindings(watch.target);
-    if (!record) throw new AppError('BINDING_NOT_FOUND', 'the watched binding no longer exists');
-    const found = await deps.reader.resolveReadable(record.sessionName);
-    if (found.identity.sessionId !== record.sessionId || found.identity.created !== record.sessionCreated) {
-      throw new AppError('IDENTITY_CHANGED', 'the bound session was replaced');
-    }
-    return found;
-  }
+  /** A session watch follows the name; a binding watch reads the pane the binding pinned
+   * (not the session's active one), refused once the server, session or pane is another. */
+  const resolve = (watch: Pick<WatchRow, 'kind' | 'target'>) => deps.reader.resolve(refOf(watch));
 
   async function look(watch: WatchRow) {
-    const target = await resolve(watch);
-    const screen = await readPaneLines(deps.tmux, target.pane, 0, '-', true);
-    const status = statusOf(target, screen.lines, clock());
+    let read = reads.get(watch.id);
+    if (read === undefined) {
+      read = deps.reader.follow(SUPERVISOR, 'supervisor', refOf(watch));
+      reads.set(watch.id, read);
+    }
+    const { target, lines } = await read.screen();
+    const status = statusOf(target, lines, clock());
     subscribe(watch, target.identity.sessionId);
-    return { obs: observe(status, screen.lines, watch.done_marker, config.idle_threshold_seconds), status };
+    return { obs: observe(status, lines, watch.done_marker, config.idle_threshold_seconds), status };
   }
 
   function record(watch: WatchRow, planned: PlannedEvent, obs: Pick<Observation, 'hash' | 'preview'>, iteration: number, metadata: Record<string, string | number | boolean | null>): EventRow {
@@ -314,6 +316,7 @@ export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEn
 
   function unsubscribe(watchId: number): void {
     lastRun.delete(watchId);
+    reads.delete(watchId);
     subscriptions.get(watchId)?.sub.unsubscribe();
     subscriptions.delete(watchId);
     clearTimeout(quietTimers.get(watchId));
@@ -333,7 +336,7 @@ export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEn
     for (const s of await deps.tmux.listSessions()) {
       if (!matchesAny(config.watched_session_patterns, s.name)) continue;
       try {
-        await deps.reader.resolveReadable(s.name);
+        await deps.reader.resolve({ session: s.name });
         add('session', s.name);
       } catch {
         // Only readable sessions are ever watched.
@@ -384,6 +387,7 @@ export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEn
       for (const t of [...pending.values(), ...quietTimers.values()]) clearTimeout(t);
       pending.clear();
       quietTimers.clear();
+      reads.clear();
       fireWaiters();
     },
     running: () => started,

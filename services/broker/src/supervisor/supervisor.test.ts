@@ -200,6 +200,38 @@ describe('v1: events from pane output and quiet time', () => {
     expect((await eventFor('binding:sup-b', 'watch_target_missing')).reason).toMatch(/SESSION_NOT_FOUND|IDENTITY_CHANGED/);
   });
 
+  it('reads the pane a binding pinned, not the one made active after a split (the review\'s %5/%9 probe)', async () => {
+    await session('agent-pinned', 'sleep 1; read -p "Pinned pane? [y/N] " a');
+    await gw().bindings.bind({ binding: 'sup-pin', session: 'agent-pinned' });
+    const pinnedPane = deps.stores.bindings.get('sup-pin')!.paneId;
+    // A second pane, made active: the session's active pane is no longer the pinned one.
+    await tmux.tmux(['split-window', '-t', '=agent-pinned:', `bash --norc --noprofile -c 'read -p "Other pane? [y/N] " a; sleep 600'`]);
+    const active = (await tmux.tmux(['display-message', '-p', '-t', '=agent-pinned:', '#{pane_id}'])).trim();
+    expect(active).not.toBe(pinnedPane);
+    await gw().supervisor.watch({ binding: 'sup-pin' });
+    const e = await eventFor('binding:sup-pin', 'attention_required');
+    expect(e.output_preview).toContain('Pinned pane? [y/N]');
+    expect(e.output_preview).not.toContain('Other pane');
+    // The supervisor's read is in the read audit, as the pinned pane, once (not once per look).
+    await gw().supervisor.runOnce({});
+    deps.input.reads.flush();
+    const reads = deps.stores.db('audit').prepare("SELECT role, actor, pane_id FROM read_audit WHERE tool = 'supervisor' AND session_name = 'agent-pinned'").all();
+    expect(reads).toEqual([{ role: 'broker', actor: 'broker:supervisor', pane_id: pinnedPane }]);
+  });
+
+  it('stops a binding watch whose pinned tmux server pid is not the running server\'s', async () => {
+    await session('agent-oldserver', 'sleep 1; read -p "Proceed? [y/N] " a');
+    await gw().bindings.bind({ binding: 'sup-oldserver', session: 'agent-oldserver' });
+    await gw().supervisor.watch({ binding: 'sup-oldserver' });
+    await eventFor('binding:sup-oldserver', 'attention_required');
+    // The record made to look as a binding made on an earlier server would (same session
+    // id and creation time, another server pid): the running server is not that one.
+    deps.stores.bindings.update('sup-oldserver', (b) => ({ result: null, write: { ...b!, serverPid: b!.serverPid + 1 } }));
+    await gw().supervisor.runOnce({});
+    const e = await eventFor('binding:sup-oldserver', 'watch_target_missing');
+    expect(e.reason).toContain('IDENTITY_CHANGED');
+  });
+
   it('keeps no secret a session printed in supervisor.db', async () => {
     await session('agent-leaky', `sleep 1; echo "export ANTHROPIC_API_KEY=${SECRET}"; read -p "Continue? [y/N] " a`);
     await gw().supervisor.watch({ session: 'agent-leaky' });

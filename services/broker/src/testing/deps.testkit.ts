@@ -67,8 +67,9 @@ export function withConfig(deps: BrokerDeps, config: BrokerConfig): BrokerDeps {
   return assembleDeps({ config, tmux, stores, log, info, live, transcripts }, input);
 }
 
-/** THE reader over a bare adapter: no grants (only the whitelist admits), no bindings. */
+/** THE reader over a bare adapter: no grants (only the whitelist admits), no bindings,
+ * continued reads recorded nowhere. */
 export function whitelistReader(config: BrokerConfig, tmux: TmuxAdapter): SessionReader {
   const access = createAccessGate({ config, tmux, bindings: { get: () => undefined }, delivery: { readIdentity: () => Promise.resolve(null) } });
-  return createSessionReader({ config, tmux, access });
+  return createSessionReader({ config, tmux, access, reads: { record: () => undefined } });
 }

@@ -46,13 +46,11 @@ async function findDead(deps: TranscriptReadDeps, name: string, identity?: Sessi
   return found ? { identity: sessionIdentityOf(found.meta), meta: found.meta } : null;
 }
 
-/** The read rule on a recorded name (and a grant still pinned to that session). */
-const canReadRecorded = (deps: TranscriptReadDeps, name: string, identity: SessionIdentity) => deps.access.canRead(name, deps.access.grantOf(name, identity));
 
 /** The read rule on a dead session's recorded name, as an error. */
 function assertDeadReadable(deps: TranscriptReadDeps, dead: DeadTranscript): void {
   if (!deps.config.permissions.terminal_read) throw new AppError('READ_DISABLED', 'reading terminals is turned off');
-  if (!canReadRecorded(deps, dead.meta.name, dead.identity)) throw new AppError('SESSION_NOT_ALLOWED', 'access to this session is denied');
+  if (!deps.access.canReadGone(dead.meta.name, dead.identity)) throw new AppError('SESSION_NOT_ALLOWED', 'access to this session is denied');
 }
 
 const isNotFound = (err: unknown) => readAppErrorData(err)?.code === 'SESSION_NOT_FOUND';
@@ -107,7 +105,7 @@ export function withDeadTranscripts(deps: TranscriptReadDeps, live: readonly Lis
   const gone = deps.transcripts.store
     .list()
     .filter((e) => !live.some((s) => sameSession(s, e.meta)))
-    .filter((e) => deps.config.permissions.terminal_read && canReadRecorded(deps, e.meta.name, e.meta));
+    .filter((e) => deps.access.canReadGone(e.meta.name, e.meta));
   const key = (sessionId: string, created: number) => `${sessionId}\t${created}`;
   const ids = new Map(gone.map((e) => [key(e.meta.sessionId, e.meta.created), e.dir]));
   const marked = dead.map((d) => {

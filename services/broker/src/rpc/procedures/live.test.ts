@@ -103,6 +103,18 @@ describe('live.paneOutput', () => {
     expect(await watcherClients()).toEqual([]);
   });
 
+  it('tells no status without a signed-in operator: a status quotes the screen (web.sock alone is not enough)', async () => {
+    const s = await shellSession('agent-live-status');
+    await server.tmux(['send-keys', '-t', s.paneId, 'read -p "Ship the release? [y/N] " a', 'Enter']);
+    const asOperator = () => createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: operatorToken(deps, 'admin') }));
+    await vi.waitFor(async () => expect((await asOperator().sessions.status({ session: 'agent-live-status' })).reason).toContain('[y/N]'), { timeout: 60_000, interval: 50 });
+    const anonymous = createCallerFactory(webRouter)(createContextInner({ role: 'web', deps }));
+    const forged = createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: 'x'.repeat(43) }));
+    expect(await errorCodeOf(anonymous.sessions.status({ session: 'agent-live-status' }))).toBe('UNAUTHENTICATED');
+    expect(await errorCodeOf(forged.sessions.status({ session: 'agent-live-status' }))).toBe('UNAUTHENTICATED');
+    await server.tmux(['kill-session', '-t', s.sessionId]);
+  });
+
   it('starts with the current screen, then follows new output', async () => {
     const s = await shellSession('agent-live');
     await server.tmux(['send-keys', '-t', s.paneId, "printf '\\033[32mgreen-%s\\033[0m\\n' before", 'Enter']);
@@ -122,6 +134,10 @@ describe('live.paneOutput', () => {
     expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1)); // no gaps, no repeats
 
     await it.return?.();
+    // The stream is one read in the read audit, however many frames it sent.
+    deps.input.reads.flush();
+    const reads = deps.stores.db('audit').prepare("SELECT role, pane_id, error_code FROM read_audit WHERE tool = 'dashboard_live' AND session_name = 'agent-live'").all();
+    expect(reads).toEqual([{ role: 'web', pane_id: s.paneId, error_code: null }]);
     await server.tmux(['kill-session', '-t', s.sessionId]);
   });
 

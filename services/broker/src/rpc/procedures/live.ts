@@ -17,7 +17,7 @@ export const live = {
     }
     yield* streamScreenFrames({
       reader: ctx.deps.reader,
-      tmux: ctx.deps.tmux,
+      caller: { role: ctx.role, actor: ctx.actor },
       paneWatch: ctx.deps.live.paneWatch,
       name: input.session,
       signal,

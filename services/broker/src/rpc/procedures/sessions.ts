@@ -98,11 +98,12 @@ export const sessions = {
       ),
     ),
 
-  status: everyRole
-    .input(statusInputSchema)
-    .query(({ ctx, input }) =>
-      auditedRead(ctx, 'terminal_status', input.session, () => reader(ctx).status(input.session), (r) => ({ sessionId: r.session_id })),
-    ),
+  status: everyRole.input(statusInputSchema).query(({ ctx, input }) => {
+    // A status quotes what the screen shows (a prompt, a menu's question): on web.sock it
+    // is a content read like any other, for a signed-in operator only.
+    if (ctx.role === 'web' && operatorOf(ctx) === null) raise(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
+    return auditedRead(ctx, 'terminal_status', input.session, () => reader(ctx).status(input.session), (r) => ({ sessionId: r.session_id }));
+  }),
 
   batchInspect: mcpServices
     .input(batchInspectInputSchema)

@@ -18,6 +18,7 @@ import { webRouter } from '../roles/web.js';
 import { serveRoles } from '../serve.js';
 import { createCallerFactory } from '../trpc.js';
 import { startLiveTestBroker, type LiveTestBroker } from '../../testing/live-broker.testkit.js';
+import { operatorToken } from '../../webauth/operator-token.testkit.js';
 
 const GRACE_MS = 150;
 const PROMPT = 'read -p "Continue? [y/N] "';
@@ -52,7 +53,7 @@ async function watcherClients(): Promise<string[]> {
 
 const gateway = (signal?: AbortSignal, d: BrokerDeps = deps) =>
   createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps: d }), signal ? { signal } : undefined);
-const web = () => createCallerFactory(webRouter)(createContextInner({ role: 'web', deps }));
+const web = () => createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: operatorToken(deps, 'admin') }));
 
 async function errorOf(p: Promise<unknown>): Promise<{ code?: string; message: string }> {
   try {
@@ -92,6 +93,7 @@ describe('wait.forState', () => {
     setTimeout(() => void sendKeys(s, `sleep 0.2; ${PROMPT}`, 'Enter'), 300);
     const out = await waitForState({
       reader: deps.reader,
+      caller: { role: 'gateway', actor: 'gateway:test' },
       paneWatch,
       target: { name: 'agent-wait-no-tick' },
       states: ['WAITING_INPUT'],
@@ -109,6 +111,10 @@ describe('wait.forState', () => {
     const result = await gateway().wait.forState({ session: 'agent-wait-now', states: ['RUNNING', 'IDLE'] });
     expect(result).toMatchObject({ state: 'IDLE', states: ['RUNNING', 'IDLE'], resume_token: null });
     expect(paneWatch.watchedSessions()).toEqual([]); // decided before any watcher was needed
+    // The wait read the pane: it is in the read audit.
+    deps.input.reads.flush();
+    const reads = deps.stores.db('audit').prepare("SELECT role, session_id FROM read_audit WHERE tool = 'terminal_wait_for_state' AND session_name = 'agent-wait-now'").all();
+    expect(reads).toEqual([{ role: 'gateway', session_id: s.sessionId }]);
     await server.tmux(['kill-session', '-t', s.sessionId]);
   });
 

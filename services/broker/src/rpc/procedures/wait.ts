@@ -23,6 +23,7 @@ const timeoutMs = (seconds: number | undefined) => Math.round((seconds ?? WAIT_L
 function run(ctx: BrokerContext, target: WaitTarget, states: readonly SessionStatus[], seconds: number | undefined, signal?: AbortSignal) {
   return waitForState({
     reader: ctx.deps.reader,
+    caller: { role: ctx.role, actor: ctx.actor },
     paneWatch: ctx.deps.live.paneWatch,
     target,
     states,

@@ -33,7 +33,7 @@ export const webRouter = router({
   /** The session list and its status column. */
   sessions: {
     list: sessions.list,
-    status: sessions.status,
+    status: sessions.status, // operator (it quotes the screen)
   },
   /** Gone sessions' transcripts: read-only view and .cast download (docs/transcripts.md). */
   transcripts: {
