@@ -14,8 +14,7 @@
  *   scale    broker RSS and terminal_list_sessions at 200 sessions
  *   redact   the redactor's cost per 200 lines (and another build's: BENCH_REDACT_BEFORE)
  *   catalogue tools/list bytes: gateway, its default, every toolset combination, observer
- *   answers  terminal_list_sessions / terminal_batch_inspect bytes at BENCH_ANSWER_SESSIONS
- *            (20,50,200) varied sessions
+ *   answers  every list-shaped tool's answer bytes (sessions at BENCH_ANSWER_SESSIONS, default 50,200)
  * BENCH_BEFORE=<another checkout, built>: catalogue and answers measure it too, side by side.
  *
  * Baseline: Node's child_process.execFile('tmux', ...), the fastest honest way to spawn;
@@ -538,12 +537,14 @@ async function main(): Promise<void> {
     target('default gateway catalogue <= 25 KB', `${c.gatewayDefault.bytes} B`, c.gatewayDefault.bytes <= 25_000);
   }
   if (only.has('answers')) {
-    const sizes = (process.env.BENCH_ANSWER_SESSIONS ?? '20,50,200').split(',').map(Number).filter((n) => n > 0);
-    const rows = await benchListAnswers(sizes, BEFORE);
-    section(`list answers: bytes as an SDK client receives them over stdio (text + structuredContent)${BEFORE ? `; before = BENCH_BEFORE (${BEFORE})` : ''}`);
+    const sizes = (process.env.BENCH_ANSWER_SESSIONS ?? '50,200').split(',').map(Number).filter((n) => n > 0);
+    const rows = await benchListAnswers(sizes, BEFORE ? { beforeRoot: BEFORE } : {});
+    section(`list answers: bytes as an SDK client receives them (text + structuredContent; gateway over stdio, observer in process)${BEFORE ? `; before = BENCH_BEFORE (${BEFORE}, gateway only)` : ''}`);
     const cell = (b: AnswerBytes) => `${String(b.total).padStart(6)} B (text ${String(b.text).padStart(6)}, structured ${String(b.structured).padStart(6)})`;
+    console.log(`  ${'tool'.padEnd(36)} ${'sessions'.padStart(8)}  ${'fixture'.padEnd(36)} answer`);
     for (const r of rows) {
-      console.log(`  ${`${r.tool}, ${r.sessions} sessions`.padEnd(40)} ${cell(r.after)}${r.before ? `   before ${cell(r.before)}   after/before ${(r.after.total / r.before.total).toFixed(2)}x` : ''}`);
+      const before = r.before ? `   before ${cell(r.before)}   after/before ${(r.after.total / r.before.total).toFixed(2)}x` : '';
+      console.log(`  ${r.tool.padEnd(36)} ${String(r.sessions).padStart(8)}  ${r.fixture.slice(0, 36).padEnd(36)} ${cell(r.after)}${before}`);
     }
     const at50 = rows.find((r) => r.tool === 'terminal_list_sessions' && r.sessions === 50);
     if (at50) target('terminal_list_sessions at 50 sessions <= 6 KB', `${at50.after.total} B`, at50.after.total <= 6_000);
