@@ -25,7 +25,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { GATEWAY_TOOLSETS, type PaneScreenFrame } from '@terminal-mcp/contract';
-import { BROKER_NODE_FLAGS, createBrokerClient, createBrokerLiveClient, createOperatorAccount, expandRows, repoPath, signInFirstTime, startBrokerProcess, startTmuxServer, startWebStack, type CompactRows } from '@terminal-mcp/test';
+import { BROKER_NODE_FLAGS, createBrokerClient, createBrokerLiveClient, createOperatorAccount, parseRows, repoPath, signInFirstTime, startBrokerProcess, startTmuxServer, startWebStack } from '@terminal-mcp/test';
 import { execa } from 'execa';
 import { execFile, spawn } from 'node:child_process';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
@@ -147,6 +147,8 @@ function check(r: ToolResult): ToolResult {
   if (r.isError) throw new Error(`tool failed: ${JSON.stringify(r.content)}`);
   return r;
 }
+/** List answers are text only (docs/tools.md): the text is what a client reads. */
+const textOfAnswer = (r: ToolResult) => (r.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
 
 /** GET `path` on a broker socket over HTTP/1.1 with a kept-alive connection: the per-call
  * HTTP framing the call link replaced, for comparison in the same run. */
@@ -307,7 +309,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < iterations * ROUNDS; i++) {
         await time(s!, async () => {
           const r = await list(stdio);
-          const listed = (r.structuredContent as CompactRows).rows.length;
+          const listed = parseRows(textOfAnswer(r), 'name').length;
           if (listed !== count) throw new Error(`listed ${listed} sessions, expected ${count}`);
         });
         await time(h!, () => list(http));
@@ -350,8 +352,9 @@ async function main(): Promise<void> {
         const batchPanes = panes.slice(offset, offset + BATCH_SIZE);
         await time(s!, async () => {
           const r = check(await stdio.callTool({ name: 'terminal_batch_inspect', arguments: { sessions: batch, lines: BATCH_LINES } }));
-          const items = expandRows(r.structuredContent);
-          if (items.length !== BATCH_SIZE || !items.every((x) => x.ok)) throw new Error('batch inspect incomplete');
+          // One block per session, its head line with ok=false when it could not be read.
+          const heads = textOfAnswer(r).split('\n').filter((l) => l.startsWith('== '));
+          if (heads.length !== BATCH_SIZE || heads.some((l) => l.includes(' ok=false'))) throw new Error('batch inspect incomplete');
         });
         // Per session: one spawn for the facts status needs, one for the text.
         await time(base!, async () => {

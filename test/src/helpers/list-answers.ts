@@ -140,7 +140,20 @@ async function stdioClient(bin: string, env: NodeJS.ProcessEnv): Promise<Client>
 /** `beforeRoot`: the root of another built checkout whose stdio gateway answers the same calls ('before'). */
 export async function startListAnswersFixture(opts: { beforeRoot?: string } = {}): Promise<ListAnswersFixture> {
   const base = mkdtempSync(join(tmpdir(), 'tmcp-answers-'));
+  const started: { close(): Promise<unknown> }[] = [];
+  try {
+    return await startFixture(base, started, opts);
+  } catch (err) {
+    // Nothing started is left behind when the setup fails half-way.
+    for (const s of started.reverse()) await s.close().catch(() => undefined);
+    rmSync(base, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function startFixture(base: string, started: { close(): Promise<unknown> }[], opts: { beforeRoot?: string }): Promise<ListAnswersFixture> {
   const tmux = await startTmuxServer();
+  started.push({ close: () => tmux.kill() });
   const repo = makeHistoryRepo(base);
   const broker = await startBrokerProcess({
     tmuxSocket: tmux.socketName,
@@ -152,13 +165,17 @@ export async function startListAnswersFixture(opts: { beforeRoot?: string } = {}
       observer: { source_roots: ['demo', 'demo-mirror', 'demo-docs'].map((name) => ({ name, path: repo })) },
     },
   });
+  started.push({ close: () => broker.stop() });
   await createOperatorAccount(broker.env, USER, PASSWORD);
   const after = await stdioClient(repoPath('services/gateway/dist/bin/stdio.js'), broker.env);
+  started.push(after);
   const before = opts.beforeRoot ? await stdioClient(join(opts.beforeRoot, 'services/gateway/dist/bin/stdio.js'), broker.env) : undefined;
+  if (before) started.push(before);
   const observer = new Client({ name: 'list-answers-observer', version: '1' });
   const [a, b] = InMemoryTransport.createLinkedPair();
   const observerServer = createObserverMcpServer({ broker: createBrokerClient({ role: 'observer', env: broker.env }), caller: { username: USER, clientId: 'tmcp_c_answers' } });
   await Promise.all([observerServer.connect(a), observer.connect(b)]);
+  started.push(observer, observerServer);
 
   const must = async (name: string, args: Record<string, unknown>) => {
     const r = (await after.callTool({ name, arguments: args })) as CallToolResult;
