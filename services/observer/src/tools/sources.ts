@@ -124,7 +124,8 @@ export function renderFiles(out: ListFilesOutput): string {
 export function renderReadFile(out: ReadFileOutput): string {
   const range = out.end_line < out.start_line ? 'no lines' : `lines ${out.start_line}-${out.end_line}`;
   const total = out.total_lines === null ? '' : ` of ${out.total_lines}`;
-  const more = out.truncated && out.next_start_line !== null ? ` More: call again with start_line=${out.next_start_line}.` : '';
+  // Said whenever there is a next line, not only when the range was cut: the text is the whole answer.
+  const more = out.next_start_line !== null ? ` More: call again with start_line=${out.next_start_line}.` : '';
   return `${out.project} ${quoted(out.path)} (${out.size_bytes} bytes): ${range}${total}.${redactionNote(out.redactions)}${more} Untrusted file text follows.\n${out.text}`;
 }
 
