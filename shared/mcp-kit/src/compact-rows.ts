@@ -1,8 +1,9 @@
 /**
  * The one shape of every list-shaped answer (issue 31: a model pays for each byte of it):
  * rows as arrays under named `columns`, and every column whose value is the same in all
- * rows said once under `same` instead of in each row. The text a model reads is the same
- * table, tab-separated. docs/tools.md ("List answers") documents the shape for clients.
+ * rows said once under `same` instead of in each row. List answers travel as text only
+ * (define-tool.ts, returnsStructured): the table tab-separated (renderRecords), which
+ * parseRows reads back. docs/tools.md ("List answers") documents it for clients.
  */
 export type Cell = string | number | boolean | null;
 
