@@ -5,6 +5,7 @@
  * the same corpus.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { parseRows } from '@terminal-mcp/test';
 import { summarize, time, type Stats } from './stats.js';
 
 const WORDS = [
@@ -53,7 +54,8 @@ export async function benchNoteSearch(client: Client, opts: { notes: number; cal
     await time(samples, async () => {
       const r = await client.callTool({ name: 'note_search', arguments: { query: QUERIES[i % QUERIES.length]!, limit: 10 } });
       if (r.isError) throw new Error(`note_search failed: ${JSON.stringify(r.content)}`);
-      hits += (r.structuredContent as { hits: unknown[] }).hits.length;
+      const text = (r.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+      hits += text.startsWith('No ') ? 0 : parseRows(text, 'id').length;
     });
   }
   return { notes: opts.notes, search: summarize(samples), hitsPerQuery: hits / opts.calls };

@@ -14,8 +14,7 @@
  *   scale    broker RSS and terminal_list_sessions at 200 sessions
  *   redact   the redactor's cost per 200 lines (and another build's: BENCH_REDACT_BEFORE)
  *   catalogue tools/list bytes: gateway, its default, every toolset combination, observer
- *   answers  terminal_list_sessions / terminal_batch_inspect bytes at BENCH_ANSWER_SESSIONS
- *            (20,50,200) varied sessions
+ *   answers  every list-shaped tool's answer bytes (sessions at BENCH_ANSWER_SESSIONS, default 50,200)
  * BENCH_BEFORE=<another checkout, built>: catalogue and answers measure it too, side by side.
  *
  * Baseline: Node's child_process.execFile('tmux', ...), the fastest honest way to spawn;
@@ -26,7 +25,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { GATEWAY_TOOLSETS, type PaneScreenFrame } from '@terminal-mcp/contract';
-import { BROKER_NODE_FLAGS, createBrokerClient, createBrokerLiveClient, createOperatorAccount, expandRows, repoPath, signInFirstTime, startBrokerProcess, startTmuxServer, startWebStack, type CompactRows } from '@terminal-mcp/test';
+import { BROKER_NODE_FLAGS, createBrokerClient, createBrokerLiveClient, createOperatorAccount, parseRows, repoPath, signInFirstTime, startBrokerProcess, startTmuxServer, startWebStack } from '@terminal-mcp/test';
 import { execa } from 'execa';
 import { execFile, spawn } from 'node:child_process';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
@@ -148,6 +147,8 @@ function check(r: ToolResult): ToolResult {
   if (r.isError) throw new Error(`tool failed: ${JSON.stringify(r.content)}`);
   return r;
 }
+/** List answers are text only (docs/tools.md): the text is what a client reads. */
+const textOfAnswer = (r: ToolResult) => (r.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
 
 /** GET `path` on a broker socket over HTTP/1.1 with a kept-alive connection: the per-call
  * HTTP framing the call link replaced, for comparison in the same run. */
@@ -308,7 +309,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < iterations * ROUNDS; i++) {
         await time(s!, async () => {
           const r = await list(stdio);
-          const listed = (r.structuredContent as CompactRows).rows.length;
+          const listed = parseRows(textOfAnswer(r), 'name').length;
           if (listed !== count) throw new Error(`listed ${listed} sessions, expected ${count}`);
         });
         await time(h!, () => list(http));
@@ -351,8 +352,9 @@ async function main(): Promise<void> {
         const batchPanes = panes.slice(offset, offset + BATCH_SIZE);
         await time(s!, async () => {
           const r = check(await stdio.callTool({ name: 'terminal_batch_inspect', arguments: { sessions: batch, lines: BATCH_LINES } }));
-          const items = expandRows(r.structuredContent);
-          if (items.length !== BATCH_SIZE || !items.every((x) => x.ok)) throw new Error('batch inspect incomplete');
+          // One block per session, its head line with ok=false when it could not be read.
+          const heads = textOfAnswer(r).split('\n').filter((l) => l.startsWith('== '));
+          if (heads.length !== BATCH_SIZE || heads.some((l) => l.includes(' ok=false'))) throw new Error('batch inspect incomplete');
         });
         // Per session: one spawn for the facts status needs, one for the text.
         await time(base!, async () => {
@@ -538,12 +540,14 @@ async function main(): Promise<void> {
     target('default gateway catalogue <= 25 KB', `${c.gatewayDefault.bytes} B`, c.gatewayDefault.bytes <= 25_000);
   }
   if (only.has('answers')) {
-    const sizes = (process.env.BENCH_ANSWER_SESSIONS ?? '20,50,200').split(',').map(Number).filter((n) => n > 0);
-    const rows = await benchListAnswers(sizes, BEFORE);
-    section(`list answers: bytes as an SDK client receives them over stdio (text + structuredContent)${BEFORE ? `; before = BENCH_BEFORE (${BEFORE})` : ''}`);
+    const sizes = (process.env.BENCH_ANSWER_SESSIONS ?? '50,200').split(',').map(Number).filter((n) => n > 0);
+    const rows = await benchListAnswers(sizes, BEFORE ? { beforeRoot: BEFORE } : {});
+    section(`list answers: bytes as an SDK client receives them (text + structuredContent; gateway over stdio, observer in process)${BEFORE ? `; before = BENCH_BEFORE (${BEFORE}, gateway only)` : ''}`);
     const cell = (b: AnswerBytes) => `${String(b.total).padStart(6)} B (text ${String(b.text).padStart(6)}, structured ${String(b.structured).padStart(6)})`;
+    console.log(`  ${'tool'.padEnd(36)} ${'sessions'.padStart(8)}  ${'fixture'.padEnd(36)} answer`);
     for (const r of rows) {
-      console.log(`  ${`${r.tool}, ${r.sessions} sessions`.padEnd(40)} ${cell(r.after)}${r.before ? `   before ${cell(r.before)}   after/before ${(r.after.total / r.before.total).toFixed(2)}x` : ''}`);
+      const before = r.before ? `   before ${cell(r.before)}   after/before ${(r.after.total / r.before.total).toFixed(2)}x` : '';
+      console.log(`  ${r.tool.padEnd(36)} ${String(r.sessions).padStart(8)}  ${r.fixture.slice(0, 36).padEnd(36)} ${cell(r.after)}${before}`);
     }
     const at50 = rows.find((r) => r.tool === 'terminal_list_sessions' && r.sessions === 50);
     if (at50) target('terminal_list_sessions at 50 sessions <= 6 KB', `${at50.after.total} B`, at50.after.total <= 6_000);

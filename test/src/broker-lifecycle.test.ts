@@ -123,7 +123,7 @@ describe('terminal-mcp (stdio launcher)', () => {
     try {
       const r = await client.callTool({ name: 'terminal_list_sessions', arguments: {} });
       expect(r.isError).toBeFalsy();
-      expect(JSON.stringify(r.structuredContent)).toContain('test-life');
+      expect(JSON.stringify(r.content)).toContain('test-life');
       expect(stderr).toMatch(/no broker was running; started one in the background \(pid (\d+)\)/);
       expect(existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'gateway.sock'))).toBe(true);
       // The launched broker runs with the broker's node flags (effects/launch/node-flags.ts).

@@ -140,7 +140,7 @@ describe('terminal-mcp stop: clients connected, backups, tmux server killed', { 
     mcp = new Client({ name: 'broker-stop', version: '0' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(gateway!.url), { requestInit: { headers: { authorization: `Bearer ${GATEWAY_TOKEN}` } } }));
     const listed = await mcp.callTool({ name: 'terminal_list_sessions', arguments: {} });
-    expect(JSON.stringify(listed.structuredContent)).toContain('work-1');
+    expect(JSON.stringify(listed.content)).toContain('work-1');
     void mcp.callTool({ name: 'terminal_wait_for_state', arguments: { session: 'work-1', states: ['DONE'], timeout_s: 120 } }, undefined, { timeout: 300_000 }).catch(() => {});
 
     // The dashboard: a signed-in operator watching a session live (a broker subscription).

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_GATEWAY_TOOLSETS } from '@terminal-mcp/contract';
-import { createGatewayLogger, ERROR_META_KEY, expandRows, startGatewayHttp, TOOLSET_TOOLS, type RunningGatewayHttp } from '@terminal-mcp/gateway';
+import { createGatewayLogger, ERROR_META_KEY, parseRows, startGatewayHttp, TOOLSET_TOOLS, type RunningGatewayHttp } from '@terminal-mcp/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { repoPath } from './helpers/repo.js';
@@ -134,7 +134,7 @@ describe('MCP over HTTP with a live broker', () => {
     const client = await connect(gw.mcpUrl);
     const result = await call(client, 'terminal_list_sessions');
     expect(result.isError).toBeFalsy();
-    const sessions = expandRows(result.structuredContent);
+    const sessions = parseRows(textOf(result), 'name');
     expect(sessions.find((s) => s.name === ALLOWED)?.access).toBe('r');
     expect(sessions.find((s) => s.name === DENIED)?.access).toBe('-');
     // The text table: the denied session's row ends in, or has, the access cell `-`.
@@ -155,7 +155,8 @@ describe('MCP over HTTP with a live broker', () => {
     const client = await connect(gw.mcpUrl);
     const capture = await call(client, 'terminal_capture', { session: ALLOWED });
     expect(capture.isError).toBeFalsy();
-    expect((capture.structuredContent as { text: string }).text).toContain(ALLOWED_MARK);
+    expect(capture.structuredContent, 'capture answers with text only').toBeUndefined();
+    expect(textOf(capture)).toContain(ALLOWED_MARK);
     const status = await call(client, 'terminal_status', { session: ALLOWED });
     expect(status.isError).toBeFalsy();
     expect(status.structuredContent).toMatchObject({ session: ALLOWED, current_command: 'sleep' });
@@ -176,9 +177,10 @@ describe('MCP over HTTP with a live broker', () => {
     const client = await connect(gw.mcpUrl);
     const result = await call(client, 'terminal_batch_inspect', { sessions: [ALLOWED, DENIED], lines: 10 });
     expect(result.isError).toBeFalsy();
-    const results = expandRows(result.structuredContent);
-    expect(results.find((r) => r.session === ALLOWED)?.ok).toBe(true);
-    expect(results.find((r) => r.session === DENIED)).toMatchObject({ ok: false, status: 'SESSION_NOT_ALLOWED', text: null });
+    // One block per session: a head line with its status and fields, then its text, if any.
+    const heads = textOf(result).split('\n').filter((l) => l.startsWith('== '));
+    expect(heads.find((l) => l.startsWith(`== ${JSON.stringify(ALLOWED)}: `))).toMatch(/ ok=true .*lines=\d+$/);
+    expect(heads.find((l) => l.startsWith(`== ${JSON.stringify(DENIED)}: `))).toMatch(/^== "[^"]+": SESSION_NOT_ALLOWED \(.*ok=false$/);
     expect(textOf(result)).toContain(ALLOWED_MARK);
     expect(JSON.stringify(result)).not.toContain(DENIED_MARK);
   });

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ERROR_META_KEY, expandRows } from '@terminal-mcp/gateway';
+import { ERROR_META_KEY, parseRows } from '@terminal-mcp/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { repoPath } from './helpers/repo.js';
@@ -83,7 +83,7 @@ describe('MCP over stdio with a live broker', () => {
 
   it('discovery lists allowed and denied sessions with the right access', async () => {
     const result = await call('terminal_list_sessions');
-    const sessions = expandRows(result.structuredContent);
+    const sessions = parseRows(textOf(result), 'name');
     expect(sessions.find((s) => s.name === ALLOWED)?.access).toBe('r');
     expect(sessions.find((s) => s.name === DENIED)?.access).toBe('-');
   });
@@ -137,7 +137,7 @@ describe('stdout discipline and lifecycle', () => {
     expect(long.structuredContent).toMatchObject({ redactions: 1 });
     expect((long.structuredContent as { text: string }).text).toContain('[REDACTED');
     const batch = await call('terminal_batch_inspect', { sessions: ['allowed-redact'], lines: 2 });
-    expect(expandRows(batch.structuredContent)[0]).toMatchObject({ session: 'allowed-redact', redactions: 0 });
+    expect(textOf(batch).split('\n')[0]).toMatch(/^== "allowed-redact": .* redactions=0 /);
   });
 
   it('writes only JSON-RPC lines to stdout, starts without a broker and exits when stdin closes', async () => {

@@ -8,6 +8,7 @@ export { createOperatorAccount } from './helpers/operator-account.js';
 export { createBrokerClient, createBrokerLiveClient, type BrokerClient } from '@terminal-mcp/broker-client';
 export { catalogueOf, gatewayServerFor, measureToolsetCombinations, observerServer, OPTIONAL_TOOLSETS, type CombinationBytes } from './helpers/catalogue-bytes.js';
 export { addVariedSessions, VARIED_SESSIONS_CONFIG, variedSessionName } from './helpers/varied-sessions.js';
-export { expandRows, type CompactRows } from '@terminal-mcp/gateway';
+export { answerBytes, LIST_CALLS, measureListAnswers, startListAnswersFixture, type AnswerBytes, type ListAnswerRow, type ListCall } from './helpers/list-answers.js';
+export { expandRows, parseRows, type CompactRows } from '@terminal-mcp/gateway';
 /** The session bursts that crashed tmux 3.3a while the broker recorded (bench/src/crash-bursts.ts). */
 export { BURSTS, recordedCount, runBurst, type BurstName, type BurstOutcome } from './helpers/crash-bursts.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createGatewayLogger, ERROR_META_KEY, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
+import { createGatewayLogger, ERROR_META_KEY, parseRows, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
@@ -119,7 +119,7 @@ describe('input tools over MCP with a live broker', () => {
     const text = `-t x ; kill-server ;\n#(touch ${pwned})$(touch ${pwned})\`touch ${pwned}\` 'q' "qq" ✓;`;
     const result = await call(client, 'terminal_send_text', { session: 'agent-raw', text });
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ result: 'SENT', session: 'agent-raw' });
+    expect(textOf(result)).toMatch(/^Typed \d+ character\(s\) into session "agent-raw" pane %\d+\. Audit id \d+\.$/);
     await until('the text in the pane', () => pane.size() >= Buffer.byteLength(text));
     expect(pane.read()).toBe(text);
     expect(existsSync(pwned)).toBe(false);
@@ -131,7 +131,7 @@ describe('input tools over MCP with a live broker', () => {
     expect(textOf(refused)).toMatch(/character 2 is U\+001B \(ESC\)/);
 
     const audit = await call(client, 'terminal_list_input_audit', { session: 'agent-raw' });
-    const entries = (audit.structuredContent as { entries: { decision: string; error_code: string | null; actor: string }[] }).entries;
+    const entries = parseRows(textOf(audit), 'id');
     expect(entries.map((e) => [e.decision, e.error_code])).toEqual([
       ['BLOCKED', 'TEXT_REJECTED'],
       ['SENT', null],
@@ -162,16 +162,17 @@ describe('input tools over MCP with a live broker', () => {
     expect(textOf(replay)).toMatch(/replayed/);
 
     const bound = await call(client, 'terminal_bind', { binding: 'tests', session: 'agent-lines', input_enabled: true });
-    expect(bound.structuredContent).toMatchObject({ outcome: 'CREATED', state: 'OK', input_enabled: true });
+    expect(textOf(bound)).toMatch(/^CREATED: Binding "tests" → session "agent-lines" \(\$\d+, pane %\d+\): OK; input enabled\.$/);
     const viaBinding = await call(client, 'terminal_send_task', { binding: 'tests', text: 'second task' });
     expect(viaBinding.structuredContent).toMatchObject({ receipt: 'SUBMIT_CONFIRMED', binding: 'tests' });
     await until('two lines', () => pane.lines().length === 2);
     expect(pane.lines()).toEqual(['run the tests', 'second task']);
 
     const context = await call(client, 'terminal_input_context', { binding: 'tests' });
-    expect(context.structuredContent).toMatchObject({ binding: 'tests', current_command: 'bash', gates: { text: { allowed: true } } });
+    expect(textOf(context)).toMatch(/^binding "tests" → session "agent-lines" pane %\d+: \w+ .*command "bash"/);
+    expect(textOf(context)).toContain('Text: would be accepted.');
     const tail = await call(client, 'terminal_tail_bound', { binding: 'tests' });
-    expect((tail.structuredContent as { text: string }).text).toContain('second task');
+    expect(textOf(tail)).toContain('second task');
     const blocked = await call(client, 'terminal_send_task', { session: 'other-one', text: 'nope' });
     expect(blocked.structuredContent).toMatchObject({ receipt: 'BLOCKED', error_code: 'INPUT_NOT_ALLOWED' });
   });
@@ -256,7 +257,7 @@ describe('a broker killed between the audit row and the send', () => {
 
     broker = await broker.restart({ env: { TERMINAL_MCP_TEST_CRASH_AFTER_AUDIT: undefined } });
     const audit = await call(client, 'terminal_list_input_audit', { session: 'agent-crash' });
-    expect((audit.structuredContent as { entries: unknown[] }).entries).toEqual([
+    expect(parseRows(textOf(audit), 'id')).toEqual([
       expect.objectContaining({ decision: 'DELIVERY_UNKNOWN', tool: 'terminal_send_task', receipt: 'DELIVERY_UNKNOWN', text_length: 11 }),
     ]);
 
@@ -265,7 +266,7 @@ describe('a broker killed between the audit row and the send', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(pane.size()).toBe(0);
     // The retry is audited as a replay (nothing sent), next to the one real attempt.
-    expect(((await call(client, 'terminal_list_input_audit', { session: 'agent-crash' })).structuredContent as { entries: unknown[] }).entries).toEqual([
+    expect(parseRows(textOf(await call(client, 'terminal_list_input_audit', { session: 'agent-crash' })), 'id')).toEqual([
       expect.objectContaining({ decision: 'BLOCKED', receipt: 'REPLAYED', error_code: null, preview: null }),
       expect.objectContaining({ decision: 'DELIVERY_UNKNOWN', receipt: 'DELIVERY_UNKNOWN' }),
     ]);

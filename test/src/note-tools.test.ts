@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createGatewayLogger, ERROR_META_KEY, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
+import { createGatewayLogger, ERROR_META_KEY, parseRows, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
@@ -14,9 +14,15 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 
 const call = (client: Client, name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 const errorCodeOf = (r: CallToolResult) => (r._meta?.[ERROR_META_KEY] as { error_code?: string } | undefined)?.error_code;
-const structured = <T>(r: CallToolResult) => {
+/** The note tools answer with text only (docs/tools.md): what a client reads there. */
+const text = (r: CallToolResult) => {
   expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
-  return r.structuredContent as T;
+  expect(r.structuredContent).toBeUndefined();
+  return r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+};
+const hitIds = (r: CallToolResult) => {
+  const t = text(r);
+  return t.startsWith('No notes match') ? [] : parseRows(t, 'id').map((h) => h.id);
 };
 
 describe('note tools over MCP', { timeout: 180_000 }, () => {
@@ -54,32 +60,35 @@ describe('note tools over MCP', { timeout: 180_000 }, () => {
   });
 
   it('saves, attaches, finds, edits, deletes and restores a note', async () => {
-    const note = structured<{ id: number; created_by: string }>(await call(client, 'note_create', { title: 'Lưu lại: retry with jitter', body: 'exponential backoff', tags: ['resilience'] }));
-    expect(note.created_by).toMatch(/^gateway/);
-    const att = structured<{ id: string; mime_type: string }>(await call(client, 'note_add_attachment', { id: note.id, data_base64: PNG.toString('base64') }));
-    expect(att.mime_type).toBe('image/png');
+    const saved = text(await call(client, 'note_create', { title: 'Lưu lại: retry with jitter', body: 'exponential backoff', tags: ['resilience'] }));
+    const note = { id: Number(/^Saved #(\d+) /.exec(saved)![1]) };
+    expect(saved).toMatch(/^Created \S+ by gateway/m);
+    const attached = /^Attached (\S+) \((image\/png), \d+ bytes\) to note #(\d+)\.$/.exec(text(await call(client, 'note_add_attachment', { id: note.id, data_base64: PNG.toString('base64') })));
+    expect(attached?.[3]).toBe(String(note.id));
+    const att = { id: attached![1]! };
 
     for (const query of ['luu jitter', '"jitter', 'jitter OR nothing-else', 'NEAR(retry', 'body:backoff', 'retry)*']) {
       const r = await call(client, 'note_search', { query });
       expect(r.isError, `${query}: ${JSON.stringify(r.content)}`).toBeFalsy();
     }
-    expect(structured<{ hits: { id: number }[] }>(await call(client, 'note_search', { query: 'luu jitter' })).hits.map((h) => h.id)).toEqual([note.id]);
-    expect(structured<{ hits: unknown[] }>(await call(client, 'note_search', { query: 'jitter OR nothing' })).hits).toEqual([]);
+    expect(hitIds(await call(client, 'note_search', { query: 'luu jitter' }))).toEqual([note.id]);
+    expect(hitIds(await call(client, 'note_search', { query: 'jitter OR nothing' }))).toEqual([]);
 
-    const got = structured<{ attachments: { id: string }[] }>(await call(client, 'note_get', { id: note.id }));
-    expect(got.attachments.map((a) => a.id)).toEqual([att.id]);
-    expect(structured<{ status: string }>(await call(client, 'note_mark_applied', { id: note.id, where: 'gateway retries' })).status).toBe('applied');
-    expect(structured<{ project: string }>(await call(client, 'note_link_to_project', { id: note.id, project: 'terminal-mcp' })).project).toBe('terminal-mcp');
-    structured(await call(client, 'note_delete', { id: note.id }));
-    expect(structured<{ hits: unknown[] }>(await call(client, 'note_search', { query: 'jitter' })).hits).toEqual([]);
+    const got = text(await call(client, 'note_get', { id: note.id }));
+    expect([...got.matchAll(/^Attachment (\S+) /gm)].map((m) => m[1])).toEqual([att.id]);
+    expect(text(await call(client, 'note_mark_applied', { id: note.id, where: 'gateway retries' }))).toMatch(new RegExp(`^Note #${note.id} applied \\S+: gateway retries\\.$`));
+    expect(text(await call(client, 'note_get', { id: note.id }))).toMatch(/^#\d+ "[^"]+" \(applied,/);
+    expect(text(await call(client, 'note_link_to_project', { id: note.id, project: 'terminal-mcp' }))).toBe(`Note #${note.id} linked to "terminal-mcp".`);
+    text(await call(client, 'note_delete', { id: note.id }));
+    expect(hitIds(await call(client, 'note_search', { query: 'jitter' }))).toEqual([]);
     expect(errorCodeOf(await call(client, 'note_update', { id: note.id, title: 'x' }))).toBe('NOTE_NOT_FOUND');
-    structured(await call(client, 'note_restore', { id: note.id }));
-    expect(structured<{ total: number; tags: { tag: string }[] }>(await call(client, 'note_facets'))).toMatchObject({ total: 1, tags: [{ tag: 'resilience', count: 1 }] });
-    expect(structured<{ removed: boolean }>(await call(client, 'note_remove_attachment', { attachment_id: att.id })).removed).toBe(true);
+    text(await call(client, 'note_restore', { id: note.id }));
+    expect(text(await call(client, 'note_facets'))).toMatch(/^1 notes \(0 deleted\)\.\n.*\nTags: #resilience 1\n/);
+    expect(text(await call(client, 'note_remove_attachment', { attachment_id: att.id }))).toBe(`Removed attachment ${att.id} from note #${note.id}.`);
   });
 
   it('refuses an HTML file named .png and a path outside the source roots', async () => {
-    const note = structured<{ id: number }>(await call(client, 'note_create', { title: 'spoof target' }));
+    const note = { id: Number(/^Saved #(\d+) /.exec(text(await call(client, 'note_create', { title: 'spoof target' })))![1]) };
     writeFileSync(join(root, 'shots', 'page.png'), '<html><script>alert(1)</script></html>');
     writeFileSync(join(root, 'outside.png'), PNG);
     const spoof = await call(client, 'note_add_attachment', { id: note.id, source_path: join(root, 'shots', 'page.png') });

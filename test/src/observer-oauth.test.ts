@@ -10,9 +10,11 @@ import Database from 'better-sqlite3';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
+import { parseRows } from '@terminal-mcp/gateway';
 import { createObserverLogger, startObserverHttp, type RunningObserverHttp } from '@terminal-mcp/observer';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readAnswerOf } from './helpers/answer-text.js';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { createOperatorAccount } from './helpers/operator-account.js';
 import { repoPath } from './helpers/repo.js';
@@ -283,7 +285,7 @@ describe('the full OAuth flow, as a client sees it', () => {
     // The broker's read audit names the operator who approved the token.
     expect(await auditedReadActors('terminal_tail')).toContain(`observer:${USER}`);
     const projects = (await mcp.callTool({ name: 'source_list_projects', arguments: {} })) as CallToolResult;
-    expect(projects.structuredContent).toMatchObject({ projects: [{ name: 'demo', available: true, branch: 'main' }] });
+    expect(parseRows(textOf(projects), 'name')).toEqual([expect.objectContaining({ name: 'demo', available: true, branch: 'main' })]);
     // Source reads are audited too, with the same actor.
     expect(await auditedReadActors('source.listProjects')).toContain(`observer:${USER}`);
 
@@ -319,7 +321,7 @@ describe('the full OAuth flow, as a client sees it', () => {
     const since = await waitFor('the new line after the cursor', async () => {
       const r = (await mcp.callTool({ name: 'terminal_read_since', arguments: { session: TICKER, cursor } })) as CallToolResult;
       if (r.isError) throw new Error(`terminal_read_since failed: ${textOf(r)}`);
-      const out = r.structuredContent as { text: string; dropped: boolean; cursor: string };
+      const out = readAnswerOf(r);
       return out.text.includes(SINCE_MARK) && out;
     });
     expect(since.dropped).toBe(false);

@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
+import { parseRows } from '@terminal-mcp/gateway';
 import { createObserverLogger, ERROR_META_KEY, startObserverHttp, type RunningObserverHttp } from '@terminal-mcp/observer';
 import * as oauth from 'oauth4webapi';
 import Database from 'better-sqlite3';
@@ -79,9 +80,12 @@ describe('source tools through the observer', () => {
   it('read the project: status, log, a file (redacted), search', async () => {
     const status = await call('source_git_status', { project: 'demo' });
     expect(status.isError).toBeFalsy();
-    expect(status.structuredContent).toMatchObject({ project: 'demo', branch: 'main' });
+    // Source tools answer with text only (docs/tools.md); lists are tables (parseRows).
+    expect(status.structuredContent).toBeUndefined();
+    expect(textOf(status)).toMatch(/^demo: branch main at [0-9a-f]{12}/);
     const log = await call('source_git_log', { project: 'demo', limit: 1 });
-    expect(log.structuredContent).toMatchObject({ commits: [{ subject: 'Add config' }], next_skip: 1 });
+    expect(textOf(log)).toContain('More: call again with skip=1.');
+    expect(parseRows(textOf(log), 'commit')).toEqual([expect.objectContaining({ subject: 'Add config' })]);
     const file = await call('source_read_file', { project: 'demo', path: 'src/app.ts' });
     expect(textOf(file)).toContain('hello from app, version 2');
     expect(textOf(file)).toMatch(/untrusted/i);
@@ -90,7 +94,7 @@ describe('source tools through the observer', () => {
     expect(everything(config)).not.toContain(FAKE_API_KEY);
     expect(textOf(config)).toContain('[REDACTED');
     const found = await call('source_search', { project: 'demo', query: 'hello from app' });
-    expect(found.structuredContent).toMatchObject({ matches: [{ path: 'src/app.ts', line: 2 }] });
+    expect(parseRows(textOf(found), 'path')).toEqual([expect.objectContaining({ path: 'src/app.ts', line: 2 })]);
   });
 
   it.each([
@@ -123,7 +127,7 @@ describe('source tools through the observer', () => {
     const diff = await call('source_diff', { project: 'demo' });
     expect(diff.isError).toBeFalsy();
     expect(everything(diff)).not.toContain(ENV_SECRET);
-    expect(diff.structuredContent).toMatchObject({ hidden_paths: expect.arrayContaining(['.env']) });
+    expect(textOf(diff)).toMatch(/protected file\(s\) left out: (.*, )?"\.env"/);
     const dotGit = await call('source_list_files', { project: 'demo', dir: '.git' });
     expect(dotGit.isError).toBe(true);
   });
@@ -134,7 +138,8 @@ describe('source tools through the observer', () => {
     expect(textOf(whole).length).toBeLessThan(1000);
     const part = await call('source_read_file', { project: 'demo', path: 'big.txt', start_line: 1, end_line: 3 });
     expect(part.isError).toBeFalsy();
-    expect(part.structuredContent).toMatchObject({ start_line: 1, end_line: 3, next_start_line: 4, total_lines: null });
+    // Lines 1-3, the total unknown (beyond the first 1 MiB), continued at 4.
+    expect(textOf(part).split('\n')[0]).toMatch(/: lines 1-3\. More: call again with start_line=4\. /);
     expect(textOf(part).length).toBeLessThan(1000);
     const binary = await call('source_read_file', { project: 'demo', path: 'bin/logo.png' });
     expect(errorCodeOf(binary)).toBe('BINARY_FILE');

@@ -2,8 +2,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ListSessionsOutput } from '@terminal-mcp/contract';
-import { createGatewayLogger, expandRows, startGatewayHttp, type CompactRows, type RunningGatewayHttp } from '@terminal-mcp/gateway';
+import { createGatewayLogger, parseRows, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
@@ -18,10 +17,17 @@ describe('terminal_list_sessions once the tmux server has exited', { timeout: 24
   let gateway: RunningGatewayHttp;
   let client: Client;
 
+  /** The answer as a client reads it from the text (terminal_list_sessions answers with text
+   * only): the head line says whether tmux runs, the table has the live sessions, and the
+   * lines after "gone (registry):" the dead ones with their status. */
   const list = async (args: Record<string, unknown>) => {
     const r = (await client.callTool({ name: 'terminal_list_sessions', arguments: args })) as CallToolResult;
-    const out = r.structuredContent as (CompactRows & Pick<ListSessionsOutput, 'tmux' | 'dead_sessions'>) | undefined;
-    return { result: r, out: out && { ...out, sessions: expandRows(out) }, text: r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n') };
+    const text = r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+    if (r.isError) return { result: r, out: undefined, text };
+    const gone = text.indexOf('gone (registry):');
+    const dead = gone < 0 ? undefined : [...text.slice(gone).matchAll(/^- ("(?:[^"\\]|\\.)*") (\w+) since /gm)].map((m) => ({ name: JSON.parse(m[1]!) as string, status: m[2]! }));
+    const live = text.split('\n').some((l) => l.startsWith('name\t')) ? parseRows(text.slice(0, gone < 0 ? undefined : gone), 'name') : [];
+    return { result: r, out: { tmux: text.startsWith('tmux is not running') ? 'not_running' : 'running', sessions: live, ...(dead ? { dead_sessions: dead } : {}) }, text };
   };
 
   beforeAll(async () => {

@@ -5,7 +5,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createGatewayLogger, ERROR_META_KEY, expandRows, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
+import { createGatewayLogger, ERROR_META_KEY, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
+import { readAnswerOf, textOf } from './helpers/answer-text.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { repoPath } from './helpers/repo.js';
@@ -24,9 +25,16 @@ type Result = CallToolResult & { structuredContent?: Record<string, unknown> };
 const call = (c: Client, name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<Result>;
 const codeOf = (r: Result) => (r._meta?.[ERROR_META_KEY] as { error_code?: string; hint?: string } | undefined)?.error_code;
 const hintOf = (r: Result) => (r._meta?.[ERROR_META_KEY] as { hint?: string } | undefined)?.hint ?? '';
-const ok = (r: Result) => {
+/** The answer's fields: structuredContent where the tool returns it (terminal_tail), else
+ * read from its text (terminal_capture, terminal_read_since: docs/tools.md). */
+const ok = (r: Result): Record<string, unknown> => {
   if (r.isError) throw new Error(`tool failed: ${JSON.stringify(r.content)}`);
-  return r.structuredContent as Record<string, unknown>;
+  return r.structuredContent ?? { ...readAnswerOf(r) };
+};
+/** terminal_export_transcript's text: a head line, then the .cast. */
+const castOf = (r: Result) => {
+  const text = textOf(ok(r) && r);
+  return { truncated: text.split('\n')[0]!.includes('Truncated'), cast: text.slice(text.indexOf('\n') + 1) };
 };
 
 function stdioClient(): Promise<Client> {
@@ -107,8 +115,8 @@ describe('output cursors', () => {
     const c = await stdioClient();
     const other = ok(await call(c, 'terminal_tail', { session: 'agent-other' })).cursor as string;
     // terminal_batch_inspect gives each session's row its cursor too.
-    const batch = expandRows(ok(await call(c, 'terminal_batch_inspect', { sessions: ['agent-other'] })));
-    expect(batch[0]).toMatchObject({ session: 'agent-other', ok: true, cursor: other });
+    const batch = textOf(await call(c, 'terminal_batch_inspect', { sessions: ['agent-other'] }));
+    expect(batch.split('\n')[0]).toMatch(new RegExp(`^== "agent-other": [A-Z_]+ .*cursor=${other} `));
     const garbled = await call(c, 'terminal_read_since', { session: 'agent-ticker', cursor: 'bm90IGEgY3Vyc29y' });
     expect(codeOf(garbled)).toBe('INVALID_ARGUMENT');
     expect(hintOf(garbled)).toContain('terminal_tail');
@@ -144,8 +152,8 @@ describe('DEAD sessions', { timeout: 180_000 }, () => {
 
     broker = await broker.restart();
     const after = await stdioClient();
-    const listed = ok(await call(after, 'terminal_list_sessions', { include_dead: true }));
-    expect((listed.dead_sessions as { name: string }[]).map((d) => d.name)).toContain('agent-doomed');
+    const listed = textOf(await call(after, 'terminal_list_sessions', { include_dead: true }));
+    expect(listed.slice(listed.indexOf('gone (registry):'))).toContain('\n- "agent-doomed" ');
 
     const tail = ok(await call(after, 'terminal_tail', { session: 'agent-doomed', include_dead: true }));
     expect(tail).toMatchObject({ dead: true, session: 'agent-doomed' });
@@ -159,7 +167,7 @@ describe('DEAD sessions', { timeout: 180_000 }, () => {
     expect(since.dead).toBe(true);
     expect(codeOf(await call(after, 'terminal_read_since', { session: 'agent-doomed', cursor }))).toBe('SESSION_NOT_FOUND');
 
-    const exported = ok(await call(after, 'terminal_export_transcript', { session: 'agent-doomed', include_dead: true }));
+    const exported = castOf(await call(after, 'terminal_export_transcript', { session: 'agent-doomed', include_dead: true }));
     expect(exported.truncated).toBe(false);
     const [header, ...events] = (exported.cast as string).trimEnd().split('\n');
     expect(JSON.parse(header!)).toMatchObject({ version: 2, width: expect.any(Number), height: expect.any(Number) });
@@ -199,7 +207,7 @@ describe('output printed before the broker started', { timeout: 180_000 }, () =>
       return !r.isError && (r.structuredContent as Record<string, unknown>).dead === true && ok(r);
     });
     expect((tail.text as string).split('\n')).toEqual(['early-bird-1', 'early-bird-2 [REDACTED:github_token]']);
-    const exported = ok(await call(c, 'terminal_export_transcript', { session: 'agent-early', include_dead: true }));
+    const exported = castOf(await call(c, 'terminal_export_transcript', { session: 'agent-early', include_dead: true }));
     expect(exported.cast).toContain('"snapshot"');
     expect(exported.cast).not.toContain('abcdefghijklmnop');
   });

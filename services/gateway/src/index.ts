@@ -5,7 +5,7 @@ export { startGatewayHttp, type GatewayHttpOptions, type RunningGatewayHttp } fr
 export { GatewayConfigError, httpSettingsFromEnv, DEFAULT_GATEWAY_HOST, DEFAULT_GATEWAY_PORT, type GatewayHttpSettings } from './http/options.js';
 export { isLoopbackBindAddress, createHostPolicy, isAllowedHost, isAllowedOrigin, parsePublicHosts, type HostPolicy, type PublicHost } from '@terminal-mcp/http-guard';
 export { createToolMetrics, type ToolMetrics, type RejectionReason } from './metrics.js';
-export { ERROR_META_KEY, ERROR_PRESENTATION, toolErrorResult, describeToolFailure, expandRows, type CompactRows, type ToolErrorContent, type ErrorPresentation } from '@terminal-mcp/mcp-kit';
+export { ERROR_META_KEY, ERROR_PRESENTATION, toolErrorResult, describeToolFailure, expandRows, parseRows, type CompactRows, type ToolErrorContent, type ErrorPresentation } from '@terminal-mcp/mcp-kit';
 export { gatewayCatalogue, FULL_CATALOGUE, type GatewayCatalogue, type CatalogueChoice } from './catalogue.js';
 export { TOOLSET_TOOLS, toolsetOf } from './tools/toolsets.js';
 export { INPUT_TOOL_NAMES } from './http/oauth-profile.js';

@@ -58,7 +58,7 @@ describe('observer MCP server', () => {
     expect(OBSERVER_TOOLS.map((t) => t.name).sort()).toEqual(EXPECTED_TOOLS);
     for (const t of tools) {
       expect(t.annotations, t.name).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false });
-      // Results travel as text plus structuredContent; no output schema (docs/tools.md).
+      // No output schema (docs/tools.md): results are text, plus structuredContent only for the two tools the live view reads.
       expect(t.outputSchema, t.name).toBeUndefined();
       expect(t.inputSchema, t.name).toMatchObject({ type: 'object', additionalProperties: false });
       expect(t.description!.length, t.name).toBeGreaterThan(40);

@@ -1,10 +1,10 @@
-// Guards: a defined tool keeps its public definition as declared and answers with the structured result plus its rendered text.
+// Guards: a defined tool keeps its public definition as declared and answers with its rendered text, plus the structured result only where a client reads it (a published output schema or an MCP Apps view).
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineMcpTool, READ_ONLY_ANNOTATIONS } from './define-tool.js';
+import { defineMcpTool, READ_ONLY_ANNOTATIONS, returnsStructured, type ToolSpec } from './define-tool.js';
 
 describe('defineMcpTool', () => {
-  const tool = defineMcpTool<'observer', { n: z.ZodNumber }, z.ZodObject<{ doubled: z.ZodNumber }>, typeof READ_ONLY_ANNOTATIONS>({
+  const spec: ToolSpec<'observer', { n: z.ZodNumber }, z.ZodObject<{ doubled: z.ZodNumber }>, typeof READ_ONLY_ANNOTATIONS> = {
     name: 'double_it',
     title: 'Double it',
     description: 'Doubles n.',
@@ -13,16 +13,29 @@ describe('defineMcpTool', () => {
     annotations: READ_ONLY_ANNOTATIONS,
     run: async ({ n }) => ({ doubled: n * 2 }),
     render: (r) => `doubled: ${r.doubled}`,
-  });
+  };
+  const tool = defineMcpTool(spec);
 
   it('keeps name, title, schemas and annotations', () => {
     expect(tool).toMatchObject({ name: 'double_it', title: 'Double it', description: 'Doubles n.', annotations: READ_ONLY_ANNOTATIONS });
     expect(Object.keys(tool.inputShape)).toEqual(['n']);
   });
 
-  it('returns the structured result and its text', async () => {
-    // This tool never calls the broker, so the context carries none.
-    const ctx = { broker: undefined as never, signal: AbortSignal.timeout(1_000) };
-    await expect(tool.invoke({ n: 21 }, ctx)).resolves.toEqual({ structured: { doubled: 42 }, text: 'doubled: 42' });
+  // These tools never call the broker, so the context carries none.
+  const ctx = () => ({ broker: undefined as never, signal: AbortSignal.timeout(1_000) });
+
+  it('answers with text only when no client reads the fields', async () => {
+    expect(tool.structured).toBe(false);
+    await expect(tool.invoke({ n: 21 }, ctx())).resolves.toEqual({ text: 'doubled: 42' });
+  });
+
+  it('returns the structured result too for a published output schema or an MCP Apps view', async () => {
+    const published = defineMcpTool({ ...spec, publishOutputSchema: true });
+    const viewed = defineMcpTool({ ...spec, meta: { ui: { resourceUri: 'ui://x/view.html' } } });
+    for (const t of [published, viewed]) {
+      expect(t.structured).toBe(true);
+      await expect(t.invoke({ n: 21 }, ctx())).resolves.toEqual({ structured: { doubled: 42 }, text: 'doubled: 42' });
+    }
+    expect(returnsStructured({ meta: { other: 1 } })).toBe(false);
   });
 });

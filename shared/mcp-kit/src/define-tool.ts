@@ -53,7 +53,8 @@ export interface ToolSpec<R extends SocketRole, Shape extends z.ZodRawShape, Out
   /** `_meta` in tools/list, e.g. the MCP Apps view the tool's result is shown in (live-view.ts). */
   meta?: Readonly<Record<string, unknown>>;
   run(args: z.output<z.ZodObject<Shape>>, ctx: ToolContext<R>): Promise<z.output<Out>>;
-  /** Compact text for `content`; the full result travels in `structuredContent`. */
+  /** The answer as text (`content`): exact and complete, because it is the whole answer
+   * unless the tool returns `structuredContent` (see `returnsStructured`). */
   render(result: z.output<Out>): string;
 }
 
@@ -70,8 +71,24 @@ export interface McpTool<R extends SocketRole, A extends ToolAnnotations = ToolA
   readonly publishOutputSchema: boolean;
   readonly annotations: A;
   readonly meta?: Readonly<Record<string, unknown>>;
+  /** Whether the result also travels as `structuredContent` (returnsStructured). */
+  readonly structured: boolean;
   /** `args` have already been checked against `inputSchema` (tool-arguments.ts). */
-  invoke(args: Record<string, unknown>, ctx: ToolContext<R>): Promise<{ structured: Record<string, unknown>; text: string }>;
+  invoke(args: Record<string, unknown>, ctx: ToolContext<R>): Promise<{ structured?: Record<string, unknown>; text: string }>;
+}
+
+/**
+ * The rule for `structuredContent` (issue 31: a model pays for every byte, and hosts show it
+ * the structured copy as well as the text): a result travels as structured content only
+ * where a client acts on its fields itself, which a tool states in its definition:
+ * - it publishes its output schema (automation branches on a field: a receipt, a wait's
+ *   state and resume token; the MCP SDK also requires structured content then), or
+ * - it declares an MCP Apps view (`_meta.ui`), whose script reads the fields (live-view.ts).
+ * Every other tool answers with text only, and that text is the whole answer.
+ * docs/tools.md states the rule; test/src/answer-bytes.test.ts holds every answer to it.
+ */
+export function returnsStructured(spec: { publishOutputSchema?: boolean; meta?: Readonly<Record<string, unknown>> }): boolean {
+  return spec.publishOutputSchema === true || spec.meta?.ui !== undefined;
 }
 
 export function defineMcpTool<R extends SocketRole, Shape extends z.ZodRawShape, Out extends z.ZodObject, A extends ToolAnnotations>(
@@ -89,9 +106,10 @@ export function defineMcpTool<R extends SocketRole, Shape extends z.ZodRawShape,
     publishOutputSchema: spec.publishOutputSchema ?? false,
     annotations: spec.annotations,
     ...(spec.meta ? { meta: spec.meta } : {}),
+    structured: returnsStructured(spec),
     async invoke(args, ctx) {
       const result = await spec.run(args as z.output<z.ZodObject<Shape>>, ctx);
-      return { structured: result as Record<string, unknown>, text: spec.render(result) };
+      return { ...(returnsStructured(spec) ? { structured: result as Record<string, unknown> } : {}), text: spec.render(result) };
     },
   };
 }

@@ -13,7 +13,7 @@ export {
   type ToolErrorContent,
   type ToolErrorResult,
 } from './tool-errors.js';
-export { defineMcpTool, READ_ONLY_ANNOTATIONS, type McpTool, type ToolContext, type ToolSpec } from './define-tool.js';
+export { defineMcpTool, READ_ONLY_ANNOTATIONS, returnsStructured, type McpTool, type ToolContext, type ToolSpec } from './define-tool.js';
 export {
   accessFlags,
   compactBatch,
@@ -28,10 +28,10 @@ export {
   type BatchAnswer,
   type SessionListAnswer,
 } from './session-tools.js';
-export { cellText, compactRows, expandRows, renderCompactRows, type Cell, type CompactRows } from './compact-rows.js';
+export { cellText, compactRows, expandRows, parseRows, renderCompactRows, renderRecords, type Cell, type CompactRows } from './compact-rows.js';
 export { checkToolArguments, normalizeArgumentNames, type ArgumentNames } from './tool-arguments.js';
 export { publishedInputSchema, publishedOutputSchema } from './tool-catalogue.js';
-export { noteReadTools, NOTE_UNTRUSTED, renderNote, renderNoteHits, renderNoteSummary } from './note-tools.js';
+export { NOTE_LIST_COLUMNS, noteReadTools, noteRecord, NOTE_UNTRUSTED, renderNote, renderNoteHits, renderNoteSummary } from './note-tools.js';
 export {
   createToolServer,
   listedTool,

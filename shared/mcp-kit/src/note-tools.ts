@@ -14,6 +14,7 @@ import {
   type NoteSummary,
 } from '@terminal-mcp/contract';
 import type { BrokerClient } from '@terminal-mcp/broker-client';
+import { renderRecords } from './compact-rows.js';
 import { defineMcpTool, READ_ONLY_ANNOTATIONS, type McpTool } from './define-tool.js';
 
 type ReadRole = 'gateway' | 'observer';
@@ -29,6 +30,7 @@ export function renderNoteSummary(n: NoteSummary): string {
 
 export function renderNote(n: Note): string {
   const lines = [renderNoteSummary({ ...n, attachment_count: n.attachments.length, cover_attachment_id: n.attachments[0]?.id ?? null })];
+  lines.push(`Created ${n.created_at} by ${n.created_by}; changed ${n.updated_at} by ${n.updated_by}${n.deleted_at ? `; deleted ${n.deleted_at}` : ''}.`);
   if (n.source_url) lines.push(`Source: ${n.source_url}`);
   if (n.applied_at) lines.push(`Applied ${n.applied_at}${n.applied_where ? `: ${n.applied_where}` : ''}`);
   if (n.body) lines.push(n.body);
@@ -37,9 +39,16 @@ export function renderNote(n: Note): string {
   return lines.join('\n');
 }
 
+/** The columns of note_list and note_search (docs/tools.md): tags space-separated, `images`
+ * the attachment count; a hit's rank only ordered the rows and is left out. */
+export const NOTE_LIST_COLUMNS = ['id', 'title', 'status', 'project', 'tags', 'images', 'cover_attachment_id', 'updated_at', 'deleted_at'] as const;
+const NOTE_HIT_COLUMNS = [...NOTE_LIST_COLUMNS.filter((c) => c !== 'cover_attachment_id'), 'snippet'] as const;
+
+export const noteRecord = <N extends NoteSummary>(n: N) => ({ ...n, tags: n.tags.join(' ') || null, images: n.attachment_count });
+
 export function renderNoteHits(r: NoteSearchOutput): string {
   if (r.hits.length === 0) return r.terms.length ? `No notes match ${r.terms.join(' ')}.` : 'No words to search for.';
-  return r.hits.map((h) => `${renderNoteSummary(h)}: ${h.snippet}`).join('\n');
+  return [`${r.hits.length} note(s) match ${r.terms.join(' ')}, best first:`, ...renderRecords(r.hits.map(noteRecord), NOTE_HIT_COLUMNS, { keep: ['id'], empty: '' })].join('\n');
 }
 
 /** Both roles' routers mount the same `notes.search`/`notes.get` procedures; TypeScript

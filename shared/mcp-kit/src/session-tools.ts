@@ -103,7 +103,7 @@ export function renderSessionList(out: SessionListAnswer): string {
   const dead = (out.dead_sessions ?? []).map(
     (d) => `- ${quoted(d.name)} ${d.status} since ${d.status_changed_at} (seen ${d.first_seen} to ${d.last_seen})${d.transcript_id !== undefined ? '; transcript kept (include_dead: true)' : ''}${d.last_screen !== null ? `; last screen:\n${d.last_screen}` : ''}`,
   );
-  return [head, ...renderCompactRows(out), ...(out.dead_sessions ? [`${dead.length} session(s) gone (registry):`, ...dead] : [])].join('\n');
+  return [head, ...renderCompactRows(out), ...(out.dead_sessions ? ['', `${dead.length} session(s) gone (registry):`, ...dead] : [])].join('\n');
 }
 
 export function renderPaneText(p: PaneText): string {
@@ -122,8 +122,16 @@ export function renderReadSince(r: ReadSinceOutput): string {
   const notes = [
     `${r.line_count} new line(s)`,
     r.redactions > 0 ? `${r.redactions} secret(s) redacted` : '',
-    r.dropped ? (r.dropped_reason === 'max_lines' ? `${r.dropped_lines ?? 0} older line(s) dropped (more than max_lines)` : 'output before the oldest kept segment was dropped') : '',
+    // Each reason named as the schema names it: the text is the whole answer (define-tool.ts).
+    r.dropped
+      ? r.dropped_reason === 'max_lines'
+        ? `${r.dropped_lines ?? 0} older line(s) dropped (max_lines)`
+        : r.dropped_reason === 'unrecorded'
+          ? 'output the broker did not record is missing (unrecorded)'
+          : 'output before the oldest kept segment was dropped (rotated)'
+      : '',
     r.dead ? 'DEAD session' : '',
+    r.pending !== undefined ? 'an unfinished line pending at the end' : '',
     `next cursor ${r.cursor}`,
   ].filter(Boolean);
   const pending = r.pending !== undefined ? `\n[pending, unfinished line] ${r.pending}` : '';
@@ -183,7 +191,9 @@ export function renderBatch(out: BatchAnswer): string {
     const why = reason >= 0 ? row[reason] : out.same?.reason;
     const rest = out.columns.flatMap((c, i) => (shown.has(i) || row[i] === null ? [] : [`${c}=${cellText(row[i]!)}`]));
     const body = row[text];
-    return `== ${quoted(String(row[session]))}: ${String(st)} (${String(why)})${rest.length ? `; ${rest.join(' ')}` : ''}${typeof body === 'string' ? `\n${body}` : ''}`;
+    // The line count lets a reader find where the (untrusted) text ends.
+    if (typeof body === 'string') rest.push(`lines=${body === '' ? 0 : body.split('\n').length}`);
+    return `== ${quoted(String(row[session]))}: ${String(st)} (${String(why)})${rest.length ? `; ${rest.join(' ')}` : ''}${typeof body === 'string' && body !== '' ? `\n${body}` : ''}`;
   });
   return [...same, ...blocks].join('\n\n');
 }

@@ -159,7 +159,7 @@ const STEPS: readonly { heading: string; steps: readonly Step[] }[] = [
     steps: [
       {
         needs: ['terminal_read_since'],
-        text: 'Every content read returns a `cursor`; `terminal_read_since {"session":"agent-1","cursor":"<cursor>"}` returns only the output after it, and a new cursor (`dropped` says when history was lost).',
+        text: 'Every content read returns a `cursor`; `terminal_read_since {"session":"agent-1","cursor":"<cursor>"}` returns only the output after it; its first line gives the next cursor and says when history was dropped (max_lines, rotated, unrecorded).',
       },
       { needs: ['terminal_capture'], text: 'A range of rows (negative = history): `terminal_capture {"session":"agent-1","start_line":-200,"end_line":-1}`.' },
     ],

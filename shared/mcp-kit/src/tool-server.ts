@@ -124,7 +124,7 @@ export function registerTools<R extends SocketRole>(server: McpServer, tools: re
     try {
       const { structured, text } = await hooks.asActor(extra, () => tool.invoke(checked.args, { broker, signal: budget.signal }));
       hooks.succeeded(tool.name, elapsedMs());
-      return { content: [{ type: 'text', text }], structuredContent: structured };
+      return { content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}) };
     } catch (err) {
       const described = budget.timedOut()
         ? timeoutFailure(`the broker did not answer within ${Math.round(timeoutMs / 1000)} s`)

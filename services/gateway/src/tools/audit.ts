@@ -1,15 +1,16 @@
 /** The input audit log as a read-only tool. */
 import { listInputAuditInputSchema, listInputAuditInputShape, listInputAuditOutputSchema, type ListInputAuditOutput } from '@terminal-mcp/contract';
+import { renderRecords } from '@terminal-mcp/mcp-kit';
 import { defineTool, READ_ONLY_ANNOTATIONS, type GatewayTool } from './define-tool.js';
 
+/** The columns of the audit table (docs/tools.md): the ids of the session and pane, the
+ * finish time and the text's HMAC are left out (the dashboard's audit page shows them). */
+export const INPUT_AUDIT_COLUMNS = ['id', 'at', 'actor', 'tool', 'session', 'binding', 'decision', 'error_code', 'receipt', 'text_length', 'keys', 'preview'] as const;
+
 export function renderInputAudit(r: ListInputAuditOutput): string {
-  if (r.entries.length === 0) return 'No input attempts match.';
-  const rows = r.entries.map((e) => {
-    const where = [e.binding ? `binding ${JSON.stringify(e.binding)}` : '', e.session ? `session ${JSON.stringify(e.session)}` : ''].filter(Boolean).join(' ');
-    const what = e.keys ? `keys ${e.keys.join(' ')}` : e.text_length !== null ? `${e.text_length} chars ${JSON.stringify(e.preview ?? '')}` : '';
-    return `#${e.id} ${e.at} ${e.actor} ${e.tool} ${where}: ${e.decision}${e.error_code ? ` (${e.error_code})` : ''}${e.receipt ? ` receipt ${e.receipt}` : ''} ${what}`.trimEnd();
-  });
-  return [...rows, r.next_cursor ? `More: pass cursor ${JSON.stringify(r.next_cursor)}.` : 'End of the log for this filter.'].join('\n');
+  const records = r.entries.map((e) => ({ ...e, keys: e.keys ? e.keys.join(' ') : null }));
+  const more = r.next_cursor ? `More: pass cursor ${JSON.stringify(r.next_cursor)}.` : 'End of the log for this filter.';
+  return [...renderRecords(records, INPUT_AUDIT_COLUMNS, { keep: ['id'], empty: 'No input attempts match.' }), '', more].join('\n');
 }
 
 export const auditTools: readonly GatewayTool[] = [

@@ -24,7 +24,7 @@ import {
 } from '@terminal-mcp/contract';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { defineTool, READ_ONLY_ANNOTATIONS, type GatewayTool } from './define-tool.js';
-import { renderPaneText, renderStatus } from '@terminal-mcp/mcp-kit';
+import { renderPaneText, renderRecords, renderStatus } from '@terminal-mcp/mcp-kit';
 
 const BINDING_CHANGE_ANNOTATIONS = {
   readOnlyHint: false,
@@ -37,6 +37,9 @@ const quoted = (text: string) => JSON.stringify(text);
 const STATES =
   'state: OK; MISSING (no session has the bound name now; the binding is kept and works again only if that same session returns); ' +
   'IDENTITY_CHANGED (another session or pane has it now: terminal_bind with replace: true if it is the one you mean).';
+
+/** terminal_list_bindings' table: every field of a binding. */
+const BINDING_COLUMNS = ['binding', 'session', 'session_id', 'pane_id', 'input_enabled', 'state', 'created_at', 'updated_at', 'updated_by'] as const;
 
 export function renderBinding(b: Binding): string {
   return `Binding ${quoted(b.binding)} → session ${quoted(b.session)} (${b.session_id}, pane ${b.pane_id}): ${b.state}; input ${b.input_enabled ? 'enabled' : 'disabled'}.`;
@@ -80,7 +83,7 @@ export const bindingTools: readonly GatewayTool[] = [
     outputSchema: listBindingsOutputSchema,
     annotations: READ_ONLY_ANNOTATIONS,
     run: (_args, { broker, signal }) => broker.bindings.list.query({}, { signal }),
-    render: (r: ListBindingsOutput) => (r.bindings.length === 0 ? 'No bindings.' : r.bindings.map(renderBinding).join('\n')),
+    render: (r: ListBindingsOutput) => renderRecords(r.bindings, BINDING_COLUMNS, { keep: ['binding'], empty: 'No bindings.' }).join('\n'),
   }),
 
   defineTool({

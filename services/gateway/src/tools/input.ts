@@ -83,7 +83,8 @@ export function renderInputContext(c: InputContextOutput): string {
   const gate = (name: string, g: InputContextOutput['gates']['text']) => `${name}: ${g.allowed ? 'would be accepted' : `refused (${g.error_code}: ${g.message})`}`;
   return [
     `${target(c)}: ${c.status} (${c.status_reason}); command ${quoted(c.current_command)}${c.in_copy_mode ? '; IN COPY MODE' : ''}.`,
-    `${gate('Text', c.gates.text)}. ${gate('Keys', c.gates.keys)}. Max text length ${c.max_text_length}.`,
+    `Foreground program ${c.foreground_program === null ? 'unknown' : quoted(c.foreground_program)}${c.foreground_is_shell ? ' (a shell)' : ''}.${c.warning ? ` Warning: ${c.warning}` : ''}`,
+    `${gate('Text', c.gates.text)}. ${gate('Keys', c.gates.keys)}. Input ${c.input_enabled ? 'on' : 'off'}. Max text length ${c.max_text_length}.`,
     `Last ${c.line_count} line(s), untrusted terminal output:`,
     c.text,
   ].join('\n');

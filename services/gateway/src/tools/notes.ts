@@ -22,7 +22,7 @@ import {
   type NoteListOutput,
 } from '@terminal-mcp/contract';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { noteReadTools, renderNote, renderNoteSummary } from '@terminal-mcp/mcp-kit';
+import { NOTE_LIST_COLUMNS, noteReadTools, noteRecord, renderNote, renderNoteSummary, renderRecords } from '@terminal-mcp/mcp-kit';
 import { defineTool, READ_ONLY_ANNOTATIONS, type GatewayTool } from './define-tool.js';
 
 /** Notes writes change only notes.db and its files; delete is soft (note_restore undoes it). */
@@ -42,7 +42,7 @@ function renderFacets(f: NoteFacetsOutput): string {
 }
 
 const renderList = (r: NoteListOutput) =>
-  [...(r.notes.length ? r.notes.map(renderNoteSummary) : ['No notes.']), ...(r.next_before_id !== null ? [`More: before_id ${r.next_before_id}.`] : [])].join('\n');
+  [...renderRecords(r.notes.map(noteRecord), NOTE_LIST_COLUMNS, { keep: ['id'], empty: 'No notes.' }), ...(r.next_before_id !== null ? ['', `More: before_id ${r.next_before_id}.`] : [])].join('\n');
 
 export const noteTools: readonly GatewayTool[] = [
   defineTool({

@@ -52,6 +52,7 @@ import {
 } from '@terminal-mcp/contract';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { cellText, renderRecords } from '@terminal-mcp/mcp-kit';
 import { defineTool, READ_ONLY_ANNOTATIONS, type GatewayTool } from './define-tool.js';
 import { INPUT_ANNOTATIONS } from './input.js';
 
@@ -59,10 +60,18 @@ const CHANGE = { readOnlyHint: false, destructiveHint: false, idempotentHint: fa
 const EMPTY = z.object({}).strict();
 const q = (t: string) => JSON.stringify(t);
 
+/** The tables of the list tools (docs/tools.md): every field, except an event's output_hash
+ * (the webhook body has it) and an action's send_result, given as its audit_id. */
+const WATCH_COLUMNS = ['watch_key', 'kind', 'target', 'state', 'enabled', 'disabled_reason', 'iteration_count', 'failure_count', 'done_marker', 'source', 'policy_mode', 'verifier', 'updated_at'] as const;
+const EVENT_COLUMNS = ['id', 'timestamp', 'watch_key', 'kind', 'target', 'previous_state', 'state', 'event_type', 'reason', 'output_preview', 'iteration_count', 'acknowledged_at', 'metadata'] as const;
+const ACTION_COLUMNS = ['id', 'watch_key', 'event_id', 'state', 'claimed_by', 'claim_expires_at', 'prompt', 'approved_by', 'blocked_reason', 'audit_id', 'resulting_event_id', 'created_at', 'updated_at'] as const;
+/** An event's metadata as one cell: k=v pairs (values as table cells). */
+const eventRecord = (e: SupervisorEvent) => ({ ...e, metadata: Object.entries(e.metadata).map(([k, v]) => `${k}=${cellText(v)}`).join(' ') || null });
+const eventTable = (events: readonly SupervisorEvent[]) => renderRecords(events.map(eventRecord), EVENT_COLUMNS, { keep: ['id'], empty: 'No events.' });
+
 const renderWatch = (w: Watch) =>
   `${w.watch_key}: ${w.state}${w.enabled ? '' : ` (stopped: ${w.disabled_reason ?? 'disabled'})`}, policy ${w.policy_mode}, ${w.iteration_count} polls.`;
-const renderEvent = (e: SupervisorEvent) => `#${e.id} ${e.timestamp} ${e.watch_key} ${e.event_type}: ${e.previous_state ?? '-'} → ${e.state} (${e.reason})${e.acknowledged_at ? ' [ack]' : ''}`;
-const renderEvents = (o: ListEventsOutput) => (o.events.length === 0 ? 'No events.' : o.events.map(renderEvent).join('\n'));
+const renderEvents = (o: ListEventsOutput) => eventTable(o.events).join('\n');
 const renderAction = (a: SupervisorAction) =>
   `Action ${a.id} on ${a.watch_key} (event ${a.event_id}): ${a.state}${a.blocked_reason ? ` — ${a.blocked_reason}` : ''}${a.prompt !== null ? `; prompt ${q(a.prompt)}` : ''}.`;
 const renderPolicy = (p: SupervisorPolicy) =>
@@ -102,7 +111,7 @@ export const supervisorTools: readonly GatewayTool[] = [
     outputSchema: listWatchesOutputSchema,
     annotations: READ_ONLY_ANNOTATIONS,
     run: (args, { broker, signal }) => broker.supervisor.listWatches.query(args, { signal }),
-    render: (o) => (o.watches.length === 0 ? 'No watches.' : o.watches.map(renderWatch).join('\n')),
+    render: (o) => renderRecords(o.watches, WATCH_COLUMNS, { keep: ['watch_key'], empty: 'No watches.' }).join('\n'),
   }),
   defineTool({
     name: 'supervisor_status',
@@ -146,7 +155,7 @@ export const supervisorTools: readonly GatewayTool[] = [
     outputSchema: runOnceOutputSchema,
     annotations: CHANGE,
     run: (args, { broker, signal }) => broker.supervisor.runOnce.mutate(args, { signal }),
-    render: (r) => `${r.evaluated} watches evaluated.${r.events.length ? `\n${r.events.map(renderEvent).join('\n')}` : ' No new events.'}`,
+    render: (r) => `${r.evaluated} watches evaluated.${r.events.length ? `\n${eventTable(r.events).join('\n')}` : ' No new events.'}`,
   }),
   defineTool({
     name: 'supervisor_wait_events',
@@ -157,7 +166,7 @@ export const supervisorTools: readonly GatewayTool[] = [
     outputSchema: waitEventsOutputSchema,
     annotations: READ_ONLY_ANNOTATIONS,
     run: (args, { broker, signal }) => broker.supervisor.waitEvents.query(args, { signal }),
-    render: (r) => (r.state === 'PENDING' ? `PENDING: no new events; call again with after_id ${r.next_after_id}.` : `${r.events.map(renderEvent).join('\n')}\nnext_after_id ${r.next_after_id}`),
+    render: (r) => (r.state === 'PENDING' ? `PENDING: no new events; call again with after_id ${r.next_after_id}.` : `${eventTable(r.events).join('\n')}\n\nnext_after_id ${r.next_after_id}`),
   }),
   defineTool({
     name: 'supervisor_set_verifier_policy',
@@ -266,6 +275,6 @@ export const supervisorTools: readonly GatewayTool[] = [
     outputSchema: listActionsOutputSchema,
     annotations: READ_ONLY_ANNOTATIONS,
     run: (args, { broker, signal }) => broker.supervisor2.listActions.query(args, { signal }),
-    render: (o) => (o.actions.length === 0 ? 'No actions.' : o.actions.map(renderAction).join('\n')),
+    render: (o) => renderRecords(o.actions.map((a) => ({ ...a, audit_id: a.send_result?.audit_id ?? null })), ACTION_COLUMNS, { keep: ['id'], empty: 'No actions.' }).join('\n'),
   }),
 ];
