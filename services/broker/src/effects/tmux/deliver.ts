@@ -46,6 +46,9 @@ export interface PaneDelivery {
   readIdentity(paneId: string): Promise<PaneIdentityFacts | null>;
   pasteText(paneId: string, text: string, expected: AuthorizedForeground): Promise<DeliveryOutcome>;
   pressKeys(paneId: string, keys: readonly AllowedKey[], expected: AuthorizedForeground): Promise<DeliveryOutcome>;
+  /** Pastes one line and presses Enter in the same checked tmux step (terminal_run: the
+   * shell either gets the whole line and Enter, or nothing). */
+  pasteLine(paneId: string, text: string, expected: AuthorizedForeground): Promise<DeliveryOutcome>;
   exitCopyMode(paneId: string): Promise<DeliveryOutcome>;
 }
 
@@ -111,6 +114,22 @@ export function createPaneDelivery(options: { socketName?: string | undefined; r
         return { ok: false, delivered: 'no', reason: 'tmux could not load the text' };
       }
       const outcome = await runIfSameForeground(runner, paneId, expected, `paste-buffer -p -d -b ${buffer} -t ${paneId}`, 'the paste');
+      if (!outcome.ok) await runner.run(['delete-buffer', '-b', buffer]).catch(() => undefined);
+      return outcome;
+    },
+
+    async pasteLine(paneId, text, expected) {
+      assertPaneId(paneId);
+      if (text.includes('\n')) throw new Error('pasteLine takes one line');
+      const buffer = `tmcp-input-${randomBytes(12).toString('hex')}`;
+      const loaded = await runner.run(['load-buffer', '-b', buffer, '-'], { input: Buffer.from(text, 'utf8') });
+      if (loaded.timedOut || loaded.exitCode !== 0) {
+        await runner.run(['delete-buffer', '-b', buffer]).catch(() => undefined);
+        return { ok: false, delivered: 'no', reason: 'tmux could not load the text' };
+      }
+      // Both commands are the one branch of the checked if-shell: tmux runs them in the
+      // same server step, so nothing can take the foreground between paste and Enter.
+      const outcome = await runIfSameForeground(runner, paneId, expected, `paste-buffer -p -d -b ${buffer} -t ${paneId} ; send-keys -t ${paneId} Enter`, 'the line');
       if (!outcome.ok) await runner.run(['delete-buffer', '-b', buffer]).catch(() => undefined);
       return outcome;
     },
