@@ -270,18 +270,18 @@ export const runInputSchema = z
   });
 export type RunInput = z.infer<typeof runInputSchema>;
 
-/** DONE: the status line ran (exit_status is the command's `$?`); INTERRUPTED: the shell
- * came back to its prompt without running it (bash drops the rest of a line when a loop is
- * interrupted), exit_status 130; RUNNING: still running at the time limit (resume_token);
- * LOST: the pane ended or its shell was replaced, the status is unknown. */
-export const RUN_STATES = ['DONE', 'INTERRUPTED', 'RUNNING', 'LOST'] as const;
+/** DONE: the status line ran (exit_status is the command's `$?`, 130 after Ctrl-C);
+ * NO_STATUS: the shell is back at its prompt but the status line did not run (the command
+ * replaced PROMPT_COMMAND, say), exit status unknown; RUNNING: still running at the time
+ * limit (resume_token); LOST: the pane ended or its shell was replaced, status unknown. */
+export const RUN_STATES = ['DONE', 'NO_STATUS', 'RUNNING', 'LOST'] as const;
 
 export const runResultSchema = z.object({
   state: z.enum(RUN_STATES),
   session: z.string(),
   pane_id: z.string(),
   audit_id: z.number().int(),
-  exit_status: z.number().int().nullable().describe('the command\'s exit status; null unless DONE or INTERRUPTED'),
+  exit_status: z.number().int().nullable().describe('the command\'s exit status (130: interrupted); null unless DONE'),
   output: z.string().describe('the lines the command printed (untrusted, redacted); with RUNNING, so far'),
   output_lines: z.number().int(),
   truncated: z.boolean().describe('true when only the last lines are returned'),

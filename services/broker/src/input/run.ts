@@ -11,18 +11,25 @@
  * channel named by a 128-bit nonce (effects/tmux/run-signal.ts). Printing the nonce or
  * any marker text ends nothing: only a tmux command does.
  *
- * Ctrl-C: the wrapper traps INT for the length of the line, so bash and dash run the
- * status line after a foreground program dies of SIGINT (exit 130). bash still drops the
- * rest of the line when the interrupt lands in a loop; then the shell is back at its
- * prompt without a status line, which the wait sees in the process tree (the shell leads
- * the terminal's foreground group with no child, its line editor in raw mode, twice in a
- * row) and answers INTERRUPTED (exit 130).
+ * Ctrl-C must end the command as it does at a prompt (the rest of `build; deploy` must
+ * not run) and still leave a status line that runs:
+ * - bash: the status line is a one-shot PROMPT_COMMAND set before the command, so it
+ *   runs when bash is back at its prompt however the line ended (an interrupted line is
+ *   dropped by bash, `$?` is 130); the command runs in the shell itself, so `cd` and
+ *   variables persist like typed commands;
+ * - other POSIX shells (dash, sh, zsh, ksh): the command runs in a subshell `( eval ... )`
+ *   that dies with the interrupt, while the shell traps INT for the length of the line
+ *   and runs the status line (`$?` 130); `cd` and variables do not outlive the run.
+ * If the shell is back at its prompt and no status line ran (the command replaced
+ * PROMPT_COMMAND, a shell that drops the line anyway), the wait sees it in the process
+ * tree (the shell leads the terminal's foreground group with no child, its line editor in
+ * raw mode, twice in a row) and answers NO_STATUS.
  *
  * Waits at most timeout_s; still running then, the answer is RUNNING with a resume token
  * (live/resume-tokens.ts, the wait tools' design) that a later call passes back.
  */
 import { randomBytes } from 'node:crypto';
-import { AppError, RUN_LIMITS, type RunResult } from '@terminal-mcp/contract';
+import { AppError, readAppErrorData, RUN_LIMITS, type RunResult } from '@terminal-mcp/contract';
 import { recordRead } from '../audit/record-read.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import { runChannel, runOption } from '../effects/tmux/run-signal.js';
@@ -32,6 +39,7 @@ import { cleanPaneText } from '../reads/pane-text.js';
 import type { TargetRef } from '../access/target.js';
 import { authorizedForeground, failureCode, runInputAttempt, type AttemptCaller } from './attempt.js';
 import { authorizeInputCaller } from './authorize.js';
+import { recordRejectedInputCall } from './rejected-call.js';
 
 /** How often a running command's pane is looked at (identity, process tree). */
 const POLL_MS = 300;
@@ -57,15 +65,19 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** POSIX single quoting: the text is data to `eval`, whatever it contains. */
 export const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
-/** The line typed at the prompt. A leading space keeps it out of history where the
- * shell ignores such lines (HISTCONTROL=ignorespace, zsh HIST_IGNORE_SPACE). */
-export function runWrapper(command: string, nonce: string, paneId: string, socketPath: string): string {
+/** The line typed at the prompt (see the header for why bash differs). A leading space
+ * keeps it out of history where the shell ignores such lines (HISTCONTROL=ignorespace,
+ * zsh HIST_IGNORE_SPACE). */
+export function runWrapper(command: string, nonce: string, paneId: string, socketPath: string, shell: string): string {
   const tmux = `tmux -S ${shellQuote(socketPath)}`;
-  return (
-    ` trap : INT; eval ${shellQuote(command)}; __tmcp_s=$?; trap - INT; ` +
-    `${tmux} set -p -F -t ${paneId} ${runOption(nonce)} "$__tmcp_s #{history_size} #{cursor_y}"; ` +
-    `${tmux} wait-for -S ${runChannel(nonce)}; unset __tmcp_s`
-  );
+  const report = `${tmux} set -p -F -t ${paneId} ${runOption(nonce)} "$__tmcp_s #{history_size} #{cursor_y}"; ${tmux} wait-for -S ${runChannel(nonce)}`;
+  if (shell === 'bash') {
+    // Runs once, at the next prompt, then puts the caller's PROMPT_COMMAND back and runs
+    // it with the command's status.
+    const hook = `__tmcp_s=$?; PROMPT_COMMAND=$__tmcp_pc; unset __tmcp_pc; ${report}; (exit $__tmcp_s); unset __tmcp_s; eval "$PROMPT_COMMAND"`;
+    return ` __tmcp_pc=\${PROMPT_COMMAND-}; PROMPT_COMMAND=${shellQuote(hook)}; eval ${shellQuote(command)}`;
+  }
+  return ` trap : INT; ( eval ${shellQuote(command)} ); __tmcp_s=$?; trap - INT; ${report}; unset __tmcp_s`;
 }
 
 interface Ending {
@@ -114,7 +126,7 @@ async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: nu
       if (promptLooks >= PROMPT_LOOKS) {
         const mark = await services.run.takeMark(paneId, run.nonce);
         if (mark) return done(mark.exitStatus, mark.endLine);
-        return { state: 'INTERRUPTED', exitStatus: 130, endLine: cursorLine, historySize: live.historySize, cursorX: live.cursorX };
+        return { state: 'NO_STATUS', exitStatus: null, endLine: cursorLine, historySize: live.historySize, cursorX: live.cursorX };
       }
     }
     if (Date.now() >= deadline) return { state: 'RUNNING', exitStatus: null, endLine: cursorLine + 1, historySize: live.historySize, cursorX: live.cursorX };
@@ -176,7 +188,7 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
     { tool: 'terminal_run', target: args.target, request: { kind: 'command', text: args.command }, dryRun: false },
     async ({ target, live, decision, auditId }) => {
       if (decision.action !== 'run_command') throw new AppError('INTERNAL', 'unexpected input decision');
-      const line = runWrapper(decision.text, nonce, target.identity.paneId, await services.run.socketPath());
+      const line = runWrapper(decision.text, nonce, target.identity.paneId, await services.run.socketPath(), decision.shell);
       const run: PendingRun = {
         role: caller.role,
         client: caller.actor,
@@ -208,8 +220,15 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
 /** Collects a run that answered RUNNING: the same caller, the read gate again on the
  * pane's session as it is now. */
 export async function resumeRun(caller: AttemptCaller, args: { token: string; timeoutS?: number | undefined }): Promise<RunResult> {
-  authorizeInputCaller(caller);
-  const run = caller.deps.live.runTokens.lookup(args.token, caller.role, caller.actor);
+  let run: PendingRun;
+  try {
+    authorizeInputCaller(caller);
+    run = caller.deps.live.runTokens.lookup(args.token, caller.role, caller.actor);
+  } catch (err) {
+    // Audited like every refused input call (no session: the token named none it may know).
+    recordRejectedInputCall(caller, 'input.run', null, readAppErrorData(err)?.code ?? 'INTERNAL');
+    throw err;
+  }
   const live = await caller.deps.input.delivery.readIdentity(run.identity.paneId);
   if (live && samePane(live, run.identity)) {
     const access = caller.deps.access;

@@ -288,20 +288,24 @@ export function decideInput(policy: InputPolicy, facts: InputTargetFacts, reques
 }
 
 /** The allowed shell holding the pane's terminal, by the name that admits it (executable
- * or kernel name; argv[0] alone never admits); null when the foreground is anything else. */
-export function runShellOf(facts: PaneProcessFacts, allowed: readonly string[]): { name: string; pid: number | null } | null {
+ * or kernel name; argv[0] alone never admits); null when the foreground is anything else.
+ * `busy`: a process of the foreground group runs under it (a subshell running a command
+ * leads the group too), so the shell is not reading a command line. */
+export function runShellOf(facts: PaneProcessFacts, allowed: readonly string[]): { name: string; pid: number | null; busy: boolean } | null {
   let names: string[];
   let pid: number | null = null;
+  let busy = false;
   if (facts.source === 'unreadable') return null;
   if (facts.source === 'tmux') names = [commandName(facts.command)];
   else {
     const leader = foregroundLeader(facts.processes, facts.foregroundGroup);
     if (!leader) return null;
     pid = leader.pid;
+    busy = facts.processes.some((p) => p.foreground && p.ppid === leader.pid);
     names = [leader.exe, leader.comm].filter((n): n is string => n !== null).map(commandName);
   }
   const name = names.find((n) => allowed.some((a) => nameIs(n, a)));
-  return name === undefined ? null : { name, pid };
+  return name === undefined ? null : { name, pid, busy };
 }
 
 /** Words of a command line that could name a program: split at whitespace and shell
@@ -323,6 +327,9 @@ function decideCommand(policy: InputPolicy, facts: InputTargetFacts, raw: string
       'FOREGROUND_NOT_ALLOWED',
       `terminal_run types only at the prompt of a shell in input_policy.run_allowed_shells (${policy.runAllowedShells.join(', ') || 'none'}); the foreground is ${what}: use terminal_send_task to type into it`,
     );
+  }
+  if (shell.busy) {
+    return refuse('FOREGROUND_NOT_ALLOWED', `the ${shell.name} in the foreground is running a command, not waiting at its prompt: wait for it (terminal_wait_for_state), or use terminal_send_task to type into what runs`);
   }
   const { text } = normalizeNewlines(raw);
   const length = countCharacters(text);

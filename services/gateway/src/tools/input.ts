@@ -90,8 +90,8 @@ export function renderRun(r: RunResult): string {
   const head =
     r.state === 'DONE'
       ? `Exit status ${r.exit_status} after ${took} in ${where}.`
-      : r.state === 'INTERRUPTED'
-        ? `INTERRUPTED after ${took} in ${where}: the shell is back at its prompt without the status line (exit 130).`
+      : r.state === 'NO_STATUS'
+        ? `NO_STATUS after ${took} in ${where}: the shell is back at its prompt but its status line did not run; the exit status is unknown.`
         : r.state === 'LOST'
           ? `LOST after ${took}: the pane or its shell ended; the exit status is unknown (${where}).`
           : `RUNNING after ${took} in ${where}: call terminal_run with resume_token ${quoted(r.resume_token ?? '')} to collect it.`;
