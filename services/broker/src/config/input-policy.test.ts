@@ -14,6 +14,7 @@ describe('input_policy', () => {
       max_text_length: 12_000,
       guarded_commands: [...DEFAULT_GUARDED_COMMANDS],
       guarded_command_allow: [],
+      run_allowed_shells: ['bash', 'zsh', 'sh', 'dash'],
     });
     for (const cmd of ['ssh', 'sudo', 'su', 'doas', 'passwd', 'mysql', 'psql', 'mongo', 'redis-cli']) expect(c.input_policy.guarded_commands).toContain(cmd);
     // Cloud and cluster control planes, database shells, and tmux itself (its client reaches every session).
