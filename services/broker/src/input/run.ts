@@ -69,12 +69,12 @@ export const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`
  * keeps it out of history where the shell ignores such lines (HISTCONTROL=ignorespace,
  * zsh HIST_IGNORE_SPACE). */
 export function runWrapper(command: string, nonce: string, paneId: string, socketPath: string, shell: string): string {
-  const tmux = `tmux -S ${shellQuote(socketPath)}`;
-  const report = `${tmux} set -p -F -t ${paneId} ${runOption(nonce)} "$__tmcp_s #{history_size} #{cursor_y}"; ${tmux} wait-for -S ${runChannel(nonce)}`;
+  // One tmux client for both commands (`\;` is tmux's command separator).
+  const report = `tmux -S ${shellQuote(socketPath)} set -p -F -t ${paneId} ${runOption(nonce)} "$__tmcp_s #{history_size} #{cursor_y}" \\; wait-for -S ${runChannel(nonce)}`;
   if (shell === 'bash') {
     // Runs once, at the next prompt, then puts the caller's PROMPT_COMMAND back and runs
     // it with the command's status.
-    const hook = `__tmcp_s=$?; PROMPT_COMMAND=$__tmcp_pc; unset __tmcp_pc; ${report}; (exit $__tmcp_s); unset __tmcp_s; eval "$PROMPT_COMMAND"`;
+    const hook = `__tmcp_s=$?; PROMPT_COMMAND=$__tmcp_pc; unset __tmcp_pc; ${report}; eval "unset __tmcp_s; (exit $__tmcp_s); $PROMPT_COMMAND"`;
     return ` __tmcp_pc=\${PROMPT_COMMAND-}; PROMPT_COMMAND=${shellQuote(hook)}; eval ${shellQuote(command)}`;
   }
   return ` trap : INT; ( eval ${shellQuote(command)} ); __tmcp_s=$?; trap - INT; ${report}; unset __tmcp_s`;
@@ -90,20 +90,23 @@ interface Ending {
 }
 
 /** Waits for the run to end, at most `timeoutMs`. */
-async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: number): Promise<Ending> {
+async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: number, resumed: boolean): Promise<Ending> {
   const services = caller.deps.input;
   const paneId = run.identity.paneId;
   const deadline = Date.now() + timeoutMs;
   const lost = (historySize = 0, line = run.startLine): Ending => ({ state: 'LOST', exitStatus: null, endLine: line, historySize, cursorX: 0 });
-  const done = async (exitStatus: number, endLine: number, state: Ending['state'] = 'DONE'): Promise<Ending> => {
-    const live = await services.delivery.readIdentity(paneId);
-    if (!live || !samePane(live, run.identity)) return lost();
-    return { state, exitStatus, endLine, historySize: live.historySize, cursorX: live.cursorX };
+  const done = async (exitStatus: number, endLine: number): Promise<Ending> => {
+    // The pane's facts through the control client (no spawn): the mark came from it.
+    const facts = await caller.deps.tmux.paneFacts(paneId);
+    if (!facts || facts.panePid !== run.identity.panePid) return lost();
+    return { state: 'DONE', exitStatus, endLine, historySize: facts.historySize, cursorX: facts.cursor.x };
   };
 
-  // A signal sent before this call waited (an earlier call's waiter gone) left the mark.
-  const early = await services.run.takeMark(paneId, run.nonce);
-  if (early) return done(early.exitStatus, early.endLine);
+  // A signal sent while no call waited (the last call's waiter timed out) left the mark.
+  if (resumed) {
+    const early = await services.run.takeMark(paneId, run.nonce);
+    if (early) return done(early.exitStatus, early.endLine);
+  }
 
   let signalled = false;
   const waiting = services.run.waitSignal(run.nonce, timeoutMs).then((v) => (signalled = v));
@@ -135,8 +138,11 @@ async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: nu
 
 /** The redacted lines between the typed line and `endLine`, cut to the last ones. */
 async function outputOf(caller: AttemptCaller, run: PendingRun, ending: Ending) {
-  if (ending.state === 'LOST') return { text: '', lines: 0, truncated: false, redactions: 0 };
-  const captured = await caller.deps.input.run.captureLines(run.identity.paneId, run.startLine, ending.endLine - 1, ending.historySize);
+  if (ending.state === 'LOST' || ending.endLine - 1 < run.startLine) return { text: '', lines: 0, truncated: false, redactions: 0 };
+  // Relative to the screen now (negative: history); -J joins wrapped rows.
+  const captured = await caller.deps.tmux
+    .capturePane(run.identity.paneId, { start: run.startLine - ending.historySize, end: ending.endLine - 1 - ending.historySize })
+    .catch(() => '');
   const clean = cleanPaneText(captured, true);
   // The first joined line is the prompt with the typed wrapper.
   let lines = clean.lines.slice(1);
@@ -155,7 +161,7 @@ async function outputOf(caller: AttemptCaller, run: PendingRun, ending: Ending) 
 }
 
 async function answer(caller: AttemptCaller, run: PendingRun, timeoutMs: number, token: string | null): Promise<RunResult> {
-  const ending = await awaitEnding(caller, run, timeoutMs);
+  const ending = await awaitEnding(caller, run, timeoutMs, token !== null);
   const output = await outputOf(caller, run, ending);
   recordRead(caller, 'terminal_run', { session: run.sessionName, sessionId: run.identity.sessionId, paneId: run.identity.paneId, lineCount: output.lines });
   const tokens = caller.deps.live.runTokens;

@@ -121,17 +121,37 @@ export function createPaneDelivery(options: { socketName?: string | undefined; r
     async pasteLine(paneId, text, expected) {
       assertPaneId(paneId);
       if (text.includes('\n')) throw new Error('pasteLine takes one line');
+      if (!SAFE_OPTION_VALUE_RE.test(expected.currentCommand)) return FOREGROUND_CHANGED;
       const buffer = `tmcp-input-${randomBytes(12).toString('hex')}`;
-      const loaded = await runner.run(['load-buffer', '-b', buffer, '-'], { input: Buffer.from(text, 'utf8') });
-      if (loaded.timedOut || loaded.exitCode !== 0) {
-        await runner.run(['delete-buffer', '-b', buffer]).catch(() => undefined);
-        return { ok: false, delivered: 'no', reason: 'tmux could not load the text' };
+      // One tmux command list, one spawn (terminal_run is timed by agents): load the text
+      // from stdin, hand tmux the authorized name, then paste AND press Enter as the one
+      // branch of the checked if-shell (the same server step: nothing can take the
+      // foreground between them), or drop the buffer and say so. tmux stops the list at
+      // the first command that fails, so a failed load pastes nothing.
+      const ran = await runner.runList(
+        [
+          ['load-buffer', '-b', buffer, '-'],
+          ['set-option', '-p', '-t', paneId, EXPECTED_OPTION, expected.currentCommand],
+          [
+            'if-shell',
+            '-F',
+            '-t',
+            paneId,
+            sameForegroundCondition(expected),
+            `paste-buffer -p -d -b ${buffer} -t ${paneId} ; send-keys -t ${paneId} Enter`,
+            `delete-buffer -b ${buffer} ; display-message -p ${CHANGED_MARK}`,
+          ],
+          ['set-option', '-p', '-u', '-t', paneId, EXPECTED_OPTION],
+        ],
+        { input: Buffer.from(text, 'utf8') },
+      );
+      const outcome = outcomeOf(ran, 'the line');
+      if (!outcome.ok) {
+        await runner.runList([['delete-buffer', '-b', buffer]]).catch(() => undefined);
+        await runner.run(['set-option', '-p', '-u', '-t', paneId, EXPECTED_OPTION]).catch(() => undefined);
+        return outcome;
       }
-      // Both commands are the one branch of the checked if-shell: tmux runs them in the
-      // same server step, so nothing can take the foreground between paste and Enter.
-      const outcome = await runIfSameForeground(runner, paneId, expected, `paste-buffer -p -d -b ${buffer} -t ${paneId} ; send-keys -t ${paneId} Enter`, 'the line');
-      if (!outcome.ok) await runner.run(['delete-buffer', '-b', buffer]).catch(() => undefined);
-      return outcome;
+      return ran.stdout.includes(CHANGED_MARK) ? FOREGROUND_CHANGED : outcome;
     },
 
     async pressKeys(paneId, keys, expected) {

@@ -2,8 +2,7 @@
  * tmux's side of terminal_run (input/run.ts): the typed wrapper ends by setting a pane
  * user option `@tmcp_run_<nonce>` to "<exit status> #{history_size} #{cursor_y}" and
  * signalling `tmux wait-for -S tmcp-run-<nonce>`; here the broker waits on that channel
- * (a `tmux wait-for` client of its own), reads and clears the option, and captures the
- * lines the command printed. Output can print the nonce text but cannot signal a tmux
+ * (a `tmux wait-for` client of its own), and reads and clears the option. Output can print the nonce text but cannot signal a tmux
  * channel or set a pane option: only a tmux command does that.
  *
  * Also the one fact tmux does not give: whether the pane's terminal is in raw mode (a
@@ -34,8 +33,6 @@ export interface RunSignals {
   waitSignal(nonce: string, timeoutMs: number): Promise<boolean>;
   /** The mark the wrapper set, or null; cleared once read. */
   takeMark(paneId: string, nonce: string): Promise<RunMark | null>;
-  /** Joined lines between two absolute line numbers (inclusive), given the history size now. */
-  captureLines(paneId: string, fromLine: number, toLine: number, historySize: number): Promise<string>;
   /** The pane's tty is in raw mode (a line editor reads at a prompt); null when unknown. */
   lineEditing(paneId: string): Promise<boolean | null>;
 }
@@ -73,17 +70,12 @@ export function createRunSignals(options: { socketName?: string | undefined; run
     async takeMark(paneId, nonce) {
       assertPaneId(paneId);
       checkNonce(nonce);
-      const r = await runner.run(['show-options', '-p', '-v', '-q', '-t', paneId, runOption(nonce)]);
-      if (r.exitCode !== 0 || r.stdout.trim() === '') return null;
-      await runner.run(['set-option', '-p', '-u', '-t', paneId, runOption(nonce)]).catch(() => undefined);
-      return parseRunMark(r.stdout);
-    },
-
-    async captureLines(paneId, fromLine, toLine, historySize) {
-      assertPaneId(paneId);
-      if (toLine < fromLine) return '';
-      const r = await runner.run(['capture-pane', '-p', '-J', '-t', paneId, '-S', String(fromLine - historySize), '-E', String(toLine - historySize)]);
-      return r.exitCode === 0 ? r.stdout : '';
+      // Read and clear in one spawn; `-q`: an option not set yet is no error.
+      const r = await runner.runList([
+        ['show-options', '-p', '-v', '-q', '-t', paneId, runOption(nonce)],
+        ['set-option', '-p', '-u', '-q', '-t', paneId, runOption(nonce)],
+      ]);
+      return r.timedOut || r.stdout.trim() === '' ? null : parseRunMark(r.stdout);
     },
 
     async lineEditing(paneId) {
