@@ -56,6 +56,8 @@ describe('input_policy', () => {
     ['allow_everything: true', /unknown key 'input_policy\.allow_everything'/],
     ['allowed_foreground_commands: claude', /input_policy\.allowed_foreground_commands/],
     ['allowed_foreground_commands: [""]', /input_policy\.allowed_foreground_commands\.0/],
+    // terminal_run wraps commands for POSIX shells only: fish is refused by name, with why.
+    ['run_allowed_shells: [bash, fish]', /input_policy\.run_allowed_shells\.1.*fish and other shells quote and report the exit status differently/],
   ])('refuses %s', (line, message) => {
     expect(() => parseConfigText(`input_policy:\n  ${line}\n`, 'x.yaml')).toThrow(ConfigError);
     expect(() => parseConfigText(`input_policy:\n  ${line}\n`, 'x.yaml')).toThrow(message);

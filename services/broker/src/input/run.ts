@@ -32,7 +32,7 @@ import { randomBytes } from 'node:crypto';
 import { AppError, readAppErrorData, RUN_LIMITS, type RunResult } from '@terminal-mcp/contract';
 import { recordRead } from '../audit/record-read.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
-import { runChannel, runOption } from '../effects/tmux/run-signal.js';
+import { runChannel, runOption, type RunMark } from '../effects/tmux/run-signal.js';
 import type { PaneIdentity } from '../policy/identity.js';
 import { samePane } from '../policy/identity.js';
 import { cleanPaneText } from '../reads/pane-text.js';
@@ -108,16 +108,15 @@ async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: nu
     if (early) return done(early.exitStatus, early.endLine);
   }
 
-  let signalled = false;
-  const waiting = services.run.waitSignal(run.nonce, timeoutMs).then((v) => (signalled = v));
+  let marked: RunMark | null = null;
+  let waited = false;
+  const waiting = services.run.waitMark(paneId, run.nonce, timeoutMs).then((m) => ((marked = m), (waited = true)));
   let promptLooks = 0;
   for (;;) {
     const tick = sleep(Math.max(0, Math.min(POLL_MS, deadline - Date.now())));
-    await (signalled ? tick : Promise.race([waiting, tick]));
-    if (signalled) {
-      const mark = await services.run.takeMark(paneId, run.nonce);
-      if (mark) return done(mark.exitStatus, mark.endLine);
-    }
+    await (waited ? tick : Promise.race([waiting, tick]));
+    const mark = marked as RunMark | null;
+    if (mark !== null) return done(mark.exitStatus, mark.endLine);
     const live = await services.delivery.readIdentity(paneId);
     if (!live || !samePane(live, run.identity)) return lost();
     const cursorLine = live.historySize + live.cursorY;
@@ -132,7 +131,14 @@ async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: nu
         return { state: 'NO_STATUS', exitStatus: null, endLine: cursorLine, historySize: live.historySize, cursorX: live.cursorX };
       }
     }
-    if (Date.now() >= deadline) return { state: 'RUNNING', exitStatus: null, endLine: cursorLine + 1, historySize: live.historySize, cursorX: live.cursorX };
+    if (Date.now() >= deadline) {
+      // The waiter ends at about the same time; a mark it took meanwhile is this run's end
+      // (not to be lost between this answer and the next call).
+      await waiting;
+      const late = marked as RunMark | null;
+      if (late !== null) return done(late.exitStatus, late.endLine);
+      return { state: 'RUNNING', exitStatus: null, endLine: cursorLine + 1, historySize: live.historySize, cursorX: live.cursorX };
+    }
   }
 }
 

@@ -28,9 +28,10 @@ export interface RunMark {
 export interface RunSignals {
   /** tmux's socket path, for the wrapper to name the server explicitly. */
   socketPath(): Promise<string>;
-  /** Resolves true when the channel is signalled within `timeoutMs` (tmux keeps a signal
-   * sent before anyone waits, so none is missed), false otherwise. */
-  waitSignal(nonce: string, timeoutMs: number): Promise<boolean>;
+  /** Waits up to `timeoutMs` for the channel (tmux keeps a signal sent before anyone
+   * waits, so none is missed), then reads and clears the mark in the same tmux client (no
+   * second spawn): the mark, or null when the time ran out. */
+  waitMark(paneId: string, nonce: string, timeoutMs: number): Promise<RunMark | null>;
   /** The mark the wrapper set, or null; cleared once read. */
   takeMark(paneId: string, nonce: string): Promise<RunMark | null>;
   /** The pane's tty is in raw mode (a line editor reads at a prompt); null when unknown. */
@@ -40,6 +41,12 @@ export interface RunSignals {
 function checkNonce(nonce: string): void {
   if (!NONCE_RE.test(nonce)) throw new Error('invalid run nonce');
 }
+
+/** Read the mark and clear it (`-q`: an option not set is no error). */
+const markCommands = (paneId: string, nonce: string): string[][] => [
+  ['show-options', '-p', '-v', '-q', '-t', paneId, runOption(nonce)],
+  ['set-option', '-p', '-u', '-q', '-t', paneId, runOption(nonce)],
+];
 
 export function parseRunMark(value: string): RunMark | null {
   const m = /^(\d{1,3}) (\d{1,9}) (\d{1,6})$/.exec(value.trim());
@@ -60,21 +67,18 @@ export function createRunSignals(options: { socketName?: string | undefined; run
       return path;
     },
 
-    async waitSignal(nonce, timeoutMs) {
+    async waitMark(paneId, nonce, timeoutMs) {
+      assertPaneId(paneId);
       checkNonce(nonce);
-      if (timeoutMs <= 0) return false;
-      const r = await runner.run(['wait-for', runChannel(nonce)], { timeoutMs });
-      return !r.timedOut && r.exitCode === 0;
+      if (timeoutMs <= 0) return null;
+      const r = await runner.runList([['wait-for', runChannel(nonce)], ...markCommands(paneId, nonce)], { timeoutMs });
+      return r.timedOut || r.stdout.trim() === '' ? null : parseRunMark(r.stdout);
     },
 
     async takeMark(paneId, nonce) {
       assertPaneId(paneId);
       checkNonce(nonce);
-      // Read and clear in one spawn; `-q`: an option not set yet is no error.
-      const r = await runner.runList([
-        ['show-options', '-p', '-v', '-q', '-t', paneId, runOption(nonce)],
-        ['set-option', '-p', '-u', '-q', '-t', paneId, runOption(nonce)],
-      ]);
+      const r = await runner.runList(markCommands(paneId, nonce));
       return r.timedOut || r.stdout.trim() === '' ? null : parseRunMark(r.stdout);
     },
 
