@@ -66,7 +66,12 @@ export async function benchRunCommand(iterations: number, warmup = 5): Promise<R
   try {
     // The prompt, then warm-up of both paths (JIT, the broker's control client).
     for (let i = 0; i < 200 && !(await tmuxCmd(['capture-pane', '-p', '-t', '=agent-run:'])).stdout.includes('$'); i++) await sleep(50);
-    for (let i = 0; i < warmup; i++) for (const c of RUN_COMMANDS) (await ours(c), await naive(c));
+    for (let i = 0; i < warmup; i++) {
+      for (const c of RUN_COMMANDS) {
+        await ours(c);
+        await naive(c);
+      }
+    }
     const rows: RunBenchRow[] = [];
     for (const command of RUN_COMMANDS) {
       const a: number[] = [];

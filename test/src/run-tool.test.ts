@@ -73,7 +73,12 @@ describe('terminal_run over MCP with a live broker', () => {
     const under = new Set([panePid]);
     for (let grew = true; grew; ) {
       grew = false;
-      for (const r of rows) if (!under.has(r.pid) && under.has(r.ppid)) (under.add(r.pid), (grew = true));
+      for (const r of rows) {
+        if (!under.has(r.pid) && under.has(r.ppid)) {
+          under.add(r.pid);
+          grew = true;
+        }
+      }
     }
     return rows.some((r) => under.has(r.pid) && r.comm === name);
   };
