@@ -33,7 +33,7 @@ import { AppError, readAppErrorData, RUN_LIMITS, type RunResult } from '@termina
 import { recordRead } from '../audit/record-read.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import { runChannel, runOption, type RunMark } from '../effects/tmux/run-signal.js';
-import type { PaneIdentity } from '../policy/identity.js';
+import type { PendingRun } from '../live/run-tokens.js';
 import { samePane } from '../policy/identity.js';
 import { cleanPaneText } from '../reads/pane-text.js';
 import type { TargetRef } from '../access/target.js';
@@ -46,19 +46,6 @@ const POLL_MS = 300;
 /** The shell must look back at its prompt this many looks in a row to be believed. */
 const PROMPT_LOOKS = 2;
 
-/** What a RUNNING answer's token remembers. */
-export interface PendingRun {
-  readonly role: AttemptCaller['role'];
-  readonly client: string;
-  readonly sessionName: string;
-  readonly identity: PaneIdentity;
-  readonly shellPid: number | null;
-  readonly nonce: string;
-  /** Absolute line of the prompt the command was typed at. */
-  readonly startLine: number;
-  readonly startedAt: number;
-  readonly auditId: number;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -1,7 +1,7 @@
 /** What live output and waits need beyond the basic broker deps: the pane watcher (one
  * control-mode client per watched session) and the resume tokens of pending waits. */
 import type { PaneWatcher } from '../effects/tmux/pane-watch.js';
-import type { PendingRun } from '../input/run.js';
+import type { PendingRun } from './run-tokens.js';
 import { ResumeTokens } from './resume-tokens.js';
 
 export interface LiveDeps {
