@@ -15,6 +15,8 @@
  *   redact   the redactor's cost per 200 lines (and another build's: BENCH_REDACT_BEFORE)
  *   catalogue tools/list bytes: gateway, its default, every toolset combination, observer
  *   answers  every list-shaped tool's answer bytes (sessions at BENCH_ANSWER_SESSIONS, default 50,200)
+ *   run      terminal_run of `true` and `seq 1 100` vs send-keys of `bash -c '...; echo MARK $?'`
+ *            and capture-pane every 100 ms until the marker shows (BENCH_RUN_ITER, 30)
  * BENCH_BEFORE=<another checkout, built>: catalogue and answers measure it too, side by side.
  *
  * Baseline: Node's child_process.execFile('tmux', ...), the fastest honest way to spawn;
@@ -37,13 +39,14 @@ import { benchNoteSearch } from './notes.js';
 import { benchRedactorCost } from './redactor-cost.js';
 import { benchCatalogue } from './catalogue.js';
 import { benchListAnswers, type AnswerBytes } from './list-answers.js';
+import { benchRunCommand } from './run-command.js';
 import { measureSupervisorLatency } from './supervisor-latency.js';
 import { cpuSeconds, load, memoryParts, rssMb } from './proc-stats.js';
 import { roundedRatio, summarize, time, type Stats } from './stats.js';
 
-const SECTIONS = ['tail', 'list', 'batch', 'hops', 'idle', 'live', 'browser', 'notes', 'supervisor', 'scale', 'redact', 'catalogue', 'answers'] as const;
+const SECTIONS = ['tail', 'list', 'batch', 'hops', 'idle', 'live', 'browser', 'notes', 'supervisor', 'scale', 'redact', 'catalogue', 'answers', 'run'] as const;
 /** Sections that start what they need themselves (no shared 50-session stack). */
-const STANDALONE: readonly Section[] = ['browser', 'redact', 'catalogue', 'answers'];
+const STANDALONE: readonly Section[] = ['browser', 'redact', 'catalogue', 'answers', 'run'];
 type Section = (typeof SECTIONS)[number];
 
 function parseArgs(argv: readonly string[]): Set<Section> {
@@ -551,6 +554,16 @@ async function main(): Promise<void> {
     }
     const at50 = rows.find((r) => r.tool === 'terminal_list_sessions' && r.sessions === 50);
     if (at50) target('terminal_list_sessions at 50 sessions <= 6 KB', `${at50.after.total} B`, at50.after.total <= 6_000);
+  }
+  if (only.has('run')) {
+    const rows = await benchRunCommand(Number(process.env.BENCH_RUN_ITER ?? 30));
+    section('run: terminal_run (stdio SDK client) vs naive send-keys of bash -c + capture-pane every 100 ms');
+    for (const r of rows) {
+      row(`terminal_run ${JSON.stringify(r.command)}`, r.ours);
+      row(`naive        ${JSON.stringify(r.command)}`, r.naive);
+      console.log(`  ${''.padEnd(38)} naive / terminal_run p50: ${(r.naive.p50 / r.ours.p50).toFixed(1)}x`);
+      target(`terminal_run ${JSON.stringify(r.command)} >= 5x faster than naive (p50)`, `${(r.naive.p50 / r.ours.p50).toFixed(1)}x`, r.naive.p50 >= 5 * r.ours.p50);
+    }
   }
   if (only.has('supervisor')) {
     // Its own broker and tmux server: a watch on a pane that prints a [y/N] prompt.

@@ -48,6 +48,7 @@ const SAMPLES: Record<string, () => Record<string, unknown>> = {
   terminal_resume_wait: () => ({ resume_token: 'r'.repeat(32), timeout_s: 0 }),
   terminal_input_context: () => ({ session: TARGET }),
   terminal_send_task: () => ({ session: TARGET, text: 'typed-by-the-attack' }),
+  terminal_run: () => ({ session: TARGET, command: 'typed-by-the-attack' }),
   terminal_send_text: () => ({ session: TARGET, text: 'typed-by-the-attack', enter: true }),
   terminal_send_bound: () => ({ binding: 'fixture-bind', text: 'typed-by-the-attack', enter: true }),
   terminal_send_keys: () => ({ session: TARGET, keys: ['Enter'] }),

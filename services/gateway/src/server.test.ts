@@ -68,11 +68,12 @@ const CHANGING_TOOLS: Record<string, { destructiveHint: boolean; idempotentHint?
   terminal_bind: { destructiveHint: false },
   terminal_send_bound: { destructiveHint: false },
   terminal_send_keys: { destructiveHint: true },
+  terminal_run: { destructiveHint: false },
   terminal_send_task: { destructiveHint: false },
   terminal_send_text: { destructiveHint: false },
   terminal_unbind: { destructiveHint: false },
 };
-const WITH_OUTPUT_SCHEMA = ['terminal_send_task', 'terminal_wait_for_state', 'terminal_resume_wait'];
+const WITH_OUTPUT_SCHEMA = ['terminal_send_task', 'terminal_run', 'terminal_wait_for_state', 'terminal_resume_wait'];
 const TOOL_NAMES = [...READ_TOOL_NAMES, ...Object.keys(CHANGING_TOOLS)].sort();
 
 describe('createGatewayMcpServer', () => {

@@ -221,3 +221,73 @@ export const inputContextOutputSchema = inputTargetSchema.extend({
   max_text_length: z.number().int(),
 });
 export type InputContextOutput = z.infer<typeof inputContextOutputSchema>;
+
+// ---- terminal_run -------------------------------------------------------------------------
+
+/** terminal_run: one command line typed into a shell prompt, its exit status and output. */
+export const RUN_LIMITS = {
+  /** A run waits at most this long per call (inside the gateway's 30 s broker budget);
+   * after it the answer is RUNNING with a resume token. */
+  maxTimeoutSeconds: 20,
+  defaultTimeoutSeconds: 20,
+  /** Output is cut to the last this-many lines and characters (after redaction). */
+  outputLines: 200,
+  outputChars: 16_000,
+  commandMax: 4_000,
+  resumeTokenMax: 128,
+} as const;
+
+/** The shells terminal_run knows how to wrap (POSIX quoting, `$?`, `trap`). fish is not
+ * among them: its quoting and status variable differ, and it is refused with that reason. */
+export const RUN_SHELLS = ['bash', 'zsh', 'sh', 'dash', 'ksh', 'mksh'] as const;
+export type RunShell = (typeof RUN_SHELLS)[number];
+export const DEFAULT_RUN_SHELLS: readonly RunShell[] = ['bash', 'zsh', 'sh', 'dash'];
+
+export const runInputShape = {
+  session: sessionNameSchema.optional().describe('exact session name (with command)'),
+  command: z
+    .string()
+    .min(1)
+    .max(RUN_LIMITS.commandMax)
+    .optional()
+    .describe('one shell command line, run exactly as typed at the prompt (no newlines)'),
+  resume_token: z.string().min(1).max(RUN_LIMITS.resumeTokenMax).optional().describe('instead of session+command: collect a RUNNING run'),
+  timeout_s: z
+    .number()
+    .min(0)
+    .max(RUN_LIMITS.maxTimeoutSeconds)
+    .optional()
+    .describe(`seconds to wait before answering RUNNING (0-${RUN_LIMITS.maxTimeoutSeconds}, default ${RUN_LIMITS.defaultTimeoutSeconds})`),
+};
+export const runInputSchema = z
+  .object(runInputShape)
+  .strict()
+  .refine((v) => (v.resume_token !== undefined) !== (v.session !== undefined && v.command !== undefined), {
+    message: 'give session and command, or resume_token alone',
+  })
+  .refine((v) => v.resume_token === undefined || (v.session === undefined && v.command === undefined), {
+    message: 'give session and command, or resume_token alone',
+  });
+export type RunInput = z.infer<typeof runInputSchema>;
+
+/** DONE: the status line ran (exit_status is the command's `$?`, 130 after Ctrl-C);
+ * NO_STATUS: the shell is back at its prompt but the status line did not run (the command
+ * replaced PROMPT_COMMAND, say), exit status unknown; RUNNING: still running at the time
+ * limit (resume_token); LOST: the pane ended or its shell was replaced, status unknown. */
+export const RUN_STATES = ['DONE', 'NO_STATUS', 'RUNNING', 'LOST'] as const;
+
+export const runResultSchema = z.object({
+  state: z.enum(RUN_STATES),
+  session: z.string(),
+  pane_id: z.string(),
+  audit_id: z.number().int(),
+  exit_status: z.number().int().nullable().describe('the command\'s exit status (130: interrupted); null unless DONE'),
+  output: z.string().describe('the lines the command printed (untrusted, redacted); with RUNNING, so far'),
+  output_lines: z.number().int(),
+  truncated: z.boolean().describe('true when only the last lines are returned'),
+  redactions: z.number().int(),
+  duration_ms: z.number().int(),
+  cursor: z.object({ line: z.number().int(), x: z.number().int() }).describe('the pane\'s cursor after the run (absolute line, column)'),
+  resume_token: z.string().nullable().describe('with RUNNING: pass it back as resume_token'),
+});
+export type RunResult = z.infer<typeof runResultSchema>;

@@ -14,6 +14,9 @@ export interface ToolContext<R extends SocketRole> {
   /** Aborts when the MCP client cancels or the broker call budget runs out; pass it to
    * every broker call. */
   signal: AbortSignal;
+  /** Sends an MCP progress notification when the client asked for them (a progressToken
+   * in the call's _meta); absent otherwise. For tools that wait. */
+  progress?: (progress: number, message: string) => void;
 }
 
 /**

@@ -61,7 +61,9 @@ function sampleOf(name: string, schema: Json): unknown {
 }
 
 /** A call that passes the tool's own argument schema: the required arguments, plus the
- * session when a tool takes "session or binding" (neither is required on its own). */
+ * session when a tool takes "session or binding" (neither is required on its own), plus,
+ * while the tool's schema still refuses it, the optional arguments in their order (e.g.
+ * terminal_run's "session and command, or resume_token"). */
 export function exampleArguments(tool: McpTool<SocketRole>): Record<string, unknown> {
   const schema = publishedInputSchema(tool.inputShape) as Json;
   const properties = (schema.properties ?? {}) as Record<string, Json>;
@@ -69,6 +71,10 @@ export function exampleArguments(tool: McpTool<SocketRole>): Record<string, unkn
   if ('session' in properties && 'binding' in properties && !required.has('binding')) required.add('session');
   const args: Record<string, unknown> = {};
   for (const name of Object.keys(properties)) if (required.has(name)) args[name] = sampleOf(name, properties[name] ?? {});
+  for (const name of Object.keys(properties)) {
+    if (tool.inputSchema.safeParse(args).success) break;
+    if (!(name in args)) args[name] = sampleOf(name, properties[name] ?? {});
+  }
   return args;
 }
 

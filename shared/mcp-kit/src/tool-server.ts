@@ -122,7 +122,15 @@ export function registerTools<R extends SocketRole>(server: McpServer, tools: re
     }
     const budget = callBudget(extra.signal, timeoutMs);
     try {
-      const { structured, text } = await hooks.asActor(extra, () => tool.invoke(checked.args, { broker, signal: budget.signal }));
+      const progressToken = request.params._meta?.progressToken;
+      const progress =
+        progressToken === undefined
+          ? undefined
+          : (value: number, message: string) => {
+              void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: value, message } }).catch(() => undefined);
+            };
+      const ctx = { broker, signal: budget.signal, ...(progress ? { progress } : {}) };
+      const { structured, text } = await hooks.asActor(extra, () => tool.invoke(checked.args, ctx));
       hooks.succeeded(tool.name, elapsedMs());
       return { content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}) };
     } catch (err) {

@@ -76,6 +76,7 @@ const SAMPLES: Record<string, () => unknown> = {
   'input.sendBound': () => ({ binding: 'fixture-bind', text: 'typed-by-the-attack', enter: true }),
   'input.sendKeys': () => ({ session: TARGET, keys: ['Enter'] }),
   'input.sendTask': () => ({ session: TARGET, text: 'typed-by-the-attack' }),
+  'input.run': () => ({ session: TARGET, command: 'typed-by-the-attack' }),
   'bindings.bind': () => ({ binding: 'fixture-bind', session: DONE, replace: true, input_enabled: true }),
   'bindings.get': () => ({ binding: 'fixture-bind' }),
   'bindings.list': () => ({}),

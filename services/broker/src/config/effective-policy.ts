@@ -22,5 +22,6 @@ export function inputPolicyOf(config: BrokerConfig): InputPolicy {
     guardedCommands: p.guarded_commands,
     guardedCommandAllow: p.guarded_command_allow,
     allowedForegroundCommands: p.allowed_foreground_commands ?? null,
+    runAllowedShells: p.run_allowed_shells,
   };
 }

@@ -14,6 +14,7 @@ describe('input_policy', () => {
       max_text_length: 12_000,
       guarded_commands: [...DEFAULT_GUARDED_COMMANDS],
       guarded_command_allow: [],
+      run_allowed_shells: ['bash', 'zsh', 'sh', 'dash'],
     });
     for (const cmd of ['ssh', 'sudo', 'su', 'doas', 'passwd', 'mysql', 'psql', 'mongo', 'redis-cli']) expect(c.input_policy.guarded_commands).toContain(cmd);
     // Cloud and cluster control planes, database shells, and tmux itself (its client reaches every session).
@@ -55,6 +56,8 @@ describe('input_policy', () => {
     ['allow_everything: true', /unknown key 'input_policy\.allow_everything'/],
     ['allowed_foreground_commands: claude', /input_policy\.allowed_foreground_commands/],
     ['allowed_foreground_commands: [""]', /input_policy\.allowed_foreground_commands\.0/],
+    // terminal_run wraps commands for POSIX shells only: fish is refused by name, with why.
+    ['run_allowed_shells: [bash, fish]', /input_policy\.run_allowed_shells\.1.*fish and other shells quote and report the exit status differently/],
   ])('refuses %s', (line, message) => {
     expect(() => parseConfigText(`input_policy:\n  ${line}\n`, 'x.yaml')).toThrow(ConfigError);
     expect(() => parseConfigText(`input_policy:\n  ${line}\n`, 'x.yaml')).toThrow(message);

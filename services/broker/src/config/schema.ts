@@ -4,7 +4,7 @@
  * an effect, see effects/config-file.ts).
  */
 import { z } from 'zod';
-import { gatewayToolsetsConfigSchema, NOTE_LIMITS, PROJECT_LIMITS } from '@terminal-mcp/contract';
+import { DEFAULT_RUN_SHELLS, gatewayToolsetsConfigSchema, NOTE_LIMITS, PROJECT_LIMITS, RUN_SHELLS, type RunShell } from '@terminal-mcp/contract';
 import { DEFAULT_GUARDED_COMMANDS } from '../policy/input.js';
 
 const pattern = z.string().min(1).max(256);
@@ -130,6 +130,16 @@ export const inputPolicySchema = z
      * programs (by executable or kernel command name, e.g. claude, codex, node, python3),
      * never to an unlisted shell — input into a shell is operator-level access. */
     allowed_foreground_commands: z.array(z.string().min(1).max(64)).max(200).optional(),
+    /** terminal_run types only into these shells (the pane's foreground program). POSIX
+     * shells only: fish quotes and reports status differently and is refused by name. */
+    run_allowed_shells: z
+      .array(
+        z.string().refine((s): s is RunShell => (RUN_SHELLS as readonly string[]).includes(s), {
+          message: `terminal_run supports only ${RUN_SHELLS.join(', ')} (fish and other shells quote and report the exit status differently)`,
+        }),
+      )
+      .max(RUN_SHELLS.length)
+      .default([...DEFAULT_RUN_SHELLS]),
   })
   .strict();
 

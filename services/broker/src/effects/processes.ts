@@ -43,7 +43,22 @@ export const BROKER_PROCESSES: Readonly<Record<string, BrokerProcess>> = {
     argv: 'constants plus validated ids (`%pane`, `$session`), generated buffer names and allowlisted key names (assertSafeTmuxArgument); pasted text only on stdin (`load-buffer -`)',
     modules: ['effects/tmux/tmux-command.ts'],
     triggers: ['broker', 'input'],
-    who: 'the input attempt after THE input authorization (input/authorize.ts) for load-buffer/paste-buffer/send-keys; the broker itself for hidden-session upkeep',
+    who: 'the input attempt after THE input authorization (input/authorize.ts) for load-buffer/paste-buffer/send-keys; the broker itself for hidden-session upkeep; terminal_run, after its attempt typed the line, for `wait-for tmcp-run-<nonce>` and reading its pane option (effects/tmux/run-signal.ts)',
+  },
+  tty_mode_probe: {
+    program: 'stty -F <pane tty> -a',
+    argv: 'constants plus the pane\'s tty as tmux names it, checked to be /dev/pts/<n> (effects/tmux/run-signal.ts)',
+    modules: ['effects/tmux/run-signal.ts'],
+    triggers: ['input'],
+    who: 'terminal_run while it waits for a command it typed (is the shell back at its prompt?), after THE input authorization',
+  },
+  run_status_line: {
+    program: 'tmux (a client in the pane\'s own shell: `set -p -F @tmcp_run_<nonce> ... ; wait-for -S tmcp-run-<nonce>`)',
+    argv: 'constants of input/run.ts plus a generated nonce, a validated pane id and tmux\'s socket path (single-quoted); the caller\'s command is a quoted `eval` argument before it, never part of it',
+    modules: [],
+    via: 'the pane\'s shell, on the line terminal_run typed through the input attempt',
+    triggers: ['input'],
+    who: 'a caller allowed to type into that shell (THE input authorization), when the command ends',
   },
   hidden_session_loop: {
     program: '`cat`, then `sh -c <loop>` in the hidden session (started by tmux)',

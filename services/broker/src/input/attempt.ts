@@ -178,7 +178,7 @@ export async function runInputAttempt<T>(
   // The text is digested as received (before \r\n normalisation): that is what a
   // reviewer holding the original text can check the HMAC against. The preview is made
   // only for a row that goes on to send (PENDING).
-  const text = spec.request.kind === 'text' ? spec.request.text : null;
+  const text = spec.request.kind === 'keys' ? null : spec.request.text;
   const digest =
     text === null
       ? { textLength: null, textHmac: null }

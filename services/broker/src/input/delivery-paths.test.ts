@@ -1,4 +1,4 @@
-// Derives from the source every place that can put bytes into a pane and pins them to the input attempt: tmux's load-buffer/paste-buffer/send-keys appear only in effects/tmux/deliver.ts, the delivery is made only by input/services.ts, and its writing calls (pasteText, pressKeys, exitCopyMode) are made only inside the act steps of input/send.ts and input/task.ts, which runInputAttempt calls after THE input authorization (input/authorize.ts). A planted call elsewhere is found (the control).
+// Derives from the source every place that can put bytes into a pane and pins them to the input attempt: tmux's load-buffer/paste-buffer/send-keys appear only in effects/tmux/deliver.ts, the delivery is made only by input/services.ts, and its writing calls (pasteText, pasteLine, pressKeys, exitCopyMode) are made only inside the act steps of input/send.ts, input/task.ts and input/run.ts, which runInputAttempt calls after THE input authorization (input/authorize.ts). A planted call elsewhere is found (the control).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,7 @@ const FILES = sourceFiles(BROKER_SRC).map((f) => ({ path: relative(BROKER_SRC, f
 const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
 
 const TMUX_WRITES = /['"](?:load-buffer|paste-buffer|send-keys|send-prefix|set-buffer|pipe-pane|respawn-pane|run-shell)['"]/;
-const DELIVERY_WRITES = /\.(?:pasteText|pressKeys|exitCopyMode)\(/;
+const DELIVERY_WRITES = /\.(?:pasteText|pasteLine|pressKeys|exitCopyMode)\(/;
 const MAKES_DELIVERY = /\bcreatePaneDelivery\(/;
 
 function where(files: { path: string; text: string }[], pattern: RegExp): string[] {
@@ -36,9 +36,9 @@ describe('every path that writes into a pane', () => {
     expect(where(FILES, MAKES_DELIVERY)).toEqual(['effects/tmux/deliver.ts', 'input/services.ts']);
   });
 
-  it('bytes are delivered only by the act steps of the input attempt (send text, keys, task)', () => {
-    expect(where(FILES, DELIVERY_WRITES)).toEqual(['input/send.ts', 'input/task.ts']);
-    for (const path of ['input/send.ts', 'input/task.ts']) expect(code(FILES.find((f) => f.path === path)!.text)).toContain('runInputAttempt');
+  it('bytes are delivered only by the act steps of the input attempt (send text, keys, task, run)', () => {
+    expect(where(FILES, DELIVERY_WRITES)).toEqual(['input/run.ts', 'input/send.ts', 'input/task.ts']);
+    for (const path of ['input/run.ts', 'input/send.ts', 'input/task.ts']) expect(code(FILES.find((f) => f.path === path)!.text)).toContain('runInputAttempt');
     expect(code(FILES.find((f) => f.path === 'input/attempt.ts')!.text)).toMatch(/authorizeInput\(/);
   });
 

@@ -5,6 +5,7 @@ import type { Caller } from '../access/caller.js';
 import type { AccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
+import type { LiveDeps } from '../live/live-deps.js';
 import type { SessionReader } from '../reads/session-reader.js';
 import type { InputServices } from './services.js';
 
@@ -15,6 +16,8 @@ export interface InputDeps {
   input: InputServices;
   access: AccessGate;
   reader: SessionReader;
+  /** terminal_run's resume tokens. */
+  live: Pick<LiveDeps, 'runTokens'>;
 }
 
 export type InputCaller = Caller & { deps: InputDeps };

@@ -18,6 +18,7 @@ const TOOLS: Readonly<Record<string, string>> = {
   sendBound: 'terminal_send_bound',
   sendKeys: 'terminal_send_keys',
   sendTask: 'terminal_send_task',
+  run: 'terminal_run',
   context: 'terminal_input_context',
 };
 

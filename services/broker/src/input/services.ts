@@ -12,6 +12,7 @@ import type { LeaseStore } from '../effects/store/leases-store.js';
 import type { StoreSet } from '../effects/store/store-set.js';
 import type { Logger } from 'pino';
 import { createPaneDelivery, type PaneDelivery } from '../effects/tmux/deliver.js';
+import { createRunSignals, type RunSignals } from '../effects/tmux/run-signal.js';
 
 export interface InputServices {
   audit: AuditStore;
@@ -19,6 +20,8 @@ export interface InputServices {
   leases: LeaseStore;
   reads: ReadAuditRecorder;
   delivery: PaneDelivery;
+  /** terminal_run's completion signal and output (effects/tmux/run-signal.ts). */
+  run: RunSignals;
   /** The audit HMAC key; AUDIT_UNAVAILABLE when it cannot be read or created. */
   auditKey(): Buffer;
 }
@@ -33,6 +36,7 @@ export function createInputServices(deps: { stores: StoreSet; log: Logger; tmuxS
     leases: stores.leases,
     reads: createReadAuditRecorder(audit, log),
     delivery: createPaneDelivery({ socketName: deps.tmuxSocket ?? undefined }),
+    run: createRunSignals({ socketName: deps.tmuxSocket ?? undefined }),
     auditKey() {
       if (key) return key;
       try {

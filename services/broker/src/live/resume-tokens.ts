@@ -29,8 +29,15 @@ export interface PendingWait {
   readonly client: string;
 }
 
-interface Entry {
-  readonly wait: PendingWait;
+/** What every token remembers: who may resume it. A run of terminal_run (input/run.ts)
+ * keeps its own record under the same rules. */
+export interface TokenHolder {
+  readonly role: SocketRole;
+  readonly client: string;
+}
+
+interface Entry<W extends TokenHolder> {
+  readonly wait: W;
   expiresAt: number;
 }
 
@@ -47,10 +54,10 @@ export interface IssuedToken {
 }
 
 /** A client's tokens, oldest first (a Map keeps insertion order; renewing re-inserts). */
-type ClientTokens = Map<string, Entry>;
+type ClientTokens<W extends TokenHolder> = Map<string, Entry<W>>;
 
-export class ResumeTokens {
-  private readonly byClient = new Map<string, ClientTokens>();
+export class ResumeTokens<W extends TokenHolder = PendingWait> {
+  private readonly byClient = new Map<string, ClientTokens<W>>();
   private readonly clientOf = new Map<string, string>();
   private readonly ttlMs: number;
   private readonly max: number;
@@ -73,9 +80,9 @@ export class ResumeTokens {
     return this.byClient.get(client)?.size ?? 0;
   }
 
-  issue(wait: PendingWait): IssuedToken {
+  issue(wait: W): IssuedToken {
     this.sweep();
-    const own = this.byClient.get(wait.client) ?? new Map<string, Entry>();
+    const own = this.byClient.get(wait.client) ?? new Map<string, Entry<W>>();
     while (own.size >= this.maxPerClient) this.forgetOldest(wait.client, own);
     while (this.clientOf.size >= this.max) {
       const [client, tokens] = this.largestHolder();
@@ -92,7 +99,7 @@ export class ResumeTokens {
   /** The wait behind a live token presented by `client` on `role`; RESUME_TOKEN_INVALID
    * otherwise (unknown, expired, retired, another role's or another client's: one answer
    * for all). */
-  lookup(token: string, role: SocketRole, client: string): PendingWait {
+  lookup(token: string, role: SocketRole, client: string): W {
     const entry = this.entryOf(token);
     if (entry === undefined || entry.wait.role !== role || entry.wait.client !== client || entry.expiresAt <= this.now()) {
       if (entry !== undefined && entry.expiresAt <= this.now()) this.retire(token);
@@ -122,20 +129,20 @@ export class ResumeTokens {
     if (own?.size === 0) this.byClient.delete(client);
   }
 
-  private entryOf(token: string): Entry | undefined {
+  private entryOf(token: string): Entry<W> | undefined {
     const client = this.clientOf.get(token);
     return client === undefined ? undefined : this.byClient.get(client)?.get(token);
   }
 
-  private forgetOldest(client: string, tokens: ClientTokens): void {
+  private forgetOldest(client: string, tokens: ClientTokens<W>): void {
     const oldest = tokens.keys().next();
     if (oldest.done !== true) this.retire(oldest.value);
     else this.byClient.delete(client);
   }
 
   /** Ties go to the newest client: one that keeps making up new names evicts itself. */
-  private largestHolder(): [string, ClientTokens] {
-    let largest: [string, ClientTokens] | undefined;
+  private largestHolder(): [string, ClientTokens<W>] {
+    let largest: [string, ClientTokens<W>] | undefined;
     for (const holder of this.byClient) if (largest === undefined || holder[1].size >= largest[1].size) largest = holder;
     return largest!;
   }

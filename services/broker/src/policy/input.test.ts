@@ -1,8 +1,9 @@
-// Guards the input gates: each refusal has its own code, gates apply in order, deny wins, sensitive names need a literal entry, controls are refused (never stripped), keys come only from the allowlist.
+// Guards the input gates: each refusal has its own code, gates apply in order, deny wins, sensitive names need a literal entry, controls are refused (never stripped), keys come only from the allowlist; a terminal_run command goes only to an allowed shell at its prompt, as one line, naming no guarded command.
 import { ALLOWED_KEYS } from '@terminal-mcp/contract';
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_GUARDED_COMMANDS,
+  commandWords,
   decideInput,
   findRejectedCharacter,
   normalizeNewlines,
@@ -21,6 +22,7 @@ const POLICY: InputPolicy = {
   guardedCommands: DEFAULT_GUARDED_COMMANDS,
   guardedCommandAllow: [{ session: 'agent-ops', commands: ['ssh'] }],
   allowedForegroundCommands: null,
+  runAllowedShells: ['bash', 'zsh', 'sh', 'dash'],
 };
 const FACTS: InputTargetFacts = { sessionName: 'agent-1', readable: true, currentCommand: 'bash', inCopyMode: false, processes: { source: 'tmux', command: 'bash' } };
 const TEXT = (text: string): InputRequest => ({ kind: 'text', text });
@@ -199,5 +201,54 @@ describe('the whole process tree', () => {
     ['unreadable', { source: 'unreadable', reason: 'x' } as const, { program: null, isShell: false }],
   ])('summarizeForeground: %s', (_label, facts, expected) => {
     expect(summarizeForeground(facts)).toEqual(expected);
+  });
+});
+
+describe('a command for terminal_run', () => {
+  const proc = (pid: number, ppid: number, comm: string, foreground: boolean, exe: string = comm): PaneProcess => ({ pid, ppid, foreground, exe, comm, argv0: comm });
+  const at = (processes: PaneProcess[], foregroundGroup = 100): InputTargetFacts => ({
+    ...FACTS,
+    processes: { source: 'proc', panePid: 100, foregroundGroup, processes },
+  });
+  const RUN = (text: string): InputRequest => ({ kind: 'command', text });
+  const BASH = proc(100, 1, 'bash', true);
+
+  type RunCase = [label: string, policy: Partial<InputPolicy>, facts: InputTargetFacts, text: string, expected: string];
+  const runCases: RunCase[] = [
+    ['bash at its prompt', {}, at([BASH]), 'make test', 'run_command'],
+    ['sh that is dash', {}, at([proc(100, 1, 'sh', true, 'dash')]), 'ls', 'run_command'],
+    ['a background job does not make it busy', {}, at([BASH, proc(200, 100, 'sleep', false)]), 'ls', 'run_command'],
+    ['a shell not in run_allowed_shells', { runAllowedShells: ['zsh'] }, at([BASH]), 'ls', 'FOREGROUND_NOT_ALLOWED'],
+    ['fish is never a run shell', {}, at([proc(100, 1, 'fish', true)]), 'ls', 'FOREGROUND_NOT_ALLOWED'],
+    ['a program in the foreground', {}, at([proc(100, 1, 'bash', false), proc(200, 100, 'python3', true)], 200), 'ls', 'FOREGROUND_NOT_ALLOWED'],
+    ['argv0 alone does not admit', {}, at([{ ...proc(100, 1, 'node', true), argv0: 'bash' }]), 'ls', 'FOREGROUND_NOT_ALLOWED'],
+    ['a subshell busy running a command', {}, at([proc(100, 1, 'dash', false), proc(150, 100, 'dash', true), proc(151, 150, 'sleep', true)], 150), 'ls', 'FOREGROUND_NOT_ALLOWED'],
+    ['a newline', {}, at([BASH]), 'ls\nrm -rf x', 'TEXT_REJECTED'],
+    ['CRLF is a newline too', {}, at([BASH]), 'ls\r\nx', 'TEXT_REJECTED'],
+    ['an escape', {}, at([BASH]), 'echo \x1b[31m', 'TEXT_REJECTED'],
+    ['too long', {}, at([BASH]), 'x'.repeat(21), 'TEXT_TOO_LONG'],
+    ['names a guarded command', {}, at([BASH]), 'ssh host', 'COMMAND_GUARDED'],
+    ['behind a pipe and a path', {}, at([BASH]), 'x|/usr/bin/sudo y', 'COMMAND_GUARDED'],
+    ['inside $()', {}, at([BASH]), 'a $(tmux ls)', 'COMMAND_GUARDED'],
+    ['allowed for this session', {}, { ...at([BASH]), sessionName: 'agent-ops' }, 'ssh h', 'run_command'],
+    ['a word that only contains a guarded name', {}, at([BASH]), 'git log --grep=ssh', 'run_command'],
+    ['input off', { terminalInput: false }, at([BASH]), 'ls', 'INPUT_DISABLED'],
+    ['text off', { allowSendText: false }, at([BASH]), 'ls', 'INPUT_DISABLED'],
+    ['copy mode', {}, { ...at([BASH]), inCopyMode: true }, 'ls', 'PANE_IN_COPY_MODE'],
+    ['guarded in the process tree', {}, at([BASH, proc(200, 100, 'ssh', false)]), 'ls', 'COMMAND_GUARDED'],
+  ];
+  it.each(runCases)('%s', (_label, policy, facts, text, expected) => {
+    const d = decideInput({ ...POLICY, ...policy }, facts, RUN(text));
+    expect(d.allowed ? d.action : d.code).toBe(expected);
+  });
+
+  it('names the shell and its pid, and points a refusal at terminal_send_task', () => {
+    expect(decideInput(POLICY, at([BASH]), RUN('ls'))).toMatchObject({ action: 'run_command', shell: 'bash', shellPid: 100, text: 'ls' });
+    const refused = decideInput(POLICY, at([proc(100, 1, 'python3', true)]), RUN('ls'));
+    expect(refused.allowed ? '' : refused.message).toMatch(/terminal_send_task/);
+  });
+
+  it('splits words at shell punctuation, by basename', () => {
+    expect(commandWords("a;b|c&&d $(e) `f` 'g' \"h\" /usr/bin/I <j >k {l}")).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l']);
   });
 });

@@ -29,6 +29,13 @@
  *  7. KEY_NOT_ALLOWED    a key outside ALLOWED_KEYS.
  *  8. CONFIRMATION_REQUIRED  C-c or C-d without confirm_sensitive: true.
  *
+ * A command for terminal_run (kind `command`) passes gates 1-6 as text (a newline is
+ * refused: it is one command line), then two of its own: the pane's foreground program
+ * must be a shell listed in input_policy.run_allowed_shells (else FOREGROUND_NOT_ALLOWED,
+ * with terminal_send_task as the way to type into anything else), and no word of the
+ * command may name a guarded command (COMMAND_GUARDED, the same list and per-session
+ * allowances as the process tree: `ssh host` is refused before it starts).
+ *
  * `grant` is the operator's dashboard grant for this session, already checked for
  * identity and expiry by the caller: an input grant admits a name the allowed patterns do
  * not, but never past the global switch, a deny pattern, the sensitive-name rule or the
@@ -36,7 +43,7 @@
  */
 import { ALLOWED_KEYS, COPY_MODE_EXIT_KEY, SENSITIVE_KEYS, type AllowedKey } from '@terminal-mcp/contract';
 import { isSensitiveName, matchesAny } from './access.js';
-import { firstGuardedCommand, foregroundAdmitted, summarizeForeground, type PaneProcessFacts } from './foreground.js';
+import { commandName, firstGuardedCommand, foregroundAdmitted, foregroundLeader, nameIs, summarizeForeground, type PaneProcessFacts } from './foreground.js';
 
 /** What an operator may not type into by default: programs holding credentials, another
  * machine's shell or a cloud/cluster control plane, where a stray line does the most harm;
@@ -76,6 +83,8 @@ export interface InputPolicy {
   readonly guardedCommandAllow: readonly { readonly session: string; readonly commands: readonly string[] }[];
   /** input_policy.allowed_foreground_commands; null: any foreground program. */
   readonly allowedForegroundCommands: readonly string[] | null;
+  /** input_policy.run_allowed_shells: the shells terminal_run types into. */
+  readonly runAllowedShells: readonly string[];
 }
 
 export interface InputTargetFacts {
@@ -95,7 +104,9 @@ export interface InputTargetFacts {
 
 export type InputRequest =
   | { readonly kind: 'text'; readonly text: string }
-  | { readonly kind: 'keys'; readonly keys: readonly string[]; readonly confirmSensitive: boolean };
+  | { readonly kind: 'keys'; readonly keys: readonly string[]; readonly confirmSensitive: boolean }
+  /** One command line for terminal_run, typed at a shell prompt. */
+  | { readonly kind: 'command'; readonly text: string };
 
 export type InputRefusalCode =
   | 'INPUT_DISABLED'
@@ -119,6 +130,8 @@ export type InputDecision =
   | { readonly allowed: true; readonly action: 'paste_text'; readonly text: string; readonly crlfNormalized: boolean }
   | { readonly allowed: true; readonly action: 'press_keys'; readonly keys: readonly AllowedKey[] }
   | { readonly allowed: true; readonly action: 'exit_copy_mode' }
+  /** `shell`: the allowed shell holding the terminal, by the name that admitted it. */
+  | { readonly allowed: true; readonly action: 'run_command'; readonly text: string; readonly shell: string; readonly shellPid: number | null }
   | InputRefusal;
 
 const refuse = (code: InputRefusalCode, message: string): InputRefusal => ({ allowed: false, code, message });
@@ -186,7 +199,7 @@ export function decideInputByName(
   if (binding && !binding.inputEnabled) {
     return refuse('INPUT_DISABLED', `input is not enabled for binding ${JSON.stringify(binding.name)}: rebind it with input_enabled: true`);
   }
-  if (kind === 'text' && !policy.allowSendText) {
+  if ((kind === 'text' || kind === 'command') && !policy.allowSendText) {
     return refuse('INPUT_DISABLED', 'sending text is turned off (input_policy.allow_send_text); allowlisted keys still work');
   }
   if (policy.deniedPatterns.includes(name) || matchesAny(policy.deniedPatterns, name)) {
@@ -240,6 +253,8 @@ export function decideInput(policy: InputPolicy, facts: InputTargetFacts, reques
     return refuse('PANE_IN_COPY_MODE', 'the pane is in copy mode, so nothing is typed: press q in it or call terminal_send_keys with keys ["q"], then retry');
   }
 
+  if (request.kind === 'command') return decideCommand(policy, facts, request.text);
+
   if (request.kind === 'text') {
     const { text, crlfNormalized } = normalizeNewlines(request.text);
     const length = countCharacters(text);
@@ -270,4 +285,67 @@ export function decideInput(policy: InputPolicy, facts: InputTargetFacts, reques
     return refuse('CONFIRMATION_REQUIRED', `${sensitive} interrupts or ends the running program: call again with confirm_sensitive: true if that is intended`);
   }
   return { allowed: true, action: 'press_keys', keys };
+}
+
+/** The allowed shell holding the pane's terminal, by the name that admits it (executable
+ * or kernel name; argv[0] alone never admits); null when the foreground is anything else.
+ * `busy`: a process of the foreground group runs under it (a subshell running a command
+ * leads the group too), so the shell is not reading a command line. */
+export function runShellOf(facts: PaneProcessFacts, allowed: readonly string[]): { name: string; pid: number | null; busy: boolean } | null {
+  let names: string[];
+  let pid: number | null = null;
+  let busy = false;
+  if (facts.source === 'unreadable') return null;
+  if (facts.source === 'tmux') names = [commandName(facts.command)];
+  else {
+    const leader = foregroundLeader(facts.processes, facts.foregroundGroup);
+    if (!leader) return null;
+    pid = leader.pid;
+    busy = facts.processes.some((p) => p.foreground && p.ppid === leader.pid);
+    names = [leader.exe, leader.comm].filter((n): n is string => n !== null).map(commandName);
+  }
+  const name = names.find((n) => allowed.some((a) => nameIs(n, a)));
+  return name === undefined ? null : { name, pid, busy };
+}
+
+/** Words of a command line that could name a program: split at whitespace and shell
+ * punctuation (`;`, `|`, `&`, `$(`, backquotes, quotes, redirections), each by its
+ * basename. Conservative by design: `echo ssh` counts too. */
+export function commandWords(text: string): string[] {
+  return text
+    .split(/[\s;&|()<>`'"{}\\$!]+/)
+    .map(commandName)
+    .filter((w) => w !== '');
+}
+
+function decideCommand(policy: InputPolicy, facts: InputTargetFacts, raw: string): InputDecision {
+  const shell = runShellOf(facts.processes, policy.runAllowedShells);
+  if (shell === null) {
+    const { program } = summarizeForeground(facts.processes);
+    const what = program === null ? 'no known program' : JSON.stringify(program);
+    return refuse(
+      'FOREGROUND_NOT_ALLOWED',
+      `terminal_run types only at the prompt of a shell in input_policy.run_allowed_shells (${policy.runAllowedShells.join(', ') || 'none'}); the foreground is ${what}: use terminal_send_task to type into it`,
+    );
+  }
+  if (shell.busy) {
+    return refuse('FOREGROUND_NOT_ALLOWED', `the ${shell.name} in the foreground is running a command, not waiting at its prompt: wait for it (terminal_wait_for_state), or use terminal_send_task to type into what runs`);
+  }
+  const { text } = normalizeNewlines(raw);
+  const length = countCharacters(text);
+  if (length > policy.maxTextLength) return refuse('TEXT_TOO_LONG', `the command has ${length} characters; at most ${policy.maxTextLength} may be sent at once`);
+  const newline = text.indexOf('\n');
+  if (newline >= 0) {
+    return refuse('TEXT_REJECTED', 'terminal_run takes one command line: join commands with ; or && (a newline would start a second command outside the wrapper); nothing was sent');
+  }
+  const bad = findRejectedCharacter(text);
+  if (bad) return refuse('TEXT_REJECTED', `character ${bad.position} is ${codePointLabel(bad.codePoint)}: only printable text and tab may be sent; nothing was sent`);
+  const allowedHere = policy.guardedCommandAllow.filter((entry) => entry.session === facts.sessionName).flatMap((entry) => entry.commands);
+  for (const word of commandWords(text)) {
+    const hit = policy.guardedCommands.find((g) => nameIs(word, g));
+    if (hit !== undefined && !allowedHere.some((a) => nameIs(word, a))) {
+      return refuse('COMMAND_GUARDED', `the command names ${JSON.stringify(commandName(hit))}, a guarded command; input_policy.guarded_command_allow can allow it for this session`);
+    }
+  }
+  return { allowed: true, action: 'run_command', text, shell: shell.name, shellPid: shell.pid };
 }

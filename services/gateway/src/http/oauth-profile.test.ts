@@ -2,6 +2,7 @@
 import { GATEWAY_INPUT_SCOPE, GATEWAY_OAUTH_SCOPES, GATEWAY_READ_SCOPE, GATEWAY_WRITE_SCOPE } from '@terminal-mcp/contract';
 import { describe, expect, it } from 'vitest';
 import { GATEWAY_TOOLS } from '../tools/index.js';
+import { TOOLSET_TOOLS } from '../tools/toolsets.js';
 import { GATEWAY_OAUTH_PROFILE, INPUT_TOOL_NAMES, lacksInputScope } from './oauth-profile.js';
 
 describe('the gateway OAuth profile', () => {
@@ -10,8 +11,9 @@ describe('the gateway OAuth profile', () => {
     expect(GATEWAY_OAUTH_PROFILE.scopes.map((s) => s.name)).toEqual([...GATEWAY_OAUTH_SCOPES]);
   });
 
-  it('names exactly the tools that type (terminal_send_*, and the two that send through the same path)', () => {
-    const typing = GATEWAY_TOOLS.filter((t) => t.annotations.readOnlyHint === false && t.name.startsWith('terminal_send_')).map((t) => t.name);
+  it('names exactly the tools that type (terminal_send_*, the input toolset\'s other writers, and the two that send through the same path)', () => {
+    const typing = GATEWAY_TOOLS.filter((t) => t.annotations.readOnlyHint === false && (t.name.startsWith('terminal_send_') || TOOLSET_TOOLS.input.includes(t.name))).map((t) => t.name);
+    expect(typing).toContain('terminal_run');
     expect([...INPUT_TOOL_NAMES].sort()).toEqual([...typing, 'project_dispatch', 'supervisor2_execute_send'].sort());
     for (const name of INPUT_TOOL_NAMES) expect(GATEWAY_TOOLS.some((t) => t.name === name), name).toBe(true);
   });

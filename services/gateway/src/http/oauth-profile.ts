@@ -35,7 +35,7 @@ export const GATEWAY_OAUTH_PROFILE: OAuthResourceProfile = {
   ],
 };
 
-/** The tools that type into a pane: every path to the broker's input.send* (project_dispatch
+/** The tools that type into a pane: every path to the broker's input.send* and input.run (project_dispatch
  * and supervisor2_execute_send type through the same path). A token without the input
  * scope is not listed them; the broker refuses and audits a call anyway. */
 export const INPUT_TOOL_NAMES: ReadonlySet<string> = new Set([
@@ -43,6 +43,7 @@ export const INPUT_TOOL_NAMES: ReadonlySet<string> = new Set([
   'terminal_send_text',
   'terminal_send_bound',
   'terminal_send_keys',
+  'terminal_run',
   'project_dispatch',
   'supervisor2_execute_send',
 ]);

@@ -8,6 +8,11 @@ import {
   inputContextInputSchema,
   inputContextInputShape,
   inputContextOutputSchema,
+  runInputSchema,
+  runInputShape,
+  runResultSchema,
+  RUN_LIMITS,
+  type RunResult,
   sendBoundInputSchema,
   sendBoundInputShape,
   sendKeysInputSchema,
@@ -43,9 +48,9 @@ const quoted = (text: string) => JSON.stringify(text);
 
 /** Always true whatever the config, so a client that froze the catalogue is never told
  * something stale (docs/tools.md explains why input tools are listed while input is off). */
-const GATES =
-  'Works only while input is on (permissions.terminal_input, off by default; else INPUT_DISABLED); a refusal names its gate in error_code. ' +
-  'Audited; dry_run: true checks every gate, sends nothing.';
+const INPUT_SWITCH =
+  'Works only while input is on (permissions.terminal_input, off by default; else INPUT_DISABLED); a refusal names its gate in error_code.';
+const GATES = `${INPUT_SWITCH} Audited; dry_run: true checks every gate, sends nothing.`;
 const TEXT_RULES =
   'The text is pasted as-is; \\r\\n becomes \\n; other control characters (ESC, a lone \\r...) are refused with TEXT_REJECTED, never stripped; ' +
   'at most 12000 characters by default (TEXT_TOO_LONG).';
@@ -78,6 +83,24 @@ export function renderReceipt(r: TaskReceipt): string {
   const hint = r.hint ? ` Hint: ${r.hint}` : '';
   return `${head}: ${r.message}.${code}${hint}${r.audit_id !== null ? ` Audit id ${r.audit_id}.` : ''}`;
 }
+
+export function renderRun(r: RunResult): string {
+  const where = `session ${quoted(r.session)} pane ${r.pane_id}`;
+  const took = `${(r.duration_ms / 1000).toFixed(1)}s`;
+  const head =
+    r.state === 'DONE'
+      ? `Exit status ${r.exit_status} after ${took} in ${where}.`
+      : r.state === 'NO_STATUS'
+        ? `NO_STATUS after ${took} in ${where}: the shell is back at its prompt but its status line did not run; the exit status is unknown.`
+        : r.state === 'LOST'
+          ? `LOST after ${took}: the pane or its shell ended; the exit status is unknown (${where}).`
+          : `RUNNING after ${took} in ${where}: call terminal_run with resume_token ${quoted(r.resume_token ?? '')} to collect it.`;
+  const out = r.output_lines === 0 ? 'No output.' : `${r.truncated ? 'Last ' : ''}${r.output_lines} line(s) of output, untrusted terminal output:\n${r.output}`;
+  return `${head} Audit id ${r.audit_id}.\n${out}`;
+}
+
+/** While a run waits, a progress notification every this many ms (when asked for). */
+const RUN_PROGRESS_MS = 5_000;
 
 export function renderInputContext(c: InputContextOutput): string {
   const gate = (name: string, g: InputContextOutput['gates']['text']) => `${name}: ${g.allowed ? 'would be accepted' : `refused (${g.error_code}: ${g.message})`}`;
@@ -128,6 +151,31 @@ export const inputTools: readonly GatewayTool[] = [
     annotations: INPUT_ANNOTATIONS,
     run: (args, { broker, signal }) => broker.input.sendTask.mutate(args, { signal }),
     render: renderReceipt,
+  }),
+
+  defineTool({
+    name: 'terminal_run',
+    title: 'Run a command in a terminal shell',
+    description:
+      'Run one command line at the prompt of a shell in a session (input_policy.run_allowed_shells, default bash zsh sh dash; else FOREGROUND_NOT_ALLOWED: use terminal_send_task); returns exit_status and output ' +
+      `(redacted, last ${RUN_LIMITS.outputLines} lines). Still running after timeout_s: state RUNNING with a resume_token; pass it back (alone) to collect. ` +
+      `${INPUT_SWITCH} Audited.`,
+    inputShape: runInputShape,
+    inputSchema: runInputSchema,
+    outputSchema: runResultSchema,
+    // Automation branches on `state` and `exit_status`.
+    publishOutputSchema: true,
+    annotations: INPUT_ANNOTATIONS,
+    run: async (args, { broker, signal, progress }) => {
+      const started = Date.now();
+      const timer = progress ? setInterval(() => progress(Date.now() - started, 'waiting for the command to finish'), RUN_PROGRESS_MS) : undefined;
+      try {
+        return await broker.input.run.mutate(args, { signal });
+      } finally {
+        if (timer) clearInterval(timer);
+      }
+    },
+    render: renderRun,
   }),
 
   defineTool({

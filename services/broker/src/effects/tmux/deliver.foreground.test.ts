@@ -1,4 +1,4 @@
-// The check-then-paste race (issue 24, finding 7): the pane's foreground program changes after the gates authorized a send and before tmux pastes. tmux checks the authorized pane pid, copy mode and foreground name in the same step as the paste, so nothing reaches the new program.
+// The check-then-paste race (issue 24, finding 7): the pane's foreground program changes after the gates authorized a send and before tmux pastes. tmux checks the authorized pane pid, copy mode and foreground name in the same step as the paste (and, for terminal_run's line, its Enter), so nothing reaches the new program and no buffer or option is left behind.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,6 +44,11 @@ describe('delivery checks the authorized foreground at the instant of pasting', 
     expect(await delivery.pasteText(paneId, 'echo pasted-$((40+2))', expected)).toEqual({ ok: true });
     expect(await delivery.pressKeys(paneId, ['Enter'], expected)).toEqual({ ok: true });
     await waitFor('the pasted command to run', () => tmux('capture-pane', '-p', '-t', paneId).includes('pasted-42'), 20_000);
+    // terminal_run's line: paste and Enter in one checked step.
+    expect(await delivery.pasteLine(paneId, 'echo lined-$((40+3))', expected)).toEqual({ ok: true });
+    await waitFor('the pasted line to run', () => tmux('capture-pane', '-p', '-t', paneId).includes('lined-43'), 20_000);
+    expect(tmux('list-buffers')).toBe('');
+    expect(tmux('show-options', '-p', '-t', paneId)).not.toContain('@tmcp-input-foreground');
   });
 
   it('pastes nothing, and presses no key, when another program took the foreground after the check', async () => {
@@ -59,6 +64,7 @@ describe('delivery checks the authorized foreground at the instant of pasting', 
 
     const pasted = await delivery.pasteText(paneId, 'hunter2\n', expected);
     const pressed = await delivery.pressKeys(paneId, ['Enter'], expected);
+    const lined = await delivery.pasteLine(paneId, 'hunter3', expected);
     // The reader gets a line of ours; had the paste (or the Enter) landed, it would hold that.
     tmux('send-keys', '-t', paneId, '-l', 'control-line');
     tmux('send-keys', '-t', paneId, 'Enter');
@@ -66,6 +72,8 @@ describe('delivery checks the authorized foreground at the instant of pasting', 
     expect(readFileSync(join(dir, 'read-by-reader'), 'utf8')).toBe('control-line\n');
     expect(pasted).toMatchObject({ ok: false, delivered: 'no', changed: true });
     expect(pressed).toMatchObject({ ok: false, delivered: 'no', changed: true });
+    expect(lined).toMatchObject({ ok: false, delivered: 'no', changed: true });
     expect(tmux('list-buffers')).toBe('');
+    expect(tmux('show-options', '-p', '-t', paneId)).not.toContain('@tmcp-input-foreground');
   });
 });

@@ -46,6 +46,9 @@ export interface PaneDelivery {
   readIdentity(paneId: string): Promise<PaneIdentityFacts | null>;
   pasteText(paneId: string, text: string, expected: AuthorizedForeground): Promise<DeliveryOutcome>;
   pressKeys(paneId: string, keys: readonly AllowedKey[], expected: AuthorizedForeground): Promise<DeliveryOutcome>;
+  /** Pastes one line and presses Enter in the same checked tmux step (terminal_run: the
+   * shell either gets the whole line and Enter, or nothing). */
+  pasteLine(paneId: string, text: string, expected: AuthorizedForeground): Promise<DeliveryOutcome>;
   exitCopyMode(paneId: string): Promise<DeliveryOutcome>;
 }
 
@@ -113,6 +116,42 @@ export function createPaneDelivery(options: { socketName?: string | undefined; r
       const outcome = await runIfSameForeground(runner, paneId, expected, `paste-buffer -p -d -b ${buffer} -t ${paneId}`, 'the paste');
       if (!outcome.ok) await runner.run(['delete-buffer', '-b', buffer]).catch(() => undefined);
       return outcome;
+    },
+
+    async pasteLine(paneId, text, expected) {
+      assertPaneId(paneId);
+      if (text.includes('\n')) throw new Error('pasteLine takes one line');
+      if (!SAFE_OPTION_VALUE_RE.test(expected.currentCommand)) return FOREGROUND_CHANGED;
+      const buffer = `tmcp-input-${randomBytes(12).toString('hex')}`;
+      // One tmux command list, one spawn (terminal_run is timed by agents): load the text
+      // from stdin, hand tmux the authorized name, then paste AND press Enter as the one
+      // branch of the checked if-shell (the same server step: nothing can take the
+      // foreground between them), or drop the buffer and say so. tmux stops the list at
+      // the first command that fails, so a failed load pastes nothing.
+      const ran = await runner.runList(
+        [
+          ['load-buffer', '-b', buffer, '-'],
+          ['set-option', '-p', '-t', paneId, EXPECTED_OPTION, expected.currentCommand],
+          [
+            'if-shell',
+            '-F',
+            '-t',
+            paneId,
+            sameForegroundCondition(expected),
+            `paste-buffer -p -d -b ${buffer} -t ${paneId} ; send-keys -t ${paneId} Enter`,
+            `delete-buffer -b ${buffer} ; display-message -p ${CHANGED_MARK}`,
+          ],
+          ['set-option', '-p', '-u', '-t', paneId, EXPECTED_OPTION],
+        ],
+        { input: Buffer.from(text, 'utf8') },
+      );
+      const outcome = outcomeOf(ran, 'the line');
+      if (!outcome.ok) {
+        await runner.runList([['delete-buffer', '-b', buffer]]).catch(() => undefined);
+        await runner.run(['set-option', '-p', '-u', '-t', paneId, EXPECTED_OPTION]).catch(() => undefined);
+        return outcome;
+      }
+      return ran.stdout.includes(CHANGED_MARK) ? FOREGROUND_CHANGED : outcome;
     },
 
     async pressKeys(paneId, keys, expected) {

@@ -23,8 +23,17 @@ export interface TmuxCommandResult {
   timedOut: boolean;
 }
 
+export interface TmuxCommandOptions {
+  input?: Buffer;
+  timeoutMs?: number;
+}
+
 export interface TmuxCommandRunner {
-  run(args: readonly string[], options?: { input?: Buffer; timeoutMs?: number }): Promise<TmuxCommandResult>;
+  run(args: readonly string[], options?: TmuxCommandOptions): Promise<TmuxCommandResult>;
+  /** Several commands in one spawn, run by tmux in order as one command list (it stops at
+   * the first that fails). The `;` separators are added by the runner as argv elements of
+   * their own, after every command's arguments passed the check. */
+  runList(commands: readonly (readonly string[])[], options?: TmuxCommandOptions): Promise<TmuxCommandResult>;
 }
 
 const SAFE_ARGUMENT_RE = /^[\x20-\x7e\t]{1,512}$/;
@@ -39,25 +48,32 @@ export function createTmuxCommandRunner(options: { socketName?: string | undefin
   const globalArgs = tmuxGlobalArgs(options.socketName);
   const env = tmuxEnvironment();
   const tmuxPath = options.tmuxPath ?? 'tmux';
+  const spawnTmux = async (args: readonly string[], runOptions: TmuxCommandOptions): Promise<TmuxCommandResult> => {
+    const result = await execa(tmuxPath, [...globalArgs, ...args], {
+      env,
+      extendEnv: false,
+      cwd: '/',
+      reject: false,
+      timeout: runOptions.timeoutMs ?? TMUX_COMMAND_TIMEOUT_MS,
+      killSignal: 'SIGKILL',
+      maxBuffer: 1024 * 1024,
+      ...(runOptions.input !== undefined ? { input: runOptions.input } : { stdin: 'ignore' as const }),
+    });
+    return {
+      exitCode: typeof result.exitCode === 'number' ? result.exitCode : -1,
+      stdout: typeof result.stdout === 'string' ? result.stdout : '',
+      stderr: typeof result.stderr === 'string' ? result.stderr.slice(0, 2_000) : '',
+      timedOut: result.timedOut === true,
+    };
+  };
   return {
-    async run(args, runOptions = {}) {
+    run(args, runOptions = {}) {
       for (const arg of args) assertSafeTmuxArgument(arg);
-      const result = await execa(tmuxPath, [...globalArgs, ...args], {
-        env,
-        extendEnv: false,
-        cwd: '/',
-        reject: false,
-        timeout: runOptions.timeoutMs ?? TMUX_COMMAND_TIMEOUT_MS,
-        killSignal: 'SIGKILL',
-        maxBuffer: 1024 * 1024,
-        ...(runOptions.input !== undefined ? { input: runOptions.input } : { stdin: 'ignore' as const }),
-      });
-      return {
-        exitCode: typeof result.exitCode === 'number' ? result.exitCode : -1,
-        stdout: typeof result.stdout === 'string' ? result.stdout : '',
-        stderr: typeof result.stderr === 'string' ? result.stderr.slice(0, 2_000) : '',
-        timedOut: result.timedOut === true,
-      };
+      return spawnTmux(args, runOptions);
+    },
+    runList(commands, runOptions = {}) {
+      for (const command of commands) for (const arg of command) assertSafeTmuxArgument(arg);
+      return spawnTmux(commands.flatMap((command, i) => (i === 0 ? [...command] : [';', ...command])), runOptions);
     },
   };
 }

@@ -10,6 +10,7 @@ import {
   inputContextInputSchema,
   sendBoundInputSchema,
   sendKeysInputSchema,
+  runInputSchema,
   sendTaskInputSchema,
   sendTextInputSchema,
   type SendTextInput,
@@ -18,6 +19,7 @@ import { inputContext } from '../../input/context.js';
 import { recordRejectedInputCall } from '../../input/rejected-call.js';
 import { sendKeys, sendText } from '../../input/send.js';
 import type { TargetRef } from '../../access/target.js';
+import { resumeRun, runCommand } from '../../input/run.js';
 import { sendTask } from '../../input/task.js';
 import type { BrokerContext } from '../context.js';
 import { operatorProcedure } from '../operator.js';
@@ -77,6 +79,14 @@ export const input = {
       dryRun: input.dry_run ?? false,
       ...(input.idempotency_key !== undefined ? { idempotencyKey: input.idempotency_key } : {}),
     }),
+  ),
+
+  /** terminal_run: a command line at a shell prompt, typed through the same attempt; with
+   * resume_token, collects a run that answered RUNNING (input/run.ts). */
+  run: sendProcedure.input(runInputSchema).mutation(({ ctx, input }) =>
+    input.resume_token !== undefined
+      ? resumeRun(ctx, { token: input.resume_token, timeoutS: input.timeout_s })
+      : runCommand(ctx, { target: { session: input.session ?? '' }, command: input.command ?? '', timeoutS: input.timeout_s }),
   ),
 };
 

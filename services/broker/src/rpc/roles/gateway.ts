@@ -28,6 +28,7 @@ export const gatewayRouter = router({
     sendBound: input.sendBound, // mutation
     sendKeys: input.sendKeys, // mutation
     sendTask: input.sendTask, // mutation
+    run: input.run, // mutation
   },
   /** Named, identity-pinned bindings: bind/unbind change bindings.db only. */
   bindings: {

@@ -34,6 +34,7 @@ describe('role routers', () => {
           "health.info:query",
           "health.ready:query",
           "input.context:query",
+          "input.run:mutation",
           "input.sendBound:mutation",
           "input.sendKeys:mutation",
           "input.sendTask:mutation",
@@ -178,6 +179,7 @@ describe('role routers', () => {
         "gateway": [
           "bindings.bind:write",
           "bindings.unbind:write",
+          "input.run:delivery",
           "input.sendBound:delivery",
           "input.sendKeys:delivery",
           "input.sendTask:delivery",
