@@ -82,6 +82,9 @@ const PANE_READERS = [
   'services/broker/src/access/target.ts',
   'services/broker/src/input/task.ts',
   'services/broker/src/input/attempt.ts',
+  // terminal_run: the shell's identity while it waits, and the lines between the typed
+  // line and the end mark (read by delivery like task.ts; issue 26 item 3 moves both)
+  'services/broker/src/input/run.ts',
 ];
 const oneOf = (names) => `/^(${names.join('|')})$/`;
 const readerMessage = 'Only THE reader (reads/session-reader.ts) reads pane content or identity: go through SessionReader (tail, statusOf, follow) instead.';

@@ -281,6 +281,7 @@ const PANE_READERS = [
   'services/broker/src/access/target.ts',
   // input delivery: identity re-read under the lease, the text at the cursor (issue 26 item 3)
   'services/broker/src/input/attempt.ts',
+  'services/broker/src/input/run.ts',
   'services/broker/src/input/task.ts',
 ];
 const withoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
