@@ -117,9 +117,27 @@ function toAppError(err: unknown): AppError {
   return new AppError('INTERNAL', 'the input attempt failed unexpectedly');
 }
 
+/** How long a send waits for a busy foreground to start waiting for input before it is
+ * refused (policy/input.ts, "no type-ahead"). A shell that is still starting, or an agent
+ * CLI between two event-loop turns, is busy for a moment; a command that runs (`sleep 5`,
+ * `make`) stays busy and is refused after this. */
+export const INPUT_WAIT_SETTLE_MS = 2_500;
+const INPUT_WAIT_POLL_MS = 50;
+
 /** The target pane's process tree, read now (see effects/proc/process-tree.ts). */
 export function readTargetProcesses(target: Pick<ResolvedTarget, 'identity' | 'currentCommand'>): Promise<PaneProcessFacts> {
   return readPaneProcessTree(target.identity.panePid, target.currentCommand);
+}
+
+/** The process tree a send is judged on: while the foreground is busy, read again until it
+ * waits for input or INPUT_WAIT_SETTLE_MS pass. */
+async function readSettledTargetProcesses(target: Pick<ResolvedTarget, 'identity' | 'currentCommand'>): Promise<PaneProcessFacts> {
+  const deadline = Date.now() + INPUT_WAIT_SETTLE_MS;
+  for (;;) {
+    const facts = await readTargetProcesses(target);
+    if (facts.source !== 'proc' || facts.inputWait !== 'busy' || Date.now() >= deadline) return facts;
+    await new Promise((resolve) => setTimeout(resolve, INPUT_WAIT_POLL_MS));
+  }
 }
 
 /** The audit code of a failed delivery: the foreground changing under the send is a
@@ -264,7 +282,7 @@ export async function runInputAttempt<T>(
   try {
     authorizeInputCaller(caller);
     target = await deps.access.inputTarget(spec.target, spec.request.kind);
-    decision = authorizeInput(caller, target, await readTargetProcesses(target), spec.request);
+    decision = authorizeInput(caller, target, await readSettledTargetProcesses(target), spec.request);
   } catch (err) {
     return refused(err);
   }
@@ -310,7 +328,7 @@ export async function runInputAttempt<T>(
       fresh = deps.access.regrant({ ...resolved, sessionName: live.sessionName, currentCommand: live.currentCommand, inCopyMode: live.inMode });
       // The process tree as it is now, under the lease: what was there at resolve time may
       // have exec'd into something else since.
-      decision = authorizeInput(caller, fresh, await readTargetProcesses(fresh), spec.request);
+      decision = authorizeInput(caller, fresh, await readSettledTargetProcesses(fresh), spec.request);
     } catch (err) {
       const app = toAppError(err);
       finish(auditId, REFUSALS.has(app.code) ? 'BLOCKED' : 'FAILED', app.code);

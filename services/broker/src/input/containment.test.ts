@@ -1,5 +1,5 @@
 // Guards input containment: a guarded command hidden from tmux's foreground command (wrapped, piped, in a new terminal, a subprocess, renamed with exec -a) is refused — also when it starts while the send waits for the lease; a shell foreground is reported; allowed_foreground_commands keeps input out of shells.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readAppErrorData, type InputAuditEntry } from '@terminal-mcp/contract';
@@ -213,4 +213,27 @@ describe('a shell in the foreground', () => {
     await waitForTmuxCommand(disguised, (c) => c === 'claude');
     expect(await codeOf(gw(agentsOnly()).input.sendText({ session: disguised, text: 'id' }))).toBe('FOREGROUND_NOT_ALLOWED');
   }, 30_000);
+});
+
+describe('type-ahead (issue 24, finding 7)', () => {
+  it('text sent while a command runs that reads the terminal next (`…; read -s pw`) is refused, and the reader gets only what comes later', async () => {
+    const pane = await shellPane();
+    const go = marker();
+    const out = marker();
+    // The shell is busy (a wait loop) and will then read a password from the terminal.
+    await pane.type(`while [ ! -e ${go} ]; do sleep 0.2; done; IFS= read -rs pw; printf '%s\\n' "$pw" > ${out}`);
+    await waitForTmuxCommand(pane.name, (c) => c === 'sleep');
+
+    expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'hunter2', enter: true }))).toBe('FOREGROUND_NOT_ALLOWED');
+    expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'FOREGROUND_NOT_ALLOWED', session: pane.name });
+    expect(await codeOf(gw().input.sendKeys({ session: pane.name, keys: ['y', 'Enter'] }))).toBe('FOREGROUND_NOT_ALLOWED');
+
+    // Now the reader runs; the first line it gets is the one typed after it started.
+    writeFileSync(go, '');
+    await waitForTmuxCommand(pane.name, (c) => c === 'bash');
+    await vi.waitFor(async () => expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'typed-when-asked', enter: true, dry_run: true }))).toBe('accepted'), { timeout: 15_000, interval: 100 });
+    expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'typed-when-asked', enter: true }))).toBe('accepted');
+    await vi.waitFor(() => expect(existsSync(out)).toBe(true), { timeout: 15_000, interval: 25 });
+    expect(readFileSync(out, 'utf8')).toBe('typed-when-asked\n');
+  }, 40_000);
 });

@@ -218,7 +218,11 @@ describe('every gate refuses and is audited', () => {
 
   it('COMMAND_GUARDED for a pane running ssh, unless allowed for that session', async () => {
     const name = unique('in-guarded');
-    await tmux.newSession(name, `exec ${join(fakeBin, 'ssh')} 3600`);
+    // An `ssh` that reads the terminal (cat under that name): a busy one takes no input at all.
+    const readingBin = join(root, 'reading-bin');
+    mkdirSync(readingBin, { recursive: true });
+    if (!existsSync(join(readingBin, 'ssh'))) symlinkSync('/bin/cat', join(readingBin, 'ssh'));
+    await tmux.newSession(name, `exec ${join(readingBin, 'ssh')}`);
     await vi.waitFor(async () => expect((await adapter.listSessions()).find((s) => s.name === name)?.activePane?.currentCommand).toBe('ssh'), {
       timeout: 10_000,
     });

@@ -33,7 +33,15 @@ export interface PaneProcess {
 
 export type PaneProcessFacts =
   /** Read from /proc at the moment of asking. */
-  | { readonly source: 'proc'; readonly panePid: number; readonly foregroundGroup: number; readonly processes: readonly PaneProcess[] }
+  | {
+      readonly source: 'proc';
+      readonly panePid: number;
+      readonly foregroundGroup: number;
+      readonly processes: readonly PaneProcess[];
+      /** Whether the foreground group is blocked waiting for input (process-tree.ts);
+       * absent means not read. */
+      readonly inputWait?: 'reading' | 'busy' | 'unknown';
+    }
   /** No /proc on this system (not Linux): tmux's foreground command is all there is. */
   | { readonly source: 'tmux'; readonly command: string }
   /** /proc exists but the pane's processes could not be read (gone, hidden, too many):

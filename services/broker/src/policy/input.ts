@@ -253,6 +253,18 @@ export function decideInput(policy: InputPolicy, facts: InputTargetFacts, reques
     return refuse('PANE_IN_COPY_MODE', 'the pane is in copy mode, so nothing is typed: press q in it or call terminal_send_keys with keys ["q"], then retry');
   }
 
+  // No type-ahead: while nothing in the foreground waits for input (a command runs, as in
+  // `sleep 5; read -s pw`), typed text would wait in the terminal for whatever reads it
+  // next, which the gates above never saw. C-c alone still goes through: it interrupts
+  // and is never queued for a reader.
+  const interruptOnly = request.kind === 'keys' && request.keys.length === 1 && request.keys[0] === 'C-c';
+  if (!interruptOnly && facts.processes.source === 'proc' && facts.processes.inputWait === 'busy') {
+    return refuse(
+      'FOREGROUND_NOT_ALLOWED',
+      "nothing in the pane's foreground is waiting for input (a command is running), so typed input would wait for whatever reads next: retry when the program asks for input",
+    );
+  }
+
   if (request.kind === 'command') return decideCommand(policy, facts, request.text);
 
   if (request.kind === 'text') {

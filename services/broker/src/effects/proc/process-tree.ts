@@ -174,7 +174,62 @@ async function treeOf(procRoot: string, snap: ProcSnapshot, panePid: number, tmu
   if (members.size > MAX_PANE_PROCESSES) return tooMany;
   const reads = (s: StatFields) => (foregroundGroup > 0 && s.pgrp === foregroundGroup) || holders.includes(s);
   const processes = await Promise.all([...members.values()].map((s) => describe(procRoot, s, reads(s))));
-  return { source: 'proc', panePid, foregroundGroup, processes };
+  const foreground = foregroundGroup > 0 ? [...members.values()].filter((s) => s.pgrp === foregroundGroup) : [];
+  // A group that took the terminal after the /proc pass: its leader's pid is the group id.
+  if (foreground.length === 0 && foregroundGroup > 0) {
+    const leader = await readStat(procRoot, String(foregroundGroup));
+    if (leader) foreground.push(leader);
+  }
+  return { source: 'proc', panePid, foregroundGroup, processes, inputWait: foregroundGroup > 0 ? await settledInputWait(procRoot, foreground) : 'unknown' };
+}
+
+/** A thread between two states (just forked, mid-exec) briefly shows no wait channel:
+ * read again a few times before answering `unknown`. */
+async function settledInputWait(procRoot: string, foreground: readonly StatFields[]): Promise<'reading' | 'busy' | 'unknown'> {
+  let answer: 'reading' | 'busy' | 'unknown' = 'unknown';
+  for (let i = 0; i < 4 && answer === 'unknown'; i++) answer = await foregroundInputWait(procRoot, foreground);
+  return answer;
+}
+
+/** Kernel wait channels of a thread blocked waiting for input: a terminal read
+ * (n_tty_read sleeps in wait_woken) or a poll, select or epoll wait. */
+const INPUT_WAIT_RE = /^(wait_woken|n_tty_read|tty_read|poll_schedule_timeout|do_select|core_sys_select|do_sys_poll|ep_poll|do_epoll_wait)\b/;
+const MAX_THREADS_READ = 256;
+
+/**
+ * Whether the terminal's foreground process group is waiting for input now: `reading`
+ * when one of its threads is blocked in a read, poll, select or epoll wait; `busy` when
+ * every thread runs or waits for something else (a timer as in `sleep`, a child, a pipe),
+ * so typed text would sit in the terminal's queue for whatever reads it next; `unknown`
+ * when a wait channel cannot be read (another user's process, a kernel that hides them).
+ */
+async function foregroundInputWait(procRoot: string, foreground: readonly StatFields[]): Promise<'reading' | 'busy' | 'unknown'> {
+  // `busy` needs one thread seen running or waiting on something else; a thread whose
+  // wait channel reads as nothing (mid-fork or mid-exec, or hidden) is not evidence of
+  // reading. Only when no thread at all could be seen is the answer `unknown`.
+  let seen = false;
+  let threads = 0;
+  for (const s of foreground) {
+    // A process that exited since the snapshot reads nothing.
+    const tids = await readdir(`${procRoot}/${s.pid}/task`).catch(() => [] as string[]);
+    for (const tid of tids) {
+      if (++threads > MAX_THREADS_READ) return 'unknown';
+      const [stat, wchan] = await Promise.all([
+        readFile(`${procRoot}/${s.pid}/task/${tid}/stat`, 'utf8').catch(() => null),
+        readFile(`${procRoot}/${s.pid}/task/${tid}/wchan`, 'utf8').catch(() => null),
+      ]);
+      if (stat === null) {
+        threads--; // exited meanwhile
+        continue;
+      }
+      if (wchan !== null && INPUT_WAIT_RE.test(wchan)) return 'reading';
+      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+      if (['R', 'D', 'Z', 'T', 't'].includes(state) || (wchan !== null && wchan !== '' && wchan !== '0')) seen = true;
+    }
+  }
+  // No thread left at all: the group exited and nothing waits for input until the shell
+  // takes the terminal back.
+  return seen || threads === 0 ? 'busy' : 'unknown';
 }
 
 /** The pane process `panePid`, its descendants and its terminal's foreground group.
