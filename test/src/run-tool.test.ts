@@ -9,7 +9,7 @@ import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol
 import type { RunResult } from '@terminal-mcp/contract';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
-import { createGatewayLogger, createGatewayMcpServer, createToolMetrics, ERROR_META_KEY, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
+import { createGatewayLogger, createGatewayMcpServer, createToolMetrics, ERROR_META_KEY, parseRows, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
@@ -41,6 +41,8 @@ const run = async (client: Client, args: Record<string, unknown>): Promise<RunRe
 };
 const errorCodeOf = (r: CallToolResult) => (r._meta?.[ERROR_META_KEY] as { error_code?: string } | undefined)?.error_code;
 const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+/** terminal_list_input_audit's rows, read back from its text table. */
+const auditRows = (r: CallToolResult) => parseRows(textOf(r), 'id') as unknown as { tool: string; decision: string; error_code: string | null }[];
 
 /** A plain interactive shell with a fixed prompt, nothing from the host's rc files. */
 const BASH = "env PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile -i";
@@ -242,7 +244,7 @@ describe('terminal_run over MCP with a live broker', () => {
     const notAllowed = await call(client, 'terminal_run', { session: 'other-shell', command: 'true' });
     expect(errorCodeOf(notAllowed)).toBe('INPUT_NOT_ALLOWED');
     const audit = await call(client, 'terminal_list_input_audit', {});
-    const rows = (audit.structuredContent as { entries: { tool: string; decision: string; error_code: string | null }[] }).entries.filter((e) => e.tool === 'terminal_run');
+    const rows = auditRows(audit).filter((e) => e.tool === 'terminal_run');
     expect(rows.slice(0, 2).map((e) => [e.decision, e.error_code])).toEqual([
       ['BLOCKED', 'INPUT_NOT_ALLOWED'],
       ['BLOCKED', 'COMMAND_GUARDED'],
@@ -275,7 +277,7 @@ describe('terminal_run with input off', () => {
     expect(errorCodeOf(refused)).toBe('INPUT_DISABLED');
     expect((await tmux.tmux(['capture-pane', '-p', '-t', '=agent-off:'])).includes('touch')).toBe(false);
     const audit = await call(client, 'terminal_list_input_audit', {});
-    const rows = (audit.structuredContent as { entries: { tool: string; decision: string; error_code: string | null }[] }).entries;
+    const rows = auditRows(audit);
     expect(rows.map((e) => [e.tool, e.decision, e.error_code])).toEqual([['terminal_run', 'BLOCKED', 'INPUT_DISABLED']]);
   }, 60_000);
 });
