@@ -24,7 +24,8 @@ export interface McpCaller {
   readonly principal: string;
 }
 
-/** Why a request was refused, as the services count them. */
+/** Why a request was refused, as the services count them (the gateway's metrics label;
+ * a closed set, so a caller cannot grow the label space). */
 export type RefusalReason = 'host' | 'origin' | 'token' | 'body_too_large' | 'bad_json' | 'session';
 
 export interface McpLiveSession extends LiveSession {
