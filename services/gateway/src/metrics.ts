@@ -4,10 +4,11 @@
  * our rejection reasons), so a caller cannot grow the label space.
  */
 import type { ErrorCode } from '@terminal-mcp/contract';
+import type { RefusalReason } from '@terminal-mcp/mcp-kit';
 
-/** Why the HTTP edge refused a request before any tool ran. */
-/** `session`: an Mcp-Session-Id presented by another principal than its creator's. */
-export type RejectionReason = 'host' | 'origin' | 'token' | 'body_too_large' | 'bad_json' | 'session';
+/** Why the HTTP edge refused a request before any tool ran (the MCP HTTP service's
+ * reasons; `session`: an Mcp-Session-Id presented by another principal than its creator's). */
+export type RejectionReason = RefusalReason;
 
 export interface ToolMetrics {
   /** One finished tool call; `errorCode` is set when the result was an error. */

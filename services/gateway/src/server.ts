@@ -49,7 +49,7 @@ export function createGatewayMcpServer(deps: GatewayServerDeps): McpServer {
     broker: deps.broker,
     timeoutMs: deps.brokerTimeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS,
     hooks: {
-      // Identity travels with the request's authentication (mcp-endpoint.ts, bin/stdio.ts).
+      // Identity travels with the request's authentication (http/gateway-http.ts serveAs, bin/stdio.ts).
       asActor: (_extra, call) => call(),
       succeeded(tool, ms) {
         deps.metrics.observeToolCall(tool, ms / 1000);

@@ -1,7 +1,8 @@
 /** What the gateway and the observer MCP servers share: how a broker failure becomes an
  * `isError` tool result (with the details under `_meta['terminal-mcp/error']`), the
- * typed shape of one tool, the server and tool-call wrapper both build, and the
- * Streamable HTTP transport both serve it over (JSON answers, on node:http). */
+ * typed shape of one tool, the server and tool-call wrapper both build, the
+ * Streamable HTTP transport both serve it over (JSON answers, on node:http), and the HTTP
+ * service and binary runner around it (mcp-http-service.ts, service-bin.ts). */
 export {
   describeToolFailure,
   ERROR_META_KEY,
@@ -45,3 +46,18 @@ export { exampleArguments, renderApiMarkdown, renderSkillMarkdown, type ToolDocs
 export { API_DOC_URI, LEARN_PROMPT, registerDocResources, registerServedResources, SKILL_DOC_URI, type InstanceDocs, type ServedResource } from './doc-resources.js';
 export { LIVE_VIEW, LIVE_VIEW_TOOL_META, LIVE_VIEW_URI, liveViewHtml } from './live-view.js';
 export { JsonHttpServerTransport, type JsonHttpTransportOptions } from './json-http-transport.js';
+export {
+  createMcpHttpService,
+  requireLoopbackHost,
+  type BoundMcpHttpService,
+  type HttpErrorBodies,
+  type McpHttpServiceHandlers,
+  type McpHttpServiceOptions,
+  type RouteHandler,
+  type RunningMcpHttpService,
+  type ServiceRoute,
+} from './mcp-http-service.js';
+export { SESSION_ID_HEADER, type McpCaller, type McpLiveSession, type RefusalReason } from './mcp-http-endpoint.js';
+export { createMcpSessionTable, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type LiveSession, type McpSessionTable, type SessionLookup } from './mcp-sessions.js';
+export { httpServiceSettingsFromEnv, ServiceConfigError, type HttpServiceSettings, type HttpServiceSettingsSpec } from './service-settings.js';
+export { runServiceBin, type ServiceBin, type StartedService } from './service-bin.js';

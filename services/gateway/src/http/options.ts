@@ -1,33 +1,24 @@
 /** HTTP gateway settings from the environment. A setting that cannot be read stops the
  * start with a message naming the variable: a typo must not quietly widen exposure. */
-import { parsePortSetting, parsePublicHostsSetting, type PublicHost } from '@terminal-mcp/http-guard';
-import { readClientIpHeader, readPublicUrl } from '@terminal-mcp/oauth-http';
+import { httpServiceSettingsFromEnv, ServiceConfigError, type HttpServiceSettings } from '@terminal-mcp/mcp-kit';
 
 export const DEFAULT_GATEWAY_HOST = '127.0.0.1';
 export const DEFAULT_GATEWAY_PORT = 8766;
 
 /** Refusals to start; the command exits with status 2 on these. */
-export class GatewayConfigError extends Error {
-  readonly code = 'GATEWAY_CONFIG';
+export class GatewayConfigError extends ServiceConfigError {
   constructor(message: string) {
-    super(message);
+    super('GATEWAY_CONFIG', message);
     this.name = 'GatewayConfigError';
   }
 }
 
 const refusal = (message: string) => new GatewayConfigError(message);
 
-export interface GatewayHttpSettings {
-  host: string;
-  port: number;
-  publicHosts: PublicHost[];
+/** `publicUrl`: the tunnel's https origin. When set, /mcp requires OAuth (the gateway
+ * serves its own authorization server at the root); the static token still works on loopback. */
+export interface GatewayHttpSettings extends HttpServiceSettings {
   token: string | undefined;
-  /** The tunnel's https origin. When set, /mcp requires OAuth (the gateway serves its own
-   * authorization server at the root); the static token still works on loopback. */
-  publicUrl: string | undefined;
-  /** A header the tunnel sets to the real client address (e.g. cf-connecting-ip); keys
-   * sign-in and registration throttling only. */
-  clientIpHeader: string | undefined;
   /** TERMINAL_MCP_GATEWAY_ALLOW_OPEN=1: the operator accepts a gateway without a token or
    * OAuth, which every local user can reach (loopback is not a boundary on a shared
    * machine). Without it such a gateway refuses to start. */
@@ -49,13 +40,10 @@ export function readToken(raw: string | undefined, variable = 'TERMINAL_MCP_GATE
 }
 
 export function httpSettingsFromEnv(env: NodeJS.ProcessEnv): GatewayHttpSettings {
+  const shared = httpServiceSettingsFromEnv(env, { prefix: 'TERMINAL_MCP_GATEWAY', defaultHost: DEFAULT_GATEWAY_HOST, defaultPort: DEFAULT_GATEWAY_PORT, refusal });
   return {
-    host: env.TERMINAL_MCP_GATEWAY_HOST?.trim() || DEFAULT_GATEWAY_HOST,
-    port: parsePortSetting(env.TERMINAL_MCP_GATEWAY_PORT, 'TERMINAL_MCP_GATEWAY_PORT', DEFAULT_GATEWAY_PORT, refusal),
-    publicHosts: parsePublicHostsSetting(env.TERMINAL_MCP_PUBLIC_HOSTS, 'TERMINAL_MCP_PUBLIC_HOSTS', refusal),
+    ...shared,
     token: readToken(env.TERMINAL_MCP_GATEWAY_TOKEN),
-    publicUrl: readPublicUrl(env.TERMINAL_MCP_GATEWAY_PUBLIC_URL, 'TERMINAL_MCP_GATEWAY_PUBLIC_URL', refusal),
-    clientIpHeader: readClientIpHeader(env.TERMINAL_MCP_GATEWAY_CLIENT_IP_HEADER, 'TERMINAL_MCP_GATEWAY_CLIENT_IP_HEADER', refusal),
     allowOpen: readFlag(env.TERMINAL_MCP_GATEWAY_ALLOW_OPEN, 'TERMINAL_MCP_GATEWAY_ALLOW_OPEN'),
   };
 }

@@ -2,13 +2,14 @@
  * Live MCP sessions over HTTP: one McpServer and one stateful transport per client that
  * initialized and sends its Mcp-Session-Id back, so a tool call no longer builds a server
  * and a transport (the costliest part of a stateless request). Clients that do not echo
- * the id (hosted ones such as ChatGPT) are still served statelessly (mcp-endpoint.ts).
+ * the id (hosted ones such as ChatGPT) are still served statelessly (mcp-http-endpoint.ts).
  *
- * Security: a session id never authenticates. The request has passed the token check
- * (gateway-http.ts) before it gets here, and a session answers only the principal that
- * created it: the same OAuth user, client and scopes, or the static token, or nobody
- * (no token configured). Anyone else presenting the id is refused (`foreign`), so a
- * leaked id neither borrows another client's tools (scopes) nor its audit name.
+ * Security: a session id never authenticates. The request has passed the service's
+ * authentication (mcp-http-service.ts) before it gets here, and a session answers only
+ * the principal that created it (the gateway's principalKey: the same OAuth user, client
+ * and scopes, or the static token, or nobody). Anyone else presenting the id is refused
+ * (`foreign`), so a leaked id neither borrows another client's tools (scopes) nor its
+ * audit name.
  * The table is bounded in size (the least recently used session goes first) and idle
  * sessions expire; an evicted session's id then falls back to the stateless path.
  */
@@ -26,20 +27,12 @@ export interface McpSessionTable<S extends LiveSession> {
   /** Drops the session without closing it (its transport closed itself). */
   remove(id: string, session: S): void;
   readonly size: number;
-  /** Closes every session (gateway shutdown). */
+  /** Closes every session (service shutdown). */
   closeAll(): void;
 }
 
 export const DEFAULT_MAX_SESSIONS = 128;
 export const DEFAULT_SESSION_IDLE_MS = 15 * 60 * 1000;
-
-/** Who a request acts as, for binding sessions: the OAuth user, client and granted scopes
- * (a token refresh keeps them; another client or a narrower grant does not), else the
- * static token, else the open gateway. NUL cannot occur in any part. */
-export function principalKey(auth: { oauth?: { userId: number; clientId: string; scopes: readonly string[] }; staticToken?: boolean }): string {
-  if (auth.oauth) return ['oauth', String(auth.oauth.userId), auth.oauth.clientId, [...auth.oauth.scopes].sort().join(' ')].join('\0');
-  return auth.staticToken ? 'static' : 'open';
-}
 
 export function createMcpSessionTable<S extends LiveSession>(options: { max?: number; idleMs?: number; now?: () => number } = {}): McpSessionTable<S> {
   const max = options.max ?? DEFAULT_MAX_SESSIONS;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMcpSessionTable, principalKey, type LiveSession } from './mcp-sessions.js';
+import { createMcpSessionTable, type LiveSession } from './mcp-sessions.js';
 
 const session = (principal: string) => {
   const s = { principal, closed: 0, close: () => void s.closed++ };
@@ -57,14 +57,5 @@ describe('live MCP sessions', () => {
     table.remove('a', a);
     expect(table.lookup('a', 'P').kind).toBe('none');
     expect(a.closed).toBe(0);
-  });
-
-  it('binds OAuth sessions to user, client and scopes; the static token and the open gateway are one principal each', () => {
-    const rw = principalKey({ oauth: { userId: 1, clientId: 'c1', scopes: ['terminal:read', 'terminal:input'] } });
-    expect(principalKey({ oauth: { userId: 1, clientId: 'c1', scopes: ['terminal:input', 'terminal:read'] } })).toBe(rw);
-    expect(principalKey({ oauth: { userId: 1, clientId: 'c1', scopes: ['terminal:read'] } })).not.toBe(rw);
-    expect(principalKey({ oauth: { userId: 1, clientId: 'c2', scopes: ['terminal:read', 'terminal:input'] } })).not.toBe(rw);
-    expect(principalKey({ oauth: { userId: 2, clientId: 'c1', scopes: ['terminal:read', 'terminal:input'] } })).not.toBe(rw);
-    expect(new Set([rw, principalKey({ staticToken: true }), principalKey({})]).size).toBe(3);
   });
 });

@@ -1,53 +1,50 @@
 /**
- * POST /mcp. A client that initializes gets a live session (mcp-sessions.ts): one
- * McpServer and stateful transport kept for it, reached by the Mcp-Session-Id the
- * initialize answer carries, for the same principal only. Every other request (no id,
- * an unknown or expired id: hosted clients such as ChatGPT do not reliably echo it) is
- * served STATELESSLY as before: a fresh McpServer and transport, closed when the response
- * closes, so no request depends on an earlier one. Answers are plain JSON (no SSE
- * stream): every tool answers once, and a JSON body is simpler for proxies and tunnels.
- * The transport is our own node:http one (@terminal-mcp/mcp-kit JsonHttpServerTransport):
- * the SDK's converts every request to web Request/Response objects, which was a third of
- * the HTTP round trip.
- * Every broker call made while serving a request names how it was authenticated (the
- * OAuth access token, or the gateway's principal: its static token or none), so the
- * broker derives the caller's identity from that, never from `clientInfo.name`.
+ * POST and DELETE /mcp for both MCP front ends. With live sessions on (the gateway), a
+ * client that initializes gets a session (mcp-sessions.ts): one McpServer and stateful
+ * transport kept for it, reached by the Mcp-Session-Id the initialize answer carries, for
+ * the same principal only. Every other request (no id, an unknown or expired id: hosted
+ * clients such as ChatGPT do not reliably echo it), and every request when live sessions
+ * are off (the observer), is served STATELESSLY: a fresh McpServer and transport, closed
+ * when the response closes, so no request depends on an earlier one. Answers are plain
+ * JSON (no SSE stream) through our node:http transport (json-http-transport.ts).
+ * The request has been authenticated before it gets here (mcp-http-service.ts); `serveAs`
+ * lets the service run the request in its caller's context (the gateway names its broker
+ * credential there).
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { withBrokerCredential, withBrokerPrincipal } from '@terminal-mcp/broker-client';
 import { COMMON_RESPONSE_HEADERS, jsonRpcError, readLimitedBody, sendJson } from '@terminal-mcp/http-guard';
-import { JsonHttpServerTransport } from '@terminal-mcp/mcp-kit';
 import type { Logger } from 'pino';
-import type { ToolMetrics } from '../metrics.js';
+import { JsonHttpServerTransport } from './json-http-transport.js';
 import type { LiveSession, McpSessionTable } from './mcp-sessions.js';
-import { createGatewayMcpServer, type GatewayServerDeps } from '../server.js';
 
-export interface McpHttpSession extends LiveSession {
+/** Who a request acts as; `principal` binds live sessions (only its creator may use one). */
+export interface McpCaller {
+  readonly principal: string;
+}
+
+/** Why a request was refused, as the services count them (the gateway's metrics label;
+ * a closed set, so a caller cannot grow the label space). */
+export type RefusalReason = 'host' | 'origin' | 'token' | 'body_too_large' | 'bad_json' | 'session';
+
+export interface McpLiveSession extends LiveSession {
   readonly server: McpServer;
   readonly transport: JsonHttpServerTransport;
 }
 
-export interface McpEndpointDeps {
-  serverDeps: GatewayServerDeps;
-  metrics: ToolMetrics;
+export interface McpEndpointDeps<A extends McpCaller> {
   log: Logger;
   maxBodyBytes: number;
-  sessions: McpSessionTable<McpHttpSession>;
+  /** Undefined: stateless (every request gets a fresh server). */
+  sessions: McpSessionTable<McpLiveSession> | undefined;
+  createServer(caller: A): McpServer | Promise<McpServer>;
+  serveAs?: (caller: A, serve: () => Promise<void>) => Promise<void>;
+  observeRejection?: (reason: RefusalReason) => void;
 }
 
 /** The Mcp-Session-Id request header (lower case, as Node gives headers). */
 export const SESSION_ID_HEADER = 'mcp-session-id';
-
-/** Who this request acts as (mcp-sessions.ts principalKey) and what the broker is told:
- * with OAuth the access token (the broker verifies it and takes identity and scopes from
- * it), else how the gateway let the request in (`token` or `anonymous`). */
-export interface McpCaller {
-  principal: string;
-  credential?: string;
-  brokerPrincipal?: 'token' | 'anonymous';
-}
 
 function isInitialize(body: unknown): boolean {
   return (Array.isArray(body) ? body : [body]).some((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize');
@@ -55,11 +52,11 @@ function isInitialize(body: unknown): boolean {
 
 const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
-export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, deps: McpEndpointDeps, caller: McpCaller): Promise<void> {
+export async function handleMcpPost<A extends McpCaller>(req: IncomingMessage, res: ServerResponse, deps: McpEndpointDeps<A>, caller: A): Promise<void> {
   const body = await readLimitedBody(req, deps.maxBodyBytes);
   if (!body.ok) {
     if (body.reason === 'too_large') {
-      deps.metrics.observeRejection('body_too_large');
+      deps.observeRejection?.('body_too_large');
       sendJson(res, 413, jsonRpcError(`Payload Too Large: request body must not exceed ${deps.maxBodyBytes} bytes`), { Connection: 'close' });
     } else {
       res.destroy();
@@ -70,34 +67,34 @@ export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, d
   try {
     parsed = JSON.parse(body.text);
   } catch {
-    deps.metrics.observeRejection('bad_json');
+    deps.observeRejection?.('bad_json');
     sendJson(res, 400, jsonRpcError('Parse error: invalid JSON', -32700));
     return;
   }
 
   const serve = async (transport: JsonHttpServerTransport, connect?: McpServer) => {
+    const run = async () => {
+      if (connect) await connect.connect(transport);
+      await transport.handleRequest(req, res, parsed);
+    };
     try {
-      await withBrokerPrincipal(caller.credential === undefined ? caller.brokerPrincipal : undefined, () =>
-        withBrokerCredential(caller.credential, async () => {
-          if (connect) await connect.connect(transport);
-          await transport.handleRequest(req, res, parsed);
-        }),
-      );
+      await (deps.serveAs ? deps.serveAs(caller, run) : run());
     } catch (err) {
       deps.log.error({ event: 'mcp.transport_error', err }, 'MCP request failed');
       if (!res.headersSent) sendJson(res, 500, jsonRpcError('Internal server error', -32603));
     }
   };
 
-  if (isInitialize(parsed)) return startSession(parsed, deps, caller, serve);
-
-  const sessionId = headerValue(req.headers[SESSION_ID_HEADER]);
-  const found = deps.sessions.lookup(sessionId, caller.principal);
-  if (found.kind === 'foreign') return refuseForeignSession(res, deps);
-  if (found.kind === 'live') return serve(found.session.transport);
+  const sessions = deps.sessions;
+  if (sessions) {
+    if (isInitialize(parsed)) return startSession(sessions, deps, caller, serve);
+    const found = sessions.lookup(headerValue(req.headers[SESSION_ID_HEADER]), caller.principal);
+    if (found.kind === 'foreign') return refuseForeignSession(res, deps);
+    if (found.kind === 'live') return serve(found.session.transport);
+  }
 
   // Stateless: a fresh server for this request only.
-  const server = createGatewayMcpServer(deps.serverDeps);
+  const server = await deps.createServer(caller);
   const transport = new JsonHttpServerTransport({ responseHeaders: COMMON_RESPONSE_HEADERS });
   res.on('close', () => {
     transport.close().catch(() => undefined);
@@ -106,11 +103,16 @@ export async function handleMcpPost(req: IncomingMessage, res: ServerResponse, d
   return serve(transport, server);
 }
 
-/** DELETE /mcp: the client ends its live session (the spec's explicit termination; the
- * SDK client's terminateSession). Only the principal that created the session may end it:
- * another one is refused as on POST (403), or a leaked id would let anyone cut a client
- * off. An unknown or expired id is 404: there is nothing to end. */
-export async function handleMcpDelete(req: IncomingMessage, res: ServerResponse, deps: McpEndpointDeps, caller: McpCaller): Promise<void> {
+/** DELETE /mcp (live sessions only): the client ends its session (the spec's explicit
+ * termination; the SDK client's terminateSession). Only the principal that created the
+ * session may end it: another one is refused as on POST (403), or a leaked id would let
+ * anyone cut a client off. An unknown or expired id is 404: there is nothing to end. */
+export async function handleMcpDelete<A extends McpCaller>(
+  req: IncomingMessage,
+  res: ServerResponse,
+  deps: McpEndpointDeps<A> & { sessions: McpSessionTable<McpLiveSession> },
+  caller: A,
+): Promise<void> {
   const sessionId = headerValue(req.headers[SESSION_ID_HEADER]);
   if (sessionId === undefined) {
     sendJson(res, 400, jsonRpcError('Bad Request: Mcp-Session-Id header is required'));
@@ -128,22 +130,22 @@ export async function handleMcpDelete(req: IncomingMessage, res: ServerResponse,
   found.session.close();
 }
 
-function refuseForeignSession(res: ServerResponse, deps: McpEndpointDeps): void {
-  deps.metrics.observeRejection('session');
+function refuseForeignSession(res: ServerResponse, deps: { log: Logger; observeRejection?: (reason: RefusalReason) => void }): void {
+  deps.observeRejection?.('session');
   deps.log.warn({ event: 'security.mcp_foreign_session' }, 'Mcp-Session-Id of another principal refused');
   sendJson(res, 403, jsonRpcError('Forbidden: this Mcp-Session-Id belongs to another credential; send initialize to start a session of your own'));
 }
 
 /** initialize: a new live session, kept once the transport hands out its id. */
-async function startSession(
-  parsed: unknown,
-  deps: McpEndpointDeps,
-  caller: McpCaller,
+async function startSession<A extends McpCaller>(
+  sessions: McpSessionTable<McpLiveSession>,
+  deps: McpEndpointDeps<A>,
+  caller: A,
   serve: (transport: JsonHttpServerTransport, connect: McpServer) => Promise<void>,
 ): Promise<void> {
-  const server = createGatewayMcpServer(deps.serverDeps);
+  const server = await deps.createServer(caller);
   let kept = false;
-  const session: McpHttpSession = {
+  const session: McpLiveSession = {
     principal: caller.principal,
     server,
     transport: new JsonHttpServerTransport({
@@ -151,7 +153,7 @@ async function startSession(
       sessionIdGenerator: () => randomBytes(16).toString('base64url'),
       onsessioninitialized: (id) => {
         kept = true;
-        deps.sessions.add(id, session);
+        sessions.add(id, session);
       },
     }),
     close() {
@@ -160,7 +162,7 @@ async function startSession(
     },
   };
   session.transport.onclose = () => {
-    if (session.transport.sessionId !== undefined) deps.sessions.remove(session.transport.sessionId, session);
+    if (session.transport.sessionId !== undefined) sessions.remove(session.transport.sessionId, session);
   };
   await serve(session.transport, server);
   // A refused initialize (bad protocol version, malformed) keeps nothing.
