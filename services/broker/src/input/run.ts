@@ -37,7 +37,8 @@ import type { PendingRun } from '../live/run-tokens.js';
 import { samePane } from '../policy/identity.js';
 import { cleanPaneText } from '../reads/pane-text.js';
 import type { TargetRef } from '../access/target.js';
-import { authorizedForeground, failureCode, runInputAttempt, type AttemptCaller } from './attempt.js';
+import { classifyDelivery } from './attempt-outcome.js';
+import { authorizedForeground, runInputAttempt, type AttemptCaller } from './attempt.js';
 import { authorizeInputCaller } from './authorize.js';
 import { recordRejectedInputCall } from './rejected-call.js';
 
@@ -200,7 +201,7 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
         auditId,
       };
       const typed = await services.delivery.pasteLine(target.identity.paneId, line, authorizedForeground(live));
-      if (!typed.ok) return { decision: typed.delivered === 'no' ? 'FAILED' : 'DELIVERY_UNKNOWN', errorCode: failureCode(typed), value: run };
+      if (!typed.ok) return { ...classifyDelivery(typed), value: run };
       return { decision: 'SENT', errorCode: null, value: run, receiptJson: JSON.stringify({ run: { shell: decision.shell, channel: runChannel(nonce) } }) };
     },
   );
