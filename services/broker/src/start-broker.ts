@@ -26,6 +26,7 @@ import { openStoreSet } from './effects/store/store-set.js';
 import { createTmuxAdapter } from './effects/tmux/adapter.js';
 import { startAuditRetention } from './audit/retention.js';
 import { createInputServices, recoverInterruptedInput, type InputServices } from './input/services.js';
+import { createPaneLocks } from './input/pane-lock.js';
 import { createPaneWatcher } from './effects/tmux/pane-watch.js';
 import { watchHostSecrets } from './effects/known-secrets/host-secrets.js';
 import { createTranscriptRecorder } from './effects/transcripts/recorder.js';
@@ -69,7 +70,7 @@ export interface StartBrokerOptions {
  * a procedure finds what it needs here. */
 export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerDeps {
   const { config, tmux, stores, log } = parts;
-  const services = input ?? createInputServices({ stores, log, tmuxSocket: parts.info.tmuxSocket });
+  const services = input ?? createInputServices({ stores, log, tmuxSocket: parts.info.tmuxSocket, locks: parts.paneLocks, tmux });
   const access = createAccessGate({
     config,
     tmux,
@@ -161,6 +162,8 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
       info: { version: BROKER_VERSION, startedAt, tmuxSocket: paths.tmuxSocket ?? null },
       live: createLiveDeps(paneWatch),
       transcripts,
+      // In memory: the instance lock above rules out a second broker typing here.
+      paneLocks: createPaneLocks(),
     });
     // Queued read-audit records are written before the stores close (cleanups run in
     // reverse order).

@@ -1,4 +1,4 @@
-// Guards input containment: a guarded command hidden from tmux's foreground command (wrapped, piped, in a new terminal, a subprocess, renamed with exec -a) is refused — also when it starts while the send waits for the lease; a shell foreground is reported; allowed_foreground_commands keeps input out of shells.
+// Guards input containment: a guarded command hidden from tmux's foreground command (wrapped, piped, in a new terminal, a subprocess, renamed with exec -a) is refused — also when it starts while the send waits for the pane lock; a shell foreground is reported; allowed_foreground_commands keeps input out of shells.
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,12 +135,13 @@ describe('a guarded command anywhere in the pane is refused, whatever tmux shows
     expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'yes' }))).toBe('COMMAND_GUARDED');
   }, 40_000);
 
-  it('a guarded command that starts while the send waits for the lease is caught under the lease', async () => {
+  it('a guarded command that starts while the send waits for the lock is caught under the lock', async () => {
     const pane = await shellPane();
     const facts = (await adapter.listSessions()).find((s) => s.name === pane.name)!;
-    const leases = deps.stores.leases;
+    const locks = deps.input.locks;
     const key = `${facts.serverPid}:${pane.session.paneId}`;
-    expect(leases.tryAcquire(key, 'test-holder', Date.now(), 60_000)).toBe(true);
+    const release = await locks.acquire(key, 0);
+    expect(release).not.toBeNull();
     let sending: Promise<string>;
     try {
       sending = codeOf(gw().input.sendText({ session: pane.name, text: 'typed into ssh' }));
@@ -148,10 +149,10 @@ describe('a guarded command anywhere in the pane is refused, whatever tmux shows
       await pane.type(`exec -a notssh ${sshBinary} 3600`);
       await waitForTmuxCommand(pane.name, (c) => c === 'notssh');
     } finally {
-      leases.release(key, 'test-holder');
+      release?.();
     }
     expect(await sending).toBe('COMMAND_GUARDED');
-    // Written PENDING with a preview before the lease; refused, it keeps none.
+    // Written PENDING with a preview before the lock; refused, it keeps none.
     expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'COMMAND_GUARDED', preview: null });
   }, 40_000);
 });

@@ -269,17 +269,18 @@ describe('every gate refuses and is audited', () => {
     expect(pane.read()).toBe('via binding');
   });
 
-  it('LEASE_BUSY when another sender holds the pane past the wait', async () => {
+  it("LEASE_BUSY when another sender holds the pane's lock past the wait", async () => {
     const pane = await rawPane();
     const facts = (await adapter.listSessions()).find((s) => s.name === pane.name)!;
-    const leases = deps.stores.leases;
+    const locks = deps.input.locks;
     const key = `${facts.serverPid}:${pane.session.paneId}`;
-    expect(leases.tryAcquire(key, 'someone-else', Date.now(), 60_000)).toBe(true);
+    const release = await locks.acquire(key, 0);
+    expect(release).not.toBeNull();
     try {
       expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'x' }))).toBe('LEASE_BUSY');
       expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'LEASE_BUSY' });
     } finally {
-      leases.release(key, 'someone-else');
+      release?.();
     }
     expect(pane.size()).toBe(0);
   }, 20_000);
@@ -335,17 +336,17 @@ describe("the operator's grants", () => {
 });
 
 describe('identity is re-read at the moment of sending', () => {
-  /** Holds the pane's lease so a send resolves, writes its PENDING row and waits; lets the
+  /** Holds the pane's lock so a send resolves, writes its PENDING row and waits; lets the
    * test change the session; then releases. Deterministic: no timing races. */
   async function whileSendWaits(name: string, paneId: string, change: () => Promise<void>, send: () => Promise<unknown>) {
     const facts = (await adapter.listSessions()).find((s) => s.name === name)!;
-    const leases = deps.stores.leases;
+    const locks = deps.input.locks;
     const key = `${facts.serverPid}:${paneId}`;
-    leases.tryAcquire(key, 'test-holder', Date.now(), 60_000);
+    const release = await locks.acquire(key, 0);
     const sending = codeOf(send());
     await vi.waitFor(async () => expect((await newestAudit()).decision).toBe('PENDING'), { timeout: 60_000, interval: 20 });
     await change();
-    leases.release(key, 'test-holder');
+    release?.();
     return sending;
   }
 

@@ -37,7 +37,8 @@ import type { PendingRun } from '../live/run-tokens.js';
 import { samePane } from '../policy/identity.js';
 import { cleanPaneText } from '../reads/pane-text.js';
 import type { TargetRef } from '../access/target.js';
-import { authorizedForeground, failureCode, runInputAttempt, type AttemptCaller } from './attempt.js';
+import { classifyDelivery } from './attempt-outcome.js';
+import { authorizedForeground, runInputAttempt, type AttemptCaller } from './attempt.js';
 import { authorizeInputCaller } from './authorize.js';
 import { recordRejectedInputCall } from './rejected-call.js';
 
@@ -76,11 +77,19 @@ interface Ending {
   cursorX: number;
 }
 
-/** Waits for the run to end, at most `timeoutMs`. */
-async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: number, resumed: boolean): Promise<Ending> {
+/** A wait on the run's channel that began before the line was typed (runCommand), so the
+ * waiting tmux client is up by the time the shell signals: its spawn is not on the path
+ * from the command's end to the answer. */
+interface EarlyWait {
+  waiting: Promise<RunMark | null>;
+  deadline: number;
+}
+
+/** Waits for the run to end, at most `timeoutMs` (or until the early wait's deadline). */
+async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: number, resumed: boolean, early?: EarlyWait): Promise<Ending> {
   const services = caller.deps.input;
   const paneId = run.identity.paneId;
-  const deadline = Date.now() + timeoutMs;
+  const deadline = early?.deadline ?? Date.now() + timeoutMs;
   const lost = (historySize = 0, line = run.startLine): Ending => ({ state: 'LOST', exitStatus: null, endLine: line, historySize, cursorX: 0 });
   const done = async (exitStatus: number, endLine: number): Promise<Ending> => {
     // The pane's facts through the control client (no spawn): the mark came from it.
@@ -97,7 +106,7 @@ async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: nu
 
   let marked: RunMark | null = null;
   let waited = false;
-  const waiting = services.run.waitMark(paneId, run.nonce, timeoutMs).then((m) => ((marked = m), (waited = true)));
+  const waiting = (early?.waiting ?? services.run.waitMark(paneId, run.nonce, timeoutMs)).then((m) => ((marked = m), (waited = true)));
   let promptLooks = 0;
   for (;;) {
     const tick = sleep(Math.max(0, Math.min(POLL_MS, deadline - Date.now())));
@@ -153,8 +162,8 @@ async function outputOf(caller: AttemptCaller, run: PendingRun, ending: Ending) 
   return { text, lines: text === '' ? 0 : text.split('\n').length, truncated, redactions: clean.redactions };
 }
 
-async function answer(caller: AttemptCaller, run: PendingRun, timeoutMs: number, token: string | null): Promise<RunResult> {
-  const ending = await awaitEnding(caller, run, timeoutMs, token !== null);
+async function answer(caller: AttemptCaller, run: PendingRun, timeoutMs: number, token: string | null, early?: EarlyWait): Promise<RunResult> {
+  const ending = await awaitEnding(caller, run, timeoutMs, token !== null, early);
   const output = await outputOf(caller, run, ending);
   recordRead(caller, 'terminal_run', { session: run.sessionName, sessionId: run.identity.sessionId, paneId: run.identity.paneId, lineCount: output.lines });
   const tokens = caller.deps.live.runTokens;
@@ -182,6 +191,8 @@ const timeoutMsOf = (seconds: number | undefined) => Math.round((seconds ?? RUN_
 export async function runCommand(caller: AttemptCaller, args: { target: TargetRef; command: string; timeoutS?: number | undefined }): Promise<RunResult> {
   const services = caller.deps.input;
   const nonce = randomBytes(16).toString('hex');
+  const timeoutMs = timeoutMsOf(args.timeoutS);
+  let early: EarlyWait | undefined;
   const result = await runInputAttempt<PendingRun>(
     caller,
     { tool: 'terminal_run', target: args.target, request: { kind: 'command', text: args.command }, dryRun: false },
@@ -199,8 +210,23 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
         startedAt: Date.now(),
         auditId,
       };
-      const typed = await services.delivery.pasteLine(target.identity.paneId, line, authorizedForeground(live));
-      if (!typed.ok) return { decision: typed.delivered === 'no' ? 'FAILED' : 'DELIVERY_UNKNOWN', errorCode: failureCode(typed), value: run };
+      // The wait starts before typing (tmux keeps a signal sent before anyone waits, so
+      // none is missed either way); it is cancelled if nothing was typed.
+      const cancel = new AbortController();
+      const waiting = services.run.waitMark(target.identity.paneId, nonce, timeoutMs, cancel.signal).catch(() => null);
+      const deadline = Date.now() + timeoutMs;
+      let typed;
+      try {
+        typed = await services.delivery.pasteLine(target.identity.paneId, line, authorizedForeground(live));
+      } catch (err) {
+        cancel.abort();
+        throw err;
+      }
+      if (!typed.ok) {
+        cancel.abort();
+        return { ...classifyDelivery(typed), value: run };
+      }
+      early = { waiting, deadline };
       return { decision: 'SENT', errorCode: null, value: run, receiptJson: JSON.stringify({ run: { shell: decision.shell, channel: runChannel(nonce) } }) };
     },
   );
@@ -213,7 +239,7 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
       : new AppError('TMUX_UNAVAILABLE', 'tmux refused the input; nothing was typed');
   }
   if (outcome.decision === 'DELIVERY_UNKNOWN') throw new AppError('TMUX_UNAVAILABLE', 'tmux stopped answering while typing: the command may or may not have been typed (audited as DELIVERY_UNKNOWN)');
-  return answer(caller, outcome.value, timeoutMsOf(args.timeoutS), null);
+  return answer(caller, outcome.value, timeoutMs, null, early);
 }
 
 /** Collects a run that answered RUNNING: the same caller, the read gate again on the

@@ -5,7 +5,8 @@ import {
   type SendKeysOutput,
   type SendTextOutput,
 } from '@terminal-mcp/contract';
-import { authorizedForeground, failureCode, runInputAttempt, type ActOutcome, type AttemptCaller, type AttemptResult, type AttemptSpec } from './attempt.js';
+import { classifyDelivery } from './attempt-outcome.js';
+import { authorizedForeground, runInputAttempt, type ActOutcome, type AttemptCaller, type AttemptResult, type AttemptSpec } from './attempt.js';
 import type { ResolvedTarget, TargetRef } from '../access/target.js';
 
 function targetFields(t: ResolvedTarget) {
@@ -60,12 +61,13 @@ export async function sendText(
       const pasted = await services.delivery.pasteText(target.identity.paneId, decision.text, expected);
       if (!pasted.ok) {
         const value: SendTextOutput = { ...base, result: 'SENT', enter_pressed: false };
-        return { decision: pasted.delivered === 'no' ? 'FAILED' : 'DELIVERY_UNKNOWN', errorCode: failureCode(pasted), value };
+        return { ...classifyDelivery(pasted), value };
       }
       if (args.enter) {
         const pressed = await services.delivery.pressKeys(target.identity.paneId, ['Enter'], expected);
         if (!pressed.ok) {
-          return { decision: 'DELIVERY_UNKNOWN', errorCode: failureCode(pressed), value: { ...base, result: 'SENT', enter_pressed: false } };
+          // The text is in the pane already: whatever tmux said about Enter, the send's outcome is unknown.
+          return { decision: 'DELIVERY_UNKNOWN', errorCode: classifyDelivery(pressed).errorCode, value: { ...base, result: 'SENT', enter_pressed: false } };
         }
       }
       return { decision: 'SENT', errorCode: null, value: { ...base, result: 'SENT', enter_pressed: args.enter } };
@@ -104,8 +106,7 @@ export async function sendKeys(
       } else {
         throw new AppError('INTERNAL', 'unexpected input decision');
       }
-      if (!delivered.ok) return { decision: delivered.delivered === 'no' ? 'FAILED' : 'DELIVERY_UNKNOWN', errorCode: failureCode(delivered), value };
-      return { decision: 'SENT', errorCode: null, value };
+      return { ...classifyDelivery(delivered), value };
     },
   );
   return settle(result, (r) => ({

@@ -1,23 +1,25 @@
 /**
  * The input path's long-lived parts, made once per broker (start-broker.ts `assembleDeps`): the
- * audit, binding and lease stores, the read-audit batcher, the HMAC key and the tmux
- * delivery. Procedures reach them as `deps.input`.
+ * audit and binding stores, the per-pane locks (built by createBroker), the read-audit
+ * batcher, the HMAC key and the tmux delivery. Procedures reach them as `deps.input`.
  */
 import { AppError } from '@terminal-mcp/contract';
 import { createReadAuditRecorder, type ReadAuditRecorder } from '../audit/read-audit.js';
 import { loadOrCreateAuditKey } from '../effects/audit-key-file.js';
 import type { AuditStore } from '../effects/store/audit-store.js';
 import type { BindingStore } from '../effects/store/bindings-store.js';
-import type { LeaseStore } from '../effects/store/leases-store.js';
 import type { StoreSet } from '../effects/store/store-set.js';
 import type { Logger } from 'pino';
 import { createPaneDelivery, type PaneDelivery } from '../effects/tmux/deliver.js';
 import { createRunSignals, type RunSignals } from '../effects/tmux/run-signal.js';
+import type { TmuxAdapter } from '../effects/tmux/types.js';
+import type { PaneLocks } from './pane-lock.js';
 
 export interface InputServices {
   audit: AuditStore;
   bindings: BindingStore;
-  leases: LeaseStore;
+  /** One sender per pane (pane-lock.ts), owned by the composition root. */
+  locks: PaneLocks;
   reads: ReadAuditRecorder;
   delivery: PaneDelivery;
   /** terminal_run's completion signal and output (effects/tmux/run-signal.ts). */
@@ -26,16 +28,16 @@ export interface InputServices {
   auditKey(): Buffer;
 }
 
-export function createInputServices(deps: { stores: StoreSet; log: Logger; tmuxSocket: string | null }): InputServices {
+export function createInputServices(deps: { stores: StoreSet; log: Logger; tmuxSocket: string | null; locks: PaneLocks; tmux?: TmuxAdapter }): InputServices {
   const { stores, log } = deps;
   const audit = stores.audit;
   let key: Buffer | undefined;
   return {
     audit,
     bindings: stores.bindings,
-    leases: stores.leases,
+    locks: deps.locks,
     reads: createReadAuditRecorder(audit, log),
-    delivery: createPaneDelivery({ socketName: deps.tmuxSocket ?? undefined }),
+    delivery: createPaneDelivery({ socketName: deps.tmuxSocket ?? undefined, ...(deps.tmux ? { tmux: deps.tmux } : {}) }),
     run: createRunSignals({ socketName: deps.tmuxSocket ?? undefined }),
     auditKey() {
       if (key) return key;

@@ -38,6 +38,7 @@ import {
   rowsShow,
 } from '../policy/submission.js';
 import { cleanPaneText } from '../reads/pane-text.js';
+import { classifyDelivery } from './attempt-outcome.js';
 import { authorizedForeground, runInputAttempt, type ActContext, type ActOutcome, type AttemptCaller } from './attempt.js';
 import { recordRejectedInputCall } from './rejected-call.js';
 import type { ResolvedTarget, TargetRef } from '../access/target.js';
@@ -120,8 +121,9 @@ async function typeAndSubmit(ctx: ActContext, tmux: TmuxAdapter, at: number): Pr
   const expected = authorizedForeground(ctx.live);
   const pasted = await services.delivery.pasteText(paneId, decision.text, expected);
   if (!pasted.ok) {
-    if (pasted.changed) return { decision: 'FAILED', errorCode: 'IDENTITY_CHANGED', value: receipt('DELIVERY_UNKNOWN', "the pane's foreground program changed between the check and the paste; nothing was typed", false, false) };
-    if (pasted.delivered === 'no') return { decision: 'FAILED', errorCode: 'TMUX_UNAVAILABLE', value: receipt('DELIVERY_UNKNOWN', 'tmux refused the paste; nothing was typed', false, false) };
+    const verdict = classifyDelivery(pasted);
+    if (pasted.changed) return { ...verdict, value: receipt('DELIVERY_UNKNOWN', "the pane's foreground program changed between the check and the paste; nothing was typed", false, false) };
+    if (verdict.decision === 'FAILED') return { ...verdict, value: receipt('DELIVERY_UNKNOWN', 'tmux refused the paste; nothing was typed', false, false) };
     return done(receipt('DELIVERY_UNKNOWN', 'tmux stopped answering while typing: the text may or may not be in the input line; Enter was not pressed', false, false), 'DELIVERY_UNKNOWN');
   }
 

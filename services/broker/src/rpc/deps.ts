@@ -10,6 +10,7 @@ import type { BrokerConfig } from '../config/schema.js';
 import type { StoreSet } from '../effects/store/store-set.js';
 import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
+import type { PaneLocks } from '../input/pane-lock.js';
 import type { InputServices } from '../input/services.js';
 import type { LiveDeps } from '../live/live-deps.js';
 import type { OAuthLoginEnv } from '../oauth/env.js';
@@ -31,6 +32,8 @@ export interface BrokerParts {
   /** Session transcripts (effects/transcripts/recorder.ts), fed by the registry's passes;
    * with `transcripts.enabled: false` it records nothing and reads find no transcript. */
   transcripts: TranscriptRecorder;
+  /** One sender per pane (input/pane-lock.ts): in memory, this broker's only. */
+  paneLocks: PaneLocks;
 }
 
 export interface BrokerDeps extends BrokerParts {

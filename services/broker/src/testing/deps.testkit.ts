@@ -8,6 +8,7 @@ import type { BrokerConfig } from '../config/schema.js';
 import { openStoreSet, type StoreSet } from '../effects/store/store-set.js';
 import { createPaneWatcher, type PaneWatcher } from '../effects/tmux/pane-watch.js';
 import type { PanePipes, TmuxAdapter } from '../effects/tmux/types.js';
+import { createPaneLocks, type PaneLocks } from '../input/pane-lock.js';
 import { createLiveDeps, type LiveDeps } from '../live/live-deps.js';
 import { createTranscriptRecorder, type TranscriptRecorder } from '../effects/transcripts/recorder.js';
 import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
@@ -33,6 +34,8 @@ export interface TestParts {
   /** Transcripts: the given recorder, or one over the adapter's pipe-pane (it records
    * only when the config enables transcripts, and only over an adapter that can pipe). */
   transcripts?: TranscriptRecorder;
+  /** The per-pane input locks; a fresh set unless given. */
+  paneLocks?: PaneLocks;
 }
 
 /** The adapter's pipes, or none for a fake adapter (recording then never starts). */
@@ -43,7 +46,7 @@ function panePipesOf(tmux: TmuxAdapter): PanePipes {
 }
 
 export function testDeps(parts: TestParts): BrokerDeps {
-  const { stores, stateDir, paneWatch, live, transcripts, ...rest } = parts;
+  const { stores, stateDir, paneWatch, live, transcripts, paneLocks, ...rest } = parts;
   const info = parts.info ?? { version: 'test', startedAt: new Date(), tmuxSocket: null };
   if ((stores === undefined) === (stateDir === undefined)) throw new Error('testDeps: give exactly one of stores and stateDir');
   const log = parts.log ?? pino({ level: 'silent' });
@@ -56,6 +59,7 @@ export function testDeps(parts: TestParts): BrokerDeps {
     stores: opened,
     live: liveDeps,
     transcripts: transcripts ?? createTranscriptRecorder({ config: parts.config, tmux: panePipesOf(parts.tmux), stateDir: opened.stateDir, log }),
+    paneLocks: paneLocks ?? createPaneLocks(),
   });
 }
 
@@ -63,8 +67,8 @@ export function testDeps(parts: TestParts): BrokerDeps {
  * the same stores, input services and live output; gate, reader, environments and
  * supervisor are built again over the new config. */
 export function withConfig(deps: BrokerDeps, config: BrokerConfig): BrokerDeps {
-  const { config: _config, tmux, stores, log, info, live, input, transcripts } = deps;
-  return assembleDeps({ config, tmux, stores, log, info, live, transcripts }, input);
+  const { config: _config, tmux, stores, log, info, live, input, transcripts, paneLocks } = deps;
+  return assembleDeps({ config, tmux, stores, log, info, live, transcripts, paneLocks }, input);
 }
 
 /** THE reader over a bare adapter: no grants (only the whitelist admits), no bindings,

@@ -16,8 +16,28 @@
  * calls. A process that exits mid-read is skipped. Linux only: without /proc the answer
  * is `{ source: 'tmux' }` and the gates fall back to tmux's foreground command.
  */
-import { access, readdir, readFile, readlink } from 'node:fs/promises';
+import { accessSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readFile as readFileAsync } from 'node:fs/promises';
 import type { PaneProcess, PaneProcessFacts } from '../../policy/foreground.js';
+
+/** /proc is read with synchronous calls behind promise-shaped helpers: its files are made
+ * by the kernel on read and never wait on a disk, so a read costs microseconds, while
+ * each asynchronous call is a round trip through libuv's small thread pool. A scan of a
+ * few hundred processes took about 40 ms that way on a loaded host (twice per send),
+ * a few milliseconds this way. The exception is /proc/<pid>/cmdline, which reads the
+ * process's memory and can wait on its memory lock (the reason `ps` can hang): it stays
+ * asynchronous, and is read only for the pane's own processes. */
+function settle<T>(read: () => T): Promise<T> {
+  try {
+    return Promise.resolve(read());
+  } catch (err) {
+    return Promise.reject(err as Error);
+  }
+}
+const access = (path: string) => settle(() => accessSync(path));
+const readdir = (path: string) => settle(() => readdirSync(path));
+const readlink = (path: string) => settle(() => readlinkSync(path));
+const readFile = (path: string, encoding: 'utf8') => settle(() => readFileSync(path, encoding));
 
 /** More processes than this in one pane is refused as unreadable rather than half-read. */
 export const MAX_PANE_PROCESSES = 2_000;
@@ -70,7 +90,7 @@ async function describe(procRoot: string, s: StatFields, foreground: boolean): P
     (link) => basename(link.replace(/ \(deleted\)$/, '')),
     () => null, // another user's process (sudo), a kernel thread, or exited
   );
-  const argv0 = await readFile(`${procRoot}/${s.pid}/cmdline`).then(
+  const argv0 = await readFileAsync(`${procRoot}/${s.pid}/cmdline`).then(
     (buf) => {
       const end = buf.indexOf(0);
       const first = buf.subarray(0, end < 0 ? buf.length : end).toString('utf8');

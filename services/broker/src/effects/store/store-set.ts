@@ -5,7 +5,7 @@ import { openStore, type SqliteDatabase, type StoreDefinition } from './database
 import { auditStore, auditStoreDefinition, type AuditStore } from './audit-store.js';
 import { bindingStore, bindingsStoreDefinition, type BindingStore } from './bindings-store.js';
 import { grantsStore, grantsStoreDefinition, type GrantsStore } from './grants-store.js';
-import { leaseStore, leasesStoreDefinition, type LeaseStore } from './leases-store.js';
+import { leasesStoreDefinition } from './leases-store.js';
 import { notesStore, notesStoreDefinition, type NotesStore } from './notes-store.js';
 import { oauthStore, oauthStoreDefinition, type OAuthStore } from './oauth-store.js';
 import { registryStoreDefinition, sessionRegistryStore, type SessionRegistryStore } from './registry-store.js';
@@ -22,7 +22,6 @@ export interface Stores {
   readonly audit: AuditStore;
   readonly bindings: BindingStore;
   readonly grants: GrantsStore;
-  readonly leases: LeaseStore;
   readonly notes: NotesStore;
   readonly oauth: OAuthStore;
   readonly registry: SessionRegistryStore;
@@ -53,7 +52,6 @@ export function openStoreSet(stateDir: string): StoreSet {
       audit: auditStore(db('audit')),
       bindings: bindingStore(db('bindings')),
       grants: grantsStore(db('grants')),
-      leases: leaseStore(db('leases')),
       notes: notesStore(db('notes')),
       oauth: oauthStore(db('oauth')),
       registry: sessionRegistryStore(db('registry')),

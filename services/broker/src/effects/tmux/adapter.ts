@@ -29,6 +29,7 @@ import { WATCHER_TERM } from './pane-watch.js';
 import { coalesce } from './coalesce.js';
 import { announcedFactsOf, mayChangeAnnouncedFacts, type AnnouncedFacts } from './announced-facts.js';
 import { closePanePipe, listPanePipes, openPanePipe } from './pane-pipe.js';
+import { readPaneIdentityByControl } from './pane-identity.js';
 import type { CaptureOptions, ListedSession, PaneFacts, PanePipes, SessionFacts, SessionsChange, SessionsChangeCause, TmuxAdapter, TmuxHealth } from './types.js';
 
 export interface TmuxAdapterOptions {
@@ -486,6 +487,7 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     capturePane,
     paneHint,
     health,
+    readPaneIdentity: (paneId) => readPaneIdentityByControl((c, o) => control.run(c, o), paneId),
     listPanePipes: () => listPanePipes((c, o) => control.run(c, o)),
     openPanePipe: (paneId, fifoPath, historyLines) => openPanePipe((cs) => control.runBatch(cs), paneId, fifoPath, historyLines),
     closePanePipe: (paneId) => closePanePipe((c, o) => control.run(c, o), paneId),

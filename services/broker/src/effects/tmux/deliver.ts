@@ -25,10 +25,11 @@
  *   terminal's reader does with bytes already queued) is in docs/security.md.
  */
 import { randomBytes } from 'node:crypto';
-import { ALLOWED_KEYS, type AllowedKey } from '@terminal-mcp/contract';
+import { ALLOWED_KEYS, readAppErrorData, type AllowedKey } from '@terminal-mcp/contract';
 import { assertPaneId } from './format.js';
 import { readPaneIdentity, type PaneIdentityFacts } from './pane-identity.js';
 import { createTmuxCommandRunner, type TmuxCommandResult, type TmuxCommandRunner } from './tmux-command.js';
+import type { TmuxAdapter } from './types.js';
 
 export type DeliveryOutcome =
   | { ok: true }
@@ -99,10 +100,20 @@ function outcomeOf(result: TmuxCommandResult, what: string): DeliveryOutcome {
   return { ok: true };
 }
 
-export function createPaneDelivery(options: { socketName?: string | undefined; runner?: TmuxCommandRunner } = {}): PaneDelivery {
+export function createPaneDelivery(options: { socketName?: string | undefined; runner?: TmuxCommandRunner; tmux?: Pick<TmuxAdapter, 'readPaneIdentity'> } = {}): PaneDelivery {
   const runner = options.runner ?? createTmuxCommandRunner({ socketName: options.socketName });
+  const byControl = options.tmux?.readPaneIdentity?.bind(options.tmux);
   return {
-    readIdentity: (paneId) => readPaneIdentity(runner, paneId),
+    // Through the broker's control client (no spawn: this read is on every send's path);
+    // while that client is not connected, by spawning tmux, which tells a server that is
+    // gone (null) from one that fails.
+    readIdentity: (paneId) =>
+      byControl
+        ? byControl(paneId).catch((err: unknown) => {
+            if (readAppErrorData(err)?.code !== 'TMUX_UNAVAILABLE') throw err;
+            return readPaneIdentity(runner, paneId);
+          })
+        : readPaneIdentity(runner, paneId),
 
     async pasteText(paneId, text, expected) {
       assertPaneId(paneId);

@@ -2,7 +2,9 @@
  * Re-reads, by pane id, everything the input path decides on: the identity tuple
  * (tmux server pid, session id and creation time, pane id and pid) plus the facts a gate
  * or a delivery check needs now (copy mode, cursor, foreground command, session name).
- * One `display-message -p` call: the values are one consistent snapshot of the server.
+ * One `display-message -p` call: the values are one consistent snapshot of the server,
+ * through the broker's persistent control client where it is connected (the adapter's
+ * `readPaneIdentity`: no process spawned), else by spawning tmux.
  *
  * Parsing follows the adapter's rule: fixed fields first, the one free-form field
  * (`pane_current_command`, which a process controls and tmux does not escape) last.
@@ -73,4 +75,19 @@ export async function readPaneIdentity(runner: TmuxCommandRunner, paneId: string
     throw new AppError('TMUX_UNAVAILABLE', 'tmux could not read the pane');
   }
   return parsePaneIdentity(paneId, result.stdout);
+}
+
+/** A control-mode command runner (control-client.ts `run`). */
+type ControlRun = (command: string, options?: { fenced?: boolean }) => Promise<{ readonly ok: boolean; readonly lines: readonly string[] }>;
+
+/** The same read through the control client. Fenced: the last field is chosen by the
+ * pane's process and may hold a newline and a line that looks like a reply's end. */
+export async function readPaneIdentityByControl(run: ControlRun, paneId: string): Promise<PaneIdentityFacts | null> {
+  assertPaneId(paneId);
+  const reply = await run(`display-message -p -t '${paneId}' '${IDENTITY_FORMAT}'`, { fenced: true });
+  if (!reply.ok) {
+    if (reply.lines.some((l) => l.startsWith("can't find"))) return null;
+    throw new AppError('TMUX_UNAVAILABLE', 'tmux could not read the pane');
+  }
+  return parsePaneIdentity(paneId, reply.lines.join('\n'));
 }

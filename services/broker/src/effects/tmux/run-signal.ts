@@ -31,7 +31,7 @@ export interface RunSignals {
   /** Waits up to `timeoutMs` for the channel (tmux keeps a signal sent before anyone
    * waits, so none is missed), then reads and clears the mark in the same tmux client (no
    * second spawn): the mark, or null when the time ran out. */
-  waitMark(paneId: string, nonce: string, timeoutMs: number): Promise<RunMark | null>;
+  waitMark(paneId: string, nonce: string, timeoutMs: number, signal?: AbortSignal): Promise<RunMark | null>;
   /** The mark the wrapper set, or null; cleared once read. */
   takeMark(paneId: string, nonce: string): Promise<RunMark | null>;
   /** The pane's tty is in raw mode (a line editor reads at a prompt); null when unknown. */
@@ -67,11 +67,11 @@ export function createRunSignals(options: { socketName?: string | undefined; run
       return path;
     },
 
-    async waitMark(paneId, nonce, timeoutMs) {
+    async waitMark(paneId, nonce, timeoutMs, signal) {
       assertPaneId(paneId);
       checkNonce(nonce);
       if (timeoutMs <= 0) return null;
-      const r = await runner.runList([['wait-for', runChannel(nonce)], ...markCommands(paneId, nonce)], { timeoutMs });
+      const r = await runner.runList([['wait-for', runChannel(nonce)], ...markCommands(paneId, nonce)], { timeoutMs, ...(signal ? { signal } : {}) });
       return r.timedOut || r.stdout.trim() === '' ? null : parseRunMark(r.stdout);
     },
 

@@ -1,3 +1,4 @@
+import type { PaneIdentityFacts } from './pane-identity.js';
 /** What the broker knows about tmux, as facts read from the server at the moment of
  * asking. Everything is addressed by id (`$3`, `@5`, `%7`), never by name: tmux
  * resolves names by prefix and glob, which would let `foo` hit `foobar`. */
@@ -126,6 +127,10 @@ export interface TmuxAdapter {
    * never a fact to act on. Forgotten whenever sessions change. */
   paneHint?(name: string): PaneFacts | null;
   health(): Promise<TmuxHealth>;
+  /** The pane's identity and input facts now (pane-identity.ts), through the control
+   * client; null when the pane is gone. Input delivery's re-read (deliver.ts), which
+   * falls back to spawning tmux where this is missing or the client is not connected. */
+  readPaneIdentity?(paneId: string): Promise<PaneIdentityFacts | null>;
   /** True while certainly no tmux server runs (the socket has no listener; the broker
    * attaches when one appears). False while connected, connecting or merely cut off. */
   noServer(): boolean;
