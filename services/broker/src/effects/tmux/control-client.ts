@@ -305,10 +305,12 @@ export class TmuxControlClient {
     // Removing the hidden session (kill-session) is a session change: done in our turn
     // (identify-gate.ts), held until the client has exited.
     let releaseTurn: () => void = () => {};
+    let inTurn = false;
     if (conn !== null && info !== null) {
       try {
         const removal = await hiddenSessionRemoval((c, o) => this.run(c, o), info.hiddenSessionId);
         releaseTurn = await acquireIdentifyTurn(this.identifyKey);
+        inTurn = true;
         // Written without expecting a reply: the client is closed before it arrives.
         if (removal !== null) conn.process.write(`${removal}\n`);
       } catch {
@@ -321,7 +323,7 @@ export class TmuxControlClient {
     this.failAll(new AppError('TMUX_UNAVAILABLE', 'tmux adapter is closed'));
     if (conn !== null) {
       if (conn.connectTimer !== undefined) clearTimeout(conn.connectTimer);
-      await conn.process.stop(2_000);
+      await conn.process.stop(2_000, { inTurn });
       this.conn = null;
     }
     releaseTurn();
@@ -574,19 +576,19 @@ export class TmuxControlClient {
       this.conn = null;
       if (conn.connectTimer !== undefined) clearTimeout(conn.connectTimer);
       conn.process.ignoreOutput();
-      const end = () => {
+      const end = (inTurn: boolean) => {
         // Written without expecting a reply: the client is gone before it arrives.
         if (lastCommand !== null) conn.process.write(`${lastCommand}\n`);
-        if (detach) void conn.process.stop(1_000);
+        if (detach) void conn.process.stop(1_000, { inTurn });
         else conn.process.kill();
       };
-      if (conn.info === null) end();
+      if (conn.info === null) end(false);
       else {
         // The last command may remove the hidden session: a session change, made in our
         // turn (identify-gate.ts). A client that never got that far may still hold the
         // turn itself: it ends at once.
         void withIdentifyTurn(this.identifyKey, async () => {
-          end();
+          end(true);
           await conn.process.exited;
         });
       }

@@ -14,7 +14,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { AppError } from '@terminal-mcp/contract';
 import { deathSignalLauncher } from './death-signal.js';
-import { acquireSettledIdentifyTurn } from './identify-gate.js';
+import { acquireIdentifyTurn, acquireSettledIdentifyTurn } from './identify-gate.js';
 
 const SOCKET_NAME_RE = /^[A-Za-z0-9_.-]{1,100}$/;
 const MAX_STDERR_CHARS = 2_000;
@@ -72,8 +72,10 @@ export interface ControlProcess {
   /** Stops delivering stdout (the client has given up on the stream). */
   ignoreOutput(): void;
   /** Closes stdin (tmux detaches the client), SIGTERM after `termAfterMs`, SIGKILL 2 s
-   * after that. Idempotent; resolves when the process has exited. */
-  stop(termAfterMs: number): Promise<void>;
+   * after that. Idempotent; resolves when the process has exited. With `identifyTurn`, the
+   * client leaves in our turn (held until it has exited), unless the caller already holds
+   * that turn (`inTurn`). */
+  stop(termAfterMs: number, opts?: { inTurn?: boolean }): Promise<void>;
   /** SIGTERM now (SIGKILL 2 s later if still alive). */
   kill(): void;
   readonly exited: Promise<void>;
@@ -104,6 +106,8 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
    * output (tmux 3.3a can crash when a control client leaves mid-identify, identify-gate.ts). */
   let stopWhenIdentified: number | undefined;
   let identifyingTimer: NodeJS.Timeout | undefined;
+  /** The client leaves holding an identify turn, released when it has exited. */
+  let leavingInTurn = false;
   const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
 
   const flush = () => {
@@ -137,11 +141,16 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
     child = c;
     c.stdout.setEncoding('utf8');
     c.stdout.on('data', (chunk: string) => {
-      releaseTurn();
       if (!identified) {
         identified = true;
         if (identifyingTimer !== undefined) clearTimeout(identifyingTimer);
-        if (stopWhenIdentified !== undefined) stopNow(stopWhenIdentified);
+        if (stopWhenIdentified !== undefined) {
+          // Asked to stop while identifying: leave in the turn it identified in, so no
+          // other client of ours is half identified when tmux announces the detach.
+          leavingInTurn = true;
+          void exited.then(releaseTurn);
+          leaveNow(stopWhenIdentified);
+        } else releaseTurn();
       }
       if (delivering) options.onData(chunk);
     });
@@ -185,7 +194,18 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
     }
   };
 
-  const stopNow = (termAfterMs: number) => {
+  /** Closes stdin: tmux detaches the client (SIGTERM after `termAfterMs` if it lingers). */
+  const leaveNow = (termAfterMs: number) => {
+    if (!running() || child === undefined) return;
+    flush();
+    child.stdin.end();
+    if (termTimer === undefined && killTimer === undefined) {
+      termTimer = setTimeout(kill, termAfterMs);
+      termTimer.unref();
+    }
+  };
+
+  const stopNow = (termAfterMs: number, inTurn: boolean) => {
     if (!running() || child === undefined) return;
     if (!identified) {
       // Still identifying: leaving now could take the user's server down. Leave once tmux
@@ -195,12 +215,18 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
       identifyingTimer.unref();
       return;
     }
-    flush();
-    child.stdin.end();
-    if (termTimer === undefined && killTimer === undefined) {
-      termTimer = setTimeout(kill, termAfterMs);
-      termTimer.unref();
+    if (options.identifyTurn === undefined || inTurn || leavingInTurn) {
+      leaveNow(termAfterMs);
+      return;
     }
+    // tmux 3.3a writes `%client-detached` to every control client when one leaves, and
+    // crashes on a client that is half identified (NULL control state, identify-gate.ts):
+    // so ours leave in a turn of their own, never while another of ours identifies.
+    leavingInTurn = true;
+    void acquireIdentifyTurn(options.identifyTurn).then((release) => {
+      void exited.then(release);
+      leaveNow(termAfterMs);
+    });
   };
 
   if (options.identifyTurn === undefined) start();
@@ -226,12 +252,12 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
       // Keep draining: a full pipe would block tmux's writes to this client.
       child?.stdout.resume();
     },
-    stop(termAfterMs) {
+    stop(termAfterMs, opts) {
       stopping ??= (async () => {
         if (child === undefined) {
           // Not spawned yet: never spawn it.
           cancelled = true;
-        } else stopNow(termAfterMs);
+        } else stopNow(termAfterMs, opts?.inTurn === true);
         await exited;
       })();
       return stopping;

@@ -4,6 +4,7 @@ import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../../test/src/helpers/tmux-server.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from './adapter.js';
+import { spawnControlProcess, type ControlProcess } from './control-process.js';
 import { tmuxEnvironment } from './control-client.js';
 import { acquireIdentifyTurn, acquireSettledIdentifyTurn, identifyGateKey, noteSessionChange, SETTLE_MAX_MS, SETTLE_MS } from './identify-gate.js';
 
@@ -66,6 +67,52 @@ describe('identify gate', () => {
     await server.kill();
     servers.splice(0);
     release();
+  });
+});
+
+describe('leaving', () => {
+  it('is needed: tmux 3.3a dies when a control client detaches while another is half identified', async () => {
+    const server = await startTmuxServer();
+    servers.push(server);
+    await server.newSession('user', 'sleep 300');
+    const attached = execa('tmux', ['-L', server.socketName, '-C', 'attach', '-t', 'user'], { env: tmuxEnvironment(), extendEnv: false, reject: false });
+    await new Promise<void>((resolve) => attached.stdout?.once('data', () => resolve()));
+    await halfIdentifiedControlClient(server.socketPath);
+    attached.stdin?.end(); // detach: tmux writes %client-detached to every control client
+    await attached;
+    expect((await rawTmux(server, ['list-sessions'])).stderr).toMatch(/no server running|error connecting|server exited/);
+  });
+
+  it('keeps a control client of ours from detaching while another of ours identifies', async () => {
+    const server = await startTmuxServer();
+    servers.push(server);
+    await server.newSession('user', 'sleep 300');
+    const key = identifyGateKey(server.socketName, tmuxEnvironment());
+    let firstOutput!: () => void;
+    const output = new Promise<void>((resolve) => (firstOutput = resolve));
+    const watcher: ControlProcess = spawnControlProcess({
+      tmuxPath: 'tmux',
+      args: ['-L', server.socketName, '-N', '-C', 'attach-session', '-t', 'user', '-f', 'ignore-size,read-only'],
+      env: tmuxEnvironment(),
+      onData: () => firstOutput(),
+      onEnd: () => {},
+      identifyTurn: key,
+    });
+    await output;
+    // Another client of ours is identifying: it holds the turn.
+    const release = await acquireIdentifyTurn(key);
+    await halfIdentifiedControlClient(server.socketPath);
+    const stopped = watcher.stop(1_000);
+    // Given ample time to leave (it must not): on the old code it detached at once and the
+    // server died with it.
+    const exitedMeanwhile = await Promise.race([watcher.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 3_000))]);
+    expect(exitedMeanwhile).toBe(false);
+    expect((await rawTmux(server, ['list-sessions', '-F', '#{session_name}'])).stdout).toBe('user');
+    // Cleanup: the server goes first (a half-identified client that disconnects crashes it).
+    await server.kill();
+    servers.splice(0);
+    release();
+    await stopped;
   });
 });
 

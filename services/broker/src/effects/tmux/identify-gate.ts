@@ -10,6 +10,12 @@
  * load: "server exited unexpectedly" for whoever asked next. Reproduced on this machine by
  * sending only the first identify message and then creating a session.
  *
+ * The same NULL dereference follows when a control client leaves: tmux writes
+ * `%client-detached` to every control client, the half-identified one included (reproduced
+ * here: a watcher detaching while a raw client had sent its first identify message; the
+ * cause of a `TMUX_UNAVAILABLE` in the live-frames corpus test at load 20). So our clients
+ * also leave in a turn (control-process.ts stop()).
+ *
  * The broker cannot stop a user from creating a session at that moment, but it must not
  * do it to the user's server itself: its control clients (the command client, every pane
  * watcher) and its own session changes (creating or removing the hidden session, ending a
