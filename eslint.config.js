@@ -7,6 +7,7 @@
 // test/src/architecture.test.ts re-derives the same rules from the source.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { terminalMcpPlugin } from './eslint-rules/no-module-state.js';
 
 const PRIVILEGED_MODULES = [
   { name: 'child_process', message: 'Only services/broker/src/effects/ may spawn processes.' },
@@ -133,6 +134,13 @@ export default tseslint.config(
   },
   ...layerBlocks,
   readerZone,
+  {
+    // Long-lived state has an owner built by a composition root (eslint-rules/no-module-state.js).
+    files: ['services/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/*.testkit.ts'],
+    plugins: { 'terminal-mcp': terminalMcpPlugin },
+    rules: { 'terminal-mcp/no-module-state': 'error' },
+  },
   {
     files: ['services/gateway/src/**/*.ts', 'services/observer/src/**/*.ts', 'web/src/**/*.ts', 'shared/**/*.ts'],
     ignores: ['**/*.test.ts'],
