@@ -8,6 +8,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { terminalMcpPlugin } from './eslint-rules/no-module-state.js';
+import { capabilityZones } from './eslint-rules/capability-zones.generated.js';
 
 const PRIVILEGED_MODULES = [
   { name: 'child_process', message: 'Only services/broker/src/effects/ may spawn processes.' },
@@ -141,6 +142,8 @@ export default tseslint.config(
     plugins: { 'terminal-mcp': terminalMcpPlugin },
     rules: { 'terminal-mcp/no-module-state': 'error' },
   },
+  // Each broker folder imports only the effects services/broker/src/capabilities.ts declares for it.
+  ...capabilityZones,
   {
     files: ['services/gateway/src/**/*.ts', 'services/observer/src/**/*.ts', 'web/src/**/*.ts', 'shared/**/*.ts'],
     ignores: ['**/*.test.ts'],
