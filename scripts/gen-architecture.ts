@@ -1,6 +1,6 @@
 // Generates, from the broker's capability table (services/broker/src/capabilities.ts),
 // the lint zones (eslint-rules/capability-zones.generated.js) and the capability table
-// in docs/architecture.md (between its capabilities markers). `npm run gen:architecture`
+// in docs/architecture.md (between its capabilities markers) and its broker row. `npm run gen:architecture`
 // writes both; test/src/architecture-capabilities.test.ts fails while either is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -61,12 +61,21 @@ export function renderCapabilityTable(): string {
   ].join('\n');
 }
 
-/** The document with its generated table replaced (or the same text when it has no markers). */
+/** The broker's row of docs/architecture.md section 1's process table: every effect any
+ * of its folders may use, and its stores. */
+export function renderBrokerRow(): string {
+  const used = ALL_EFFECTS.filter((e) => Object.values(CAPABILITIES).some((c) => (c.may as readonly Effect[]).includes(e)));
+  return `| broker | \`terminal-mcp-broker\` | the operator (owns the tmux server and the repos) | ${used.map((e) => `${e}: ${EFFECTS[e].what}`).join('; ')}; open its SQLite stores (section 3) |`;
+}
+
+/** The document with its generated parts replaced: the broker row and the capability table. */
 export function withCapabilityTable(doc: string): string {
-  const begin = doc.indexOf(DOC_BEGIN);
-  const end = doc.indexOf(DOC_END);
-  if (begin < 0 || end < begin) return doc;
-  return doc.slice(0, begin) + renderCapabilityTable() + doc.slice(end + DOC_END.length);
+  const lines = doc.split('\n').map((l) => (l.startsWith('| broker |') ? renderBrokerRow() : l));
+  const text = lines.join('\n');
+  const begin = text.indexOf(DOC_BEGIN);
+  const end = text.indexOf(DOC_END);
+  if (begin < 0 || end < begin) return text;
+  return text.slice(0, begin) + renderCapabilityTable() + text.slice(end + DOC_END.length);
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
