@@ -1,8 +1,9 @@
 /**
  * The supervisor's sequential evaluator: reads a watch's screen exactly as
  * terminal_status reads a session (the read gate, the redacted screen, statusOf), lets
- * evidence.ts and transition.ts decide its state and events, records them, runs the
- * verifier of an autonomous watch that claims DONE, and settles post-send actions.
+ * evidence.ts and transition.ts decide its state and events, records them, has an
+ * autonomous watch that claims DONE verified (verify-done.ts) and settles post-send
+ * actions (post-send.ts).
  * Evaluations of one watch run one at a time, in the order asked. It owns no timer: it
  * answers what the scheduler (scheduler.ts) should do next.
  */
@@ -15,6 +16,8 @@ import { statusOf, type ContinuedRead, type ReadCallerId, type SessionReader } f
 import type { SupervisorConfig } from './engine.js';
 import { observe, type Observation } from './evidence.js';
 import { stepWatch, type PlannedEvent } from './transition.js';
+import { createDoneVerifier } from './verify-done.js';
+import { settleOpenAction } from './post-send.js';
 import { eventView } from './views.js';
 import type { VerifierOutcome } from './verify.js';
 
@@ -68,8 +71,6 @@ export function createWatchEvaluator(deps: WatchEvaluatorDeps): WatchEvaluator {
   const { store, config, log, now: clock } = deps;
   /** The evaluation of each watch in flight: the next one waits for it. */
   const chains = new Map<number, Promise<unknown>>();
-  /** Watches whose verifier is running now. */
-  const verifying = new Set<number>();
   /** Each watch's continued read (reads/session-reader.ts): one read audit row per watch
    * and pane, not one per evaluation. */
   const reads = new Map<number, ContinuedRead>();
@@ -109,62 +110,12 @@ export function createWatchEvaluator(deps: WatchEvaluatorDeps): WatchEvaluator {
     return row;
   }
 
+  const doneVerifier = createDoneVerifier({ store, verify: deps.verify, record, now: clock });
+
   /** Autonomous watches (approved_auto_continue, with v2 on) need the verifier to reach
    * VERIFIED_DONE; every other watch's DONE is final as it is. */
   function autonomous(watch: WatchRow): boolean {
     return config.v2_enabled && store.policy(watch.id)?.mode === 'approved_auto_continue';
-  }
-
-  async function verifyDone(watch: WatchRow, obs: Observation, iteration: number, source: string): Promise<EventRow[]> {
-    const events: EventRow[] = [];
-    const verifier = store.verifier(watch.id);
-    const finish = (state: 'VERIFIED_DONE' | 'FAILED' | 'BLOCKED', reason: string) => {
-      const stops = state !== 'VERIFIED_DONE';
-      store.updateWatch(watch.id, { state, last_output_hash: obs.hash, ...(stops ? { enabled: 0, disabled_reason: reason } : {}) }, clock());
-      if (stops) store.updatePolicy(watch.id, { blocked_reason: reason }, clock());
-      else store.updatePolicy(watch.id, { auto_action_count: 0, first_action_at: null, same_prompt_count: 0, last_prompt_hash: null }, clock());
-      const type = state === 'VERIFIED_DONE' ? 'completed' : 'state_changed';
-      events.push(record(watch, { type, previous: 'VERIFYING', state, reason }, obs, iteration, { source, verifier: verifier !== undefined }));
-    };
-    if (verifier === undefined || deps.verify === undefined) {
-      finish('BLOCKED', 'autonomous watch claims DONE but has no verifier policy (supervisor_set_verifier_policy): never verified on prose alone');
-      return events;
-    }
-    if (watch.state !== 'VERIFYING') {
-      store.updateWatch(watch.id, { state: 'VERIFYING', last_output_hash: obs.hash }, clock());
-      events.push(record(watch, { type: 'state_changed', previous: watch.state, state: 'VERIFYING', reason: `${obs.reason}; running the verifier` }, obs, iteration, { source }));
-    }
-    verifying.add(watch.id);
-    try {
-      const outcome = await deps.verify(watch);
-      finish(outcome.result === 'passed' ? 'VERIFIED_DONE' : outcome.result === 'failed' ? 'FAILED' : 'BLOCKED', outcome.reason);
-    } finally {
-      verifying.delete(watch.id);
-    }
-    return events;
-  }
-
-  /** Post-send actions: new output completes them; none within no_progress_limit polls blocks them. */
-  function reconcile(watch: WatchRow, obs: Observation, poll: boolean, events: EventRow[]): void {
-    const action = store.openAction(watch.id);
-    if (action?.state !== 'observing') return;
-    const now = clock();
-    if (obs.hash !== action.output_hash_at_send) {
-      const latest = events.at(-1)?.id ?? store.listEvents({ watchId: watch.id, limit: 1 })[0]?.id ?? null;
-      store.casAction(action.id, 'observing', 'completed', { resulting_event_id: latest }, now);
-      if (obs.state === 'DONE') store.updatePolicy(watch.id, { auto_action_count: 0, first_action_at: null, same_prompt_count: 0, last_prompt_hash: null }, now);
-      return;
-    }
-    if (!poll) return;
-    const checks = action.no_progress_checks + 1;
-    const limit = store.policy(watch.id)?.no_progress_limit ?? 3;
-    if (checks >= limit) {
-      const reason = `no progress: the output did not change in ${checks} checks after the send (no_progress_limit ${limit})`;
-      store.casAction(action.id, 'observing', 'blocked', { no_progress_checks: checks, blocked_reason: reason }, now);
-      store.updatePolicy(watch.id, { blocked_reason: reason }, now);
-    } else {
-      store.casAction(action.id, 'observing', 'observing', { no_progress_checks: checks }, now);
-    }
   }
 
   async function evaluateNow(watchId: number, poll: boolean, source: string): Promise<Evaluation> {
@@ -194,11 +145,11 @@ export function createWatchEvaluator(deps: WatchEvaluatorDeps): WatchEvaluator {
     );
     const events: EventRow[] = [];
     const done = obs.state === 'DONE' && autonomous(watch);
-    const rerunVerify = watch.state === 'VERIFYING' && !verifying.has(watch.id);
+    const rerunVerify = watch.state === 'VERIFYING' && !doneVerifier.running(watch.id);
     let stopped = false;
     if (done && (step.events.some((e) => e.state === 'DONE') || rerunVerify)) {
       store.updateWatch(watch.id, { iteration_count: step.next.iterationCount, failure_count: 0 }, clock());
-      events.push(...(await verifyDone({ ...watch, iteration_count: step.next.iterationCount }, obs, step.next.iterationCount, source)));
+      events.push(...(await doneVerifier.verify({ ...watch, iteration_count: step.next.iterationCount }, obs, step.next.iterationCount, source)));
     } else {
       store.updateWatch(
         watch.id,
@@ -214,7 +165,7 @@ export function createWatchEvaluator(deps: WatchEvaluatorDeps): WatchEvaluator {
       for (const planned of step.events) events.push(record(watch, planned, obs, step.next.iterationCount, { source }));
       stopped = step.disable !== null;
     }
-    reconcile(watch, obs, poll, events);
+    settleOpenAction(store, watch, obs, poll, events, clock());
     if (stopped) return { events, next: 'stop' };
     // A limit reached while the verifier decided DONE: the watch stays as the verifier left it.
     if (step.disable !== null) return { events, next: 'keep' };
