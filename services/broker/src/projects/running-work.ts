@@ -3,10 +3,9 @@
  * project). Built once per broker by the composition root (`deps.running`), never kept
  * at module level: two brokers in one process (tests) do not share their counts. */
 import { AppError } from '@terminal-mcp/contract';
+import type { SearchSlots } from '../sources/search.js';
 
-export interface RunningWork {
-  /** Takes a search slot or throws RATE_LIMITED; call the returned release when done. */
-  takeSearchSlot(max: number): () => void;
+export interface RunningWork extends SearchSlots {
   /** Marks the project's deploy preview running or throws LEASE_BUSY; call the returned release when done. */
   takeDeployPreview(project: string): () => void;
 }

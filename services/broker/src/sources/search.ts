@@ -36,10 +36,15 @@ import { parseGrep } from './git-output.js';
 import { openSourceProject } from './project.js';
 import { BARE_BASE64_LINE, redactLines } from '../policy/source-redaction.js';
 import { REDACTION_MARKER } from '../policy/redact.js';
-import type { RunningWork } from '../projects/running-work.js';
 
 const SEARCH_MAX_BYTES = 4 * 1024 * 1024;
 export const MAX_CONCURRENT_SEARCHES = 2;
+
+/** Where the searches running now are counted (projects/running-work.ts, one per broker). */
+export interface SearchSlots {
+  /** Takes a search slot or throws RATE_LIMITED; call the returned release when done. */
+  takeSearchSlot(max: number): () => void;
+}
 
 /** A glob the caller may restrict the search to: a relative pattern that cannot climb. */
 function globPathspec(glob: string): string {
@@ -107,7 +112,7 @@ class RedactedFiles {
 export async function searchText(
   config: BrokerConfig,
   input: { project: string; query: string; regex?: boolean; ignore_case?: boolean; path_glob?: string; max_results?: number },
-  running: Pick<RunningWork, 'takeSearchSlot'>,
+  running: SearchSlots,
 ): Promise<SearchTextOutput> {
   if (/[\n\r\0]/.test(input.query)) throw new AppError('INVALID_ARGUMENT', 'the query must be one line');
   if (input.regex) {
