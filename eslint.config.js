@@ -8,7 +8,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { terminalMcpPlugin } from './eslint-rules/no-module-state.js';
-import { capabilityZones } from './eslint-rules/capability-zones.generated.js';
+import { capabilityZones } from './eslint-rules/capability-zones.js';
 
 const PRIVILEGED_MODULES = [
   { name: 'child_process', message: 'Only services/broker/src/effects/ may spawn processes.' },

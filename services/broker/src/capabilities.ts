@@ -5,8 +5,9 @@
  * Read this file to know what a folder can reach without opening it.
  *
  * Generated from it (`npm run gen:architecture`, scripts/gen-architecture.ts): the lint
- * zones in eslint-rules/capability-zones.generated.js (core `no-restricted-imports`: a
- * folder cannot import an effect module it does not declare) and the capability table
+ * zones (eslint-rules/capability-zones.js, over the copy of this table in
+ * capability-table.generated.js; core `no-restricted-imports`: a folder cannot import an
+ * effect module it does not declare) and the capability table
  * in docs/architecture.md section 3. test/src/architecture-capabilities.test.ts derives
  * each folder's effects from its imports (and its `stores.<name>` uses) and fails on an
  * undeclared effect, a declaration no code uses, an effects/ module no effect names, or a
