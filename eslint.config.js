@@ -7,6 +7,8 @@
 // test/src/architecture.test.ts re-derives the same rules from the source.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { terminalMcpPlugin } from './eslint-rules/no-module-state.js';
+import { capabilityZones } from './eslint-rules/capability-zones.js';
 
 const PRIVILEGED_MODULES = [
   { name: 'child_process', message: 'Only services/broker/src/effects/ may spawn processes.' },
@@ -133,6 +135,15 @@ export default tseslint.config(
   },
   ...layerBlocks,
   readerZone,
+  {
+    // Long-lived state has an owner built by a composition root (eslint-rules/no-module-state.js).
+    files: ['services/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/*.testkit.ts'],
+    plugins: { 'terminal-mcp': terminalMcpPlugin },
+    rules: { 'terminal-mcp/no-module-state': 'error' },
+  },
+  // Each broker folder imports only the effects services/broker/src/capabilities.ts declares for it.
+  ...capabilityZones,
   {
     files: ['services/gateway/src/**/*.ts', 'services/observer/src/**/*.ts', 'web/src/**/*.ts', 'shared/**/*.ts'],
     ignores: ['**/*.test.ts'],

@@ -1,9 +1,10 @@
 // Guards the privilege boundary (only broker effects spawn, open SQLite or touch files; clients import broker types only; contract imports zod only; http-guard imports Node built-ins only) and the broker's layers (bin -> rpc -> use cases -> access -> policy/effects, no folder cycles) — re-derived from source and checked against ESLint.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './helpers/repo.js';
+import { walkSource } from './helpers/walk-source.js';
 
 const SOURCE_ROOTS = [
   'services/broker/src',
@@ -17,20 +18,7 @@ const SOURCE_ROOTS = [
   'shared/oauth-http/src',
 ];
 
-function walk(dir: string, out: string[] = []): string[] {
-  let entries: string[];
-  try {
-    entries = readdirSync(dir);
-  } catch {
-    return out;
-  }
-  for (const name of entries) {
-    const full = join(dir, name);
-    if (statSync(full).isDirectory()) walk(full, out);
-    else if (/\.(ts|js|mjs|svelte)$/.test(name) && !/\.test\.ts$/.test(name)) out.push(full);
-  }
-  return out;
-}
+const walk = walkSource;
 
 interface ImportFact {
   file: string;

@@ -33,6 +33,7 @@ import { createTranscriptRecorder } from './effects/transcripts/recorder.js';
 import { createLiveDeps } from './live/live-deps.js';
 import { createLogger } from './effects/logger.js';
 import { oauthEnv, type OAuthLoginEnv } from './oauth/env.js';
+import { createRunningWork } from './projects/running-work.js';
 import { createSessionReader } from './reads/session-reader.js';
 import { createSessionRegistry } from './registry/session-registry.js';
 import { createTranscriptReads } from './transcripts/transcript-reads.js';
@@ -83,7 +84,7 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   const oauthOf = (server: OAuthServer): OAuthLoginEnv => ({ ...oauthEnv({ store: stores.oauth, config, log, server }), webauth });
   const supervisor = createSupervisor({ config, tmux, stores, log, reader }, parts.live.paneWatch);
   const transcriptReads = createTranscriptReads({ config, tmux, access, transcripts: parts.transcripts });
-  return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads };
+  return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork() };
 }
 
 /** TERMINAL_MCP_LOG_LEVEL, the one log-level switch of every service, wins over

@@ -47,6 +47,7 @@ function toolsetRefusal(tool: string, toolset: GatewayToolset | undefined): AppE
 
 // A handful of distinct (toolsets, scopes) pairs exist per process; stateless HTTP builds a
 // server per request, so the catalogue (and with it each tool's cached listing) is reused.
+// eslint-disable-next-line terminal-mcp/no-module-state -- a memo of a pure build from constant tool definitions, keyed by its whole input: unobservable
 const memo = new Map<string, GatewayCatalogue>();
 
 export function gatewayCatalogue(choice: CatalogueChoice, all: readonly GatewayTool[] = GATEWAY_TOOLS): GatewayCatalogue {

@@ -5,6 +5,7 @@ import { renderApiMarkdown, renderSkillMarkdown, type InstanceDocs } from '@term
 import type { GatewayTool } from './tools/index.js';
 
 const TITLE = 'Terminal MCP gateway';
+// eslint-disable-next-line terminal-mcp/no-module-state -- a bounded memo of a pure render of constant tool definitions, keyed by its whole input: unobservable
 const cache = new Map<string, InstanceDocs>();
 
 export function gatewayDocs(tools: readonly GatewayTool[], mcpUrl?: string): InstanceDocs {

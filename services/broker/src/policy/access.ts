@@ -59,6 +59,7 @@ function parseGlob(pattern: string): GlobToken[] {
 /** Parsed patterns, by pattern: every list checks each session against the same few
  * configured patterns (allow, deny, guarded commands). Bounded: cleared when full. The
  * token arrays are frozen, so no caller can change what the next one matches. */
+// eslint-disable-next-line terminal-mcp/no-module-state -- a bounded memo of a pure function (parseGlob), keyed by the exact pattern: unobservable
 const parsedGlobs = new Map<string, readonly GlobToken[]>();
 const PARSED_GLOBS_MAX = 1024;
 function globTokens(pattern: string): readonly GlobToken[] {
@@ -171,6 +172,7 @@ export function sensitiveNameForm(name: string): string {
 
 /** Names already judged (NFKC and three Unicode regexes per name are most of a list's
  * access checks), by name. Bounded: cleared when full. */
+// eslint-disable-next-line terminal-mcp/no-module-state -- a bounded memo of a pure function (the sensitive-word test), keyed by the exact name: unobservable
 const sensitiveByName = new Map<string, boolean>();
 const SENSITIVE_BY_NAME_MAX = 4096;
 

@@ -19,7 +19,7 @@ export interface RedirectRules {
   chatgptConnector: boolean;
 }
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
 /** One path segment: ChatGPT's callback ids are short base64url-like strings. */
 const CHATGPT_CONNECTOR_PATH = /^\/connector\/oauth\/[A-Za-z0-9_-]{1,128}$/;
 

@@ -216,7 +216,7 @@ function base64RunStartAbove(visible: string, lineStart: number): number {
 }
 
 /** Widths of the base64 lines in key blocks: PEM (64), OpenSSH (70), MIME/PGP (76). */
-const KEY_BODY_WIDTHS = new Set([64, 70, 76]);
+const KEY_BODY_WIDTHS: ReadonlySet<number> = new Set([64, 70, 76]);
 /** What may follow a body line: `cat -A`/`cat -e` line ends, a table border, blanks. */
 const BODY_LINE_SUFFIX = /(?:\^M\$|\$|[ \t]*[│|┃][ \t]*|[ \t]+)$/;
 const MAX_BODY_PREFIX = 160;
@@ -345,7 +345,7 @@ const URL_CREDENTIALS = /(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,31}:\/\/[^\
 
 const AUTHORIZATION =
   /(?<![A-Za-z0-9_-])(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?(?:(bearer|basic|token|digest|bot|negotiate|ntlm|apikey)[ \t]+)?([^\s"'`]{1,2048})/gi;
-const AUTH_SCHEMES = new Set(['bearer', 'basic', 'token', 'digest', 'bot', 'negotiate', 'ntlm', 'apikey']);
+const AUTH_SCHEMES: ReadonlySet<string> = new Set(['bearer', 'basic', 'token', 'digest', 'bot', 'negotiate', 'ntlm', 'apikey']);
 
 const BEARER = /(?<![A-Za-z0-9_-])bearer[ \t]+([A-Za-z0-9._~+/=-]{8,4096})/gi;
 
@@ -462,7 +462,7 @@ function isLogLine(visible: string, lineStart: number, index: number): boolean {
   return LOG_LINE.test(visible.slice(lineStart, Math.min(index, lineStart + MAX_LOG_PREFIX)));
 }
 
-const NON_SECRET_WORDS = new Set([
+const NON_SECRET_WORDS: ReadonlySet<string> = new Set([
   'true', 'false', 'null', 'nil', 'none', 'undefined', 'yes', 'no', 'on', 'off', 'required', 'optional',
   'string', 'str', 'number', 'int', 'integer', 'bool', 'boolean', 'bytes', 'any', 'unknown', 'object', 'secret',
   'password', 'token', 'redacted', 'hidden', 'masked', 'empty', 'n/a',
@@ -674,7 +674,7 @@ function visibleWithMap(text: string): { visible: string; map: Uint32Array | nul
   return { visible: parts.join(''), map };
 }
 
-const KIND_PRIORITY = new Map<SecretKind, number>(SECRET_KINDS.map((kind, index) => [kind, index]));
+const KIND_PRIORITY: ReadonlyMap<SecretKind, number> = new Map<SecretKind, number>(SECRET_KINDS.map((kind, index) => [kind, index]));
 const LAST_TOKEN_KIND = KIND_PRIORITY.get('jwt') as number;
 /** Lower is more specific: a key block and our self-identifying tokens first (their names
  * are stable), then a maintained rule's named token, then our context kinds in list

@@ -16,8 +16,8 @@ const DEL = 0x7f;
 const ST_8BIT = 0x9c;
 const CSI_8BIT = 0x9b;
 const OSC_8BIT = 0x9d;
-const STRING_8BIT = new Set([0x90 /* DCS */, 0x98 /* SOS */, 0x9e /* PM */, 0x9f /* APC */]);
-const STRING_INTRODUCERS = new Set(['P' /* DCS */, 'X' /* SOS */, '^' /* PM */, '_' /* APC */]);
+const STRING_8BIT: ReadonlySet<number> = new Set([0x90 /* DCS */, 0x98 /* SOS */, 0x9e /* PM */, 0x9f /* APC */]);
+const STRING_INTRODUCERS: ReadonlySet<string> = new Set(['P' /* DCS */, 'X' /* SOS */, '^' /* PM */, '_' /* APC */]);
 
 /** Length of a CSI body starting at `from` (after `ESC [` or 0x9B): params, intermediates, final. */
 function csiBodyLength(text: string, from: number): number {

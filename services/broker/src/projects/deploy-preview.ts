@@ -8,10 +8,9 @@ import { runFixedCommand } from '../effects/deploy/run-command.js';
 import { redactSecrets } from '../policy/redact.js';
 import { openSourceProject } from '../sources/project.js';
 import { findProfile } from './profiles.js';
+import type { RunningWork } from './running-work.js';
 
-const running = new Set<string>();
-
-export async function runDeployPreview(ctx: InputCaller, input: DeployPreviewInput): Promise<DeployPreviewOutput> {
+export async function runDeployPreview(ctx: InputCaller, input: DeployPreviewInput, running: Pick<RunningWork, 'takeDeployPreview'>): Promise<DeployPreviewOutput> {
   // A command acts on the host: like typing, only while the operator's input switch is on.
   if (!ctx.deps.config.permissions.terminal_input) {
     throw new AppError('INPUT_DISABLED', 'acting on the host is off (permissions.terminal_input): deploy previews run nothing');
@@ -24,8 +23,7 @@ export async function runDeployPreview(ctx: InputCaller, input: DeployPreviewInp
   if (!command) {
     throw new AppError('FORBIDDEN', 'that command id is not in the project\'s deploy profile', `Use one of: ${deploy.commands.map((c) => c.id).join(', ') || '(none configured)'}.`);
   }
-  if (running.has(profile.name)) throw new AppError('LEASE_BUSY', 'a deploy preview of this project is already running', 'Wait for it to finish, then retry.');
-  running.add(profile.name);
+  const release = running.takeDeployPreview(profile.name);
   try {
     // The repository's real path, as the source reader resolves it.
     const project = await openSourceProject(ctx.deps.config, profile.repo);
@@ -51,6 +49,6 @@ export async function runDeployPreview(ctx: InputCaller, input: DeployPreviewInp
       redactions: redacted.count,
     };
   } finally {
-    running.delete(profile.name);
+    release();
   }
 }

@@ -29,6 +29,7 @@ import { lastLines, readPaneLines, readPaneWindow, startEarlyCapture, toLines, t
 
 /** ISO strings of recent unix times: a session list formats two per session per call, and
  * the same few (creation times, last output) again and again. Bounded: cleared when full. */
+// eslint-disable-next-line terminal-mcp/no-module-state -- a bounded memo of a pure function (unix seconds -> ISO text): unobservable
 const isoCache = new Map<number, string>();
 const ISO_CACHE_MAX = 4096;
 function iso(unixSeconds: number): string {

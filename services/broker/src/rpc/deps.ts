@@ -14,6 +14,7 @@ import type { PaneLocks } from '../input/pane-lock.js';
 import type { InputServices } from '../input/services.js';
 import type { LiveDeps } from '../live/live-deps.js';
 import type { OAuthLoginEnv } from '../oauth/env.js';
+import type { RunningWork } from '../projects/running-work.js';
 import type { SessionReader } from '../reads/session-reader.js';
 import type { SupervisorEngine } from '../supervisor/engine.js';
 import type { TranscriptReads } from '../transcripts/transcript-reads.js';
@@ -53,4 +54,6 @@ export interface BrokerDeps extends BrokerParts {
   /** Cursors, output since a cursor and DEAD sessions' transcripts, over `transcripts`
    * and `access` (transcripts/transcript-reads.ts). */
   transcriptReads: TranscriptReads;
+  /** Searches and deploy previews running now, each bounded (projects/running-work.ts). */
+  running: RunningWork;
 }

@@ -39,7 +39,12 @@ import { REDACTION_MARKER } from '../policy/redact.js';
 
 const SEARCH_MAX_BYTES = 4 * 1024 * 1024;
 export const MAX_CONCURRENT_SEARCHES = 2;
-let runningSearches = 0;
+
+/** Where the searches running now are counted (projects/running-work.ts, one per broker). */
+export interface SearchSlots {
+  /** Takes a search slot or throws RATE_LIMITED; call the returned release when done. */
+  takeSearchSlot(max: number): () => void;
+}
 
 /** A glob the caller may restrict the search to: a relative pattern that cannot climb. */
 function globPathspec(glob: string): string {
@@ -107,6 +112,7 @@ class RedactedFiles {
 export async function searchText(
   config: BrokerConfig,
   input: { project: string; query: string; regex?: boolean; ignore_case?: boolean; path_glob?: string; max_results?: number },
+  running: SearchSlots,
 ): Promise<SearchTextOutput> {
   if (/[\n\r\0]/.test(input.query)) throw new AppError('INVALID_ARGUMENT', 'the query must be one line');
   if (input.regex) {
@@ -136,13 +142,12 @@ export async function searchText(
     ...scope,
     ...secretExclusionPathspecs(),
   ];
-  if (runningSearches >= MAX_CONCURRENT_SEARCHES) throw new AppError('RATE_LIMITED', 'other searches are running: retry in a few seconds');
-  runningSearches += 1;
+  const release = running.takeSearchSlot(MAX_CONCURRENT_SEARCHES);
   let out;
   try {
     out = await git.run(args, { timeoutMs: config.observer.search_timeout_ms, maxBytes: SEARCH_MAX_BYTES });
   } finally {
-    runningSearches -= 1;
+    release();
   }
   if (out.exitCode === 128 || (out.exitCode !== 0 && out.exitCode !== 1 && !out.truncated)) {
     if (/regex|regular expression|unmatched|invalid/i.test(out.stderr)) throw new AppError('INVALID_ARGUMENT', 'invalid regular expression');

@@ -17,6 +17,7 @@ import { observerRouter } from '../rpc/roles/observer.js';
 import { createCallerFactory } from '../rpc/trpc.js';
 import { resolveCommit } from './project.js';
 import { searchText } from './search.js';
+import { createRunningWork } from '../projects/running-work.js';
 import { testDeps } from '../testing/deps.testkit.js';
 
 const noTmux = new Proxy({} as TmuxAdapter, {
@@ -184,7 +185,8 @@ describe('catastrophic regular expressions', () => {
   });
 
   it('limits concurrent searches', async () => {
-    const slow = () => searchText(config, { project: 'demo', query: 'a+$', regex: true, path_glob: 'aaaa.txt' });
+    const running = createRunningWork();
+    const slow = () => searchText(config, { project: 'demo', query: 'a+$', regex: true, path_glob: 'aaaa.txt' }, running);
     const codes = await Promise.all([slow(), slow(), slow()].map(codeOf));
     expect(codes).toContain('RATE_LIMITED');
     expect(codes.filter((c) => c === 'TIMEOUT' || c === 'OK')).toHaveLength(2);

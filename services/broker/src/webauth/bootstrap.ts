@@ -7,14 +7,14 @@
  * file cannot be written, no account is created and the operator uses the CLI.
  */
 import type { WebauthEnv } from './env.js';
-import { dummyPasswordHash, generateBootstrapPassword, hashPassword } from './passwords.js';
+import { generateBootstrapPassword, hashPassword } from './passwords.js';
 
 export const BOOTSTRAP_USERNAME = 'admin';
 
 export type BootstrapOutcome = 'created' | 'accounts-exist' | 'refused';
 
 export async function ensureBootstrapAccount(env: WebauthEnv): Promise<BootstrapOutcome> {
-  void dummyPasswordHash(); // warm it, so the first unknown-name login is not faster or slower
+  void env.dummyHash(); // warm it, so the first unknown-name login is not faster or slower
   if (env.store.countUsers() > 0) return 'accounts-exist';
 
   const password = generateBootstrapPassword(BOOTSTRAP_USERNAME);

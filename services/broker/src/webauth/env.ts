@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import { bootstrapSecretFile, type BootstrapSecretFile } from '../effects/webauth-bootstrap-file.js';
 import type { WebauthStore } from '../effects/store/webauth-store.js';
+import { dummyPasswordHasher } from './passwords.js';
 
 export interface WebauthEnv {
   store: WebauthStore;
@@ -11,8 +12,10 @@ export interface WebauthEnv {
   log: Logger;
   /** Milliseconds since the epoch. */
   now: () => number;
+  /** The hash an unknown user name is checked against (passwords.ts), made once. */
+  dummyHash: () => Promise<string>;
 }
 
 export function webauthEnv(opts: { store: WebauthStore; stateDir: string; log: Logger; now?: () => number }): WebauthEnv {
-  return { store: opts.store, secretFile: bootstrapSecretFile(opts.stateDir), log: opts.log, now: opts.now ?? Date.now };
+  return { store: opts.store, secretFile: bootstrapSecretFile(opts.stateDir), log: opts.log, now: opts.now ?? Date.now, dummyHash: dummyPasswordHasher() };
 }

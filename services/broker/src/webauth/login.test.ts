@@ -9,7 +9,6 @@ import { webauthStore, webauthStoreDefinition } from '../effects/store/webauth-s
 import { createAccount, setAccountPassword } from './accounts.js';
 import { webauthEnv, type WebauthEnv } from './env.js';
 import { login, verifyCredentials, type LoginAttempt } from './login.js';
-import { dummyPasswordHash } from './passwords.js';
 
 const PASSWORD = 'correct battery staple';
 let root: string;
@@ -26,7 +25,7 @@ beforeEach(async () => {
   env = webauthEnv({ store: webauthStore(db), stateDir: root, log: pino({ level: 'info' }, { write: (s: string) => void logLines.push(s) }), now: () => clock });
   const created = await createAccount(env, 'alice', PASSWORD);
   if (!created.ok) throw new Error(created.message);
-  await dummyPasswordHash();
+  await env.dummyHash();
 });
 afterEach(() => {
   db.close();

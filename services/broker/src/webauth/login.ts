@@ -14,7 +14,7 @@
 import { USERNAME_PATTERN } from '@terminal-mcp/contract';
 import type { ThrottleKey, UserRecord } from '../effects/store/webauth-store.js';
 import type { WebauthEnv } from './env.js';
-import { dummyPasswordHash, verifyPassword } from './passwords.js';
+import { verifyPassword } from './passwords.js';
 import { BAD_CREDENTIALS, rateLimited, type AuthRefusal } from './refusal.js';
 import { createSession } from './sessions.js';
 import { THROTTLE_FORGET_AFTER_MS, afterAccountFailure, afterIpFailure, blockedUntil, retryAfterSeconds } from '../policy/login-throttle.js';
@@ -86,7 +86,7 @@ export async function verifyCredentials(
     return held;
   }
   const user = USERNAME_PATTERN.test(attempt.username) ? env.store.findUserByName(attempt.username) : undefined;
-  const matches = await verifyPassword(user?.passwordHash ?? (await dummyPasswordHash()), attempt.password);
+  const matches = await verifyPassword(user?.passwordHash ?? (await env.dummyHash()), attempt.password);
   if (!user || !matches) {
     env.log.warn(
       { event: 'webauth.login_failed', channel, sourceIp: attempt.sourceIp, knownUser: Boolean(user), ...(user ? { userId: user.id, username: user.username } : {}) },

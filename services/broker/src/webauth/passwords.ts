@@ -33,16 +33,15 @@ export async function verifyPassword(passwordHash: string, password: string): Pr
   }
 }
 
-let dummyHash: Promise<string> | undefined;
-
 /** A real hash of a random secret with the real parameters: an unknown user name is
- * verified against it so it costs the same time as a wrong password. */
-export function dummyPasswordHash(): Promise<string> {
-  dummyHash ??= hashPassword(encodeBase32LowerCaseNoPadding(randomBytes(20)));
-  return dummyHash;
+ * verified against it so it costs the same time as a wrong password. Hashed once per
+ * owner (webauth/env.ts), on first use. */
+export function dummyPasswordHasher(): () => Promise<string> {
+  let dummyHash: Promise<string> | undefined;
+  return () => (dummyHash ??= hashPassword(encodeBase32LowerCaseNoPadding(randomBytes(20))));
 }
 
-const OBVIOUS_PASSWORDS = new Set([
+const OBVIOUS_PASSWORDS: ReadonlySet<string> = new Set([
   'password1234',
   'password12345',
   'password123456',

@@ -51,7 +51,7 @@ export const TOOLSET_TOOLS: Readonly<Record<GatewayToolset, readonly string[]>> 
   projects: ['project_check', 'project_dispatch', 'deploy_preview'],
 };
 
-const TOOLSET_OF = new Map(Object.entries(TOOLSET_TOOLS).flatMap(([set, names]) => names.map((n) => [n, set as GatewayToolset] as const)));
+const TOOLSET_OF: ReadonlyMap<string, GatewayToolset> = new Map(Object.entries(TOOLSET_TOOLS).flatMap(([set, names]) => names.map((n) => [n, set as GatewayToolset] as const)));
 
 /** The toolset a tool belongs to (undefined for a name in no toolset: a test forbids that). */
 export function toolsetOf(toolName: string): GatewayToolset | undefined {

@@ -27,7 +27,8 @@ import { HIDDEN_SESSION_NAME } from './hidden-session.js';
 import { PANE_ID_RE, SESSION_ID_RE, assertPaneId, assertSessionId, silentLogger, splitFixed, uint, type TmuxLogger } from './format.js';
 import { WATCHER_TERM } from './pane-watch.js';
 import { coalesce } from './coalesce.js';
-import { announcedFactsOf, mayChangeAnnouncedFacts, type AnnouncedFacts } from './announced-facts.js';
+import { announcedFactsOf, type AnnouncedFacts } from './announced-facts.js';
+import { createSessionCache } from './session-cache.js';
 import { closePanePipe, listPanePipes, openPanePipe } from './pane-pipe.js';
 import { readPaneIdentityByControl } from './pane-identity.js';
 import type { CaptureOptions, ListedSession, PaneFacts, PanePipes, SessionFacts, SessionsChange, SessionsChangeCause, TmuxAdapter, TmuxHealth } from './types.js';
@@ -253,43 +254,14 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
   const control = new TmuxControlClient(clientOptions);
   control.start();
 
-  // Session name -> id as of the last full listing: only a hint for `findSession`, which
-  // accepts a read by id only when tmux reports, in that same reply, exactly the name
-  // asked for (names are unique on a server). A stale entry therefore costs a full
-  // listing, never another session's facts. Forgotten whenever tmux reports sessions
-  // created, closed or renamed, and on every connection change (a restarted server
-  // reuses ids); the generation keeps a listing that raced such a change from storing.
-  let idByName = new Map<string, string>();
-  // Session id -> its active pane as last seen, for `paneHint` (same lifetime as idByName).
-  let paneBySession = new Map<string, PaneFacts>();
-  let namesGeneration = 0;
-  const forgetNames = () => {
-    namesGeneration++;
-    idByName = new Map();
-    paneBySession = new Map();
-  };
-  control.onNotification((n) => {
-    if (n.name === 'sessions-changed' || n.name === 'session-renamed') forgetNames();
-  });
-  control.onStateChange(forgetNames);
+  // Names, panes and announced facts between round trips: one cache, one rule for
+  // forgetting (session-cache.ts).
+  const cache = createSessionCache();
+  control.onNotification((n) => cache.notified(n.name));
+  control.onStateChange(() => cache.forget());
 
   const tagPrefix = `tmcp-list-${randomBytes(12).toString('hex')}-`;
   let tagCounter = 0;
-
-  // Announced facts (announced-facts.ts) as of the last listing, kept while no notification
-  // that may change one has been read since: tmux writes notifications and replies in
-  // order, so one that changed a fact before tmux ran our listing is read before its
-  // reply. The generation keeps a listing that raced a change from storing or using them.
-  let announced: { generation: number; bySession: Map<string, AnnouncedFacts> } | null = null;
-  let factsGeneration = 0;
-  const forgetFacts = () => {
-    factsGeneration++;
-    announced = null;
-  };
-  control.onNotification((n) => {
-    if (mayChangeAnnouncedFacts(n.name)) forgetFacts();
-  });
-  control.onStateChange(forgetFacts);
 
   /** One tagged listing (`command(tag)`) and the clients, as records and our watchers per
    * session. Both lines go out in the same write; tmux answers them back to back. */
@@ -327,46 +299,30 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     return sessions;
   }
 
-  /** A listing of every fact: its sessions, whose announced facts are kept for the next
-   * list unless a change was read while it ran. */
-  async function listFully<T extends ListedSession>(command: (tag: string) => string, parse: (record: string) => T | null): Promise<T[]> {
-    const generation = factsGeneration;
-    const bySession = new Map<string, AnnouncedFacts>();
-    const sessions = sessionsOf(await listRecords(command), parse, bySession);
-    if (generation === factsGeneration) announced = { generation, bySession };
-    return sessions;
-  }
-
+  /** A listing of every fact, stored in the cache unless a change was read while it ran. */
   async function listSessions(): Promise<SessionFacts[]> {
-    const generation = namesGeneration;
-    const sessions = await listFully(listSessionsCommand, (record) => parseSessionRecord(record, logger));
-    if (generation === namesGeneration) {
-      idByName = new Map(sessions.map((s) => [s.name, s.sessionId]));
-      paneBySession = new Map(sessions.flatMap((s) => (s.activePane ? [[s.sessionId, s.activePane] as const] : [])));
-    }
+    const ticket = cache.ticket();
+    const bySession = new Map<string, AnnouncedFacts>();
+    const sessions = sessionsOf(await listRecords(listSessionsCommand), (record) => parseSessionRecord(record, logger), bySession);
+    cache.storeListing(ticket, bySession, { sessions });
     return sessions;
   }
 
   async function listSummaries(): Promise<ListedSession[]> {
-    const kept = announced;
+    const kept = cache.announced();
     if (kept !== null) {
       const listing = await listRecords(listChangingCommand);
       // Used only when nothing that may change a kept fact was read meanwhile, and every
       // record is a session whose facts are kept (a new one comes with a notification).
-      if (kept.generation === factsGeneration && listing.records.every((r) => kept.bySession.has(r.slice(0, r.indexOf('\t'))))) {
+      if (cache.current(kept.ticket) && listing.records.every((r) => kept.bySession.has(r.slice(0, r.indexOf('\t'))))) {
         return sessionsOf(listing, (record) => parseChangingRecord(record, kept.bySession));
       }
     }
-    const generation = namesGeneration;
-    const sessions = await listFully(listSummariesCommand, parseSummaryRecord);
-    if (generation === namesGeneration) {
-      idByName = new Map(sessions.map((s) => [s.name, s.sessionId]));
-      // No pane facts here: the panes of sessions still listed stay as last seen (a hint
-      // only, see paneHint).
-      const listed = new Set(sessions.map((s) => s.sessionId));
-      for (const id of paneBySession.keys()) if (!listed.has(id)) paneBySession.delete(id);
-    }
-    return sessions;
+    const ticket = cache.ticket();
+    const bySession = new Map<string, AnnouncedFacts>();
+    const summaries = sessionsOf(await listRecords(listSummariesCommand), parseSummaryRecord, bySession);
+    cache.storeListing(ticket, bySession, { summaries });
+    return summaries;
   }
 
   /** The session with this id and its active pane, read now in one round trip; null when
@@ -387,13 +343,13 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
   }
 
   async function findSession(name: string): Promise<SessionFacts | null> {
-    const cachedId = idByName.get(name);
+    const cachedId = cache.idOf(name);
     if (cachedId !== undefined) {
-      const generation = namesGeneration;
+      const ticket = cache.ticket();
       const s = await sessionById(cachedId);
-      // The name check is what makes the hint safe: see idByName.
+      // The name check is what makes the hint safe: see session-cache.ts.
       if (s !== null && s.name === name) {
-        if (generation === namesGeneration && s.activePane) paneBySession.set(s.sessionId, s.activePane);
+        if (s.activePane) cache.storePane(ticket, s.sessionId, s.activePane);
         return s;
       }
     }
@@ -474,18 +430,13 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     };
   }
 
-  function paneHint(name: string): PaneFacts | null {
-    const id = idByName.get(name);
-    return id === undefined ? null : (paneBySession.get(id) ?? null);
-  }
-
   return {
     listSessions,
     listSummaries,
     findSession,
     paneFacts,
     capturePane,
-    paneHint,
+    paneHint: (name) => cache.paneHint(name),
     health,
     readPaneIdentity: (paneId) => readPaneIdentityByControl((c, o) => control.run(c, o), paneId),
     listPanePipes: () => listPanePipes((c, o) => control.run(c, o)),

@@ -18,6 +18,7 @@
  */
 import { spawnSync } from 'node:child_process';
 
+// eslint-disable-next-line terminal-mcp/no-module-state -- a fact of the host (does setpriv have --pdeathsig?), probed once per process; the spawn path is being reworked for SSH transports
 let launcher: readonly string[] | undefined;
 
 /** The argv prefix that starts a command with a parent-death signal, or none: probed

@@ -10,5 +10,5 @@ import { gatewayProcedure } from '../trpc.js';
 export const projects = {
   check: gatewayProcedure.input(projectInputSchema).query(({ ctx, input }) => checkProject(ctx, input.project)),
   dispatch: gatewayProcedure.meta({ effect: 'delivery' }).input(projectDispatchInputSchema).mutation(({ ctx, input }) => dispatchToProject(ctx, input)),
-  deployPreview: gatewayProcedure.meta({ effect: 'input' }).input(deployPreviewInputSchema).mutation(({ ctx, input }) => runDeployPreview(ctx, input)),
+  deployPreview: gatewayProcedure.meta({ effect: 'input' }).input(deployPreviewInputSchema).mutation(({ ctx, input }) => runDeployPreview(ctx, input, ctx.deps.running)),
 };

@@ -79,5 +79,5 @@ export const source = {
 
   searchText: observerProcedure
     .input(searchTextInputSchema)
-    .query(({ ctx, input }) => answer(ctx, 'searchText', input.project, () => searchText(ctx.deps.config, input))),
+    .query(({ ctx, input }) => answer(ctx, 'searchText', input.project, () => searchText(ctx.deps.config, input, ctx.deps.running))),
 };

@@ -1,0 +1,72 @@
+/**
+ * THE table of what each part of the broker may do to the host: every folder of
+ * services/broker/src (a capability such as notes or supervisor, or a layer such as
+ * access or rpc) with the effects it may use, and which effects/ modules each effect is.
+ * Read this file to know what a folder can reach without opening it.
+ *
+ * Generated from it (`npm run gen:architecture`, scripts/gen-architecture.ts): the lint
+ * zones (eslint-rules/capability-zones.js, over the copy of this table in
+ * capability-table.generated.js; core `no-restricted-imports`: a folder cannot import an
+ * effect module it does not declare) and the capability table
+ * in docs/architecture.md section 3. test/src/architecture-capabilities.test.ts derives
+ * each folder's effects from its imports (and its `stores.<name>` uses) and fails on an
+ * undeclared effect, a declaration no code uses, an effects/ module no effect names, or a
+ * generated file that is out of date.
+ *
+ * Pure data: nothing imports it at run time.
+ */
+
+/** What an effect is, and the effects/ modules (paths under effects/, a trailing `/` for a
+ * whole folder) that perform it. */
+export const EFFECTS = {
+  'tmux read': { what: 'list sessions, read pane facts and text, follow output (control mode)', modules: ['tmux/types', 'tmux/adapter', 'tmux/pane-watch', 'tmux/pane-identity', 'tmux/coalesce'] },
+  'tmux write': { what: 'type into panes, send keys (load-buffer/paste-buffer), mark a run', modules: ['tmux/deliver', 'tmux/run-signal'] },
+  'tmux pipe': { what: 'record pane output through pipe-pane into FIFOs and transcript files', modules: ['transcripts/'] },
+  git: { what: 'run git read commands in configured repositories', modules: ['git/'] },
+  'process spawn': { what: 'run operator-configured commands (verifiers, deploy previews) and the terminal-mcp CLIs', modules: ['processes', 'deploy/', 'verifier/', 'launch/'] },
+  'process read': { what: 'read /proc (process trees, start times, liveness)', modules: ['proc/', 'pid-alive'] },
+  'outbound HTTP': { what: 'POST supervisor events to the configured webhook', modules: ['notify/'] },
+  files: { what: 'read or write files: project sources, note attachments, the state and socket directories, secret files', modules: ['source-files/', 'attachments/', 'known-secrets/', 'webauth-bootstrap-file', 'audit-key-file', 'secret-file', 'config-file', 'socket-files'] },
+  'password hashing': { what: 'argon2id (native)', modules: ['argon2'] },
+  runtime: { what: 'the log, the package version, idle exit and test fault injection', modules: ['logger', 'package-info', 'idle-exit', 'fault-injection'] },
+} as const satisfies Record<string, { what: string; modules: readonly string[] }>;
+
+export type Effect = keyof typeof EFFECTS;
+
+/** The SQLite stores (effects/store/<name>-store.ts, one file each under the state directory). */
+export const STORES = ['audit', 'bindings', 'grants', 'leases', 'notes', 'oauth', 'registry', 'supervisor', 'webauth'] as const;
+export type StoreName = (typeof STORES)[number];
+
+/** effects/store modules that name no one store: the set of them, the opener, backups. A
+ * folder that imports one uses the stores it names as `stores.<name>`. */
+export const STORE_PLUMBING = ['store/store-set', 'store/database', 'store/backup'] as const;
+
+export interface CapabilityEffects {
+  /** What the folder is for, in a few words. */
+  does: string;
+  may: readonly Effect[];
+  stores: readonly StoreName[];
+}
+
+export const CAPABILITIES = {
+  policy: { does: 'pure decisions (read, input, grants, redaction, status)', may: [], stores: [] },
+  config: { does: 'config.yaml schema and parsing', may: [], stores: [] },
+  access: { does: 'the one gate: read and input targets, identity re-read through delivery', may: ['tmux read', 'tmux write'], stores: ['bindings'] },
+  reads: { does: 'THE reader: tail, status, follow', may: ['tmux read'], stores: [] },
+  input: { does: 'guarded input attempts, bindings, terminal_run', may: ['tmux read', 'tmux write', 'process read', 'files', 'runtime'], stores: ['audit', 'bindings'] },
+  live: { does: 'live output and wait resume tokens', may: ['tmux read'], stores: [] },
+  supervisor: { does: 'watches, events, auto-continue, verifiers, the webhook', may: ['tmux read', 'process spawn', 'outbound HTTP'], stores: ['bindings', 'supervisor'] },
+  notes: { does: 'operator notes and attachments', may: ['files'], stores: ['notes'] },
+  sources: { does: 'project source reads and search', may: ['git', 'files'], stores: [] },
+  projects: { does: 'project profiles, readiness, deploy previews', may: ['process spawn'], stores: [] },
+  oauth: { does: 'OAuth authorization servers (observer, gateway)', may: [], stores: ['oauth', 'webauth'] },
+  webauth: { does: 'operator accounts and login sessions', may: ['password hashing', 'files'], stores: ['webauth'] },
+  transcripts: { does: 'transcript cursors and reads of gone sessions', may: ['tmux read', 'tmux pipe'], stores: [] },
+  registry: { does: 'every session seen, reconciled on tmux notifications', may: ['tmux read'], stores: ['registry'] },
+  grants: { does: 'dashboard read/input grants and their views', may: ['tmux read', 'process read'], stores: ['grants'] },
+  audit: { does: 'input and read audit, retention', may: [], stores: ['audit'] },
+  rpc: { does: 'tRPC procedures, role routers, sockets', may: ['tmux read', 'tmux pipe', 'files'], stores: ['grants', 'supervisor', 'webauth'] },
+  bin: { does: 'command-line entry points (composition roots of the CLIs)', may: ['process spawn', 'files', 'runtime'], stores: ['oauth', 'webauth'] },
+} as const satisfies Record<string, CapabilityEffects>;
+
+export type Capability = keyof typeof CAPABILITIES;
