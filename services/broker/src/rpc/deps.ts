@@ -11,6 +11,7 @@ import type { StoreSet } from '../effects/store/store-set.js';
 import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { InputServices } from '../input/services.js';
+import type { LifecycleServices } from '../lifecycle/lifecycle-deps.js';
 import type { LiveDeps } from '../live/live-deps.js';
 import type { OAuthLoginEnv } from '../oauth/env.js';
 import type { SessionReader } from '../reads/session-reader.js';
@@ -50,4 +51,7 @@ export interface BrokerDeps extends BrokerParts {
   /** Cursors, output since a cursor and DEAD sessions' transcripts, over `transcripts`
    * and `access` (transcripts/transcript-reads.ts). */
   transcriptReads: TranscriptReads;
+  /** Launch profiles' sessions: tmux creation and kills, their registry records
+   * (lifecycle/; recovery is started by createBroker). */
+  lifecycle: LifecycleServices;
 }
