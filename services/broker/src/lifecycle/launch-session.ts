@@ -40,9 +40,10 @@ export async function waitForProgram(deps: Pick<LifecycleDeps, 'tmux'>, profile:
   const deadline = Date.now() + READY_WAIT_MS;
   let last: string | null = null;
   for (;;) {
-    const pane = await deps.tmux.paneFacts(managed.paneId);
-    if (pane === null) return null;
-    last = pane.currentCommand;
+    // The session's listing (not a pane read: those belong to the reader and delivery).
+    const session = await deps.tmux.findSession(managed.name);
+    if (session === null || session.sessionId !== managed.sessionId || session.activePane === null) return null;
+    last = session.activePane.currentCommand;
     if (nameIs(commandName(last), ready) || Date.now() >= deadline) return last;
     await new Promise((r) => setTimeout(r, READY_POLL_MS));
   }
