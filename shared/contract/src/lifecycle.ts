@@ -22,10 +22,10 @@ export const launchProfileNameSchema = z.string().regex(/^[a-z0-9._-]{1,64}$/, '
 export const tmuxSessionIdSchema = z.string().regex(/^\$\d{1,9}$/, 'a session id such as $3 (terminal_list_sessions shows it)');
 
 export const sessionStartInputShape = {
-  profile: launchProfileNameSchema.describe('a launch_profiles name from config.yaml'),
-  name: sessionNameSchema.optional().describe("new session's name; must match the profile's name_pattern (default: profile-N)"),
-  cwd: z.string().min(1).max(LIFECYCLE_LIMITS.cwdChars).optional().describe("working directory under one of the profile's roots (default: its first root)"),
-  prompt: z.string().min(1).max(INPUT_LIMITS.textMax).optional().describe('first text to type, through the guarded input path (Enter pressed)'),
+  profile: launchProfileNameSchema.describe('a launch_profiles name'),
+  name: sessionNameSchema.optional().describe("matching the profile's name_pattern"),
+  cwd: z.string().min(1).max(LIFECYCLE_LIMITS.cwdChars).optional().describe("under the profile's roots"),
+  prompt: z.string().min(1).max(INPUT_LIMITS.textMax).optional().describe('first text, typed as terminal_send_text with Enter'),
   dry_run: z.boolean().optional(),
 };
 export const sessionStartInputSchema = z.object(sessionStartInputShape).strict();
@@ -35,8 +35,8 @@ export type SessionStartInput = z.infer<typeof sessionStartInputSchema>;
  * `confirm: true` they only say what they would do. */
 export const sessionPinnedInputShape = {
   session: sessionNameSchema.describe('exact session name'),
-  expect_session_id: tmuxSessionIdSchema.describe('the session_id the caller saw; refused if the session is another one now'),
-  confirm: z.boolean().optional().describe('true to act; otherwise a dry run'),
+  expect_session_id: tmuxSessionIdSchema.describe('the session_id you saw'),
+  confirm: z.boolean().optional().describe('true acts; else a dry run'),
 };
 export const sessionPinnedInputSchema = z.object(sessionPinnedInputShape).strict();
 export type SessionPinnedInput = z.infer<typeof sessionPinnedInputSchema>;

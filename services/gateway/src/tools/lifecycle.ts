@@ -27,7 +27,7 @@ export const lifecycleTools: readonly GatewayTool[] = [
   defineTool({
     name: 'terminal_session_start',
     title: 'Start a session from a launch profile',
-    description: "Start a tmux session running an operator-defined launch profile (never a command you give). Optional name (profile's name_pattern), cwd (under its roots), prompt (typed like terminal_send_text). Returns session_id.",
+    description: 'Start a session running an operator launch profile (never a command you give). Returns its session_id.',
     inputShape: sessionStartInputShape,
     outputSchema: sessionStartOutputSchema,
     annotations: CHANGES_HOST,
@@ -49,7 +49,7 @@ export const lifecycleTools: readonly GatewayTool[] = [
   defineTool({
     name: 'terminal_session_restart',
     title: 'Restart a session a profile started',
-    description: 'Kill and start again with the same profile, name and cwd (new session_id). Pass the session_id you saw; dry run unless confirm: true.',
+    description: 'Kill and start again: same profile, name and cwd, new session_id. Dry run unless confirm: true.',
     inputShape: sessionPinnedInputShape,
     outputSchema: sessionRestartOutputSchema,
     annotations: ENDS_PROGRAM,

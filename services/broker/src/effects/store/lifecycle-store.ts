@@ -63,17 +63,7 @@ export interface ManagedSession {
   detail: string | null;
 }
 
-export interface NewManagedSession {
-  profile: string;
-  name: string;
-  serverPid: number;
-  sessionId: string;
-  sessionCreated: number;
-  paneId: string;
-  cwd: string;
-  startedBy: string;
-  previousId: number | null;
-}
+export type NewManagedSession = Omit<ManagedSession, 'id' | 'startedAt' | 'state' | 'stateChangedAt' | 'detail'>;
 
 export interface LifecycleStore {
   /** Records a started session and its `started` (or `restarted`, with a previous row)
