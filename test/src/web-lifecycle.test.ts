@@ -1,4 +1,4 @@
-// Guards the dashboard's session lifecycle (production build, real broker and tmux, Chromium): "New session" starts each launch profile's own program; close and restart happen only after the page's confirmation step (cancel changes nothing), pinned to the session the page showed; a hostile name is refused with nothing started; a profile-started session's card shows its recovery state.
+// Guards the dashboard's session lifecycle (production build, real broker and tmux, Chromium): "New session" starts each launch profile's own program; close and restart happen only after the page's confirmation step (cancel changes nothing), pinned to the session the page showed; a hostile name is refused with nothing started; a profile-started session's card shows its recovery state; its full view resizes its window.
 import { tmpdir } from 'node:os';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -95,5 +95,17 @@ describe('dashboard session lifecycle', { timeout: 180_000 }, () => {
     const badge = page.locator('article, section, div').filter({ has: page.getByRole('button', { name }) }).getByTestId('recovery').first();
     await badge.waitFor();
     expect(await badge.textContent()).toMatch(/sleeper: Running, 0\/3 restarts this hour/);
+  });
+
+  it("resizes a session's window from its full view, within bounds", async () => {
+    const name = 'claude-web-card';
+    await page.goto(`${stack.baseUrl}/view?session=${name}`);
+    await waitForHydration(page);
+    const form = page.getByTestId('resize');
+    await form.locator('input[name="width"]').fill('90');
+    await form.locator('input[name="height"]').fill('25');
+    await form.getByRole('button').click();
+    const size = () => stack.tmux.tmux(['display-message', '-p', '-t', `=${name}:`, '#{window_width}x#{window_height}']);
+    await waitFor('the window at 90x25', async () => (await size()).trim() === '90x25', 30_000);
   });
 });

@@ -62,3 +62,20 @@ export function pinnedAction(kind: 'close' | 'restart') {
     }
   };
 }
+
+/** The full view's window size (the broker checks the bounds again, and the input policy). */
+export async function resizeAction(event: RequestEvent) {
+  requireUser(event);
+  const form = await event.request.formData();
+  const session = field(form, 'session', LIMITS.sessionName);
+  const width = Number(form.get('width'));
+  const height = Number(form.get('height'));
+  if (!session || !Number.isInteger(width) || !Number.isInteger(height)) return invalid('resize', 'size');
+  try {
+    const r = await broker().lifecycle.resize.mutate({ session, width, height });
+    return { resize: { ok: true as const, width: r.width, height: r.height } };
+  } catch (err) {
+    const { status, error } = toUiError(err);
+    return fail(status, { resize: { error } });
+  }
+}

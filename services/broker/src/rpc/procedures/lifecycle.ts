@@ -25,11 +25,14 @@ export const lifecycle = {
   resize: gatewayLifecycle.input(sessionResizeInputSchema).mutation(({ ctx, input }) => resizeSession(ctx, input)),
 };
 
-/** The dashboard's "New session", close and restart buttons, and the cards' recovery state. */
+/** The dashboard's "New session", close and restart buttons, the full view's resize, and
+ * the cards' recovery state. */
 export const dashboardLifecycle = {
   profiles: operatorProcedure.query(({ ctx }) => listLaunchProfiles(ctx.deps.config)),
   managed: operatorProcedure.query(({ ctx }) => listManagedSessions(ctx.deps)),
   start: operatorLifecycle.input(sessionStartInputSchema).mutation(({ ctx, input }) => startSession(ctx, input)),
   close: operatorLifecycle.input(sessionPinnedInputSchema).mutation(({ ctx, input }) => closeSession(ctx, input)),
   restart: operatorLifecycle.input(sessionPinnedInputSchema).mutation(({ ctx, input }) => restartSession(ctx, input)),
+  /** The full view's window size. */
+  resize: operatorLifecycle.input(sessionResizeInputSchema).mutation(({ ctx, input }) => resizeSession(ctx, input)),
 };

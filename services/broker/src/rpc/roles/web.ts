@@ -33,6 +33,7 @@ export const webRouter = router({
     start: dashboardLifecycle.start, // operator, mutation
     close: dashboardLifecycle.close, // operator, mutation
     restart: dashboardLifecycle.restart, // operator, mutation
+    resize: dashboardLifecycle.resize, // operator, mutation: the full view's window size
   },
   /** The /audit page: every input attempt and a per-day summary of reads. */
   audit: {
