@@ -13,6 +13,9 @@ export const CAPABILITY_TABLE = {
       "tmux/deliver",
       "tmux/run-signal"
     ],
+    "tmux sessions": [
+      "tmux/session-lifecycle"
+    ],
     "tmux pipe": [
       "transcripts/"
     ],
@@ -36,6 +39,7 @@ export const CAPABILITY_TABLE = {
       "source-files/",
       "attachments/",
       "known-secrets/",
+      "launch-dir",
       "webauth-bootstrap-file",
       "audit-key-file",
       "secret-file",
@@ -57,6 +61,7 @@ export const CAPABILITY_TABLE = {
     "bindings",
     "grants",
     "leases",
+    "lifecycle",
     "notes",
     "oauth",
     "registry",
@@ -176,6 +181,19 @@ export const CAPABILITY_TABLE = {
       ],
       "stores": [
         "grants"
+      ]
+    },
+    "lifecycle": {
+      "may": [
+        "tmux read",
+        "tmux sessions",
+        "process read",
+        "files"
+      ],
+      "stores": [
+        "audit",
+        "lifecycle",
+        "supervisor"
       ]
     },
     "audit": {

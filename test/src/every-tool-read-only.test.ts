@@ -23,6 +23,8 @@ const PASSWORD = 'every tool passphrase 77';
 const REDIRECT = 'http://127.0.0.1:9/callback';
 const TARGET = 'agent-target';
 const DONE = 'agent-done';
+/** A session a launch profile started: what close and restart may act on. */
+const MANAGED = 'agent-managed';
 const PANES = [TARGET, DONE];
 
 let root: string;
@@ -32,7 +34,7 @@ let gw: RunningGatewayHttp;
 let obs: RunningObserverHttp;
 let stores: StoreWatch;
 const clients: Client[] = [];
-const fx = { noteId: 0, attachmentId: '', eventId: 0, actionId: 0 };
+const fx = { managedId: '$0', noteId: 0, attachmentId: '', eventId: 0, actionId: 0 };
 const markers = () => ({ deploy: join(root, 'deploy-ran'), verify: join(root, 'verify-ran') });
 
 /** Every tool's arguments, by name: each one would have an effect if the call were allowed. */
@@ -74,6 +76,10 @@ const SAMPLES: Record<string, () => Record<string, unknown>> = {
   project_check: () => ({ project: 'app' }),
   project_dispatch: () => ({ project: 'app', task: 'typed-by-the-attack', idempotency_key: `k-${Math.random()}` }),
   deploy_preview: () => ({ project: 'app', command_id: 'mark' }),
+  terminal_session_start: () => ({ profile: 'agent', name: 'agent-started-by-attack' }),
+  terminal_session_close: () => ({ session: MANAGED, expect_session_id: fx.managedId, confirm: true }),
+  terminal_session_restart: () => ({ session: MANAGED, expect_session_id: fx.managedId, confirm: true }),
+  terminal_resize: () => ({ session: TARGET, width: 60, height: 15 }),
   supervisor_watch: () => ({ session: DONE, done_marker: 'FIXTURE-DONE' }),
   supervisor_unwatch: () => ({ session: TARGET }),
   supervisor_list_watches: () => ({}),
@@ -134,7 +140,8 @@ async function mcp(url: string, token: string): Promise<Client> {
   return client;
 }
 
-const sessionNames = async () => (await tmux.tmux(['list-sessions', '-F', '#{session_name}'])).split('\n').filter(Boolean).sort();
+/** Each session by name, identity and window size: a start, close, restart or resize shows. */
+const sessionNames = async () => (await tmux.tmux(['list-sessions', '-F', '#{session_name} #{session_id} #{window_width}x#{window_height}'])).split('\n').filter(Boolean).sort();
 /** Right before a call: the process markers are removed first, so every call that runs a
  * configured command shows, not only the first. */
 async function snapshot(fresh = false): Promise<EffectSnapshot> {
@@ -159,7 +166,8 @@ beforeAll(async () => {
     config: {
       log_level: 'warn',
       gateway: { toolsets: { oauth: [...GATEWAY_TOOLSETS] } },
-      permissions: { terminal_read: true, terminal_input: true },
+      permissions: { terminal_read: true, terminal_input: true, session_lifecycle: true },
+      launch_profiles: [{ name: 'agent', command: ['sleep', '600'], roots: [root], name_pattern: 'agent-*' }],
       allowed_session_patterns: ['agent-*'],
       input_policy: { allowed_session_patterns: ['agent-*'] },
       observer: { source_roots: [{ name: 'app', path: repo }] },
@@ -176,6 +184,7 @@ beforeAll(async () => {
   // The fixtures, made by a process on gateway.sock (every effect, input on).
   const owner = createBrokerClient({ role: 'gateway', env: broker.env });
   await owner.bindings.bind.mutate({ binding: 'fixture-bind', session: TARGET, input_enabled: true });
+  fx.managedId = (await owner.lifecycle.start.mutate({ profile: 'agent', name: MANAGED })).session_id!;
   fx.noteId = (await owner.notes.create.mutate({ title: 'fixture note' })).id;
   fx.attachmentId = (await owner.notes.addAttachment.mutate({ id: fx.noteId, data_base64: TINY_PNG_BASE64 })).id;
   await owner.supervisor.watch.mutate({ session: TARGET });

@@ -21,12 +21,13 @@
 export const EFFECTS = {
   'tmux read': { what: 'list sessions, read pane facts and text, follow output (control mode)', modules: ['tmux/types', 'tmux/adapter', 'tmux/pane-watch', 'tmux/pane-identity', 'tmux/coalesce'] },
   'tmux write': { what: 'type into panes, send keys (load-buffer/paste-buffer), mark a run', modules: ['tmux/deliver', 'tmux/run-signal'] },
+  'tmux sessions': { what: 'create, kill and resize the sessions of launch profiles (new-session with an argv, no shell)', modules: ['tmux/session-lifecycle'] },
   'tmux pipe': { what: 'record pane output through pipe-pane into FIFOs and transcript files', modules: ['transcripts/'] },
   git: { what: 'run git read commands in configured repositories', modules: ['git/'] },
   'process spawn': { what: 'run operator-configured commands (verifiers, deploy previews) and the terminal-mcp CLIs', modules: ['processes', 'deploy/', 'verifier/', 'launch/'] },
   'process read': { what: 'read /proc (process trees, start times, liveness)', modules: ['proc/', 'pid-alive'] },
   'outbound HTTP': { what: 'POST supervisor events to the configured webhook', modules: ['notify/'] },
-  files: { what: 'read or write files: project sources, note attachments, the state and socket directories, secret files', modules: ['source-files/', 'attachments/', 'known-secrets/', 'webauth-bootstrap-file', 'audit-key-file', 'secret-file', 'config-file', 'socket-files'] },
+  files: { what: 'read or write files: project sources, note attachments, the state and socket directories, secret files', modules: ['source-files/', 'attachments/', 'known-secrets/', 'launch-dir', 'webauth-bootstrap-file', 'audit-key-file', 'secret-file', 'config-file', 'socket-files'] },
   'password hashing': { what: 'argon2id (native)', modules: ['argon2'] },
   runtime: { what: 'the log, the package version, idle exit and test fault injection', modules: ['logger', 'package-info', 'idle-exit', 'fault-injection'] },
 } as const satisfies Record<string, { what: string; modules: readonly string[] }>;
@@ -34,7 +35,7 @@ export const EFFECTS = {
 export type Effect = keyof typeof EFFECTS;
 
 /** The SQLite stores (effects/store/<name>-store.ts, one file each under the state directory). */
-export const STORES = ['audit', 'bindings', 'grants', 'leases', 'notes', 'oauth', 'registry', 'supervisor', 'webauth'] as const;
+export const STORES = ['audit', 'bindings', 'grants', 'leases', 'lifecycle', 'notes', 'oauth', 'registry', 'supervisor', 'webauth'] as const;
 export type StoreName = (typeof STORES)[number];
 
 /** effects/store modules that name no one store: the set of them, the opener, backups. A
@@ -64,6 +65,7 @@ export const CAPABILITIES = {
   transcripts: { does: 'transcript cursors and reads of gone sessions', may: ['tmux read', 'tmux pipe'], stores: [] },
   registry: { does: 'every session seen, reconciled on tmux notifications', may: ['tmux read'], stores: ['registry'] },
   grants: { does: 'dashboard read/input grants and their views', may: ['tmux read', 'process read'], stores: ['grants'] },
+  lifecycle: { does: 'launch profiles: start, close, restart, resize, recovery', may: ['tmux read', 'tmux sessions', 'process read', 'files'], stores: ['audit', 'lifecycle', 'supervisor'] },
   audit: { does: 'input and read audit, retention', may: [], stores: ['audit'] },
   rpc: { does: 'tRPC procedures, role routers, sockets', may: ['tmux read', 'tmux pipe', 'files'], stores: ['grants', 'supervisor', 'webauth'] },
   bin: { does: 'command-line entry points (composition roots of the CLIs)', may: ['process spawn', 'files', 'runtime'], stores: ['oauth', 'webauth'] },

@@ -31,6 +31,8 @@ import { createPaneWatcher } from './effects/tmux/pane-watch.js';
 import { watchHostSecrets } from './effects/known-secrets/host-secrets.js';
 import { createTranscriptRecorder } from './effects/transcripts/recorder.js';
 import { createLiveDeps } from './live/live-deps.js';
+import { createLifecycleServices } from './lifecycle/lifecycle-deps.js';
+import { startRecovery } from './lifecycle/recovery.js';
 import { createLogger } from './effects/logger.js';
 import { oauthEnv, type OAuthLoginEnv } from './oauth/env.js';
 import { createRunningWork } from './projects/running-work.js';
@@ -84,7 +86,8 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   const oauthOf = (server: OAuthServer): OAuthLoginEnv => ({ ...oauthEnv({ store: stores.oauth, config, log, server }), webauth });
   const supervisor = createSupervisor({ config, tmux, stores, log, reader }, parts.live.paneWatch);
   const transcriptReads = createTranscriptReads({ config, tmux, access, transcripts: parts.transcripts });
-  return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork() };
+  const lifecycle = createLifecycleServices({ tmuxSocket: parts.info.tmuxSocket, stores });
+  return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork(), lifecycle };
 }
 
 /** TERMINAL_MCP_LOG_LEVEL, the one log-level switch of every service, wins over
@@ -182,6 +185,8 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
     recoverSupervisorActions(stores.supervisor, Date.now());
     deps.supervisor.start();
     onStop('supervisor', () => deps.supervisor.stop());
+    const recovery = startRecovery(deps);
+    onStop('session recovery', () => recovery.stop());
     const servers = await serveRoles(deps, paths.socketDir, socketGroups);
     onStop('role sockets', () => servers.close());
     if (hangOnStopRequested()) onStop('fault injection: a step that never ends', () => new Promise<never>(() => {}));

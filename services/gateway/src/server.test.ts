@@ -72,6 +72,11 @@ const CHANGING_TOOLS: Record<string, { destructiveHint: boolean; idempotentHint?
   terminal_send_task: { destructiveHint: false },
   terminal_send_text: { destructiveHint: false },
   terminal_unbind: { destructiveHint: false },
+  // Launch profiles: starting and resizing destroy nothing; closing and restarting end a program.
+  terminal_session_start: { destructiveHint: false },
+  terminal_resize: { destructiveHint: false },
+  terminal_session_close: { destructiveHint: true },
+  terminal_session_restart: { destructiveHint: true },
 };
 const WITH_OUTPUT_SCHEMA = ['terminal_send_task', 'terminal_run', 'terminal_wait_for_state', 'terminal_resume_wait'];
 const TOOL_NAMES = [...READ_TOOL_NAMES, ...Object.keys(CHANGING_TOOLS)].sort();

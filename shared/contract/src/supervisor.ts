@@ -35,7 +35,7 @@ export const watchStateSchema = z.enum([
 ]);
 export type WatchState = z.infer<typeof watchStateSchema>;
 
-export const eventTypeSchema = z.enum(['state_changed', 'attention_required', 'completed', 'error_detected', 'stalled', 'watch_target_missing']);
+export const eventTypeSchema = z.enum(['state_changed', 'attention_required', 'completed', 'error_detected', 'stalled', 'watch_target_missing', 'session_died', 'session_recovered', 'crash_loop']);
 export type SupervisorEventType = z.infer<typeof eventTypeSchema>;
 
 export const policyModeSchema = z.enum(['observe_only', 'suggest_only', 'approved_auto_continue']);

@@ -8,8 +8,8 @@
 import { z } from 'zod';
 
 /** `core` (list, read, status, wait) is always served: every other tool starts from a
- * session name it gives. Families that land later (lifecycle, nodes) are added here. */
-export const GATEWAY_TOOLSETS = ['core', 'input', 'transcripts', 'bindings', 'supervisor', 'notes', 'projects'] as const;
+ * session name it gives. Families that land later (nodes) are added here. */
+export const GATEWAY_TOOLSETS = ['core', 'input', 'transcripts', 'bindings', 'supervisor', 'notes', 'projects', 'lifecycle'] as const;
 export type GatewayToolset = (typeof GATEWAY_TOOLSETS)[number];
 
 /** What most clients need: read, wait, type, and read what is new since a cursor. */

@@ -18,6 +18,8 @@ export interface SessionView {
   grantable: boolean;
   /** The stored grant's flags and time box, when one is active. */
   grant: { read: boolean; input: boolean; expires_at: string | null } | null;
+  /** Set when a launch profile started this very session (its recovery state). */
+  recovery?: { profile: string; state: string; recover: 'on_exit' | 'never'; restarts: number; max: number };
   /** Readable sessions only. */
   current_command?: string;
   in_copy_mode?: boolean;

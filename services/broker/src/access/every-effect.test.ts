@@ -24,6 +24,8 @@ const proceduresOf = (role: Role) => Object.entries(ROLE_ROUTERS[role]._def.proc
 
 const TARGET = 'agent-target';
 const DONE = 'agent-done';
+/** A session a launch profile started: what close and restart may act on. */
+const MANAGED = 'agent-managed';
 const PNG = TINY_PNG_BASE64;
 
 let root: string;
@@ -36,13 +38,14 @@ let fullToken: string;
 let operator: string;
 
 /** What the fixtures made, for the sample inputs. */
-const fx = { noteId: 0, attachmentId: '', eventId: 0, actionId: 0, transcriptId: '1-1-1', cursor: 'c0', resumeToken: 'r'.repeat(32), clientId: 'tmcp_c_nobody' };
+const fx = { managedId: '$0', noteId: 0, attachmentId: '', eventId: 0, actionId: 0, transcriptId: '1-1-1', cursor: 'c0', resumeToken: 'r'.repeat(32), clientId: 'tmcp_c_nobody' };
 
 const markers = () => ({ deploy: join(root, 'deploy-ran'), verify: join(root, 'verify-ran') });
 
 function config(input: boolean): BrokerConfig {
   return configSchema.parse({
-    permissions: { terminal_read: true, terminal_input: input },
+    permissions: { terminal_read: true, terminal_input: input, session_lifecycle: input },
+    launch_profiles: [{ name: 'agent', command: ['sleep', '600'], roots: [root], name_pattern: 'agent-*' }],
     allowed_session_patterns: ['agent-*'],
     input_policy: { allowed_session_patterns: ['agent-*'] },
     observer: { source_roots: [{ name: 'app', path: repo }] },
@@ -77,6 +80,12 @@ const SAMPLES: Record<string, () => unknown> = {
   'input.sendKeys': () => ({ session: TARGET, keys: ['Enter'] }),
   'input.sendTask': () => ({ session: TARGET, text: 'typed-by-the-attack' }),
   'input.run': () => ({ session: TARGET, command: 'typed-by-the-attack' }),
+  'lifecycle.start': () => ({ profile: 'agent', name: 'agent-started-by-attack' }),
+  'lifecycle.close': () => ({ session: MANAGED, expect_session_id: fx.managedId, confirm: true }),
+  'lifecycle.restart': () => ({ session: MANAGED, expect_session_id: fx.managedId, confirm: true }),
+  'lifecycle.resize': () => ({ session: TARGET, width: 60, height: 15 }),
+  'lifecycle.profiles': () => undefined,
+  'lifecycle.managed': () => undefined,
   'bindings.bind': () => ({ binding: 'fixture-bind', session: DONE, replace: true, input_enabled: true }),
   'bindings.get': () => ({ binding: 'fixture-bind' }),
   'bindings.list': () => ({}),
@@ -179,7 +188,8 @@ const sampleFor = (role: Role, path: string) => SAMPLES[`${role}:${path}`] ?? SA
 
 const FIXTURE_PANES = [TARGET, DONE];
 let stores: StoreWatch;
-const sessionNames = async () => (await broker.adapter.listSessions()).map((x) => x.name).sort();
+/** Each session by name, identity and window size: a start, close, restart or resize shows. */
+const sessionNames = async () => (await broker.adapter.listSessions()).map((x) => `${x.name} ${x.sessionId} ${x.activePane?.width}x${x.activePane?.height}`).sort();
 
 /** Taken right before a call: the process markers are removed first, so every call that
  * runs a configured command shows, not only the first. */
@@ -240,6 +250,7 @@ beforeAll(async () => {
   // What the procedures act on, made by a client that may do everything (input on).
   const owner = createCallerFactory(ROLE_ROUTERS.gateway)(gatewayCtx(depsOn, { [BROKER_HEADERS.credential]: fullToken }));
   await owner.bindings.bind({ binding: 'fixture-bind', session: TARGET, input_enabled: true });
+  fx.managedId = (await owner.lifecycle.start({ profile: 'agent', name: MANAGED })).session_id!;
   fx.noteId = (await owner.notes.create({ title: 'fixture note' })).id;
   fx.attachmentId = (await owner.notes.addAttachment({ id: fx.noteId, data_base64: PNG })).id;
   await owner.supervisor.watch({ session: TARGET });
@@ -355,6 +366,15 @@ describe('every procedure, derived from the role routers', () => {
     before = await snapshot(true);
     expect(await call('gateway', 'notes.create', full())).toBe('ok');
     expect(changes(before, await snapshot()).stores).toContain('notes');
+    before = await snapshot(true);
+    expect(await call('gateway', 'lifecycle.resize', full())).toBe('ok');
+    expect(changes(before, await snapshot()).panes).toEqual(['(session list)']);
+    before = await snapshot(true);
+    expect(await call('gateway', 'lifecycle.restart', full())).toBe('ok');
+    expect(changes(before, await snapshot()).panes).toEqual(['(session list)']);
+    before = await snapshot(true);
+    expect(await call('gateway', 'lifecycle.start', full())).toBe('ok');
+    expect(changes(before, await snapshot()).panes).toEqual(['(session list)']);
     before = await snapshot(true);
     expect(await call('gateway', 'projects.deployPreview', full())).toBe('ok');
     expect(changes(before, await snapshot()).processes).toEqual(['deploy']);

@@ -7,7 +7,7 @@ describe('parseConfigText', () => {
   it('gives the safe defaults for an empty file', () => {
     const c = parseConfigText('', 'x.yaml');
     expect(c).toEqual(DEFAULT_CONFIG);
-    expect(c.permissions).toEqual({ terminal_read: true, terminal_input: false });
+    expect(c.permissions).toEqual({ terminal_read: true, terminal_input: false, session_lifecycle: false });
     expect(c.allowed_session_patterns).toEqual(['claude-*', 'codex-*', 'agent-*', 'test-*']);
     expect(c.max_capture_lines).toBe(2000);
     expect(c.default_tail_lines).toBe(200);

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { DEFAULT_RUN_SHELLS, gatewayToolsetsConfigSchema, NOTE_LIMITS, PROJECT_LIMITS, RUN_SHELLS, type RunShell } from '@terminal-mcp/contract';
 import { DEFAULT_GUARDED_COMMANDS } from '../policy/input.js';
+import { launchProfileSchema } from './launch-profile-schema.js';
 
 const pattern = z.string().min(1).max(256);
 
@@ -13,6 +14,8 @@ export const permissionsSchema = z
   .object({
     terminal_read: z.boolean().default(true),
     terminal_input: z.boolean().default(false),
+    /** Start, close, restart and resize sessions from launch_profiles (off by default). */
+    session_lifecycle: z.boolean().default(false),
   })
   .strict();
 
@@ -190,6 +193,9 @@ export const sessionLifecycleSchema = z
   .object({
     protected_sessions: z.array(z.string().min(1).max(256)).max(500).default([]),
     reconcile_interval_seconds: z.number().int().min(5).max(3600).default(60),
+    /** terminal_session_close/restart act only on sessions a launch profile started,
+     * unless this is on (then any session the input policy allows). */
+    close_unmanaged: z.boolean().default(false),
   })
   .strict();
 
@@ -340,7 +346,7 @@ export const knownSecretsSchema = z
 
 export const configSchema = z
   .object({
-    permissions: permissionsSchema.default({ terminal_read: true, terminal_input: false }),
+    permissions: permissionsSchema.default({ terminal_read: true, terminal_input: false, session_lifecycle: false }),
     allowed_session_patterns: z.array(pattern).max(500).default(['claude-*', 'codex-*', 'agent-*', 'test-*']),
     max_capture_lines: z.number().int().min(1).max(50_000).default(2000),
     default_tail_lines: z.number().int().min(1).max(10_000).default(200),
@@ -351,6 +357,11 @@ export const configSchema = z
     audit: auditSchema.default(() => auditSchema.parse({})),
     notes: notesSchema.default(() => notesSchema.parse({})),
     session_lifecycle: sessionLifecycleSchema.default(() => sessionLifecycleSchema.parse({})),
+    launch_profiles: z
+      .array(launchProfileSchema)
+      .max(50)
+      .default([])
+      .refine((ps) => new Set(ps.map((p) => p.name)).size === ps.length, 'launch_profiles names must be unique'),
     project_profiles: z
       .array(projectProfileSchema)
       .max(50)

@@ -10,16 +10,20 @@
  *  - `write`: change Terminal MCP's own state (notes, bindings, watches, supervisor
  *    policies, acknowledgements);
  *  - `input`: act on the host: type into a pane, approve queued input, arrange for the
- *    verifier or a deploy preview to run an operator-configured command.
+ *    verifier or a deploy preview to run an operator-configured command;
+ *  - `lifecycle`: start, close, restart or resize a tmux session (a launch profile's
+ *    program, never a client's command line).
  *
  * OAuth scopes map onto effects: `terminal:read` → read, `terminal:write` → write,
- * `terminal:input` → input and write (typing is more than keeping a note). Principals
+ * `terminal:input` → input, lifecycle and write (typing is more than keeping a note; a
+ * launch profile runs only what the operator configured, and every lifecycle call is off
+ * until permissions.session_lifecycle). Principals
  * without OAuth (the static token, stdio, a process with the socket, a signed-in operator)
  * may do every effect their socket serves. Pure.
  */
 import { GATEWAY_INPUT_SCOPE, GATEWAY_READ_SCOPE, GATEWAY_WRITE_SCOPE, type ErrorCode, type SocketRole } from '@terminal-mcp/contract';
 
-export const EFFECTS = ['read', 'write', 'input'] as const;
+export const EFFECTS = ['read', 'write', 'input', 'lifecycle'] as const;
 export type Effect = (typeof EFFECTS)[number];
 
 /**
@@ -54,6 +58,7 @@ export function effectsOfScopes(scopes: readonly string[]): ReadonlySet<Effect> 
   if (scopes.includes(GATEWAY_WRITE_SCOPE)) out.add('write');
   if (scopes.includes(GATEWAY_INPUT_SCOPE)) {
     out.add('input');
+    out.add('lifecycle');
     out.add('write');
   }
   return out;
@@ -89,6 +94,13 @@ export function refuseEffect(principal: Principal, effect: Effect): EffectRefusa
       code: 'INPUT_NOT_ALLOWED',
       message: principal.kind === 'oauth' ? 'this connection was approved without the input scope' : 'this caller may not type into terminals',
       hint: `The operator approved this OAuth client without ${GATEWAY_INPUT_SCOPE}. To type, reconnect the client and tick "Type into terminals" on the consent page.`,
+    };
+  }
+  if (effect === 'lifecycle') {
+    return {
+      code: 'INPUT_NOT_ALLOWED',
+      message: principal.kind === 'oauth' ? 'this connection was approved without the input scope' : 'this caller may not start or close sessions',
+      hint: `Starting and closing sessions needs ${GATEWAY_INPUT_SCOPE}: reconnect the client and tick "Type into terminals" on the consent page.`,
     };
   }
   if (effect === 'write') {

@@ -12,6 +12,7 @@ import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { PaneLocks } from '../input/pane-lock.js';
 import type { InputServices } from '../input/services.js';
+import type { LifecycleServices } from '../lifecycle/lifecycle-deps.js';
 import type { LiveDeps } from '../live/live-deps.js';
 import type { OAuthLoginEnv } from '../oauth/env.js';
 import type { RunningWork } from '../projects/running-work.js';
@@ -56,4 +57,7 @@ export interface BrokerDeps extends BrokerParts {
   transcriptReads: TranscriptReads;
   /** Searches and deploy previews running now, each bounded (projects/running-work.ts). */
   running: RunningWork;
+  /** Launch profiles' sessions: tmux creation and kills, their registry records
+   * (lifecycle/; recovery is started by createBroker). */
+  lifecycle: LifecycleServices;
 }

@@ -36,7 +36,8 @@ export const GATEWAY_OAUTH_PROFILE: OAuthResourceProfile = {
 };
 
 /** The tools that type into a pane: every path to the broker's input.send* and input.run (project_dispatch
- * and supervisor2_execute_send type through the same path). A token without the input
+ * and supervisor2_execute_send type through the same path), and the session lifecycle tools
+ * (the broker's `lifecycle` effect comes with the same scope). A token without the input
  * scope is not listed them; the broker refuses and audits a call anyway. */
 export const INPUT_TOOL_NAMES: ReadonlySet<string> = new Set([
   'terminal_send_task',
@@ -46,6 +47,10 @@ export const INPUT_TOOL_NAMES: ReadonlySet<string> = new Set([
   'terminal_run',
   'project_dispatch',
   'supervisor2_execute_send',
+  'terminal_session_start',
+  'terminal_session_close',
+  'terminal_session_restart',
+  'terminal_resize',
 ]);
 
 /** Whether a token with these scopes lacks the input scope this tool needs (it is then not

@@ -33,9 +33,13 @@ function viewOf(s: SessionAccess): SessionView {
 
 export async function loadSessions(opts: { withStatus: boolean }): Promise<SessionsPageData> {
   const list = await broker().grants.list.query();
+  // Recovery state of sessions launch profiles started (none when the broker cannot say).
+  const managed = new Map((await broker().lifecycle.managed.query().catch(() => [])).map((m) => [`${m.session}|${m.session_id}`, m]));
   const sessions = await Promise.all(
     list.sessions.map(async (s) => {
       const view = viewOf(s);
+      const m = managed.get(`${s.name}|${s.session_id}`);
+      if (m) view.recovery = { profile: m.profile, state: m.state, recover: m.recover, restarts: m.restarts_last_hour, max: m.max_restarts_per_hour };
       if (!s.read_allowed) return view;
       const status = opts.withStatus ? await broker().sessions.status.query({ session: s.name }).catch(() => undefined) : undefined;
       if (status) view.status = { status: status.status, reason: status.reason };

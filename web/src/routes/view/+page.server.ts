@@ -6,6 +6,7 @@ import { broker } from '$lib/server/broker.js';
 import { toUiError } from '$lib/server/failure.js';
 import { sendAction } from '$lib/server/send-action.js';
 import { loadSessions } from '$lib/server/sessions-view.js';
+import { resizeAction } from '$lib/server/lifecycle-actions.js';
 import type { Actions, PageServerLoad } from './$types';
 
 /** The full view of one session (`/view?session=NAME`): its metadata from the same list
@@ -36,4 +37,5 @@ export const load: PageServerLoad = async (event) => {
 export const actions: Actions = {
   send: sendAction,
   access: accessAction,
+  resize: resizeAction,
 };

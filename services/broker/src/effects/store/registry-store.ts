@@ -6,6 +6,7 @@
  * Times are milliseconds since the epoch; `session_created` is tmux's unix seconds. */
 import type { SessionRegistryStatus } from '@terminal-mcp/contract';
 import type { SqliteDatabase, StoreDefinition } from './database.js';
+import { migrateLifecycleTables } from './lifecycle-store.js';
 
 export const registryStoreDefinition: StoreDefinition = {
   name: 'registry',
@@ -41,6 +42,8 @@ export const registryStoreDefinition: StoreDefinition = {
       ) STRICT`);
       db.exec('CREATE INDEX session_registry_by_status ON session_registry (status, name)');
     },
+    // v3: sessions a launch profile started, and their starts, deaths and restarts.
+    migrateLifecycleTables,
   ],
 };
 

@@ -5,6 +5,7 @@ import { openStore, type SqliteDatabase, type StoreDefinition } from './database
 import { auditStore, auditStoreDefinition, type AuditStore } from './audit-store.js';
 import { bindingStore, bindingsStoreDefinition, type BindingStore } from './bindings-store.js';
 import { grantsStore, grantsStoreDefinition, type GrantsStore } from './grants-store.js';
+import { lifecycleStore, type LifecycleStore } from './lifecycle-store.js';
 import { leasesStoreDefinition } from './leases-store.js';
 import { notesStore, notesStoreDefinition, type NotesStore } from './notes-store.js';
 import { oauthStore, oauthStoreDefinition, type OAuthStore } from './oauth-store.js';
@@ -22,6 +23,8 @@ export interface Stores {
   readonly audit: AuditStore;
   readonly bindings: BindingStore;
   readonly grants: GrantsStore;
+  /** Sessions launch profiles started (in registry.db). */
+  readonly lifecycle: LifecycleStore;
   readonly notes: NotesStore;
   readonly oauth: OAuthStore;
   readonly registry: SessionRegistryStore;
@@ -52,6 +55,7 @@ export function openStoreSet(stateDir: string): StoreSet {
       audit: auditStore(db('audit')),
       bindings: bindingStore(db('bindings')),
       grants: grantsStore(db('grants')),
+      lifecycle: lifecycleStore(db('registry')),
       notes: notesStore(db('notes')),
       oauth: oauthStore(db('oauth')),
       registry: sessionRegistryStore(db('registry')),

@@ -2,7 +2,7 @@
  * file is auditing the gateway's privilege: every row is a request a gateway tool or its
  * readiness endpoint makes (test/src/role-calls.test.ts derives them from the gateway's
  * source and fails on any difference). */
-import { audit, bindings, catalogue, health, input, notes, oauthServerProcedures as oauth, projects, sessions, supervisor, supervisor2, wait } from '../procedures/index.js';
+import { audit, bindings, catalogue, health, input, lifecycle, notes, oauthServerProcedures as oauth, projects, sessions, supervisor, supervisor2, wait } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const gatewayRouter = router({
@@ -29,6 +29,14 @@ export const gatewayRouter = router({
     sendKeys: input.sendKeys, // mutation
     sendTask: input.sendTask, // mutation
     run: input.run, // mutation
+  },
+  /** Launch profiles' sessions: start, close, restart, resize (off until
+   * permissions.session_lifecycle; audited like input; never a client's command line). */
+  lifecycle: {
+    start: lifecycle.start, // mutation
+    close: lifecycle.close, // mutation
+    restart: lifecycle.restart, // mutation
+    resize: lifecycle.resize, // mutation
   },
   /** Named, identity-pinned bindings: bind/unbind change bindings.db only. */
   bindings: {

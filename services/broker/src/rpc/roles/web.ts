@@ -1,7 +1,7 @@
 /** Everything the dashboard's server may ask the broker, one row per procedure. Rows
  * marked "operator" need the signed-in operator's session token with the call
  * (rpc/operator.ts): the broker derives the acting user from it. */
-import { auditOperator, auth, dashboardInput, dashboardNotes, dashboardTranscripts, grants, health, live, oauthAdminProcedures as oauthAdmin, sessions, supervisorDashboard } from '../procedures/index.js';
+import { auditOperator, auth, dashboardInput, dashboardLifecycle, dashboardNotes, dashboardTranscripts, grants, health, live, oauthAdminProcedures as oauthAdmin, sessions, supervisorDashboard } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const webRouter = router({
@@ -24,6 +24,16 @@ export const webRouter = router({
   input: {
     sendText: dashboardInput.sendText, // operator, mutation
     sendKeys: dashboardInput.sendKeys, // operator, mutation: the full view's take-over
+  },
+  /** "New session" from a launch profile, close and restart with confirmation, and the
+   * recovery state on the session cards (same gates and audit as the gateway's tools). */
+  lifecycle: {
+    profiles: dashboardLifecycle.profiles, // operator
+    managed: dashboardLifecycle.managed, // operator
+    start: dashboardLifecycle.start, // operator, mutation
+    close: dashboardLifecycle.close, // operator, mutation
+    restart: dashboardLifecycle.restart, // operator, mutation
+    resize: dashboardLifecycle.resize, // operator, mutation: the full view's window size
   },
   /** The /audit page: every input attempt and a per-day summary of reads. */
   audit: {

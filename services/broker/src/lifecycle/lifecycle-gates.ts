@@ -1,0 +1,106 @@
+/**
+ * The gates every lifecycle call passes, in order, at the moment it acts (the effect is
+ * authorized here, not only at the procedure's door):
+ *  1. the caller's principal may cause the `lifecycle` effect (policy/authority.ts);
+ *  2. `permissions.session_lifecycle` is on (LIFECYCLE_DISABLED);
+ *  3. the profile exists and allows the name and directory (policy/launch.ts);
+ *  4. for an existing session: exactly the session the caller saw (IDENTITY_CHANGED), a
+ *     name that is not sensitive or protected, started by a profile (unless
+ *     `session_lifecycle.close_unmanaged`, and then the input policy must allow it), and no
+ *     guarded command anywhere in its pane's process tree (COMMAND_GUARDED).
+ */
+import { AppError } from '@terminal-mcp/contract';
+import { requireEffect } from '../access/require-effect.js';
+import type { LaunchProfile as ConfigLaunchProfile } from '../config/launch-profile-schema.js';
+import { realDirectory } from '../effects/launch-dir.js';
+import { readPaneProcessTree } from '../effects/proc/process-tree.js';
+import type { ManagedSession } from '../effects/store/lifecycle-store.js';
+import type { SessionFacts } from '../effects/tmux/types.js';
+import { isSensitiveName } from '../policy/access.js';
+import { commandName, firstGuardedCommand, nameIs } from '../policy/foreground.js';
+import { checkLaunchName, checkRequestedCwd, cwdUnderRoots, findProfile, isRefusal, type LaunchRefusal } from '../policy/launch.js';
+import type { LifecycleCaller } from './lifecycle-deps.js';
+
+const refuse = (r: LaunchRefusal): never => {
+  throw new AppError(r.code, r.message);
+};
+
+/** Gates 1 and 2. */
+export function requireLifecycle(caller: LifecycleCaller): void {
+  requireEffect(caller, 'lifecycle');
+  if (!caller.deps.config.permissions.session_lifecycle) throw new AppError('LIFECYCLE_DISABLED', 'starting, closing and restarting sessions is turned off');
+}
+
+export function profileNamed(caller: LifecycleCaller, name: string): ConfigLaunchProfile {
+  const found = findProfile(caller.deps.config.launch_profiles, name);
+  return isRefusal(found) ? refuse(found) : found;
+}
+
+export function requireLaunchName(caller: LifecycleCaller, profile: ConfigLaunchProfile, name: string): void {
+  const refusal = checkLaunchName(profile, name, caller.deps.config.session_lifecycle.protected_sessions);
+  if (refusal) refuse(refusal);
+}
+
+/** The profile's own program must not be a guarded command (a profile that starts `ssh`
+ * would hand whoever may start it a login elsewhere), unless guarded_command_allow names it
+ * for this session. */
+export function requireUnguardedProfile(caller: LifecycleCaller, profile: ConfigLaunchProfile, session: string): void {
+  const policy = caller.deps.config.input_policy;
+  const program = commandName(profile.command[0]!);
+  const allowed = policy.guarded_command_allow.filter((e) => e.session === session).flatMap((e) => e.commands);
+  if (policy.guarded_commands.some((g) => nameIs(program, g)) && !allowed.some((a) => nameIs(program, a))) {
+    throw new AppError('COMMAND_GUARDED', `the profile runs ${JSON.stringify(program)}, a guarded command`);
+  }
+}
+
+/** The real directory to start in: the requested one (or the first root), with symlinks
+ * resolved, under one of the profile's roots (also resolved). */
+export function resolveLaunchCwd(profile: ConfigLaunchProfile, requested: string | undefined): string {
+  const cwd = requested ?? profile.roots[0]!;
+  const syntax = checkRequestedCwd(cwd);
+  if (syntax) refuse(syntax);
+  const real = realDirectory(cwd);
+  const roots = profile.roots.map(realDirectory).filter((r): r is string => r !== null);
+  if (real === null || !cwdUnderRoots(real, roots)) throw new AppError('LAUNCH_NOT_ALLOWED', "cwd is not an existing directory under the profile's roots (symlinks resolved)");
+  // The resolved path goes to tmux (-c is format-expanded): hold it to the same rule.
+  const resolved = checkRequestedCwd(real);
+  if (resolved) refuse(resolved);
+  return real;
+}
+
+/** Gate 4: the live session under exactly `name`, if it is the one the caller saw and
+ * may be closed or restarted; with its managed record when a profile started it. */
+export async function requireClosable(caller: LifecycleCaller, name: string, expectSessionId: string, opts: { needsProfile: boolean }): Promise<{ found: SessionFacts; managed: ManagedSession | undefined }> {
+  const { deps } = caller;
+  if (isSensitiveName(name) || deps.config.session_lifecycle.protected_sessions.includes(name)) {
+    throw new AppError('LAUNCH_NOT_ALLOWED', 'sensitive and protected sessions are never closed or restarted');
+  }
+  const found = await deps.tmux.findSession(name);
+  if (found === null) throw new AppError('SESSION_NOT_FOUND', 'no session has exactly that name');
+  if (found.sessionId !== expectSessionId) {
+    throw new AppError('IDENTITY_CHANGED', 'the session under that name is not the one you saw (its session_id differs)', 'Call terminal_list_sessions, check the session, and pass its current session_id.');
+  }
+  const managed = deps.lifecycle.store.byIdentity(found.serverPid, found.sessionId, found.created);
+  if (managed === undefined || managed.state !== 'RUNNING') {
+    if (opts.needsProfile || !deps.config.session_lifecycle.close_unmanaged) throw new AppError('LAUNCH_NOT_ALLOWED', 'this session was not started by a launch profile');
+    // Operator allowed more: still only a session the input policy lets this caller drive.
+    deps.access.checkInputName({ session: name }, 'text');
+  }
+  const pane = found.activePane;
+  if (pane === null) throw new AppError('SESSION_NOT_FOUND', 'the session has no pane');
+  const processes = await readPaneProcessTree(pane.panePid, pane.currentCommand);
+  if (processes.source === 'unreadable') throw new AppError('COMMAND_GUARDED', "the pane's processes could not be read");
+  const policy = deps.config.input_policy;
+  const allowed = policy.guarded_command_allow.filter((e) => e.session === name).flatMap((e) => e.commands);
+  const guarded = firstGuardedCommand(processes, policy.guarded_commands, allowed);
+  if (guarded !== null) throw new AppError('COMMAND_GUARDED', `the session is running ${JSON.stringify(guarded)}, a guarded command`);
+  return { found, managed: managed?.state === 'RUNNING' ? managed : undefined };
+}
+
+export const auditedTargetOf = (s: SessionFacts) => ({
+  serverPid: s.serverPid,
+  sessionId: s.sessionId,
+  sessionCreated: s.created,
+  paneId: s.activePane?.paneId ?? null,
+  panePid: s.activePane?.panePid ?? null,
+});

@@ -1,0 +1,28 @@
+/** terminal_resize: sets the size of a session's current window, within the contract's
+ * bounds (checked by the schema and again by the effect). The session must be one the
+ * caller may type into (the input policy on its name): resizing changes what its program
+ * sees. The broker's control clients attach with ignore-size and keep out of sizing. */
+import { AppError, LIFECYCLE_LIMITS, type SessionResizeInput, type SessionResizeOutput } from '@terminal-mcp/contract';
+import { withLifecycleAudit } from './lifecycle-audit.js';
+import type { LifecycleCaller } from './lifecycle-deps.js';
+import { auditedTargetOf, requireLifecycle } from './lifecycle-gates.js';
+
+export function resizeSession(caller: LifecycleCaller, input: SessionResizeInput): Promise<SessionResizeOutput> {
+  return withLifecycleAudit(caller, 'terminal_resize', async (audit) => {
+    audit.session(input.session);
+    requireLifecycle(caller);
+    const { width, height } = input;
+    if (width < LIFECYCLE_LIMITS.minWidth || width > LIFECYCLE_LIMITS.maxWidth || height < LIFECYCLE_LIMITS.minHeight || height > LIFECYCLE_LIMITS.maxHeight) {
+      throw new AppError('LAUNCH_NOT_ALLOWED', 'the size is out of bounds');
+    }
+    caller.deps.access.checkInputName({ session: input.session }, 'text');
+    const target = await caller.deps.access.inputTarget({ session: input.session }, 'text');
+    const found = await caller.deps.tmux.findSession(target.sessionName);
+    if (found === null || found.sessionId !== target.identity.sessionId) throw new AppError('SESSION_NOT_FOUND', 'no session has exactly that name');
+    audit.session(found.name, auditedTargetOf(found));
+    const auditId = audit.begin(`resize ${width}x${height}`);
+    if (!(await caller.deps.lifecycle.tmux.resize(found.sessionId, width, height))) throw new AppError('TMUX_UNAVAILABLE', 'tmux refused to resize the window');
+    audit.finish('SENT', null, `RESIZED ${width}x${height}`);
+    return { session: found.name, session_id: found.sessionId, width, height, audit_id: auditId };
+  });
+}

@@ -1,0 +1,111 @@
+// Guards the dashboard's session lifecycle (production build, real broker and tmux, Chromium): "New session" starts each launch profile's own program; close and restart happen only after the page's confirmation step (cancel changes nothing), pinned to the session the page showed; a hostile name is refused with nothing started; a profile-started session's card shows its recovery state; its full view resizes its window.
+import { tmpdir } from 'node:os';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signInFirstTime, startWebStack, WEB_TEST_CONFIG, waitFor, waitForHydration, type WebStack } from './helpers/web-stack.js';
+
+describe('dashboard session lifecycle', { timeout: 180_000 }, () => {
+  let stack: WebStack;
+  let page: Page;
+
+  const sessions = async () =>
+    (await stack.tmux.tmux(['list-sessions', '-F', '#{session_name} #{session_id}']))
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('claude-'));
+  const idOf = async (name: string) => (await sessions()).find((l) => l.startsWith(`${name} `))?.split(' ')[1];
+  const row = (name: string) => page.locator(`[data-testid="managed"] li[data-session="${name}"]`);
+
+  async function startFromPage(profile: string, name: string) {
+    await page.goto(`${stack.baseUrl}/launch`);
+    await waitForHydration(page);
+    await page.getByTestId('profile').selectOption(profile);
+    await page.getByTestId('name').fill(name);
+    await page.getByTestId('start').click();
+  }
+
+  beforeAll(async () => {
+    stack = await startWebStack({
+      config: {
+        ...WEB_TEST_CONFIG,
+        permissions: { ...WEB_TEST_CONFIG.permissions, session_lifecycle: true },
+        launch_profiles: [
+          { name: 'shell', command: ['env', 'PS1=$ ', 'bash', '--norc', '--noprofile', '-i'], roots: [tmpdir()], name_pattern: 'claude-*', ready_command: 'bash' },
+          { name: 'sleeper', command: ['sleep', '3600'], roots: [tmpdir()], name_pattern: 'claude-*', recover: 'on_exit', max_restarts_per_hour: 3 },
+        ],
+      },
+    });
+    page = await (await stack.browser.newContext({ locale: 'en-US' })).newPage();
+    await signInFirstTime(page, stack);
+  }, 180_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it.each(['sleeper', 'shell'])('starts profile %s, and closes it only after the confirmation', async (profile) => {
+    const name = `claude-web-${profile}`;
+    await startFromPage(profile, name);
+    await page.getByTestId('started').waitFor();
+    expect(await page.getByTestId('started').textContent()).toContain(name);
+    const id = await waitFor(`${name} in tmux`, () => idOf(name), 30_000);
+    await page.locator(`[data-testid="managed"] li[data-session="${name}"][data-state="RUNNING"]`).waitFor();
+
+    // Cancel: nothing happens.
+    await row(name).getByTestId('close').click();
+    await row(name).getByRole('button', { name: 'Cancel' }).click();
+    expect(await idOf(name)).toBe(id);
+    // Confirm: exactly that session is closed.
+    await row(name).getByTestId('close').click();
+    expect(await row(name).textContent()).toContain(id);
+    await row(name).getByTestId('confirm').click();
+    await waitFor(`${name} closed`, async () => (await idOf(name)) === undefined, 30_000);
+    await page.locator(`[data-testid="managed"] li[data-session="${name}"][data-state="CLOSED"]`).waitFor();
+  });
+
+  it('restarts a session under a new identity after the confirmation', async () => {
+    const name = 'claude-web-restart';
+    await startFromPage('shell', name);
+    const id = await waitFor(`${name} in tmux`, () => idOf(name), 30_000);
+    await page.goto(`${stack.baseUrl}/launch`);
+    await waitForHydration(page);
+    await row(name).getByTestId('restart').click();
+    await row(name).getByTestId('confirm').click();
+    const next = await waitFor(`${name} restarted`, async () => {
+      const now = await idOf(name);
+      return now !== undefined && now !== id ? now : undefined;
+    }, 30_000);
+    await page.locator(`[data-testid="managed"] li[data-session="${name}"]`).filter({ hasText: next }).waitFor();
+  });
+
+  it('refuses a hostile name and starts nothing', async () => {
+    const before = await sessions();
+    for (const name of ['claude-x;', 'claude-#{pid}', '-claude']) {
+      await startFromPage('sleeper', name);
+      await page.getByTestId('start-error').waitFor();
+    }
+    expect(await sessions()).toEqual(before);
+  });
+
+  it("shows a profile-started session's recovery state on its dashboard card", async () => {
+    const name = 'claude-web-card';
+    await startFromPage('sleeper', name);
+    await waitFor(`${name} in tmux`, () => idOf(name), 30_000);
+    await page.goto(`${stack.baseUrl}/`);
+    const badge = page.locator('article, section, div').filter({ has: page.getByRole('button', { name }) }).getByTestId('recovery').first();
+    await badge.waitFor();
+    expect(await badge.textContent()).toMatch(/sleeper: Running, 0\/3 restarts this hour/);
+  });
+
+  it("resizes a session's window from its full view, within bounds", async () => {
+    const name = 'claude-web-card';
+    await page.goto(`${stack.baseUrl}/view?session=${name}`);
+    await waitForHydration(page);
+    const form = page.getByTestId('resize');
+    await form.locator('input[name="width"]').fill('90');
+    await form.locator('input[name="height"]').fill('25');
+    await form.getByRole('button').click();
+    const size = () => stack.tmux.tmux(['display-message', '-p', '-t', `=${name}:`, '#{window_width}x#{window_height}']);
+    await waitFor('the window at 90x25', async () => (await size()).trim() === '90x25', 30_000);
+  });
+});

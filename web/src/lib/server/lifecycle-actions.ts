@@ -1,0 +1,81 @@
+/** The dashboard's session lifecycle: "New session" from a launch profile, close and
+ * restart (the page asks for confirmation first; the broker also requires `confirm`),
+ * through the broker's same gates and audit as the MCP tools, under the signed-in
+ * operator. The form values are checked here only for shape: the broker decides. */
+import { fail, type RequestEvent } from '@sveltejs/kit';
+import { LIFECYCLE_LIMITS, LIMITS, type LaunchProfileView, type ManagedSessionState } from '@terminal-mcp/contract';
+import type { UiError } from '../ui-error.js';
+import { requireUser } from './auth.js';
+import { broker } from './broker.js';
+import { toUiError } from './failure.js';
+
+export interface LifecyclePage {
+  enabled: boolean;
+  profiles: LaunchProfileView[];
+  managed: ManagedSessionState[];
+}
+
+export async function loadLifecycle(): Promise<LifecyclePage> {
+  const [{ enabled, profiles }, managed] = await Promise.all([broker().lifecycle.profiles.query(), broker().lifecycle.managed.query()]);
+  return { enabled, profiles, managed };
+}
+
+const field = (form: FormData, key: string, max: number): string | undefined => {
+  const v = form.get(key);
+  return typeof v === 'string' && v.length > 0 && v.length <= max ? v : undefined;
+};
+const invalid = (what: string, detail: string) => fail(400, { [what]: { error: { code: 'INVALID_ARGUMENT', detail } satisfies UiError } });
+
+export async function startAction(event: RequestEvent) {
+  requireUser(event);
+  const form = await event.request.formData();
+  const profile = field(form, 'profile', 64);
+  if (!profile) return invalid('start', 'profile');
+  const name = field(form, 'name', LIMITS.sessionName);
+  const cwd = field(form, 'cwd', LIFECYCLE_LIMITS.cwdChars);
+  const prompt = field(form, 'prompt', 32_000);
+  try {
+    const r = await broker().lifecycle.start.mutate({ profile, ...(name ? { name } : {}), ...(cwd ? { cwd } : {}), ...(prompt ? { prompt } : {}) });
+    return { start: { ok: true as const, session: r.session, session_id: r.session_id, prompt_error: r.prompt?.error_code ?? null } };
+  } catch (err) {
+    const { status, error } = toUiError(err);
+    return fail(status, { start: { error } });
+  }
+}
+
+/** Close or restart: `confirm` must come with the form (the page's confirmation step). */
+export function pinnedAction(kind: 'close' | 'restart') {
+  return async (event: RequestEvent) => {
+    requireUser(event);
+    const form = await event.request.formData();
+    const session = field(form, 'session', LIMITS.sessionName);
+    const expect = field(form, 'expect_session_id', 12);
+    if (!session || !expect) return invalid(kind, 'session');
+    const confirm = form.get('confirm') === 'true';
+    try {
+      const input = { session, expect_session_id: expect, confirm };
+      const r = kind === 'close' ? await broker().lifecycle.close.mutate(input) : await broker().lifecycle.restart.mutate(input);
+      return { [kind]: { ok: true as const, session, result: r.result } };
+    } catch (err) {
+      const { status, error } = toUiError(err);
+      return fail(status, { [kind]: { session, error } });
+    }
+  };
+}
+
+/** The full view's window size (the broker checks the bounds again, and the input policy). */
+export async function resizeAction(event: RequestEvent) {
+  requireUser(event);
+  const form = await event.request.formData();
+  const session = field(form, 'session', LIMITS.sessionName);
+  const width = Number(form.get('width'));
+  const height = Number(form.get('height'));
+  if (!session || !Number.isInteger(width) || !Number.isInteger(height)) return invalid('resize', 'size');
+  try {
+    const r = await broker().lifecycle.resize.mutate({ session, width, height });
+    return { resize: { ok: true as const, width: r.width, height: r.height } };
+  } catch (err) {
+    const { status, error } = toUiError(err);
+    return fail(status, { resize: { error } });
+  }
+}
