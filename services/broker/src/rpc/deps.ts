@@ -10,6 +10,9 @@ import type { BrokerConfig } from '../config/schema.js';
 import type { StoreSet } from '../effects/store/store-set.js';
 import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
+import type { ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
+import type { NodeConfig } from '../config/nodes-schema.js';
+import type { NodeSet } from '../nodes/node-set.js';
 import type { InputServices } from '../input/services.js';
 import type { LiveDeps } from '../live/live-deps.js';
 import type { OAuthLoginEnv } from '../oauth/env.js';
@@ -31,6 +34,8 @@ export interface BrokerParts {
   /** Session transcripts (effects/transcripts/recorder.ts), fed by the registry's passes;
    * with `transcripts.enabled: false` it records nothing and reads find no transcript. */
   transcripts: TranscriptRecorder;
+  /** Builds a node's tmux adapter over ssh (config `nodes:`); absent: no nodes (tests). */
+  nodeAdapterFor?: ((node: NodeConfig) => ControlModeTmuxAdapter) | undefined;
 }
 
 export interface BrokerDeps extends BrokerParts {
@@ -50,4 +55,6 @@ export interface BrokerDeps extends BrokerParts {
   /** Cursors, output since a cursor and DEAD sessions' transcripts, over `transcripts`
    * and `access` (transcripts/transcript-reads.ts). */
   transcriptReads: TranscriptReads;
+  /** Other hosts over ssh (nodes/node-set.ts); absent when none are configured. */
+  nodes?: NodeSet | undefined;
 }

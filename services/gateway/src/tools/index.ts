@@ -4,12 +4,13 @@ import type { GatewayTool } from './define-tool.js';
 import { auditTools } from './audit.js';
 import { bindingTools } from './bindings.js';
 import { inputTools } from './input.js';
+import { nodeTools } from './nodes.js';
 import { noteTools } from './notes.js';
 import { projectTools } from './projects.js';
 import { sessionTools } from './sessions.js';
 import { supervisorTools } from './supervisor.js';
 import { waitTools } from './wait.js';
 
-export const GATEWAY_TOOLS: readonly GatewayTool[] = [...sessionTools, ...waitTools, ...inputTools, ...bindingTools, ...auditTools, ...noteTools, ...projectTools, ...supervisorTools];
+export const GATEWAY_TOOLS: readonly GatewayTool[] = [...sessionTools, ...waitTools, ...inputTools, ...bindingTools, ...auditTools, ...noteTools, ...projectTools, ...supervisorTools, ...nodeTools];
 
 export { defineTool, READ_ONLY_ANNOTATIONS, type GatewayTool, type ToolContext, type ToolSpec } from './define-tool.js';

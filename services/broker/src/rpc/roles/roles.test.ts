@@ -39,6 +39,7 @@ describe('role routers', () => {
           "input.sendKeys:mutation",
           "input.sendTask:mutation",
           "input.sendText:mutation",
+          "nodes.health:query",
           "notes.addAttachment:mutation",
           "notes.create:mutation",
           "notes.delete:mutation",
