@@ -9,6 +9,8 @@ import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process
 import { sshdUnavailable, startSshd, type TestSshd } from './helpers/sshd.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 import { waitFor } from './helpers/wait-for.js';
+import { repoPath } from './helpers/repo.js';
+import { runNode } from './helpers/run-node.js';
 
 const unavailable = sshdUnavailable();
 if (unavailable !== undefined) console.log(`skipping the remote-node tests: ${unavailable}`);
@@ -121,6 +123,13 @@ describe.skipIf(unavailable !== undefined)('nodes over a real sshd', () => {
     expect(nodes.find((n) => n.node === 'gpu')).toMatchObject({ transport: 'up', execution: 'EXECUTION_OK', server_pid: remotePid });
     expect(nodes.find((n) => n.node === 'local')).toMatchObject({ transport: 'up', execution: 'EXECUTION_OK' });
     expect(nodes.find((n) => n.node === 'stranger')).toMatchObject({ transport: 'failed', execution: 'NOT_PROBED', reason: 'host key not known' });
+  });
+
+  it('shows each node in `terminal-mcp status`', async () => {
+    const r = await runNode([repoPath('services/broker/dist/effects/launch/terminal-mcp.js'), 'status'], broker.env);
+    expect(r.stdout).toMatch(/^nodes: +gpu: up, EXECUTION_OK, \d+ ms$/m);
+    expect(r.stdout).toMatch(/^ +stranger: failed, NOT_PROBED \(host key not known\)/m);
+    expect(r.stdout).toContain(`ssh-keyscan -p ${sshd.port} 127.0.0.1 >> ${sshd.emptyKnownHosts}`);
   });
 
   it('refuses a host whose key is not known, with the exact command to accept it, and accepts nothing itself', async () => {

@@ -99,10 +99,10 @@ export function formatStatus(s: Status): string {
   row('sockets:', s.socket_dir);
   for (const sock of s.sockets) row('', `${sock.role}.sock ${sock.answers ? 'answers' : 'not answering'}`);
   row('tmux:', `${s.tmux.server}: ${s.tmux.reachable ? 'reachable' : 'NOT reachable'} (${s.tmux.detail})`);
-  for (const n of s.nodes) {
+  for (const [i, n] of s.nodes.entries()) {
     const state = `${n.transport}, ${n.execution}${n.latency_ms !== undefined ? `, ${n.latency_ms} ms` : ''}${n.reason !== undefined ? ` (${n.reason})` : ''}${n.next_retry_at !== undefined ? `, retry at ${n.next_retry_at}` : ''}`;
-    row(`node ${n.node}:`, state);
-    if (n.hint !== undefined && n.transport !== 'up') row('', n.hint);
+    row(i === 0 ? 'nodes:' : '', `${n.node}: ${state}`);
+    if (n.hint !== undefined && n.transport !== 'up') row('', `  ${n.hint}`);
   }
   for (const svc of s.services) {
     const ready = svc.http_status === 200 ? 'ready' : `NOT ready (${svc.ready_url} answers HTTP ${svc.http_status ?? '-'})`;
