@@ -3,9 +3,10 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createBrokerClient, describeBrokerFailure, type BrokerClient } from '@terminal-mcp/broker-client';
+import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
+import { failureOf } from './helpers/broker-failure.js';
 import { sshdUnavailable, startSshd, type TestSshd } from './helpers/sshd.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 import { waitFor } from './helpers/wait-for.js';
@@ -22,14 +23,6 @@ let broker: BrokerProcess;
 let client: BrokerClient<'gateway'>;
 const pwnFile = join(tmpdir(), `tmcp-pwn-${randomBytes(4).toString('hex')}`);
 
-async function failureOf(p: Promise<unknown>) {
-  try {
-    await p;
-  } catch (err) {
-    return describeBrokerFailure(err);
-  }
-  throw new Error('expected a failure');
-}
 
 /** argv of every live process, for "no client text on a command line". */
 function commandLines(): string[] {

@@ -11,9 +11,10 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, createConnection } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { freePort, portAnswers } from './ports.js';
+import { pidAlive } from './owned-process.js';
 import { findSystemTool } from './system-tool.js';
 import { waitFor } from './wait-for.js';
 
@@ -42,28 +43,6 @@ export function sshdUnavailable(): string | undefined {
   return undefined;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const c = createConnection({ host: '127.0.0.1', port });
-    c.once('connect', () => {
-      c.destroy();
-      resolve(true);
-    });
-    c.once('error', () => resolve(false));
-  });
-}
-
 /** Every descendant of `pid` (from /proc), deepest last. */
 function descendants(pid: number): number[] {
   const children = new Map<number, number[]>();
@@ -89,14 +68,6 @@ function descendants(pid: number): number[] {
   return out;
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 export async function startSshd(): Promise<TestSshd> {
   const sshd = findSystemTool('sshd') as string;
@@ -141,7 +112,7 @@ export async function startSshd(): Promise<TestSshd> {
     child = c;
     await waitFor(`sshd listening on ${port}`, async () => {
       if (c.exitCode !== null) throw new Error(`sshd exited: ${stderr}`);
-      return listening(port);
+      return portAnswers(port);
     });
   };
   const kill = async () => {
@@ -155,7 +126,7 @@ export async function startSshd(): Promise<TestSshd> {
         /* already gone */
       }
     }
-    await waitFor('sshd and its sessions to exit', () => tree.every((p) => !alive(p)) || undefined);
+    await waitFor('sshd and its sessions to exit', () => tree.every((p) => !pidAlive(p)) || undefined);
     child = undefined;
   };
   await start();
