@@ -16,6 +16,10 @@ export const CAPABILITY_TABLE = {
     "tmux sessions": [
       "tmux/session-lifecycle"
     ],
+    "ssh": [
+      "ssh/",
+      "tmux/transport"
+    ],
     "tmux pipe": [
       "transcripts/"
     ],
@@ -195,6 +199,13 @@ export const CAPABILITY_TABLE = {
         "lifecycle",
         "supervisor"
       ]
+    },
+    "nodes": {
+      "may": [
+        "tmux read",
+        "ssh"
+      ],
+      "stores": []
     },
     "audit": {
       "may": [],

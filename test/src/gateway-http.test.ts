@@ -120,6 +120,7 @@ describe('MCP over HTTP with a live broker', () => {
       'terminal_input_context',
       'terminal_list_input_audit',
       'terminal_list_sessions',
+      'terminal_node_health',
       'terminal_read_since',
       'terminal_resume_wait',
       'terminal_status',

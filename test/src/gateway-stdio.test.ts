@@ -70,6 +70,7 @@ describe('MCP over stdio with a live broker', () => {
       'terminal_list_bindings',
       'terminal_list_input_audit',
       'terminal_list_sessions',
+      'terminal_node_health',
       'terminal_read_since',
       'terminal_resume_wait',
       'terminal_status',

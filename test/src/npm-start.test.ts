@@ -1,12 +1,13 @@
 // Guards `npm start` (scripts/start.mjs): the banner comes once every service is ready and shows the broker's config (transcripts on by default: a readable session is recorded); a second start says "already running" and exits 0; a reused broker with another config is reported; SIGKILL of the supervisor leaves no orphan holding a port or the broker lock; `terminal-mcp stop` stops it all; the service log files hold JSON lines only.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BROKER_NODE_FLAGS } from '@terminal-mcp/broker/node-flags';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess } from './helpers/broker-process.js';
+import { freePort, portAnswers } from './helpers/ports.js';
+import { pidAlive } from './helpers/owned-process.js';
 import { repoPath } from './helpers/repo.js';
 import { cleanEnv, runNode, waitFor } from './helpers/run-node.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
@@ -17,33 +18,7 @@ let tmux: TmuxTestServer;
 const roots: string[] = [];
 const started: ChildProcess[] = [];
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function portAnswers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const c = createConnection({ host: '127.0.0.1', port });
-    c.once('connect', () => (c.destroy(), resolve(true)));
-    c.once('error', () => resolve(false));
-  });
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const alive = pidAlive;
 
 async function privateEnv(extra: Record<string, string> = {}): Promise<NodeJS.ProcessEnv> {
   const root = mkdtempSync(join(tmpdir(), 'tmcp-start-'));

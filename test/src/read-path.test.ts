@@ -4,9 +4,10 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { createBrokerClient, describeBrokerFailure, type BrokerClient } from '@terminal-mcp/broker-client';
+import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
+import { failureOf } from './helpers/broker-failure.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 
 let tmux: TmuxTestServer;
@@ -28,14 +29,6 @@ async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, what: strin
   throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
 }
 
-async function failureOf(p: Promise<unknown>) {
-  try {
-    await p;
-  } catch (err) {
-    return describeBrokerFailure(err);
-  }
-  throw new Error('expected a failure');
-}
 
 beforeAll(async () => {
   tmux = await startTmuxServer();

@@ -24,6 +24,8 @@ import { idleExitSeconds, watchForIdle } from './effects/idle-exit.js';
 import { recordBrokerRun } from './effects/store/registry-store.js';
 import { openStoreSet } from './effects/store/store-set.js';
 import { createTmuxAdapter } from './effects/tmux/adapter.js';
+import { nodeAdapters } from './effects/ssh/node-adapters.js';
+import { createNodeSet } from './nodes/node-set.js';
 import { startAuditRetention } from './audit/retention.js';
 import { createInputServices, recoverInterruptedInput, type InputServices } from './input/services.js';
 import { createPaneLocks } from './input/pane-lock.js';
@@ -87,7 +89,10 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   const supervisor = createSupervisor({ config, tmux, stores, log, reader }, parts.live.paneWatch);
   const transcriptReads = createTranscriptReads({ config, tmux, access, transcripts: parts.transcripts });
   const lifecycle = createLifecycleServices({ tmuxSocket: parts.info.tmuxSocket, stores });
-  return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork(), lifecycle };
+  // Other hosts' tmux over ssh: a gate and a reader per node, over the same read audit.
+  const adapterFor = parts.nodeAdapterFor;
+  const nodes = adapterFor !== undefined && config.nodes.length > 0 ? createNodeSet({ config, reads: services.reads, adapterFor }) : undefined;
+  return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork(), lifecycle, nodes };
 }
 
 /** TERMINAL_MCP_LOG_LEVEL, the one log-level switch of every service, wins over
@@ -168,7 +173,10 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
       transcripts,
       // In memory: the instance lock above rules out a second broker typing here.
       paneLocks: createPaneLocks(),
+      nodeAdapterFor: nodeAdapters(config, paths.stateDir, log),
     });
+    // Each node's control client, then its ssh master connection (ssh -O exit).
+    onStop('nodes', () => deps.nodes?.close());
     // Queued read-audit records are written before the stores close (cleanups run in
     // reverse order).
     onStop('read-audit flush', () => deps.input.reads.flush());

@@ -22,3 +22,4 @@ export * from './broker-link.js';
 export * from './transcripts.js';
 export * from './toolsets.js';
 export * from './lifecycle.js';
+export * from './nodes.js';

@@ -2,6 +2,7 @@
  * Field names are snake_case because they are the public MCP API (hosted clients
  * cache tool schemas for a long time). */
 import { z } from 'zod';
+import { listedNodeSchema } from './nodes.js';
 import { LIMITS } from './limits.js';
 import { deadSessionSchema } from './session-registry.js';
 
@@ -53,6 +54,8 @@ export const listSessionsOutputSchema = z.object({
   tmux: tmuxServerStateSchema.describe('running, or not_running: no tmux server exists (sessions is empty; include_dead still lists gone sessions)'),
   /** With include_dead: sessions the registry remembers that are no longer in tmux. */
   dead_sessions: z.array(deadSessionSchema).optional(),
+  /** With `nodes:` configured: every node and whether it answered (its sessions are listed as node:session). */
+  nodes: z.array(listedNodeSchema).optional(),
 });
 export type ListSessionsOutput = z.infer<typeof listSessionsOutputSchema>;
 

@@ -64,6 +64,7 @@ export const sessionListAnswerSchema = z.object({
   columns: z.array(z.string()),
   rows: z.array(z.array(z.union([z.string(), z.number(), z.boolean(), z.null()]))),
   dead_sessions: listSessionsOutputSchema.shape.dead_sessions,
+  nodes: listSessionsOutputSchema.shape.nodes,
 });
 export type SessionListAnswer = z.infer<typeof sessionListAnswerSchema>;
 
@@ -92,6 +93,7 @@ export function compactSessionList(out: ListSessionsOutput, now = Date.now()): S
     count: out.sessions.length,
     ...compactRows(records, SESSION_LIST_COLUMNS, ['name']),
     ...(out.dead_sessions ? { dead_sessions: out.dead_sessions } : {}),
+    ...(out.nodes ? { nodes: out.nodes } : {}),
   };
 }
 
@@ -103,7 +105,9 @@ export function renderSessionList(out: SessionListAnswer): string {
   const dead = (out.dead_sessions ?? []).map(
     (d) => `- ${quoted(d.name)} ${d.status} since ${d.status_changed_at} (seen ${d.first_seen} to ${d.last_seen})${d.transcript_id !== undefined ? '; transcript kept (include_dead: true)' : ''}${d.last_screen !== null ? `; last screen:\n${d.last_screen}` : ''}`,
   );
-  return [head, ...renderCompactRows(out), ...(out.dead_sessions ? ['', `${dead.length} session(s) gone (registry):`, ...dead] : [])].join('\n');
+  // A node that is down is said so, never shown as a node without sessions.
+  const nodes = out.nodes ? [`nodes: ${out.nodes.map((n) => (n.state === 'up' ? `${n.node} up` : `${n.node} DOWN (${n.reason ?? 'unreachable'})`)).join(', ')}`] : [];
+  return [head, ...nodes, ...renderCompactRows(out), ...(out.dead_sessions ? ['', `${dead.length} session(s) gone (registry):`, ...dead] : [])].join('\n');
 }
 
 export function renderPaneText(p: PaneText): string {

@@ -68,6 +68,7 @@ export const ERROR_PRESENTATION: Record<ErrorCode, ErrorPresentation> = {
   RATE_LIMITED: REFUSAL,
   TIMEOUT: UNAVAILABLE,
   TMUX_UNAVAILABLE: UNAVAILABLE,
+  NODE_UNAVAILABLE: UNAVAILABLE,
   STORE_UNAVAILABLE: UNAVAILABLE,
   AUDIT_UNAVAILABLE: UNAVAILABLE,
   // Not the broker saying no: the service could not reach it at all.

@@ -30,3 +30,13 @@ export async function stopOwned(id: ProcessIdentity, graceMs = 30_000): Promise<
   while (stillRunning(id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   if (signalIdentified(id, 'SIGKILL')) while (stillRunning(id)) await new Promise((r) => setTimeout(r, 50));
 }
+
+/** Whether a process with this pid exists (a zombie counts until its parent reaps it). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

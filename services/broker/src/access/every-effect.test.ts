@@ -179,6 +179,7 @@ const SAMPLES: Record<string, () => unknown> = {
   'live.paneOutput': () => ({ session: TARGET, operatorSession: operator }),
   'health.ready': () => undefined,
   'health.info': () => undefined,
+  'nodes.health': () => ({}),
   'catalogue.toolsets': () => undefined,
 };
 

@@ -30,6 +30,13 @@ export interface GrantLookup {
   findMany(sessionNames: readonly string[]): ReadonlyMap<string, GrantRecord>;
 }
 
+/** For a gate without bindings (a node's, nodes/node-set.ts): a bound pane is never looked up,
+ * and if it were, it would be refused rather than read on another host's tmux. */
+export const NO_BOUND_PANES: Pick<AccessGateDeps, 'bindings' | 'delivery'> = {
+  bindings: { get: () => undefined },
+  delivery: { readIdentity: () => Promise.reject(new AppError('BINDING_NOT_FOUND', 'bindings are not supported on nodes yet')) },
+};
+
 export interface AccessGateDeps {
   config: BrokerConfig;
   tmux: Pick<TmuxAdapter, 'listSessions' | 'findSession' | 'paneFacts'>;

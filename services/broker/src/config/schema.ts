@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { DEFAULT_RUN_SHELLS, gatewayToolsetsConfigSchema, NOTE_LIMITS, PROJECT_LIMITS, RUN_SHELLS, type RunShell } from '@terminal-mcp/contract';
 import { DEFAULT_GUARDED_COMMANDS } from '../policy/input.js';
 import { launchProfileSchema } from './launch-profile-schema.js';
+import { nodesSchema } from './nodes-schema.js';
 
 const pattern = z.string().min(1).max(256);
 
@@ -370,6 +371,8 @@ export const configSchema = z
     supervisor: supervisorSchema.default(() => supervisorSchema.parse({})),
     transcripts: transcriptsSchema.default(() => transcriptsSchema.parse({})),
     known_secrets: knownSecretsSchema.default(() => knownSecretsSchema.parse({})),
+    /** Other hosts reached over OpenSSH (config/nodes-schema.ts). */
+    nodes: nodesSchema,
   })
   .strict()
   .refine((c) => c.project_profiles.every((p) => c.observer.source_roots.some((r) => r.name === p.repo)), {

@@ -11,6 +11,9 @@ import type { StoreSet } from '../effects/store/store-set.js';
 import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { PaneLocks } from '../input/pane-lock.js';
+import type { ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
+import type { NodeConfig } from '../config/nodes-schema.js';
+import type { NodeSet } from '../nodes/node-set.js';
 import type { InputServices } from '../input/services.js';
 import type { LifecycleServices } from '../lifecycle/lifecycle-deps.js';
 import type { LiveDeps } from '../live/live-deps.js';
@@ -36,6 +39,8 @@ export interface BrokerParts {
   transcripts: TranscriptRecorder;
   /** One sender per pane (input/pane-lock.ts): in memory, this broker's only. */
   paneLocks: PaneLocks;
+  /** Builds a node's tmux adapter over ssh (config `nodes:`); absent: no nodes (tests). */
+  nodeAdapterFor?: ((node: NodeConfig) => ControlModeTmuxAdapter) | undefined;
 }
 
 export interface BrokerDeps extends BrokerParts {
@@ -60,4 +65,6 @@ export interface BrokerDeps extends BrokerParts {
   /** Launch profiles' sessions: tmux creation and kills, their registry records
    * (lifecycle/; recovery is started by createBroker). */
   lifecycle: LifecycleServices;
+  /** Other hosts over ssh (nodes/node-set.ts); absent when none are configured. */
+  nodes?: NodeSet | undefined;
 }

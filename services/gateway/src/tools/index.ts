@@ -5,12 +5,13 @@ import { auditTools } from './audit.js';
 import { bindingTools } from './bindings.js';
 import { inputTools } from './input.js';
 import { lifecycleTools } from './lifecycle.js';
+import { nodeTools } from './nodes.js';
 import { noteTools } from './notes.js';
 import { projectTools } from './projects.js';
 import { sessionTools } from './sessions.js';
 import { supervisorTools } from './supervisor.js';
 import { waitTools } from './wait.js';
 
-export const GATEWAY_TOOLS: readonly GatewayTool[] = [...sessionTools, ...waitTools, ...inputTools, ...bindingTools, ...auditTools, ...noteTools, ...projectTools, ...supervisorTools, ...lifecycleTools];
+export const GATEWAY_TOOLS: readonly GatewayTool[] = [...sessionTools, ...waitTools, ...inputTools, ...bindingTools, ...auditTools, ...noteTools, ...projectTools, ...supervisorTools, ...lifecycleTools, ...nodeTools];
 
 export { defineTool, READ_ONLY_ANNOTATIONS, type GatewayTool, type ToolContext, type ToolSpec } from './define-tool.js';

@@ -316,6 +316,7 @@ export const en = {
   'error.RATE_LIMITED': 'Too many failed attempts. Try again in {seconds} s.',
   'error.TIMEOUT': 'The operation took too long. Try again.',
   'error.TMUX_UNAVAILABLE': 'tmux is not reachable.',
+  'error.NODE_UNAVAILABLE': 'That node is not reachable.',
   'error.STORE_UNAVAILABLE': 'A broker store is unavailable.',
   'error.AUDIT_UNAVAILABLE': 'The audit log could not be written, so nothing was done.',
   'error.BROKER_UNAVAILABLE': 'The broker is not reachable.',

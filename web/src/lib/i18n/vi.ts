@@ -317,6 +317,7 @@ export const vi: Messages = {
   'error.RATE_LIMITED': 'Quá nhiều lần thử thất bại. Thử lại sau {seconds} giây.',
   'error.TIMEOUT': 'Thao tác quá lâu. Hãy thử lại.',
   'error.TMUX_UNAVAILABLE': 'Không kết nối được tmux.',
+  'error.NODE_UNAVAILABLE': 'Không kết nối được node đó.',
   'error.STORE_UNAVAILABLE': 'Một kho dữ liệu của broker không khả dụng.',
   'error.AUDIT_UNAVAILABLE': 'Không ghi được nhật ký kiểm toán nên không thực hiện gì.',
   'error.BROKER_UNAVAILABLE': 'Không kết nối được broker.',

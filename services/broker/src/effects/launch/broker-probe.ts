@@ -3,7 +3,7 @@
  * over the Unix socket: the broker package cannot use the client package (that one
  * imports the broker's types). */
 import { request } from 'node:http';
-import { brokerInfoSchema, readinessSchema, socketPathFor, type BrokerInfo, type Readiness } from '@terminal-mcp/contract';
+import { brokerInfoSchema, nodeHealthOutputSchema, readinessSchema, socketPathFor, type BrokerInfo, type Readiness } from '@terminal-mcp/contract';
 import type { z } from 'zod';
 
 function getJson(socketPath: string, path: string, timeoutMs: number): Promise<unknown> {
@@ -45,6 +45,11 @@ export function probeBrokerInfo(socketDir: string, timeoutMs = 3_000): Promise<B
 
 export function probeBrokerReadiness(socketDir: string, timeoutMs = 5_000): Promise<Readiness | undefined> {
   return query(socketDir, 'health.ready', readinessSchema, timeoutMs);
+}
+
+/** Every node's health (this host's included), each probed through its tmux by the broker. */
+export function probeNodeHealth(socketDir: string, timeoutMs = 10_000) {
+  return query(socketDir, `nodes.health?input=${encodeURIComponent('{}')}`, nodeHealthOutputSchema, timeoutMs);
 }
 
 /** GET an HTTP URL on loopback; the status code, or undefined when nothing answers. */

@@ -9,7 +9,7 @@ import { describeConfigSummary, formatBytes } from '../../config/config-summary.
 import { openTranscriptStore } from '../../effects/transcripts/transcript-files.js';
 import { socketAnswers } from '../socket-files.js';
 import { findBroker } from './broker-presence.js';
-import { probeBrokerReadiness, probeHttp, probeJson } from './broker-probe.js';
+import { probeBrokerReadiness, probeHttp, probeJson, probeNodeHealth } from './broker-probe.js';
 import { logDir } from './log-files.js';
 import { serviceEndpoints } from './service-endpoints.js';
 import { readLiveSupervisorRun } from './supervisor-run-file.js';
@@ -26,6 +26,7 @@ export async function collectStatus(env: NodeJS.ProcessEnv) {
   const paths = resolvePaths(env, homedir());
   const broker = await findBroker(paths.socketDir);
   const readiness = broker.info ? await probeBrokerReadiness(paths.socketDir) : undefined;
+  const nodeHealth = broker.info ? await probeNodeHealth(paths.socketDir) : undefined;
   const sockets = await Promise.all(SOCKET_ROLES.map(async (role) => ({ role, path: socketPathFor(paths.socketDir, role), answers: await socketAnswers(socketPathFor(paths.socketDir, role)) })));
   const services = await Promise.all(
     serviceEndpoints(env).map(async (e) => {
@@ -64,6 +65,8 @@ export async function collectStatus(env: NodeJS.ProcessEnv) {
     sockets,
     services,
     tmux,
+    // Only other hosts: this host's tmux is the row above.
+    nodes: (nodeHealth?.nodes ?? []).filter((n) => n.node !== 'local'),
     transcripts: { stored: transcripts.transcripts, bytes: transcripts.bytes },
     supervisor: supervisor ? { pid: supervisor.pid, started_at: supervisor.started_at, owns_broker: supervisor.owns_broker } : null,
     log_dir: existsSync(logDir(paths.stateDir)) ? logDir(paths.stateDir) : null,
@@ -96,6 +99,11 @@ export function formatStatus(s: Status): string {
   row('sockets:', s.socket_dir);
   for (const sock of s.sockets) row('', `${sock.role}.sock ${sock.answers ? 'answers' : 'not answering'}`);
   row('tmux:', `${s.tmux.server}: ${s.tmux.reachable ? 'reachable' : 'NOT reachable'} (${s.tmux.detail})`);
+  for (const [i, n] of s.nodes.entries()) {
+    const state = `${n.transport}, ${n.execution}${n.latency_ms !== undefined ? `, ${n.latency_ms} ms` : ''}${n.reason !== undefined ? ` (${n.reason})` : ''}${n.next_retry_at !== undefined ? `, retry at ${n.next_retry_at}` : ''}`;
+    row(i === 0 ? 'nodes:' : '', `${n.node}: ${state}`);
+    if (n.hint !== undefined && n.transport !== 'up') row('', `  ${n.hint}`);
+  }
   for (const svc of s.services) {
     const ready = svc.http_status === 200 ? 'ready' : `NOT ready (${svc.ready_url} answers HTTP ${svc.http_status ?? '-'})`;
     row(`${svc.service}:`, `${svc.url} ${svc.answers ? `answers, ${ready}` : 'not answering'}`);

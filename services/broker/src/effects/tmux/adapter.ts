@@ -31,6 +31,7 @@ import { announcedFactsOf, type AnnouncedFacts } from './announced-facts.js';
 import { createSessionCache } from './session-cache.js';
 import { closePanePipe, listPanePipes, openPanePipe } from './pane-pipe.js';
 import { readPaneIdentityByControl } from './pane-identity.js';
+import type { TmuxTransport } from './transport.js';
 import type { CaptureOptions, ListedSession, PaneFacts, PanePipes, SessionFacts, SessionsChange, SessionsChangeCause, TmuxAdapter, TmuxHealth } from './types.js';
 
 export interface TmuxAdapterOptions {
@@ -44,6 +45,8 @@ export interface TmuxAdapterOptions {
   commandTimeoutMs?: number;
   connectTimeoutMs?: number;
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number };
+  /** How tmux is reached (transport.ts): tmux on this host by default, ssh for a node. */
+  transport?: TmuxTransport;
 }
 
 /** The adapter plus the control-mode extras later work subscribes to. */
@@ -55,6 +58,10 @@ export interface ControlModeTmuxAdapter extends TmuxAdapter, PanePipes {
   readonly state: ControlState;
   /** Resolves true once connected, false after timeoutMs. */
   waitUntilConnected(timeoutMs: number): Promise<boolean>;
+  /** The connection as the control client sees it, for node health: why the last attempt
+   * failed (raw: for the log and classification, never for a caller), when it retries,
+   * and the server pid while connected. */
+  connectionFacts(): { lastError: string; nextRetryAt: number | undefined; serverPid: number | undefined };
 }
 
 export { assertPaneId, assertSessionId };
@@ -251,6 +258,7 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
   if (options.commandTimeoutMs !== undefined) clientOptions.commandTimeoutMs = options.commandTimeoutMs;
   if (options.connectTimeoutMs !== undefined) clientOptions.connectTimeoutMs = options.connectTimeoutMs;
   if (options.reconnect !== undefined) clientOptions.reconnect = options.reconnect;
+  if (options.transport !== undefined) clientOptions.transport = options.transport;
   const control = new TmuxControlClient(clientOptions);
   control.start();
 
@@ -451,5 +459,6 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
       return control.state;
     },
     waitUntilConnected: (timeoutMs) => control.waitUntilConnected(timeoutMs),
+    connectionFacts: () => ({ lastError: control.lastError, nextRetryAt: control.nextRetryAt, serverPid: control.connection?.serverPid }),
   };
 }

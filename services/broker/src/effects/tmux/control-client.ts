@@ -34,9 +34,9 @@ import {
   ownerPaneCommands,
   parseHandshake,
 } from './hidden-session.js';
-import { acquireIdentifyTurn, identifyGateKey, noteSessionChange, withIdentifyTurn } from './identify-gate.js';
-import { probeTmuxServer, tmuxSocketPath } from './server-socket.js';
+import { acquireIdentifyTurn, noteSessionChange, withIdentifyTurn } from './identify-gate.js';
 import { createTmuxCommandRunner, type TmuxCommandRunner } from './tmux-command.js';
+import { localTransport, type TmuxTransport } from './transport.js';
 
 export { decodeControlOutput } from './control-protocol.js';
 export { tmuxEnvironment, tmuxGlobalArgs } from './control-process.js';
@@ -64,6 +64,8 @@ export interface ControlClientOptions {
   /** Reconnect backoff: starts at initialDelayMs, doubles up to maxDelayMs. */
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number };
   logger?: TmuxLogger;
+  /** How tmux is reached (transport.ts); default: tmux on this host. */
+  transport?: TmuxTransport;
 }
 
 export interface RunOptions {
@@ -132,7 +134,7 @@ export class TmuxControlClient {
   private readonly spawnArgs: string[];
   /** Creates the hidden session (one-shot, detached) before the control client attaches. */
   private readonly runner: TmuxCommandRunner;
-  private readonly socketPath: string | null;
+  private readonly transport: TmuxTransport;
   /** identify-gate.ts: our control clients and session changes on this server take turns. */
   private readonly identifyKey: string;
   /** The hidden session goes when this process has (hidden-session.ts ownerPaneCommands). */
@@ -147,6 +149,7 @@ export class TmuxControlClient {
   private waiting: PendingCommand[] = [];
   private reconnectTimer: NodeJS.Timeout | undefined;
   private nextDelayMs: number;
+  private retryAt = 0;
   private lastErrorValue = 'not started';
   private closing: Promise<void> | null = null;
   private readonly notificationListeners = new Set<(n: ControlNotification) => void>();
@@ -164,9 +167,9 @@ export class TmuxControlClient {
     };
     this.logger = options.logger ?? silentLogger;
     this.env = tmuxEnvironment();
-    this.socketPath = tmuxSocketPath(this.opts.socketName, this.env);
-    this.identifyKey = identifyGateKey(this.opts.socketName, this.env);
-    this.runner = createTmuxCommandRunner({ socketName: this.opts.socketName, tmuxPath: this.opts.tmuxPath });
+    this.transport = options.transport ?? localTransport(this.opts.socketName, this.opts.tmuxPath, this.env);
+    this.identifyKey = this.transport.identifyKey;
+    this.runner = createTmuxCommandRunner({ socketName: this.opts.socketName, tmuxPath: this.opts.tmuxPath, transport: this.transport });
     this.spawnArgs = [...tmuxGlobalArgs(this.opts.socketName, this.opts.configFile), ...ATTACH_HIDDEN_SESSION_ARGS];
     this.nextDelayMs = this.opts.initialDelayMs;
   }
@@ -181,6 +184,11 @@ export class TmuxControlClient {
   }
 
   /** Why the last connection attempt failed or the last connection ended. */
+  /** When the next connection attempt is due (epoch ms), while backing off; else undefined. */
+  get nextRetryAt(): number | undefined {
+    return this.reconnectTimer !== undefined && this.stateValue !== 'connected' ? this.retryAt : undefined;
+  }
+
   get lastError(): string {
     return this.lastErrorValue;
   }
@@ -327,6 +335,7 @@ export class TmuxControlClient {
       this.conn = null;
     }
     releaseTurn();
+    await this.transport.close();
   }
 
   private unavailable(): AppError {
@@ -347,7 +356,7 @@ export class TmuxControlClient {
     // server runs: then they fail fast with the hint while we keep polling.
     if (!this.noServer) this.setState('connecting');
     this.probing = true;
-    const presence = await probeTmuxServer(this.socketPath);
+    const presence = await this.transport.probeServer();
     this.probing = false;
     if (this.stateValue === 'closed') return;
     if (presence === 'absent') {
@@ -372,9 +381,10 @@ export class TmuxControlClient {
     if (this.stateValue === 'closed') return;
     if (notCreated !== null) return this.connectionLost(null, notCreated);
     // The callbacks run asynchronously, after `conn` below is initialised.
+    const launch = this.transport.launch(this.spawnArgs);
     const child = spawnControlProcess({
-      tmuxPath: this.opts.tmuxPath,
-      args: this.spawnArgs,
+      tmuxPath: launch.file,
+      args: launch.args,
       env: this.env,
       onData: (chunk) => this.onData(conn, chunk),
       onEnd: (why) => this.connectionLost(conn, why),
@@ -425,7 +435,9 @@ export class TmuxControlClient {
     this.nextDelayMs = this.opts.initialDelayMs;
     this.lastErrorValue = '';
     this.noServer = false;
-    for (const text of ownerPaneCommands(info.hiddenSessionId, this.ownerPid)) {
+    // On another host the broker's pid means nothing: the hidden session stays after a
+    // crash there and is found and reused on the next connect (hidden-session.ts).
+    for (const text of this.transport.sameHost ? ownerPaneCommands(info.hiddenSessionId, this.ownerPid) : []) {
       this.enqueue(conn, {
         text,
         resolve: (r) => {
@@ -614,6 +626,7 @@ export class TmuxControlClient {
   }
 
   private scheduleConnect(delayMs: number): void {
+    this.retryAt = Date.now() + delayMs;
     this.reconnectTimer = setTimeout(() => void this.connect(), delayMs);
     this.reconnectTimer.unref();
   }

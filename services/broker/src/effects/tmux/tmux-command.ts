@@ -12,6 +12,7 @@
 import { AppError } from '@terminal-mcp/contract';
 import { execa } from 'execa';
 import { tmuxEnvironment, tmuxGlobalArgs } from './control-process.js';
+import type { TmuxTransport } from './transport.js';
 
 export const TMUX_COMMAND_TIMEOUT_MS = 5_000;
 
@@ -46,12 +47,14 @@ export function assertSafeTmuxArgument(arg: string): void {
   }
 }
 
-export function createTmuxCommandRunner(options: { socketName?: string | undefined; tmuxPath?: string } = {}): TmuxCommandRunner {
+export function createTmuxCommandRunner(options: { socketName?: string | undefined; tmuxPath?: string; transport?: TmuxTransport } = {}): TmuxCommandRunner {
   const globalArgs = tmuxGlobalArgs(options.socketName);
   const env = tmuxEnvironment();
   const tmuxPath = options.tmuxPath ?? 'tmux';
   const spawnTmux = async (args: readonly string[], runOptions: TmuxCommandOptions): Promise<TmuxCommandResult> => {
-    const result = await execa(tmuxPath, [...globalArgs, ...args], {
+    // Through the transport when there is one (a node: ssh … -- tmux …).
+    const launch = options.transport?.launch([...globalArgs, ...args]) ?? { file: tmuxPath, args: [...globalArgs, ...args] };
+    const result = await execa(launch.file, launch.args, {
       env,
       extendEnv: false,
       cwd: '/',

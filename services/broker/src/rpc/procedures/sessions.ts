@@ -15,6 +15,7 @@ import {
 } from '@terminal-mcp/contract';
 import { auditedRead, recordRead } from '../../audit/record-read.js';
 import type { ListedSession } from '../../effects/tmux/types.js';
+import { listNodeSessions, routeRead } from '../../nodes/node-reads.js';
 import { listDeadSessions } from '../../registry/session-registry.js';
 import { transcriptById, withDeadTranscripts } from '../../transcripts/transcript-reads.js';
 import type { BrokerContext } from '../context.js';
@@ -65,7 +66,15 @@ export const sessions = {
     for (const d of dead ?? []) {
       if (d.last_screen !== null) recordRead(ctx, 'terminal_list_sessions', { session: d.name, sessionId: d.session_id, lineCount: d.last_screen.split('\n').length });
     }
-    return { sessions, read_enabled: ctx.deps.config.permissions.terminal_read, tmux, ...(dead && { dead_sessions: dead }) };
+    // Every node in the same call (nodes/node-reads.ts): its sessions as node:session, and whether it is up.
+    const remote = ctx.deps.nodes !== undefined ? await listNodeSessions(ctx.deps.nodes, { nameContains: input.name_filter, readableOnly: input.readable_only }) : undefined;
+    return {
+      sessions: remote === undefined ? sessions : [...sessions, ...remote.sessions],
+      read_enabled: ctx.deps.config.permissions.terminal_read,
+      tmux,
+      ...(dead && { dead_sessions: dead }),
+      ...(remote && { nodes: [{ node: 'local', state: tmux === 'running' ? ('up' as const) : ('down' as const) }, ...remote.nodes] }),
+    };
   }),
 
   tail: mcpServices
@@ -76,8 +85,14 @@ export const sessions = {
         'terminal_tail',
         input.session,
         () =>
-          transcripts(ctx).tail(input.session, input.lines ?? ctx.deps.config.default_tail_lines, input.include_dead === true, () =>
-            transcripts(ctx).withCursor(input.session, () => reader(ctx).tail(input.session, input.lines, input.strip_ansi ?? true)),
+          routeRead(
+            ctx.deps.nodes,
+            input.session,
+            (nodeReader, session) => nodeReader.tail(session, input.lines, input.strip_ansi ?? true),
+            (session) =>
+              transcripts(ctx).tail(session, input.lines ?? ctx.deps.config.default_tail_lines, input.include_dead === true, () =>
+                transcripts(ctx).withCursor(session, () => reader(ctx).tail(session, input.lines, input.strip_ansi ?? true)),
+              ),
           ),
         paneTextFacts,
       ),
@@ -91,8 +106,14 @@ export const sessions = {
         'terminal_capture',
         input.session,
         () =>
-          transcripts(ctx).capture(input.session, { start: input.start_line, end: input.end_line }, input.include_dead === true, () =>
-            transcripts(ctx).withCursor(input.session, () => reader(ctx).capture(input.session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true)),
+          routeRead(
+            ctx.deps.nodes,
+            input.session,
+            (nodeReader, session) => nodeReader.capture(session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true),
+            (session) =>
+              transcripts(ctx).capture(session, { start: input.start_line, end: input.end_line }, input.include_dead === true, () =>
+                transcripts(ctx).withCursor(session, () => reader(ctx).capture(session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true)),
+              ),
           ),
         paneTextFacts,
       ),
@@ -102,7 +123,13 @@ export const sessions = {
     // A status quotes what the screen shows (a prompt, a menu's question): on web.sock it
     // is a content read like any other, for a signed-in operator only.
     if (ctx.role === 'web' && operatorOf(ctx) === null) raise(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
-    return auditedRead(ctx, 'terminal_status', input.session, () => reader(ctx).status(input.session), (r) => ({ sessionId: r.session_id }));
+    return auditedRead(
+      ctx,
+      'terminal_status',
+      input.session,
+      () => routeRead(ctx.deps.nodes, input.session, (nodeReader, session) => nodeReader.status(session), (session) => reader(ctx).status(session)),
+      (r) => ({ sessionId: r.session_id }),
+    );
   }),
 
   batchInspect: mcpServices

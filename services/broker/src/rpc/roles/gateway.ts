@@ -2,7 +2,7 @@
  * file is auditing the gateway's privilege: every row is a request a gateway tool or its
  * readiness endpoint makes (test/src/role-calls.test.ts derives them from the gateway's
  * source and fails on any difference). */
-import { audit, bindings, catalogue, health, input, lifecycle, notes, oauthServerProcedures as oauth, projects, sessions, supervisor, supervisor2, wait } from '../procedures/index.js';
+import { audit, bindings, catalogue, health, input, lifecycle, nodes, notes, oauthServerProcedures as oauth, projects, sessions, supervisor, supervisor2, wait } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const gatewayRouter = router({
@@ -100,6 +100,10 @@ export const gatewayRouter = router({
    * gateway lists to whom. */
   catalogue: {
     toolsets: catalogue.toolsets,
+  },
+  /** Node health: transport state and an execution probe through each node's tmux. */
+  nodes: {
+    health: nodes.health,
   },
   health: {
     ready: health.ready,

@@ -43,6 +43,7 @@ describe('role routers', () => {
           "lifecycle.resize:mutation",
           "lifecycle.restart:mutation",
           "lifecycle.start:mutation",
+          "nodes.health:query",
           "notes.addAttachment:mutation",
           "notes.create:mutation",
           "notes.delete:mutation",

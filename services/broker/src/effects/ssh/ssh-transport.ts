@@ -1,0 +1,39 @@
+/**
+ * A node's tmux, reached over OpenSSH (transport.ts): `ssh … <host> -- tmux -L <socket> …`.
+ * The control client's stdin/stdout are the ssh channel's, so control mode works exactly as
+ * on this host. The first ssh becomes the node's master connection (ControlMaster=auto,
+ * ControlPersist) and every later one (a reconnect, a one-shot command, a probe) is a
+ * channel of it; `close()` asks the master to exit, so nothing outlives the broker's stop
+ * (after a crash, the master exits ControlPersist seconds after its last channel).
+ */
+import { chmodSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import type { NodeConfig } from '../../config/nodes-schema.js';
+import type { TmuxTransport } from '../tmux/transport.js';
+import { sshCommandArgs, sshExitMasterArgs, sshOptions, type SshTarget } from './ssh-argv.js';
+
+/** `<stateDir>/ssh`, 0700: the broker's ControlMaster sockets (short, for the socket path limit). */
+export function ensureSshControlDir(stateDir: string): string {
+  const dir = join(stateDir, 'ssh');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  return dir;
+}
+
+export function sshTransport(node: NodeConfig, controlDir: string, sshPath = 'ssh'): TmuxTransport {
+  const target: SshTarget = { node, controlDir };
+  // Checks the state dir path now (it throws NODE_UNAVAILABLE), not in the middle of a connect.
+  sshOptions(target);
+  return {
+    label: node.name,
+    sameHost: false,
+    identifyKey: `ssh:${node.name}`,
+    launch: (tmuxArgs) => ({ file: sshPath, args: sshCommandArgs(target, ['tmux', ...tmuxArgs]) }),
+    // No socket to stat on another host: ask tmux (through ssh) every time.
+    probeServer: () => Promise.resolve('unknown'),
+    async close() {
+      await execa(sshPath, sshExitMasterArgs(target), { reject: false, stdin: 'ignore', timeout: 5_000, killSignal: 'SIGKILL' });
+    },
+  };
+}

@@ -1,0 +1,174 @@
+/**
+ * The broker's nodes (config `nodes:`): for each, its tmux adapter over ssh, and THE access
+ * gate and session reader over that adapter, built the same way as this host's, with the
+ * node's own read patterns. A read of `node:session` goes to the node's reader: the same
+ * exact-name resolution, capture fence, redaction and status rules. Identity is pinned per
+ * node (each gate only ever sees its own server's pids and ids), and the ids a caller sees
+ * carry the node (`gpu:$3`).
+ *
+ * Not here yet: input, bindings, grants and transcripts on a node. A node's gate admits by
+ * its read patterns only (dashboard grants are pinned to this host's sessions), and input
+ * to `node:session` is refused before it reaches any gate.
+ */
+import { AppError, type ListedNode, type NodeHealth } from '@terminal-mcp/contract';
+import { createAccessGate, NO_BOUND_PANES } from '../access/gate.js';
+import type { NodeConfig } from '../config/nodes-schema.js';
+import type { BrokerConfig } from '../config/schema.js';
+import { classifySshFailure, failureHint, type SshFailure } from '../effects/ssh/ssh-argv.js';
+import type { ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
+import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
+import type { ReadAuditRecorder } from '../audit/read-audit.js';
+
+/** How long a health probe may take before it counts as failed. */
+export const NODE_PROBE_TIMEOUT_MS = 5_000;
+
+export interface NodeRuntime {
+  readonly config: NodeConfig;
+  readonly tmux: ControlModeTmuxAdapter;
+  readonly reader: SessionReader;
+}
+
+export interface NodeSet {
+  names(): string[];
+  /** The node, or SESSION_NOT_FOUND-free undefined for an unconfigured name. */
+  get(name: string): NodeRuntime | undefined;
+  /** The node when it is connected, else NODE_UNAVAILABLE with a hint that says why. */
+  connected(name: string): NodeRuntime;
+  /** Turns a failure of a read on a node into NODE_UNAVAILABLE when the node went down under it. */
+  unavailableOr(name: string, err: unknown): unknown;
+  /** Up or down, for a listing. */
+  listed(name: string): ListedNode;
+  /** Transport and execution state; runs a bounded probe through each connected node's tmux. */
+  health(only?: string): Promise<NodeHealth[]>;
+  close(): Promise<void>;
+}
+
+export interface NodeSetDeps {
+  config: BrokerConfig;
+  reads: Pick<ReadAuditRecorder, 'record'>;
+  /** Builds a node's adapter (the composition root's, over effects/ssh/ssh-transport.ts). */
+  adapterFor(node: NodeConfig): ControlModeTmuxAdapter;
+  now?: () => number;
+}
+
+/** Failures only the operator can fix: the node stays `failed` (it still retries). */
+const NEEDS_OPERATOR: ReadonlySet<SshFailure> = new Set(['host_key_unknown', 'host_key_changed', 'auth_refused', 'remote_tmux_missing']);
+
+const REASONS: Record<SshFailure, string> = {
+  host_key_unknown: 'host key not known',
+  host_key_changed: 'host key changed',
+  auth_refused: 'authentication refused',
+  connection_refused: 'connection refused',
+  connect_timeout: 'connection timed out',
+  unresolvable: 'host name not resolvable',
+  connection_lost: 'connection lost',
+  remote_tmux_not_running: 'no tmux server on the node',
+  remote_tmux_missing: 'tmux not installed on the node',
+  failed: 'ssh failed',
+};
+
+export function createNodeSet(deps: NodeSetDeps): NodeSet {
+  const now = deps.now ?? Date.now;
+  const lastSuccess = new Map<string, number>();
+  const nodes = new Map<string, NodeRuntime>();
+  for (const node of deps.config.nodes) {
+    const tmux = deps.adapterFor(node);
+    // The node's own read patterns; everything else (sensitive names, redaction, limits) as here.
+    const config: BrokerConfig = { ...deps.config, allowed_session_patterns: node.allowed_session_patterns ?? deps.config.allowed_session_patterns };
+    const access = createAccessGate({
+      config,
+      tmux,
+      // No grants on a node yet: fail closed (grants are pinned to this host's sessions).
+      grants: undefined,
+      ...NO_BOUND_PANES,
+    });
+    const reader = createSessionReader({ config, tmux, access, reads: deps.reads, now });
+    nodes.set(node.name, { config: node, tmux, reader });
+  }
+
+  /** Why the last attempt failed, or null before any failed (the first connect is under way).
+   * Kept while a retry is in flight, so a node that needs the operator says so throughout. */
+  const failureOf = (n: NodeRuntime): SshFailure | null => {
+    const { lastError } = n.tmux.connectionFacts();
+    return lastError === '' || lastError === 'not started' ? null : classifySshFailure(lastError);
+  };
+
+  const down = (n: NodeRuntime): AppError => {
+    const failure = failureOf(n);
+    return new AppError(
+      'NODE_UNAVAILABLE',
+      `node ${n.config.name} is ${failure === null ? 'still connecting' : `down: ${REASONS[failure]}`}`,
+      failure === null ? `Node ${n.config.name} is connecting; call again in a few seconds.` : failureHint(n.config, failure),
+    );
+  };
+
+  function transportOf(n: NodeRuntime): Pick<NodeHealth, 'transport' | 'reason' | 'hint' | 'next_retry_at'> {
+    if (n.tmux.state === 'connected') return { transport: 'up' };
+    const facts = n.tmux.connectionFacts();
+    const failure = failureOf(n);
+    if (failure === null) return { transport: 'connecting' };
+    return {
+      transport: NEEDS_OPERATOR.has(failure) ? 'failed' : n.tmux.state === 'connecting' ? 'connecting' : 'backing_off',
+      reason: REASONS[failure],
+      hint: failureHint(n.config, failure),
+      ...(facts.nextRetryAt !== undefined && { next_retry_at: new Date(facts.nextRetryAt).toISOString() }),
+    };
+  }
+
+  async function probe(name: string, n: NodeRuntime): Promise<NodeHealth> {
+    const transport = transportOf(n);
+    const known = lastSuccess.get(name);
+    const base = { node: name, ...transport, ...(known !== undefined && { last_success: new Date(known).toISOString() }) };
+    if (transport.transport !== 'up') return { ...base, execution: 'NOT_PROBED' };
+    // A fresh connection alone is not health: a command must run through the node's tmux
+    // and its answer come back, within the bound.
+    const started = now();
+    const result = await Promise.race([
+      n.tmux.health(),
+      new Promise<{ ok: false; detail: string }>((resolve) => setTimeout(() => resolve({ ok: false, detail: 'probe timed out' }), NODE_PROBE_TIMEOUT_MS).unref()),
+    ]);
+    if (!result.ok) return { ...base, execution: 'EXECUTION_FAILED', reason: 'the tmux probe did not answer' };
+    const at = now();
+    lastSuccess.set(name, at);
+    const serverPid = n.tmux.connectionFacts().serverPid;
+    return { ...base, execution: 'EXECUTION_OK', last_success: new Date(at).toISOString(), latency_ms: Math.max(0, Math.round(at - started)), ...(serverPid !== undefined && { server_pid: serverPid }) };
+  }
+
+  const get = (name: string) => nodes.get(name);
+  return {
+    names: () => [...nodes.keys()],
+    get,
+    connected(name) {
+      const n = nodes.get(name);
+      if (n === undefined) throw new AppError('SESSION_NOT_FOUND', 'no such node');
+      if (n.tmux.state !== 'connected') throw down(n);
+      return n;
+    },
+    unavailableOr(name, err) {
+      const n = nodes.get(name);
+      const code = (err as { code?: unknown }).code;
+      if (n !== undefined && (code === 'TMUX_UNAVAILABLE' || (code === 'TIMEOUT' && n.tmux.state !== 'connected'))) return down(n);
+      return err;
+    },
+    listed(name) {
+      const n = nodes.get(name);
+      if (n === undefined) return { node: name, state: 'down', reason: 'not configured' };
+      if (n.tmux.state === 'connected') return { node: name, state: 'up' };
+      const err = down(n);
+      return { node: name, state: 'down', reason: err.message, ...(err.hint !== undefined && { hint: err.hint }) };
+    },
+    async health(only) {
+      const names = only === undefined ? [...nodes.keys()] : [only];
+      return Promise.all(
+        names.map((name) => {
+          const n = nodes.get(name);
+          if (n === undefined) throw new AppError('NOT_FOUND', 'no such node', `Configured nodes: ${[...nodes.keys()].join(', ') || 'none'}.`);
+          return probe(name, n);
+        }),
+      );
+    },
+    async close() {
+      await Promise.all([...nodes.values()].map((n) => n.tmux.close()));
+    },
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * A real OpenSSH server for the remote-node tests: `/usr/sbin/sshd -D` on a free loopback
+ * port, with its own host key, config, pid file and authorized_keys in a temp dir under
+ * TMPDIR, and a client key that authorized_keys accepts. Runs as the test's user (root in
+ * CI: `PermitRootLogin prohibit-password`); the remote side's tmux finds the test's tmux
+ * servers because sshd hands sessions the test's TMUX_TMPDIR (`SetEnv`).
+ *
+ * `kill()` ends the listener AND every connection process it forked (the whole tree, as a
+ * crashed or rebooted host would), `start()` brings a listener back on the same port with
+ * the same host key, `stop()` ends everything and removes the temp dir.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { freePort, portAnswers } from './ports.js';
+import { pidAlive } from './owned-process.js';
+import { findSystemTool } from './system-tool.js';
+import { waitFor } from './wait-for.js';
+
+export interface TestSshd {
+  readonly port: number;
+  readonly dir: string;
+  /** Private key the server accepts. */
+  readonly clientKey: string;
+  /** A known_hosts file with this server's host key. */
+  readonly knownHosts: string;
+  /** A known_hosts file without it (an unknown host). */
+  readonly emptyKnownHosts: string;
+  /** `<the test's user>@127.0.0.1:PORT`. */
+  readonly destination: string;
+  /** SIGKILL the listener and every session process it forked. */
+  kill(): Promise<void>;
+  /** Start the listener again (after kill) on the same port. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Why sshd cannot run here, or undefined. */
+export function sshdUnavailable(): string | undefined {
+  if (findSystemTool('sshd') === undefined) return 'sshd is not installed (apt-get install openssh-server)';
+  if (findSystemTool('ssh') === undefined || findSystemTool('ssh-keygen') === undefined) return 'ssh/ssh-keygen are not installed (apt-get install openssh-client)';
+  return undefined;
+}
+
+/** Every descendant of `pid` (from /proc), deepest last. */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    const p = Number(name);
+    if (!Number.isSafeInteger(p)) continue;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), p]);
+    } catch {
+      /* gone */
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+
+export async function startSshd(): Promise<TestSshd> {
+  const sshd = findSystemTool('sshd') as string;
+  const dir = mkdtempSync(join(tmpdir(), 'tmcp-sshd-'));
+  const keygen = (file: string) => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'tmcp-test', '-f', file], { stdio: 'ignore' });
+  keygen(join(dir, 'host_key'));
+  keygen(join(dir, 'client_key'));
+  writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'client_key.pub')), { mode: 0o600 });
+  // sshd's privilege separation directory (Debian's service creates it at boot).
+  mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+  const port = await freePort();
+  const tmuxTmpdir = process.env.TMUX_TMPDIR ? realpathSync(process.env.TMUX_TMPDIR) : undefined;
+  const config = [
+    `Port ${port}`,
+    'ListenAddress 127.0.0.1',
+    `HostKey ${join(dir, 'host_key')}`,
+    `PidFile ${join(dir, 'sshd.pid')}`,
+    `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+    'PasswordAuthentication no',
+    'KbdInteractiveAuthentication no',
+    'UsePAM no',
+    'StrictModes no',
+    'PermitRootLogin prohibit-password',
+    'AllowTcpForwarding no',
+    'X11Forwarding no',
+    'PrintMotd no',
+    'LogLevel ERROR',
+    ...(tmuxTmpdir !== undefined ? [`SetEnv TMUX_TMPDIR=${tmuxTmpdir}`] : []),
+  ];
+  writeFileSync(join(dir, 'sshd_config'), `${config.join('\n')}\n`);
+  const hostKey = readFileSync(join(dir, 'host_key.pub'), 'utf8').split(' ').slice(0, 2).join(' ');
+  writeFileSync(join(dir, 'known_hosts'), `[127.0.0.1]:${port} ${hostKey}\n`);
+  writeFileSync(join(dir, 'empty_known_hosts'), '');
+
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    const c = spawn(sshd, ['-D', '-e', '-f', join(dir, 'sshd_config')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    c.stderr?.on('data', (d: Buffer) => {
+      if (stderr.length < 4_000) stderr += d.toString();
+    });
+    child = c;
+    await waitFor(`sshd listening on ${port}`, async () => {
+      if (c.exitCode !== null) throw new Error(`sshd exited: ${stderr}`);
+      return portAnswers(port);
+    });
+  };
+  const kill = async () => {
+    const c = child;
+    if (c?.pid === undefined) return;
+    const tree = [c.pid, ...descendants(c.pid)];
+    for (const p of tree) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }
+    await waitFor('sshd and its sessions to exit', () => tree.every((p) => !pidAlive(p)) || undefined);
+    child = undefined;
+  };
+  await start();
+  return {
+    port,
+    dir,
+    clientKey: join(dir, 'client_key'),
+    knownHosts: join(dir, 'known_hosts'),
+    emptyKnownHosts: join(dir, 'empty_known_hosts'),
+    destination: `${userInfo().username}@127.0.0.1:${port}`,
+    kill,
+    start,
+    async stop() {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

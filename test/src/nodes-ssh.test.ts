@@ -1,0 +1,174 @@
+// Guards many hosts over OpenSSH end to end: a real sshd and a real remote tmux; node:session reads beside local ones, one listing with a down node shown as down, unknown host keys refused with the command to accept them, NODE_UNAVAILABLE while sshd is gone and recovery after, and no client text on an ssh command line.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
+import { failureOf } from './helpers/broker-failure.js';
+import { sshdUnavailable, startSshd, type TestSshd } from './helpers/sshd.js';
+import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+import { waitFor } from './helpers/wait-for.js';
+import { repoPath } from './helpers/repo.js';
+import { runNode } from './helpers/run-node.js';
+
+const unavailable = sshdUnavailable();
+if (unavailable !== undefined) console.log(`skipping the remote-node tests: ${unavailable}`);
+
+let local: TmuxTestServer;
+let remote: TmuxTestServer;
+let sshd: TestSshd;
+let broker: BrokerProcess;
+let client: BrokerClient<'gateway'>;
+const pwnFile = join(tmpdir(), `tmcp-pwn-${randomBytes(4).toString('hex')}`);
+
+
+/** argv of every live process, for "no client text on a command line". */
+function commandLines(): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      out.push(readFileSync(`/proc/${name}/cmdline`, 'utf8').replaceAll('\0', ' '));
+    } catch {
+      /* gone */
+    }
+  }
+  return out;
+}
+
+describe.skipIf(unavailable !== undefined)('nodes over a real sshd', () => {
+  beforeAll(async () => {
+    local = await startTmuxServer();
+    remote = await startTmuxServer();
+    await local.newSession('agent-here', `bash --norc --noprofile -c 'echo local-marker; exec sleep 3600'`);
+    await remote.newSession('agent-there', `bash --norc --noprofile -c 'echo remote-marker; echo key=sk-ant-api03-${'Q7x'.repeat(30)}AA; exec sleep 3600'`);
+    await remote.newSession('private-notes', `bash --norc --noprofile -c 'echo private; exec sleep 3600'`);
+    sshd = await startSshd();
+    const node = { ssh: sshd.destination, tmux_socket: remote.socketName, identity_file: sshd.clientKey };
+    broker = await startBrokerProcess({
+      tmuxSocket: local.socketName,
+      config: {
+        allowed_session_patterns: ['agent-*'],
+        log_level: 'warn',
+        nodes: [
+          { name: 'gpu', ...node, known_hosts: sshd.knownHosts },
+          // Same server, but its host key is not in this node's known_hosts.
+          { name: 'stranger', ...node, known_hosts: sshd.emptyKnownHosts },
+        ],
+      },
+    });
+    client = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') });
+    await waitFor('node gpu up', async () => (await client.sessions.list.query({})).nodes?.find((n) => n.node === 'gpu')?.state === 'up');
+  });
+
+  afterAll(async () => {
+    await broker?.stop();
+    await sshd?.stop();
+    await remote?.kill();
+    await local?.kill();
+  });
+
+  it('lists this host and every node in one call, node sessions as node:session, a down node as down', async () => {
+    const list = await client.sessions.list.query({});
+    const names = list.sessions.map((s) => s.name);
+    expect(names).toEqual(expect.arrayContaining(['agent-here', 'gpu:agent-there', 'gpu:private-notes']));
+    expect(names.some((n) => n.startsWith('stranger:'))).toBe(false);
+    const there = list.sessions.find((s) => s.name === 'gpu:agent-there');
+    expect(there?.session_id).toMatch(/^gpu:\$\d+$/);
+    expect(there?.read_allowed).toBe(true);
+    expect(list.sessions.find((s) => s.name === 'gpu:private-notes')?.read_allowed).toBe(false);
+    expect(list.nodes).toEqual([
+      { node: 'local', state: 'up' },
+      { node: 'gpu', state: 'up' },
+      expect.objectContaining({ node: 'stranger', state: 'down', reason: expect.stringContaining('host key not known') }),
+    ]);
+  });
+
+  it('reads tail, capture and status on a node and on this host alike, redacted, read-gated by the node', async () => {
+    const tail = await waitFor('remote tail', async () => {
+      const t = await client.sessions.tail.query({ session: 'gpu:agent-there', lines: 20 });
+      return t.text.includes('remote-marker') ? t : undefined;
+    });
+    expect(tail.session).toBe('gpu:agent-there');
+    expect(tail.session_id).toMatch(/^gpu:\$\d+$/);
+    expect(tail.text).not.toContain('Q7xQ7x');
+    expect(tail.redactions).toBeGreaterThan(0);
+    const capture = await client.sessions.capture.query({ session: 'gpu:agent-there', start_line: 0 });
+    expect(capture.text).toContain('remote-marker');
+    const status = await client.sessions.status.query({ session: 'gpu:agent-there' });
+    expect(status.session).toBe('gpu:agent-there');
+    expect(status.current_command).toBe('sleep');
+    const here = await waitFor('local tail', async () => {
+      const t = await client.sessions.tail.query({ session: 'agent-here', lines: 20 });
+      return t.text.includes('local-marker') ? t : undefined;
+    });
+    expect(here.text).not.toContain('remote-marker');
+    expect((await client.sessions.tail.query({ session: 'local:agent-here' })).text).toContain('local-marker');
+    expect((await failureOf(client.sessions.tail.query({ session: 'gpu:private-notes' }))).code).toBe('SESSION_NOT_ALLOWED');
+    expect((await failureOf(client.sessions.tail.query({ session: 'gpu:agent-the' }))).code).toBe('SESSION_NOT_FOUND');
+  });
+
+  it('reports EXECUTION_OK only for a node whose tmux answered, with its server pid', async () => {
+    const { nodes } = await client.nodes.health.query({});
+    const remotePid = Number(await remote.tmux(['display-message', '-p', '#{pid}']));
+    expect(nodes.find((n) => n.node === 'gpu')).toMatchObject({ transport: 'up', execution: 'EXECUTION_OK', server_pid: remotePid });
+    expect(nodes.find((n) => n.node === 'local')).toMatchObject({ transport: 'up', execution: 'EXECUTION_OK' });
+    expect(nodes.find((n) => n.node === 'stranger')).toMatchObject({ transport: 'failed', execution: 'NOT_PROBED', reason: 'host key not known' });
+  });
+
+  it('shows each node in `terminal-mcp status`', async () => {
+    const r = await runNode([repoPath('services/broker/dist/effects/launch/terminal-mcp.js'), 'status'], broker.env);
+    expect(r.stdout).toMatch(/^nodes: +gpu: up, EXECUTION_OK, \d+ ms$/m);
+    expect(r.stdout).toMatch(/^ +stranger: failed, NOT_PROBED \(host key not known\)/m);
+    expect(r.stdout).toContain(`ssh-keyscan -p ${sshd.port} 127.0.0.1 >> ${sshd.emptyKnownHosts}`);
+  });
+
+  it('refuses a host whose key is not known, with the exact command to accept it, and accepts nothing itself', async () => {
+    const err = await failureOf(client.sessions.tail.query({ session: 'stranger:agent-there' }));
+    expect(err.code).toBe('NODE_UNAVAILABLE');
+    expect(err.hint).toContain(`ssh-keyscan -p ${sshd.port} 127.0.0.1 >> ${sshd.emptyKnownHosts}`);
+    expect(readFileSync(sshd.emptyKnownHosts, 'utf8')).toBe('');
+  });
+
+  it('never puts client text on an ssh command line', async () => {
+    for (const session of [`-oProxyCommand=touch ${pwnFile}:x`, `gpu:-oProxyCommand=touch ${pwnFile}`, `gpu:x';touch ${pwnFile};'`, `%h:x`, 'gpu box:x']) {
+      const err = await failureOf(client.sessions.tail.query({ session }));
+      expect(['SESSION_NOT_FOUND', 'INVALID_ARGUMENT']).toContain(err.code);
+    }
+    expect(existsSync(pwnFile)).toBe(false);
+    // The broker's own ssh processes: their ControlPath is under its state dir.
+    const ssh = commandLines().filter((c) => c.startsWith('ssh ') && c.includes(broker.stateDir));
+    expect(ssh.length).toBeGreaterThan(0);
+    for (const c of ssh) expect(c).not.toMatch(/ProxyCommand|pwn|x';/);
+  });
+
+  it('answers NODE_UNAVAILABLE while sshd is gone, keeps this host readable, and picks the node up again', async () => {
+    await sshd.kill();
+    const err = await waitFor('the node to be down', async () => {
+      const e = await failureOf(client.sessions.tail.query({ session: 'gpu:agent-there' })).catch(() => undefined);
+      return e?.code === 'NODE_UNAVAILABLE' ? e : undefined;
+    });
+    expect(err.hint.length).toBeGreaterThan(0);
+    const list = await client.sessions.list.query({});
+    expect(list.nodes?.find((n) => n.node === 'gpu')?.state).toBe('down');
+    expect(list.sessions.map((s) => s.name)).toContain('agent-here');
+    const down = (await client.nodes.health.query({ node: 'gpu' })).nodes[0];
+    expect(down?.execution).toBe('NOT_PROBED');
+    expect(['backing_off', 'connecting']).toContain(down?.transport);
+    expect((await client.sessions.tail.query({ session: 'agent-here' })).text).toContain('local-marker');
+
+    await sshd.start();
+    const back = await waitFor('the node to come back', async () => {
+      try {
+        const t = await client.sessions.tail.query({ session: 'gpu:agent-there' });
+        return t.text.includes('remote-marker') ? t : undefined;
+      } catch {
+        return undefined;
+      }
+    });
+    expect(back.session).toBe('gpu:agent-there');
+    expect((await client.nodes.health.query({ node: 'gpu' })).nodes[0]).toMatchObject({ transport: 'up', execution: 'EXECUTION_OK' });
+  });
+});
