@@ -11,6 +11,7 @@ import { homedir } from 'node:os';
 import { resolvePaths, type OAuthServer, type SocketRole } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
 import { createAccessGate } from './access/gate.js';
+import { createAttentionCenter } from './attention/center.js';
 import { summarizeConfig } from './config/config-summary.js';
 import { ConfigError } from './config/parse.js';
 import { configSchema, type BrokerConfig } from './config/schema.js';
@@ -82,7 +83,8 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   const oauthOf = (server: OAuthServer): OAuthLoginEnv => ({ ...oauthEnv({ store: stores.oauth, config, log, server }), webauth });
   const supervisor = createSupervisor({ config, tmux, stores, log, reader }, parts.live.paneWatch);
   const transcriptReads = createTranscriptReads({ config, tmux, access, transcripts: parts.transcripts });
-  return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads };
+  const attention = createAttentionCenter();
+  return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, attention };
 }
 
 /** TERMINAL_MCP_LOG_LEVEL, the one log-level switch of every service, wins over

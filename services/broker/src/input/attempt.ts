@@ -221,7 +221,7 @@ export async function runInputAttempt<T>(
     decision,
     errorCode,
     ...digest,
-    preview: decision === 'PENDING' && text !== null ? previewText(text) : null,
+    preview: decision === 'PENDING' && text !== null && spec.request.kind !== 'secret' ? previewText(text) : null,
     keys: auditKeys(spec.request, decision === 'PENDING'),
     finishedAt: finished ? Date.now() : null,
     receipt: null,
