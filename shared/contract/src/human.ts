@@ -76,3 +76,19 @@ export const noticeSchema = z.object({
 export type Notice = z.infer<typeof noticeSchema>;
 
 export const listNoticesInputSchema = z.object({ after_id: z.number().int().min(0).optional() }).strict();
+
+// ---- notify_user ---------------------------------------------------------------------------
+
+export const notifyUserInputShape = {
+  message: z.string().trim().min(1, 'message is empty').max(HUMAN_LIMITS.reasonMax).describe('one line for the person (redacted before it is kept or sent)'),
+  level: noticeLevelSchema.optional().describe('info (default), warning or urgent'),
+  session: sessionNameSchema.optional().describe('the session this is about, if any (must be readable)'),
+};
+export const notifyUserInputSchema = z.object(notifyUserInputShape).strict();
+export type NotifyUserInput = z.infer<typeof notifyUserInputSchema>;
+
+export const notifyUserOutputSchema = z.object({
+  notice_id: z.number().int().describe('0 when it repeated a notice still fresh (not sent again)'),
+  deduplicated: z.boolean(),
+});
+export type NotifyUserOutput = z.infer<typeof notifyUserOutputSchema>;

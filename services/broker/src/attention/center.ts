@@ -9,6 +9,7 @@
  */
 import { HUMAN_LIMITS, type Notice, type NoticeKind, type NoticeLevel } from '@terminal-mcp/contract';
 import { redactSecrets } from '../policy/redact.js';
+import { createAgentNoticeLimiter, type AgentNoticeLimiter } from './notify-user.js';
 
 const MAX_KEPT = 200;
 /** The same notice again within this long is the same nudge. */
@@ -31,6 +32,8 @@ export interface AttentionCenter {
   /** Open requests for a person (waiting_for_human), newest last. */
   humanRequests(): Notice[];
   onNotice(listener: (notice: Notice) => void): () => void;
+  /** notify_user's per-client rate limit (attention/notify-user.ts). */
+  readonly agentNotices: AgentNoticeLimiter;
 }
 
 export function createAttentionCenter(now: () => number = Date.now): AttentionCenter {
@@ -65,5 +68,6 @@ export function createAttentionCenter(now: () => number = Date.now): AttentionCe
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    agentNotices: createAgentNoticeLimiter(),
   };
 }

@@ -5,7 +5,16 @@
  * and leaves a notice (dashboard, notification channels); nothing is typed.
  */
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
-import { requestHumanInputSchema, requestHumanInputShape, requestHumanOutputSchema, type RequestHumanOutput } from '@terminal-mcp/contract';
+import {
+  notifyUserInputSchema,
+  notifyUserInputShape,
+  notifyUserOutputSchema,
+  requestHumanInputSchema,
+  requestHumanInputShape,
+  requestHumanOutputSchema,
+  type NotifyUserOutput,
+  type RequestHumanOutput,
+} from '@terminal-mcp/contract';
 import { defineTool, type GatewayTool } from './define-tool.js';
 
 /** Changes nothing on the host, but reaches a person: not read-only, never destructive. */
@@ -28,5 +37,19 @@ export const humanTools: readonly GatewayTool[] = [
     annotations: NOTIFIES,
     run: (args, { broker }) => broker.human.request.mutate(args),
     render: renderRequest,
+  }),
+
+  defineTool({
+    name: 'notify_user',
+    title: 'Notify the operator',
+    description:
+      'Ask the person for attention with one line (a finished task, a question, a problem): shown on the dashboard and sent to the configured push/webhook channels, redacted. ' +
+      'Rate-limited per client (RATE_LIMITED: wait). level: info, warning or urgent.',
+    inputShape: notifyUserInputShape,
+    inputSchema: notifyUserInputSchema,
+    outputSchema: notifyUserOutputSchema,
+    annotations: { ...NOTIFIES, idempotentHint: false },
+    run: (args, { broker }) => broker.human.notify.mutate(args),
+    render: (r: NotifyUserOutput) => (r.deduplicated ? 'The same notice was sent moments ago; not sent again.' : `The operator was notified (notice ${r.notice_id}).`),
   }),
 ];

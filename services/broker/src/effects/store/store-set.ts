@@ -7,12 +7,13 @@ import { bindingStore, bindingsStoreDefinition, type BindingStore } from './bind
 import { grantsStore, grantsStoreDefinition, type GrantsStore } from './grants-store.js';
 import { leaseStore, leasesStoreDefinition, type LeaseStore } from './leases-store.js';
 import { notesStore, notesStoreDefinition, type NotesStore } from './notes-store.js';
+import { notifyStore, notifyStoreDefinition, type NotifyStore } from './notify-store.js';
 import { oauthStore, oauthStoreDefinition, type OAuthStore } from './oauth-store.js';
 import { registryStoreDefinition, sessionRegistryStore, type SessionRegistryStore } from './registry-store.js';
 import { supervisorStore, supervisorStoreDefinition, type SupervisorStore } from './supervisor-store.js';
 import { webauthStore, webauthStoreDefinition, type WebauthStore } from './webauth-store.js';
 
-export const STORE_DEFINITIONS = [registryStoreDefinition, webauthStoreDefinition, grantsStoreDefinition, auditStoreDefinition, bindingsStoreDefinition, leasesStoreDefinition, oauthStoreDefinition, notesStoreDefinition, supervisorStoreDefinition] as const satisfies readonly StoreDefinition[];
+export const STORE_DEFINITIONS = [registryStoreDefinition, webauthStoreDefinition, grantsStoreDefinition, auditStoreDefinition, bindingsStoreDefinition, leasesStoreDefinition, oauthStoreDefinition, notesStoreDefinition, supervisorStoreDefinition, notifyStoreDefinition] as const satisfies readonly StoreDefinition[];
 export type StoreName = (typeof STORE_DEFINITIONS)[number]['name'];
 /** The stores' names, one `<name>.db` each in the state directory. */
 export const STORE_NAMES: readonly StoreName[] = STORE_DEFINITIONS.map((d) => d.name);
@@ -24,6 +25,7 @@ export interface Stores {
   readonly grants: GrantsStore;
   readonly leases: LeaseStore;
   readonly notes: NotesStore;
+  readonly notify: NotifyStore;
   readonly oauth: OAuthStore;
   readonly registry: SessionRegistryStore;
   readonly supervisor: SupervisorStore;
@@ -55,6 +57,7 @@ export function openStoreSet(stateDir: string): StoreSet {
       grants: grantsStore(db('grants')),
       leases: leaseStore(db('leases')),
       notes: notesStore(db('notes')),
+      notify: notifyStore(db('notify')),
       oauth: oauthStore(db('oauth')),
       registry: sessionRegistryStore(db('registry')),
       supervisor: supervisorStore(db('supervisor')),

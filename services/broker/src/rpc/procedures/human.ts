@@ -5,8 +5,9 @@
  * (input/secret-entry.ts); the operator's fresh password is checked here, before it, and
  * its time handed to the one input authorization, which decides.
  */
-import { listNoticesInputSchema, readAppErrorData, requestHumanInputSchema, secretEntryInputSchema } from '@terminal-mcp/contract';
+import { listNoticesInputSchema, notifyUserInputSchema, readAppErrorData, requestHumanInputSchema, secretEntryInputSchema } from '@terminal-mcp/contract';
 import { auditedRead } from '../../audit/record-read.js';
+import { notifyUser } from '../../attention/notify-user.js';
 import { requestHuman } from '../../attention/request-human.js';
 import { answerSecretPrompt } from '../../input/secret-entry.js';
 import { recordRejectedInputCall } from '../../input/rejected-call.js';
@@ -20,6 +21,11 @@ export const humanGateway = {
   request: gatewayProcedure
     .input(requestHumanInputSchema)
     .mutation(({ ctx, input }) => auditedRead(ctx, 'terminal_request_human', input.session, () => requestHuman(ctx.deps, ctx.actor, input), () => ({}))),
+
+  /** notify_user: one line for the person, rate-limited per client (a write, like a note). */
+  notify: gatewayProcedure
+    .input(notifyUserInputSchema)
+    .mutation(({ ctx, input }) => notifyUser({ reader: ctx.deps.reader, attention: ctx.deps.attention, perMinute: ctx.deps.config.notifications.agent_per_minute }, ctx.actor, input)),
 };
 
 export const humanDashboard = {

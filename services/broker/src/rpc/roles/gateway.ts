@@ -112,6 +112,7 @@ export const gatewayRouter = router({
    * (read-gated like terminal_status; nothing is typed). */
   human: {
     request: humanGateway.request, // mutation
+    notify: humanGateway.notify, // mutation: notify_user, rate-limited per client
   },
   // Not served: source.* (no gateway tool reads project sources), grants.*, auth.*, live.*, oauthAdmin.*.
 });

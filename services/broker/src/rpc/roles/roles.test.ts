@@ -33,6 +33,7 @@ describe('role routers', () => {
           "catalogue.toolsets:query",
           "health.info:query",
           "health.ready:query",
+          "human.notify:mutation",
           "human.request:mutation",
           "input.context:query",
           "input.run:mutation",
@@ -182,6 +183,7 @@ describe('role routers', () => {
         "gateway": [
           "bindings.bind:write",
           "bindings.unbind:write",
+          "human.notify:write",
           "human.request:write",
           "input.run:delivery",
           "input.sendBound:delivery",
