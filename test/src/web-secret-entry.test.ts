@@ -76,6 +76,9 @@ describe('a password prompt handed to the person (dashboard secret entry)', { ti
     expect((typed._meta?.[ERROR_META_KEY] as { error_code?: string } | undefined)?.error_code).toBe('COMMAND_GUARDED');
     const asked = await call('terminal_request_human', { session: SESSION, reason: REASON });
     expect(asked.isError, textOf(asked)).toBeFalsy();
+    // Not read-only (it reaches a person), never destructive.
+    const listed = (await mcp.listTools()).tools.find((t) => t.name === 'terminal_request_human');
+    expect(listed?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
     expect(textOf(asked)).toContain('WAITING_HUMAN');
   });
 
