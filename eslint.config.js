@@ -28,7 +28,7 @@ const BROKER_RUNTIME = {
 
 // The broker's layers, by top-level folder of services/broker/src. Relative imports only
 // (a folder's name after any number of `../`); type imports count too.
-const USE_CASES = ['audit', 'grants', 'input', 'lifecycle', 'live', 'nodes', 'notes', 'oauth', 'projects', 'reads', 'registry', 'sources', 'supervisor', 'transcripts', 'webauth'];
+const USE_CASES = ['attention', 'audit', 'grants', 'input', 'lifecycle', 'live', 'nodes', 'notes', 'oauth', 'projects', 'reads', 'registry', 'sources', 'supervisor', 'transcripts', 'webauth'];
 const up = (folders) => `^(\\.\\./)+(${folders.join('|')})(/|$)`;
 const ROOT_FILES = '^(\\.\\./)+(start-broker|index)\\.js$';
 const BROKER_LAYERS = [

@@ -67,6 +67,7 @@ export const CAPABILITY_TABLE = {
     "leases",
     "lifecycle",
     "notes",
+    "notify",
     "oauth",
     "registry",
     "supervisor",
@@ -205,6 +206,10 @@ export const CAPABILITY_TABLE = {
         "tmux read",
         "ssh"
       ],
+      "stores": []
+    },
+    "attention": {
+      "may": [],
       "stores": []
     },
     "audit": {

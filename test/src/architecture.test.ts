@@ -110,7 +110,7 @@ describe('privilege boundary (ESLint enforces the same rules)', () => {
 // composition files beside them). Each folder lists the folders it may import (relative
 // imports, type imports included); anything else points up or sideways across layers.
 const BROKER_SRC = 'services/broker/src';
-const USE_CASES = ['audit', 'grants', 'input', 'lifecycle', 'live', 'nodes', 'notes', 'oauth', 'projects', 'reads', 'registry', 'sources', 'supervisor', 'transcripts', 'webauth'];
+const USE_CASES = ['attention', 'audit', 'grants', 'input', 'lifecycle', 'live', 'nodes', 'notes', 'oauth', 'projects', 'reads', 'registry', 'sources', 'supervisor', 'transcripts', 'webauth'];
 const BELOW_USE_CASES = ['access', 'config', 'policy', 'effects'];
 const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   policy: [],

@@ -78,7 +78,7 @@ describe('terminal-mcp backup / restore', () => {
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
     expect(manifest.format).toBe('terminal-mcp-backup');
     const names = manifest.stores.map((s: { name: string }) => s.name).sort();
-    expect(names).toEqual(['audit', 'bindings', 'grants', 'leases', 'notes', 'oauth', 'registry', 'supervisor', 'webauth']);
+    expect(names).toEqual(['audit', 'bindings', 'grants', 'leases', 'notes', 'notify', 'oauth', 'registry', 'supervisor', 'webauth']);
     expect(manifest.attachments).toHaveLength(1);
     expect(manifest.attachments[0].file).toMatch(/^notes_attachments\/\d{4}\/\d{2}\/[0-9a-f-]{36}\.png$/);
     for (const s of manifest.stores) {

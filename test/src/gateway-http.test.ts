@@ -111,8 +111,8 @@ describe('MCP over HTTP with a live broker', () => {
     const client = await connect(gw.mcpUrl);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(DEFAULT_GATEWAY_TOOLSETS.flatMap((s) => TOOLSET_TOOLS[s]).sort());
-    // Input tools are checked in input-tools.test.ts and terminal_run in run-tool.test.ts; everything else is read-only.
-    const reads = tools.filter((t) => t.name.startsWith('terminal_') && !/^terminal_(send_|run$)/.test(t.name));
+    // Input tools are checked in input-tools.test.ts, terminal_run in run-tool.test.ts, terminal_request_human (it reaches a person) in web-secret-entry.test.ts; everything else is read-only.
+    const reads = tools.filter((t) => t.name.startsWith('terminal_') && !/^terminal_(send_|run$|request_human$)/.test(t.name));
     expect(reads.map((t) => t.name).sort()).toEqual([
       'terminal_batch_inspect',
       'terminal_capture',

@@ -230,13 +230,14 @@ describe('connecting like ChatGPT', { timeout: 180_000 }, () => {
     const client = await mcp(gw.mcpUrl, tokens.access_token);
     const listed = (await client.listTools()).tools.map((t) => t.name);
     expect(listed).toContain('terminal_tail_bound');
-    for (const name of ['terminal_send_text', 'terminal_send_task', 'terminal_send_keys', 'terminal_send_bound']) expect(listed, name).not.toContain(name);
+    for (const name of ['terminal_send_text', 'terminal_send_task', 'terminal_send_keys', 'terminal_send_bound', 'terminal_run']) expect(listed, name).not.toContain(name);
     expect((await call(client, 'terminal_list_sessions', {})).isError).toBeFalsy();
     const attempts: Array<[string, Record<string, unknown>]> = [
       ['terminal_send_text', { session: SESSION, text: 'must not arrive' }],
       ['terminal_send_task', { session: SESSION, text: 'must not arrive' }],
       ['terminal_send_keys', { session: SESSION, keys: ['Enter'] }],
       ['terminal_send_bound', { binding: 'any-binding', text: 'must not arrive' }],
+      ['terminal_run', { session: SESSION, command: 'echo must not arrive' }],
     ];
     const before = await refusedAttempts();
     for (const [tool, args] of attempts) {

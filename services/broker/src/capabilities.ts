@@ -27,7 +27,7 @@ export const EFFECTS = {
   git: { what: 'run git read commands in configured repositories', modules: ['git/'] },
   'process spawn': { what: 'run operator-configured commands (verifiers, deploy previews) and the terminal-mcp CLIs', modules: ['processes', 'deploy/', 'verifier/', 'launch/'] },
   'process read': { what: 'read /proc (process trees, start times, liveness)', modules: ['proc/', 'pid-alive'] },
-  'outbound HTTP': { what: 'POST supervisor events to the configured webhook', modules: ['notify/'] },
+  'outbound HTTP': { what: 'POST supervisor events and notices to the configured webhook and push channels', modules: ['notify/'] },
   files: { what: 'read or write files: project sources, note attachments, the state and socket directories, secret files', modules: ['source-files/', 'attachments/', 'known-secrets/', 'launch-dir', 'webauth-bootstrap-file', 'audit-key-file', 'secret-file', 'config-file', 'socket-files'] },
   'password hashing': { what: 'argon2id (native)', modules: ['argon2'] },
   runtime: { what: 'the log, the package version, idle exit and test fault injection', modules: ['logger', 'package-info', 'idle-exit', 'fault-injection'] },
@@ -36,7 +36,7 @@ export const EFFECTS = {
 export type Effect = keyof typeof EFFECTS;
 
 /** The SQLite stores (effects/store/<name>-store.ts, one file each under the state directory). */
-export const STORES = ['audit', 'bindings', 'grants', 'leases', 'lifecycle', 'notes', 'oauth', 'registry', 'supervisor', 'webauth'] as const;
+export const STORES = ['audit', 'bindings', 'grants', 'leases', 'lifecycle', 'notes', 'notify', 'oauth', 'registry', 'supervisor', 'webauth'] as const;
 export type StoreName = (typeof STORES)[number];
 
 /** effects/store modules that name no one store: the set of them, the opener, backups. A
@@ -68,6 +68,7 @@ export const CAPABILITIES = {
   grants: { does: 'dashboard read/input grants and their views', may: ['tmux read', 'process read'], stores: ['grants'] },
   lifecycle: { does: 'launch profiles: start, close, restart, resize, recovery', may: ['tmux read', 'tmux sessions', 'process read', 'files'], stores: ['audit', 'lifecycle', 'supervisor'] },
   nodes: { does: 'other hosts over ssh: per-node gate and reader, health', may: ['tmux read', 'ssh'], stores: [] },
+  attention: { does: 'notices for a person: requests for a human, notify_user, supervisor notices (channels deliver them)', may: [], stores: [] },
   audit: { does: 'input and read audit, retention', may: [], stores: ['audit'] },
   rpc: { does: 'tRPC procedures, role routers, sockets', may: ['tmux read', 'tmux pipe', 'files'], stores: ['grants', 'supervisor', 'webauth'] },
   bin: { does: 'command-line entry points (composition roots of the CLIs)', may: ['process spawn', 'files', 'runtime'], stores: ['oauth', 'webauth'] },

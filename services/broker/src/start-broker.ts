@@ -11,6 +11,9 @@ import { homedir } from 'node:os';
 import { resolvePaths, type OAuthServer, type SocketRole } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
 import { createAccessGate } from './access/gate.js';
+import { createAttentionCenter } from './attention/center.js';
+import { attachNotificationChannels } from './effects/notify/channels.js';
+import { noticeOfSupervisorEvent } from './attention/supervisor-notices.js';
 import { summarizeConfig } from './config/config-summary.js';
 import { ConfigError } from './config/parse.js';
 import { configSchema, type BrokerConfig } from './config/schema.js';
@@ -86,13 +89,21 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   const reader = createSessionReader({ config, tmux, access, reads: services.reads });
   const webauth = webauthEnv({ store: stores.webauth, stateDir: stores.stateDir, log });
   const oauthOf = (server: OAuthServer): OAuthLoginEnv => ({ ...oauthEnv({ store: stores.oauth, config, log, server }), webauth });
-  const supervisor = createSupervisor({ config, tmux, stores, log, reader }, parts.live.paneWatch);
+  const attention = createAttentionCenter();
+  attachNotificationChannels({ channels: config.notifications.channels, store: stores.notify, log, subscribe: attention.onNotice });
+  const supervisor = createSupervisor(
+    { config, tmux, stores, log, reader, onEvent: (event) => {
+      const notice = noticeOfSupervisorEvent(event);
+      if (notice) attention.raise(notice);
+    } },
+    parts.live.paneWatch,
+  );
   const transcriptReads = createTranscriptReads({ config, tmux, access, transcripts: parts.transcripts });
   const lifecycle = createLifecycleServices({ tmuxSocket: parts.info.tmuxSocket, stores });
   // Other hosts' tmux over ssh: a gate and a reader per node, over the same read audit.
   const adapterFor = parts.nodeAdapterFor;
   const nodes = adapterFor !== undefined && config.nodes.length > 0 ? createNodeSet({ config, reads: services.reads, adapterFor }) : undefined;
-  return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork(), lifecycle, nodes };
+  return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork(), lifecycle, nodes, attention };
 }
 
 /** TERMINAL_MCP_LOG_LEVEL, the one log-level switch of every service, wins over

@@ -23,3 +23,4 @@ export * from './transcripts.js';
 export * from './toolsets.js';
 export * from './lifecycle.js';
 export * from './nodes.js';
+export * from './human.js';

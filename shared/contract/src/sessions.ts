@@ -14,7 +14,7 @@ export const sessionNameSchema = z
   .min(1, 'session name is empty')
   .max(LIMITS.sessionName, `session name is longer than ${LIMITS.sessionName} characters`);
 
-export const sessionStatusSchema = z.enum(['RUNNING', 'IDLE', 'WAITING_INPUT', 'UNKNOWN']);
+export const sessionStatusSchema = z.enum(['RUNNING', 'IDLE', 'WAITING_INPUT', 'WAITING_HUMAN', 'UNKNOWN']);
 export type SessionStatus = z.infer<typeof sessionStatusSchema>;
 
 export const sessionSummarySchema = z.object({

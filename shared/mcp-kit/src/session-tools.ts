@@ -267,8 +267,8 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
       name: 'terminal_status',
       title: 'Classify what a terminal is doing',
       description:
-        'Classify a session as RUNNING, IDLE, WAITING_INPUT (a prompt or confirmation) or UNKNOWN, with the evidence, current command and idle time. ' +
-        `Cheaper than reading text: use it to poll for completion. ${NEEDS_READ}`,
+        'RUNNING, IDLE, WAITING_INPUT (a prompt), WAITING_HUMAN (a password prompt: a person answers) or UNKNOWN, with the evidence, current command and idle time. ' +
+        `Cheaper than reading text. ${NEEDS_READ}`,
       inputShape: statusInputShape,
       inputSchema: statusInputSchema,
       outputSchema: sessionStatusResultSchema,

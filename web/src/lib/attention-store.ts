@@ -10,6 +10,15 @@ export interface AttentionSummary {
   count: number;
   /** Sessions waiting for input now (for notifications). */
   waiting: string[];
+  /** The latest notices for a person (agents' notify_user and terminal_request_human,
+   * supervisor events), from /api/attention; absent where the page counted live. */
+  notices?: { id: number; kind: string; level: string; session: string | null; message: string; from: string }[];
+}
+
+/** Notices newer than the last one seen; none on the first look (no flood on load). */
+export function newNotices<T extends { id: number }>(lastSeen: number | null, notices: readonly T[]): T[] {
+  if (lastSeen === null) return [];
+  return notices.filter((n) => n.id > lastSeen);
 }
 
 export const attention = writable<AttentionSummary | null>(null);

@@ -13,7 +13,7 @@ const RANK: Record<AttentionLevel, number> = { waiting: 0, error: 1, running: 2,
 /** `liveError`: the page's live view of this session reported an error. */
 export function attentionLevel(s: SessionView, liveError = false): AttentionLevel {
   if (!s.read_allowed) return 'restricted';
-  if (s.status?.status === 'WAITING_INPUT') return 'waiting';
+  if (s.status?.status === 'WAITING_INPUT' || s.status?.status === 'WAITING_HUMAN') return 'waiting';
   if (liveError || !s.status) return 'error';
   switch (s.status.status) {
     case 'RUNNING':

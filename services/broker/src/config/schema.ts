@@ -311,6 +311,38 @@ export const supervisorSchema = z
   })
   .strict();
 
+/** Where notices for a person go besides the dashboard (attention/center.ts,
+ * effects/notify/channels.ts): each channel a URL, a payload format, which notices and
+ * how many a minute. */
+export const notificationChannelSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9._-]{1,40}$/),
+    url: z.string().url().max(2000),
+    /** `json`: the notice as a JSON POST (a generic webhook); `ntfy`: the message as the
+     * body with Title, Priority and Tags headers (ntfy.sh and compatible push servers). */
+    format: z.enum(['json', 'ntfy']).default('json'),
+    /** Only these kinds of notice (default: every kind). */
+    kinds: z.array(z.enum(['waiting_for_input', 'waiting_for_human', 'approval_needed', 'session_died', 'supervisor_event', 'agent_message'])).max(6).optional(),
+    /** Only notices at this level or above. */
+    min_level: z.enum(['info', 'warning', 'urgent']).default('info'),
+    /** At most this many deliveries a minute; the rest are dropped (and audited so). */
+    per_minute: z.number().int().min(1).max(120).default(10),
+    timeout_seconds: z.number().int().min(1).max(60).default(5),
+  })
+  .strict();
+
+export const notificationsSchema = z
+  .object({
+    channels: z
+      .array(notificationChannelSchema)
+      .max(10)
+      .default([])
+      .refine((cs) => new Set(cs.map((c) => c.name)).size === cs.length, 'notifications.channels names must be unique'),
+    /** notify_user: at most this many notices per MCP client a minute. */
+    agent_per_minute: z.number().int().min(1).max(60).default(5),
+  })
+  .strict();
+
 /** Session transcripts (effects/transcripts/): each readable session's output, redacted
  * line by line before it is written, as asciicast v2 segment files under the state dir. */
 export const transcriptsSchema = z
@@ -370,6 +402,7 @@ export const configSchema = z
       .refine((ps) => new Set(ps.map((p) => p.name)).size === ps.length, 'project_profiles names must be unique'),
     supervisor: supervisorSchema.default(() => supervisorSchema.parse({})),
     transcripts: transcriptsSchema.default(() => transcriptsSchema.parse({})),
+    notifications: notificationsSchema.default(() => notificationsSchema.parse({})),
     known_secrets: knownSecretsSchema.default(() => knownSecretsSchema.parse({})),
     /** Other hosts reached over OpenSSH (config/nodes-schema.ts). */
     nodes: nodesSchema,

@@ -195,7 +195,8 @@ function attemptRecord(caller: AttemptCaller, spec: AttemptSpec, at: number, fre
       decision,
       errorCode,
       ...digest,
-      preview: decision === 'PENDING' && text !== null ? previewText(text) : null,
+      // A secret typed through the dashboard's secret entry is never previewed.
+      preview: decision === 'PENDING' && text !== null && spec.request.kind !== 'secret' ? previewText(text) : null,
       keys: auditKeys(spec.request, decision === 'PENDING'),
       finishedAt: decision === 'PENDING' ? null : Date.now(),
       receipt: receipt.receipt ?? null,

@@ -9,6 +9,9 @@
  *  1. the caller's principal may cause input at all (policy/authority.ts: the socket's
  *     role, the OAuth scopes, the operator session), else INPUT_NOT_ALLOWED (or
  *     UNAUTHENTICATED for a credential that no longer verifies);
+ *     The dashboard's secret entry (kind `secret`) must also come from a signed-in
+ *     operator on web.sock who re-authenticated within minutes (authorizeSecretEntry);
+ *     only then does the policy let it past the guarded-command gate;
  *  2. the operator's policy on the pane (access/gate.ts `decideInput`): the input switch,
  *     the binding's flag, allow/deny patterns, sensitive names, grants, guarded and
  *     foreground commands, copy mode, text and key rules.
@@ -16,10 +19,11 @@
  * Review (the supervisor's approval of a queued prompt) is checked by the supervisor
  * before it calls the attempt, and the approval is written to the attempt's audit row.
  */
-import { readAppErrorData } from '@terminal-mcp/contract';
+import { AppError, readAppErrorData } from '@terminal-mcp/contract';
 import type { AllowedDecision } from '../access/gate.js';
 import { requireEffect } from '../access/require-effect.js';
 import type { ResolvedTarget, TargetRef } from '../access/target.js';
+import { refuseSecretEntry } from '../policy/authority.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
 import type { InputRequest } from '../policy/input.js';
 import type { InputCaller } from './input-deps.js';
@@ -34,7 +38,17 @@ export function authorizeInputCaller(caller: Pick<InputCaller, 'principal'>): vo
  * refusal; returns what to deliver. */
 export function authorizeInput(caller: InputCaller, target: ResolvedTarget, processes: PaneProcessFacts, request: InputRequest): AllowedDecision {
   authorizeInputCaller(caller);
+  if (request.kind === 'secret') authorizeSecretEntry(caller, request.reauthenticatedAt);
   return caller.deps.access.decideInput(target, processes, request);
+}
+
+/** The operator-only exception (policy/authority.ts `refuseSecretEntry`): a secret passes
+ * the guarded-command gate only for a signed-in operator on web.sock who proved their
+ * password within the last few minutes; decided here, at the effect, on every check of
+ * the attempt (on the resolved target and again under the lease). */
+function authorizeSecretEntry(caller: Pick<InputCaller, 'principal'>, reauthenticatedAt: number | null): void {
+  const refusal = refuseSecretEntry(caller.principal, reauthenticatedAt, Date.now());
+  if (refusal) throw new AppError(refusal.code, refusal.message, refusal.hint);
 }
 
 /**

@@ -56,6 +56,12 @@ export interface WaitOutcome {
 /** A wait re-attaches a watcher that ended under it at most this often. */
 const MAX_REWATCH = 3;
 
+/** A secret prompt (WAITING_HUMAN) is a prompt too: a wait for WAITING_INPUT ends on it, so
+ * an agent waiting for its program to ask learns at once that a person must answer. */
+export function statusMatches(states: readonly SessionStatus[], status: SessionStatus): boolean {
+  return states.includes(status) || (status === 'WAITING_HUMAN' && states.includes('WAITING_INPUT'));
+}
+
 export async function waitForState(opts: WaitForStateOptions): Promise<WaitOutcome> {
   const now = opts.now ?? Date.now;
   const minIntervalMs = opts.minIntervalMs ?? 100;
@@ -79,7 +85,7 @@ export async function waitForState(opts: WaitForStateOptions): Promise<WaitOutco
   });
 
   let last = await evaluate();
-  if (opts.states.includes(last.status.status)) return outcome(true, last.status, last.identity);
+  if (statusMatches(opts.states, last.status.status)) return outcome(true, last.status, last.identity);
   if (now() >= deadline) return outcome(false, last.status, last.identity);
   if (signal?.aborted) throw cancelled();
 
@@ -118,7 +124,7 @@ export async function waitForState(opts: WaitForStateOptions): Promise<WaitOutco
       if (signal?.aborted) throw cancelled();
       lastEvaluation = now();
       last = await evaluate();
-      if (opts.states.includes(last.status.status)) return outcome(true, last.status, last.identity);
+      if (statusMatches(opts.states, last.status.status)) return outcome(true, last.status, last.identity);
       if (now() >= deadline) return outcome(false, last.status, last.identity);
       if (watchEnded && rewatches < MAX_REWATCH) {
         rewatches++;

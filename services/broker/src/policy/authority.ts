@@ -119,3 +119,24 @@ export function refuseEffect(principal: Principal, effect: Effect): EffectRefusa
 export function perClientViewKey(principal: Principal): string | null {
   return principal.kind === 'anonymous' ? null : principal.actor;
 }
+
+/** How long a sign-in or a password typed again counts as fresh for the secret entry. */
+export const SECRET_REAUTH_FRESH_MS = 5 * 60_000;
+
+/**
+ * The operator-only exception to the guarded-command gate: may `principal` answer a
+ * password / passphrase / one-time-code prompt (the dashboard's secret entry)? Only a
+ * signed-in operator on web.sock, and only within SECRET_REAUTH_FRESH_MS of proving their
+ * password (a stolen dashboard cookie alone must not type into sudo). null when it may.
+ */
+export function refuseSecretEntry(principal: Principal, reauthenticatedAt: number | null, now: number): EffectRefusal | null {
+  const basic = refuseEffect(principal, 'input');
+  if (basic) return basic;
+  if (principal.role !== 'web' || principal.kind !== 'operator') {
+    return { code: 'INPUT_NOT_ALLOWED', message: 'only a signed-in operator on the dashboard answers a secret prompt', hint: 'Ask the person: call terminal_request_human with the session and why.' };
+  }
+  if (reauthenticatedAt === null || now - reauthenticatedAt > SECRET_REAUTH_FRESH_MS || reauthenticatedAt > now) {
+    return { code: 'UNAUTHENTICATED', message: 'confirm with your dashboard password to answer a secret prompt', hint: 'Type your own dashboard password next to the secret (or sign in again) and send again.' };
+  }
+  return null;
+}

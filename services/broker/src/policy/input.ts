@@ -106,7 +106,14 @@ export type InputRequest =
   | { readonly kind: 'text'; readonly text: string }
   | { readonly kind: 'keys'; readonly keys: readonly string[]; readonly confirmSensitive: boolean }
   /** One command line for terminal_run, typed at a shell prompt. */
-  | { readonly kind: 'command'; readonly text: string };
+  | { readonly kind: 'command'; readonly text: string }
+  /** The operator's answer to a password / passphrase / one-time-code prompt, from the
+   * dashboard's secret entry (input/secret-entry.ts). Passes the guarded-command and
+   * foreground gates: they exist to keep agents out of credentials, and this is the person
+   * typing one. Who may send it is decided by the input authorization (input/authorize.ts:
+   * a signed-in operator on web.sock who re-authenticated at `reauthenticatedAt`), never
+   * here. One line, Enter is pressed after it. */
+  | { readonly kind: 'secret'; readonly text: string; readonly reauthenticatedAt: number | null };
 
 export type InputRefusalCode =
   | 'INPUT_DISABLED'
@@ -199,7 +206,7 @@ export function decideInputByName(
   if (binding && !binding.inputEnabled) {
     return refuse('INPUT_DISABLED', `input is not enabled for binding ${JSON.stringify(binding.name)}: rebind it with input_enabled: true`);
   }
-  if ((kind === 'text' || kind === 'command') && !policy.allowSendText) {
+  if ((kind === 'text' || kind === 'command' || kind === 'secret') && !policy.allowSendText) {
     return refuse('INPUT_DISABLED', 'sending text is turned off (input_policy.allow_send_text); allowlisted keys still work');
   }
   if (policy.deniedPatterns.includes(name) || matchesAny(policy.deniedPatterns, name)) {
@@ -222,6 +229,9 @@ export function decideInputTarget(policy: InputPolicy, facts: InputTargetFacts, 
     return refuse('INPUT_NOT_ALLOWED', 'input to this session is not allowed by input_policy.allowed_session_patterns');
   }
   const processes = facts.processes;
+  // The operator answering a secret prompt: the guard and the foreground list keep agents
+  // out of sudo/ssh prompts, not the person (who is allowed to this pane by the gates above).
+  if (kind === 'secret') return null;
   if (processes.source === 'unreadable') {
     return refuse('COMMAND_GUARDED', `the pane's processes could not be inspected (${processes.reason}), so a guarded command cannot be ruled out`);
   }
@@ -266,6 +276,16 @@ export function decideInput(policy: InputPolicy, facts: InputTargetFacts, reques
   }
 
   if (request.kind === 'command') return decideCommand(policy, facts, request.text);
+
+  if (request.kind === 'secret') {
+    const length = countCharacters(request.text);
+    if (length > policy.maxTextLength) return refuse('TEXT_TOO_LONG', `the answer has ${length} characters; at most ${policy.maxTextLength} may be sent at once`);
+    // Positions only, never the character itself: this text is a secret.
+    if (request.text.includes('\n') || request.text.includes('\r')) return refuse('TEXT_REJECTED', 'a secret is one line (Enter is pressed after it); nothing was sent');
+    const bad = findRejectedCharacter(request.text);
+    if (bad) return refuse('TEXT_REJECTED', `character ${bad.position} is a control character: only printable text may be sent; nothing was sent`);
+    return { allowed: true, action: 'paste_text', text: request.text, crlfNormalized: false };
+  }
 
   if (request.kind === 'text') {
     const { text, crlfNormalized } = normalizeNewlines(request.text);

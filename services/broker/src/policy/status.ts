@@ -1,6 +1,7 @@
 /**
- * What is a pane doing: RUNNING, IDLE, WAITING_INPUT, or UNKNOWN when the evidence is
- * weak. Pure: a function of the sanitized screen lines and a few tmux facts. The reason
+ * What is a pane doing: RUNNING, IDLE, WAITING_INPUT, WAITING_HUMAN (a password,
+ * passphrase or one-time-code prompt: only a person should answer it, through the
+ * dashboard's secret entry), or UNKNOWN when the evidence is weak. Pure: a function of the sanitized screen lines and a few tmux facts. The reason
  * is one short line naming the evidence, for the agent reading the status and for the
  * operator wondering why.
  *
@@ -24,7 +25,7 @@
  *   `› 1. Yes, proceed (y)` / `Press enter to confirm or esc to cancel`.
  */
 
-export type PaneStatus = 'RUNNING' | 'IDLE' | 'WAITING_INPUT' | 'UNKNOWN';
+export type PaneStatus = 'RUNNING' | 'IDLE' | 'WAITING_INPUT' | 'WAITING_HUMAN' | 'UNKNOWN';
 
 export interface PaneEvidence {
   /** Sanitized pane lines, bottom of the screen last; may end with blank padding lines. */
@@ -187,9 +188,15 @@ function agentEvidence(bottom: readonly string[], command: string): Found | null
 const YES_NO = /[[(](?:y|yes|n|no)(?:\/\[?[a-z]{1,12}\]?){1,4}[\])]/i;
 /** Programs whose `-i` questions end in `?` with nothing else to mark them (coreutils). */
 const ASKING_COMMANDS = /^(?:rm|cp|mv|ln|rmdir|install|shred|unlink)$/;
+/** A prompt for a secret on the very last line: sudo's `[sudo] password for alice:`, ssh's
+ * `alice@host's password:`, `Enter passphrase for key '…':`, git's `Password for '…':`,
+ * PAM's one-time codes (`Verification code:`, Duo's `Passcode or option (1-3):`). An agent
+ * may not type these (the guard refuses sudo and ssh anyway); the pane is WAITING_HUMAN. */
+const SECRET_PROMPT =
+  /\b(?:password|passphrase|passcode|pin|verification code|one-time (?:password|code|pin)|otp|2fa code|authenticator code|security code|token code)\b(?:[^:'\n]|'[^'\n]{0,80}'){0,80}:$/i;
+
 /** Prompts that only count on the very last line, where the cursor waits for the answer. */
 const LAST_LINE_PROMPTS: readonly RegExp[] = [
-  /\b(?:password|passphrase|passcode|pin)\b(?:[^:'\n]|'[^'\n]{0,80}'){0,80}:$/i,
   // git's credential prompt: `Username for 'https://github.com':`.
   /\b(?:username|user name|login)\b(?:[^:'\n]|'[^'\n]{0,80}'){0,80}:$/i,
   /\b(?:press|hit)\s+\[?(?:enter|return|any key|a key)\b/i,
@@ -272,6 +279,8 @@ function screenEvidence(bottom: readonly string[], command: string, shell: boole
   }
   const last = bottom.at(-1);
   if (last === undefined) return null;
+  const secret = SECRET_PROMPT.exec(last.trimEnd());
+  if (secret !== null) return found('WAITING_HUMAN', `secret prompt ${quote(secret[0])} ${fromBottom(0)}: a person answers it (terminal_request_human)`);
   const onLast = lastLinePrompt(last, command);
   if (onLast !== null) return found('WAITING_INPUT', `prompt ${quote(onLast)} ${fromBottom(0)}`);
   // A shell or REPL prompt below an older question means the question was answered.
@@ -289,7 +298,8 @@ function screenEvidence(bottom: readonly string[], command: string, shell: boole
  * Classify a pane from its screen and tmux facts. Evidence in order:
  * a. (non-shell foreground) agent CLI menus => WAITING_INPUT, busy footers => RUNNING,
  *    idle footers or input box => IDLE;
- * b. an interactive prompt on the last line ([y/N], (Y/n), password:, Username for ...:,
+ * b. a password, passphrase or one-time-code prompt on the last line => WAITING_HUMAN;
+ *    another interactive prompt on the last line ([y/N], (Y/n), Username for ...:,
  *    Press Enter, Continue?, git's [y,n,q,...]?, npx's (y), or any `?` question from a
  *    coreutils -i program in the foreground) => WAITING_INPUT, however recent the output;
  *    => WAITING_INPUT;

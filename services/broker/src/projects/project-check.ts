@@ -107,6 +107,7 @@ function blockersOf(out: Omit<ProjectCheckOutput, 'blockers'>): string[] {
     if (!s.exists) b.push(`session ${JSON.stringify(s.session)} is not running`);
     else if (!s.read_allowed) b.push(`session ${JSON.stringify(s.session)} may not be read (ask the operator for a grant)`);
     else if (s.status === 'WAITING_INPUT') b.push(`session ${JSON.stringify(s.session)} is waiting for input`);
+    else if (s.status === 'WAITING_HUMAN') b.push(`session ${JSON.stringify(s.session)} is waiting for a person (a password prompt: terminal_request_human)`);
     else if (s.error_code) b.push(`session ${JSON.stringify(s.session)} could not be checked (${s.error_code})`);
   }
   if (out.binding && out.binding.state !== 'OK') b.push(`binding ${JSON.stringify(out.binding.name)} is ${out.binding.state ?? out.binding.error_code}`);

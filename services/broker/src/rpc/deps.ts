@@ -6,6 +6,7 @@
 import type { OAuthServer } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
 import type { AccessGate } from '../access/gate.js';
+import type { AttentionCenter } from '../attention/center.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { StoreSet } from '../effects/store/store-set.js';
 import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
@@ -67,4 +68,7 @@ export interface BrokerDeps extends BrokerParts {
   lifecycle: LifecycleServices;
   /** Other hosts over ssh (nodes/node-set.ts); absent when none are configured. */
   nodes?: NodeSet | undefined;
+  /** Notices for a person (attention/center.ts): the dashboard's list, requests for a
+   * human, and the notification channels that subscribe to it. */
+  attention: AttentionCenter;
 }

@@ -73,6 +73,9 @@ export function observe(status: SessionStatusResult, lines: readonly string[], d
   // exited, and the next program's start would make the state flap ERROR → RUNNING → ERROR.
   const recentOnly = status.status === 'RUNNING' && RECENCY_REASON.test(status.reason);
   if (status.status === 'WAITING_INPUT' || (status.status === 'RUNNING' && !recentOnly)) return { ...base, state: status.status, reason: status.reason };
+  // A secret prompt waits for input too (a person's: the reason says so, and the watch's
+  // attention event carries it).
+  if (status.status === 'WAITING_HUMAN') return { ...base, state: 'WAITING_INPUT', reason: status.reason };
   const bottom = nonEmptyBottom(lines, ERROR_WINDOW);
   const recent = bottom.slice(-DONE_WINDOW);
   if (recent.some((line) => line.trim() === doneMarker)) {

@@ -1,4 +1,5 @@
 /** Builds the supervisor engine from what it needs (once, by the composition root). */
+import type { SupervisorEvent } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config/schema.js';
 import type { StoreSet } from '../effects/store/store-set.js';
@@ -17,6 +18,16 @@ export interface SupervisorParts {
   stores: StoreSet;
   log: Logger;
   reader: SessionReader;
+  /** Every event also goes here (the notices for a person, attention/center.ts). */
+  onEvent?: (event: SupervisorEvent) => void;
+}
+
+function both(a?: (e: SupervisorEvent) => void, b?: (e: SupervisorEvent) => void): ((e: SupervisorEvent) => void) | undefined {
+  if (!a || !b) return a ?? b;
+  return (e) => {
+    a(e);
+    b(e);
+  };
 }
 
 export function createSupervisor(deps: SupervisorParts, paneWatch?: PaneWatcher): SupervisorEngine {
@@ -32,6 +43,6 @@ export function createSupervisor(deps: SupervisorParts, paneWatch?: PaneWatcher)
     log: deps.log,
     paneWatch,
     verify: createVerifier(store, deps.config.supervisor.verifier_profiles, deps.config.permissions.terminal_input),
-    notify: notify.url === undefined ? undefined : createWebhookNotifier({ url: notify.url, timeoutSeconds: notify.timeout_seconds, retries: notify.retries, log: deps.log }),
+    notify: both(notify.url === undefined ? undefined : createWebhookNotifier({ url: notify.url, timeoutSeconds: notify.timeout_seconds, retries: notify.retries, log: deps.log }), deps.onEvent),
   });
 }

@@ -115,7 +115,7 @@ export const bindingTools: readonly GatewayTool[] = [
   defineTool({
     name: 'terminal_status_bound',
     title: 'Classify what a bound terminal is doing',
-    description: 'Like terminal_status, through a binding: RUNNING, IDLE, WAITING_INPUT or UNKNOWN with the evidence, for the pinned pane.',
+    description: 'Like terminal_status, through a binding: RUNNING, IDLE, WAITING_INPUT, WAITING_HUMAN or UNKNOWN with the evidence, for the pinned pane.',
     inputShape: bindingNameInputShape,
     inputSchema: bindingNameInputSchema,
     outputSchema: boundStatusSchema,

@@ -3,6 +3,7 @@
 import type { GatewayTool } from './define-tool.js';
 import { auditTools } from './audit.js';
 import { bindingTools } from './bindings.js';
+import { humanTools } from './human.js';
 import { inputTools } from './input.js';
 import { lifecycleTools } from './lifecycle.js';
 import { nodeTools } from './nodes.js';
@@ -12,6 +13,6 @@ import { sessionTools } from './sessions.js';
 import { supervisorTools } from './supervisor.js';
 import { waitTools } from './wait.js';
 
-export const GATEWAY_TOOLS: readonly GatewayTool[] = [...sessionTools, ...waitTools, ...inputTools, ...bindingTools, ...auditTools, ...noteTools, ...projectTools, ...supervisorTools, ...lifecycleTools, ...nodeTools];
+export const GATEWAY_TOOLS: readonly GatewayTool[] = [...sessionTools, ...waitTools, ...inputTools, ...humanTools, ...bindingTools, ...auditTools, ...noteTools, ...projectTools, ...supervisorTools, ...lifecycleTools, ...nodeTools];
 
 export { defineTool, READ_ONLY_ANNOTATIONS, type GatewayTool, type ToolContext, type ToolSpec } from './define-tool.js';

@@ -4,6 +4,7 @@ import { accessAction } from '$lib/server/access-action.js';
 import { requirePageUser } from '$lib/server/auth.js';
 import { broker } from '$lib/server/broker.js';
 import { toUiError } from '$lib/server/failure.js';
+import { secretAction } from '$lib/server/secret-entry-action.js';
 import { sendAction } from '$lib/server/send-action.js';
 import { loadSessions } from '$lib/server/sessions-view.js';
 import { resizeAction } from '$lib/server/lifecycle-actions.js';
@@ -26,16 +27,20 @@ export const load: PageServerLoad = async (event) => {
       const status = await broker().sessions.status.query({ session: name }).catch(() => undefined);
       if (status) session.status = { status: status.status, reason: status.reason };
     }
-    return { name, session, input_enabled: page.input_enabled, keys, failure: null };
+    // Requests for a person about this session (terminal_request_human), for the secret entry.
+    const notices = session?.read_allowed ? await broker().human.notices.query({}).catch(() => []) : [];
+    const requests = notices.filter((n) => n.kind === 'waiting_for_human' && n.session === name);
+    return { name, session, input_enabled: page.input_enabled, keys, requests, failure: null };
   } catch (err) {
     const { status, error: failure } = toUiError(err);
-    if (failure.code === 'BROKER_UNAVAILABLE') return { name, session: null, input_enabled: false, keys, failure };
+    if (failure.code === 'BROKER_UNAVAILABLE') return { name, session: null, input_enabled: false, keys, requests: [], failure };
     error(status, 'could not load the session');
   }
 };
 
 export const actions: Actions = {
   send: sendAction,
+  secret: secretAction,
   access: accessAction,
   resize: resizeAction,
 };

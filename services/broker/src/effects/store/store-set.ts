@@ -8,12 +8,13 @@ import { grantsStore, grantsStoreDefinition, type GrantsStore } from './grants-s
 import { lifecycleStore, type LifecycleStore } from './lifecycle-store.js';
 import { leasesStoreDefinition } from './leases-store.js';
 import { notesStore, notesStoreDefinition, type NotesStore } from './notes-store.js';
+import { notifyStore, notifyStoreDefinition, type NotifyStore } from './notify-store.js';
 import { oauthStore, oauthStoreDefinition, type OAuthStore } from './oauth-store.js';
 import { registryStoreDefinition, sessionRegistryStore, type SessionRegistryStore } from './registry-store.js';
 import { supervisorStore, supervisorStoreDefinition, type SupervisorStore } from './supervisor-store.js';
 import { webauthStore, webauthStoreDefinition, type WebauthStore } from './webauth-store.js';
 
-export const STORE_DEFINITIONS = [registryStoreDefinition, webauthStoreDefinition, grantsStoreDefinition, auditStoreDefinition, bindingsStoreDefinition, leasesStoreDefinition, oauthStoreDefinition, notesStoreDefinition, supervisorStoreDefinition] as const satisfies readonly StoreDefinition[];
+export const STORE_DEFINITIONS = [registryStoreDefinition, webauthStoreDefinition, grantsStoreDefinition, auditStoreDefinition, bindingsStoreDefinition, leasesStoreDefinition, oauthStoreDefinition, notesStoreDefinition, supervisorStoreDefinition, notifyStoreDefinition] as const satisfies readonly StoreDefinition[];
 export type StoreName = (typeof STORE_DEFINITIONS)[number]['name'];
 /** The stores' names, one `<name>.db` each in the state directory. */
 export const STORE_NAMES: readonly StoreName[] = STORE_DEFINITIONS.map((d) => d.name);
@@ -26,6 +27,7 @@ export interface Stores {
   /** Sessions launch profiles started (in registry.db). */
   readonly lifecycle: LifecycleStore;
   readonly notes: NotesStore;
+  readonly notify: NotifyStore;
   readonly oauth: OAuthStore;
   readonly registry: SessionRegistryStore;
   readonly supervisor: SupervisorStore;
@@ -57,6 +59,7 @@ export function openStoreSet(stateDir: string): StoreSet {
       grants: grantsStore(db('grants')),
       lifecycle: lifecycleStore(db('registry')),
       notes: notesStore(db('notes')),
+      notify: notifyStore(db('notify')),
       oauth: oauthStore(db('oauth')),
       registry: sessionRegistryStore(db('registry')),
       supervisor: supervisorStore(db('supervisor')),

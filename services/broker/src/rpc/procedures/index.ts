@@ -17,3 +17,4 @@ export { wait } from './wait.js';
 export { dashboardNotes, notes } from './notes.js';
 export { projects } from './projects.js';
 export { dashboardLifecycle, lifecycle } from './lifecycle.js';
+export { humanDashboard, humanGateway } from './human.js';

@@ -2,7 +2,7 @@
  * file is auditing the gateway's privilege: every row is a request a gateway tool or its
  * readiness endpoint makes (test/src/role-calls.test.ts derives them from the gateway's
  * source and fails on any difference). */
-import { audit, bindings, catalogue, health, input, lifecycle, nodes, notes, oauthServerProcedures as oauth, projects, sessions, supervisor, supervisor2, wait } from '../procedures/index.js';
+import { audit, bindings, catalogue, health, humanGateway, input, lifecycle, nodes, notes, oauthServerProcedures as oauth, projects, sessions, supervisor, supervisor2, wait } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const gatewayRouter = router({
@@ -119,6 +119,12 @@ export const gatewayRouter = router({
     exchangeToken: oauth.exchangeToken, // mutation
     revokeToken: oauth.revokeToken, // mutation
     verifyAccessToken: oauth.verifyAccessToken,
+  },
+  /** The hand-off to a person: a notice for the dashboard and the notification channels
+   * (read-gated like terminal_status; nothing is typed). */
+  human: {
+    request: humanGateway.request, // mutation
+    notify: humanGateway.notify, // mutation: notify_user, rate-limited per client
   },
   // Not served: source.* (no gateway tool reads project sources), grants.*, auth.*, live.*, oauthAdmin.*.
 });

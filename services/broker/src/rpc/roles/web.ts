@@ -1,7 +1,7 @@
 /** Everything the dashboard's server may ask the broker, one row per procedure. Rows
  * marked "operator" need the signed-in operator's session token with the call
  * (rpc/operator.ts): the broker derives the acting user from it. */
-import { auditOperator, auth, dashboardInput, dashboardLifecycle, dashboardNotes, dashboardTranscripts, grants, health, live, oauthAdminProcedures as oauthAdmin, sessions, supervisorDashboard } from '../procedures/index.js';
+import { auditOperator, auth, dashboardInput, dashboardLifecycle, dashboardNotes, dashboardTranscripts, grants, health, humanDashboard, live, oauthAdminProcedures as oauthAdmin, sessions, supervisorDashboard } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const webRouter = router({
@@ -91,6 +91,12 @@ export const webRouter = router({
     restore: dashboardNotes.restore, // operator, mutation
     addAttachment: dashboardNotes.addAttachment, // operator, mutation
     removeAttachment: dashboardNotes.removeAttachment, // operator, mutation
+  },
+  /** Notices for a person, and the secret entry: a password prompt answered by the
+   * operator (fresh password; guarded commands admitted for this principal only). */
+  human: {
+    notices: humanDashboard.notices, // operator
+    answerSecret: humanDashboard.answerSecret, // operator, mutation
   },
   // Not served: sessions.tail/capture/batchInspect, input.sendTask/sendBound/context,
   // bindings.*, wait.*, source.*, health.info.

@@ -1,6 +1,7 @@
 import { json } from '@sveltejs/kit';
 import { attentionCount, attentionLevel } from '$lib/attention.js';
 import { requireUser } from '$lib/server/auth.js';
+import { broker } from '$lib/server/broker.js';
 import { toUiError } from '$lib/server/failure.js';
 import { loadSessions } from '$lib/server/sessions-view.js';
 import type { RequestHandler } from './$types';
@@ -12,7 +13,9 @@ export const GET: RequestHandler = async (event) => {
   requireUser(event);
   try {
     const { sessions } = await loadSessions({ withStatus: true });
-    return json({ count: attentionCount(sessions), waiting: sessions.filter((s) => attentionLevel(s) === 'waiting').map((s) => s.name) });
+    // The latest notices (already redacted by the broker), for the browser's notifications.
+    const notices = (await broker().human.notices.query({}).catch(() => [])).slice(-20);
+    return json({ count: attentionCount(sessions), waiting: sessions.filter((s) => attentionLevel(s) === 'waiting').map((s) => s.name), notices });
   } catch (err) {
     const { status, error } = toUiError(err);
     return json({ error }, { status });

@@ -1,0 +1,139 @@
+// Guards the notices for a person: notify_user and terminal_request_human reach a local HTTP receiver as a JSON webhook and as ntfy-style push, filtered per channel (kinds, level), rate-limited per channel and per client, de-duplicated, redacted, and every delivery is recorded in notify.db; the dashboard lists them.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readAppErrorData } from '@terminal-mcp/contract';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
+import { configSchema } from '../config/schema.js';
+import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
+import { createContextInner } from '../rpc/context.js';
+import type { BrokerDeps } from '../rpc/deps.js';
+import { gatewayRouter } from '../rpc/roles/gateway.js';
+import { webRouter } from '../rpc/roles/web.js';
+import { createCallerFactory } from '../rpc/trpc.js';
+import { testDeps } from '../testing/deps.testkit.js';
+import { operatorToken } from '../webauth/operator-token.testkit.js';
+
+/** A GitHub token shape the redactor knows (not a real token). */
+const TOKEN = `ghp_${'a1B2c3D4e5F6g7H8i9J0'.repeat(2).slice(0, 36)}`;
+
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+let receiver: Server;
+const received: Received[] = [];
+let tmux: TmuxTestServer;
+let adapter: ControlModeTmuxAdapter;
+let root: string;
+let deps: BrokerDeps;
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () => {
+      received.push({ path: req.url ?? '', headers: req.headers, body });
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  tmux = await startTmuxServer();
+  await tmux.newSession('agent-notify', 'exec cat');
+  adapter = createTmuxAdapter({ socketName: tmux.socketName, configFile: '/dev/null' });
+  expect(await adapter.waitUntilConnected(10_000)).toBe(true);
+  root = mkdtempSync(join(tmpdir(), 'tmcp-notify-'));
+  const config = configSchema.parse({
+    permissions: { terminal_read: true, terminal_input: true },
+    allowed_session_patterns: ['agent-*'],
+    notifications: {
+      agent_per_minute: 3,
+      channels: [
+        { name: 'hook', url: `${base}/hook`, format: 'json', per_minute: 3 },
+        { name: 'phone', url: `${base}/phone-topic`, format: 'ntfy', kinds: ['waiting_for_human', 'agent_message'], min_level: 'warning' },
+      ],
+    },
+  });
+  deps = testDeps({ config, tmux: adapter, stateDir: join(root, 'state'), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
+}, 60_000);
+
+afterAll(async () => {
+  await adapter?.close();
+  deps?.stores.close();
+  await tmux?.kill();
+  await new Promise((resolve) => receiver?.close(resolve));
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+const agent = (actor: string) => createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps, actor }));
+const at = (path: string) => received.filter((r) => r.path === path);
+const deliveries = () => deps.stores.db('notify').prepare('SELECT channel, kind, raised_by, outcome, http_status FROM notice_delivery ORDER BY id').all() as Record<string, unknown>[];
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'OK';
+  } catch (err) {
+    return (readAppErrorData((err as { cause?: unknown }).cause) ?? readAppErrorData(err))?.code ?? String(err);
+  }
+}
+
+describe('notices for a person', () => {
+  it('delivers an agent notice to the webhook redacted, and not to a push channel whose level filter refuses it; the same notice again is not sent', async () => {
+    const first = await agent('gateway:agent-a').human.notify({ message: `build finished, token ${TOKEN} rotated`, level: 'info' });
+    expect(first).toMatchObject({ deduplicated: false });
+    await vi.waitFor(() => expect(at('/hook')).toHaveLength(1), { timeout: 10_000 });
+    const payload = JSON.parse(at('/hook')[0]!.body) as { source: string; notice: { kind: string; message: string; from: string } };
+    expect(payload).toMatchObject({ source: 'terminal-mcp', notice: { kind: 'agent_message', from: 'gateway:agent-a' } });
+    expect(payload.notice.message).toContain('build finished');
+    expect(payload.notice.message).not.toContain(TOKEN);
+    expect(await agent('gateway:agent-a').human.notify({ message: `build finished, token ${TOKEN} rotated`, level: 'info' })).toEqual({ notice_id: 0, deduplicated: true });
+    // info is below the phone's min_level (warning).
+    await new Promise((r) => setTimeout(r, 300));
+    expect(at('/hook')).toHaveLength(1);
+    expect(at('/phone-topic')).toHaveLength(0);
+  });
+
+  it('sends a request for a human to the phone as ntfy push (title, priority, tags; the reason as the body) and to the webhook', async () => {
+    const asked = await agent('gateway:agent-a').human.request({ session: 'agent-notify', reason: 'type the deploy key passphrase' });
+    expect(asked).toMatchObject({ session: 'agent-notify', notified: true });
+    await vi.waitFor(() => expect(at('/phone-topic')).toHaveLength(1), { timeout: 10_000 });
+    const push = at('/phone-topic')[0]!;
+    expect(push.body).toBe('type the deploy key passphrase');
+    expect(push.headers).toMatchObject({ title: 'Terminal MCP: waiting for human in agent-notify', priority: '5', tags: 'waiting_for_human' });
+    await vi.waitFor(() => expect(at('/hook')).toHaveLength(2), { timeout: 10_000 });
+  });
+
+  it('rate-limits notify_user per client, and each channel per minute (audited RATE_LIMITED)', async () => {
+    const a = agent('gateway:agent-a');
+    expect(await codeOf(a.human.notify({ message: 'second distinct notice', level: 'warning' }))).toBe('OK');
+    // agent-a has used its three notices this minute (the deduplicated one counted too).
+    expect(await codeOf(a.human.notify({ message: 'one too many', level: 'warning' }))).toBe('RATE_LIMITED');
+    // Another client has its own allowance.
+    expect(await codeOf(agent('gateway:agent-b').human.notify({ message: 'from another client', level: 'urgent' }))).toBe('OK');
+    await vi.waitFor(() => expect(deliveries().filter((d) => d.channel === 'hook')).toHaveLength(4), { timeout: 10_000 });
+    // The webhook takes 3 a minute: the request for a human was its second, one more, then refused.
+    // (A refusal is recorded at once, a delivery when the receiver answered: compare as a set.)
+    expect(deliveries().filter((d) => d.channel === 'hook').map((d) => d.outcome).sort()).toEqual(['RATE_LIMITED', 'SENT', 'SENT', 'SENT']);
+    expect(at('/hook')).toHaveLength(3);
+    await vi.waitFor(() => expect(at('/phone-topic')).toHaveLength(3), { timeout: 10_000 });
+    expect(deliveries().filter((d) => d.channel === 'phone').every((d) => d.outcome === 'SENT' && d.http_status === 200)).toBe(true);
+    expect(deliveries()[0]).toMatchObject({ kind: 'agent_message', raised_by: 'gateway:agent-a' });
+  });
+
+  it('refuses a notice about a session the client may not read, and lists every notice for the signed-in operator', async () => {
+    expect(await codeOf(agent('gateway:agent-c').human.notify({ message: 'about a stranger', session: 'no-such-session' }))).toBe('SESSION_NOT_FOUND');
+    const web = createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: operatorToken(deps, 'admin') }));
+    const notices = await web.human.notices({});
+    expect(notices.map((n) => n.kind)).toEqual(['agent_message', 'waiting_for_human', 'agent_message', 'agent_message']);
+    expect(JSON.stringify(notices)).not.toContain(TOKEN);
+    expect(await codeOf(createCallerFactory(webRouter)(createContextInner({ role: 'web', deps })).human.notices({}))).toBe('UNAUTHENTICATED');
+  });
+});

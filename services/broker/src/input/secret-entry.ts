@@ -1,0 +1,43 @@
+/**
+ * The dashboard's secret entry: the operator answers a password / passphrase / one-time
+ * code prompt in exactly one pane, even while its foreground command is guarded (sudo,
+ * ssh): the guard keeps agents out of credentials, not the person. One input attempt
+ * (attempt.ts) like every send, of kind `secret`:
+ *  - the input authorization lets it past the guard only for a signed-in operator on
+ *    web.sock who proved their password within minutes (input/authorize.ts);
+ *  - the audit row keeps the operator, the target, the length and the HMAC of the text,
+ *    never a preview (attempt.ts); the answer carries the length only;
+ *  - the text goes in as a paste on stdin to tmux, then Enter, under the pane's lock and
+ *    tmux's last-instant foreground check; nothing of it is logged.
+ */
+import { AppError, type SecretEntryOutput } from '@terminal-mcp/contract';
+import { classifyDelivery } from './attempt-outcome.js';
+import { authorizedForeground, runInputAttempt, type AttemptCaller } from './attempt.js';
+
+export async function answerSecretPrompt(
+  caller: AttemptCaller,
+  args: { session: string; secret: string; reauthenticatedAt: number | null },
+): Promise<SecretEntryOutput> {
+  const result = await runInputAttempt<SecretEntryOutput>(
+    caller,
+    { tool: 'dashboard_secret', target: { session: args.session }, request: { kind: 'secret', text: args.secret, reauthenticatedAt: args.reauthenticatedAt }, dryRun: false },
+    async ({ target, live, decision, auditId, services }) => {
+      if (decision.action !== 'paste_text') throw new AppError('INTERNAL', 'unexpected input decision');
+      const value: SecretEntryOutput = { result: 'SENT', session: target.sessionName, audit_id: auditId, text_length: Array.from(decision.text).length };
+      const expected = authorizedForeground(live);
+      const pasted = await services.delivery.pasteText(target.identity.paneId, decision.text, expected);
+      if (!pasted.ok) return { ...classifyDelivery(pasted), value };
+      const pressed = await services.delivery.pressKeys(target.identity.paneId, ['Enter'], expected);
+      if (!pressed.ok) return { decision: 'DELIVERY_UNKNOWN', errorCode: classifyDelivery(pressed).errorCode, value };
+      return { decision: 'SENT', errorCode: null, value };
+    },
+  );
+  if (result.kind === 'blocked') throw result.error;
+  if (result.kind !== 'acted') throw new AppError('INTERNAL', 'unexpected input attempt result');
+  if (result.outcome.decision !== 'SENT') {
+    throw result.outcome.errorCode === 'IDENTITY_CHANGED'
+      ? new AppError('IDENTITY_CHANGED', "the pane's foreground program changed before the answer was typed: nothing more was typed")
+      : new AppError('TMUX_UNAVAILABLE', 'tmux did not confirm the answer reached the pane');
+  }
+  return result.outcome.value;
+}

@@ -1,0 +1,50 @@
+/**
+ * The hand-off to a person: an agent asks for one (terminal_request_human, gateway), the
+ * dashboard lists what waits for a person and answers a secret prompt through the secret
+ * entry (web, signed-in operator). The secret entry is an input attempt like every send
+ * (input/secret-entry.ts); the operator's fresh password is checked here, before it, and
+ * its time handed to the one input authorization, which decides.
+ */
+import { listNoticesInputSchema, notifyUserInputSchema, readAppErrorData, requestHumanInputSchema, secretEntryInputSchema } from '@terminal-mcp/contract';
+import { auditedRead } from '../../audit/record-read.js';
+import { notifyUser } from '../../attention/notify-user.js';
+import { requestHuman } from '../../attention/request-human.js';
+import { answerSecretPrompt } from '../../input/secret-entry.js';
+import { recordRejectedInputCall } from '../../input/rejected-call.js';
+import { lastReauthentication } from '../../webauth/reauthenticate.js';
+import { operatorProcedure } from '../operator.js';
+import { gatewayProcedure } from '../trpc.js';
+
+export const humanGateway = {
+  /** A read of the pane's status (read audit) that leaves a notice for the person: a
+   * write (Terminal MCP's own state), so a read-only OAuth token may not. */
+  request: gatewayProcedure
+    .input(requestHumanInputSchema)
+    .mutation(({ ctx, input }) => auditedRead(ctx, 'terminal_request_human', input.session, () => requestHuman(ctx.deps, ctx.actor, input), () => ({}))),
+
+  /** notify_user: one line for the person, rate-limited per client (a write, like a note). */
+  notify: gatewayProcedure
+    .input(notifyUserInputSchema)
+    .mutation(({ ctx, input }) => notifyUser({ reader: ctx.deps.reader, attention: ctx.deps.attention, perMinute: ctx.deps.config.notifications.agent_per_minute }, ctx.actor, input)),
+};
+
+export const humanDashboard = {
+  /** Notices for the dashboard (live list and the browser's Notification API). */
+  notices: operatorProcedure.input(listNoticesInputSchema).query(({ ctx, input }) => ctx.deps.attention.list(input.after_id)),
+
+  answerSecret: operatorProcedure
+    .meta({ effect: 'delivery' })
+    .use(async ({ ctx, path, getRawInput, next }) => {
+      const result = await next();
+      // A call its schema refused is still an input attempt: audited without the text.
+      if (!result.ok && result.error.code === 'BAD_REQUEST' && !readAppErrorData(result.error.cause)) {
+        recordRejectedInputCall(ctx, path, await getRawInput().catch(() => undefined), 'INVALID_ARGUMENT', 'dashboard_secret');
+      }
+      return result;
+    })
+    .input(secretEntryInputSchema)
+    .mutation(async ({ ctx, input }) => {
+      const reauthenticatedAt = await lastReauthentication(ctx.deps.webauth, ctx.operatorToken ?? '', input.operator_password, input.source_ip);
+      return answerSecretPrompt(ctx, { session: input.session, secret: input.secret, reauthenticatedAt });
+    }),
+};

@@ -1,0 +1,94 @@
+/** Schemas of the hand-off to a person: an agent asks for the operator
+ * (terminal_request_human), and the operator answers a password / passphrase / OTP prompt
+ * through the dashboard's secret entry. Every string is capped. */
+import { z } from 'zod';
+import { sourceIpSchema } from './auth.js';
+import { sessionNameSchema } from './sessions.js';
+
+export const HUMAN_LIMITS = {
+  reasonMax: 300,
+  /** A password, passphrase or one-time code: generous, far below a text's cap. */
+  secretMax: 1024,
+  passwordMax: 1024,
+  /** Open requests kept (oldest dropped first). */
+  openRequests: 100,
+} as const;
+
+// ---- terminal_request_human -------------------------------------------------------------
+
+export const requestHumanInputShape = {
+  session: sessionNameSchema.describe('exact session name of the pane that needs a person'),
+  reason: z.string().trim().min(1, 'reason is empty').max(HUMAN_LIMITS.reasonMax).describe('one line for the person: what to type and why (never the secret itself)'),
+};
+export const requestHumanInputSchema = z.object(requestHumanInputShape).strict();
+export type RequestHumanInput = z.infer<typeof requestHumanInputSchema>;
+
+
+export const requestHumanOutputSchema = z.object({
+  request_id: z.number().int(),
+  session: z.string(),
+  status: z.string().describe('the pane status now (WAITING_HUMAN when a password prompt waits)'),
+  notified: z.boolean().describe('the request is shown on the dashboard (and sent to the configured notification channels)'),
+});
+export type RequestHumanOutput = z.infer<typeof requestHumanOutputSchema>;
+
+// ---- the dashboard's secret entry ---------------------------------------------------------
+
+export const secretEntryInputSchema = z
+  .object({
+    session: sessionNameSchema,
+    secret: z.string().min(1, 'secret is empty').max(HUMAN_LIMITS.secretMax),
+    /** The operator's own dashboard password; may be left out within five minutes of
+     * signing in (the broker decides). */
+    operator_password: z.string().min(1).max(HUMAN_LIMITS.passwordMax).optional(),
+    /** Where the dashboard's request came from: the password check is throttled like a login. */
+    source_ip: sourceIpSchema,
+  })
+  .strict();
+export type SecretEntryInput = z.infer<typeof secretEntryInputSchema>;
+
+/** What the secret entry answers: never the text, only its length. */
+export const secretEntryOutputSchema = z.object({
+  result: z.literal('SENT'),
+  session: z.string(),
+  audit_id: z.number().int(),
+  text_length: z.number().int(),
+});
+export type SecretEntryOutput = z.infer<typeof secretEntryOutputSchema>;
+
+// ---- notices: one model for everything that wants a person's attention --------------------
+
+export const NOTICE_KINDS = ['waiting_for_input', 'waiting_for_human', 'approval_needed', 'session_died', 'supervisor_event', 'agent_message'] as const;
+export const noticeKindSchema = z.enum(NOTICE_KINDS);
+export type NoticeKind = z.infer<typeof noticeKindSchema>;
+export const noticeLevelSchema = z.enum(['info', 'warning', 'urgent']);
+export type NoticeLevel = z.infer<typeof noticeLevelSchema>;
+
+export const noticeSchema = z.object({
+  id: z.number().int(),
+  at: z.string().describe('ISO 8601'),
+  kind: noticeKindSchema,
+  level: noticeLevelSchema,
+  session: z.string().nullable(),
+  message: z.string().describe('redacted'),
+  from: z.string().describe('who raised it: an MCP client, the broker, the supervisor'),
+});
+export type Notice = z.infer<typeof noticeSchema>;
+
+export const listNoticesInputSchema = z.object({ after_id: z.number().int().min(0).optional() }).strict();
+
+// ---- notify_user ---------------------------------------------------------------------------
+
+export const notifyUserInputShape = {
+  message: z.string().trim().min(1, 'message is empty').max(HUMAN_LIMITS.reasonMax).describe('one line for the person (redacted before it is kept or sent)'),
+  level: noticeLevelSchema.optional().describe('info (default), warning or urgent'),
+  session: sessionNameSchema.optional().describe('the session this is about, if any (must be readable)'),
+};
+export const notifyUserInputSchema = z.object(notifyUserInputShape).strict();
+export type NotifyUserInput = z.infer<typeof notifyUserInputSchema>;
+
+export const notifyUserOutputSchema = z.object({
+  notice_id: z.number().int().describe('0 when it repeated a notice still fresh (not sent again)'),
+  deduplicated: z.boolean(),
+});
+export type NotifyUserOutput = z.infer<typeof notifyUserOutputSchema>;
