@@ -19,6 +19,7 @@ const READ_TOOL_NAMES = [
   'terminal_list_bindings',
   'terminal_list_input_audit',
   'terminal_list_sessions',
+  'terminal_node_health',
   'terminal_read_since',
   'terminal_resume_wait',
   'terminal_status',
@@ -77,6 +78,9 @@ const CHANGING_TOOLS: Record<string, { destructiveHint: boolean; idempotentHint?
   terminal_resize: { destructiveHint: false },
   terminal_session_close: { destructiveHint: true },
   terminal_session_restart: { destructiveHint: true },
+  // Reaching a person: a notice (the same request again is the same notice) and a message.
+  terminal_request_human: { destructiveHint: false, idempotentHint: true },
+  notify_user: { destructiveHint: false },
 };
 const WITH_OUTPUT_SCHEMA = ['terminal_send_task', 'terminal_run', 'terminal_wait_for_state', 'terminal_resume_wait'];
 const TOOL_NAMES = [...READ_TOOL_NAMES, ...Object.keys(CHANGING_TOOLS)].sort();

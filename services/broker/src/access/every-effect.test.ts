@@ -180,6 +180,10 @@ const SAMPLES: Record<string, () => unknown> = {
   'health.ready': () => undefined,
   'health.info': () => undefined,
   'nodes.health': () => ({}),
+  'human.request': () => ({ session: TARGET, reason: 'asked by the attack' }),
+  'human.notify': () => ({ message: 'sent by the attack', level: 'urgent' }),
+  'human.notices': () => ({}),
+  'human.answerSecret': () => ({ session: TARGET, secret: 'typed-by-the-attack' }),
   'catalogue.toolsets': () => undefined,
 };
 

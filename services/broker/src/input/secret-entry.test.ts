@@ -115,7 +115,12 @@ describe('the secret entry', () => {
   it('asks for the operator password when the sign-in is not fresh, and refuses a wrong one; nothing is typed', async () => {
     expect(await codeOf(web(oldToken()).human.answerSecret({ session: 'agent-sudo-b', secret: SECRET, source_ip: '127.0.0.1' }))).toBe('UNAUTHENTICATED');
     expect(lastAttempt()).toMatchObject({ actor: 'web:admin', tool: 'dashboard_secret', decision: 'BLOCKED', error_code: 'UNAUTHENTICATED', preview: null });
-    expect(await codeOf(web(freshToken()).human.answerSecret({ session: 'agent-sudo-b', secret: SECRET, operator_password: 'wrong-password-1', source_ip: '127.0.0.1' }))).toBe('UNAUTHENTICATED');
+    // The wrong password holds the source back for a second. It is tried on a throttle clock a
+    // minute behind, so that hold is over when the right one comes (the test neither waits
+    // nor passes only when the machine is slow enough to take a second in between).
+    const realNow = deps.webauth.now;
+    deps.webauth.now = () => realNow() - 60_000;
+    expect(await codeOf(web(freshToken()).human.answerSecret({ session: 'agent-sudo-b', secret: SECRET, operator_password: 'wrong-password-1', source_ip: '127.0.0.1' }).finally(() => (deps.webauth.now = realNow)))).toBe('UNAUTHENTICATED');
     expect(await screen('agent-sudo-b')).not.toContain('DIGEST-');
     // The right password makes an old sign-in fresh again.
     const sent = await web(oldToken()).human.answerSecret({ session: 'agent-sudo-b', secret: SECRET, operator_password: OPERATOR_PASSWORD, source_ip: '127.0.0.1' });
