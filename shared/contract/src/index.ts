@@ -21,3 +21,4 @@ export * from './projects.js';
 export * from './broker-link.js';
 export * from './transcripts.js';
 export * from './toolsets.js';
+export * from './review.js';

@@ -10,7 +10,7 @@ export const TOOLSET_TOOLS: Readonly<Record<GatewayToolset, readonly string[]>> 
   /** Find sessions, read them, wait for them: what every client starts with. */
   core: ['terminal_list_sessions', 'terminal_tail', 'terminal_capture', 'terminal_status', 'terminal_batch_inspect', 'terminal_wait_for_state', 'terminal_resume_wait'],
   /** Type into sessions, see whether input would be accepted, and the caller's input audit. */
-  input: ['terminal_input_context', 'terminal_send_task', 'terminal_run', 'terminal_send_text', 'terminal_send_keys', 'terminal_list_input_audit'],
+  input: ['terminal_input_context', 'terminal_send_task', 'terminal_run', 'terminal_send_text', 'terminal_send_keys', 'terminal_list_input_audit', 'terminal_wait_for_approval'],
   /** Read what is new since a cursor, export a recording (needs transcripts on). */
   transcripts: ['terminal_read_since', 'terminal_export_transcript'],
   /** Named, identity-pinned targets for multi-agent setups. */

@@ -15,3 +15,4 @@ export { supervisor, supervisor2, supervisorDashboard } from './supervisor.js';
 export { wait } from './wait.js';
 export { dashboardNotes, notes } from './notes.js';
 export { projects } from './projects.js';
+export { dashboardReview, review } from './review.js';
