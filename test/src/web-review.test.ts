@@ -135,7 +135,7 @@ describe('review mode with the dashboard (production build, real broker, real MC
       }
     }
     // web.sock without an operator session, and with a forged one.
-    for (const headers of [{}, { 'x-terminal-mcp-operator-session': 'forged-session-token' }]) {
+    for (const headers of [{}, { 'x-terminal-mcp-operator-session': 'forged-session-token' }] as Record<string, string>[]) {
       const r = await trpc(join(sockets, 'web.sock'), 'review.approve', { approval_id: id }, headers);
       expect(r.status).toBe(401);
       expect(r.body).toContain('UNAUTHENTICATED');
