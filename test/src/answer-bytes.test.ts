@@ -75,7 +75,7 @@ describe('list-shaped tools, from the tool tables', () => {
 
   it('structuredContent only where a client reads it: a published output schema or an MCP Apps view', () => {
     const structured = [...new Set(ALL_TOOLS.filter((t) => t.structured).map((t) => t.name))].sort();
-    expect(structured).toEqual(['terminal_resume_wait', 'terminal_run', 'terminal_send_task', 'terminal_status', 'terminal_tail', 'terminal_wait_for_state']);
+    expect(structured).toEqual(['terminal_resume_wait', 'terminal_run', 'terminal_send_task', 'terminal_status', 'terminal_tail', 'terminal_wait_for_approval', 'terminal_wait_for_state']);
     for (const t of ALL_TOOLS) expect(t.structured, t.name).toBe(t.publishOutputSchema || (t.meta as { ui?: unknown } | undefined)?.ui !== undefined);
     expect(LIST_SHAPED.filter((t) => structured.includes(t))).toEqual([]);
   });

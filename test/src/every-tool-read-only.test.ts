@@ -64,6 +64,7 @@ const SAMPLES: Record<string, () => Record<string, unknown>> = {
   terminal_request_human: () => ({ session: TARGET, reason: 'asked by the attack' }),
   notify_user: () => ({ message: 'sent by the attack', level: 'urgent' }),
   terminal_node_health: () => ({}),
+  terminal_wait_for_approval: () => ({ approval_id: 1, timeout_s: 0 }),
   note_create: () => ({ title: 'planted by the attack' }),
   note_search: () => ({ query: 'fixture' }),
   note_get: () => ({ id: fx.noteId }),

@@ -125,6 +125,7 @@ describe('MCP over HTTP with a live broker', () => {
       'terminal_resume_wait',
       'terminal_status',
       'terminal_tail',
+      'terminal_wait_for_approval',
       'terminal_wait_for_state',
     ]);
     for (const t of reads) expect(t.annotations?.readOnlyHint).toBe(true);

@@ -77,6 +77,7 @@ describe('MCP over stdio with a live broker', () => {
       'terminal_status_bound',
       'terminal_tail',
       'terminal_tail_bound',
+      'terminal_wait_for_approval',
       'terminal_wait_for_state',
     ]);
     for (const t of reads) expect(t.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });

@@ -54,7 +54,8 @@ const CORE_NAMES = /^(terminal_|source_)/;
  * pays its own way like every later family. */
 const TRANSCRIPT_FAMILY = new Set(['terminal_read_since', 'terminal_export_transcript']);
 const isCore = (name: string) => CORE_NAMES.test(name) && !TRANSCRIPT_FAMILY.has(name);
-const PER_FAMILY_TOOL_BYTES = 700;
+/** Measured 2026-12-02: the bindings family averages 775 B a tool, the default about 1,470. */
+const PER_FAMILY_TOOL_BYTES = 800;
 const DEFAULT_BUDGET = 25_000;
 const bytesOf = (tools: readonly unknown[]) => Buffer.byteLength(JSON.stringify(tools));
 
@@ -86,6 +87,7 @@ describe('catalogue budgets (issues 16 and 31)', () => {
     const combinations = await measureToolsetCombinations();
     expect(combinations).toHaveLength(2 ** OPTIONAL_TOOLSETS.length);
     const defaultTools = new Set(DEFAULT_GATEWAY_TOOLSETS.flatMap((s) => TOOLSET_TOOLS[s]));
+    const byDefault = combinations.find((c) => c.toolsets.length === DEFAULT_GATEWAY_TOOLSETS.length && DEFAULT_GATEWAY_TOOLSETS.every((s) => c.toolsets.includes(s)))!;
     console.log(`gateway tools/list bytes per toolset combination (core always in; read-only token in parentheses):`);
     for (const c of combinations) {
       const names = c.toolsets.flatMap((s) => TOOLSET_TOOLS[s]);
@@ -93,9 +95,10 @@ describe('catalogue budgets (issues 16 and 31)', () => {
       expect(c.tools.map((t) => t.name).sort(), c.toolsets.join('+')).toEqual([...names].sort());
       expect(c.readOnlyTools.map((t) => t.name).sort()).toEqual(names.filter((n) => !INPUT_TOOL_NAMES.has(n)).sort());
       const beyondDefault = c.tools.filter((t) => !defaultTools.has(t.name)).length;
-      expect(c.bytes, c.toolsets.join('+')).toBeLessThanOrEqual(DEFAULT_BUDGET + PER_FAMILY_TOOL_BYTES * beyondDefault);
+      // Each tool a combination adds to the default costs PER_FAMILY_TOOL_BYTES on average at
+      // most (measured from the default as it is, which itself must fit DEFAULT_BUDGET below).
+      expect(c.bytes, c.toolsets.join('+')).toBeLessThanOrEqual(Math.min(byDefault.bytes, DEFAULT_BUDGET) + PER_FAMILY_TOOL_BYTES * beyondDefault);
     }
-    const byDefault = combinations.find((c) => c.toolsets.length === DEFAULT_GATEWAY_TOOLSETS.length && DEFAULT_GATEWAY_TOOLSETS.every((s) => c.toolsets.includes(s)))!;
     console.log(`default (${DEFAULT_GATEWAY_TOOLSETS.join('+')}): ${byDefault.bytes} bytes, read-only token ${byDefault.readOnlyBytes}`);
     expect(byDefault.bytes).toBeLessThanOrEqual(DEFAULT_BUDGET);
   });

@@ -18,6 +18,7 @@ const READ_TOOL_NAMES = [
   'terminal_input_context',
   'terminal_list_bindings',
   'terminal_list_input_audit',
+  'terminal_wait_for_approval',
   'terminal_list_sessions',
   'terminal_node_health',
   'terminal_read_since',
@@ -82,7 +83,7 @@ const CHANGING_TOOLS: Record<string, { destructiveHint: boolean; idempotentHint?
   terminal_request_human: { destructiveHint: false, idempotentHint: true },
   notify_user: { destructiveHint: false },
 };
-const WITH_OUTPUT_SCHEMA = ['terminal_send_task', 'terminal_run', 'terminal_wait_for_state', 'terminal_resume_wait'];
+const WITH_OUTPUT_SCHEMA = ['terminal_send_task', 'terminal_run', 'terminal_wait_for_state', 'terminal_resume_wait', 'terminal_wait_for_approval'];
 const TOOL_NAMES = [...READ_TOOL_NAMES, ...Object.keys(CHANGING_TOOLS)].sort();
 
 describe('createGatewayMcpServer', () => {

@@ -11,9 +11,11 @@ import { sessionNameSchema } from './sessions.js';
  * SENT: the bytes were handed to tmux. BLOCKED: a gate refused (see error_code).
  * DRY_RUN: every gate ran, nothing was sent. FAILED: tmux refused before anything was
  * sent. DELIVERY_UNKNOWN: the broker cannot tell whether the bytes reached the pane
- * (it stopped mid-send, or tmux stopped answering).
+ * (it stopped mid-send, or tmux stopped answering). QUEUED: every gate passed but the
+ * input needs a person's review (input_policy.review): nothing was sent; the approved
+ * delivery is a row of its own, naming the proposer and the approver.
  */
-export const AUDIT_DECISIONS = ['PENDING', 'SENT', 'BLOCKED', 'DRY_RUN', 'FAILED', 'DELIVERY_UNKNOWN'] as const;
+export const AUDIT_DECISIONS = ['PENDING', 'SENT', 'BLOCKED', 'DRY_RUN', 'FAILED', 'DELIVERY_UNKNOWN', 'QUEUED'] as const;
 export type AuditDecision = (typeof AUDIT_DECISIONS)[number];
 
 const isoTime = z.iso.datetime({ offset: true });

@@ -17,8 +17,8 @@ export const HUMAN_LIMITS = {
 // ---- terminal_request_human -------------------------------------------------------------
 
 export const requestHumanInputShape = {
-  session: sessionNameSchema.describe('exact session name of the pane that needs a person'),
-  reason: z.string().trim().min(1, 'reason is empty').max(HUMAN_LIMITS.reasonMax).describe('one line for the person: what to type and why (never the secret itself)'),
+  session: sessionNameSchema.describe('exact session name'),
+  reason: z.string().trim().min(1, 'reason is empty').max(HUMAN_LIMITS.reasonMax).describe('what to type and why (never the secret)'),
 };
 export const requestHumanInputSchema = z.object(requestHumanInputShape).strict();
 export type RequestHumanInput = z.infer<typeof requestHumanInputSchema>;
@@ -28,7 +28,7 @@ export const requestHumanOutputSchema = z.object({
   request_id: z.number().int(),
   session: z.string(),
   status: z.string().describe('the pane status now (WAITING_HUMAN when a password prompt waits)'),
-  notified: z.boolean().describe('the request is shown on the dashboard (and sent to the configured notification channels)'),
+  notified: z.boolean().describe('shown on the dashboard and sent to the notification channels'),
 });
 export type RequestHumanOutput = z.infer<typeof requestHumanOutputSchema>;
 
@@ -80,9 +80,9 @@ export const listNoticesInputSchema = z.object({ after_id: z.number().int().min(
 // ---- notify_user ---------------------------------------------------------------------------
 
 export const notifyUserInputShape = {
-  message: z.string().trim().min(1, 'message is empty').max(HUMAN_LIMITS.reasonMax).describe('one line for the person (redacted before it is kept or sent)'),
+  message: z.string().trim().min(1, 'message is empty').max(HUMAN_LIMITS.reasonMax).describe('one line (redacted)'),
   level: noticeLevelSchema.optional().describe('info (default), warning or urgent'),
-  session: sessionNameSchema.optional().describe('the session this is about, if any (must be readable)'),
+  session: sessionNameSchema.optional().describe('the session it is about (readable)'),
 };
 export const notifyUserInputSchema = z.object(notifyUserInputShape).strict();
 export type NotifyUserInput = z.infer<typeof notifyUserInputSchema>;

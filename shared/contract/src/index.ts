@@ -24,3 +24,4 @@ export * from './toolsets.js';
 export * from './lifecycle.js';
 export * from './nodes.js';
 export * from './human.js';
+export * from './review.js';

@@ -115,7 +115,8 @@ export const inputTargetSchema = z.object({
 export type InputTarget = z.infer<typeof inputTargetSchema>;
 
 export const sendTextOutputSchema = inputTargetSchema.extend({
-  result: z.enum(['SENT', 'DRY_RUN']),
+  result: z.enum(['SENT', 'DRY_RUN', 'QUEUED']),
+  approval_id: z.number().int().optional().describe('QUEUED: a person must approve; wait with terminal_wait_for_approval'),
   audit_id: z.number().int(),
   text_length: z.number().int().describe('characters sent (after \\r\\n normalisation)'),
   crlf_normalized: z.boolean().describe('true when \\r\\n in the text was sent as \\n'),
@@ -140,7 +141,8 @@ export const sendKeysInputSchema = z.object(sendKeysInputShape).strict().refine(
 export type SendKeysInput = z.infer<typeof sendKeysInputSchema>;
 
 export const sendKeysOutputSchema = inputTargetSchema.extend({
-  result: z.enum(['SENT', 'DRY_RUN']),
+  result: z.enum(['SENT', 'DRY_RUN', 'QUEUED']),
+  approval_id: z.number().int().optional().describe('QUEUED: a person must approve; wait with terminal_wait_for_approval'),
   audit_id: z.number().int(),
   keys: z.array(z.string()),
   action: z.enum(['keys', 'exit_copy_mode']),

@@ -183,6 +183,10 @@ const SAMPLES: Record<string, () => unknown> = {
   'human.request': () => ({ session: TARGET, reason: 'asked by the attack' }),
   'human.notify': () => ({ message: 'sent by the attack', level: 'urgent' }),
   'human.notices': () => ({}),
+  'review.waitForApproval': () => ({ approval_id: 1, timeout_s: 0 }),
+  'review.list': () => undefined,
+  'review.approve': () => ({ approval_id: 1 }),
+  'review.reject': () => ({ approval_id: 1 }),
   'human.answerSecret': () => ({ session: TARGET, secret: 'typed-by-the-attack' }),
   'catalogue.toolsets': () => undefined,
 };

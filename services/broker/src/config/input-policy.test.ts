@@ -15,6 +15,9 @@ describe('input_policy', () => {
       guarded_commands: [...DEFAULT_GUARDED_COMMANDS],
       guarded_command_allow: [],
       run_allowed_shells: ['bash', 'zsh', 'sh', 'dash'],
+      review: 'off',
+      review_always_session_patterns: [],
+      review_timeout_seconds: 900,
     });
     for (const cmd of ['ssh', 'sudo', 'su', 'doas', 'passwd', 'mysql', 'psql', 'mongo', 'redis-cli']) expect(c.input_policy.guarded_commands).toContain(cmd);
     // Cloud and cluster control planes, database shells, and tmux itself (its client reaches every session).

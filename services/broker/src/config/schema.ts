@@ -144,6 +144,14 @@ export const inputPolicySchema = z
       )
       .max(RUN_SHELLS.length)
       .default([...DEFAULT_RUN_SHELLS]),
+    /** Review mode (input/review-queue.ts): an MCP client's input that needs review is
+     * queued until an operator approves it on the dashboard. off: never; risky: text or
+     * keys the review rules call risky (policy/review.ts); always: every send. */
+    review: z.enum(['off', 'risky', 'always']).default('off'),
+    /** Sessions whose input is always reviewed, whatever `review` says. */
+    review_always_session_patterns: z.array(pattern).max(500).default([]),
+    /** A queued input nobody decided on in this time expires and is never sent. */
+    review_timeout_seconds: z.number().int().min(10).max(86_400).default(900),
   })
   .strict();
 

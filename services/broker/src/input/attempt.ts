@@ -43,7 +43,9 @@ import type { InputAttempt, StoredAttempt } from '../effects/store/audit-store.j
 import type { AuthorizedForeground } from '../effects/tmux/deliver.js';
 import type { PaneIdentityFacts } from '../effects/tmux/pane-identity.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
-import { samePane } from '../policy/identity.js';
+import { samePane, type PaneIdentity } from '../policy/identity.js';
+import { redactSecrets } from '../policy/redact.js';
+import { reviewReason } from '../policy/review.js';
 import { countCharacters, normalizeNewlines, type InputRequest } from '../policy/input.js';
 import type { InputServices } from './services.js';
 import { classifyAttemptError, type AttemptPhase } from './attempt-outcome.js';
@@ -65,9 +67,16 @@ export interface AttemptSpec {
   dryRun: boolean;
   /** Claim this idempotency key with the attempt (terminal_send_task). */
   idempotency?: { scope: string; key: string; fingerprint: string };
-  /** A reviewed send (the supervisor's queue): who proposed the text and who approved it,
-   * recorded in the attempt's audit row (receipt_json) whatever its outcome. */
-  review?: { actionId: number; proposedBy: string; approvedBy: string };
+  /** A reviewed send (the supervisor's queue, or review mode's queue): who proposed the
+   * text and who approved it, recorded in the attempt's audit row (receipt_json) whatever
+   * its outcome. */
+  review?: { actionId?: number; approvalId?: number; proposedBy: string; approvedBy: string };
+  /** Review mode may queue this attempt for a person (review-queue.ts) instead of
+   * sending it; a tool that must answer with its outcome (task, run) is refused instead. */
+  queueable?: boolean;
+  /** The pane the attempt must reach (review mode's approved delivery: the one queued);
+   * another pane under the name is IDENTITY_CHANGED. */
+  pinned?: PaneIdentity;
 }
 
 export interface ActContext {
@@ -90,7 +99,8 @@ export type AttemptResult<T> =
   | { kind: 'blocked'; auditId: number; error: AppError; target: ResolvedTarget | null; at: number }
   | { kind: 'dry_run'; auditId: number; target: ResolvedTarget; decision: AllowedDecision; at: number }
   | { kind: 'acted'; auditId: number; target: ResolvedTarget; outcome: ActOutcome<T>; at: number }
-  | { kind: 'replayed'; auditId: number; attempt: StoredAttempt; fingerprintMatches: boolean };
+  | { kind: 'replayed'; auditId: number; attempt: StoredAttempt; fingerprintMatches: boolean }
+  | { kind: 'queued'; auditId: number; target: ResolvedTarget; at: number };
 
 /** How long a send waits for a busy foreground to start waiting for input before it is
  * refused (policy/input.ts, "no type-ahead"). A shell that is still starting, or an agent
@@ -172,7 +182,14 @@ function attemptRecord(caller: AttemptCaller, spec: AttemptSpec, at: number, fre
       ? { textLength: null, textHmac: null }
       : { textLength: countCharacters(normalizeNewlines(text).text), textHmac: hmacText(services.auditKey(), text) };
   const reviewJson = spec.review
-    ? JSON.stringify({ review: { action_id: spec.review.actionId, proposed_by: spec.review.proposedBy, approved_by: spec.review.approvedBy } })
+    ? JSON.stringify({
+        review: {
+          ...(spec.review.actionId !== undefined ? { action_id: spec.review.actionId } : {}),
+          ...(spec.review.approvalId !== undefined ? { approval_id: spec.review.approvalId } : {}),
+          proposed_by: spec.review.proposedBy,
+          approved_by: spec.review.approvedBy,
+        },
+      })
     : null;
   const unavailable = (err: unknown) => {
     deps.log.error({ event: 'audit.write_failed', tool: spec.tool, err: (err as Error).message }, 'audit write failed; nothing sent');
@@ -195,9 +212,10 @@ function attemptRecord(caller: AttemptCaller, spec: AttemptSpec, at: number, fre
       decision,
       errorCode,
       ...digest,
-      // A secret typed through the dashboard's secret entry is never previewed.
-      preview: decision === 'PENDING' && text !== null && spec.request.kind !== 'secret' ? previewText(text) : null,
-      keys: auditKeys(spec.request, decision === 'PENDING'),
+      // A secret typed through the dashboard's secret entry is never previewed; a queued
+      // input is (the reviewer reads the redacted preview).
+      preview: (decision === 'PENDING' || decision === 'QUEUED') && text !== null && spec.request.kind !== 'secret' ? previewText(text) : null,
+      keys: auditKeys(spec.request, decision === 'PENDING' || decision === 'QUEUED'),
       finishedAt: decision === 'PENDING' ? null : Date.now(),
       receipt: receipt.receipt ?? null,
       receiptJson: receipt.receiptJson ?? reviewJson,
@@ -283,8 +301,14 @@ export async function runInputAttempt<T>(
     // resolve (the caller first: a refused caller learns nothing of the target) → check.
     authorizeInputCaller(caller);
     resolved = log.target = await deps.access.inputTarget(spec.target, spec.request.kind);
+    if (spec.pinned && !samePane(resolved.identity, spec.pinned)) {
+      throw new AppError('IDENTITY_CHANGED', 'the session or pane was replaced since the input was queued for review: nothing was sent');
+    }
     decision = authorizeInput(caller, resolved, await readSettledTargetProcesses(resolved), spec.request);
     if (spec.dryRun) return { kind: 'dry_run', auditId: log.record('DRY_RUN', null), target: resolved, decision, at };
+    // review: the one place review mode decides; an approved delivery carries `review`.
+    const reason = spec.review?.approvalId !== undefined ? null : needsReview(caller, resolved, spec);
+    if (reason !== null) return queueForReview(caller, spec, resolved, reason, log, act, at);
 
     // audit-before: nothing is sent unless this row is written.
     const pending = log.writePending();
@@ -312,6 +336,70 @@ export async function runInputAttempt<T>(
     log.record(outcome.decision, outcome.errorCode, { receipt: outcome.receipt ?? null, ...(outcome.receiptJson ? { receiptJson: outcome.receiptJson } : {}) });
     return { kind: 'acted', auditId, target: ctx.target, outcome, at };
   });
+}
+
+/** Why this attempt needs a person's review (policy/review.ts), or null. Only MCP clients
+ * (the gateway's role) are reviewed: the operator on the dashboard is the reviewer. A
+ * tool that cannot wait for a person (task, run) is refused rather than sent unreviewed. */
+function needsReview(caller: AttemptCaller, target: ResolvedTarget, spec: AttemptSpec): string | null {
+  if (caller.role !== 'gateway') return null;
+  const reason = reviewReason(caller.deps.config.input_policy, target.sessionName, spec.request);
+  if (reason !== null && !spec.queueable) {
+    throw new AppError(
+      'INPUT_NOT_ALLOWED',
+      `input to this session needs a person's review (${reason}), and ${spec.tool} cannot wait for one: nothing was sent`,
+      'Send it with terminal_send_text or terminal_send_keys: they queue it for the operator, then terminal_wait_for_approval waits for the decision.',
+    );
+  }
+  return reason;
+}
+
+/** review → QUEUED: nothing is sent. The approval re-enters this attempt as the approved
+ * delivery, pinned to the pane resolved now; a rejection or an expiry is a BLOCKED row. */
+function queueForReview<T>(
+  caller: AttemptCaller,
+  spec: AttemptSpec,
+  resolved: ResolvedTarget,
+  reason: string,
+  log: AttemptRecord,
+  act: (ctx: ActContext) => Promise<ActOutcome<T>>,
+  at: number,
+): AttemptResult<T> {
+  const services = caller.deps.input;
+  const auditId = log.record('QUEUED', null, { receiptJson: JSON.stringify({ review: { reason } }) });
+  const request = spec.request;
+  services.reviews.enqueue({
+    id: auditId,
+    tool: spec.tool,
+    sessionName: resolved.sessionName,
+    paneId: resolved.identity.paneId,
+    proposedBy: caller.actor,
+    preview: request.kind === 'keys' ? null : redactSecrets(request.text).text,
+    keys: request.kind === 'keys' ? [...request.keys] : null,
+    reason,
+    expiresAt: Date.now() + caller.deps.config.input_policy.review_timeout_seconds * 1000,
+    async deliver(approvedBy) {
+      const review = { approvalId: auditId, proposedBy: caller.actor, approvedBy };
+      const result = await runInputAttempt(caller, { ...spec, review, pinned: resolved.identity }, act);
+      if (result.kind === 'acted') return { sent: result.outcome.decision === 'SENT', auditId: result.auditId, errorCode: result.outcome.errorCode };
+      if (result.kind === 'blocked') return { sent: false, auditId: result.auditId, errorCode: result.error.code };
+      return { sent: false, auditId: result.auditId, errorCode: 'INTERNAL' };
+    },
+    close(state, by) {
+      const review = { approval_id: auditId, proposed_by: caller.actor, [state === 'rejected' ? 'rejected_by' : 'expired_by']: by };
+      log.record('BLOCKED', null, { receipt: state.toUpperCase(), receiptJson: JSON.stringify({ review }) });
+    },
+  });
+  // The person is told (dashboard, browser notification, the configured channels); the
+  // notice names who proposed and where, never the text.
+  caller.deps.attention?.raise({
+    kind: 'approval_needed',
+    level: 'warning',
+    session: resolved.sessionName,
+    message: `${caller.actor} proposed input for ${resolved.sessionName} (approval ${auditId}): approve or reject it on the Review page`,
+    from: 'broker:review',
+  });
+  return { kind: 'queued', auditId, target: resolved, at };
 }
 
 /** Identity and gates again, under the lock, at the moment of acting. */

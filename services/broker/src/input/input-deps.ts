@@ -1,5 +1,6 @@
 /** What the input use cases (attempts, bindings, input context) use, and nothing else:
  * the broker's deps (rpc/deps.ts) are handed to them as this slice. */
+import type { NoticeKind, NoticeLevel } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
 import type { Caller } from '../access/caller.js';
 import type { AccessGate } from '../access/gate.js';
@@ -18,6 +19,9 @@ export interface InputDeps {
   reader: SessionReader;
   /** terminal_run's resume tokens. */
   live: Pick<LiveDeps, 'runTokens'>;
+  /** Notices for a person (attention/center.ts): review mode raises `approval_needed`.
+   * Absent in slices built without it. */
+  attention?: { raise(notice: { kind: NoticeKind; level: NoticeLevel; session: string | null; message: string; from: string }): unknown };
 }
 
 export type InputCaller = Caller & { deps: InputDeps };

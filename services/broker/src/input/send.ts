@@ -8,6 +8,7 @@ import {
 import { classifyDelivery } from './attempt-outcome.js';
 import { authorizedForeground, runInputAttempt, type ActOutcome, type AttemptCaller, type AttemptResult, type AttemptSpec } from './attempt.js';
 import type { ResolvedTarget, TargetRef } from '../access/target.js';
+import { countCharacters, normalizeNewlines } from '../policy/input.js';
 
 function targetFields(t: ResolvedTarget) {
   return { session: t.sessionName, session_id: t.identity.sessionId, pane_id: t.identity.paneId, binding: t.binding?.name ?? null };
@@ -28,8 +29,14 @@ function deliveryError(outcome: ActOutcome<unknown>): AppError {
     : new AppError('TMUX_UNAVAILABLE', 'tmux stopped answering mid-send: the input may or may not have reached the pane (audited as DELIVERY_UNKNOWN)');
 }
 
-function settle<T>(result: AttemptResult<T>, dryRun: (r: Extract<AttemptResult<T>, { kind: 'dry_run' }>) => T): T {
+function settle<T>(
+  result: AttemptResult<T>,
+  dryRun: (r: Extract<AttemptResult<T>, { kind: 'dry_run' }>) => T,
+  queued: (r: Extract<AttemptResult<T>, { kind: 'queued' }>) => T,
+): T {
   switch (result.kind) {
+    case 'queued':
+      return queued(result);
     case 'blocked':
       throw result.error;
     case 'dry_run':
@@ -48,7 +55,7 @@ export async function sendText(
 ): Promise<SendTextOutput> {
   const result = await runInputAttempt<SendTextOutput>(
     caller,
-    { tool: args.tool, target: args.target, request: { kind: 'text', text: args.text }, dryRun: args.dryRun, ...(args.review ? { review: args.review } : {}) },
+    { tool: args.tool, target: args.target, request: { kind: 'text', text: args.text }, dryRun: args.dryRun, queueable: true, ...(args.review ? { review: args.review } : {}) },
     async ({ target, live, decision, auditId, services }) => {
       if (decision.action !== 'paste_text') throw new AppError('INTERNAL', 'unexpected input decision');
       const base = {
@@ -73,17 +80,32 @@ export async function sendText(
       return { decision: 'SENT', errorCode: null, value: { ...base, result: 'SENT', enter_pressed: args.enter } };
     },
   );
-  return settle(result, (r) => {
-    if (r.decision.action !== 'paste_text') throw new AppError('INTERNAL', 'unexpected input decision');
-    return {
-      ...targetFields(r.target),
-      result: 'DRY_RUN',
-      audit_id: r.auditId,
-      text_length: Array.from(r.decision.text).length,
-      crlf_normalized: r.decision.crlfNormalized,
-      enter_pressed: false,
-    };
-  });
+  return settle(
+    result,
+    (r) => {
+      if (r.decision.action !== 'paste_text') throw new AppError('INTERNAL', 'unexpected input decision');
+      return {
+        ...targetFields(r.target),
+        result: 'DRY_RUN',
+        audit_id: r.auditId,
+        text_length: Array.from(r.decision.text).length,
+        crlf_normalized: r.decision.crlfNormalized,
+        enter_pressed: false,
+      };
+    },
+    (r) => {
+      const normalized = normalizeNewlines(args.text);
+      return {
+        ...targetFields(r.target),
+        result: 'QUEUED',
+        approval_id: r.auditId,
+        audit_id: r.auditId,
+        text_length: countCharacters(normalized.text),
+        crlf_normalized: normalized.crlfNormalized,
+        enter_pressed: false,
+      };
+    },
+  );
 }
 
 export async function sendKeys(
@@ -92,7 +114,7 @@ export async function sendKeys(
 ): Promise<SendKeysOutput> {
   const result = await runInputAttempt<SendKeysOutput>(
     caller,
-    { tool: args.tool ?? 'terminal_send_keys', target: args.target, request: { kind: 'keys', keys: args.keys, confirmSensitive: args.confirmSensitive }, dryRun: args.dryRun },
+    { tool: args.tool ?? 'terminal_send_keys', target: args.target, request: { kind: 'keys', keys: args.keys, confirmSensitive: args.confirmSensitive }, dryRun: args.dryRun, queueable: true },
     async ({ target, live, decision, auditId, services }) => {
       const paneId = target.identity.paneId;
       let delivered;
@@ -109,11 +131,15 @@ export async function sendKeys(
       return { ...classifyDelivery(delivered), value };
     },
   );
-  return settle(result, (r) => ({
-    ...targetFields(r.target),
-    result: 'DRY_RUN',
-    audit_id: r.auditId,
-    keys: r.decision.action === 'press_keys' ? [...r.decision.keys] : ['q'],
-    action: r.decision.action === 'exit_copy_mode' ? 'exit_copy_mode' : 'keys',
-  }));
+  return settle(
+    result,
+    (r) => ({
+      ...targetFields(r.target),
+      result: 'DRY_RUN',
+      audit_id: r.auditId,
+      keys: r.decision.action === 'press_keys' ? [...r.decision.keys] : ['q'],
+      action: r.decision.action === 'exit_copy_mode' ? 'exit_copy_mode' : 'keys',
+    }),
+    (r) => ({ ...targetFields(r.target), result: 'QUEUED', approval_id: r.auditId, audit_id: r.auditId, keys: [...args.keys], action: 'keys' }),
+  );
 }

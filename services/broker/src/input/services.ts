@@ -14,12 +14,15 @@ import { createPaneDelivery, type PaneDelivery } from '../effects/tmux/deliver.j
 import { createRunSignals, type RunSignals } from '../effects/tmux/run-signal.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { PaneLocks } from './pane-lock.js';
+import { createReviewQueue, type ReviewQueue } from './review-queue.js';
 
 export interface InputServices {
   audit: AuditStore;
   bindings: BindingStore;
   /** One sender per pane (pane-lock.ts), owned by the composition root. */
   locks: PaneLocks;
+  /** Review mode's queue of inputs waiting for a person (review-queue.ts), in memory. */
+  reviews: ReviewQueue;
   reads: ReadAuditRecorder;
   delivery: PaneDelivery;
   /** terminal_run's completion signal and output (effects/tmux/run-signal.ts). */
@@ -36,6 +39,7 @@ export function createInputServices(deps: { stores: StoreSet; log: Logger; tmuxS
     audit,
     bindings: stores.bindings,
     locks: deps.locks,
+    reviews: createReviewQueue(),
     reads: createReadAuditRecorder(audit, log),
     delivery: createPaneDelivery({ socketName: deps.tmuxSocket ?? undefined, ...(deps.tmux ? { tmux: deps.tmux } : {}) }),
     run: createRunSignals({ socketName: deps.tmuxSocket ?? undefined }),

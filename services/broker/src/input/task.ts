@@ -287,6 +287,9 @@ export async function sendTask(
     (ctx) => typeAndSubmit(ctx, caller.deps.tmux, Date.now()),
   );
   switch (result.kind) {
+    case 'queued':
+      // Not queueable: review mode refuses a task instead (attempt.ts needsReview).
+      throw new AppError('INTERNAL', 'unexpected review queueing of a task');
     case 'replayed':
       if (!result.fingerprintMatches) {
         throw new AppError('INVALID_ARGUMENT', 'this idempotency_key was used in the last 24 hours for a different text or target; use a new key');

@@ -29,8 +29,8 @@ export const humanTools: readonly GatewayTool[] = [
     name: 'terminal_request_human',
     title: 'Ask the operator to answer a prompt',
     description:
-      'Ask the person to take over a session, e.g. one WAITING_HUMAN at a password, passphrase or one-time-code prompt, which no agent may answer. ' +
-      'They are notified and answer in the dashboard. reason: what to type and why (never a secret). Needs access r.',
+      'Ask the person to take over a session, e.g. WAITING_HUMAN at a password/passphrase/OTP prompt no agent may answer; ' +
+      'they are notified and answer in the dashboard. reason: what and why, never a secret. Needs access r.',
     inputShape: requestHumanInputShape,
     inputSchema: requestHumanInputSchema,
     outputSchema: requestHumanOutputSchema,
@@ -43,8 +43,8 @@ export const humanTools: readonly GatewayTool[] = [
     name: 'notify_user',
     title: 'Notify the operator',
     description:
-      'Ask the person for attention with one line (a finished task, a question, a problem): shown on the dashboard and sent to the configured push/webhook channels, redacted. ' +
-      'Rate-limited per client (RATE_LIMITED: wait). level: info, warning or urgent.',
+      'Ask the person for attention with one line (done, a question, a problem): dashboard and push/webhook channels, redacted. ' +
+      'Rate-limited per client (RATE_LIMITED: wait).',
     inputShape: notifyUserInputShape,
     inputSchema: notifyUserInputSchema,
     outputSchema: notifyUserOutputSchema,

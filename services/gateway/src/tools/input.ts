@@ -28,6 +28,10 @@ import {
   type SendKeysOutput,
   type SendTextOutput,
   type TaskReceipt,
+  waitForApprovalInputSchema,
+  waitForApprovalInputShape,
+  waitForApprovalOutputSchema,
+  type WaitForApprovalOutput,
 } from '@terminal-mcp/contract';
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { defineTool, READ_ONLY_ANNOTATIONS, type GatewayTool } from './define-tool.js';
@@ -65,13 +69,20 @@ function target(r: { session: string; pane_id: string; binding: string | null })
   return `${r.binding ? `binding ${quoted(r.binding)} → ` : ''}session ${quoted(r.session)} pane ${r.pane_id}`;
 }
 
+/** A send that review mode queued (input_policy.review): nothing was typed yet. */
+function renderQueued(r: { approval_id?: number | undefined; audit_id: number; session: string; pane_id: string; binding: string | null }): string {
+  return `QUEUED for a person's review: nothing was typed into ${target(r)} yet. Call terminal_wait_for_approval with approval_id ${r.approval_id ?? r.audit_id} for the decision. Audit id ${r.audit_id}.`;
+}
+
 export function renderSendText(r: SendTextOutput): string {
+  if (r.result === 'QUEUED') return renderQueued(r);
   const what = r.result === 'DRY_RUN' ? 'Dry run: every gate passed, nothing was typed' : `Typed ${r.text_length} character(s)`;
   const extras = [r.crlf_normalized ? '\\r\\n was sent as \\n' : '', r.enter_pressed ? 'then pressed Enter' : ''].filter(Boolean);
   return `${what} into ${target(r)}${extras.length ? ` (${extras.join('; ')})` : ''}. Audit id ${r.audit_id}.`;
 }
 
 export function renderSendKeys(r: SendKeysOutput): string {
+  if (r.result === 'QUEUED') return renderQueued(r);
   const what = r.action === 'exit_copy_mode' ? 'left copy mode' : `pressed ${r.keys.join(' ')}`;
   return `${r.result === 'DRY_RUN' ? `Dry run (would have ${what})` : what[0]!.toUpperCase() + what.slice(1)} in ${target(r)}. Audit id ${r.audit_id}.`;
 }
@@ -82,6 +93,19 @@ export function renderReceipt(r: TaskReceipt): string {
   const code = r.error_code ? ` error_code ${r.error_code}.` : '';
   const hint = r.hint ? ` Hint: ${r.hint}` : '';
   return `${head}: ${r.message}.${code}${hint}${r.audit_id !== null ? ` Audit id ${r.audit_id}.` : ''}`;
+}
+
+export function renderApproval(r: WaitForApprovalOutput): string {
+  const where = `session ${quoted(r.session)} pane ${r.pane_id}`;
+  const head: Record<WaitForApprovalOutput['state'], string> = {
+    pending: `Still waiting for a person's review (${r.reason}); call again.`,
+    approving: 'Approved; the delivery is running: call again for its outcome.',
+    sent: `Approved by ${r.decided_by} and typed once into ${where}. Audit id ${r.delivery_audit_id}.`,
+    failed: `Approved by ${r.decided_by}, but the send was refused at delivery (${r.error_code}): nothing was typed into ${where}.`,
+    rejected: `Rejected by ${r.decided_by}: nothing was typed into ${where}.`,
+    expired: `Nobody decided before ${r.expires_at}: it expired and nothing was typed into ${where}.`,
+  };
+  return `Approval ${r.approval_id}: ${head[r.state]}`;
 }
 
 export function renderRun(r: RunResult): string {
@@ -223,5 +247,21 @@ export const inputTools: readonly GatewayTool[] = [
     annotations: KEY_ANNOTATIONS,
     run: (args, { broker, signal }) => broker.input.sendKeys.mutate(args, { signal }),
     render: renderSendKeys,
+  }),
+
+  defineTool({
+    name: 'terminal_wait_for_approval',
+    title: 'Wait for a person to approve queued input',
+    description:
+      'Under input review (input_policy.review) terminal_send_text/keys answer QUEUED with an approval_id and type nothing. ' +
+      'Waits up to timeout_s (default 30) for the operator\'s decision: sent (typed once), rejected, expired, failed, or pending (call again). Only the operator approves.',
+    inputShape: waitForApprovalInputShape,
+    inputSchema: waitForApprovalInputSchema,
+    outputSchema: waitForApprovalOutputSchema,
+    // Automation branches on `state`.
+    publishOutputSchema: true,
+    annotations: READ_ONLY_ANNOTATIONS,
+    run: (args, { broker, signal }) => broker.review.waitForApproval.query(args, { signal }),
+    render: renderApproval,
   }),
 ];

@@ -9,9 +9,9 @@ import type { GatewayToolset } from '@terminal-mcp/contract';
 export const TOOLSET_TOOLS: Readonly<Record<GatewayToolset, readonly string[]>> = {
   /** Find sessions, read them, wait for them: what every client starts with. */
   core: ['terminal_list_sessions', 'terminal_tail', 'terminal_capture', 'terminal_status', 'terminal_batch_inspect', 'terminal_wait_for_state', 'terminal_resume_wait', 'terminal_node_health'],
-  /** Type into sessions, see whether input would be accepted, the caller's input audit, and
-   * hand a prompt no agent may answer (a password) to the person. */
-  input: ['terminal_input_context', 'terminal_send_task', 'terminal_run', 'terminal_send_text', 'terminal_send_keys', 'terminal_list_input_audit', 'terminal_request_human', 'notify_user'],
+  /** Type into sessions, see whether input would be accepted, the caller's input audit, wait for a
+   * person's review, and hand a prompt no agent may answer (a password) to the person. */
+  input: ['terminal_input_context', 'terminal_send_task', 'terminal_run', 'terminal_send_text', 'terminal_send_keys', 'terminal_list_input_audit', 'terminal_wait_for_approval', 'terminal_request_human', 'notify_user'],
   /** Read what is new since a cursor, export a recording (needs transcripts on). */
   transcripts: ['terminal_read_since', 'terminal_export_transcript'],
   /** Named, identity-pinned targets for multi-agent setups. */

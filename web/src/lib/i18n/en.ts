@@ -454,6 +454,19 @@ export const en = {
   'supervisor.reject': 'Reject',
   'supervisor.sent': 'typed {length} characters (audit #{audit})',
   'supervisor.unread': '{count} unacknowledged',
+  'nav.review': 'Review',
+  'review.title': 'Input waiting for review',
+  'review.intro': 'An agent proposed this input (input_policy.review). Nothing was typed. Approve sends it once, through the same checks, to the pane shown; Reject sends nothing.',
+  'review.none': 'Nothing is waiting for review.',
+  'review.target': 'Target',
+  'review.proposedBy': 'Proposed by',
+  'review.reason': 'Why',
+  'review.text': 'Text (secrets redacted)',
+  'review.keys': 'Keys',
+  'review.expires': 'Expires',
+  'review.decidedBy': 'Decided by',
+  'review.approve': 'Approve and send',
+  'review.reject': 'Reject',
 } as const;
 
 export type MessageKey = keyof typeof en;

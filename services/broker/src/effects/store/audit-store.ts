@@ -16,7 +16,9 @@
 import type { AuditDecision } from '@terminal-mcp/contract';
 import type { SqliteDatabase, StoreDefinition } from './database.js';
 
-const DECISIONS = "('PENDING', 'SENT', 'BLOCKED', 'DRY_RUN', 'FAILED', 'DELIVERY_UNKNOWN')";
+const DECISIONS_V1 = "('PENDING', 'SENT', 'BLOCKED', 'DRY_RUN', 'FAILED', 'DELIVERY_UNKNOWN')";
+/** v4 adds QUEUED (review mode). */
+const DECISIONS = "('PENDING', 'SENT', 'BLOCKED', 'DRY_RUN', 'FAILED', 'DELIVERY_UNKNOWN', 'QUEUED')";
 
 export const auditStoreDefinition: StoreDefinition = {
   name: 'audit',
@@ -36,7 +38,7 @@ export const auditStoreDefinition: StoreDefinition = {
         session_created INTEGER,
         pane_id TEXT,
         pane_pid INTEGER,
-        decision TEXT NOT NULL CHECK (decision IN ${DECISIONS}),
+        decision TEXT NOT NULL CHECK (decision IN ${DECISIONS_V1}),
         error_code TEXT,
         text_length INTEGER,
         text_hmac TEXT,
@@ -88,6 +90,27 @@ export const auditStoreDefinition: StoreDefinition = {
         older_than INTEGER NOT NULL,
         max_rows INTEGER NOT NULL
       ) STRICT`);
+    },
+    // v4: review mode's QUEUED decision. SQLite cannot change a CHECK in place, so the
+    // table is rebuilt (same columns, same ids); task_idempotency's rows, which point
+    // at it, are set aside and put back so no foreign key ever dangles.
+    (db) => {
+      const columns = (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'input_audit'").get() as { sql: string }).sql;
+      const v4 = columns.replace('CREATE TABLE input_audit', 'CREATE TABLE input_audit_v4').replace(/CHECK \(decision IN \([^)]*\)\)/, `CHECK (decision IN ${DECISIONS})`);
+      if (!v4.includes("'QUEUED'")) throw new Error('audit v4: the decision CHECK was not found');
+      db.exec(v4);
+      db.exec('INSERT INTO input_audit_v4 SELECT * FROM input_audit');
+      db.exec('CREATE TEMP TABLE idem_v4 AS SELECT * FROM task_idempotency');
+      db.exec('DELETE FROM task_idempotency');
+      db.exec('DROP TABLE input_audit');
+      db.exec('ALTER TABLE input_audit_v4 RENAME TO input_audit');
+      db.exec('INSERT INTO task_idempotency SELECT * FROM temp.idem_v4');
+      db.exec('DROP TABLE temp.idem_v4');
+      db.exec('CREATE INDEX input_audit_by_session ON input_audit(session_name, id)');
+      db.exec('CREATE INDEX input_audit_by_binding ON input_audit(binding, id)');
+      db.exec('CREATE INDEX input_audit_by_actor ON input_audit(actor, id)');
+      db.exec("CREATE INDEX input_audit_pending ON input_audit(decision) WHERE decision = 'PENDING'");
+      db.exec('CREATE INDEX input_audit_by_at ON input_audit(at)');
     },
   ],
 };

@@ -18,3 +18,4 @@ export { dashboardNotes, notes } from './notes.js';
 export { projects } from './projects.js';
 export { dashboardLifecycle, lifecycle } from './lifecycle.js';
 export { humanDashboard, humanGateway } from './human.js';
+export { dashboardReview, review } from './review.js';

@@ -2,7 +2,7 @@
  * file is auditing the gateway's privilege: every row is a request a gateway tool or its
  * readiness endpoint makes (test/src/role-calls.test.ts derives them from the gateway's
  * source and fails on any difference). */
-import { audit, bindings, catalogue, health, humanGateway, input, lifecycle, nodes, notes, oauthServerProcedures as oauth, projects, sessions, supervisor, supervisor2, wait } from '../procedures/index.js';
+import { audit, bindings, catalogue, health, humanGateway, input, lifecycle, nodes, notes, oauthServerProcedures as oauth, projects, review, sessions, supervisor, supervisor2, wait } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const gatewayRouter = router({
@@ -37,6 +37,10 @@ export const gatewayRouter = router({
     close: lifecycle.close, // mutation
     restart: lifecycle.restart, // mutation
     resize: lifecycle.resize, // mutation
+  },
+  /** Review mode: the proposer waits for a person's decision (never approves). */
+  review: {
+    waitForApproval: review.waitForApproval,
   },
   /** Named, identity-pinned bindings: bind/unbind change bindings.db only. */
   bindings: {
