@@ -125,6 +125,13 @@ export const BROKER_PROCESSES: Readonly<Record<string, BrokerProcess>> = {
     triggers: ['cli'],
     who: '`terminal-mcp` (stdio) when no broker answers, as the local user who ran it',
   },
+  ssh_to_nodes: {
+    program: 'ssh (OpenSSH) to a configured node: the control client `ssh -T … -- tmux -L <socket> -C attach …` (started through control-process.ts) and `ssh -O exit` for its master connection',
+    argv: 'config `nodes:` only: validated destination, known_hosts and identity file, BatchMode, StrictHostKeyChecking=yes; remote words single-quoted after `--`; nothing from a client',
+    modules: ['effects/ssh/ssh-transport.ts'],
+    triggers: ['broker', 'read'],
+    who: 'the broker, for each configured node (connect, reconnect with backoff, health probe, close)',
+  },
   tmux_probe: {
     program: 'tmux -V, tmux [-L socket] list-sessions',
     argv: 'constants plus the configured socket name',
