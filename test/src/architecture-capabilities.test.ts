@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ESLint } from 'eslint';
-import { describe, expect, it } from 'vitest';
-import { CAPABILITIES, EFFECTS, STORES, STORE_PLUMBING, type Effect } from '../../services/broker/src/capabilities.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { CAPABILITIES, EFFECTS, STORES, STORE_PLUMBING, type Effect, type StoresOf } from '../../services/broker/src/capabilities.js';
 import { DOC_BEGIN, DOC_FILE, ZONES_FILE, renderCapabilityTable, renderZones } from '../../scripts/gen-architecture.js';
 import { REPO_ROOT } from './helpers/repo.js';
 import { walkSource } from './helpers/walk-source.js';
@@ -97,5 +97,19 @@ describe('generated from the table', () => {
     ['services/broker/src/notes/probe.ts', "import type { NotesStore } from '../effects/store/notes-store.js';\nexport type X = NotesStore;\n"],
   ])('ESLint allows a declared effect in %s', async (path, code) => {
     expect(await refusals(path, code)).toBe(0);
+  });
+});
+
+describe('typed views derived from the table', () => {
+  // Checked by the type checker (npm run lint runs tsc over the tests): a factory declared
+  // with StoresOf<C> (supervisor, notes, audit retention, registry, input services) is
+  // given the stores its capability declares and nothing else.
+  it("a capability's store view holds exactly its declared stores", () => {
+    expectTypeOf<keyof StoresOf<'supervisor'>>().toEqualTypeOf<'bindings' | 'supervisor' | 'stateDir'>();
+    expectTypeOf<keyof StoresOf<'notes'>>().toEqualTypeOf<'notes' | 'stateDir'>();
+    expectTypeOf<keyof StoresOf<'reads'>>().toEqualTypeOf<'stateDir'>();
+    const table: Record<string, readonly string[]> = Object.fromEntries(Object.entries(CAPABILITIES).map(([c, v]) => [c, v.stores]));
+    expect(table.supervisor).toEqual(['bindings', 'supervisor']);
+    expect(table.notes).toEqual(['notes']);
   });
 });

@@ -13,8 +13,11 @@
  * undeclared effect, a declaration no code uses, an effects/ module no effect names, or a
  * generated file that is out of date.
  *
- * Pure data: nothing imports it at run time.
+ * Pure data: nothing imports it at run time. Its types give each capability's factory a
+ * typed view of what it declares (`StoresOf<'supervisor'>`): a factory declared with one
+ * cannot reach an undeclared store, at type level.
  */
+import type { Stores } from './effects/store/store-set.js';
 
 /** What an effect is, and the effects/ modules (paths under effects/, a trailing `/` for a
  * whole folder) that perform it. */
@@ -75,3 +78,7 @@ export const CAPABILITIES = {
 } as const satisfies Record<string, CapabilityEffects>;
 
 export type Capability = keyof typeof CAPABILITIES;
+
+/** The stores a capability declares, and the state directory they live in: what its
+ * factory is given instead of the whole StoreSet (issue 26 item 2). */
+export type StoresOf<C extends Capability> = Pick<Stores, (typeof CAPABILITIES)[C]['stores'][number]> & { readonly stateDir: string };

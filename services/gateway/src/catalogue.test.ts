@@ -6,7 +6,7 @@ import type { BrokerClient } from '@terminal-mcp/broker-client';
 import { DEFAULT_GATEWAY_TOOLSETS_CONFIG, GATEWAY_INPUT_SCOPE, GATEWAY_READ_SCOPE, GATEWAY_TOOLSETS, gatewayToolsetsConfigSchema, toolsetsForCaller, type GatewayToolset } from '@terminal-mcp/contract';
 import { ERROR_META_KEY } from '@terminal-mcp/mcp-kit';
 import { describe, expect, it } from 'vitest';
-import { gatewayCatalogue } from './catalogue.js';
+import { createCatalogues, gatewayCatalogue } from './catalogue.js';
 import { INPUT_TOOL_NAMES } from './http/oauth-profile.js';
 import { createToolMetrics } from './metrics.js';
 import { createGatewayMcpServer } from './server.js';
@@ -75,10 +75,13 @@ describe('gatewayCatalogue', () => {
     expect(gatewayCatalogue({ toolsets: ALL, scopes: [GATEWAY_READ_SCOPE, GATEWAY_INPUT_SCOPE] }).tools).toHaveLength(GATEWAY_TOOLS.length);
   });
 
-  it('is built once per distinct choice, so each tool keeps its cached listing', () => {
-    const a = gatewayCatalogue({ toolsets: new Set<GatewayToolset>(['core', 'input']), scopes: ['terminal:input', 'terminal:read'] });
-    const b = gatewayCatalogue({ toolsets: new Set<GatewayToolset>(['input', 'core']), scopes: ['terminal:read', 'terminal:input'] });
+  it('is built once per distinct choice by its owner, so each tool keeps its cached listing', () => {
+    const catalogues = createCatalogues();
+    const a = catalogues({ toolsets: new Set<GatewayToolset>(['core', 'input']), scopes: ['terminal:input', 'terminal:read'] });
+    const b = catalogues({ toolsets: new Set<GatewayToolset>(['input', 'core']), scopes: ['terminal:read', 'terminal:input'] });
     expect(b).toBe(a);
+    // Another owner (another gateway in the process) builds its own.
+    expect(createCatalogues()({ toolsets: new Set<GatewayToolset>(['core', 'input']), scopes: ['terminal:read', 'terminal:input'] })).not.toBe(a);
     expect(a.tools[0]).toBe(GATEWAY_TOOLS.find((t) => t.name === a.tools[0]!.name));
   });
 });

@@ -45,16 +45,8 @@ function toolsetRefusal(tool: string, toolset: GatewayToolset | undefined): AppE
   );
 }
 
-// A handful of distinct (toolsets, scopes) pairs exist per process; stateless HTTP builds a
-// server per request, so the catalogue (and with it each tool's cached listing) is reused.
-// eslint-disable-next-line terminal-mcp/no-module-state -- a memo of a pure build from constant tool definitions, keyed by its whole input: unobservable
-const memo = new Map<string, GatewayCatalogue>();
-
+/** The tools a client with this choice sees, refuses by name, or passes unlisted. */
 export function gatewayCatalogue(choice: CatalogueChoice, all: readonly GatewayTool[] = GATEWAY_TOOLS): GatewayCatalogue {
-  const sets = GATEWAY_TOOLSETS.filter((s) => choice.toolsets.has(s));
-  const key = JSON.stringify([sets, choice.scopes ? [...choice.scopes].sort() : null, all === GATEWAY_TOOLS]);
-  const known = all === GATEWAY_TOOLS ? memo.get(key) : undefined;
-  if (known) return known;
   const tools: GatewayTool[] = [];
   const hidden = new Map<string, BrokerFailure>();
   const unlisted: GatewayTool[] = [];
@@ -64,10 +56,26 @@ export function gatewayCatalogue(choice: CatalogueChoice, all: readonly GatewayT
     else if (choice.scopes && lacksInputScope(tool.name, choice.scopes)) unlisted.push(tool);
     else tools.push(tool);
   }
-  const catalogue = { tools, hidden, unlisted };
-  if (all === GATEWAY_TOOLS) {
-    if (memo.size > 64) memo.clear();
-    memo.set(key, catalogue);
-  }
-  return catalogue;
+  return { tools, hidden, unlisted };
+}
+
+/**
+ * The catalogues of one HTTP gateway (startGatewayHttp owns it): a handful of distinct
+ * (toolsets, scopes) pairs exist, and stateless HTTP builds a server per request, so each
+ * catalogue (and with it each tool's cached listing) is built once per pair and reused.
+ * Bounded: cleared when full (the bound is only a guard).
+ */
+export function createCatalogues(max = 64): (choice: CatalogueChoice) => GatewayCatalogue {
+  const memo = new Map<string, GatewayCatalogue>();
+  return (choice) => {
+    const sets = GATEWAY_TOOLSETS.filter((s) => choice.toolsets.has(s));
+    const key = JSON.stringify([sets, choice.scopes ? [...choice.scopes].sort() : null]);
+    let catalogue = memo.get(key);
+    if (catalogue === undefined) {
+      catalogue = gatewayCatalogue(choice);
+      if (memo.size >= max) memo.clear();
+      memo.set(key, catalogue);
+    }
+    return catalogue;
+  };
 }

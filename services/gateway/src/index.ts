@@ -6,7 +6,7 @@ export { GatewayConfigError, httpSettingsFromEnv, DEFAULT_GATEWAY_HOST, DEFAULT_
 export { isLoopbackBindAddress, createHostPolicy, isAllowedHost, isAllowedOrigin, parsePublicHosts, type HostPolicy, type PublicHost } from '@terminal-mcp/http-guard';
 export { createToolMetrics, type ToolMetrics, type RejectionReason } from './metrics.js';
 export { ERROR_META_KEY, ERROR_PRESENTATION, toolErrorResult, describeToolFailure, expandRows, parseRows, type CompactRows, type ToolErrorContent, type ErrorPresentation } from '@terminal-mcp/mcp-kit';
-export { gatewayCatalogue, FULL_CATALOGUE, type GatewayCatalogue, type CatalogueChoice } from './catalogue.js';
+export { gatewayCatalogue, createCatalogues, FULL_CATALOGUE, type GatewayCatalogue, type CatalogueChoice } from './catalogue.js';
 export { TOOLSET_TOOLS, toolsetOf } from './tools/toolsets.js';
 export { INPUT_TOOL_NAMES } from './http/oauth-profile.js';
 export { GATEWAY_TOOLS, READ_ONLY_ANNOTATIONS, defineTool, type GatewayTool, type ToolContext, type ToolSpec } from './tools/index.js';

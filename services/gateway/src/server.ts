@@ -10,7 +10,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { BrokerClient } from '@terminal-mcp/broker-client';
 import { createToolServer, DEFAULT_BROKER_TIMEOUT_MS, LIVE_VIEW, registerDocResources, registerTools } from '@terminal-mcp/mcp-kit';
 import pino, { type Logger } from 'pino';
-import { gatewayDocs } from './instance-docs.js';
+import { createDocsCache, type GatewayDocsOf } from './instance-docs.js';
 import type { ToolMetrics } from './metrics.js';
 import { FULL_CATALOGUE, type GatewayCatalogue } from './catalogue.js';
 import { GATEWAY_VERSION } from './version.js';
@@ -35,6 +35,9 @@ export interface GatewayServerDeps {
   brokerTimeoutMs?: number;
   /** HTTP: the endpoint, named in the api.md / skills.md resources. */
   mcpUrl?: string;
+  /** The docs cache of the gateway that builds this server (HTTP: one for all its
+   * per-request servers); a server built alone gets its own. */
+  docs?: GatewayDocsOf;
 }
 
 export function createGatewayMcpServer(deps: GatewayServerDeps): McpServer {
@@ -42,7 +45,8 @@ export function createGatewayMcpServer(deps: GatewayServerDeps): McpServer {
   const server = createToolServer({ name: 'terminal-mcp', title: 'Terminal MCP', version: GATEWAY_VERSION }, SERVER_INSTRUCTIONS);
   const { tools, hidden, unlisted } = deps.catalogue ?? FULL_CATALOGUE;
   // The live terminal view (MCP Apps) that terminal_tail and terminal_status declare.
-  registerDocResources(server, () => gatewayDocs(tools, deps.mcpUrl), [LIVE_VIEW]);
+  const docsOf = deps.docs ?? createDocsCache();
+  registerDocResources(server, () => docsOf(tools, deps.mcpUrl), [LIVE_VIEW]);
   registerTools(server, tools, {
     hidden,
     unlisted,

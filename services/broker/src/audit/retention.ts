@@ -9,14 +9,14 @@
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config/schema.js';
 import type { AuditTable } from '../effects/store/audit-store.js';
-import type { StoreSet } from '../effects/store/store-set.js';
+import type { StoresOf } from '../capabilities.js';
 
 export const RETENTION_ACTOR = 'broker:retention';
 
 const DAY_MS = 24 * 3600 * 1000;
 
 export interface RetentionDeps {
-  stores: StoreSet;
+  stores: StoresOf<'audit'>;
   config: Pick<BrokerConfig, 'audit'>;
   log: Logger;
 }

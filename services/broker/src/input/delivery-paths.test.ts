@@ -1,4 +1,4 @@
-// Derives from the source every place that can put bytes into a pane and pins them to the input attempt: tmux's load-buffer/paste-buffer/send-keys appear only in effects/tmux/deliver.ts, the delivery is made only by input/services.ts, and its writing calls (pasteText, pasteLine, pressKeys, exitCopyMode) are made only inside the act steps of input/send.ts, input/task.ts, input/run.ts and input/secret-entry.ts (the dashboard's secret entry), which runInputAttempt calls after THE input authorization (input/authorize.ts). A planted call elsewhere is found (the control).
+// Derives from the source every place that can put bytes into a pane and pins them to the input attempt: tmux's load-buffer/paste-buffer/send-keys appear only in effects/tmux/deliver.ts, the delivery is made only by input/services.ts, and its writing calls (pasteText, pasteLine, pressKeys, exitCopyMode) are made only inside the act steps of input/send.ts, input/task.ts and input/run.ts (the dashboard's secret entry, input/secret-entry.ts, reaches them only through send.ts's pasteThenEnter, inside its own act step), which runInputAttempt calls after THE input authorization (input/authorize.ts). A planted call elsewhere is found (the control).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +37,10 @@ describe('every path that writes into a pane', () => {
   });
 
   it('bytes are delivered only by the act steps of the input attempt (send text, keys, task, run)', () => {
-    expect(where(FILES, DELIVERY_WRITES)).toEqual(['input/run.ts', 'input/secret-entry.ts', 'input/send.ts', 'input/task.ts']);
+    expect(where(FILES, DELIVERY_WRITES)).toEqual(['input/run.ts', 'input/send.ts', 'input/task.ts']);
+    // The paste-then-Enter act is shared by the sends and the secret entry, and called
+    // only from act steps.
+    expect(where(FILES, /\bpasteThenEnter\(/)).toEqual(['input/secret-entry.ts', 'input/send.ts']);
     for (const path of ['input/run.ts', 'input/secret-entry.ts', 'input/send.ts', 'input/task.ts']) expect(code(FILES.find((f) => f.path === path)!.text)).toContain('runInputAttempt');
     expect(code(FILES.find((f) => f.path === 'input/attempt.ts')!.text)).toMatch(/authorizeInput\(/);
   });

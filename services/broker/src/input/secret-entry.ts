@@ -7,12 +7,13 @@
  *    web.sock who proved their password within minutes (input/authorize.ts);
  *  - the audit row keeps the operator, the target, the length and the HMAC of the text,
  *    never a preview (attempt.ts); the answer carries the length only;
- *  - the text goes in as a paste on stdin to tmux, then Enter, under the pane's lock and
- *    tmux's last-instant foreground check; nothing of it is logged.
+ *  - the text goes in as a paste on stdin to tmux, then Enter (send.ts pasteThenEnter,
+ *    the same act as terminal_send_text), under the pane's lock and tmux's last-instant
+ *    foreground check; nothing of it is logged.
  */
 import { AppError, type SecretEntryOutput } from '@terminal-mcp/contract';
-import { classifyDelivery } from './attempt-outcome.js';
-import { authorizedForeground, runInputAttempt, type AttemptCaller } from './attempt.js';
+import { runInputAttempt, type AttemptCaller } from './attempt.js';
+import { pasteThenEnter } from './send.js';
 
 export async function answerSecretPrompt(
   caller: AttemptCaller,
@@ -24,12 +25,8 @@ export async function answerSecretPrompt(
     async ({ target, live, decision, auditId, services }) => {
       if (decision.action !== 'paste_text') throw new AppError('INTERNAL', 'unexpected input decision');
       const value: SecretEntryOutput = { result: 'SENT', session: target.sessionName, audit_id: auditId, text_length: Array.from(decision.text).length };
-      const expected = authorizedForeground(live);
-      const pasted = await services.delivery.pasteText(target.identity.paneId, decision.text, expected);
-      if (!pasted.ok) return { ...classifyDelivery(pasted), value };
-      const pressed = await services.delivery.pressKeys(target.identity.paneId, ['Enter'], expected);
-      if (!pressed.ok) return { decision: 'DELIVERY_UNKNOWN', errorCode: classifyDelivery(pressed).errorCode, value };
-      return { decision: 'SENT', errorCode: null, value };
+      const sent = await pasteThenEnter({ target, live, services }, decision.text, true);
+      return { decision: sent.decision, errorCode: sent.errorCode, value };
     },
   );
   if (result.kind === 'blocked') throw result.error;

@@ -2,11 +2,12 @@
  * attempt.ts); refusals and failures are thrown as our error codes after being audited. */
 import {
   AppError,
+  type ErrorCode,
   type SendKeysOutput,
   type SendTextOutput,
 } from '@terminal-mcp/contract';
 import { classifyDelivery } from './attempt-outcome.js';
-import { authorizedForeground, runInputAttempt, type ActOutcome, type AttemptCaller, type AttemptResult, type AttemptSpec } from './attempt.js';
+import { authorizedForeground, runInputAttempt, type ActContext, type ActOutcome, type AttemptCaller, type AttemptResult, type AttemptSpec } from './attempt.js';
 import type { ResolvedTarget, TargetRef } from '../access/target.js';
 import { countCharacters, normalizeNewlines } from '../policy/input.js';
 
@@ -49,6 +50,27 @@ function settle<T>(
   }
 }
 
+/**
+ * The act of a text send (terminal_send_text, terminal_send_bound, the dashboard's secret
+ * entry): paste the text, then press Enter when asked, both under tmux's last-instant
+ * foreground check. Once the paste landed, a refused Enter leaves the send's outcome
+ * unknown (the text is in the pane), whatever tmux said.
+ */
+export async function pasteThenEnter(
+  { target, live, services }: Pick<ActContext, 'target' | 'live' | 'services'>,
+  text: string,
+  enter: boolean,
+): Promise<{ decision: ActOutcome<unknown>['decision']; errorCode: ErrorCode | null; enterPressed: boolean }> {
+  const expected = authorizedForeground(live);
+  const pasted = await services.delivery.pasteText(target.identity.paneId, text, expected);
+  if (!pasted.ok) return { ...classifyDelivery(pasted), enterPressed: false };
+  if (enter) {
+    const pressed = await services.delivery.pressKeys(target.identity.paneId, ['Enter'], expected);
+    if (!pressed.ok) return { decision: 'DELIVERY_UNKNOWN', errorCode: classifyDelivery(pressed).errorCode, enterPressed: false };
+  }
+  return { decision: 'SENT', errorCode: null, enterPressed: enter };
+}
+
 export async function sendText(
   caller: AttemptCaller,
   args: { target: TargetRef; text: string; enter: boolean; dryRun: boolean; tool: string; review?: AttemptSpec['review'] },
@@ -64,20 +86,8 @@ export async function sendText(
         text_length: Array.from(decision.text).length,
         crlf_normalized: decision.crlfNormalized,
       };
-      const expected = authorizedForeground(live);
-      const pasted = await services.delivery.pasteText(target.identity.paneId, decision.text, expected);
-      if (!pasted.ok) {
-        const value: SendTextOutput = { ...base, result: 'SENT', enter_pressed: false };
-        return { ...classifyDelivery(pasted), value };
-      }
-      if (args.enter) {
-        const pressed = await services.delivery.pressKeys(target.identity.paneId, ['Enter'], expected);
-        if (!pressed.ok) {
-          // The text is in the pane already: whatever tmux said about Enter, the send's outcome is unknown.
-          return { decision: 'DELIVERY_UNKNOWN', errorCode: classifyDelivery(pressed).errorCode, value: { ...base, result: 'SENT', enter_pressed: false } };
-        }
-      }
-      return { decision: 'SENT', errorCode: null, value: { ...base, result: 'SENT', enter_pressed: args.enter } };
+      const sent = await pasteThenEnter({ target, live, services }, decision.text, args.enter);
+      return { decision: sent.decision, errorCode: sent.errorCode, value: { ...base, result: 'SENT', enter_pressed: sent.enterPressed } };
     },
   );
   return settle(

@@ -8,13 +8,13 @@ import { createReadAuditRecorder, type ReadAuditRecorder } from '../audit/read-a
 import { loadOrCreateAuditKey } from '../effects/audit-key-file.js';
 import type { AuditStore } from '../effects/store/audit-store.js';
 import type { BindingStore } from '../effects/store/bindings-store.js';
-import type { StoreSet } from '../effects/store/store-set.js';
 import type { Logger } from 'pino';
 import { createPaneDelivery, type PaneDelivery } from '../effects/tmux/deliver.js';
 import { createRunSignals, type RunSignals } from '../effects/tmux/run-signal.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { PaneLocks } from './pane-lock.js';
 import { createReviewQueue, type ReviewQueue } from './review-queue.js';
+import type { StoresOf } from '../capabilities.js';
 
 export interface InputServices {
   audit: AuditStore;
@@ -31,7 +31,7 @@ export interface InputServices {
   auditKey(): Buffer;
 }
 
-export function createInputServices(deps: { stores: StoreSet; log: Logger; tmuxSocket: string | null; locks: PaneLocks; tmux?: TmuxAdapter }): InputServices {
+export function createInputServices(deps: { stores: StoresOf<'input'>; log: Logger; tmuxSocket: string | null; locks: PaneLocks; tmux?: TmuxAdapter }): InputServices {
   const { stores, log } = deps;
   const audit = stores.audit;
   let key: Buffer | undefined;
@@ -59,7 +59,7 @@ export function createInputServices(deps: { stores: StoreSet; log: Logger; tmuxS
 /** Broker start: attempts left PENDING by a broker that stopped mid-send are reported
  * DELIVERY_UNKNOWN (never re-sent); the audit key is made if missing (an unusable one is
  * logged, and input is refused with AUDIT_UNAVAILABLE, reads unaffected). */
-export function recoverInterruptedInput(deps: { stores: StoreSet; log: Logger }): void {
+export function recoverInterruptedInput(deps: { stores: StoresOf<'input'>; log: Logger }): void {
   const audit = deps.stores.audit;
   const recovered = audit.recoverPending(Date.now());
   if (recovered > 0) {

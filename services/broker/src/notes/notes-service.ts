@@ -25,18 +25,18 @@ import {
 } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config/schema.js';
-import type { StoreSet } from '../effects/store/store-set.js';
 import { readAttachmentSource } from '../effects/attachments/attachment-source.js';
 import { readAttachmentFile, removeAttachmentFile, writeAttachmentFile } from '../effects/attachments/attachment-files.js';
 import { type AttachmentRecord, type NoteFields, type NoteRecord, type NoteSummaryRecord, type NotesStore } from '../effects/store/notes-store.js';
 import { sniffImageType } from '../policy/image-type.js';
 import { buildNoteSearchQuery } from '../policy/note-search-query.js';
 import { redactSecrets } from '../policy/redact.js';
+import type { StoresOf } from '../capabilities.js';
 
 /** What the notes use cases use: the stores (notes.db and the state dir), config, log. */
 export interface NotesDeps {
   config: BrokerConfig;
-  stores: StoreSet;
+  stores: StoresOf<'notes'>;
   log: Logger;
 }
 

@@ -27,24 +27,29 @@ import { classifyPaneStatus } from '../policy/status.js';
 import type { SessionAccessFields } from '../policy/session-access.js';
 import { lastLines, readPaneLines, readPaneWindow, startEarlyCapture, toLines, type EarlyCapture } from './pane-text.js';
 
+/** ISO text of a unix time (seconds). */
+export type IsoOf = (unixSeconds: number) => string;
+const isoOnce: IsoOf = (unixSeconds) => new Date(unixSeconds * 1000).toISOString();
+
 /** ISO strings of recent unix times: a session list formats two per session per call, and
- * the same few (creation times, last output) again and again. Bounded: cleared when full. */
-// eslint-disable-next-line terminal-mcp/no-module-state -- a bounded memo of a pure function (unix seconds -> ISO text): unobservable
-const isoCache = new Map<number, string>();
-const ISO_CACHE_MAX = 4096;
-function iso(unixSeconds: number): string {
-  let text = isoCache.get(unixSeconds);
-  if (text === undefined) {
-    if (isoCache.size >= ISO_CACHE_MAX) isoCache.clear();
-    text = new Date(unixSeconds * 1000).toISOString();
-    isoCache.set(unixSeconds, text);
-  }
-  return text;
+ * the same few (creation times, last output) again and again. Bounded: cleared when full.
+ * Owned by THE reader (one per broker, built in createBroker's assembleDeps). */
+export function createIsoMemo(max = 4096): IsoOf {
+  const memo = new Map<number, string>();
+  return (unixSeconds) => {
+    let text = memo.get(unixSeconds);
+    if (text === undefined) {
+      if (memo.size >= max) memo.clear();
+      text = isoOnce(unixSeconds);
+      memo.set(unixSeconds, text);
+    }
+    return text;
+  };
 }
 
 /** Sessions' discovery rows: metadata and the access flags, never content (the grants
  * of the whole listing read in one query). */
-export function summarizeSessions(access: Pick<AccessGate, 'describeAll'>, sessions: readonly ListedSession[]): SessionSummary[] {
+export function summarizeSessions(access: Pick<AccessGate, 'describeAll'>, sessions: readonly ListedSession[], iso: IsoOf = isoOnce): SessionSummary[] {
   const flags = access.describeAll(sessions);
   return sessions.map((s, i) => ({
     name: s.name,
@@ -74,7 +79,7 @@ function paneText(t: ReadableTarget, lines: string[], redactions: number, trunca
 /** Classifies the target's pane. Quiet time is measured from the window's last output
  * (`#{window_activity}`), not `#{session_activity}`, which every attaching client (our
  * output watchers included) bumps. */
-export function statusOf(t: ReadableTarget, screenLines: readonly string[], now: number): SessionStatusResult {
+export function statusOf(t: ReadableTarget, screenLines: readonly string[], now: number, iso: IsoOf = isoOnce): SessionStatusResult {
   const lastOutput = t.pane.windowActivity;
   const idleSeconds = Math.max(0, Math.floor(now / 1000) - lastOutput);
   const verdict = classifyPaneStatus({
@@ -167,6 +172,7 @@ export interface SessionReaderDeps {
 export function createSessionReader(deps: SessionReaderDeps): SessionReader {
   const { config, tmux, access } = deps;
   const now = deps.now ?? Date.now;
+  const iso = createIsoMemo();
 
   /** Rows `start`..`end` of the pane as whole logical lines, redacted before they are cut
    * (escapes kept only when not stripped). */
@@ -180,7 +186,7 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
   }
 
   async function statusOfTarget(t: ReadableTarget): Promise<SessionStatusResult> {
-    return statusOf(t, (await readPane(t, 0, '-', true)).lines, now());
+    return statusOf(t, (await readPane(t, 0, '-', true)).lines, now(), iso);
   }
 
   function follow(caller: ReadCallerId, tool: string, ref: TargetRef, options: FollowOptions = {}): ContinuedRead {
@@ -225,7 +231,7 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
       screen,
       async status() {
         const { target: t, lines } = await screen();
-        return { target: t, status: statusOf(t, lines, now()) };
+        return { target: t, status: statusOf(t, lines, now(), iso) };
       },
       async frame() {
         const t = await target();
@@ -249,7 +255,7 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
 
     async list(filter = {}, listed) {
       const sessions = listed ?? (await tmux.listSessions());
-      return summarizeSessions(access, sessions)
+      return summarizeSessions(access, sessions, iso)
         .filter((s) => (filter.nameContains ? s.name.includes(filter.nameContains) : true))
         .filter((s) => (filter.readableOnly ? s.read_allowed : true))
         .sort((a, b) => a.name.localeCompare(b.name));
@@ -308,7 +314,7 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
             return {
               session: name,
               ok: true,
-              status: statusOf(t, screen, at),
+              status: statusOf(t, screen, at, iso),
               tail: paneText(t, shown.lines, shown.redactions, false),
             };
           } catch (err) {

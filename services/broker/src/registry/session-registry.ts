@@ -18,18 +18,18 @@ import type { DeadSession } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
 import type { AccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
-import type { StoreSet } from '../effects/store/store-set.js';
 import { coalesce } from '../effects/tmux/coalesce.js';
 import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import type { SessionReader } from '../reads/session-reader.js';
 import type { RegistryRecord } from '../effects/store/registry-store.js';
+import type { StoresOf } from '../capabilities.js';
 
 /** What the registry uses: tmux's session list, registry.db, and the read gate and reader
  * (a gone session's last screen is kept only for sessions the caller could read). */
 export interface RegistryDeps {
   config: BrokerConfig;
   tmux: TmuxAdapter;
-  stores: StoreSet;
+  stores: StoresOf<'registry'>;
   log: Logger;
   access: AccessGate;
   reader: SessionReader;

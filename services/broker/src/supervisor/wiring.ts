@@ -2,20 +2,20 @@
 import type { SupervisorEvent } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config/schema.js';
-import type { StoreSet } from '../effects/store/store-set.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { SessionReader } from '../reads/session-reader.js';
 import { createWebhookNotifier } from '../effects/notify/webhook.js';
 import type { PaneWatcher } from '../effects/tmux/pane-watch.js';
 import { createSupervisorEngine, type SupervisorEngine } from './engine.js';
 import { createVerifier } from './verify.js';
+import type { StoresOf } from '../capabilities.js';
 
 /** What the supervisor is built from: the config, tmux, the stores, the log, and THE
  * session reader (so every watch reads through the same gate as terminal_status). */
 export interface SupervisorParts {
   config: BrokerConfig;
   tmux: TmuxAdapter;
-  stores: StoreSet;
+  stores: StoresOf<'supervisor'>;
   log: Logger;
   reader: SessionReader;
   /** Every event also goes here (the notices for a person, attention/center.ts). */

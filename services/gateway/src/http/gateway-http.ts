@@ -20,8 +20,8 @@ import { bearerTokenMatches, isLoopbackBindAddress, parseHostHeader, sendText, w
 import { createMcpHttpService, requireLoopbackHost, type RouteHandler } from '@terminal-mcp/mcp-kit';
 import { authenticateBearer, readPublicUrl, type OAuthUrls } from '@terminal-mcp/oauth-http';
 import type { Logger } from 'pino';
-import { gatewayCatalogue } from '../catalogue.js';
-import { gatewayDocs } from '../instance-docs.js';
+import { createCatalogues } from '../catalogue.js';
+import { createDocsCache } from '../instance-docs.js';
 import { createGatewayLogger } from '../logger.js';
 import { createToolMetrics, type ToolMetrics } from '../metrics.js';
 import { createGatewayMcpServer, DEFAULT_BROKER_TIMEOUT_MS } from '../server.js';
@@ -143,10 +143,13 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
     token ? bearerTokenMatches(req.headers.authorization, token) : !oauthOn || viaLoopbackHost(req);
 
   /** The tools this request's caller is served: the operator's toolsets for its kind (or
-   * its OAuth client), narrowed by its token's scopes (catalogue.ts). */
+   * its OAuth client), narrowed by its token's scopes (catalogue.ts). This gateway owns
+   * the catalogues and the rendered docs its per-request servers share. */
+  const catalogues = createCatalogues();
+  const docsOf = createDocsCache();
   const catalogueFor = async (auth: GatewayCaller) => {
     const caller = auth.scopes ? { kind: 'oauth' as const, ...(auth.clientId !== undefined ? { clientId: auth.clientId } : {}) } : { kind: 'http' as const };
-    return gatewayCatalogue({ toolsets: toolsetsForCaller(await toolsetConfig.current(), caller), ...(auth.scopes ? { scopes: auth.scopes } : {}) });
+    return catalogues({ toolsets: toolsetsForCaller(await toolsetConfig.current(), caller), ...(auth.scopes ? { scopes: auth.scopes } : {}) });
   };
 
   const service = await createMcpHttpService<GatewayCaller>({
@@ -169,7 +172,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
       const refuseToken = (req: IncomingMessage, res: ServerResponse) =>
         refuse(req, res, 401, 'token', 'Unauthorized: a valid bearer token is required', { 'WWW-Authenticate': wwwAuthenticate(req.headers.authorization !== undefined) });
       const docs = (which: 'api' | 'skills'): RouteHandler<GatewayCaller> => async (_req, res, caller) => {
-        const served = gatewayDocs((await catalogueFor(caller!)).tools, mcpUrl);
+        const served = docsOf((await catalogueFor(caller!)).tools, mcpUrl);
         sendText(res, 200, which === 'api' ? served.api : served.skills, 'text/markdown; charset=utf-8');
       };
       return {
@@ -188,7 +191,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
           const { user, clientId, scopes } = auth.verified;
           return { principal: principalKey({ oauth: { userId: user.id, clientId, scopes } }), scopes, clientId, credential: auth.accessToken };
         },
-        createServer: async (caller) => createGatewayMcpServer({ broker, metrics, log, brokerTimeoutMs, mcpUrl, catalogue: await catalogueFor(caller) }),
+        createServer: async (caller) => createGatewayMcpServer({ broker, metrics, log, brokerTimeoutMs, mcpUrl, catalogue: await catalogueFor(caller), docs: docsOf }),
         // Every broker call made while serving names how the request was authenticated.
         serveAs: (caller, serve) => withBrokerPrincipal(caller.credential === undefined ? caller.brokerPrincipal : undefined, () => withBrokerCredential(caller.credential, serve)),
         routes: {
