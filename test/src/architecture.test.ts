@@ -109,10 +109,15 @@ describe('privilege boundary (ESLint enforces the same rules)', () => {
 // The broker's layers, by top-level folder of services/broker/src ("(root)" for the
 // composition files beside them). Each folder lists the folders it may import (relative
 // imports, type imports included); anything else points up or sideways across layers.
+// The capability table (capabilities.ts) is a node of its own at the bottom: it is data
+// that each capability's factory reads as a type (`StoresOf<'notes'>`), so every folder
+// may import it, types only, and it imports nothing but the store types.
 const BROKER_SRC = 'services/broker/src';
 const USE_CASES = ['attention', 'audit', 'grants', 'input', 'lifecycle', 'live', 'nodes', 'notes', 'oauth', 'projects', 'reads', 'registry', 'sources', 'supervisor', 'transcripts', 'webauth'];
 const BELOW_USE_CASES = ['access', 'config', 'policy', 'effects'];
+const CAPABILITY_TABLE = '(capability table)';
 const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
+  [CAPABILITY_TABLE]: ['effects'],
   policy: [],
   config: ['policy'],
   effects: ['config', 'policy'],
@@ -125,6 +130,7 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
 
 const brokerFolder = (repoPath: string) => {
   const parts = relative(BROKER_SRC, repoPath).split('/');
+  if (parts.length === 1 && /^capabilities\.(ts|js)$/.test(parts[0]!)) return CAPABILITY_TABLE;
   return parts.length === 1 ? '(root)' : parts[0]!;
 };
 
@@ -137,6 +143,9 @@ function brokerFolderEdges(): { from: string; to: string; file: string; specifie
     if (!target.startsWith(`${BROKER_SRC}/`)) continue;
     const from = brokerFolder(i.file);
     const to = brokerFolder(target);
+    // A type import of the table is the one edge every folder may have; a run-time one
+    // is an ordinary edge and must obey MAY_IMPORT (the table is nobody's dependency).
+    if (to === CAPABILITY_TABLE && i.typeOnly) continue;
     if (from !== to) edges.push({ from, to, file: i.file, specifier: i.specifier });
   }
   return edges;
@@ -197,6 +206,12 @@ describe('broker layers (re-derived from source)', () => {
     const policy = ALL_IMPORTS.filter((i) => i.file.startsWith(`${BROKER_SRC}/policy/`));
     expect(policy.length).toBeGreaterThan(0);
     expect(policy.filter((i) => !(i.specifier.startsWith('./') || i.specifier === '@terminal-mcp/contract'))).toEqual([]);
+  });
+
+  it('imports the capability table only as types (it is data, nobody\'s run-time dependency)', () => {
+    const table = ALL_IMPORTS.filter((i) => i.file.startsWith(`${BROKER_SRC}/`) && !i.file.endsWith('.testkit.ts') && /(^|\/)capabilities\.js$/.test(i.specifier) && brokerFolder(i.file) !== CAPABILITY_TABLE);
+    expect(table.length).toBeGreaterThan(0);
+    expect(table.filter((i) => !i.typeOnly && !i.file.endsWith('.test.ts')).map((i) => i.file)).toEqual([]);
   });
 
   it('has no import cycles between broker folders', () => {
