@@ -17,6 +17,9 @@
  *   answers  every list-shaped tool's answer bytes (sessions at BENCH_ANSWER_SESSIONS, default 50,200)
  *   run      terminal_run of `true` and `seq 1 100` vs send-keys of `bash -c '...; echo MARK $?'`
  *            and capture-pane every 100 ms until the marker shows (BENCH_RUN_ITER, 30)
+ *   nodes    20 nodes x 10 sessions over a real sshd: remote tail vs local tail and vs one
+ *            `ssh host tmux capture-pane` per read, the 20-node list, broker RSS and idle CPU
+ *            (BENCH_NODES_ITER 30, BENCH_NODES_IDLE_SECONDS 30; skipped without sshd)
  * BENCH_BEFORE=<another checkout, built>: catalogue and answers measure it too, side by side.
  *
  * Baseline: Node's child_process.execFile('tmux', ...), the fastest honest way to spawn;
@@ -27,7 +30,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { GATEWAY_TOOLSETS, type PaneScreenFrame } from '@terminal-mcp/contract';
-import { BROKER_NODE_FLAGS, createBrokerClient, createBrokerLiveClient, createOperatorAccount, parseRows, repoPath, signInFirstTime, startBrokerProcess, startTmuxServer, startWebStack } from '@terminal-mcp/test';
+import { BROKER_NODE_FLAGS, createBrokerClient, createBrokerLiveClient, createOperatorAccount, parseRows, repoPath, signInFirstTime, sshdUnavailable, startBrokerProcess, startTmuxServer, startWebStack } from '@terminal-mcp/test';
 import { execa } from 'execa';
 import { execFile, spawn } from 'node:child_process';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
@@ -40,13 +43,14 @@ import { benchRedactorCost } from './redactor-cost.js';
 import { benchCatalogue } from './catalogue.js';
 import { benchListAnswers, type AnswerBytes } from './list-answers.js';
 import { benchRunCommand } from './run-command.js';
+import { benchNodes, BENCH_NODES, BENCH_NODE_SESSIONS } from './nodes.js';
 import { measureSupervisorLatency } from './supervisor-latency.js';
 import { cpuSeconds, load, memoryParts, rssMb } from './proc-stats.js';
 import { roundedRatio, summarize, time, type Stats } from './stats.js';
 
-const SECTIONS = ['tail', 'list', 'batch', 'hops', 'idle', 'live', 'browser', 'notes', 'supervisor', 'scale', 'redact', 'catalogue', 'answers', 'run'] as const;
+const SECTIONS = ['tail', 'list', 'batch', 'hops', 'idle', 'live', 'browser', 'notes', 'supervisor', 'scale', 'redact', 'catalogue', 'answers', 'run', 'nodes'] as const;
 /** Sections that start what they need themselves (no shared 50-session stack). */
-const STANDALONE: readonly Section[] = ['browser', 'redact', 'catalogue', 'answers', 'run'];
+const STANDALONE: readonly Section[] = ['browser', 'redact', 'catalogue', 'answers', 'run', 'nodes'];
 type Section = (typeof SECTIONS)[number];
 
 function parseArgs(argv: readonly string[]): Set<Section> {
@@ -563,6 +567,22 @@ async function main(): Promise<void> {
       row(`naive        ${JSON.stringify(r.command)}`, r.naive);
       console.log(`  ${''.padEnd(38)} naive / terminal_run p50: ${(r.naive.p50 / r.ours.p50).toFixed(1)}x`);
       target(`terminal_run ${JSON.stringify(r.command)} >= 5x faster than naive (p50)`, `${(r.naive.p50 / r.ours.p50).toFixed(1)}x`, r.naive.p50 >= 5 * r.ours.p50);
+    }
+  }
+  if (only.has('nodes')) {
+    const why = sshdUnavailable();
+    if (why !== undefined) console.log(`\nnodes: skipped (${why})`);
+    else {
+      const r = await benchNodes(Number(process.env.BENCH_NODES_ITER ?? 30), Number(process.env.BENCH_NODES_IDLE_SECONDS ?? 30));
+      section(`nodes: ${BENCH_NODES} nodes x ${BENCH_NODE_SESSIONS} sessions over a real sshd on loopback (broker calls on gateway.sock)`);
+      row('tail 200 lines, this host', r.localTail);
+      row('tail 200 lines, node n01 (kept ssh)', r.remoteTail);
+      row('ssh host tmux capture-pane per read', r.sshSpawnTail);
+      row(`list ${r.listedSessions} sessions, ${BENCH_NODES + 1} nodes`, r.list);
+      console.log(`  ssh processes of the broker: ${r.sshProcesses}, ${r.sshRssMb.toFixed(1)} MB resident together`);
+      console.log(`  broker RSS ${r.rssMb.toFixed(1)} MB; idle CPU ${r.idleCpuPercent.toFixed(2)} % over ${r.idleSeconds} s with ${BENCH_NODES} nodes connected`);
+      target('remote tail / local tail <= 1.5x (p50)', `${(r.remoteTail.p50 / r.localTail.p50).toFixed(2)}x`, r.remoteTail.p50 <= 1.5 * r.localTail.p50);
+      target('remote tail / ssh capture-pane per read <= 0.2x (p50)', `${(r.remoteTail.p50 / r.sshSpawnTail.p50).toFixed(2)}x`, r.remoteTail.p50 <= 0.2 * r.sshSpawnTail.p50);
     }
   }
   if (only.has('supervisor')) {

@@ -4,6 +4,8 @@ export { BROKER_NODE_FLAGS, startBrokerProcess, type BrokerProcess } from './hel
 export { REPO_ROOT, repoPath } from './helpers/repo.js';
 export { launchChromium, signInFirstTime, startWebStack, type WebStack } from './helpers/web-stack.js';
 export { createOperatorAccount } from './helpers/operator-account.js';
+/** A real sshd on loopback for the `nodes` section (many hosts over OpenSSH). */
+export { sshdUnavailable, startSshd, type TestSshd } from './helpers/sshd.js';
 /** The broker clients the bench calls the broker's sockets with directly (per-hop figures). */
 export { createBrokerClient, createBrokerLiveClient, type BrokerClient } from '@terminal-mcp/broker-client';
 export { catalogueOf, gatewayServerFor, measureToolsetCombinations, observerServer, OPTIONAL_TOOLSETS, type CombinationBytes } from './helpers/catalogue-bytes.js';

@@ -1,0 +1,121 @@
+/**
+ * The `nodes` section: many hosts over OpenSSH (issue 28), against a real sshd on loopback.
+ *
+ * - remote tail: the broker's sessions.tail of `n01:agent-remote` (200 lines) over the
+ *   node's control client (one ssh connection, kept) vs the same tail of an identical
+ *   local session, and vs the naive remote read: one `ssh <host> tmux capture-pane` spawned
+ *   per read (a fresh connection each time, as a script without a ControlMaster would).
+ * - list: sessions.list with 20 nodes x 10 sessions (plus this host), p50.
+ * - the broker's RSS and idle CPU with the 20 nodes connected (BENCH_NODES_IDLE_SECONDS, 30).
+ * Calls go straight to gateway.sock (the broker's figure, without the MCP hop).
+ */
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { createBrokerClient, startBrokerProcess, startSshd, startTmuxServer, type TmuxTestServer } from '@terminal-mcp/test';
+import { cpuSeconds, rssMb } from './proc-stats.js';
+import { summarize, time, type Stats } from './stats.js';
+
+export const BENCH_NODES = 20;
+export const BENCH_NODE_SESSIONS = 10;
+const nodeName = (i: number) => `n${String(i + 1).padStart(2, '0')}`;
+
+export interface NodesBench {
+  localTail: Stats;
+  remoteTail: Stats;
+  sshSpawnTail: Stats;
+  list: Stats;
+  listedSessions: number;
+  rssMb: number;
+  /** The broker's ssh processes (masters and control clients; their ControlPath is under
+   * its state dir): how many, and their resident memory together. */
+  sshProcesses: number;
+  sshRssMb: number;
+  idleCpuPercent: number;
+  idleSeconds: number;
+}
+
+/** 300 numbered lines, then wait: the same screen on both sides. */
+const SCREEN = `sh -c 'i=0; while [ $i -lt 300 ]; do echo "line $i of the bench session"; i=$((i+1)); done; exec sleep 3600'`;
+
+/** Pids of live ssh processes whose command line names `stateDir`. */
+function sshProcessesOf(stateDir: string): number[] {
+  const pids: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      if (argv[0] === 'ssh' && argv.some((a) => a.includes(stateDir))) pids.push(Number(name));
+    } catch {
+      /* gone */
+    }
+  }
+  return pids;
+}
+
+export async function benchNodes(iterations: number, idleSeconds: number): Promise<NodesBench> {
+  const local = await startTmuxServer();
+  const remotes: TmuxTestServer[] = [];
+  const sshd = await startSshd();
+  let broker: Awaited<ReturnType<typeof startBrokerProcess>> | undefined;
+  try {
+    await local.newSession('agent-local', SCREEN, { width: 160, height: 50 });
+    for (let n = 0; n < BENCH_NODES; n++) {
+      const remote = await startTmuxServer();
+      remotes.push(remote);
+      for (let s = 0; s < BENCH_NODE_SESSIONS; s++) await remote.newSession(n === 0 && s === 0 ? 'agent-remote' : `agent-${s}`, n === 0 && s === 0 ? SCREEN : 'sleep 3600', { width: 160, height: 50 });
+    }
+    broker = await startBrokerProcess({
+      tmuxSocket: local.socketName,
+      config: {
+        log_level: 'warn',
+        allowed_session_patterns: ['agent-*'],
+        nodes: remotes.map((r, n) => ({ name: nodeName(n), ssh: sshd.destination, tmux_socket: r.socketName, identity_file: sshd.clientKey, known_hosts: sshd.knownHosts })),
+      },
+    });
+    const client = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') });
+    for (let i = 0; i < 600; i++) {
+      const nodes = (await client.sessions.list.query({})).nodes ?? [];
+      if (nodes.filter((n) => n.state === 'up').length === BENCH_NODES + 1) break;
+      if (i === 599) throw new Error('the bench nodes did not come up');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const port = sshd.destination.slice(sshd.destination.lastIndexOf(':') + 1);
+    const userHost = sshd.destination.slice(0, sshd.destination.lastIndexOf(':'));
+    const sshArgv = ['-T', '-p', port, '-i', sshd.clientKey, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', `UserKnownHostsFile=${sshd.knownHosts}`, '-o', 'StrictHostKeyChecking=yes', '-o', 'ControlMaster=no', '-o', 'ControlPath=none', userHost, '--', 'tmux', '-L', remotes[0]!.socketName, 'capture-pane', '-p', '-J', '-t', '=agent-remote:', '-S', '-200'];
+    const run = promisify(execFile);
+    const localTail = () => client.sessions.tail.query({ session: 'agent-local', lines: 200 });
+    const remoteTail = () => client.sessions.tail.query({ session: `${nodeName(0)}:agent-remote`, lines: 200 });
+    const sshTail = () => run('ssh', sshArgv);
+    for (let i = 0; i < 5; i++) {
+      await localTail();
+      await remoteTail();
+      await sshTail();
+    }
+    const a: number[] = [];
+    const b: number[] = [];
+    const c: number[] = [];
+    const l: number[] = [];
+    let listed = 0;
+    for (let i = 0; i < iterations; i++) {
+      await time(a, localTail);
+      const t = await time(b, remoteTail);
+      if (!t.text.includes('line 299 of the bench session')) throw new Error('the remote tail did not show the screen');
+      await time(c, sshTail);
+      listed = (await time(l, () => client.sessions.list.query({}))).sessions.length;
+    }
+    const pid = broker.pid;
+    const before = cpuSeconds(pid);
+    const started = Date.now();
+    await new Promise((r) => setTimeout(r, idleSeconds * 1000));
+    const idleCpuPercent = ((cpuSeconds(pid) - before) / ((Date.now() - started) / 1000)) * 100;
+    const ssh = sshProcessesOf(broker.stateDir);
+    return { localTail: summarize(a), remoteTail: summarize(b), sshSpawnTail: summarize(c), list: summarize(l), listedSessions: listed, rssMb: rssMb(pid), sshProcesses: ssh.length, sshRssMb: ssh.reduce((sum, p) => sum + rssMb(p), 0), idleCpuPercent, idleSeconds };
+  } finally {
+    await broker?.stop();
+    await sshd.stop();
+    for (const r of remotes) await r.kill();
+    await local.kill();
+  }
+}
