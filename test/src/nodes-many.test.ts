@@ -1,7 +1,10 @@
 // Guards many hosts at the scale issue 28 names: 20 nodes x 10 sessions listed in one call
 // through a real sshd (each node its own remote tmux server, reached over ssh), every
-// session named node:session with its node's server in its id, and a node whose tmux
-// server was killed shown as down while the other nineteen stay listed.
+// session named node:session with its node's server in its id, a node whose tmux server
+// was killed shown as down while the other nineteen stay listed, and project_check
+// counting the nodes and naming the dead one as a blocker of the project that uses it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +25,8 @@ const remotes: TmuxTestServer[] = [];
 let sshd: TestSshd;
 let broker: BrokerProcess;
 let client: BrokerClient<'gateway'>;
+/** The project's repository: a plain directory (project_check's git part is not what this file tests). */
+const repo = mkdtempSync(join(tmpdir(), 'tmcp-fleet-'));
 
 describe.skipIf(unavailable !== undefined)(`${NODES} nodes x ${SESSIONS} sessions over a real sshd`, () => {
   beforeAll(async () => {
@@ -39,6 +44,8 @@ describe.skipIf(unavailable !== undefined)(`${NODES} nodes x ${SESSIONS} session
       config: {
         allowed_session_patterns: ['agent-*'],
         log_level: 'warn',
+        observer: { source_roots: [{ name: 'fleet', path: repo }] },
+        project_profiles: [{ name: 'fleet', repo: 'fleet', sessions: ['n01:agent-1', 'n05:agent-2', 'agent-here'] }],
         nodes: remotes.map((r, n) => ({ name: nodeName(n), ssh: sshd.destination, tmux_socket: r.socketName, identity_file: sshd.clientKey, known_hosts: sshd.knownHosts })),
       },
     });
@@ -54,6 +61,7 @@ describe.skipIf(unavailable !== undefined)(`${NODES} nodes x ${SESSIONS} session
     await sshd?.stop();
     for (const r of remotes) await r.kill();
     await local?.kill();
+    rmSync(repo, { recursive: true, force: true });
   });
 
   it('lists every session of every node and this host in one call, each under its node', async () => {
@@ -76,6 +84,17 @@ describe.skipIf(unavailable !== undefined)(`${NODES} nodes x ${SESSIONS} session
     }
   });
 
+  it('project_check counts the nodes and reads a profile\'s node:session through its node', async () => {
+    const check = await client.projects.check.query({ project: 'fleet' });
+    expect(check.nodes).toEqual({ total: NODES, execution_ok: NODES, not_ok: [] });
+    expect(check.sessions.map((x) => [x.session, x.exists, x.read_allowed, x.current_command])).toEqual([
+      ['n01:agent-1', true, true, 'sleep'],
+      ['n05:agent-2', true, true, 'sleep'],
+      ['agent-here', true, true, 'sleep'],
+    ]);
+    expect(check.blockers.filter((b) => b.startsWith('node '))).toEqual([]);
+  });
+
   it('shows a node whose tmux server was killed as down, and still lists the other nodes', async () => {
     const victim = 4;
     await remotes[victim]!.kill();
@@ -86,5 +105,11 @@ describe.skipIf(unavailable !== undefined)(`${NODES} nodes x ${SESSIONS} session
     expect(list.sessions.some((s) => s.name.startsWith(`${nodeName(victim)}:`))).toBe(false);
     expect(list.sessions.filter((s) => /^n\d\d:/.test(s.name))).toHaveLength((NODES - 1) * SESSIONS);
     expect(list.nodes?.filter((n) => n.state === 'up')).toHaveLength(NODES);
+
+    const check = await client.projects.check.query({ project: 'fleet' });
+    expect(check.nodes?.execution_ok).toBe(NODES - 1);
+    expect(check.nodes?.not_ok.map((n) => n.node)).toEqual([nodeName(victim)]);
+    expect(check.sessions.find((x) => x.session === 'n05:agent-2')).toMatchObject({ exists: false, status: null, error_code: 'NODE_UNAVAILABLE' });
+    expect(check.blockers.filter((b) => b.startsWith('node '))).toEqual([expect.stringContaining(`node ${nodeName(victim)} holds this project's sessions`)]);
   });
 });

@@ -86,6 +86,16 @@ export const projectCheckOutputSchema = z.object({
   }),
   git: projectGitCheckSchema,
   deploy: projectDeployCheckSchema,
+  /** With `nodes:` configured: how many nodes there are, how many just ran a probe
+   * command through their tmux (EXECUTION_OK), and each one that did not. A node that
+   * holds one of this project's sessions and is not EXECUTION_OK is also a blocker. */
+  nodes: z
+    .object({
+      total: z.number().int(),
+      execution_ok: z.number().int(),
+      not_ok: z.array(z.object({ node: z.string(), transport: z.string(), execution: z.string(), reason: z.string().nullable(), hint: z.string().nullable() })),
+    })
+    .nullable(),
   /** Plain-word reasons the project cannot proceed now; empty when nothing blocks. */
   blockers: z.array(z.string()),
 });

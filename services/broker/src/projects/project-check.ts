@@ -3,7 +3,8 @@
  * profile session's status with its evidence (through the same read gate as
  * terminal_status), the binding's state, git branch/ahead/behind/dirty/last commit, the
  * deploy profile's readiness, the supervisor's watches on it and their unacknowledged
- * events, and blockers in plain words. A part that fails is reported
+ * events, the health of the configured nodes (a profile's session may be `node:session`),
+ * and blockers in plain words. A part that fails is reported
  * with its error code instead of failing the whole check.
  */
 import { readAppErrorData, type ProjectCheckOutput } from '@terminal-mcp/contract';
@@ -11,6 +12,9 @@ import type { InputCaller } from '../input/input-deps.js';
 import { probeUrl, programFound } from '../effects/deploy/readiness.js';
 import { getBinding } from '../input/bindings.js';
 import type { SupervisorEngine } from '../supervisor/engine.js';
+import type { NodeSet } from '../nodes/node-set.js';
+import { routeRead } from '../nodes/node-reads.js';
+import { splitNodeName } from '../nodes/node-names.js';
 import { watchKeyOf } from '../supervisor/watches.js';
 import { gitLog } from '../sources/history.js';
 import { gitStatus } from '../sources/status.js';
@@ -18,13 +22,15 @@ import { dispatchTarget, findProfile, type ProjectProfile } from './profiles.js'
 
 const codeOf = (err: unknown) => readAppErrorData(err)?.code ?? 'INTERNAL';
 
-async function sessionChecks(ctx: InputCaller, profile: ProjectProfile): Promise<ProjectCheckOutput['sessions']> {
+async function sessionChecks(ctx: ProjectCaller, profile: ProjectProfile): Promise<ProjectCheckOutput['sessions']> {
   const reader = ctx.deps.reader;
-  const listed = await reader.list();
+  const local = profile.sessions.some((name) => !name.includes(':')) ? await reader.list() : [];
+  const none = { status: null, reason: null, current_command: null, error_code: null };
   return Promise.all(
     profile.sessions.map(async (name) => {
-      const summary = listed.find((s) => s.name === name);
-      const base = { session: name, exists: summary !== undefined, read_allowed: summary?.read_allowed ?? false, status: null, reason: null, current_command: null, error_code: null };
+      if (name.includes(':')) return nodeSessionCheck(ctx, name);
+      const summary = local.find((s) => s.name === name);
+      const base = { session: name, exists: summary !== undefined, read_allowed: summary?.read_allowed ?? false, ...none };
       if (!summary) return { ...base, error_code: 'SESSION_NOT_FOUND' };
       if (!summary.read_allowed) return { ...base, error_code: 'SESSION_NOT_ALLOWED' };
       try {
@@ -35,6 +41,33 @@ async function sessionChecks(ctx: InputCaller, profile: ProjectProfile): Promise
       }
     }),
   );
+}
+
+/** A profile's `node:session`: its status through the node's own gate and reader (the
+ * route every node read takes); what the error says is what the check says. */
+async function nodeSessionCheck(ctx: ProjectCaller, name: string): Promise<ProjectCheckOutput['sessions'][number]> {
+  const base = { session: name, exists: false, read_allowed: false, status: null, reason: null, current_command: null, error_code: null };
+  try {
+    const s = await routeRead(ctx.deps.nodes, name, (reader, session) => reader.status(session), (session) => ctx.deps.reader.status(session));
+    return { ...base, exists: true, read_allowed: true, status: s.status, reason: s.reason, current_command: s.current_command };
+  } catch (err) {
+    const code = codeOf(err);
+    // Not allowed says it exists (the gate resolved it); anything else says nothing more.
+    return { ...base, exists: code === 'SESSION_NOT_ALLOWED', error_code: code };
+  }
+}
+
+/** Every configured node's health (each probed, bounded, in parallel), or null without
+ * `nodes:`. */
+async function nodesCheck(nodes: NodeSet | undefined): Promise<ProjectCheckOutput['nodes']> {
+  if (nodes === undefined || nodes.names().length === 0) return null;
+  const health = await nodes.health();
+  const notOk = health.filter((h) => h.execution !== 'EXECUTION_OK');
+  return {
+    total: health.length,
+    execution_ok: health.length - notOk.length,
+    not_ok: notOk.map((h) => ({ node: h.node, transport: h.transport, execution: h.execution, reason: h.reason ?? null, hint: h.hint ?? null })),
+  };
 }
 
 async function gitCheck(ctx: InputCaller, profile: ProjectProfile): Promise<ProjectCheckOutput['git']> {
@@ -96,8 +129,11 @@ function supervisorCheck(engine: SupervisorEngine, profile: ProjectProfile): Pro
   };
 }
 
-function blockersOf(out: Omit<ProjectCheckOutput, 'blockers'>): string[] {
+function blockersOf(out: Omit<ProjectCheckOutput, 'blockers'>, nodesOfSessions: ReadonlySet<string>): string[] {
   const b: string[] = [];
+  for (const n of out.nodes?.not_ok ?? []) {
+    if (nodesOfSessions.has(n.node)) b.push(`node ${n.node} holds this project's sessions and is ${n.transport}, ${n.execution}${n.reason ? ` (${n.reason})` : ''}: terminal_node_health says more`);
+  }
   if (!out.git.available) b.push(`the repository cannot be read (${out.git.error_code})`);
   else {
     if (out.git.dirty) b.push(`the working tree has ${out.git.changed} uncommitted change(s)`);
@@ -120,11 +156,11 @@ function blockersOf(out: Omit<ProjectCheckOutput, 'blockers'>): string[] {
 }
 
 /** The input caller plus the supervisor engine (the check reports its watches). */
-export type ProjectCaller = InputCaller & { deps: InputCaller['deps'] & { supervisor: SupervisorEngine } };
+export type ProjectCaller = InputCaller & { deps: InputCaller['deps'] & { supervisor: SupervisorEngine; nodes?: NodeSet | undefined } };
 
 export async function checkProject(ctx: ProjectCaller, name: string): Promise<ProjectCheckOutput> {
   const profile = findProfile(ctx.deps.config, name);
-  const [sessions, git, deploy, binding] = await Promise.all([
+  const [sessions, git, deploy, binding, nodes] = await Promise.all([
     // Without tmux there is nothing to check about the agents: TMUX_UNAVAILABLE.
     sessionChecks(ctx, profile),
     gitCheck(ctx, profile),
@@ -135,6 +171,7 @@ export async function checkProject(ctx: ProjectCaller, name: string): Promise<Pr
           (b) => ({ name: b.binding, state: b.state, session: b.session, error_code: null }),
           (err: unknown) => ({ name: profile.binding!, state: null, session: null, error_code: codeOf(err) }),
         ),
+    nodesCheck(ctx.deps.nodes),
   ]);
   const out = {
     project: profile.name,
@@ -144,6 +181,18 @@ export async function checkProject(ctx: ProjectCaller, name: string): Promise<Pr
     supervisor: supervisorCheck(ctx.deps.supervisor, profile),
     git,
     deploy,
+    nodes,
   };
-  return { ...out, blockers: blockersOf(out) };
+  const configured = ctx.deps.nodes?.names() ?? [];
+  const nodesOfSessions = new Set<string>();
+  for (const name of profile.sessions) {
+    if (!name.includes(':')) continue;
+    try {
+      const node = splitNodeName(name, configured).node;
+      if (node !== undefined) nodesOfSessions.add(node);
+    } catch {
+      /* an unknown node: its session check already says SESSION_NOT_FOUND */
+    }
+  }
+  return { ...out, blockers: blockersOf(out, nodesOfSessions) };
 }

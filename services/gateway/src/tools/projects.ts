@@ -28,6 +28,7 @@ function renderCheck(r: ProjectCheckOutput): string {
     ...sessions,
     git,
     supervisor,
+    ...(r.nodes === null ? [] : [`nodes: ${r.nodes.execution_ok} of ${r.nodes.total} EXECUTION_OK${r.nodes.not_ok.map((n) => `; ${n.node} ${n.transport}${n.reason ? ` (${n.reason})` : ''}`).join('')}`]),
     r.blockers.length ? `Blockers: ${r.blockers.join('; ')}` : 'No blockers.',
   ].join('\n');
 }
