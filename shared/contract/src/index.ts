@@ -23,5 +23,6 @@ export * from './transcripts.js';
 export * from './toolsets.js';
 export * from './lifecycle.js';
 export * from './nodes.js';
+export * from './node-overview.js';
 export * from './human.js';
 export * from './review.js';

@@ -180,6 +180,7 @@ const SAMPLES: Record<string, () => unknown> = {
   'health.ready': () => undefined,
   'health.info': () => undefined,
   'nodes.health': () => ({}),
+  'nodes.overview': () => undefined,
   'human.request': () => ({ session: TARGET, reason: 'asked by the attack' }),
   'human.notify': () => ({ message: 'sent by the attack', level: 'urgent' }),
   'human.notices': () => ({}),

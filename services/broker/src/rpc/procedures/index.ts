@@ -8,7 +8,7 @@ export { grants } from './grants.js';
 export { health } from './health.js';
 export { dashboardInput, input } from './input.js';
 export { live } from './live.js';
-export { nodes } from './nodes.js';
+export { dashboardNodes, nodes } from './nodes.js';
 export { oauthAdminProcedures, oauthServerProcedures } from './oauth.js';
 export { dashboardTranscripts, sessions } from './sessions.js';
 export { source } from './source.js';

@@ -146,6 +146,7 @@ describe('role routers', () => {
           "lifecycle.restart:mutation",
           "lifecycle.start:mutation",
           "live.paneOutput:subscription",
+          "nodes.overview:query",
           "notes.addAttachment:mutation",
           "notes.attachment:query",
           "notes.create:mutation",

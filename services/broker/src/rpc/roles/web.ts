@@ -1,7 +1,7 @@
 /** Everything the dashboard's server may ask the broker, one row per procedure. Rows
  * marked "operator" need the signed-in operator's session token with the call
  * (rpc/operator.ts): the broker derives the acting user from it. */
-import { auditOperator, auth, dashboardInput, dashboardLifecycle, dashboardNotes, dashboardReview, dashboardTranscripts, grants, health, humanDashboard, live, oauthAdminProcedures as oauthAdmin, sessions, supervisorDashboard } from '../procedures/index.js';
+import { auditOperator, auth, dashboardInput, dashboardLifecycle, dashboardNodes, dashboardNotes, dashboardReview, dashboardTranscripts, grants, health, humanDashboard, live, oauthAdminProcedures as oauthAdmin, sessions, supervisorDashboard } from '../procedures/index.js';
 import { router } from '../trpc.js';
 
 export const webRouter = router({
@@ -34,6 +34,10 @@ export const webRouter = router({
     close: dashboardLifecycle.close, // operator, mutation
     restart: dashboardLifecycle.restart, // operator, mutation
     resize: dashboardLifecycle.resize, // operator, mutation: the full view's window size
+  },
+  /** Other hosts: each node's health with its sessions under it (the nodes page). */
+  nodes: {
+    overview: dashboardNodes.overview, // operator
   },
   /** Review mode's queue: an operator approves or rejects what an MCP client proposed. */
   review: {
