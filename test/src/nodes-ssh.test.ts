@@ -1,8 +1,9 @@
-// Guards many hosts over OpenSSH end to end: a real sshd and a real remote tmux; node:session reads beside local ones, one listing with a down node shown as down, unknown host keys refused with the command to accept them, NODE_UNAVAILABLE while sshd is gone and recovery after, and no client text on an ssh command line.
+// Guards many hosts over OpenSSH end to end: a real sshd and a real remote tmux; node:session reads beside local ones, one listing with a down node shown as down, unknown host keys refused with the command to accept them, input refused while input is off, NODE_UNAVAILABLE while sshd is gone and recovery after, and no client text on an ssh command line.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
@@ -130,6 +131,25 @@ describe.skipIf(unavailable !== undefined)('nodes over a real sshd', () => {
     expect(err.code).toBe('NODE_UNAVAILABLE');
     expect(err.hint).toContain(`ssh-keyscan -p ${sshd.port} 127.0.0.1 >> ${sshd.emptyKnownHosts}`);
     expect(readFileSync(sshd.emptyKnownHosts, 'utf8')).toBe('');
+  });
+
+  it('refuses input to a node session while input is not enabled, and audits the refusal', async () => {
+    for (const send of [
+      client.input.sendText.mutate({ session: 'gpu:agent-there', text: 'hello' }),
+      client.input.sendKeys.mutate({ session: 'gpu:agent-there', keys: ['Enter'] }),
+    ]) {
+      expect((await failureOf(send)).code).toBe('INPUT_DISABLED');
+    }
+    // A task answers with a receipt, also when it is refused.
+    expect(await client.input.sendTask.mutate({ session: 'gpu:agent-there', text: 'hello' })).toMatchObject({ receipt: 'BLOCKED', error_code: 'INPUT_DISABLED', session: 'gpu:agent-there' });
+    const db = new Database(join(broker.stateDir, 'audit.db'), { readonly: true });
+    try {
+      const rows = db.prepare("SELECT decision, error_code FROM input_audit WHERE session_name = 'gpu:agent-there'").all();
+      expect(rows).toHaveLength(3);
+      for (const row of rows) expect(row).toEqual({ decision: 'BLOCKED', error_code: 'INPUT_DISABLED' });
+    } finally {
+      db.close();
+    }
   });
 
   it('never puts client text on an ssh command line', async () => {

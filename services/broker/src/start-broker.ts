@@ -27,7 +27,7 @@ import { idleExitSeconds, watchForIdle } from './effects/idle-exit.js';
 import { recordBrokerRun } from './effects/store/registry-store.js';
 import { openStoreSet } from './effects/store/store-set.js';
 import { createTmuxAdapter } from './effects/tmux/adapter.js';
-import { nodeAdapters } from './effects/ssh/node-adapters.js';
+import { nodeAdapters, nodeInputEffects } from './effects/ssh/node-adapters.js';
 import { createNodeSet } from './nodes/node-set.js';
 import { startAuditRetention } from './audit/retention.js';
 import { createInputServices, recoverInterruptedInput, type InputServices } from './input/services.js';
@@ -102,7 +102,7 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   const lifecycle = createLifecycleServices({ tmuxSocket: parts.info.tmuxSocket, stores });
   // Other hosts' tmux over ssh: a gate and a reader per node, over the same read audit.
   const adapterFor = parts.nodeAdapterFor;
-  const nodes = adapterFor !== undefined && config.nodes.length > 0 ? createNodeSet({ config, reads: services.reads, adapterFor }) : undefined;
+  const nodes = adapterFor !== undefined && config.nodes.length > 0 ? createNodeSet({ config, reads: services.reads, adapterFor, inputFor: parts.nodeInputFor }) : undefined;
   return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork(), lifecycle, nodes, attention };
 }
 
@@ -185,6 +185,7 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
       // In memory: the instance lock above rules out a second broker typing here.
       paneLocks: createPaneLocks(),
       nodeAdapterFor: nodeAdapters(config, paths.stateDir, log),
+      nodeInputFor: nodeInputEffects(config, paths.stateDir),
     });
     // Each node's control client, then its ssh master connection (ssh -O exit).
     onStop('nodes', () => deps.nodes?.close());

@@ -64,6 +64,11 @@ export const nodeSchema = z
     /** Sessions of this node an agent may read (by their name on the node); absent: the
      * top-level allowed_session_patterns. */
     allowed_session_patterns: z.array(pattern).max(500).optional(),
+    /** Sessions of this node an agent may type into (by their name on the node), when
+     * `permissions.terminal_input` is on; absent: `input_policy.allowed_session_patterns`,
+     * else this node's read patterns. Deny patterns, sensitive names, guarded commands and
+     * every other input rule are the top-level ones. */
+    input_session_patterns: z.array(pattern).max(500).optional(),
   })
   .strict();
 

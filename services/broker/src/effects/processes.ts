@@ -39,11 +39,11 @@ export const BROKER_PROCESSES: Readonly<Record<string, BrokerProcess>> = {
     who: 'the broker at start (its one command client); any principal allowed to read a session starts a watcher on it (live output, waits, supervisor watches)',
   },
   tmux_command: {
-    program: 'tmux (one command)',
+    program: 'tmux (one command); for a node\'s pane `ssh … <host> -- tmux -L <socket> …` (a channel of the node\'s master connection, effects/ssh/ssh-transport.ts)',
     argv: 'constants plus validated ids (`%pane`, `$session`), generated buffer names and allowlisted key names (assertSafeTmuxArgument); pasted text only on stdin (`load-buffer -`)',
     modules: ['effects/tmux/tmux-command.ts'],
     triggers: ['broker', 'input'],
-    who: 'the input attempt after THE input authorization (input/authorize.ts) for load-buffer/paste-buffer/send-keys; the broker itself for hidden-session upkeep; terminal_run, after its attempt typed the line, for `wait-for tmcp-run-<nonce>` and reading its pane option (effects/tmux/run-signal.ts)',
+    who: 'the input attempt after THE input authorization (input/authorize.ts) for load-buffer/paste-buffer/send-keys, on this host or a node; the broker itself for hidden-session upkeep; terminal_run, after its attempt typed the line, for `wait-for tmcp-run-<nonce>` and reading its pane option (effects/tmux/run-signal.ts)',
   },
   tty_mode_probe: {
     program: 'stty -F <pane tty> -a',
@@ -131,6 +131,13 @@ export const BROKER_PROCESSES: Readonly<Record<string, BrokerProcess>> = {
     modules: ['effects/ssh/ssh-transport.ts'],
     triggers: ['broker', 'read'],
     who: 'the broker, for each configured node (connect, reconnect with backoff, health probe, close)',
+  },
+  node_process_tree: {
+    program: 'ssh to a configured node running `sh -c \'ps -A -L -o pid=,lwp=,ppid=,pgid=,tpgid=,uid=,stat=,tty=,wchan:40=,comm= && echo <mark> && ps -A -o pid=,args=\'` and `env LC_ALL=C ls -l -b -- /proc/<pid>/exe … /proc/<pid>/fd …`',
+    argv: 'the ssh options of config `nodes:` (ssh-argv.ts), then a constant script, or `ls` with paths built from pids that ps printed (parsed as integers); nothing from a client (effects/ssh/remote-processes.ts)',
+    modules: ['effects/ssh/remote-processes.ts'],
+    triggers: ['input'],
+    who: 'the input attempt on a node\'s pane, after the caller passed the input authorization\'s principal and name checks: the pane\'s process tree for the guarded-command and foreground gates',
   },
   tmux_probe: {
     program: 'tmux -V, tmux [-L socket] list-sessions',

@@ -40,6 +40,8 @@ import { hmacText, previewText } from '../audit/text-digest.js';
 import { crashAfterAuditWriteIfRequested } from '../effects/fault-injection.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { InputAttempt, StoredAttempt } from '../effects/store/audit-store.js';
+import type { TmuxAdapter } from '../effects/tmux/types.js';
+import { qualify } from '../nodes/node-names.js';
 import type { AuthorizedForeground } from '../effects/tmux/deliver.js';
 import type { PaneIdentityFacts } from '../effects/tmux/pane-identity.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
@@ -50,6 +52,7 @@ import { countCharacters, normalizeNewlines, type InputRequest } from '../policy
 import type { InputServices } from './services.js';
 import { classifyAttemptError, type AttemptPhase } from './attempt-outcome.js';
 import { withPaneLock } from './pane-lock.js';
+import { routeInput } from './node-route.js';
 
 /** How long a sender waits for another sender's lock on the same pane, else LEASE_BUSY. */
 export const LOCK_WAIT_MS = 10_000;
@@ -84,7 +87,10 @@ export interface ActContext {
   live: PaneIdentityFacts;
   decision: AllowedDecision;
   auditId: number;
+  /** The target host's input services (delivery and process reads) and tmux: this
+   * host's, or a node's (node-route.ts). */
   services: InputServices;
+  tmux: TmuxAdapter;
 }
 
 export interface ActOutcome<T> {
@@ -109,17 +115,19 @@ export type AttemptResult<T> =
 export const INPUT_WAIT_SETTLE_MS = 2_500;
 const INPUT_WAIT_POLL_MS = 50;
 
-/** The target pane's process tree, read now (see effects/proc/process-tree.ts). */
-export function readTargetProcesses(target: Pick<ResolvedTarget, 'identity' | 'currentCommand'>): Promise<PaneProcessFacts> {
+/** The target pane's process tree, read now (see effects/proc/process-tree.ts), on this
+ * host or, given a node's services, on that node. */
+export function readTargetProcesses(target: Pick<ResolvedTarget, 'identity' | 'currentCommand'>, services?: Pick<InputServices, 'processTree'>): Promise<PaneProcessFacts> {
+  if (services) return services.processTree(target.identity.panePid, target.currentCommand);
   return readPaneProcessTree(target.identity.panePid, target.currentCommand);
 }
 
 /** The process tree a send is judged on: while the foreground is busy, read again until it
  * waits for input or INPUT_WAIT_SETTLE_MS pass. */
-async function readSettledTargetProcesses(target: Pick<ResolvedTarget, 'identity' | 'currentCommand'>): Promise<PaneProcessFacts> {
+async function readSettledTargetProcesses(target: Pick<ResolvedTarget, 'identity' | 'currentCommand'>, services: Pick<InputServices, 'processTree'>): Promise<PaneProcessFacts> {
   const deadline = Date.now() + INPUT_WAIT_SETTLE_MS;
   for (;;) {
-    const facts = await readTargetProcesses(target);
+    const facts = await readTargetProcesses(target, services);
     if (facts.source !== 'proc' || facts.inputWait !== 'busy' || Date.now() >= deadline) return facts;
     await new Promise((resolve) => setTimeout(resolve, INPUT_WAIT_POLL_MS));
   }
@@ -160,6 +168,8 @@ type Receipt = { receipt?: string | null; receiptJson?: string | null };
 interface AttemptRecord {
   /** The resolved target, once known (the row names its identity). */
   target: ResolvedTarget | null;
+  /** The node the target is on (node-route.ts); the row names it with the session. */
+  node: string | undefined;
   /** The PENDING row, once written. */
   auditId: number | null;
   /** audit-before: writes the PENDING row (claiming the idempotency key, if any), or
@@ -202,10 +212,11 @@ function attemptRecord(caller: AttemptCaller, spec: AttemptSpec, at: number, fre
       role: caller.role,
       actor: caller.actor,
       tool: spec.tool,
-      sessionName: target?.sessionName ?? spec.target.session ?? services.bindings.get(spec.target.binding ?? '')?.sessionName ?? null,
+      // A node's session as `node:session` and `node:$id`, as reads on nodes are audited.
+      sessionName: (target ? qualify(self.node, target.sessionName) : null) ?? spec.target.session ?? services.bindings.get(spec.target.binding ?? '')?.sessionName ?? null,
       binding: spec.target.binding ?? null,
       serverPid: target?.identity.serverPid ?? null,
-      sessionId: target?.identity.sessionId ?? null,
+      sessionId: target ? qualify(self.node, target.identity.sessionId) : null,
       sessionCreated: target?.identity.created ?? null,
       paneId: target?.identity.paneId ?? null,
       panePid: target?.identity.panePid ?? null,
@@ -223,6 +234,7 @@ function attemptRecord(caller: AttemptCaller, spec: AttemptSpec, at: number, fre
   };
   const self: AttemptRecord = {
     target: null,
+    node: undefined,
     auditId: null,
     writePending() {
       try {
@@ -261,15 +273,19 @@ function attemptRecord(caller: AttemptCaller, spec: AttemptSpec, at: number, fre
  * every end goes through `record` (the one writer) with what the one classifier
  * (attempt-outcome.ts) says. */
 export async function runInputAttempt<T>(
-  caller: AttemptCaller,
-  spec: AttemptSpec,
+  origin: AttemptCaller,
+  originSpec: AttemptSpec,
   act: (ctx: ActContext) => Promise<ActOutcome<T>>,
 ): Promise<AttemptResult<T>> {
-  const { deps } = caller;
-  const services = deps.input;
+  const services = origin.deps.input;
   const at = Date.now();
-  const log = attemptRecord(caller, spec, at, at - 24 * 3600 * 1000);
+  // The row is written with the name as the caller gave it until the target is resolved.
+  const log = attemptRecord(origin, originSpec, at, at - 24 * 3600 * 1000);
   let phase: AttemptPhase = 'before-audit';
+  // After routing: the target host's parts (this host's, or a node's: node-route.ts) and
+  // the target as that host names it.
+  let caller = origin;
+  let spec = originSpec;
 
   /** An error ended the attempt: recorded as classified, then answered or thrown. */
   const ended = (err: unknown): AttemptResult<T> => {
@@ -290,6 +306,13 @@ export async function runInputAttempt<T>(
   let resolved: ResolvedTarget;
   let decision: AllowedDecision;
   try {
+    // route: which host (a refused caller learns nothing of the nodes).
+    authorizeInputCaller(origin);
+    const route = routeInput(origin, originSpec.target, originSpec.tool);
+    caller = route.caller;
+    spec = { ...originSpec, target: route.target };
+    log.node = route.node;
+    const { deps } = caller;
     // replay: answered only while the caller may still type and the name-level gates
     // still pass.
     if (spec.idempotency && !spec.dryRun) {
@@ -304,11 +327,11 @@ export async function runInputAttempt<T>(
     if (spec.pinned && !samePane(resolved.identity, spec.pinned)) {
       throw new AppError('IDENTITY_CHANGED', 'the session or pane was replaced since the input was queued for review: nothing was sent');
     }
-    decision = authorizeInput(caller, resolved, await readSettledTargetProcesses(resolved), spec.request);
+    decision = authorizeInput(caller, resolved, await readSettledTargetProcesses(resolved, caller.deps.input), spec.request);
     if (spec.dryRun) return { kind: 'dry_run', auditId: log.record('DRY_RUN', null), target: resolved, decision, at };
     // review: the one place review mode decides; an approved delivery carries `review`.
     const reason = spec.review?.approvalId !== undefined ? null : needsReview(caller, resolved, spec);
-    if (reason !== null) return queueForReview(caller, spec, resolved, reason, log, act, at);
+    if (reason !== null) return queueForReview(caller, spec, resolved, reason, log, act, at, { caller: origin, spec: originSpec, node: route.node });
 
     // audit-before: nothing is sent unless this row is written.
     const pending = log.writePending();
@@ -322,11 +345,13 @@ export async function runInputAttempt<T>(
   // lock → re-check → deliver → verify → finish, one sender per pane.
   const auditId = log.auditId as number;
   const busy = (): AttemptResult<T> => ended(new AppError('LEASE_BUSY', 'another sender is typing into this pane'));
-  return withPaneLock(services.locks, `${resolved.identity.serverPid}:${resolved.identity.paneId}`, LOCK_WAIT_MS, busy, async () => {
+  // A pane is one pane of one server of one host: a node's key carries the node.
+  const paneKey = `${resolved.identity.serverPid}:${resolved.identity.paneId}`;
+  return withPaneLock(services.locks, log.node === undefined ? paneKey : `${log.node}/${paneKey}`, LOCK_WAIT_MS, busy, async () => {
     let ctx: ActContext;
     let outcome: ActOutcome<T>;
     try {
-      ctx = { ...(await recheckUnderLock(caller, spec, resolved)), auditId, services };
+      ctx = { ...(await recheckUnderLock(caller, spec, resolved)), auditId, services: caller.deps.input, tmux: caller.deps.tmux };
       log.target = ctx.target;
       phase = 'deliver';
       outcome = await act(ctx);
@@ -364,6 +389,7 @@ function queueForReview<T>(
   log: AttemptRecord,
   act: (ctx: ActContext) => Promise<ActOutcome<T>>,
   at: number,
+  origin: { caller: AttemptCaller; spec: AttemptSpec; node: string | undefined },
 ): AttemptResult<T> {
   const services = caller.deps.input;
   const auditId = log.record('QUEUED', null, { receiptJson: JSON.stringify({ review: { reason } }) });
@@ -371,7 +397,7 @@ function queueForReview<T>(
   services.reviews.enqueue({
     id: auditId,
     tool: spec.tool,
-    sessionName: resolved.sessionName,
+    sessionName: qualify(origin.node, resolved.sessionName),
     paneId: resolved.identity.paneId,
     proposedBy: caller.actor,
     preview: request.kind === 'keys' ? null : redactSecrets(request.text).text,
@@ -380,7 +406,8 @@ function queueForReview<T>(
     expiresAt: Date.now() + caller.deps.config.input_policy.review_timeout_seconds * 1000,
     async deliver(approvedBy) {
       const review = { approvalId: auditId, proposedBy: caller.actor, approvedBy };
-      const result = await runInputAttempt(caller, { ...spec, review, pinned: resolved.identity }, act);
+      // Re-entered as the caller asked (routed again), pinned to the pane resolved now.
+      const result = await runInputAttempt(origin.caller, { ...origin.spec, review, pinned: resolved.identity }, act);
       if (result.kind === 'acted') return { sent: result.outcome.decision === 'SENT', auditId: result.auditId, errorCode: result.outcome.errorCode };
       if (result.kind === 'blocked') return { sent: false, auditId: result.auditId, errorCode: result.error.code };
       return { sent: false, auditId: result.auditId, errorCode: 'INTERNAL' };
@@ -395,15 +422,15 @@ function queueForReview<T>(
   caller.deps.attention?.raise({
     kind: 'approval_needed',
     level: 'warning',
-    session: resolved.sessionName,
-    message: `${caller.actor} proposed input for ${resolved.sessionName} (approval ${auditId}): approve or reject it on the Review page`,
+    session: qualify(origin.node, resolved.sessionName),
+    message: `${caller.actor} proposed input for ${qualify(origin.node, resolved.sessionName)} (approval ${auditId}): approve or reject it on the Review page`,
     from: 'broker:review',
   });
   return { kind: 'queued', auditId, target: resolved, at };
 }
 
 /** Identity and gates again, under the lock, at the moment of acting. */
-async function recheckUnderLock(caller: AttemptCaller, spec: AttemptSpec, resolved: ResolvedTarget): Promise<Omit<ActContext, 'auditId' | 'services'>> {
+async function recheckUnderLock(caller: AttemptCaller, spec: AttemptSpec, resolved: ResolvedTarget): Promise<Omit<ActContext, 'auditId' | 'services' | 'tmux'>> {
   const live = await caller.deps.input.delivery.readIdentity(resolved.identity.paneId);
   if (!live || !samePane(live, resolved.identity)) {
     throw new AppError('IDENTITY_CHANGED', 'the session or pane was replaced between resolving the target and sending: nothing was sent');
@@ -412,6 +439,6 @@ async function recheckUnderLock(caller: AttemptCaller, spec: AttemptSpec, resolv
   const target = caller.deps.access.regrant({ ...resolved, sessionName: live.sessionName, currentCommand: live.currentCommand, inCopyMode: live.inMode });
   // The process tree as it is now, under the lock: what was there at resolve time may
   // have exec'd into something else since.
-  const decision = authorizeInput(caller, target, await readSettledTargetProcesses(target), spec.request);
+  const decision = authorizeInput(caller, target, await readSettledTargetProcesses(target, caller.deps.input), spec.request);
   return { target, live, decision };
 }

@@ -1,4 +1,4 @@
-// Derives from the source every place that can put bytes into a pane and pins them to the input attempt: tmux's load-buffer/paste-buffer/send-keys appear only in effects/tmux/deliver.ts, the delivery is made only by input/services.ts, and its writing calls (pasteText, pasteLine, pressKeys, exitCopyMode) are made only inside the act steps of input/send.ts, input/task.ts and input/run.ts (the dashboard's secret entry, input/secret-entry.ts, reaches them only through send.ts's pasteThenEnter, inside its own act step), which runInputAttempt calls after THE input authorization (input/authorize.ts). A planted call elsewhere is found (the control).
+// Derives from the source every place that can put bytes into a pane and pins them to the input attempt: tmux's load-buffer/paste-buffer/send-keys appear only in effects/tmux/deliver.ts, the delivery is made only by input/services.ts (and, for each node, effects/ssh/node-adapters.ts, reaching the attempt only through input/node-route.ts), and its writing calls (pasteText, pasteLine, pressKeys, exitCopyMode) are made only inside the act steps of input/send.ts, input/task.ts and input/run.ts (the dashboard's secret entry, input/secret-entry.ts, reaches them only through send.ts's pasteThenEnter, inside its own act step), which runInputAttempt calls after THE input authorization (input/authorize.ts). A planted call elsewhere is found (the control).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,8 +32,9 @@ describe('every path that writes into a pane', () => {
     expect(where(FILES, TMUX_WRITES)).toEqual(['effects/tmux/deliver.ts']);
   });
 
-  it('the delivery is made once, for the input services', () => {
-    expect(where(FILES, MAKES_DELIVERY)).toEqual(['effects/tmux/deliver.ts', 'input/services.ts']);
+  it("the delivery is made once for the input services, and once per node for the node's input (handed to the attempt by input/node-route.ts only)", () => {
+    expect(where(FILES, MAKES_DELIVERY)).toEqual(['effects/ssh/node-adapters.ts', 'effects/tmux/deliver.ts', 'input/services.ts']);
+    expect(where(FILES, /\bnodeInputEffects\(/)).toEqual(['effects/ssh/node-adapters.ts', 'start-broker.ts']);
   });
 
   it('bytes are delivered only by the act steps of the input attempt (send text, keys, task, run)', () => {

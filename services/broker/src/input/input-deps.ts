@@ -7,6 +7,7 @@ import type { AccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { LiveDeps } from '../live/live-deps.js';
+import type { NodeSet } from '../nodes/node-set.js';
 import type { SessionReader } from '../reads/session-reader.js';
 import type { InputServices } from './services.js';
 
@@ -17,6 +18,9 @@ export interface InputDeps {
   input: InputServices;
   access: AccessGate;
   reader: SessionReader;
+  /** Other hosts (nodes/node-set.ts): input to `node:session` goes to the node's gate,
+   * delivery and process reads (input/node-route.ts). Absent: no nodes. */
+  nodes?: NodeSet | undefined;
   /** terminal_run's resume tokens. */
   live: Pick<LiveDeps, 'runTokens'>;
   /** Notices for a person (attention/center.ts): review mode raises `approval_needed`.

@@ -12,6 +12,8 @@ import type { Logger } from 'pino';
 import { createPaneDelivery, type PaneDelivery } from '../effects/tmux/deliver.js';
 import { createRunSignals, type RunSignals } from '../effects/tmux/run-signal.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
+import { readPaneProcessTree } from '../effects/proc/process-tree.js';
+import type { PaneProcessFacts } from '../policy/foreground.js';
 import type { PaneLocks } from './pane-lock.js';
 import { createReviewQueue, type ReviewQueue } from './review-queue.js';
 import type { StoresOf } from '../capabilities.js';
@@ -27,6 +29,9 @@ export interface InputServices {
   delivery: PaneDelivery;
   /** terminal_run's completion signal and output (effects/tmux/run-signal.ts). */
   run: RunSignals;
+  /** The pane's process tree, read now where the pane runs (effects/proc/process-tree.ts
+   * here; a node's over ssh). */
+  processTree(panePid: number, tmuxCommand: string): Promise<PaneProcessFacts>;
   /** The audit HMAC key; AUDIT_UNAVAILABLE when it cannot be read or created. */
   auditKey(): Buffer;
 }
@@ -43,6 +48,7 @@ export function createInputServices(deps: { stores: StoresOf<'input'>; log: Logg
     reads: createReadAuditRecorder(audit, log),
     delivery: createPaneDelivery({ socketName: deps.tmuxSocket ?? undefined, ...(deps.tmux ? { tmux: deps.tmux } : {}) }),
     run: createRunSignals({ socketName: deps.tmuxSocket ?? undefined }),
+    processTree: (panePid, tmuxCommand) => readPaneProcessTree(panePid, tmuxCommand),
     auditKey() {
       if (key) return key;
       try {

@@ -284,7 +284,7 @@ export async function sendTask(
   const result = await runInputAttempt<TaskReceipt>(
     caller,
     { tool: 'terminal_send_task', target: args.target, request: { kind: 'text', text }, dryRun: args.dryRun, ...(idempotency ? { idempotency } : {}) },
-    (ctx) => typeAndSubmit(ctx, caller.deps.tmux, Date.now()),
+    (ctx) => typeAndSubmit(ctx, ctx.tmux, Date.now()),
   );
   switch (result.kind) {
     case 'queued':

@@ -6,26 +6,39 @@
  * node (each gate only ever sees its own server's pids and ids), and the ids a caller sees
  * carry the node (`gpu:$3`).
  *
- * Not here yet: input, bindings, grants and transcripts on a node. A node's gate admits by
- * its read patterns only (dashboard grants are pinned to this host's sessions), and input
- * to `node:session` is refused before it reaches any gate.
+ * Input to `node:session` goes through the same input attempt as here (input/node-route.ts)
+ * with the node's gate (its read patterns and its input patterns, every other input rule
+ * the top-level one), its delivery and its process tree read on the node
+ * (effects/ssh/node-adapters.ts `nodeInputEffects`).
+ *
+ * Not here yet: bindings, grants and transcripts on a node. A node's gate admits by its
+ * patterns only (dashboard grants are pinned to this host's sessions).
  */
 import { AppError, type ListedNode, type NodeHealth } from '@terminal-mcp/contract';
-import { createAccessGate, NO_BOUND_PANES } from '../access/gate.js';
+import { createAccessGate, NO_BOUND_PANES, type AccessGate } from '../access/gate.js';
 import type { NodeConfig } from '../config/nodes-schema.js';
 import type { BrokerConfig } from '../config/schema.js';
+import type { NodeInputEffects } from '../effects/ssh/node-adapters.js';
 import { classifySshFailure, failureHint, type SshFailure } from '../effects/ssh/ssh-argv.js';
 import type { ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
 import type { ReadAuditRecorder } from '../audit/read-audit.js';
+
+export type { NodeInputEffects };
 
 /** How long a health probe may take before it counts as failed. */
 export const NODE_PROBE_TIMEOUT_MS = 5_000;
 
 export interface NodeRuntime {
   readonly config: NodeConfig;
+  /** The broker's config as this node's gate applies it (the node's patterns). */
+  readonly policy: BrokerConfig;
   readonly tmux: ControlModeTmuxAdapter;
+  /** THE access gate for this node's sessions. */
+  readonly access: AccessGate;
   readonly reader: SessionReader;
+  /** Delivery and process reads on the node; absent: input to this node is refused. */
+  readonly input: NodeInputEffects | undefined;
 }
 
 export interface NodeSet {
@@ -48,6 +61,8 @@ export interface NodeSetDeps {
   reads: Pick<ReadAuditRecorder, 'record'>;
   /** Builds a node's adapter (the composition root's, over effects/ssh/ssh-transport.ts). */
   adapterFor(node: NodeConfig): ControlModeTmuxAdapter;
+  /** Builds a node's input effects (the composition root's, effects/ssh/node-adapters.ts). */
+  inputFor?: ((node: NodeConfig, tmux: ControlModeTmuxAdapter) => NodeInputEffects) | undefined;
   now?: () => number;
 }
 
@@ -73,8 +88,15 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
   const nodes = new Map<string, NodeRuntime>();
   for (const node of deps.config.nodes) {
     const tmux = deps.adapterFor(node);
-    // The node's own read patterns; everything else (sensitive names, redaction, limits) as here.
-    const config: BrokerConfig = { ...deps.config, allowed_session_patterns: node.allowed_session_patterns ?? deps.config.allowed_session_patterns };
+    // The node's own read and input patterns; everything else (the input switch, deny
+    // patterns, sensitive names, guarded commands, redaction, limits) as here. Input
+    // patterns fall back to the top-level ones, then (policy/input.ts) to the node's read
+    // patterns.
+    const config: BrokerConfig = {
+      ...deps.config,
+      allowed_session_patterns: node.allowed_session_patterns ?? deps.config.allowed_session_patterns,
+      input_policy: { ...deps.config.input_policy, ...(node.input_session_patterns !== undefined && { allowed_session_patterns: node.input_session_patterns }) },
+    };
     const access = createAccessGate({
       config,
       tmux,
@@ -83,7 +105,7 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
       ...NO_BOUND_PANES,
     });
     const reader = createSessionReader({ config, tmux, access, reads: deps.reads, now });
-    nodes.set(node.name, { config: node, tmux, reader });
+    nodes.set(node.name, { config: node, policy: config, tmux, access, reader, input: deps.inputFor?.(node, tmux) });
   }
 
   /** Why the last attempt failed, or null before any failed (the first connect is under way).

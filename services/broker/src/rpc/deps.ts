@@ -14,7 +14,7 @@ import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { PaneLocks } from '../input/pane-lock.js';
 import type { ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import type { NodeConfig } from '../config/nodes-schema.js';
-import type { NodeSet } from '../nodes/node-set.js';
+import type { NodeInputEffects, NodeSet } from '../nodes/node-set.js';
 import type { InputServices } from '../input/services.js';
 import type { LifecycleServices } from '../lifecycle/lifecycle-deps.js';
 import type { LiveDeps } from '../live/live-deps.js';
@@ -42,6 +42,9 @@ export interface BrokerParts {
   paneLocks: PaneLocks;
   /** Builds a node's tmux adapter over ssh (config `nodes:`); absent: no nodes (tests). */
   nodeAdapterFor?: ((node: NodeConfig) => ControlModeTmuxAdapter) | undefined;
+  /** Builds a node's input effects (delivery, process tree) over ssh; absent: input to
+   * nodes is refused. */
+  nodeInputFor?: ((node: NodeConfig, tmux: ControlModeTmuxAdapter) => NodeInputEffects) | undefined;
 }
 
 export interface BrokerDeps extends BrokerParts {

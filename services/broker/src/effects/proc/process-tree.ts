@@ -103,7 +103,7 @@ async function describe(procRoot: string, s: StatFields, foreground: boolean): P
 
 /** Processes looked at for an open descriptor on the pane's pty in one check, and the
  * descriptors read of each: beyond either the pane is refused as unreadable. */
-const MAX_DETACHED_CANDIDATES = 1_000;
+export const MAX_DETACHED_CANDIDATES = 1_000;
 const MAX_FDS_PER_PROCESS = 256;
 
 /** The pane's pty (`/dev/pts/N`), from the pane process's standard input. */
@@ -236,8 +236,8 @@ function waitChannelVisible(procRoot: string, pid: number): boolean {
 
 /** Kernel wait channels of a thread blocked waiting for input: a terminal read
  * (n_tty_read sleeps in wait_woken) or a poll, select or epoll wait. */
-const INPUT_WAIT_RE = /^(wait_woken|n_tty_read|tty_read|poll_schedule_timeout|do_select|core_sys_select|do_sys_poll|ep_poll|do_epoll_wait)\b/;
-const MAX_THREADS_READ = 256;
+export const INPUT_WAIT_RE = /^(wait_woken|n_tty_read|tty_read|poll_schedule_timeout|do_select|core_sys_select|do_sys_poll|ep_poll|do_epoll_wait)\b/;
+export const MAX_THREADS_READ = 256;
 
 /**
  * Whether the terminal's foreground process group is waiting for input now: `reading`

@@ -1,12 +1,29 @@
 /** Builds each node's tmux adapter over ssh (ssh-transport.ts): a slower link than a local
- * socket, so longer bounds, and a reconnect backoff that grows to half a minute. */
+ * socket, so longer bounds, and a reconnect backoff that grows to half a minute. And each
+ * node's input effects: delivery (tmux's load-buffer/paste-buffer/send-keys, as here, run
+ * through ssh as channels of the node's master connection, with identity re-read through
+ * the node's control client) and its process tree (remote-processes.ts). */
 import type { Logger } from 'pino';
 import type { NodeConfig } from '../../config/nodes-schema.js';
 import type { BrokerConfig } from '../../config/schema.js';
+import type { PaneProcessFacts } from '../../policy/foreground.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../tmux/adapter.js';
+import { createPaneDelivery, type PaneDelivery } from '../tmux/deliver.js';
+import { createTmuxCommandRunner, type TmuxCommandResult, type TmuxCommandRunner } from '../tmux/tmux-command.js';
+import { remoteProcessTreeReader } from './remote-processes.js';
 import { ensureSshControlDir, sshTransport } from './ssh-transport.js';
 
 export const NODE_RECONNECT = { initialDelayMs: 500, maxDelayMs: 30_000 };
+
+/** A node's one-shot tmux commands get longer than the local 5 s: each is an ssh channel. */
+export const NODE_TMUX_COMMAND_TIMEOUT_MS = 10_000;
+
+/** What the input attempt needs of a node, beside its gate: the same delivery as here, and
+ * the pane's process tree read on the node. */
+export interface NodeInputEffects {
+  delivery: PaneDelivery;
+  processTree(panePid: number, tmuxCommand: string): Promise<PaneProcessFacts>;
+}
 
 export function nodeAdapters(config: BrokerConfig, stateDir: string, log: Logger): ((node: NodeConfig) => ControlModeTmuxAdapter) | undefined {
   if (config.nodes.length === 0) return undefined;
@@ -20,4 +37,28 @@ export function nodeAdapters(config: BrokerConfig, stateDir: string, log: Logger
       connectTimeoutMs: 30_000,
       reconnect: NODE_RECONNECT,
     });
+}
+
+/** ssh exits 255 for its own failures, and may do so after the remote tmux ran (the link
+ * broke before the answer came back): that is "no answer", as a timeout is, so a paste or
+ * key press is DELIVERY_UNKNOWN then, never "nothing was typed". tmux itself exits 0 or 1. */
+function sshAware(runner: TmuxCommandRunner): TmuxCommandRunner {
+  const judged = (r: TmuxCommandResult): TmuxCommandResult => (r.exitCode === 255 ? { ...r, timedOut: true } : r);
+  return {
+    run: async (args, options) => judged(await runner.run(args, options)),
+    runList: async (commands, options) => judged(await runner.runList(commands, options)),
+  };
+}
+
+export function nodeInputEffects(config: BrokerConfig, stateDir: string): ((node: NodeConfig, tmux: ControlModeTmuxAdapter) => NodeInputEffects) | undefined {
+  if (config.nodes.length === 0) return undefined;
+  const controlDir = ensureSshControlDir(stateDir);
+  return (node, tmux) => {
+    const runner = sshAware(createTmuxCommandRunner({ socketName: node.tmux_socket, transport: sshTransport(node, controlDir), timeoutMs: NODE_TMUX_COMMAND_TIMEOUT_MS }));
+    return {
+      // One ssh channel per text or key press (each is a round trip and a session on the node).
+      delivery: createPaneDelivery({ runner, tmux, oneSpawn: true }),
+      processTree: remoteProcessTreeReader({ node, controlDir }),
+    };
+  };
 }

@@ -100,9 +100,52 @@ function outcomeOf(result: TmuxCommandResult, what: string): DeliveryOutcome {
   return { ok: true };
 }
 
-export function createPaneDelivery(options: { socketName?: string | undefined; runner?: TmuxCommandRunner; tmux?: Pick<TmuxAdapter, 'readPaneIdentity'> } = {}): PaneDelivery {
+/**
+ * A checked delivery as ONE tmux command list (one spawn): optionally load the text from
+ * stdin, hand tmux the authorized name, then run `then` as the one branch of the checked
+ * if-shell, or (`otherwise`) undo what was prepared and print the mark. tmux stops the
+ * list at the first command that fails, so a failed load delivers nothing.
+ */
+async function checkedList(
+  runner: TmuxCommandRunner,
+  paneId: string,
+  expected: AuthorizedForeground,
+  step: { text?: string; buffer?: string; then: string; otherwise: string },
+  what: string,
+): Promise<DeliveryOutcome> {
+  if (!SAFE_OPTION_VALUE_RE.test(expected.currentCommand)) return FOREGROUND_CHANGED;
+  const load = step.text !== undefined && step.buffer !== undefined ? [['load-buffer', '-b', step.buffer, '-']] : [];
+  const ran = await runner.runList(
+    [
+      ...load,
+      ['set-option', '-p', '-t', paneId, EXPECTED_OPTION, expected.currentCommand],
+      ['if-shell', '-F', '-t', paneId, sameForegroundCondition(expected), step.then, `${step.otherwise}display-message -p ${CHANGED_MARK}`],
+      ['set-option', '-p', '-u', '-t', paneId, EXPECTED_OPTION],
+    ],
+    step.text !== undefined ? { input: Buffer.from(step.text, 'utf8') } : {},
+  );
+  const outcome = outcomeOf(ran, what);
+  if (!outcome.ok) {
+    if (step.buffer !== undefined) await runner.runList([['delete-buffer', '-b', step.buffer]]).catch(() => undefined);
+    await runner.run(['set-option', '-p', '-u', '-t', paneId, EXPECTED_OPTION]).catch(() => undefined);
+    return outcome;
+  }
+  return ran.stdout.includes(CHANGED_MARK) ? FOREGROUND_CHANGED : outcome;
+}
+
+export function createPaneDelivery(
+  options: {
+    socketName?: string | undefined;
+    runner?: TmuxCommandRunner;
+    tmux?: Pick<TmuxAdapter, 'readPaneIdentity'>;
+    /** Deliver each text or key press as one command list (one spawn), not three or four:
+     * for a node, where every spawn is an ssh round trip. The checks are the same. */
+    oneSpawn?: boolean;
+  } = {},
+): PaneDelivery {
   const runner = options.runner ?? createTmuxCommandRunner({ socketName: options.socketName });
   const byControl = options.tmux?.readPaneIdentity?.bind(options.tmux);
+  const oneSpawn = options.oneSpawn === true;
   return {
     // Through the broker's control client (no spawn: this read is on every send's path);
     // while that client is not connected, by spawning tmux, which tells a server that is
@@ -118,6 +161,9 @@ export function createPaneDelivery(options: { socketName?: string | undefined; r
     async pasteText(paneId, text, expected) {
       assertPaneId(paneId);
       const buffer = `tmcp-input-${randomBytes(12).toString('hex')}`;
+      if (oneSpawn) {
+        return checkedList(runner, paneId, expected, { text, buffer, then: `paste-buffer -p -d -b ${buffer} -t ${paneId}`, otherwise: `delete-buffer -b ${buffer} ; ` }, 'the paste');
+      }
       const loaded = await runner.run(['load-buffer', '-b', buffer, '-'], { input: Buffer.from(text, 'utf8') });
       if (loaded.timedOut || loaded.exitCode !== 0) {
         await runner.run(['delete-buffer', '-b', buffer]).catch(() => undefined);
@@ -132,42 +178,23 @@ export function createPaneDelivery(options: { socketName?: string | undefined; r
     async pasteLine(paneId, text, expected) {
       assertPaneId(paneId);
       if (text.includes('\n')) throw new Error('pasteLine takes one line');
-      if (!SAFE_OPTION_VALUE_RE.test(expected.currentCommand)) return FOREGROUND_CHANGED;
       const buffer = `tmcp-input-${randomBytes(12).toString('hex')}`;
-      // One tmux command list, one spawn (terminal_run is timed by agents): load the text
-      // from stdin, hand tmux the authorized name, then paste AND press Enter as the one
-      // branch of the checked if-shell (the same server step: nothing can take the
-      // foreground between them), or drop the buffer and say so. tmux stops the list at
-      // the first command that fails, so a failed load pastes nothing.
-      const ran = await runner.runList(
-        [
-          ['load-buffer', '-b', buffer, '-'],
-          ['set-option', '-p', '-t', paneId, EXPECTED_OPTION, expected.currentCommand],
-          [
-            'if-shell',
-            '-F',
-            '-t',
-            paneId,
-            sameForegroundCondition(expected),
-            `paste-buffer -p -d -b ${buffer} -t ${paneId} ; send-keys -t ${paneId} Enter`,
-            `delete-buffer -b ${buffer} ; display-message -p ${CHANGED_MARK}`,
-          ],
-          ['set-option', '-p', '-u', '-t', paneId, EXPECTED_OPTION],
-        ],
-        { input: Buffer.from(text, 'utf8') },
+      // One tmux command list, one spawn (terminal_run is timed by agents): paste AND press
+      // Enter as the one branch of the checked if-shell (the same server step: nothing can
+      // take the foreground between them), or drop the buffer and say so.
+      return checkedList(
+        runner,
+        paneId,
+        expected,
+        { text, buffer, then: `paste-buffer -p -d -b ${buffer} -t ${paneId} ; send-keys -t ${paneId} Enter`, otherwise: `delete-buffer -b ${buffer} ; ` },
+        'the line',
       );
-      const outcome = outcomeOf(ran, 'the line');
-      if (!outcome.ok) {
-        await runner.runList([['delete-buffer', '-b', buffer]]).catch(() => undefined);
-        await runner.run(['set-option', '-p', '-u', '-t', paneId, EXPECTED_OPTION]).catch(() => undefined);
-        return outcome;
-      }
-      return ran.stdout.includes(CHANGED_MARK) ? FOREGROUND_CHANGED : outcome;
     },
 
     async pressKeys(paneId, keys, expected) {
       assertPaneId(paneId);
       if (keys.length === 0 || keys.some((k) => !KEY_SET.has(k))) throw new Error('only allowlisted keys can be pressed');
+      if (oneSpawn) return checkedList(runner, paneId, expected, { then: `send-keys -t ${paneId} ${keys.join(' ')}`, otherwise: '' }, 'the keys');
       return runIfSameForeground(runner, paneId, expected, `send-keys -t ${paneId} ${keys.join(' ')}`, 'the keys');
     },
 

@@ -47,7 +47,9 @@ export function assertSafeTmuxArgument(arg: string): void {
   }
 }
 
-export function createTmuxCommandRunner(options: { socketName?: string | undefined; tmuxPath?: string; transport?: TmuxTransport } = {}): TmuxCommandRunner {
+export function createTmuxCommandRunner(
+  options: { socketName?: string | undefined; tmuxPath?: string; transport?: TmuxTransport; /** Default bound of one command (a node's are longer). */ timeoutMs?: number } = {},
+): TmuxCommandRunner {
   const globalArgs = tmuxGlobalArgs(options.socketName);
   const env = tmuxEnvironment();
   const tmuxPath = options.tmuxPath ?? 'tmux';
@@ -59,7 +61,7 @@ export function createTmuxCommandRunner(options: { socketName?: string | undefin
       extendEnv: false,
       cwd: '/',
       reject: false,
-      timeout: runOptions.timeoutMs ?? TMUX_COMMAND_TIMEOUT_MS,
+      timeout: runOptions.timeoutMs ?? options.timeoutMs ?? TMUX_COMMAND_TIMEOUT_MS,
       killSignal: 'SIGKILL',
       maxBuffer: 1024 * 1024,
       ...(runOptions.signal !== undefined ? { cancelSignal: runOptions.signal } : {}),

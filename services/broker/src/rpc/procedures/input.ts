@@ -17,6 +17,7 @@ import {
 } from '@terminal-mcp/contract';
 import { inputContext } from '../../input/context.js';
 import { recordRejectedInputCall } from '../../input/rejected-call.js';
+import { answerWithNode } from '../../input/node-route.js';
 import { sendKeys, sendText } from '../../input/send.js';
 import type { TargetRef } from '../../access/target.js';
 import { resumeRun, runCommand } from '../../input/run.js';
@@ -33,7 +34,9 @@ const targetOf = (input: { session?: string | undefined; binding?: string | unde
  * dashboard (its own tool name, so the audit shows at a glance that an operator typed it;
  * the actor says which one). */
 const sendTextToSession = (ctx: BrokerContext, input: SendTextInput, tool: 'terminal_send_text' | 'dashboard_text') =>
-  sendText(ctx, { tool, target: { session: input.session }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false });
+  answerWithNode(ctx, { session: input.session }, () =>
+    sendText(ctx, { tool, target: { session: input.session }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
+  );
 
 /** A call its schema refuses is audited too (input/rejected-call.ts). The middleware sits
  * before `.input()`, so it sees the parser's BAD_REQUEST; errors the procedures throw
@@ -69,16 +72,20 @@ export const input = {
   ),
 
   sendKeys: sendProcedure.input(sendKeysInputSchema).mutation(({ ctx, input }) =>
-    sendKeys(ctx, { target: targetOf(input), keys: input.keys, confirmSensitive: input.confirm_sensitive ?? false, dryRun: input.dry_run ?? false }),
+    answerWithNode(ctx, targetOf(input), () =>
+      sendKeys(ctx, { target: targetOf(input), keys: input.keys, confirmSensitive: input.confirm_sensitive ?? false, dryRun: input.dry_run ?? false }),
+    ),
   ),
 
   sendTask: sendProcedure.input(sendTaskInputSchema).mutation(({ ctx, input }) =>
-    sendTask(ctx, {
-      target: targetOf(input),
-      text: input.text,
-      dryRun: input.dry_run ?? false,
-      ...(input.idempotency_key !== undefined ? { idempotencyKey: input.idempotency_key } : {}),
-    }),
+    answerWithNode(ctx, targetOf(input), () =>
+      sendTask(ctx, {
+        target: targetOf(input),
+        text: input.text,
+        dryRun: input.dry_run ?? false,
+        ...(input.idempotency_key !== undefined ? { idempotencyKey: input.idempotency_key } : {}),
+      }),
+    ),
   ),
 
   /** terminal_run: a command line at a shell prompt, typed through the same attempt; with
@@ -104,6 +111,8 @@ export const dashboardInput = {
   sendText: dashboardInputProcedure('dashboard_text').input(sendTextInputSchema).mutation(({ ctx, input }) => sendTextToSession(ctx, input, 'dashboard_text')),
   /** The full view's take-over: keystrokes from the same allowlist, C-c/C-d confirmed. */
   sendKeys: dashboardInputProcedure('dashboard_keys').input(sendKeysInputSchema).mutation(({ ctx, input }) =>
-    sendKeys(ctx, { tool: 'dashboard_keys', target: targetOf(input), keys: input.keys, confirmSensitive: input.confirm_sensitive ?? false, dryRun: input.dry_run ?? false }),
+    answerWithNode(ctx, targetOf(input), () =>
+      sendKeys(ctx, { tool: 'dashboard_keys', target: targetOf(input), keys: input.keys, confirmSensitive: input.confirm_sensitive ?? false, dryRun: input.dry_run ?? false }),
+    ),
   ),
 };

@@ -1,0 +1,120 @@
+/**
+ * Input to `node:session` (nodes/node-names.ts): the input attempt (attempt.ts) runs
+ * unchanged, with the node's parts in place of this host's — the node's access gate (its
+ * read and input patterns, every other rule the top-level one), its tmux adapter and
+ * reader, its delivery (tmux's own paste buffer and keys, through ssh) and its process
+ * tree read on the node. The caller's principal, the audit log, the pane locks and the
+ * review queue are this broker's, shared with local input.
+ *
+ * Not on nodes: terminal_run (its completion signal is a tmux client in the pane's shell
+ * that talks to this host's tmux socket) and bindings (pinned to this host's panes).
+ */
+import { AppError, readAppErrorData } from '@terminal-mcp/contract';
+import type { AccessGate } from '../access/gate.js';
+import type { TargetRef } from '../access/target.js';
+import { qualify, splitNodeName } from '../nodes/node-names.js';
+import type { NodeSet } from '../nodes/node-set.js';
+import type { InputCaller } from './input-deps.js';
+
+export interface InputRoute {
+  /** The caller with the target host's parts (the same caller for this host). */
+  caller: InputCaller;
+  /** The target as its host names it (no node prefix). */
+  target: TargetRef;
+  /** The node, or undefined for this host. */
+  node: string | undefined;
+}
+
+/** Which host `target` is on, and the caller's deps for that host. SESSION_NOT_FOUND for a
+ * node that is not configured; NODE_UNAVAILABLE is decided by the node's gate, after the
+ * name gates (a refused name learns nothing of the node's state). */
+export function routeInput(caller: InputCaller, target: TargetRef, tool: string): InputRoute {
+  if (target.binding !== undefined || !target.session.includes(':')) return { caller, target, node: undefined };
+  const nodes = caller.deps.nodes;
+  const { node, session } = splitNodeName(target.session, nodes?.names() ?? []);
+  if (node === undefined || nodes === undefined) return { caller, target: { session }, node: undefined };
+  const n = nodes.get(node);
+  if (n === undefined) throw new AppError('SESSION_NOT_FOUND', 'no such node');
+  if (tool === 'terminal_run') {
+    throw new AppError(
+      'INPUT_NOT_ALLOWED',
+      'terminal_run types only into sessions of this host: nothing was sent',
+      'On a node, type the command with terminal_send_task (or terminal_send_text with enter: true) and read its output with terminal_tail.',
+    );
+  }
+  if (n.input === undefined) throw new AppError('INPUT_NOT_ALLOWED', `input to node ${node} is not available in this broker: nothing was sent`);
+  const access: AccessGate = {
+    ...n.access,
+    // The name gates first (input switch, deny patterns, sensitive names), then the node
+    // must be up, then the node's tmux resolves the name exactly.
+    async inputTarget(ref, kind) {
+      n.access.checkInputName(ref, kind);
+      nodes.connected(node);
+      return n.access.inputTarget(ref, kind);
+    },
+  };
+  const deps = caller.deps;
+  return {
+    caller: {
+      ...caller,
+      deps: {
+        ...deps,
+        config: n.policy,
+        tmux: n.tmux,
+        access,
+        reader: n.reader,
+        input: { ...deps.input, delivery: n.input.delivery, processTree: (panePid, tmuxCommand) => n.input?.processTree(panePid, tmuxCommand) ?? Promise.reject(new AppError('INTERNAL', 'node input effects went away')) },
+      },
+    },
+    target: { session },
+    node,
+  };
+}
+
+/** A failure on a node's link as the caller sees it: NODE_UNAVAILABLE with why, keeping
+ * what the input path said (for example that the text may have reached the pane). */
+function nodeFailure(nodes: NodeSet, node: string, err: unknown): unknown {
+  const code = readAppErrorData(err)?.code;
+  if (code !== 'TMUX_UNAVAILABLE' && code !== 'TIMEOUT') return err;
+  let state = `node ${node} did not answer`;
+  let hint = `Call terminal_node_health for node ${node}'s state.`;
+  try {
+    nodes.connected(node);
+  } catch (down) {
+    if (down instanceof AppError) {
+      state = down.message;
+      hint = down.hint ?? hint;
+    }
+  }
+  return new AppError('NODE_UNAVAILABLE', `${state}: ${err instanceof Error ? err.message : 'the input failed'}`, hint);
+}
+
+type NodeNamed = { session?: string | null; session_id?: string | null };
+
+/** Runs a send whose target may be `node:session` and answers as a read on a node does:
+ * `session` and `session_id` carry the node, a lost link is NODE_UNAVAILABLE. */
+export async function answerWithNode<T extends NodeNamed>(caller: InputCaller, target: TargetRef, send: () => Promise<T>): Promise<T> {
+  const nodes = caller.deps.nodes;
+  if (target.binding !== undefined || !target.session.includes(':') || nodes === undefined) return send();
+  let node: string | undefined;
+  try {
+    node = splitNodeName(target.session, nodes.names()).node;
+  } catch {
+    return send(); // the attempt audits and answers the unknown node
+  }
+  if (node === undefined) return send();
+  const on = node;
+  try {
+    const r = await send();
+    // A name as the node has it never holds a `:` (tmux stores none); one that does is
+    // the caller's own `node:session`, echoed by a refusal before the target resolved.
+    const bare = (v: string | null | undefined): v is string => typeof v === 'string' && !v.includes(':');
+    return {
+      ...r,
+      ...(bare(r.session) && { session: qualify(on, r.session) }),
+      ...(bare(r.session_id) && { session_id: qualify(on, r.session_id) }),
+    };
+  } catch (err) {
+    throw nodeFailure(nodes, on, err);
+  }
+}
