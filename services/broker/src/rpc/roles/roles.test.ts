@@ -72,6 +72,7 @@ describe('role routers', () => {
           "sessions.capture:query",
           "sessions.exportTranscript:query",
           "sessions.list:query",
+          "sessions.panes:query",
           "sessions.readSince:query",
           "sessions.status:query",
           "sessions.tail:query",
