@@ -130,6 +130,10 @@ describe('live.paneOutput', () => {
       expect(frames.every((f) => f.paneId === split)).toBe(true);
       await it.return?.();
     }
+    // The pane tabs' listing: a signed-in operator only (window names are program-set text).
+    const asOperator = createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: operatorToken(deps, 'admin') }));
+    expect((await asOperator.sessions.panes({ session: 'agent-live-pane' })).panes.map((p) => p.pane_id)).toEqual([s.paneId, split]);
+    expect(await errorCodeOf(web().sessions.panes({ session: 'agent-live-pane' }))).toBe('UNAUTHENTICATED');
     // A pane of no session here: refused like a read (nothing streamed).
     const refused = await subscribe('agent-live-pane', undefined, '9.9');
     expect(await errorCodeOf(refused.next())).toBe('SESSION_NOT_FOUND');

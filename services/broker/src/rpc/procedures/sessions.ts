@@ -144,18 +144,21 @@ export const sessions = {
     );
   }),
 
-  /** A session's windows and panes (terminal_list_panes): what `pane` may name. */
-  panes: servedTo('gateway')
+  /** A session's windows and panes (terminal_list_panes; the dashboard's pane tabs): what
+   * `pane` may name. Window names are program-set text: on web.sock for a signed-in
+   * operator only, like a status. */
+  panes: servedTo('gateway', 'web')
     .input(listPanesInputSchema)
-    .query(({ ctx, input }) =>
-      auditedRead(
+    .query(({ ctx, input }) => {
+      if (ctx.role === 'web' && operatorOf(ctx) === null) raise(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
+      return auditedRead(
         ctx,
         'terminal_list_panes',
         input.session,
         () => routeRead(ctx.deps.nodes, input.session, (nodeReader, session) => nodeReader.panes(session), (session) => reader(ctx).panes(session)),
         (r) => ({ sessionId: r.session_id }),
-      ),
-    ),
+      );
+    }),
 
   batchInspect: mcpServices
     .input(batchInspectInputSchema)

@@ -169,6 +169,7 @@ describe('role routers', () => {
           "review.list:query",
           "review.reject:mutation",
           "sessions.list:query",
+          "sessions.panes:query",
           "sessions.status:query",
           "supervisorDashboard.ackEvent:mutation",
           "supervisorDashboard.listActions:query",
