@@ -1,4 +1,4 @@
-// Input to one pane inside a session (issue 29 item 4): text, keys, tasks and terminal_run given `pane` arrive in exactly that pane and in no other (the active one included); the input context reads that pane; a hostile pane value is refused by the broker itself (the schema is not trusted), a pane of another session is refused as not found and nothing arrives there; a binding made with `pane` pins that pane, reaches it whichever pane is active, and is refused (IDENTITY_CHANGED) once the pane is killed, respawned or swapped into another session.
+// Input to one pane inside a session (issue 29 item 4): a wait for the named pane's state (resumed on that pane); text, keys, tasks and terminal_run given `pane` arrive in exactly that pane and in no other (the active one included); the input context reads that pane; a hostile pane value is refused by the broker itself (the schema is not trusted), a pane of another session is refused as not found and nothing arrives there; a binding made with `pane` pins that pane, reaches it whichever pane is active, and is refused (IDENTITY_CHANGED) once the pane is killed, respawned or swapped into another session.
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -141,6 +141,21 @@ describe('input to one pane of a session', () => {
     expect(result).toMatchObject({ state: 'DONE', exit_status: 0, pane_id: t.ids[1] });
     expect(result.output).toContain('ran-in-the-split-42');
     for (const r of [t.readers[0]!, t.readers[2]!]) expect(r.size()).toBe(0);
+  });
+
+  it('waits for the state of the named pane, and its resume token keeps that pane', async () => {
+    const t = await threePanes();
+    const go = join(root, `go-${counter}`);
+    await tmux.tmux(['respawn-pane', '-k', '-t', t.ids[1]!, `bash --norc --noprofile -c 'while [ ! -e ${go} ]; do sleep 0.1; done; read -p "Ship it? [y/N] " a; exec sleep 600'`]);
+    const pending = await gw().wait.forState({ session: t.name, pane: '0.1', states: ['WAITING_INPUT'], timeout_s: 0 });
+    expect(pending.state).toBe('PENDING');
+    writeFileSync(go, '');
+    const reached = await gw().wait.resume({ resume_token: pending.resume_token!, timeout_s: 20 });
+    expect(reached).toMatchObject({ state: 'WAITING_INPUT', session: t.name });
+    expect(reached.status.reason).toContain('[y/N]');
+    // The active pane (a raw reader with a blank screen) asks nothing.
+    expect((await gw().wait.forState({ session: t.name, states: ['WAITING_INPUT'], timeout_s: 0 })).state).toBe('PENDING');
+    expect((await gw().wait.forState({ session: t.name, pane: t.ids[1]!, states: ['WAITING_INPUT'], timeout_s: 5 })).state).toBe('WAITING_INPUT');
   });
 
   it('refuses hostile pane values in the broker itself and a pane of another session, sending nothing', async () => {

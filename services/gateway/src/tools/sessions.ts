@@ -44,7 +44,7 @@ export function renderPanes(r: ListPanesOutput): string {
 const listPanesTool = defineTool({
   name: 'terminal_list_panes',
   title: 'List panes',
-  description: "A session's windows and panes: the pane argument of reads and input. Needs r.",
+  description: "A session's windows and panes (for pane in reads and input). Needs r.",
   inputShape: listPanesInputShape,
   inputSchema: listPanesInputSchema,
   outputSchema: listPanesOutputSchema,
