@@ -75,7 +75,7 @@ const BROKER_LAYERS = [
 // and the text at the cursor (to be moved behind the reader with the input phases,
 // issue 26 item 3). effects/ implements the calls. test/src/architecture.test.ts derives
 // every caller from the source and fails on one not listed here.
-const PANE_READ_CALLS = ['capturePane', 'paneFacts', 'paneHint', 'readIdentity', 'readPaneIdentity'];
+const PANE_READ_CALLS = ['capturePane', 'paneFacts', 'paneHint', 'readIdentity', 'readPaneIdentity', 'listPanes'];
 const PANE_TEXT_READS = ['readPaneWindow', 'readPaneLines', 'startEarlyCapture'];
 const PANE_READERS = [
   'services/broker/src/reads/session-reader.ts',

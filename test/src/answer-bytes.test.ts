@@ -47,6 +47,7 @@ const NOT_LISTS: Readonly<Record<string, string>> = {
     ['note_create', 'note_get', 'note_update', 'note_delete', 'note_restore', 'note_link_to_project', 'note_mark_applied'].map((t) => [t, 'one note: its tags and (at most 20) attachments']),
   ),
   project_check: "one project: the few sessions of its profile, each with its status",
+  terminal_list_panes: 'the windows and panes of one session (what a person split it into), not a list that grows with use of the service',
   terminal_node_health: 'one row per configured node (a fixed handful from config.yaml), not a list that grows with use',
 };
 

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { bindingNameSchema } from './input.js';
 import { LIMITS } from './limits.js';
-import { paneTextSchema, sessionNameSchema, sessionStatusResultSchema } from './sessions.js';
+import { paneArg, paneTextSchema, sessionNameSchema, sessionStatusResultSchema } from './sessions.js';
 
 /** Postfix rule: bounded. One client (actor) holds at most this many bindings; a new one
  * past it is BINDING_LIMIT_REACHED (remapping or unbinding an existing one is not). */
@@ -17,6 +17,7 @@ export type BindingState = (typeof BINDING_STATES)[number];
 export const bindInputShape = {
   binding: bindingNameSchema.describe('name for the binding: 1-64 characters of a-z 0-9 . _ -'),
   session: sessionNameSchema.describe('exact session name; it must exist and be readable'),
+  pane: paneArg,
   replace: z.boolean().optional().describe('remap an existing binding that points at another session (default false)'),
   input_enabled: z
     .boolean()

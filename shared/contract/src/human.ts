@@ -3,7 +3,7 @@
  * through the dashboard's secret entry. Every string is capped. */
 import { z } from 'zod';
 import { sourceIpSchema } from './auth.js';
-import { sessionNameSchema } from './sessions.js';
+import { paneArg, sessionNameSchema } from './sessions.js';
 
 export const HUMAN_LIMITS = {
   reasonMax: 300,
@@ -37,6 +37,8 @@ export type RequestHumanOutput = z.infer<typeof requestHumanOutputSchema>;
 export const secretEntryInputSchema = z
   .object({
     session: sessionNameSchema,
+    /** The pane whose prompt is answered (the full view's tab); absent: the active pane. */
+    pane: paneArg,
     secret: z.string().min(1, 'secret is empty').max(HUMAN_LIMITS.secretMax),
     /** The operator's own dashboard password; may be left out within five minutes of
      * signing in (the broker decides). */

@@ -3,7 +3,7 @@
  * capped; the caps are loose enough that the broker, not the schema, refuses an over-long
  * text or an unknown key, so those refusals are audited with their own error codes. */
 import { z } from 'zod';
-import { sessionNameSchema, sessionStatusSchema } from './sessions.js';
+import { paneArg, sessionNameSchema, sessionStatusSchema } from './sessions.js';
 
 export const INPUT_LIMITS = {
   /** Transport cap on a text; `input_policy.max_text_length` (default 12000) is the
@@ -78,19 +78,25 @@ const inputText = z
   .string()
   .min(1, 'text is empty')
   .max(INPUT_LIMITS.textMax, `text is longer than ${INPUT_LIMITS.textMax} characters`);
-const dryRun = z.boolean().optional().describe('run every gate and record DRY_RUN in the audit log, but send nothing');
-const targetSession = sessionNameSchema.optional().describe('exact session name (give session or binding, not both)');
-const targetBinding = bindingNameSchema.optional().describe('binding name from terminal_bind (give session or binding, not both)');
+const dryRun = z.boolean().optional().describe('check every gate, audit DRY_RUN, send nothing');
+const targetSession = sessionNameSchema.optional().describe('exact session name (or binding)');
+const targetBinding = bindingNameSchema.optional().describe('binding name from terminal_bind (or session)');
+
+/** A pane inside `session` (sessions.ts `paneRefSchema`); a binding pins its own pane. */
+const targetPane = paneArg;
 
 const exactlyOneTarget = <T extends { session?: string | undefined; binding?: string | undefined }>(v: T) =>
   (v.session === undefined) !== (v.binding === undefined);
 const targetRefinement = { message: 'give exactly one of session or binding', path: ['session'] };
+const paneNeedsSession = <T extends { session?: string | undefined; pane?: string | undefined }>(v: T) => v.pane === undefined || v.session !== undefined;
+const paneRefinement = { message: 'pane goes with session (a binding pins its own pane)', path: ['pane'] };
 
 // ---- terminal_send_text / terminal_send_bound ---------------------------------------
 
 export const sendTextInputShape = {
   session: sessionNameSchema.describe('exact session name'),
-  text: inputText.describe('text to type; \\r\\n becomes \\n; other control characters are refused'),
+  pane: targetPane,
+  text: inputText.describe('text to type'),
   enter: z.boolean().optional().describe('press Enter after the text (default false)'),
   dry_run: dryRun,
 };
@@ -128,6 +134,7 @@ export type SendTextOutput = z.infer<typeof sendTextOutputSchema>;
 
 export const sendKeysInputShape = {
   session: targetSession,
+  pane: targetPane,
   binding: targetBinding,
   keys: z
     .array(z.string().min(1).max(INPUT_LIMITS.keyNameMax))
@@ -137,7 +144,7 @@ export const sendKeysInputShape = {
   confirm_sensitive: z.boolean().optional().describe('required (true) to press C-c or C-d'),
   dry_run: dryRun,
 };
-export const sendKeysInputSchema = z.object(sendKeysInputShape).strict().refine(exactlyOneTarget, targetRefinement);
+export const sendKeysInputSchema = z.object(sendKeysInputShape).strict().refine(exactlyOneTarget, targetRefinement).refine(paneNeedsSession, paneRefinement);
 export type SendKeysInput = z.infer<typeof sendKeysInputSchema>;
 
 export const sendKeysOutputSchema = inputTargetSchema.extend({
@@ -153,6 +160,7 @@ export type SendKeysOutput = z.infer<typeof sendKeysOutputSchema>;
 
 export const sendTaskInputShape = {
   session: targetSession,
+  pane: targetPane,
   binding: targetBinding,
   text: inputText.describe('the task or command to submit; trailing newlines are dropped (Enter is pressed once by the tool)'),
   idempotency_key: z
@@ -162,7 +170,7 @@ export const sendTaskInputShape = {
     .describe('reuse within 24 h returns the first receipt and sends nothing'),
   dry_run: dryRun,
 };
-export const sendTaskInputSchema = z.object(sendTaskInputShape).strict().refine(exactlyOneTarget, targetRefinement);
+export const sendTaskInputSchema = z.object(sendTaskInputShape).strict().refine(exactlyOneTarget, targetRefinement).refine(paneNeedsSession, paneRefinement);
 export type SendTaskInput = z.infer<typeof sendTaskInputSchema>;
 
 /** NEEDS_ENTER: Enter was pressed once and the program now waits at a continuation prompt
@@ -191,8 +199,8 @@ export type TaskReceipt = z.infer<typeof taskReceiptSchema>;
 
 // ---- terminal_input_context ---------------------------------------------------------------
 
-export const inputContextInputShape = { session: targetSession, binding: targetBinding };
-export const inputContextInputSchema = z.object(inputContextInputShape).strict().refine(exactlyOneTarget, targetRefinement);
+export const inputContextInputShape = { session: targetSession, pane: targetPane, binding: targetBinding };
+export const inputContextInputSchema = z.object(inputContextInputShape).strict().refine(exactlyOneTarget, targetRefinement).refine(paneNeedsSession, paneRefinement);
 export type InputContextInput = z.infer<typeof inputContextInputSchema>;
 
 export const gateVerdictSchema = z.object({
@@ -253,6 +261,7 @@ export const runInputShape = {
     .max(RUN_LIMITS.commandMax)
     .optional()
     .describe('one shell command line, run exactly as typed at the prompt (no newlines)'),
+  pane: targetPane,
   resume_token: z.string().min(1).max(RUN_LIMITS.resumeTokenMax).optional().describe('instead of session+command: collect a RUNNING run'),
   timeout_s: z
     .number()
@@ -269,7 +278,8 @@ export const runInputSchema = z
   })
   .refine((v) => v.resume_token === undefined || (v.session === undefined && v.command === undefined), {
     message: 'give session and command, or resume_token alone',
-  });
+  })
+  .refine(paneNeedsSession, paneRefinement);
 export type RunInput = z.infer<typeof runInputSchema>;
 
 /** DONE: the status line ran (exit_status is the command's `$?`, 130 after Ctrl-C);

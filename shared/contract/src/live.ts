@@ -1,12 +1,13 @@
 /** Schemas of live pane output, a broker-internal subscription the dashboard's server
  * code consumes over web.sock (WebSocket). Not an MCP tool, so fields are camelCase. */
 import { z } from 'zod';
-import { sessionNameSchema } from './sessions.js';
+import { paneArg, sessionNameSchema } from './sessions.js';
 
 /** `operatorSession`: the signed-in operator's session token. One WebSocket to web.sock
  * carries every browser's subscriptions, so the token travels with each subscription (not
  * in a connection header); the broker serves frames only for a valid one. */
-export const paneOutputInputSchema = z.object({ session: sessionNameSchema, operatorSession: z.string().min(1).max(128) }).strict();
+/** `pane`: that pane of the session (sessions.ts `paneRefSchema`) instead of its active one. */
+export const paneOutputInputSchema = z.object({ session: sessionNameSchema, pane: paneArg, operatorSession: z.string().min(1).max(128) }).strict();
 export type PaneOutputInput = z.infer<typeof paneOutputInputSchema>;
 
 /**

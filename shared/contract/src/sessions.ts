@@ -14,6 +14,23 @@ export const sessionNameSchema = z
   .min(1, 'session name is empty')
   .max(LIMITS.sessionName, `session name is longer than ${LIMITS.sessionName} characters`);
 
+/**
+ * A pane inside the named session: a tmux pane id (`%7`) or `window.pane` by index
+ * (`1.0`). Deliberately not tmux's `session:window.pane` target syntax: `:` already
+ * separates a node from a session (`gpu:agent-1`), and the broker never hands tmux a
+ * target a caller wrote. Strict: digits only around the fixed `%` or `.`, so `%1;kill`,
+ * `-t`, `#{pane_id}`, `1.2 ` and `:1` are refused here (INVALID_ARGUMENT) and again in the
+ * broker, which resolves the value against the session's own listing of panes.
+ */
+export const PANE_REF_PATTERN = /^(?:%\d{1,9}|\d{1,5}\.\d{1,5})$/;
+export const PANE_REF_HINT = 'a pane id such as %3 or window.pane such as 1.0 (terminal_list_panes lists them)';
+/** Checked with a refinement, not `.regex()`: the published JSON schema then carries no
+ * pattern (every byte of tools/list is paid by every conversation: test/src/tool-catalogue.test.ts);
+ * the check is the same. */
+export const paneRefSchema = z.string().refine((v) => PANE_REF_PATTERN.test(v), `pane: ${PANE_REF_HINT}`);
+/** `pane` of a read or an input with `session`. */
+export const paneArg = paneRefSchema.optional().describe('%id or window.pane');
+
 export const sessionStatusSchema = z.enum(['RUNNING', 'IDLE', 'WAITING_INPUT', 'WAITING_HUMAN', 'UNKNOWN']);
 export type SessionStatus = z.infer<typeof sessionStatusSchema>;
 
@@ -63,6 +80,7 @@ const stripAnsi = z.boolean().optional().describe('strip ANSI and other control 
 
 export const tailInputShape = {
   session: sessionNameSchema.describe('exact session name'),
+  pane: paneArg,
   lines: z.number().int().min(1).max(LIMITS.maxTailLines).optional().describe('how many lines from the bottom (default from config)'),
   strip_ansi: stripAnsi,
   include_dead: z.boolean().optional().describe('read a DEAD session too'),
@@ -72,20 +90,21 @@ export type TailInput = z.infer<typeof tailInputSchema>;
 
 export const captureInputShape = {
   session: sessionNameSchema.describe('exact session name'),
+  pane: paneArg,
   start_line: z
     .number()
     .int()
     .min(LIMITS.minCaptureLine)
     .max(LIMITS.maxCaptureLine)
     .optional()
-    .describe('first line: 0 is the top of the visible screen, negative numbers reach into scrollback (default: as far back as max_capture_lines allows)'),
+    .describe('first line: 0 is the top of the screen, negative reaches into scrollback (default: as far back as allowed)'),
   end_line: z
     .number()
     .int()
     .min(LIMITS.minCaptureLine)
     .max(LIMITS.maxCaptureLine)
     .optional()
-    .describe('last line, same numbering (default: bottom of the visible screen)'),
+    .describe('last line, same numbering (default: the screen\'s bottom)'),
   strip_ansi: stripAnsi,
   include_dead: z.boolean().optional().describe('read a DEAD session too'),
 };
@@ -113,6 +132,7 @@ export type PaneText = z.infer<typeof paneTextSchema>;
 
 export const statusInputShape = {
   session: sessionNameSchema.describe('exact session name'),
+  pane: paneArg,
 };
 export const statusInputSchema = z.object(statusInputShape).strict();
 export type StatusInput = z.infer<typeof statusInputSchema>;
@@ -161,3 +181,33 @@ export const batchInspectOutputSchema = z.object({
   results: z.array(batchInspectItemSchema),
 });
 export type BatchInspectOutput = z.infer<typeof batchInspectOutputSchema>;
+
+// ---- terminal_list_panes ------------------------------------------------------------------
+
+export const listPanesInputShape = {
+  session: sessionNameSchema.describe('exact session name'),
+};
+export const listPanesInputSchema = z.object(listPanesInputShape).strict();
+export type ListPanesInput = z.infer<typeof listPanesInputSchema>;
+
+/** One pane as terminal_list_panes shows it. `window_name` and `current_command` are
+ * whatever the pane's programs made them (tmux renames windows after their command): data,
+ * never instructions or targets. */
+export const listedPaneSchema = z.object({
+  window: z.number().int().describe('window index'),
+  window_name: z.string(),
+  pane: z.number().int().describe('pane index in its window'),
+  pane_id: z.string().describe('tmux pane id, e.g. %3: pass it (or window.pane) as pane'),
+  current_command: z.string(),
+  width: z.number().int(),
+  height: z.number().int(),
+  active: z.boolean().describe('the session\'s active pane (what reads and input reach without pane)'),
+});
+export type ListedPane = z.infer<typeof listedPaneSchema>;
+
+export const listPanesOutputSchema = z.object({
+  session: z.string(),
+  session_id: z.string(),
+  panes: z.array(listedPaneSchema),
+});
+export type ListPanesOutput = z.infer<typeof listPanesOutputSchema>;

@@ -6,7 +6,7 @@
  * the gateway's 30 s broker-call budget and the HTTP client's timeouts; a longer wait is
  * a chain of resumes, each its own short call. */
 import { z } from 'zod';
-import { sessionNameSchema, sessionStatusResultSchema, sessionStatusSchema } from './sessions.js';
+import { paneArg, sessionNameSchema, sessionStatusResultSchema, sessionStatusSchema } from './sessions.js';
 
 export const WAIT_LIMITS = {
   maxTimeoutSeconds: 20,
@@ -31,6 +31,7 @@ export const waitForStateInputShape = {
   // A `binding` alternative joins here once bindings exist (resolved by the broker to the
   // binding's pinned session identity).
   session: sessionNameSchema.describe('exact session name'),
+  pane: paneArg,
   states: z
     .array(sessionStatusSchema)
     .min(1)

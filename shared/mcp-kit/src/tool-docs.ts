@@ -39,6 +39,7 @@ const SAMPLES: Record<string, unknown> = {
   profile: 'unit-tests',
   attachment_id: '0f8e7d6c-5b4a-4392-8a1b-2c3d4e5f6a7b',
   expect_session_id: '$3',
+  pane: '1.0',
 };
 
 function sampleOf(name: string, schema: Json): unknown {

@@ -4,14 +4,15 @@
  * re-subscribes, so terminals survive a web server or broker restart. No polling: frames
  * arrive when the pane changes.
  */
-import { LIVE_PATH, type LiveServerMessage } from './live-protocol.js';
+import { LIVE_PATH, liveKey, type LiveClientMessage, type LiveServerMessage } from './live-protocol.js';
 
 export type LiveHandler = (message: LiveServerMessage) => void;
 export type ConnectionState = 'connecting' | 'open' | 'closed';
 
 export class LiveConnection {
   private ws: WebSocket | undefined;
-  private readonly handlers = new Map<string, Set<LiveHandler>>();
+  /** Handlers by liveKey(session, pane), with the subscription they share. */
+  private readonly handlers = new Map<string, { message: LiveClientMessage; set: Set<LiveHandler> }>();
   private readonly stateListeners = new Set<(s: ConnectionState) => void>();
   private retryMs = 500;
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -28,30 +29,35 @@ export class LiveConnection {
     return () => this.stateListeners.delete(listener);
   }
 
-  subscribe(session: string, handler: LiveHandler): () => void {
-    let set = this.handlers.get(session);
-    if (!set) {
-      set = new Set();
-      this.handlers.set(session, set);
-      this.send({ op: 'subscribe', session });
+  /** `pane`: one pane of the session (`%id` or `window.pane`) instead of its active one. */
+  subscribe(session: string, handler: LiveHandler, pane?: string): () => void {
+    const key = liveKey(session, pane);
+    let entry = this.handlers.get(key);
+    if (!entry) {
+      entry = { message: pane === undefined ? { op: 'subscribe', session } : { op: 'subscribe', session, pane }, set: new Set() };
+      this.handlers.set(key, entry);
+      this.send(entry.message);
     }
-    set.add(handler);
+    entry.set.add(handler);
     return () => {
-      const s = this.handlers.get(session);
-      if (!s) return;
-      s.delete(handler);
-      if (s.size === 0) {
-        this.handlers.delete(session);
-        this.send({ op: 'unsubscribe', session });
+      const e = this.handlers.get(key);
+      if (!e) return;
+      e.set.delete(handler);
+      if (e.set.size === 0) {
+        this.handlers.delete(key);
+        this.send({ ...e.message, op: 'unsubscribe' });
       }
     };
   }
 
-  /** Asks for a fresh subscription (e.g. after access was granted again). */
+  /** Asks for a fresh subscription of every pane of `session` watched here (e.g. after
+   * access was granted again). */
   resubscribe(session: string): void {
-    if (!this.handlers.has(session)) return;
-    this.send({ op: 'unsubscribe', session });
-    this.send({ op: 'subscribe', session });
+    for (const { message } of this.handlers.values()) {
+      if (message.session !== session) continue;
+      this.send({ ...message, op: 'unsubscribe' });
+      this.send(message);
+    }
   }
 
   close(): void {
@@ -65,7 +71,7 @@ export class LiveConnection {
     for (const l of this.stateListeners) l(s);
   }
 
-  private send(message: { op: 'subscribe' | 'unsubscribe'; session: string }) {
+  private send(message: LiveClientMessage) {
     if (this.ws?.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(message));
   }
 
@@ -78,7 +84,7 @@ export class LiveConnection {
     ws.onopen = () => {
       this.retryMs = 500;
       this.setState('open');
-      for (const session of this.handlers.keys()) ws.send(JSON.stringify({ op: 'subscribe', session }));
+      for (const { message } of this.handlers.values()) ws.send(JSON.stringify(message));
     };
     ws.onmessage = (e) => {
       let m: LiveServerMessage;
@@ -87,7 +93,7 @@ export class LiveConnection {
       } catch {
         return;
       }
-      for (const h of this.handlers.get(m.session) ?? []) h(m);
+      for (const h of this.handlers.get(liveKey(m.session, m.pane))?.set ?? []) h(m);
     };
     ws.onclose = (e) => {
       if (this.ws !== ws) return;

@@ -29,6 +29,9 @@ export class TakeoverSender {
   private queue: Job[] = [];
   private running = false;
   private readonly sensitive: ReadonlySet<string>;
+  /** The pane the view shows (its tab: `%id` or `window.pane`); undefined: the active one.
+   * Read when each batch is posted, so keystrokes follow the tab. */
+  pane: string | undefined = undefined;
 
   constructor(
     private readonly session: string,
@@ -80,7 +83,8 @@ export class TakeoverSender {
           if (!(await this.callbacks.confirmSensitive(key))) continue;
           job.confirm = true;
         }
-        const body = job.kind === 'text' ? { session: this.session, text: job.text } : { session: this.session, keys: job.keys, ...(job.confirm ? { confirm: true } : {}) };
+        const target = this.pane === undefined ? { session: this.session } : { session: this.session, pane: this.pane };
+        const body = job.kind === 'text' ? { ...target, text: job.text } : { ...target, keys: job.keys, ...(job.confirm ? { confirm: true } : {}) };
         const result = await this.post(body).catch((): { ok: false; error: UiError } => ({ ok: false, error: { code: 'BROKER_UNAVAILABLE' } }));
         if (!result.ok) {
           this.queue = [];

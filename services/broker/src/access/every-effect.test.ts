@@ -69,6 +69,7 @@ const SAMPLES: Record<string, () => unknown> = {
   'sessions.tail': () => ({ session: TARGET }),
   'sessions.capture': () => ({ session: TARGET }),
   'sessions.status': () => ({ session: TARGET }),
+  'sessions.panes': () => ({ session: TARGET }),
   'sessions.batchInspect': () => ({ sessions: [TARGET] }),
   'sessions.readSince': () => ({ session: TARGET }),
   'sessions.exportTranscript': () => ({ session: TARGET }),

@@ -19,7 +19,8 @@ import type { SessionIdentity } from '../policy/identity.js';
 import { decideInput, decideInputByName, decideInputTarget, type InputDecision, type InputRequest } from '../policy/input.js';
 import { describeSessionAccess, type SessionAccessFields } from '../policy/session-access.js';
 import { sessionNotFound } from './not-found.js';
-import { requireBoundTarget, targetOfSession, type ReadableTarget, type ResolvedTarget, type TargetRef } from './target.js';
+import { parsePaneRef } from '../policy/pane-ref.js';
+import { requireBoundTarget, targetOfPane, targetOfSession, type ReadableTarget, type ResolvedTarget, type TargetRef } from './target.js';
 
 export type AllowedDecision = Extract<InputDecision, { allowed: true }>;
 
@@ -39,7 +40,7 @@ export const NO_BOUND_PANES: Pick<AccessGateDeps, 'bindings' | 'delivery'> = {
 
 export interface AccessGateDeps {
   config: BrokerConfig;
-  tmux: Pick<TmuxAdapter, 'listSessions' | 'findSession' | 'paneFacts'>;
+  tmux: Pick<TmuxAdapter, 'listSessions' | 'findSession' | 'paneFacts' | 'listPanes'>;
   /** Absent: no grant admits anything (fail closed), only the whitelist does. */
   grants?: GrantLookup | undefined;
   bindings: { get(name: string): BindingRecord | undefined };
@@ -78,8 +79,12 @@ export interface AccessGate {
    * shows every name to every caller, so existence is no secret). An existing session
    * that neither the whitelist nor a live grant pinned to it admits is
    * SESSION_NOT_ALLOWED, with the same message whatever the reason.
+   *
+   * `pane` (`%id` or `window.pane`): that pane of the session instead of its active one,
+   * looked up only once the session is admitted, in the session's own listing of panes
+   * (a pane of any other session is SESSION_NOT_FOUND, like one that does not exist).
    */
-  readable(name: string, listing?: readonly SessionFacts[]): Promise<ReadableTarget>;
+  readable(name: string, listing?: readonly SessionFacts[], pane?: string): Promise<ReadableTarget>;
   /** The same gate for a binding's pinned pane: BINDING_NOT_FOUND, READ_DISABLED, then
    * the binding's state (SESSION_NOT_FOUND, IDENTITY_CHANGED), then the read rule on the
    * session as it is now (the policy or a grant may have changed since binding). */
@@ -138,14 +143,16 @@ export function createAccessGate(deps: AccessGateDeps): AccessGate {
 
     grantFacts: (name) => ({ whitelisted: decideReadAccess(whitelist, name).allowed, sensitive: isSensitiveName(name) }),
 
-    async readable(name, listing) {
-      // terminal_read off refuses before tmux is asked anything.
+    async readable(name, listing, pane) {
+      // terminal_read off refuses before tmux is asked anything; a malformed pane before
+      // anything about the session is looked up.
       if (!readPolicy.terminalRead) throw readDisabled();
+      if (pane !== undefined) parsePaneRef(pane);
       const found = listing ? listing.find((s) => s.name === name) : ((await tmux.findSession(name)) ?? undefined);
       if (found === undefined) throw sessionNotFound(name, listing ?? (await tmux.listSessions()));
       const grant = grantOf(name, found);
       assertCanRead(name, grant);
-      return { ...targetOfSession(found), grant };
+      return { ...(pane === undefined ? targetOfSession(found) : await targetOfPane(found, pane, tmux)), grant };
     },
 
     async readableBinding(name) {
@@ -161,7 +168,7 @@ export function createAccessGate(deps: AccessGateDeps): AccessGate {
       return { ...granted, pane: facts };
     },
 
-    readableRef: (ref) => (ref.binding !== undefined ? gate.readableBinding(ref.binding) : gate.readable(ref.session)),
+    readableRef: (ref) => (ref.binding !== undefined ? gate.readableBinding(ref.binding) : gate.readable(ref.session, undefined, ref.pane)),
 
     checkInputName(ref, kind) {
       if (ref.binding !== undefined) {
@@ -178,12 +185,21 @@ export function createAccessGate(deps: AccessGateDeps): AccessGate {
       const record = gate.checkInputName(ref, kind);
       if (record) return withGrant((await requireBoundTarget(record, tmux, deps.delivery)).target);
       const session = ref.session ?? '';
+      if (ref.pane !== undefined) parsePaneRef(ref.pane);
       const listing = await tmux.listSessions();
       const found = listing.find((s) => s.name === session);
       try {
         if (found === undefined) throw sessionNotFound(session, listing);
-        const { pane: _pane, ...target } = targetOfSession(found);
-        return withGrant(target);
+        if (ref.pane === undefined) {
+          const { pane: _pane, ...target } = targetOfSession(found);
+          return withGrant(target);
+        }
+        // A pane is looked up only in a session this caller may read (input needs that
+        // anyway, policy/input.ts), so a refused session's panes stay unknown.
+        const grant = grantOf(session, found);
+        if (!canRead(session, grant)) throw new AppError('INPUT_NOT_ALLOWED', 'input goes only to sessions this caller may read');
+        const { pane: _pane, ...target } = await targetOfPane(found, ref.pane, tmux);
+        return { ...target, grant };
       } catch (err) {
         const withoutGrant = decideInputTarget(
           inputPolicy,

@@ -7,7 +7,8 @@
 import { AppError } from '@terminal-mcp/contract';
 import type { BindingRecord } from '../effects/store/bindings-store.js';
 import type { PaneDelivery } from '../effects/tmux/deliver.js';
-import type { PaneFacts, SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
+import type { PaneFacts, SessionFacts, SessionPanes, TmuxAdapter } from '../effects/tmux/types.js';
+import { paneMatches, parsePaneRef } from '../policy/pane-ref.js';
 import type { EffectiveGrant } from '../policy/grants.js';
 import { sameSession, samePane, type PaneIdentity, type SessionIdentity } from '../policy/identity.js';
 
@@ -29,7 +30,9 @@ export interface ReadableTarget extends ResolvedTarget {
   pane: PaneFacts;
 }
 
-export type TargetRef = { session: string; binding?: undefined } | { binding: string; session?: undefined };
+/** A session (its active pane, or `pane` inside it: `%id` or `window.pane`, resolved
+ * against the session's own listing of panes), or a binding's pinned pane. */
+export type TargetRef = { session: string; pane?: string | undefined; binding?: undefined } | { binding: string; session?: undefined; pane?: undefined };
 
 export function identityOfBinding(b: BindingRecord): PaneIdentity {
   return { serverPid: b.serverPid, sessionId: b.sessionId, created: b.sessionCreated, paneId: b.paneId, panePid: b.panePid };
@@ -46,6 +49,34 @@ export function targetOfSession(s: SessionFacts): ReadableTarget {
     currentCommand: pane.currentCommand,
     inCopyMode: pane.inMode,
     pane,
+    grant: null,
+  };
+}
+
+/** No pane of the session matches: the same answer whether the value names a pane of
+ * another session, a pane that never existed, or one that just closed, so it reveals
+ * nothing about any session but this one. */
+export const paneNotFound = () =>
+  new AppError('SESSION_NOT_FOUND', 'the session has no pane that matches pane', 'Call terminal_list_panes for the session\'s panes (pane id or window.pane) and retry.');
+
+/**
+ * `pane` (`%id` or `window.pane`, parsed again here) inside the session `s`, from one
+ * listing of that session's panes read now: a pane id of another session is simply not in
+ * it. The listing must be of the very session `s` names (server, id, creation time).
+ */
+export async function targetOfPane(s: SessionFacts, pane: string, tmux: Pick<TmuxAdapter, 'listPanes'>): Promise<ReadableTarget> {
+  const ref = parsePaneRef(pane);
+  const listed: SessionPanes | null = await tmux.listPanes(s.sessionId);
+  if (listed === null || !sameSession(listed, s)) throw paneNotFound();
+  const found = listed.panes.find((p) => paneMatches(ref, p));
+  if (found === undefined) throw paneNotFound();
+  return {
+    sessionName: s.name,
+    binding: null,
+    identity: { serverPid: s.serverPid, sessionId: s.sessionId, created: s.created, paneId: found.paneId, panePid: found.panePid },
+    currentCommand: found.currentCommand,
+    inCopyMode: found.inMode,
+    pane: found,
     grant: null,
   };
 }

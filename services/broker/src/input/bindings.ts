@@ -56,7 +56,9 @@ export async function bindSession(caller: InputCaller, input: BindInput): Promis
   }
   // THE read gate: the whitelist or a grant pinned to this session; a denied name gets the
   // same answer whether or not it exists.
-  const target = await deps.access.readable(input.session);
+  // With `pane`, that pane of the session is pinned (its id and pid): reads and input
+  // through the binding reach it whichever pane is active.
+  const target = await deps.access.readable(input.session, undefined, input.pane);
   const now = Date.now();
   const services = deps.input;
   const fresh = (inputEnabled: boolean, createdAt: number): BindingRecord => ({

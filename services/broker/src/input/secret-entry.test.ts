@@ -37,6 +37,7 @@ let stateDir: string;
 let deps: BrokerDeps;
 let sudo: string;
 let userId: number;
+let splitPane = '';
 
 beforeAll(async () => {
   tmux = await startTmuxServer();
@@ -50,6 +51,9 @@ beforeAll(async () => {
   chmodSync(sudo, 0o755);
   // Created before the broker's control client attaches (tmux 3.3a and session churn).
   for (const name of ['agent-sudo-a', 'agent-sudo-b', 'agent-sudo-c']) await tmux.newSession(name, `${sudo} ${SHA}`);
+  // The prompt in a split pane that is not the active one (issue 29 item 4: the full view's pane tab).
+  const d = await tmux.newSession('agent-sudo-d', 'exec sleep 600');
+  splitPane = (await tmux.tmux(['split-window', '-d', '-P', '-F', '#{pane_id}', '-t', d.paneId, `${sudo} ${SHA}`])).trim();
   adapter = createTmuxAdapter({ socketName: tmux.socketName, configFile: '/dev/null' });
   expect(await adapter.waitUntilConnected(10_000)).toBe(true);
   deps = testDeps({ config: CONFIG, tmux: adapter, stateDir, log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
@@ -58,6 +62,7 @@ beforeAll(async () => {
   for (const name of ['agent-sudo-a', 'agent-sudo-b', 'agent-sudo-c']) {
     await vi.waitFor(async () => expect(await tmux.tmux(['capture-pane', '-p', '-t', name])).toContain('password for tester'), { timeout: 30_000, interval: 50 });
   }
+  await vi.waitFor(async () => expect(await tmux.tmux(['capture-pane', '-p', '-t', splitPane])).toContain('password for tester'), { timeout: 30_000, interval: 50 });
 }, 60_000);
 
 afterAll(async () => {
@@ -142,5 +147,13 @@ describe('the secret entry', () => {
     expect(files.length).toBeGreaterThan(0);
     for (const file of files) expect(readFileSync(file).includes(Buffer.from(SECRET)), file).toBe(false);
     expect(await tmux.tmux(['list-buffers', '-F', '#{buffer_sample}'])).not.toContain(SECRET);
+  }, 30_000);
+
+  it('answers the prompt of the pane it names (a split pane that is not the active one)', async () => {
+    expect((await web(freshToken()).sessions.status({ session: 'agent-sudo-d', pane: splitPane })).status).toBe('WAITING_HUMAN');
+    const sent = await web(freshToken()).human.answerSecret({ session: 'agent-sudo-d', pane: splitPane, secret: SECRET, source_ip: '127.0.0.1' });
+    expect(sent).toMatchObject({ result: 'SENT', session: 'agent-sudo-d' });
+    await vi.waitFor(async () => expect(await screen(splitPane)).toContain('DIGEST-MATCH'), { timeout: 20_000, interval: 50 });
+    expect(lastAttempt()).toMatchObject({ tool: 'dashboard_secret', decision: 'SENT', preview: null });
   }, 30_000);
 });

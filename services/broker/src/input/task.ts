@@ -279,7 +279,7 @@ export async function sendTask(
       : {
           scope: caller.role,
           key: args.idempotencyKey,
-          fingerprint: hmacText(services.auditKey(), JSON.stringify([args.target.session ?? null, args.target.binding ?? null, text])),
+          fingerprint: hmacText(services.auditKey(), JSON.stringify([args.target.session ?? null, args.target.binding ?? null, text, ...(args.target.pane !== undefined ? [args.target.pane] : [])])),
         };
   const result = await runInputAttempt<TaskReceipt>(
     caller,

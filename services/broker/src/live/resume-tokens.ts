@@ -20,6 +20,8 @@ import type { SessionIdentity } from '../policy/identity.js';
 export interface PendingWait {
   /** The session name the wait was started with; the read gate is applied to it again. */
   readonly name: string;
+  /** The pane of that session the wait was started on (`%id` or `window.pane`), if any. */
+  readonly pane?: string | undefined;
   readonly identity: SessionIdentity;
   readonly states: readonly SessionStatus[];
   /** The socket role that started the wait: a token is only valid on the same role. */

@@ -3,7 +3,7 @@
  * a new one whenever the session's panes write output — at most one per
  * `minIntervalMs` (default 100 ms, ~10 frames per second), none while the pane is quiet.
  * Pane output only WAKES this loop; what is sent is always a fresh capture of the active
- * pane's visible screen, redacted (see policy/screen-frame.ts for why raw output is never
+ * pane's (or the named pane's) visible screen, redacted (see policy/screen-frame.ts for why raw output is never
  * streamed).
  *
  * Every frame goes through the read gate again (`resolveReadable`: whitelist or a grant
@@ -28,6 +28,9 @@ export interface ScreenStreamOptions {
   paneWatch: PaneWatcher;
   /** Exact session name; the read gate decides on it for every frame. */
   name: string;
+  /** A pane of the session (`%id` or `window.pane`) instead of its active one; resolved
+   * by the gate on every frame, like the session. */
+  pane?: string | undefined;
   signal?: AbortSignal | undefined;
   minIntervalMs?: number;
   now?: () => number;
@@ -57,7 +60,7 @@ export async function* streamScreenFrames(opts: ScreenStreamOptions): AsyncGener
   const minIntervalMs = opts.minIntervalMs ?? 100;
   const { signal } = opts;
   // Pinned at the first look: a session recreated under the name ends the stream.
-  const read = opts.reader.follow(opts.caller, 'dashboard_live', { session: opts.name }, { pin: 'first' });
+  const read = opts.reader.follow(opts.caller, 'dashboard_live', { session: opts.name, pane: opts.pane }, { pin: 'first' });
   const pinned = sessionIdentityOf((await read.target()).identity);
 
   const wake = new Wake();

@@ -26,6 +26,9 @@ import { sleepUntil, unlessAborted, Wake } from './wake.js';
  * session name plus the identity it pins (so a recreated session is IDENTITY_CHANGED). */
 export interface WaitTarget {
   readonly name: string;
+  /** A pane of the session (`%id` or `window.pane`) instead of its active one, resolved by
+   * the gate on every evaluation. */
+  readonly pane?: string | undefined;
   /** When set, the session must still be this one; otherwise it is pinned at the start. */
   readonly identity?: SessionIdentity;
 }
@@ -70,7 +73,7 @@ export async function waitForState(opts: WaitForStateOptions): Promise<WaitOutco
   const started = now();
   const deadline = started + Math.max(0, opts.timeoutMs);
   // Pinned at the first evaluation unless the target names its session already.
-  const read = opts.reader.follow(opts.caller, opts.tool ?? 'terminal_wait_for_state', { session: opts.target.name }, { pin: opts.target.identity ?? 'first' });
+  const read = opts.reader.follow(opts.caller, opts.tool ?? 'terminal_wait_for_state', { session: opts.target.name, pane: opts.target.pane }, { pin: opts.target.identity ?? 'first' });
 
   const evaluate = async (): Promise<{ status: SessionStatusResult; identity: SessionIdentity }> => {
     const { target, status } = await read.status();

@@ -11,6 +11,7 @@ import {
   LIMITS,
   readAppErrorData,
   type BatchInspectItem,
+  type ListPanesOutput,
   type PaneText,
   type SessionStatusResult,
   type SessionSummary,
@@ -21,7 +22,9 @@ import type { ReadAuditRecorder } from '../audit/read-audit.js';
 import { readRecord, type ReadFacts } from '../audit/record-read.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { ListedSession, PaneFacts, TmuxAdapter } from '../effects/tmux/types.js';
-import { sessionIdentityOf, type SessionIdentity } from '../policy/identity.js';
+import { sameSession, sessionIdentityOf, type SessionIdentity } from '../policy/identity.js';
+import { redactSecrets } from '../policy/redact.js';
+import { stripTerminalControls } from '../policy/sanitize.js';
 import type { PaneWindow } from '../policy/pane-window.js';
 import { classifyPaneStatus } from '../policy/status.js';
 import type { SessionAccessFields } from '../policy/session-access.js';
@@ -145,9 +148,13 @@ export interface SessionReader {
   /** `sessions`: a listing the caller just took (so one tmux call serves both it and the
    * summaries); omitted, the reader lists. */
   list(filter?: { nameContains?: string; readableOnly?: boolean }, sessions?: readonly ListedSession[]): Promise<SessionSummary[]>;
-  tail(name: string, lines?: number, stripAnsi?: boolean): Promise<PaneText>;
-  capture(name: string, range: { start?: number; end?: number }, stripAnsi?: boolean): Promise<PaneText>;
-  status(name: string): Promise<SessionStatusResult>;
+  /** `pane` (`%id` or `window.pane`): that pane of the session, else its active one. */
+  tail(name: string, lines?: number, stripAnsi?: boolean, pane?: string): Promise<PaneText>;
+  capture(name: string, range: { start?: number; end?: number }, stripAnsi?: boolean, pane?: string): Promise<PaneText>;
+  status(name: string, pane?: string): Promise<SessionStatusResult>;
+  /** The session's windows and panes (terminal_list_panes): metadata of a session the gate
+   * admits for reading, window names redacted like pane text. */
+  panes(name: string): Promise<ListPanesOutput>;
   batchInspect(names: readonly string[] | undefined, lines?: number): Promise<BatchInspectItem[]>;
   /** The last lines of a target the gate admitted (capped by config and LIMITS). */
   tailOf(target: ReadableTarget, lines?: number, stripAnsi?: boolean): Promise<PaneText>;
@@ -162,7 +169,7 @@ export interface SessionReader {
 
 export interface SessionReaderDeps {
   config: BrokerConfig;
-  tmux: Pick<TmuxAdapter, 'listSessions' | 'capturePane' | 'paneHint' | 'paneFacts'>;
+  tmux: Pick<TmuxAdapter, 'listSessions' | 'capturePane' | 'paneHint' | 'paneFacts' | 'listPanes'>;
   access: AccessGate;
   /** Where continued reads are recorded (audit/read-audit.ts). */
   reads: Pick<ReadAuditRecorder, 'record'>;
@@ -261,7 +268,9 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
         .sort((a, b) => a.name.localeCompare(b.name));
     },
 
-    async tail(name, lines = config.default_tail_lines, stripAnsi = true) {
+    async tail(name, lines = config.default_tail_lines, stripAnsi = true, pane) {
+      // A named pane: no capture ahead (the hint is of the active pane only).
+      if (pane !== undefined) return tailOf(await access.readable(name, undefined, pane), lines, stripAnsi);
       const count = Math.min(lines, config.max_capture_lines, LIMITS.maxTailLines);
       // One tmux round trip instead of two: the identity check goes out first, and right
       // behind it (same write, tmux runs them in order) a capture planned from the pane
@@ -275,8 +284,8 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
       return tailOf(await found, lines, stripAnsi, early);
     },
 
-    async capture(name, range, stripAnsi = true) {
-      const t = await access.readable(name);
+    async capture(name, range, stripAnsi = true, pane) {
+      const t = await access.readable(name, undefined, pane);
       const bottom = Math.max(0, t.pane.height - 1);
       const end = range.end ?? bottom;
       let start = range.start ?? end - config.max_capture_lines + 1;
@@ -289,8 +298,29 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
       return paneText(t, clean.lines, clean.redactions, truncated);
     },
 
-    async status(name) {
-      return statusOfTarget(await access.readable(name));
+    async status(name, pane) {
+      return statusOfTarget(await access.readable(name, undefined, pane));
+    },
+
+    async panes(name) {
+      const t = await access.readable(name);
+      const listed = await tmux.listPanes(t.identity.sessionId);
+      if (listed === null || !sameSession(listed, t.identity)) throw new AppError('SESSION_NOT_FOUND', 'the session no longer exists');
+      const windowNames = new Map(listed.windows.map((w) => [w.windowId, redactSecrets(stripTerminalControls(w.name)).text]));
+      return {
+        session: t.sessionName,
+        session_id: t.identity.sessionId,
+        panes: listed.panes.map((p) => ({
+          window: p.windowIndex,
+          window_name: windowNames.get(p.windowId) ?? '',
+          pane: p.paneIndex,
+          pane_id: p.paneId,
+          current_command: p.currentCommand,
+          width: p.width,
+          height: p.height,
+          active: p.active,
+        })),
+      };
     },
 
     async batchInspect(names, lines = 10) {

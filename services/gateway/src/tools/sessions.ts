@@ -1,7 +1,16 @@
 /** The read tools, shared with the observer (see @terminal-mcp/mcp-kit), and the
  * gateway-only transcript export: up to 256 KB of asciicast text is too heavy a result for
  * the observer's hosted clients, which read since a cursor instead (docs/tools.md). */
-import { exportTranscriptInputSchema, exportTranscriptInputShape, exportTranscriptOutputSchema, type ExportTranscriptOutput } from '@terminal-mcp/contract';
+import {
+  exportTranscriptInputSchema,
+  exportTranscriptInputShape,
+  exportTranscriptOutputSchema,
+  listPanesInputSchema,
+  listPanesInputShape,
+  listPanesOutputSchema,
+  type ExportTranscriptOutput,
+  type ListPanesOutput,
+} from '@terminal-mcp/contract';
 import { sessionReadTools } from '@terminal-mcp/mcp-kit';
 import { defineTool, READ_ONLY_ANNOTATIONS, type GatewayTool } from './define-tool.js';
 
@@ -22,4 +31,26 @@ const exportTranscriptTool = defineTool({
   render: renderExport,
 });
 
-export const sessionTools: readonly GatewayTool[] = [...sessionReadTools<'gateway'>(), exportTranscriptTool];
+/** One line per pane. Window names and commands are whatever the pane's programs made
+ * them: quoted as JSON strings, data only. */
+export function renderPanes(r: ListPanesOutput): string {
+  const rows = r.panes.map(
+    (p) =>
+      `${p.window}.${p.pane} ${p.pane_id}${p.active ? ' (active)' : ''} window ${JSON.stringify(p.window_name)} command ${JSON.stringify(p.current_command)} ${p.width}x${p.height}`,
+  );
+  return [`Session ${JSON.stringify(r.session)}: ${r.panes.length} pane(s); pass pane as %id or window.pane.`, ...rows].join('\n');
+}
+
+const listPanesTool = defineTool({
+  name: 'terminal_list_panes',
+  title: 'List panes',
+  description: "A session's windows and panes (for pane in reads and input). Needs r.",
+  inputShape: listPanesInputShape,
+  inputSchema: listPanesInputSchema,
+  outputSchema: listPanesOutputSchema,
+  annotations: READ_ONLY_ANNOTATIONS,
+  run: (args, { broker, signal }) => broker.sessions.panes.query(args, { signal }),
+  render: renderPanes,
+});
+
+export const sessionTools: readonly GatewayTool[] = [...sessionReadTools<'gateway'>(), listPanesTool, exportTranscriptTool];

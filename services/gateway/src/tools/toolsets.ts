@@ -8,7 +8,7 @@ import type { GatewayToolset } from '@terminal-mcp/contract';
 
 export const TOOLSET_TOOLS: Readonly<Record<GatewayToolset, readonly string[]>> = {
   /** Find sessions, read them, wait for them: what every client starts with. */
-  core: ['terminal_list_sessions', 'terminal_tail', 'terminal_capture', 'terminal_status', 'terminal_batch_inspect', 'terminal_wait_for_state', 'terminal_resume_wait', 'terminal_node_health'],
+  core: ['terminal_list_sessions', 'terminal_list_panes', 'terminal_tail', 'terminal_capture', 'terminal_status', 'terminal_batch_inspect', 'terminal_wait_for_state', 'terminal_resume_wait', 'terminal_node_health'],
   /** Type into sessions, see whether input would be accepted, the caller's input audit, wait for a
    * person's review, and hand a prompt no agent may answer (a password) to the person. */
   input: ['terminal_input_context', 'terminal_send_task', 'terminal_run', 'terminal_send_text', 'terminal_send_keys', 'terminal_list_input_audit', 'terminal_wait_for_approval', 'terminal_request_human', 'notify_user'],

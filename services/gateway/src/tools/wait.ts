@@ -36,7 +36,7 @@ export const waitTools: readonly GatewayTool[] = [
     name: 'terminal_wait_for_state',
     title: 'Wait for a terminal to reach a state',
     description:
-      'Wait until a session\'s status is one of `states` (RUNNING, IDLE, WAITING_INPUT, WAITING_HUMAN, UNKNOWN; see terminal_status; WAITING_INPUT also matches WAITING_HUMAN), e.g. IDLE or WAITING_INPUT after starting a task. ' +
+      'Wait until a session\'s status is one of `states` (see terminal_status; WAITING_INPUT also matches WAITING_HUMAN), e.g. IDLE or WAITING_INPUT after starting a task. ' +
       `Returns as soon as it is, woken by the pane's output. ${POLLING} Needs access r for the session.`,
     inputShape: waitForStateInputShape,
     inputSchema: waitForStateInputSchema,

@@ -382,6 +382,8 @@ export const en = {
   'keys.enter': 'Press Enter',
   'keys.ctrlC': 'Press Ctrl-C (asks first)',
   'view.back': 'Sessions',
+  'view.panes': 'Panes',
+  'view.paneActive': 'active pane',
   'view.missing': 'This session does not exist (any more).',
   'view.tools': 'Terminal tools',
   'view.fontSize': 'Font size',

@@ -383,6 +383,8 @@ export const vi: Messages = {
   'keys.enter': 'Nhấn Enter',
   'keys.ctrlC': 'Nhấn Ctrl-C (hỏi trước)',
   'view.back': 'Phiên',
+  'view.panes': 'Các khung',
+  'view.paneActive': 'khung đang hoạt động',
   'view.missing': 'Phiên này không tồn tại (nữa).',
   'view.tools': 'Công cụ terminal',
   'view.fontSize': 'Cỡ chữ',

@@ -17,7 +17,7 @@ export interface LiveSink {
 export interface LiveSource {
   /** `operatorSession`: the browser's login token; the broker serves frames only for a
    * signed-in operator. */
-  subscribe(session: string, sink: LiveSink, operatorSession: string): () => void;
+  subscribe(session: string, sink: LiveSink, operatorSession: string, pane?: string): () => void;
   close(): Promise<void>;
 }
 
@@ -31,12 +31,12 @@ export function createLiveSource(live?: BrokerLiveClient<'web'>): LiveSource {
   let owned: BrokerLiveClient<'web'> | undefined;
   const client = () => live ?? (owned ??= createBrokerLiveClient({ role: 'web', actor: () => 'dashboard-live' }));
   return {
-    subscribe(session, sink, operatorSession) {
+    subscribe(session, sink, operatorSession, pane) {
       const sub = client().client.live.paneOutput.subscribe(
-        { session, operatorSession },
+        { session, operatorSession, ...(pane !== undefined ? { pane } : {}) },
         {
-          // The browser asked for `session`; label frames with that name, not the broker's.
-          onData: (frame) => sink.frame({ ...toBrowserFrame(frame), session }),
+          // The browser asked for `session` (and `pane`); label frames with those, not the broker's.
+          onData: (frame) => sink.frame({ ...toBrowserFrame(frame), session, ...(pane !== undefined ? { pane } : {}) }),
           onError: (err) => sink.error(describeBrokerFailure(err).code),
           onComplete: () => sink.end(),
         },

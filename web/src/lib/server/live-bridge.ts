@@ -12,9 +12,9 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { createBrokerClient, describeBrokerFailure, type BrokerClient } from '@terminal-mcp/broker-client';
-import { AUTH_LIMITS, LIMITS, type OperatorUser } from '@terminal-mcp/contract';
+import { AUTH_LIMITS, LIMITS, PANE_REF_PATTERN, type OperatorUser } from '@terminal-mcp/contract';
 import { isAllowedHost, isSameOriginMutation, ownOrigin, type HostPolicy } from '@terminal-mcp/http-guard';
-import { LIVE_MAX_CLIENT_MESSAGE_BYTES, LIVE_MAX_SUBSCRIPTIONS, LIVE_PATH, type LiveServerMessage } from '../live-protocol.js';
+import { LIVE_MAX_CLIENT_MESSAGE_BYTES, LIVE_MAX_SUBSCRIPTIONS, LIVE_PATH, liveKey, type LiveServerMessage } from '../live-protocol.js';
 import { createLiveSource, type LiveSource } from './broker-live.js';
 import { resolveRequestOrigin } from './forwarded.js';
 import { logEvent } from './log.js';
@@ -42,7 +42,7 @@ function refuse(socket: Duplex, status: number, text: string): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
 }
 
-function parseClientMessage(data: unknown): { op: 'subscribe' | 'unsubscribe'; session: string } | undefined {
+function parseClientMessage(data: unknown): { op: 'subscribe' | 'unsubscribe'; session: string; pane?: string } | undefined {
   if (!(data instanceof Buffer) || data.length > LIVE_MAX_CLIENT_MESSAGE_BYTES) return undefined;
   let v: unknown;
   try {
@@ -51,10 +51,12 @@ function parseClientMessage(data: unknown): { op: 'subscribe' | 'unsubscribe'; s
     return undefined;
   }
   if (typeof v !== 'object' || v === null) return undefined;
-  const { op, session } = v as { op?: unknown; session?: unknown };
+  const { op, session, pane } = v as { op?: unknown; session?: unknown; pane?: unknown };
   if ((op !== 'subscribe' && op !== 'unsubscribe') || typeof session !== 'string') return undefined;
   if (session.length < 1 || session.length > LIMITS.sessionName) return undefined;
-  return { op, session };
+  // A pane is `%id` or `window.pane` only (the broker checks it again).
+  if (pane !== undefined && (typeof pane !== 'string' || !PANE_REF_PATTERN.test(pane))) return undefined;
+  return pane === undefined ? { op, session } : { op, session, pane };
 }
 
 export function createLiveBridge(options: LiveBridgeOptions): LiveBridge {
@@ -75,7 +77,8 @@ export function createLiveBridge(options: LiveBridgeOptions): LiveBridge {
   }
 
   function serve(ws: WebSocket, token: string, user: OperatorUser, clientIp: string): void {
-    const subs = new Map<string, () => void>();
+    /** Subscriptions by liveKey(session, pane), each with its session and pane. */
+    const subs = new Map<string, { session: string; pane: string | undefined; stop: () => void }>();
     const send = (m: LiveServerMessage) => {
       if (ws.readyState !== ws.OPEN) return;
       if (ws.bufferedAmount > MAX_BUFFERED_BYTES) {
@@ -84,12 +87,13 @@ export function createLiveBridge(options: LiveBridgeOptions): LiveBridge {
       }
       ws.send(JSON.stringify(m));
     };
-    const drop = (session: string) => {
-      subs.get(session)?.();
-      subs.delete(session);
+    const named = (session: string, pane: string | undefined) => (pane === undefined ? { session } : { session, pane });
+    const drop = (key: string) => {
+      subs.get(key)?.stop();
+      subs.delete(key);
     };
     const dropAll = () => {
-      for (const name of [...subs.keys()]) drop(name);
+      for (const key of [...subs.keys()]) drop(key);
     };
 
     const recheck = setInterval(() => {
@@ -101,10 +105,10 @@ export function createLiveBridge(options: LiveBridgeOptions): LiveBridge {
           }
           if (subs.size === 0) return;
           const readable = await readableNames();
-          for (const name of [...subs.keys()]) {
-            if (!readable.has(name)) {
-              drop(name);
-              send({ kind: 'error', session: name, code: 'SESSION_NOT_ALLOWED' });
+          for (const [key, sub] of [...subs.entries()]) {
+            if (!readable.has(sub.session)) {
+              drop(key);
+              send({ kind: 'error', ...named(sub.session, sub.pane), code: 'SESSION_NOT_ALLOWED' });
             }
           }
         } catch (err) {
@@ -120,19 +124,25 @@ export function createLiveBridge(options: LiveBridgeOptions): LiveBridge {
         ws.close(1008, 'bad message');
         return;
       }
+      const key = liveKey(msg.session, msg.pane);
+      const who = named(msg.session, msg.pane);
       if (msg.op === 'unsubscribe') {
-        drop(msg.session);
+        drop(key);
         return;
       }
-      if (subs.has(msg.session)) return;
+      if (subs.has(key)) return;
       if (subs.size >= LIVE_MAX_SUBSCRIPTIONS) {
-        send({ kind: 'error', session: msg.session, code: 'INVALID_ARGUMENT' });
+        send({ kind: 'error', ...who, code: 'INVALID_ARGUMENT' });
         return;
       }
       // Reserve the slot at once so a repeated subscribe cannot race the checks below.
       let cancelled = false;
-      subs.set(msg.session, () => {
-        cancelled = true;
+      subs.set(key, {
+        ...who,
+        pane: msg.pane,
+        stop: () => {
+          cancelled = true;
+        },
       });
       void (async () => {
         try {
@@ -141,28 +151,33 @@ export function createLiveBridge(options: LiveBridgeOptions): LiveBridge {
             return;
           }
           if (!(await readableNames()).has(msg.session)) {
-            subs.delete(msg.session);
-            send({ kind: 'error', session: msg.session, code: 'SESSION_NOT_ALLOWED' });
+            subs.delete(key);
+            send({ kind: 'error', ...who, code: 'SESSION_NOT_ALLOWED' });
             return;
           }
         } catch (err) {
-          subs.delete(msg.session);
-          send({ kind: 'error', session: msg.session, code: describeBrokerFailure(err).code });
+          subs.delete(key);
+          send({ kind: 'error', ...who, code: describeBrokerFailure(err).code });
           return;
         }
         if (cancelled || ws.readyState !== ws.OPEN) return;
-        const stop = live().subscribe(msg.session, {
-          frame: send,
-          error: (code) => {
-            subs.delete(msg.session);
-            send({ kind: 'error', session: msg.session, code });
+        const stop = live().subscribe(
+          msg.session,
+          {
+            frame: send,
+            error: (code) => {
+              subs.delete(key);
+              send({ kind: 'error', ...who, code });
+            },
+            end: () => {
+              subs.delete(key);
+              send({ kind: 'end', ...who });
+            },
           },
-          end: () => {
-            subs.delete(msg.session);
-            send({ kind: 'end', session: msg.session });
-          },
-        }, token);
-        subs.set(msg.session, stop);
+          token,
+          msg.pane,
+        );
+        subs.set(key, { ...who, pane: msg.pane, stop });
       })();
     });
 

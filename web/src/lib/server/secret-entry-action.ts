@@ -5,7 +5,7 @@
  * the broker checks it (throttled like a login) and decides in its one input
  * authorization, where the guarded-command exception is made for this principal only. */
 import { fail, type RequestEvent } from '@sveltejs/kit';
-import { AUTH_LIMITS, HUMAN_LIMITS, LIMITS } from '@terminal-mcp/contract';
+import { AUTH_LIMITS, HUMAN_LIMITS, LIMITS, PANE_REF_PATTERN } from '@terminal-mcp/contract';
 import type { UiError } from '../ui-error.js';
 import { requireUser } from './auth.js';
 import { broker } from './broker.js';
@@ -17,16 +17,22 @@ export async function secretAction(event: RequestEvent) {
   const session = form.get('session');
   const secret = form.get('secret');
   const password = form.get('operator_password');
+  // The pane the full view shows (its tab): the prompt answered is that pane's.
+  const pane = form.get('pane');
   if (typeof session !== 'string' || session.length === 0 || session.length > LIMITS.sessionName) {
     return fail(400, { secret: { session: '', error: { code: 'INVALID_ARGUMENT', detail: 'session' } satisfies UiError } });
   }
   if (typeof secret !== 'string' || secret.length === 0 || secret.length > HUMAN_LIMITS.secretMax) {
     return fail(400, { secret: { session, error: { code: 'INVALID_ARGUMENT', detail: 'the answer is empty or too long' } satisfies UiError } });
   }
+  if (pane !== null && pane !== '' && (typeof pane !== 'string' || !PANE_REF_PATTERN.test(pane))) {
+    return fail(400, { secret: { session, error: { code: 'INVALID_ARGUMENT', detail: 'pane' } satisfies UiError } });
+  }
   const operatorPassword = typeof password === 'string' && password.length > 0 ? password.slice(0, HUMAN_LIMITS.passwordMax) : undefined;
   try {
     const sent = await broker().human.answerSecret.mutate({
       session,
+      ...(typeof pane === 'string' && pane !== '' ? { pane } : {}),
       secret,
       ...(operatorPassword !== undefined ? { operator_password: operatorPassword } : {}),
       source_ip: event.getClientAddress().slice(0, AUTH_LIMITS.sourceIpMax),

@@ -5,7 +5,7 @@
  * is allowed; the broker decides every time. Validated here with zod and again in the
  * broker. */
 import { json, type RequestEvent } from '@sveltejs/kit';
-import { INPUT_LIMITS, LIMITS } from '@terminal-mcp/contract';
+import { INPUT_LIMITS, LIMITS, paneRefSchema } from '@terminal-mcp/contract';
 import { z } from 'zod';
 import type { UiError } from '../ui-error.js';
 import { requireUser } from './auth.js';
@@ -16,10 +16,11 @@ import { toUiError } from './failure.js';
 const BODY_MAX_BYTES = 8 * 1024;
 
 const takeoverSchema = z.union([
-  z.object({ session: z.string().min(1).max(LIMITS.sessionName), text: z.string().min(1).max(2048) }).strict(),
+  z.object({ session: z.string().min(1).max(LIMITS.sessionName), pane: paneRefSchema.optional(), text: z.string().min(1).max(2048) }).strict(),
   z
     .object({
       session: z.string().min(1).max(LIMITS.sessionName),
+      pane: paneRefSchema.optional(),
       keys: z.array(z.string().min(1).max(INPUT_LIMITS.keyNameMax)).min(1).max(INPUT_LIMITS.keysPerCall),
       confirm: z.boolean().optional(),
     })
@@ -42,8 +43,10 @@ export async function takeoverInput(event: RequestEvent): Promise<Response> {
   if (!parsed.success) return refuse(400, { code: 'INVALID_ARGUMENT', detail: 'session and text, or session and keys' });
   const input = parsed.data;
   try {
-    if ('text' in input) await broker().input.sendText.mutate({ session: input.session, text: input.text, enter: false });
-    else await broker().input.sendKeys.mutate({ session: input.session, keys: input.keys, confirm_sensitive: input.confirm ?? false });
+    // `pane`: the pane the full view shows (its tab), else the session's active pane.
+    const pane = input.pane !== undefined ? { pane: input.pane } : {};
+    if ('text' in input) await broker().input.sendText.mutate({ session: input.session, ...pane, text: input.text, enter: false });
+    else await broker().input.sendKeys.mutate({ session: input.session, ...pane, keys: input.keys, confirm_sensitive: input.confirm ?? false });
     return json({ ok: true });
   } catch (err) {
     const { status, error } = toUiError(err);

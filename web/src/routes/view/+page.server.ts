@@ -1,5 +1,5 @@
 import { error } from '@sveltejs/kit';
-import { INPUT_LIMITS, LIMITS, SENSITIVE_KEYS } from '@terminal-mcp/contract';
+import { INPUT_LIMITS, LIMITS, PANE_REF_PATTERN, SENSITIVE_KEYS, type ListedPane } from '@terminal-mcp/contract';
 import { accessAction } from '$lib/server/access-action.js';
 import { requirePageUser } from '$lib/server/auth.js';
 import { broker } from '$lib/server/broker.js';
@@ -20,20 +20,30 @@ export const load: PageServerLoad = async (event) => {
   event.depends('app:view');
   const name = event.url.searchParams.get('session') ?? '';
   if (name.length === 0 || name.length > LIMITS.sessionName) error(404, 'no such session');
+  // `?pane=`: the tab shown (`%id` or `window.pane`; the broker resolves it in this session
+  // only). Anything else is no pane of any session.
+  const paneParam = event.url.searchParams.get('pane');
+  if (paneParam !== null && !PANE_REF_PATTERN.test(paneParam)) error(404, 'no such pane');
+  const pane = paneParam ?? undefined;
   try {
     const page = await loadSessions({ withStatus: false });
     const session = page.sessions.find((s) => s.name === name) ?? null;
+    let panes: ListedPane[] = [];
     if (session?.read_allowed) {
-      const status = await broker().sessions.status.query({ session: name }).catch(() => undefined);
+      const [status, listed] = await Promise.all([
+        broker().sessions.status.query({ session: name, ...(pane !== undefined ? { pane } : {}) }).catch(() => undefined),
+        broker().sessions.panes.query({ session: name }).catch(() => undefined),
+      ]);
       if (status) session.status = { status: status.status, reason: status.reason };
+      panes = listed?.panes ?? [];
     }
     // Requests for a person about this session (terminal_request_human), for the secret entry.
     const notices = session?.read_allowed ? await broker().human.notices.query({}).catch(() => []) : [];
     const requests = notices.filter((n) => n.kind === 'waiting_for_human' && n.session === name);
-    return { name, session, input_enabled: page.input_enabled, keys, requests, failure: null };
+    return { name, pane, panes, session, input_enabled: page.input_enabled, keys, requests, failure: null };
   } catch (err) {
     const { status, error: failure } = toUiError(err);
-    if (failure.code === 'BROKER_UNAVAILABLE') return { name, session: null, input_enabled: false, keys, requests: [], failure };
+    if (failure.code === 'BROKER_UNAVAILABLE') return { name, pane, panes: [] as ListedPane[], session: null, input_enabled: false, keys, requests: [], failure };
     error(status, 'could not load the session');
   }
 };

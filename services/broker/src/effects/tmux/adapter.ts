@@ -32,7 +32,7 @@ import { createSessionCache } from './session-cache.js';
 import { closePanePipe, listPanePipes, openPanePipe } from './pane-pipe.js';
 import { readPaneIdentityByControl } from './pane-identity.js';
 import type { TmuxTransport } from './transport.js';
-import type { CaptureOptions, ListedSession, PaneFacts, PanePipes, SessionFacts, SessionsChange, SessionsChangeCause, TmuxAdapter, TmuxHealth } from './types.js';
+import type { CaptureOptions, ListedSession, PaneFacts, PanePipes, SessionFacts, SessionPanes, SessionsChange, SessionsChangeCause, TmuxAdapter, TmuxHealth, WindowPaneFacts } from './types.js';
 
 export interface TmuxAdapterOptions {
   /** `tmux -L <socketName>` (TERMINAL_MCP_TMUX_SOCKET); undefined means the user's
@@ -106,6 +106,15 @@ const listChangingCommand = (tag: string) => `list-sessions -F '${tag}\t${CHANGI
  * control-client.ts); a line without it continues the previous record's command. A forged
  * line can neither add a session nor give another session a pane. */
 const listSessionsCommand = (tag: string) => `list-sessions -F '${tag}\t${SESSION_BY_ID_FORMAT}'`;
+/** Every pane of one session (`-s`), each record `<tag>\t` + where it sits + PANE_FORMAT
+ * (its current command last, free-form: hence the tag, as for list-sessions). */
+const LIST_PANES_FIELDS = 8 + PANE_FIELDS;
+const listPanesCommand = (tag: string, sessionId: string) =>
+  `list-panes -s -t '${sessionId}' -F '${tag}\t#{pid}\t#{session_id}\t#{session_created}\t#{window_id}\t#{window_index}\t#{window_active}\t#{pane_index}\t#{pane_active}\t${PANE_FORMAT}'`;
+/** The session's windows, the name (free-form: a program can set its window's title) last. */
+const listWindowsCommand = (tag: string, sessionId: string) => `list-windows -t '${sessionId}' -F '${tag}\t#{window_id}\t#{window_index}\t#{window_name}'`;
+const WINDOW_ID_RE = /^@\d{1,10}$/;
+
 /** Every client with its session and terminal name (free-form, last): our output
  * watchers are the clients whose terminal name is WATCHER_TERM (see pane-watch.ts). */
 const LIST_CLIENTS = "list-clients -F '#{session_id}\t#{client_termname}'";
@@ -378,6 +387,45 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     return parsePaneFields(split.fields, 0, split.rest);
   }
 
+  async function listPanes(sessionId: string): Promise<SessionPanes | null> {
+    assertSessionId(sessionId);
+    const paneTag = `${tagPrefix}${(tagCounter++).toString(36)}`;
+    const windowTag = `${tagPrefix}${(tagCounter++).toString(36)}`;
+    // Both go out in one write; tmux answers them back to back (one snapshot).
+    const [panesReply, windowsReply] = await Promise.all([control.run(listPanesCommand(paneTag, sessionId)), control.run(listWindowsCommand(windowTag, sessionId))]);
+    if (!panesReply.ok || !windowsReply.ok) {
+      if (isMissingTarget(panesReply) || isMissingTarget(windowsReply)) return null;
+      logger.warn({ tmux: [...panesReply.lines, ...windowsReply.lines].join(' ').slice(0, 200) }, 'tmux list-panes failed');
+      throw new AppError('INTERNAL', 'tmux could not list the panes');
+    }
+    let session: Omit<SessionPanes, 'panes' | 'windows'> | null = null;
+    const panes: WindowPaneFacts[] = [];
+    for (const record of taggedRecords(panesReply.lines, paneTag)) {
+      const split = splitFixed(record, LIST_PANES_FIELDS);
+      if (split === null) continue;
+      const [pid, sid, createdText, windowId, windowIndex, windowActive, paneIndex, paneActive] = split.fields;
+      const serverPid = uint(pid);
+      const created = uint(createdText);
+      const wIndex = uint(windowIndex);
+      const pIndex = uint(paneIndex);
+      const facts = parsePaneFields(split.fields, 8, split.rest);
+      // Every record must be of the session asked for (ids are checked, never trusted).
+      if (serverPid === null || created === null || sid !== sessionId || windowId === undefined || !WINDOW_ID_RE.test(windowId) || wIndex === null || pIndex === null || facts === null) continue;
+      if (session === null) session = { serverPid, sessionId, created };
+      else if (session.serverPid !== serverPid || session.created !== created) return null;
+      panes.push({ ...facts, windowId, windowIndex: wIndex, paneIndex: pIndex, active: windowActive === '1' && paneActive === '1' });
+    }
+    if (session === null) return null;
+    const windows: SessionPanes['windows'] = [];
+    for (const record of taggedRecords(windowsReply.lines, windowTag)) {
+      const split = splitFixed(record, 2);
+      const index = uint(split?.fields[1]);
+      if (split === null || index === null || !WINDOW_ID_RE.test(split.fields[0] ?? '')) continue;
+      windows.push({ windowId: split.fields[0]!, index, name: split.rest });
+    }
+    return { ...session, panes, windows };
+  }
+
   async function capturePane(paneId: string, opts: CaptureOptions = {}): Promise<string> {
     assertPaneId(paneId);
     let command = opts.escapes === true ? 'capture-pane -p -J -e' : 'capture-pane -p -J';
@@ -443,6 +491,7 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     listSummaries,
     findSession,
     paneFacts,
+    listPanes,
     capturePane,
     paneHint: (name) => cache.paneHint(name),
     health,

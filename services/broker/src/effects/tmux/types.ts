@@ -39,6 +39,27 @@ export interface SessionFacts {
   activePane: PaneFacts | null;
 }
 
+/** A pane of a session as `list-panes -s` lists it: its facts and where it sits. */
+export interface WindowPaneFacts extends PaneFacts {
+  windowId: string; // "@4"
+  windowIndex: number;
+  paneIndex: number;
+  /** The session's active pane: active in its window, and its window the session's
+   * active one (what a read or an input without `pane` reaches). */
+  active: boolean;
+}
+
+/** Every pane and window of one session, from one snapshot of the server. `name` of a
+ * window is whatever the pane's programs made it (tmux renames windows after their
+ * command): data only. */
+export interface SessionPanes {
+  serverPid: number;
+  sessionId: string;
+  created: number;
+  panes: WindowPaneFacts[];
+  windows: { windowId: string; index: number; name: string }[];
+}
+
 /** A session as a plain listing shows it (`listSummaries`): the session's facts and of its
  * active pane only what a summary shows. Every SessionFacts is one. Not a read target:
  * reading needs the full pane facts (listSessions, findSession). */
@@ -120,6 +141,9 @@ export interface TmuxAdapter {
   findSession(name: string): Promise<SessionFacts | null>;
   /** Facts of one pane, re-read now; null when it no longer exists. */
   paneFacts(paneId: string): Promise<PaneFacts | null>;
+  /** Every pane and window of the session with this id (`$3`), read now in one write;
+   * null when the session is gone. */
+  listPanes(sessionId: string): Promise<SessionPanes | null>;
   /** Pane text with wrapped lines joined (-J) so redaction sees whole secrets. */
   capturePane(paneId: string, options?: CaptureOptions): Promise<string>;
   /** The active pane of the session under `name` as the last listing or read saw it: a

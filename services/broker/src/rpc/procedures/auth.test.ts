@@ -25,6 +25,7 @@ const noTmux: TmuxAdapter = {
   listSummaries: () => Promise.reject(new Error('tmux must not be used by auth')),
   findSession: () => Promise.reject(new Error('tmux must not be used by auth')),
   paneFacts: () => Promise.reject(new Error('tmux must not be used by auth')),
+  listPanes: () => Promise.reject(new Error('tmux must not be used by auth')),
   capturePane: () => Promise.reject(new Error('tmux must not be used by auth')),
   health: () => Promise.reject(new Error('tmux must not be used by auth')),
   noServer: () => {

@@ -45,6 +45,6 @@ export const humanDashboard = {
     .input(secretEntryInputSchema)
     .mutation(async ({ ctx, input }) => {
       const reauthenticatedAt = await lastReauthentication(ctx.deps.webauth, ctx.operatorToken ?? '', input.operator_password, input.source_ip);
-      return answerSecretPrompt(ctx, { session: input.session, secret: input.secret, reauthenticatedAt });
+      return answerSecretPrompt(ctx, { session: input.session, pane: input.pane, secret: input.secret, reauthenticatedAt });
     }),
 };

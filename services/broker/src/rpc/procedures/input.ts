@@ -27,15 +27,15 @@ import { operatorProcedure } from '../operator.js';
 import { gatewayProcedure } from '../trpc.js';
 
 /** The schemas already require exactly one of the two. */
-const targetOf = (input: { session?: string | undefined; binding?: string | undefined }): TargetRef =>
-  input.binding !== undefined ? { binding: input.binding } : { session: input.session ?? '' };
+const targetOf = (input: { session?: string | undefined; pane?: string | undefined; binding?: string | undefined }): TargetRef =>
+  input.binding !== undefined ? { binding: input.binding } : { session: input.session ?? '', pane: input.pane };
 
 /** Text to a named session: terminal_send_text on the gateway, dashboard_text from the
  * dashboard (its own tool name, so the audit shows at a glance that an operator typed it;
  * the actor says which one). */
 const sendTextToSession = (ctx: BrokerContext, input: SendTextInput, tool: 'terminal_send_text' | 'dashboard_text') =>
   answerWithNode(ctx, { session: input.session }, () =>
-    sendText(ctx, { tool, target: { session: input.session }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
+    sendText(ctx, { tool, target: { session: input.session, pane: input.pane }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
   );
 
 /** A call its schema refuses is audited too (input/rejected-call.ts). The middleware sits
@@ -93,7 +93,7 @@ export const input = {
   run: sendProcedure.input(runInputSchema).mutation(({ ctx, input }) =>
     input.resume_token !== undefined
       ? resumeRun(ctx, { token: input.resume_token, timeoutS: input.timeout_s })
-      : runCommand(ctx, { target: { session: input.session ?? '' }, command: input.command ?? '', timeoutS: input.timeout_s }),
+      : runCommand(ctx, { target: { session: input.session ?? '', pane: input.pane }, command: input.command ?? '', timeoutS: input.timeout_s }),
   ),
 };
 

@@ -49,8 +49,8 @@ function web(signal?: AbortSignal) {
   return createCallerFactory(webRouter)(createContextInner({ role: 'web', deps }), signal ? { signal } : undefined);
 }
 
-async function subscribe(session: string, signal?: AbortSignal): Promise<AsyncIterator<PaneScreenFrame>> {
-  const iterable = (await web(signal).live.paneOutput({ session, operatorSession: operatorToken(deps, 'admin') })) as AsyncIterable<PaneScreenFrame>;
+async function subscribe(session: string, signal?: AbortSignal, pane?: string): Promise<AsyncIterator<PaneScreenFrame>> {
+  const iterable = (await web(signal).live.paneOutput({ session, ...(pane !== undefined ? { pane } : {}), operatorSession: operatorToken(deps, 'admin') })) as AsyncIterable<PaneScreenFrame>;
   return iterable[Symbol.asyncIterator]();
 }
 
@@ -112,6 +112,31 @@ describe('live.paneOutput', () => {
     const forged = createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: 'x'.repeat(43) }));
     expect(await errorCodeOf(anonymous.sessions.status({ session: 'agent-live-status' }))).toBe('UNAUTHENTICATED');
     expect(await errorCodeOf(forged.sessions.status({ session: 'agent-live-status' }))).toBe('UNAUTHENTICATED');
+    await server.tmux(['kill-session', '-t', s.sessionId]);
+  });
+
+  it('follows the pane it is given, not the active one (issue 29 item 4)', async () => {
+    const s = await shellSession('agent-live-pane');
+    const split = (await server.tmux(['split-window', '-d', '-P', '-F', '#{pane_id}', '-t', s.paneId, 'bash --norc --noprofile'])).trim();
+    await server.tmux(['send-keys', '-t', s.paneId, 'echo "active-$((1+1))"', 'Enter']);
+    await vi.waitFor(async () => expect(await server.tmux(['capture-pane', '-p', '-t', s.paneId])).toMatch(/^active-2$/m), { timeout: 60_000 });
+    for (const pane of [split, '0.1']) {
+      const it = await subscribe('agent-live-pane', undefined, pane);
+      const first = (await withTimeout(it.next(), FRAME_TIMEOUT_MS, 'first frame')).value as PaneScreenFrame;
+      expect(first.paneId).toBe(split);
+      expect(first.data).not.toContain('active-2');
+      await server.tmux(['send-keys', '-t', split, `echo "split-$((40+${pane === split ? 2 : 3}))"`, 'Enter']);
+      const frames = await framesUntil(it, (f) => f.data.includes(`split-${pane === split ? 42 : 43}`));
+      expect(frames.every((f) => f.paneId === split)).toBe(true);
+      await it.return?.();
+    }
+    // The pane tabs' listing: a signed-in operator only (window names are program-set text).
+    const asOperator = createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: operatorToken(deps, 'admin') }));
+    expect((await asOperator.sessions.panes({ session: 'agent-live-pane' })).panes.map((p) => p.pane_id)).toEqual([s.paneId, split]);
+    expect(await errorCodeOf(web().sessions.panes({ session: 'agent-live-pane' }))).toBe('UNAUTHENTICATED');
+    // A pane of no session here: refused like a read (nothing streamed).
+    const refused = await subscribe('agent-live-pane', undefined, '9.9');
+    expect(await errorCodeOf(refused.next())).toBe('SESSION_NOT_FOUND');
     await server.tmux(['kill-session', '-t', s.sessionId]);
   });
 

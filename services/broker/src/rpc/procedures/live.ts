@@ -20,6 +20,7 @@ export const live = {
       caller: { role: ctx.role, actor: ctx.actor },
       paneWatch: ctx.deps.live.paneWatch,
       name: input.session,
+      pane: input.pane,
       signal,
     });
   }),

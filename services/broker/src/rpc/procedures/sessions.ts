@@ -5,6 +5,7 @@ import {
   batchInspectInputSchema,
   captureInputSchema,
   exportTranscriptInputSchema,
+  listPanesInputSchema,
   listSessionsInputSchema,
   readSinceInputSchema,
   statusInputSchema,
@@ -88,9 +89,12 @@ export const sessions = {
           routeRead(
             ctx.deps.nodes,
             input.session,
-            (nodeReader, session) => nodeReader.tail(session, input.lines, input.strip_ansi ?? true),
+            (nodeReader, session) => nodeReader.tail(session, input.lines, input.strip_ansi ?? true, input.pane),
             (session) =>
-              transcripts(ctx).tail(session, input.lines ?? ctx.deps.config.default_tail_lines, input.include_dead === true, () =>
+              // A named pane is read live only: transcripts record the session's active pane.
+              input.pane !== undefined
+                ? reader(ctx).tail(session, input.lines, input.strip_ansi ?? true, input.pane)
+                : transcripts(ctx).tail(session, input.lines ?? ctx.deps.config.default_tail_lines, input.include_dead === true, () =>
                 transcripts(ctx).withCursor(session, () => reader(ctx).tail(session, input.lines, input.strip_ansi ?? true)),
               ),
           ),
@@ -109,9 +113,11 @@ export const sessions = {
           routeRead(
             ctx.deps.nodes,
             input.session,
-            (nodeReader, session) => nodeReader.capture(session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true),
+            (nodeReader, session) => nodeReader.capture(session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true, input.pane),
             (session) =>
-              transcripts(ctx).capture(session, { start: input.start_line, end: input.end_line }, input.include_dead === true, () =>
+              input.pane !== undefined
+                ? reader(ctx).capture(session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true, input.pane)
+                : transcripts(ctx).capture(session, { start: input.start_line, end: input.end_line }, input.include_dead === true, () =>
                 transcripts(ctx).withCursor(session, () => reader(ctx).capture(session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true)),
               ),
           ),
@@ -127,10 +133,32 @@ export const sessions = {
       ctx,
       'terminal_status',
       input.session,
-      () => routeRead(ctx.deps.nodes, input.session, (nodeReader, session) => nodeReader.status(session), (session) => reader(ctx).status(session)),
+      () =>
+        routeRead(
+          ctx.deps.nodes,
+          input.session,
+          (nodeReader, session) => nodeReader.status(session, input.pane),
+          (session) => reader(ctx).status(session, input.pane),
+        ),
       (r) => ({ sessionId: r.session_id }),
     );
   }),
+
+  /** A session's windows and panes (terminal_list_panes; the dashboard's pane tabs): what
+   * `pane` may name. Window names are program-set text: on web.sock for a signed-in
+   * operator only, like a status. */
+  panes: servedTo('gateway', 'web')
+    .input(listPanesInputSchema)
+    .query(({ ctx, input }) => {
+      if (ctx.role === 'web' && operatorOf(ctx) === null) raise(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
+      return auditedRead(
+        ctx,
+        'terminal_list_panes',
+        input.session,
+        () => routeRead(ctx.deps.nodes, input.session, (nodeReader, session) => nodeReader.panes(session), (session) => reader(ctx).panes(session)),
+        (r) => ({ sessionId: r.session_id }),
+      );
+    }),
 
   batchInspect: mcpServices
     .input(batchInspectInputSchema)

@@ -52,18 +52,18 @@ export const wait = {
   forState: gatewayProcedure.input(waitForStateInputSchema).query(async ({ ctx, input, signal }) => {
     const states = uniqueStates(input.states);
     // A `binding` input resolves here to { name, identity } of the bound session.
-    const target: WaitTarget = { name: input.session };
+    const target: WaitTarget = { name: input.session, pane: input.pane };
     const out = await run(ctx, target, states, input.timeout_s, signal);
     if (out.matched) return result(out, states, null);
     const identity: SessionIdentity = out.identity;
-    const token = ctx.deps.live.resumeTokens.issue({ name: target.name, identity, states, role: ctx.role, client: ctx.actor });
+    const token = ctx.deps.live.resumeTokens.issue({ name: target.name, pane: target.pane, identity, states, role: ctx.role, client: ctx.actor });
     return result(out, states, token);
   }),
 
   resume: gatewayProcedure.input(resumeWaitInputSchema).query(async ({ ctx, input, signal }) => {
     const tokens = ctx.deps.live.resumeTokens;
     const pending = tokens.lookup(input.resume_token, ctx.role, ctx.actor);
-    const out = await run(ctx, { name: pending.name, identity: pending.identity }, pending.states, input.timeout_s, signal);
+    const out = await run(ctx, { name: pending.name, pane: pending.pane, identity: pending.identity }, pending.states, input.timeout_s, signal);
     if (out.matched) {
       tokens.retire(input.resume_token);
       return result(out, pending.states, null);

@@ -11,6 +11,7 @@ export const gatewayRouter = router({
     tail: sessions.tail,
     capture: sessions.capture,
     status: sessions.status,
+    panes: sessions.panes,
     batchInspect: sessions.batchInspect,
     readSince: sessions.readSince,
     exportTranscript: sessions.exportTranscript,

@@ -54,6 +54,7 @@ export const webRouter = router({
   sessions: {
     list: sessions.list,
     status: sessions.status, // operator (it quotes the screen)
+    panes: sessions.panes, // operator (window names are program-set text)
   },
   /** Gone sessions' transcripts: read-only view and .cast download (docs/transcripts.md). */
   transcripts: {
