@@ -25,7 +25,8 @@ export interface InputServices {
   reviews: ReviewQueue;
   reads: ReadAuditRecorder;
   delivery: PaneDelivery;
-  /** terminal_run's completion signal and output (effects/tmux/run-signal.ts). */
+  /** terminal_run's completion channels (effects/tmux/run-signal.ts); closed when the
+   * broker stops. */
   run: RunSignals;
   /** The audit HMAC key; AUDIT_UNAVAILABLE when it cannot be read or created. */
   auditKey(): Buffer;
@@ -42,7 +43,7 @@ export function createInputServices(deps: { stores: StoresOf<'input'>; log: Logg
     reviews: createReviewQueue(),
     reads: createReadAuditRecorder(audit, log),
     delivery: createPaneDelivery({ socketName: deps.tmuxSocket ?? undefined, ...(deps.tmux ? { tmux: deps.tmux } : {}) }),
-    run: createRunSignals({ socketName: deps.tmuxSocket ?? undefined }),
+    run: createRunSignals({ stateDir: stores.stateDir, socketName: deps.tmuxSocket ?? undefined, ...(deps.tmux ? { tmux: deps.tmux } : {}) }),
     auditKey() {
       if (key) return key;
       try {
