@@ -78,7 +78,7 @@ export interface StartBrokerOptions {
  * a procedure finds what it needs here. */
 export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerDeps {
   const { config, tmux, stores, log } = parts;
-  const services = input ?? createInputServices({ stores, log, tmuxSocket: parts.info.tmuxSocket, locks: parts.paneLocks, tmux });
+  const services = input ?? createInputServices({ stores, log, tmuxSocket: parts.info.tmuxSocket, locks: parts.paneLocks, tmux, control: parts.inputControl });
   const access = createAccessGate({
     config,
     tmux,
@@ -184,6 +184,7 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
       transcripts,
       // In memory: the instance lock above rules out a second broker typing here.
       paneLocks: createPaneLocks(),
+      inputControl: tmux.inputControl,
       nodeAdapterFor: nodeAdapters(config, paths.stateDir, log),
     });
     // terminal_run's FIFOs go with the broker: a status line that runs later finds none and

@@ -11,7 +11,7 @@ import type { BindingStore } from '../effects/store/bindings-store.js';
 import type { Logger } from 'pino';
 import { createPaneDelivery, type PaneDelivery } from '../effects/tmux/deliver.js';
 import { createRunSignals, type RunSignals } from '../effects/tmux/run-signal.js';
-import type { TmuxAdapter } from '../effects/tmux/types.js';
+import type { InputControl, TmuxAdapter } from '../effects/tmux/types.js';
 import type { PaneLocks } from './pane-lock.js';
 import { createReviewQueue, type ReviewQueue } from './review-queue.js';
 import type { StoresOf } from '../capabilities.js';
@@ -32,7 +32,15 @@ export interface InputServices {
   auditKey(): Buffer;
 }
 
-export function createInputServices(deps: { stores: StoresOf<'input'>; log: Logger; tmuxSocket: string | null; locks: PaneLocks; tmux?: TmuxAdapter }): InputServices {
+export function createInputServices(deps: {
+  stores: StoresOf<'input'>;
+  log: Logger;
+  tmuxSocket: string | null;
+  locks: PaneLocks;
+  tmux?: TmuxAdapter;
+  /** The control client's write path: terminal_run's line is typed through it (no spawn). */
+  control?: InputControl | undefined;
+}): InputServices {
   const { stores, log } = deps;
   const audit = stores.audit;
   let key: Buffer | undefined;
@@ -42,7 +50,7 @@ export function createInputServices(deps: { stores: StoresOf<'input'>; log: Logg
     locks: deps.locks,
     reviews: createReviewQueue(),
     reads: createReadAuditRecorder(audit, log),
-    delivery: createPaneDelivery({ socketName: deps.tmuxSocket ?? undefined, ...(deps.tmux ? { tmux: deps.tmux } : {}) }),
+    delivery: createPaneDelivery({ socketName: deps.tmuxSocket ?? undefined, ...(deps.tmux ? { tmux: deps.tmux } : {}), ...(deps.control ? { control: deps.control } : {}) }),
     run: createRunSignals({ stateDir: stores.stateDir, socketName: deps.tmuxSocket ?? undefined, ...(deps.tmux ? { tmux: deps.tmux } : {}) }),
     auditKey() {
       if (key) return key;
