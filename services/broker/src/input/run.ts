@@ -198,14 +198,20 @@ const timeoutMsOf = (seconds: number | undefined) => Math.round((seconds ?? RUN_
 export async function runCommand(caller: AttemptCaller, args: { target: TargetRef; command: string; timeoutS?: number | undefined }): Promise<RunResult> {
   const services = caller.deps.input;
   const timeoutMs = timeoutMsOf(args.timeoutS);
-  const result = await runInputAttempt<PendingRun>(
+  const result = await runInputAttempt<PendingRun | null>(
     caller,
     { tool: 'terminal_run', target: args.target, request: { kind: 'command', text: args.command }, dryRun: false },
     async ({ target, live, decision, auditId }) => {
       if (decision.action !== 'run_command') throw new AppError('INTERNAL', 'unexpected input decision');
       // The channel exists before the line is typed: a status line that runs at once
       // finds its FIFOs. It goes again if nothing was typed.
-      const channel = await services.run.open(target.identity.paneId);
+      let channel: RunChannel;
+      try {
+        channel = await services.run.open(target.identity.paneId);
+      } catch {
+        // Nothing typed (not DELIVERY_UNKNOWN, which an error thrown from here would be).
+        return { decision: 'FAILED', errorCode: 'INTERNAL', value: null };
+      }
       const line = runWrapper(decision.text, channel, decision.shell);
       const run: PendingRun = {
         role: caller.role,
@@ -237,11 +243,13 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
   if (result.kind !== 'acted') throw new AppError('INTERNAL', 'unexpected input attempt result');
   const outcome = result.outcome;
   if (outcome.decision === 'FAILED') {
+    if (outcome.errorCode === 'INTERNAL') throw new AppError('INTERNAL', "terminal_run could not make its completion channel (the broker's state directory); nothing was typed");
     throw outcome.errorCode === 'IDENTITY_CHANGED'
       ? new AppError('IDENTITY_CHANGED', "the pane's foreground program changed between the check and typing; nothing was typed")
       : new AppError('TMUX_UNAVAILABLE', 'tmux refused the input; nothing was typed');
   }
   if (outcome.decision === 'DELIVERY_UNKNOWN') throw new AppError('TMUX_UNAVAILABLE', 'tmux stopped answering while typing: the command may or may not have been typed (audited as DELIVERY_UNKNOWN)');
+  if (outcome.value === null) throw new AppError('INTERNAL', 'unexpected input attempt result');
   return answer(caller, outcome.value, timeoutMs, null);
 }
 

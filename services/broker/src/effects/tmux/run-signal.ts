@@ -141,7 +141,9 @@ export function createRunSignals(options: { stateDir: string; socketName?: strin
     const channel = channels.get(id);
     if (!channel) return;
     channels.delete(id);
-    dropFifos(channel);
+    // A status being handled keeps its FIFOs until its ack is written (onStatus drops
+    // them): the shell is waiting on it.
+    if (!channel.settling) dropFifos(channel);
     if (channel.mark === null) settle(channel, null);
   };
 
