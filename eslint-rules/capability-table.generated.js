@@ -40,6 +40,7 @@ export const CAPABILITY_TABLE = {
       "notify/"
     ],
     "files": [
+      "run-fifos",
       "source-files/",
       "attachments/",
       "known-secrets/",

@@ -1,4 +1,4 @@
-// Guards terminal_run end to end (SDK client → HTTP gateway → broker process → a real bash and dash on a private tmux server): exit statuses 0/1/2/127, 130 after Ctrl-C (also inside a loop) without running the rest of the line, NO_STATUS when the status line never ran, output between the typed line and the status line only (redacted), a command that prints marker-looking text does not end the wait, RUNNING with a resume token that later collects the result, progress notifications, a pane whose program changes mid-run, hostile command text run exactly as typed (a newline refused), and refusals (not a shell, guarded command, not allowed, input off) audited.
+// Guards terminal_run end to end (SDK client → HTTP gateway → broker process → a real bash and dash on a private tmux server): exit statuses 0/1/2/127, 130 after Ctrl-C (also inside a loop) without running the rest of the line, NO_STATUS when the status line never ran, output between the typed line and the status line only (redacted), a command that prints marker-looking text does not end the wait, RUNNING with a resume token that later collects the result, progress notifications, a pane whose program changes mid-run, hostile command text run exactly as typed (a newline refused), and refusals (not a shell, guarded command, a guarded program below the shell that only the process tree under the pane's lock shows, not allowed, input off) audited.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -250,6 +250,25 @@ describe('terminal_run over MCP with a live broker', () => {
       ['BLOCKED', 'COMMAND_GUARDED'],
     ]);
     expect(rows.some((e) => e.decision === 'SENT')).toBe(true);
+  }, 60_000);
+
+  it('refuses, under the lock, a run while a guarded program runs below the shell (only the process tree shows it), and audits it', async () => {
+    await shellPane('agent-guard');
+    // A background job whose argv[0] is a guarded name: tmux still names bash as the
+    // foreground, so only the one /proc scan under the pane's lock sees it.
+    await tmux.tmux(['send-keys', '-t', '=agent-guard:', '-l', '(exec -a ssh sleep 300) &']);
+    await tmux.tmux(['send-keys', '-t', '=agent-guard:', 'Enter']);
+    await waitFor('the job below the shell', () => runsUnder('agent-guard', 'sleep'), 20_000, 50);
+    expect(await foreground('agent-guard')).toBe('bash');
+    const refused = await call(client, 'terminal_run', { session: 'agent-guard', command: 'echo typed' });
+    expect(errorCodeOf(refused)).toBe('COMMAND_GUARDED');
+    const rows = auditRows(await call(client, 'terminal_list_input_audit', {})).filter((e) => e.tool === 'terminal_run');
+    expect([rows[0]?.decision, rows[0]?.error_code]).toEqual(['BLOCKED', 'COMMAND_GUARDED']);
+    expect((await tmux.tmux(['capture-pane', '-p', '-t', '=agent-guard:'])).includes('typed')).toBe(false);
+    await tmux.tmux(['send-keys', '-t', '=agent-guard:', '-l', 'kill %1']);
+    await tmux.tmux(['send-keys', '-t', '=agent-guard:', 'Enter']);
+    await waitFor('the job gone', async () => !(await runsUnder('agent-guard', 'sleep')), 20_000, 50);
+    expect(await run(client, { session: 'agent-guard', command: 'echo typed' })).toMatchObject({ state: 'DONE', exit_status: 0, output: 'typed' });
   }, 60_000);
 });
 

@@ -23,7 +23,7 @@ import type { Stores } from './effects/store/store-set.js';
  * whole folder) that perform it. */
 export const EFFECTS = {
   'tmux read': { what: 'list sessions, read pane facts and text, follow output (control mode)', modules: ['tmux/types', 'tmux/adapter', 'tmux/pane-watch', 'tmux/pane-identity', 'tmux/coalesce'] },
-  'tmux write': { what: 'type into panes, send keys (load-buffer/paste-buffer), mark a run', modules: ['tmux/deliver', 'tmux/run-signal'] },
+  'tmux write': { what: 'type into panes, send keys (load-buffer/paste-buffer), learn where a run ended', modules: ['tmux/deliver', 'tmux/run-signal'] },
   'tmux sessions': { what: 'create, kill and resize the sessions of launch profiles (new-session with an argv, no shell)', modules: ['tmux/session-lifecycle'] },
   ssh: { what: 'reach other hosts\' tmux over OpenSSH (argv from the config only, host keys verified)', modules: ['ssh/', 'tmux/transport'] },
   'tmux pipe': { what: 'record pane output through pipe-pane into FIFOs and transcript files', modules: ['transcripts/'] },
@@ -31,7 +31,7 @@ export const EFFECTS = {
   'process spawn': { what: 'run operator-configured commands (verifiers, deploy previews) and the terminal-mcp CLIs', modules: ['processes', 'deploy/', 'verifier/', 'launch/'] },
   'process read': { what: 'read /proc (process trees, start times, liveness)', modules: ['proc/', 'pid-alive'] },
   'outbound HTTP': { what: 'POST supervisor events and notices to the configured webhook and push channels', modules: ['notify/'] },
-  files: { what: 'read or write files: project sources, note attachments, the state and socket directories, secret files', modules: ['source-files/', 'attachments/', 'known-secrets/', 'launch-dir', 'webauth-bootstrap-file', 'audit-key-file', 'secret-file', 'config-file', 'socket-files'] },
+  files: { what: 'read or write files: project sources, note attachments, the state and socket directories, secret files, terminal_run\'s FIFOs', modules: ['run-fifos', 'source-files/', 'attachments/', 'known-secrets/', 'launch-dir', 'webauth-bootstrap-file', 'audit-key-file', 'secret-file', 'config-file', 'socket-files'] },
   'password hashing': { what: 'argon2id (native)', modules: ['argon2'] },
   runtime: { what: 'the log, the package version, idle exit and test fault injection', modules: ['logger', 'package-info', 'idle-exit', 'fault-injection'] },
 } as const satisfies Record<string, { what: string; modules: readonly string[] }>;

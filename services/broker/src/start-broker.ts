@@ -78,7 +78,7 @@ export interface StartBrokerOptions {
  * a procedure finds what it needs here. */
 export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerDeps {
   const { config, tmux, stores, log } = parts;
-  const services = input ?? createInputServices({ stores, log, tmuxSocket: parts.info.tmuxSocket, locks: parts.paneLocks, tmux });
+  const services = input ?? createInputServices({ stores, log, tmuxSocket: parts.info.tmuxSocket, locks: parts.paneLocks, tmux, control: parts.inputControl });
   const access = createAccessGate({
     config,
     tmux,
@@ -184,9 +184,13 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
       transcripts,
       // In memory: the instance lock above rules out a second broker typing here.
       paneLocks: createPaneLocks(),
+      inputControl: tmux.inputControl,
       nodeAdapterFor: nodeAdapters(config, paths.stateDir, log),
       nodeInputFor: nodeInputEffects(config, paths.stateDir),
     });
+    // terminal_run's FIFOs go with the broker: a status line that runs later finds none and
+    // goes on at once (one already waiting gives up within 3 s).
+    onStop('run channels', () => deps.input.run.close());
     // Each node's control client, then its ssh master connection (ssh -O exit).
     onStop('nodes', () => deps.nodes?.close());
     // Queued read-audit records are written before the stores close (cleanups run in

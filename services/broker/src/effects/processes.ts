@@ -43,7 +43,7 @@ export const BROKER_PROCESSES: Readonly<Record<string, BrokerProcess>> = {
     argv: 'constants plus validated ids (`%pane`, `$session`), generated buffer names and allowlisted key names (assertSafeTmuxArgument); pasted text only on stdin (`load-buffer -`)',
     modules: ['effects/tmux/tmux-command.ts'],
     triggers: ['broker', 'input'],
-    who: 'the input attempt after THE input authorization (input/authorize.ts) for load-buffer/paste-buffer/send-keys, on this host or a node; the broker itself for hidden-session upkeep; terminal_run, after its attempt typed the line, for `wait-for tmcp-run-<nonce>` and reading its pane option (effects/tmux/run-signal.ts)',
+    who: 'the input attempt after THE input authorization (input/authorize.ts) for load-buffer/paste-buffer/send-keys, on this host or a node; the broker itself for hidden-session upkeep; terminal_run, while it waits for a command it typed, for the pane\'s tty name (effects/tmux/run-signal.ts)',
   },
   tty_mode_probe: {
     program: 'stty -F <pane tty> -a',
@@ -51,14 +51,6 @@ export const BROKER_PROCESSES: Readonly<Record<string, BrokerProcess>> = {
     modules: ['effects/tmux/run-signal.ts'],
     triggers: ['input'],
     who: 'terminal_run while it waits for a command it typed (is the shell back at its prompt?), after THE input authorization',
-  },
-  run_status_line: {
-    program: 'tmux (a client in the pane\'s own shell: `set -p -F @tmcp_run_<nonce> ... ; wait-for -S tmcp-run-<nonce>`)',
-    argv: 'constants of input/run.ts plus a generated nonce, a validated pane id and tmux\'s socket path (single-quoted); the caller\'s command is a quoted `eval` argument before it, never part of it',
-    modules: [],
-    via: 'the pane\'s shell, on the line terminal_run typed through the input attempt',
-    triggers: ['input'],
-    who: 'a caller allowed to type into that shell (THE input authorization), when the command ends',
   },
   hidden_session_loop: {
     program: '`cat`, then `sh -c <loop>` in the hidden session (started by tmux)',
@@ -74,6 +66,13 @@ export const BROKER_PROCESSES: Readonly<Record<string, BrokerProcess>> = {
     modules: ['effects/transcripts/pane-fifos.ts'],
     triggers: ['broker', 'read'],
     who: 'the transcript recorder, for each pane of a session the read policy lets it record',
+  },
+  run_fifo: {
+    program: 'mkfifo -m 600',
+    argv: 'constants plus FIFO paths with random names the broker makes under its own state directory (effects/run-fifos.ts); the pane\'s shell writes and reads them with builtins only (no process starts in the pane)',
+    modules: ['effects/run-fifos.ts'],
+    triggers: ['broker', 'input'],
+    who: 'terminal_run\'s completion channels, made ahead several at a time (the first run after a start, then whenever few are left), after THE input authorization',
   },
   transcript_pipe: {
     program: '`cat` writing one pane\'s output into its FIFO (tmux `pipe-pane -O`)',

@@ -9,8 +9,9 @@
  *  - resolve → check: THE input authorization (authorize.ts): the caller's principal
  *    first (scopes, role, operator session), then the target is resolved (exactly, by
  *    name or binding) and every gate runs on facts read from tmux and /proc now (after up
- *    to INPUT_WAIT_SETTLE_MS for a busy foreground to wait for input: no type-ahead). A
- *    dry run ends here (DRY_RUN, nothing sent);
+ *    to INPUT_WAIT_SETTLE_MS for a busy foreground to wait for input: no type-ahead;
+ *    terminal_run's command is judged on tmux's facts here and reads /proc once, under
+ *    the lock: `processesBeforeLock`). A dry run ends here (DRY_RUN, nothing sent);
  *  - audit-before: the attempt is written as PENDING *before* anything is sent; if that
  *    write fails, nothing is sent (AUDIT_UNAVAILABLE);
  *  - lock: the pane's lock (pane-lock.ts, owned by the composition root; waiting up to
@@ -131,6 +132,23 @@ async function readSettledTargetProcesses(target: Pick<ResolvedTarget, 'identity
     if (facts.source !== 'proc' || facts.inputWait !== 'busy' || Date.now() >= deadline) return facts;
     await new Promise((resolve) => setTimeout(resolve, INPUT_WAIT_POLL_MS));
   }
+}
+
+/**
+ * The process tree the gates judge on before the lock. terminal_run's command reads
+ * /proc once, under the lock (recheckUnderLock, where every gate runs again on it): a
+ * scan costs milliseconds, tens on a loaded host, and it is the run's main cost. Before
+ * the lock its gates see tmux's foreground command instead, which already refuses a
+ * foreground that is not an allowed shell (ssh or sudo started from the shell lead the
+ * foreground, so tmux names them); what only the tree shows (a guarded program below the
+ * shell, a reader that left the session, a busy shell) is refused under the lock, as
+ * BLOCKED, the row's preview dropped (audit-store `finish`). Every other input reads the
+ * tree here too: its refusals then keep the text off the audit log altogether (a text may
+ * be a password typed at the wrong moment), and a dry run answers on the tree.
+ */
+function processesBeforeLock(target: Pick<ResolvedTarget, 'identity' | 'currentCommand'>, spec: AttemptSpec, services: Pick<InputServices, 'processTree'>): Promise<PaneProcessFacts> {
+  if (spec.request.kind === 'command' && !spec.dryRun) return Promise.resolve({ source: 'tmux', command: target.currentCommand });
+  return readSettledTargetProcesses(target, services);
 }
 
 /** What the gates authorized under the lock, for tmux to check at the instant of delivery. */
@@ -327,7 +345,7 @@ export async function runInputAttempt<T>(
     if (spec.pinned && !samePane(resolved.identity, spec.pinned)) {
       throw new AppError('IDENTITY_CHANGED', 'the session or pane was replaced since the input was queued for review: nothing was sent');
     }
-    decision = authorizeInput(caller, resolved, await readSettledTargetProcesses(resolved, caller.deps.input), spec.request);
+    decision = authorizeInput(caller, resolved, await processesBeforeLock(resolved, spec, caller.deps.input), spec.request);
     if (spec.dryRun) return { kind: 'dry_run', auditId: log.record('DRY_RUN', null), target: resolved, decision, at };
     // review: the one place review mode decides; an approved delivery carries `review`.
     const reason = spec.review?.approvalId !== undefined ? null : needsReview(caller, resolved, spec);

@@ -7,9 +7,10 @@
  * a command (policy/input.ts: the foreground must be a shell in run_allowed_shells, one
  * line, no guarded command named in it). What is typed is the caller's command, quoted
  * into `eval '...'` (so `;`, `$()` and quotes run exactly as typed), followed by a status
- * line that sets a pane option to "<$?> #{history_size} #{cursor_y}" and signals a tmux
- * channel named by a 128-bit nonce (effects/tmux/run-signal.ts). Printing the nonce or
- * any marker text ends nothing: only a tmux command does.
+ * line of shell builtins that writes `$?` into a FIFO of this run and waits (at most 3 s)
+ * for the broker to acknowledge once it has read where the output ended
+ * (effects/tmux/run-signal.ts: no process is started, in the pane or by the broker).
+ * Printing marker text ends nothing: only a write into the run's FIFO does.
  *
  * Ctrl-C must end the command as it does at a prompt (the rest of `build; deploy` must
  * not run) and still leave a status line that runs:
@@ -28,11 +29,10 @@
  * Waits at most timeout_s; still running then, the answer is RUNNING with a resume token
  * (live/resume-tokens.ts, the wait tools' design) that a later call passes back.
  */
-import { randomBytes } from 'node:crypto';
 import { AppError, readAppErrorData, RUN_LIMITS, type RunResult } from '@terminal-mcp/contract';
 import { recordRead } from '../audit/record-read.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
-import { runChannel, runOption, type RunMark } from '../effects/tmux/run-signal.js';
+import type { RunChannel, RunMark } from '../effects/tmux/run-signal.js';
 import type { PendingRun } from '../live/run-tokens.js';
 import { samePane } from '../policy/identity.js';
 import { cleanPaneText } from '../reads/pane-text.js';
@@ -56,9 +56,14 @@ export const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`
 /** The line typed at the prompt (see the header for why bash differs). A leading space
  * keeps it out of history where the shell ignores such lines (HISTCONTROL=ignorespace,
  * zsh HIST_IGNORE_SPACE). */
-export function runWrapper(command: string, nonce: string, paneId: string, socketPath: string, shell: string): string {
-  // One tmux client for both commands (`\;` is tmux's command separator).
-  const report = `tmux -S ${shellQuote(socketPath)} set -p -F -t ${paneId} ${runOption(nonce)} "$__tmcp_s #{history_size} #{cursor_y}" \\; wait-for -S ${runChannel(nonce)}`;
+export function runWrapper(command: string, channel: Pick<RunChannel, 'statusPath' | 'ackPath'>, shell: string): string {
+  // Builtins only (effects/tmux/run-signal.ts): hold the ack FIFO open, write the status,
+  // wait for the ack. `<>` never blocks on a FIFO; `[ -p ]` skips a pair already removed
+  // (a redirection would create a regular file in its place); errors (dash has no
+  // `read -t`) stay off the screen.
+  const status = shellQuote(channel.statusPath);
+  const ack = shellQuote(channel.ackPath);
+  const report = `[ -p ${ack} ] && { [ -p ${status} ] && echo "$__tmcp_s" 1<>${status}; read -t 3 __tmcp_ack; unset __tmcp_ack; } 0<>${ack} 2>/dev/null`;
   if (shell === 'bash') {
     // Runs once, at the next prompt, then puts the caller's PROMPT_COMMAND back and runs
     // it with the command's status.
@@ -77,42 +82,33 @@ interface Ending {
   cursorX: number;
 }
 
-/** A wait on the run's channel that began before the line was typed (runCommand), so the
- * waiting tmux client is up by the time the shell signals: its spawn is not on the path
- * from the command's end to the answer. */
-interface EarlyWait {
-  waiting: Promise<RunMark | null>;
-  deadline: number;
-}
-
-/** Waits for the run to end, at most `timeoutMs` (or until the early wait's deadline). */
-async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: number, resumed: boolean, early?: EarlyWait): Promise<Ending> {
+/** Waits for the run to end, at most `timeoutMs`. */
+async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: number): Promise<Ending> {
   const services = caller.deps.input;
   const paneId = run.identity.paneId;
-  const deadline = early?.deadline ?? Date.now() + timeoutMs;
+  const channel = run.channel;
+  const deadline = Date.now() + timeoutMs;
   const lost = (historySize = 0, line = run.startLine): Ending => ({ state: 'LOST', exitStatus: null, endLine: line, historySize, cursorX: 0 });
-  const done = async (exitStatus: number, endLine: number): Promise<Ending> => {
-    // The pane's facts through the control client (no spawn): the mark came from it.
+  const done = async (mark: RunMark): Promise<Ending> => {
+    // The pane's facts through the control client (no spawn), for the capture that follows.
     const facts = await caller.deps.tmux.paneFacts(paneId);
     if (!facts || facts.panePid !== run.identity.panePid) return lost();
-    return { state: 'DONE', exitStatus, endLine, historySize: facts.historySize, cursorX: facts.cursor.x };
+    return { state: 'DONE', exitStatus: mark.exitStatus, endLine: mark.endLine, historySize: facts.historySize, cursorX: facts.cursor.x };
   };
 
-  // A signal sent while no call waited (the last call's waiter timed out) left the mark.
-  if (resumed) {
-    const early = await services.run.takeMark(paneId, run.nonce);
-    if (early) return done(early.exitStatus, early.endLine);
-  }
+  // A status line that ran while no call waited (the last one answered RUNNING) left its mark.
+  const early = services.run.takeMark(channel);
+  if (early) return done(early);
 
   let marked: RunMark | null = null;
   let waited = false;
-  const waiting = (early?.waiting ?? services.run.waitMark(paneId, run.nonce, timeoutMs)).then((m) => ((marked = m), (waited = true)));
+  const waiting = services.run.waitMark(channel, timeoutMs).then((m) => ((marked = m), (waited = true)));
   let promptLooks = 0;
   for (;;) {
     const tick = sleep(Math.max(0, Math.min(POLL_MS, deadline - Date.now())));
     await (waited ? tick : Promise.race([waiting, tick]));
     const mark = marked as RunMark | null;
-    if (mark !== null) return done(mark.exitStatus, mark.endLine);
+    if (mark !== null) return done(mark);
     const live = await services.delivery.readIdentity(paneId);
     if (!live || !samePane(live, run.identity)) return lost();
     const cursorLine = live.historySize + live.cursorY;
@@ -122,17 +118,16 @@ async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: nu
       const shellIdle = tree.foregroundGroup === run.shellPid && !tree.processes.some((p) => p.ppid === run.shellPid);
       promptLooks = shellIdle && (await services.run.lineEditing(paneId)) === true ? promptLooks + 1 : 0;
       if (promptLooks >= PROMPT_LOOKS) {
-        const mark = await services.run.takeMark(paneId, run.nonce);
-        if (mark) return done(mark.exitStatus, mark.endLine);
+        const mark = services.run.takeMark(channel);
+        if (mark) return done(mark);
         return { state: 'NO_STATUS', exitStatus: null, endLine: cursorLine, historySize: live.historySize, cursorX: live.cursorX };
       }
     }
     if (Date.now() >= deadline) {
-      // The waiter ends at about the same time; a mark it took meanwhile is this run's end
-      // (not to be lost between this answer and the next call).
-      await waiting;
-      const late = marked as RunMark | null;
-      if (late !== null) return done(late.exitStatus, late.endLine);
+      // A mark set meanwhile is this run's end (not to be lost between this answer and
+      // the next call).
+      const late = services.run.takeMark(channel);
+      if (late !== null) return done(late);
       return { state: 'RUNNING', exitStatus: null, endLine: cursorLine + 1, historySize: live.historySize, cursorX: live.cursorX };
     }
   }
@@ -162,9 +157,21 @@ async function outputOf(caller: AttemptCaller, run: PendingRun, ending: Ending) 
   return { text, lines: text === '' ? 0 : text.split('\n').length, truncated, redactions: clean.redactions };
 }
 
-async function answer(caller: AttemptCaller, run: PendingRun, timeoutMs: number, token: string | null, early?: EarlyWait): Promise<RunResult> {
-  const ending = await awaitEnding(caller, run, timeoutMs, token !== null, early);
-  const output = await outputOf(caller, run, ending);
+async function answer(caller: AttemptCaller, run: PendingRun, timeoutMs: number, token: string | null): Promise<RunResult> {
+  const signals = caller.deps.input.run;
+  let ending: Ending;
+  let output: Awaited<ReturnType<typeof outputOf>>;
+  try {
+    ending = await awaitEnding(caller, run, timeoutMs);
+    output = await outputOf(caller, run, ending);
+  } catch (err) {
+    // No answer to resume from: the channel goes with the call.
+    signals.release(run.channel);
+    if (token !== null) caller.deps.live.runTokens.retire(token);
+    throw err;
+  }
+  // Only a run still RUNNING keeps its channel (for the call that resumes it).
+  if (ending.state !== 'RUNNING') signals.release(run.channel);
   recordRead(caller, 'terminal_run', { session: run.sessionName, sessionId: run.identity.sessionId, paneId: run.identity.paneId, lineCount: output.lines });
   const tokens = caller.deps.live.runTokens;
   let resume: string | null = null;
@@ -190,56 +197,60 @@ const timeoutMsOf = (seconds: number | undefined) => Math.round((seconds ?? RUN_
 
 export async function runCommand(caller: AttemptCaller, args: { target: TargetRef; command: string; timeoutS?: number | undefined }): Promise<RunResult> {
   const services = caller.deps.input;
-  const nonce = randomBytes(16).toString('hex');
   const timeoutMs = timeoutMsOf(args.timeoutS);
-  let early: EarlyWait | undefined;
-  const result = await runInputAttempt<PendingRun>(
+  const result = await runInputAttempt<PendingRun | null>(
     caller,
     { tool: 'terminal_run', target: args.target, request: { kind: 'command', text: args.command }, dryRun: false },
     async ({ target, live, decision, auditId }) => {
       if (decision.action !== 'run_command') throw new AppError('INTERNAL', 'unexpected input decision');
-      const line = runWrapper(decision.text, nonce, target.identity.paneId, await services.run.socketPath(), decision.shell);
+      // The channel exists before the line is typed: a status line that runs at once
+      // finds its FIFOs. It goes again if nothing was typed.
+      let channel: RunChannel;
+      try {
+        channel = await services.run.open(target.identity.paneId);
+      } catch {
+        // Nothing typed (not DELIVERY_UNKNOWN, which an error thrown from here would be).
+        return { decision: 'FAILED', errorCode: 'INTERNAL', value: null };
+      }
+      const line = runWrapper(decision.text, channel, decision.shell);
       const run: PendingRun = {
         role: caller.role,
         client: caller.actor,
         sessionName: target.sessionName,
         identity: target.identity,
         shellPid: decision.shellPid,
-        nonce,
+        channel: channel.id,
         startLine: live.historySize + live.cursorY,
         startedAt: Date.now(),
         auditId,
       };
-      // The wait starts before typing (tmux keeps a signal sent before anyone waits, so
-      // none is missed either way); it is cancelled if nothing was typed.
-      const cancel = new AbortController();
-      const waiting = services.run.waitMark(target.identity.paneId, nonce, timeoutMs, cancel.signal).catch(() => null);
-      const deadline = Date.now() + timeoutMs;
       let typed;
       try {
         typed = await services.delivery.pasteLine(target.identity.paneId, line, authorizedForeground(live));
       } catch (err) {
-        cancel.abort();
+        services.run.release(channel.id);
         throw err;
       }
       if (!typed.ok) {
-        cancel.abort();
+        // Typed or not (`unknown`), no call will wait on it.
+        services.run.release(channel.id);
         return { ...classifyDelivery(typed), value: run };
       }
-      early = { waiting, deadline };
-      return { decision: 'SENT', errorCode: null, value: run, receiptJson: JSON.stringify({ run: { shell: decision.shell, channel: runChannel(nonce) } }) };
+      return { decision: 'SENT', errorCode: null, value: run, receiptJson: JSON.stringify({ run: { shell: decision.shell, channel: channel.id } }) };
     },
   );
   if (result.kind === 'blocked') throw result.error;
   if (result.kind !== 'acted') throw new AppError('INTERNAL', 'unexpected input attempt result');
   const outcome = result.outcome;
   if (outcome.decision === 'FAILED') {
+    if (outcome.errorCode === 'INTERNAL') throw new AppError('INTERNAL', "terminal_run could not make its completion channel (the broker's state directory); nothing was typed");
     throw outcome.errorCode === 'IDENTITY_CHANGED'
       ? new AppError('IDENTITY_CHANGED', "the pane's foreground program changed between the check and typing; nothing was typed")
       : new AppError('TMUX_UNAVAILABLE', 'tmux refused the input; nothing was typed');
   }
   if (outcome.decision === 'DELIVERY_UNKNOWN') throw new AppError('TMUX_UNAVAILABLE', 'tmux stopped answering while typing: the command may or may not have been typed (audited as DELIVERY_UNKNOWN)');
-  return answer(caller, outcome.value, timeoutMs, null, early);
+  if (outcome.value === null) throw new AppError('INTERNAL', 'unexpected input attempt result');
+  return answer(caller, outcome.value, timeoutMs, null);
 }
 
 /** Collects a run that answered RUNNING: the same caller, the read gate again on the
@@ -259,6 +270,7 @@ export async function resumeRun(caller: AttemptCaller, args: { token: string; ti
     const access = caller.deps.access;
     if (!access.canRead(live.sessionName, access.grantOf(live.sessionName, run.identity))) {
       caller.deps.live.runTokens.retire(args.token);
+      caller.deps.input.run.release(run.channel);
       throw new AppError('SESSION_NOT_ALLOWED', 'access to this session is denied');
     }
   }

@@ -11,7 +11,7 @@ import type { BindingStore } from '../effects/store/bindings-store.js';
 import type { Logger } from 'pino';
 import { createPaneDelivery, type PaneDelivery } from '../effects/tmux/deliver.js';
 import { createRunSignals, type RunSignals } from '../effects/tmux/run-signal.js';
-import type { TmuxAdapter } from '../effects/tmux/types.js';
+import type { InputControl, TmuxAdapter } from '../effects/tmux/types.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
 import type { PaneLocks } from './pane-lock.js';
@@ -27,7 +27,8 @@ export interface InputServices {
   reviews: ReviewQueue;
   reads: ReadAuditRecorder;
   delivery: PaneDelivery;
-  /** terminal_run's completion signal and output (effects/tmux/run-signal.ts). */
+  /** terminal_run's completion channels (effects/tmux/run-signal.ts); closed when the
+   * broker stops. */
   run: RunSignals;
   /** The pane's process tree, read now where the pane runs (effects/proc/process-tree.ts
    * here; a node's over ssh). */
@@ -36,7 +37,15 @@ export interface InputServices {
   auditKey(): Buffer;
 }
 
-export function createInputServices(deps: { stores: StoresOf<'input'>; log: Logger; tmuxSocket: string | null; locks: PaneLocks; tmux?: TmuxAdapter }): InputServices {
+export function createInputServices(deps: {
+  stores: StoresOf<'input'>;
+  log: Logger;
+  tmuxSocket: string | null;
+  locks: PaneLocks;
+  tmux?: TmuxAdapter;
+  /** The control client's write path: terminal_run's line is typed through it (no spawn). */
+  control?: InputControl | undefined;
+}): InputServices {
   const { stores, log } = deps;
   const audit = stores.audit;
   let key: Buffer | undefined;
@@ -46,8 +55,8 @@ export function createInputServices(deps: { stores: StoresOf<'input'>; log: Logg
     locks: deps.locks,
     reviews: createReviewQueue(),
     reads: createReadAuditRecorder(audit, log),
-    delivery: createPaneDelivery({ socketName: deps.tmuxSocket ?? undefined, ...(deps.tmux ? { tmux: deps.tmux } : {}) }),
-    run: createRunSignals({ socketName: deps.tmuxSocket ?? undefined }),
+    delivery: createPaneDelivery({ socketName: deps.tmuxSocket ?? undefined, ...(deps.tmux ? { tmux: deps.tmux } : {}), ...(deps.control ? { control: deps.control } : {}) }),
+    run: createRunSignals({ stateDir: stores.stateDir, socketName: deps.tmuxSocket ?? undefined, ...(deps.tmux ? { tmux: deps.tmux } : {}) }),
     processTree: (panePid, tmuxCommand) => readPaneProcessTree(panePid, tmuxCommand),
     auditKey() {
       if (key) return key;

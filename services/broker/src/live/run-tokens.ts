@@ -10,7 +10,8 @@ export interface PendingRun {
   readonly identity: PaneIdentity;
   /** The shell the command was typed into (the foreground group's leader then). */
   readonly shellPid: number | null;
-  readonly nonce: string;
+  /** The run's completion channel (effects/tmux/run-signal.ts), released once it is answered. */
+  readonly channel: string;
   /** Absolute line of the prompt the command was typed at. */
   readonly startLine: number;
   readonly startedAt: number;

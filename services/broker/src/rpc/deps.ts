@@ -10,7 +10,7 @@ import type { AttentionCenter } from '../attention/center.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { StoreSet } from '../effects/store/store-set.js';
 import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
-import type { TmuxAdapter } from '../effects/tmux/types.js';
+import type { InputControl, TmuxAdapter } from '../effects/tmux/types.js';
 import type { PaneLocks } from '../input/pane-lock.js';
 import type { ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import type { NodeConfig } from '../config/nodes-schema.js';
@@ -40,6 +40,9 @@ export interface BrokerParts {
   transcripts: TranscriptRecorder;
   /** One sender per pane (input/pane-lock.ts): in memory, this broker's only. */
   paneLocks: PaneLocks;
+  /** The control client's write path (effects/tmux/types.ts InputControl), handed only to
+   * the input delivery; absent, the delivery spawns tmux for every line it types. */
+  inputControl?: InputControl | undefined;
   /** Builds a node's tmux adapter over ssh (config `nodes:`); absent: no nodes (tests). */
   nodeAdapterFor?: ((node: NodeConfig) => ControlModeTmuxAdapter) | undefined;
   /** Builds a node's input effects (delivery, process tree) over ssh; absent: input to

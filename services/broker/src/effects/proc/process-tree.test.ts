@@ -1,4 +1,4 @@
-// Guards the /proc reader: a pane's descendants and foreground group are found with their real executable, kernel and argv[0] names; a comm with `)` parses; no /proc falls back to tmux's command; a missing pane is unreadable.
+// Guards the /proc reader: a pane's descendants and foreground group are found with their real executable, kernel and argv[0] names (an argv[0] longer than one read of cmdline too); a comm with `)` parses; no /proc falls back to tmux's command; a missing pane is unreadable.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,8 +32,13 @@ describe('readPaneProcessTree', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tmcp-proc-'));
     symlinkSync('/bin/sleep', join(dir, 'ssh'));
-    // A shell with a background and a foreground child, one renamed by exec -a.
-    child = spawn('bash', ['-c', `${join(dir, 'ssh')} 300 & (exec -a notssh ${join(dir, 'ssh')} 301) & : > ${ready()}; wait`], { stdio: 'ignore', detached: true });
+    // A shell with a background and a foreground child, one renamed by exec -a, and one
+    // whose argv[0] is longer than one read of /proc/<pid>/cmdline (4 KiB).
+    const longArgv0 = `${'d/'.repeat(3_000)}longssh`;
+    child = spawn('bash', ['-c', `${join(dir, 'ssh')} 300 & (exec -a notssh ${join(dir, 'ssh')} 301) & (exec -a ${longArgv0} ${join(dir, 'ssh')} 302) & : > ${ready()}; wait`], {
+      stdio: 'ignore',
+      detached: true,
+    });
     await vi.waitFor(() => expect(existsSync(ready())).toBe(true), { timeout: 60_000, interval: 20 });
   });
 
@@ -49,9 +54,9 @@ describe('readPaneProcessTree', () => {
       const facts = await readPaneProcessTree(child.pid!, 'bash');
       if (facts.source !== 'proc') throw new Error(`expected /proc facts, got ${facts.source}`);
       const ssh = facts.processes.filter((p) => p.comm === 'ssh');
-      expect(ssh).toHaveLength(2);
+      expect(ssh).toHaveLength(3);
       for (const p of ssh) expect(p.exe).toBe('sleep');
-      expect(ssh.map((p) => p.argv0).sort()).toEqual(['notssh', 'ssh']);
+      expect(ssh.map((p) => p.argv0).sort()).toEqual(['longssh', 'notssh', 'ssh']);
       expect(facts.processes.find((p) => p.pid === child.pid)).toMatchObject({ comm: 'bash', exe: 'bash' });
     }, { timeout: 60_000, interval: 50 });
   });

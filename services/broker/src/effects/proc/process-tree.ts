@@ -16,8 +16,7 @@
  * calls. A process that exits mid-read is skipped. Linux only: without /proc the answer
  * is `{ source: 'tmux' }` and the gates fall back to tmux's foreground command.
  */
-import { accessSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
-import { readFile as readFileAsync } from 'node:fs/promises';
+import { accessSync, close, open, read, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import type { PaneProcess, PaneProcessFacts } from '../../policy/foreground.js';
 
 /** /proc is read with synchronous calls behind promise-shaped helpers: its files are made
@@ -26,7 +25,10 @@ import type { PaneProcess, PaneProcessFacts } from '../../policy/foreground.js';
  * few hundred processes took about 40 ms that way on a loaded host (twice per send),
  * a few milliseconds this way. The exception is /proc/<pid>/cmdline, which reads the
  * process's memory and can wait on its memory lock (the reason `ps` can hang): it stays
- * asynchronous, and is read only for the pane's own processes. */
+ * asynchronous, and is read only for the pane's own processes: with one open and one
+ * read per process (`readArgv0`), not readFile's open, stat, reads and close, since each
+ * is a round trip through the thread pool and each costs milliseconds on a loaded host.
+ * The descriptor is closed without waiting. */
 function settle<T>(read: () => T): Promise<T> {
   try {
     return Promise.resolve(read());
@@ -90,15 +92,50 @@ async function describe(procRoot: string, s: StatFields, foreground: boolean): P
     (link) => basename(link.replace(/ \(deleted\)$/, '')),
     () => null, // another user's process (sudo), a kernel thread, or exited
   );
-  const argv0 = await readFileAsync(`${procRoot}/${s.pid}/cmdline`).then(
-    (buf) => {
-      const end = buf.indexOf(0);
-      const first = buf.subarray(0, end < 0 ? buf.length : end).toString('utf8');
-      return first === '' ? null : basename(first.split(' ')[0] ?? '');
-    },
+  const argv0 = await readArgv0(`${procRoot}/${s.pid}/cmdline`).then(
+    (first) => (first === null || first === '' ? null : basename(first.split(' ')[0] ?? '')),
     () => null,
   );
   return { pid: s.pid, ppid: s.ppid, foreground, exe, comm: s.comm, argv0: argv0 === '' ? null : argv0 };
+}
+
+/** Bytes of /proc/<pid>/cmdline read per round trip; argv[0] ends at its first NUL. */
+const CMDLINE_CHUNK = 4_096;
+/** argv[0] is at most MAX_ARG_STRLEN (128 KiB) on Linux: no more is read. */
+const CMDLINE_MAX = 128 * 1_024;
+
+/** argv[0] from /proc/<pid>/cmdline (up to its first NUL; null when empty), read
+ * asynchronously (see the note at the top) in as few thread-pool round trips as it can:
+ * one open, then reads until a NUL or the end, the close not waited for. */
+function readArgv0(path: string): Promise<string | null> {
+  return new Promise((resolve, reject) => {
+    open(path, 'r', (openErr, fd) => {
+      if (openErr) return reject(openErr);
+      const chunks: Buffer[] = [];
+      let total = 0;
+      const done = (err: Error | null, value: string | null) => {
+        close(fd, () => undefined);
+        if (err) reject(err);
+        else resolve(value);
+      };
+      const next = () => {
+        const chunk = Buffer.allocUnsafe(CMDLINE_CHUNK);
+        read(fd, chunk, 0, CMDLINE_CHUNK, total, (readErr, n) => {
+          if (readErr) return done(readErr, null);
+          const got = chunk.subarray(0, n);
+          const nul = got.indexOf(0);
+          chunks.push(nul < 0 ? got : got.subarray(0, nul));
+          total += n;
+          if (nul >= 0 || n === 0 || total >= CMDLINE_MAX) {
+            const first = Buffer.concat(chunks).toString('utf8');
+            return done(null, first === '' ? null : first);
+          }
+          next();
+        });
+      };
+      next();
+    });
+  });
 }
 
 /** Processes looked at for an open descriptor on the pane's pty in one check, and the

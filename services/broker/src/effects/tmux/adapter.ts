@@ -32,7 +32,7 @@ import { createSessionCache } from './session-cache.js';
 import { closePanePipe, listPanePipes, openPanePipe } from './pane-pipe.js';
 import { readPaneIdentityByControl } from './pane-identity.js';
 import type { TmuxTransport } from './transport.js';
-import type { CaptureOptions, ListedSession, PaneFacts, PanePipes, SessionFacts, SessionPanes, SessionsChange, SessionsChangeCause, TmuxAdapter, TmuxHealth, WindowPaneFacts } from './types.js';
+import type { CaptureOptions, InputControl, ListedSession, PaneFacts, PanePipes, SessionFacts, SessionPanes, SessionsChange, SessionsChangeCause, TmuxAdapter, TmuxHealth, WindowPaneFacts } from './types.js';
 
 export interface TmuxAdapterOptions {
   /** `tmux -L <socketName>` (TERMINAL_MCP_TMUX_SOCKET); undefined means the user's
@@ -62,6 +62,8 @@ export interface ControlModeTmuxAdapter extends TmuxAdapter, PanePipes {
    * failed (raw: for the log and classification, never for a caller), when it retries,
    * and the server pid while connected. */
   connectionFacts(): { lastError: string; nextRetryAt: number | undefined; serverPid: number | undefined };
+  /** The input delivery's command path through the control client (types.ts). */
+  inputControl: InputControl;
 }
 
 export { assertPaneId, assertSessionId };
@@ -508,6 +510,7 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
       return control.state;
     },
     waitUntilConnected: (timeoutMs) => control.waitUntilConnected(timeoutMs),
+    inputControl: (lines) => control.tryRunBatch(lines),
     connectionFacts: () => ({ lastError: control.lastError, nextRetryAt: control.nextRetryAt, serverPid: control.connection?.serverPid }),
   };
 }

@@ -20,7 +20,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@terminal-mcp/contract';
-import { ControlStream, type ControlEvent } from './control-protocol.js';
+import { ControlStream, type ControlEvent, type ReplyPart } from './control-protocol.js';
 import { spawnControlProcess, tmuxEnvironment, tmuxGlobalArgs, type ControlProcess } from './control-process.js';
 import { silentLogger, type TmuxLogger } from './format.js';
 import {
@@ -78,6 +78,16 @@ export interface RunOptions {
 export interface ControlReply {
   readonly ok: boolean;
   readonly lines: readonly string[];
+  /** A compound command's blocks (control-protocol.ts), in order. */
+  readonly parts?: readonly ReplyPart[];
+}
+
+/** One line of a batch: `fenced` as for run(); `compound` for a line whose commands answer
+ * with several blocks (a `;` list, an if-shell branch): its reply has them all as `parts`. */
+export interface BatchCommand {
+  readonly command: string;
+  readonly fenced?: boolean;
+  readonly compound?: boolean;
 }
 
 /** A `%name args` line outside any reply block, e.g. `%sessions-changed`,
@@ -99,6 +109,8 @@ interface PendingCommand {
   readonly text: string;
   /** The reply holds pane text: a fence line follows the command (control-protocol.ts). */
   readonly fenced: boolean;
+  /** Several blocks answer it, collected up to a fence line (control-protocol.ts). */
+  readonly compound?: boolean;
   readonly resolve: (reply: ControlReply) => void;
   readonly reject: (err: Error) => void;
   timer: NodeJS.Timeout | undefined;
@@ -254,8 +266,8 @@ export class TmuxControlClient {
   }
 
   /** A command waiting for its reply, failed with TIMEOUT after `timeoutMs`. */
-  private pendingCommand(text: string, fenced: boolean, timeoutMs: number, resolve: (reply: ControlReply) => void, reject: (err: Error) => void): PendingCommand {
-    const entry: PendingCommand = { text, fenced, resolve, reject, timer: undefined, abandoned: false };
+  private pendingCommand(text: string, fenced: boolean, timeoutMs: number, resolve: (reply: ControlReply) => void, reject: (err: Error) => void, compound = false): PendingCommand {
+    const entry: PendingCommand = { text, fenced, compound, resolve, reject, timer: undefined, abandoned: false };
     entry.timer = setTimeout(() => {
       entry.abandoned = true;
       entry.timer = undefined;
@@ -275,7 +287,7 @@ export class TmuxControlClient {
    * in order; a failing line does not stop the others (they are separate lines, not a
    * `;` list). Only while connected: a batch must not be split by a reconnect.
    */
-  runBatch(commands: readonly { command: string; fenced?: boolean }[], options?: { timeoutMs?: number }): Promise<ControlReply[]> {
+  runBatch(commands: readonly BatchCommand[], options?: { timeoutMs?: number }): Promise<ControlReply[]> {
     if (commands.some((c) => c.command.includes('\n') || c.command.includes('\r'))) {
       return Promise.reject(new AppError('INVALID_ARGUMENT', 'a tmux command must be one line'));
     }
@@ -286,12 +298,21 @@ export class TmuxControlClient {
     const replies = commands.map(
       (c) =>
         new Promise<ControlReply>((resolve, reject) => {
-          const entry = this.pendingCommand(c.command, c.fenced === true, timeoutMs, resolve, reject);
+          const entry = this.pendingCommand(c.command, c.fenced === true, timeoutMs, resolve, reject, c.compound === true);
           text += this.expectReply(conn, entry);
         }),
     );
     conn.process.write(text);
     return Promise.all(replies);
+  }
+
+  /** runBatch, or null when not connected: then nothing was written. Once it returns a
+   * promise the lines were written, so a rejection means their outcome is unknown (the
+   * input delivery tells "not typed" from "maybe typed" by this). */
+  tryRunBatch(commands: readonly BatchCommand[], options?: { timeoutMs?: number }): Promise<ControlReply[]> | null {
+    if (this.stateValue !== 'connected' || this.conn === null) return null;
+    if (commands.some((c) => c.command.includes('\n') || c.command.includes('\r'))) return null;
+    return this.runBatch(commands, options);
   }
 
   /** Kills the hidden session (only when no other broker is attached to it) and ends the
@@ -505,13 +526,13 @@ export class TmuxControlClient {
 
   /** Registers the reply `entry` waits for; returns the text to write for it. */
   private expectReply(conn: Connection, entry: PendingCommand): string {
-    if (!entry.fenced) {
+    if (!entry.fenced && entry.compound !== true) {
       conn.stream.expect(entry);
       return `${entry.text}\n`;
     }
     // A per-connection secret plus a counter: no pane can know it.
     const fence = `${conn.fencePrefix}${(conn.fenceCounter++).toString(36)}`;
-    conn.stream.expect(entry, fence);
+    conn.stream.expect(entry, fence, entry.compound === true);
     // A separate line, not `cmd ; fence`: tmux skips the rest of a command list after an
     // error, and a failed capture must still be fenced.
     return `${entry.text}\ndisplay-message -p '${fence}'\n`;
@@ -536,7 +557,7 @@ export class TmuxControlClient {
         if (event.imitations > 0) {
           this.logger.warn({ imitations: event.imitations }, 'pane text imitated a tmux reply terminator; kept as data');
         }
-        if (!entry.abandoned) entry.resolve({ ok: event.ok, lines: event.lines });
+        if (!entry.abandoned) entry.resolve(event.parts ? { ok: event.ok, lines: event.lines, parts: event.parts } : { ok: event.ok, lines: event.lines });
         return;
       }
       case 'notification':

@@ -263,6 +263,87 @@ describe('ControlStream chunking', () => {
   });
 });
 
+describe('ControlStream: compound replies (a `;` list, an if-shell and its branch)', () => {
+  const fence = (n: number) => block(n, 1, [FENCE]);
+
+  it('collects every block up to the fence block as parts of one reply, then matches the next command', () => {
+    const s = attached();
+    s.expect('line', FENCE, true);
+    s.expect('next');
+    // set-buffer, set-option, if-shell (empty), then the branch's paste and Enter.
+    const text = block(11, 1, []) + block(12, 1, []) + block(13, 1, []) + block(14, 1, []) + block(15, 1, []) + fence(16) + block(17, 1, ['after']);
+    expect(s.push(text)).toEqual([
+      { type: 'reply', token: 'line', ok: true, lines: [], imitations: 0, parts: Array.from({ length: 5 }, () => ({ ok: true, lines: [] })) },
+      { type: 'reply', token: 'next', ok: true, lines: ['after'], imitations: 0 },
+    ]);
+    expect(s.drain()).toEqual([]);
+  });
+
+  it('keeps the lines of each part, reports a failed part, and is not ok when one failed', () => {
+    const s = attached();
+    s.expect('line', FENCE, true);
+    const text = block(11, 1, []) + block(12, 1, ['no buffer tmcp-input-x'], 'error') + fence(13);
+    expect(s.push(text)).toEqual([
+      {
+        type: 'reply',
+        token: 'line',
+        ok: false,
+        lines: ['no buffer tmcp-input-x'],
+        imitations: 0,
+        parts: [
+          { ok: true, lines: [] },
+          { ok: false, lines: ['no buffer tmcp-input-x'] },
+        ],
+      },
+    ]);
+  });
+
+  it('skips hook blocks and passes notifications between the parts', () => {
+    const s = attached();
+    s.expect('line', FENCE, true);
+    const text = block(11, 1, []) + '%paste-buffer-changed tmcp-input-x\n' + block(12, 0, ['hooked']) + block(13, 1, ['tmcp-foreground-changed']) + fence(14);
+    expect(s.push(text)).toEqual([
+      { type: 'notification', name: 'paste-buffer-changed', args: 'tmcp-input-x' },
+      { type: 'reply', token: 'line', ok: true, lines: ['tmcp-foreground-changed'], imitations: 0, parts: [{ ok: true, lines: [] }, { ok: true, lines: ['tmcp-foreground-changed'] }] },
+    ]);
+  });
+
+  it('ends only at its own fence: a part holding the fence among other lines, or a failed fence, is a part', () => {
+    const s = attached();
+    s.expect('line', FENCE, true);
+    const text = block(11, 1, [FENCE, 'x']) + block(12, 1, [FENCE], 'error') + fence(13);
+    const [reply] = s.push(text);
+    expect(reply).toMatchObject({ type: 'reply', token: 'line', ok: false });
+    expect(reply?.type === 'reply' ? reply.parts?.length : -1).toBe(2);
+  });
+
+  it('gives the same events whatever the chunking', () => {
+    const text = block(11, 1, []) + block(12, 1, ['a']) + fence(13) + block(14, 1, ['b']);
+    const events = (cuts: number[]) => {
+      const s = attached();
+      s.expect('line', FENCE, true);
+      s.expect('next');
+      const out: ControlEvent<string>[] = [];
+      let at = 0;
+      for (const cut of [...cuts, text.length]) {
+        out.push(...s.push(text.slice(at, cut)));
+        at = cut;
+      }
+      return out;
+    };
+    const whole = events([]);
+    expect(whole.map((e) => e.type)).toEqual(['reply', 'reply']);
+    for (let cut = 1; cut < text.length; cut++) expect(events([cut])).toEqual(whole);
+  });
+
+  it('stops at a protocol violation inside a compound reply, and refuses a compound command without a fence', () => {
+    const s = attached();
+    s.expect('line', FENCE, true);
+    expect(s.push(block(12, 1, []) + block(11, 1, []))).toEqual([{ type: 'desync', why: 'malformed or out-of-order %begin' }]);
+    expect(() => attached().expect('line', null, true)).toThrow();
+  });
+});
+
 describe('decodeControlOutput', () => {
   it('turns octal escapes back into bytes', () => {
     expect(decodeControlOutput('a\\033[31mb\\015\\012\\134x').toString('latin1')).toBe('a\u001b[31mb\r\n\\x');

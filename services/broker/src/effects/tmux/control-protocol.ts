@@ -27,12 +27,37 @@
  * to the fence block (`%begin`, fence, `%end`) is collected, and the reply is whatever
  * precedes the LAST terminator matching the command's own `%begin`: a forged terminator
  * can only appear earlier, in the data, so it is kept as data (counted in `imitations`).
+ *
+ * Compound replies. One command line can answer with several blocks: every command of a
+ * `;` list gets its own, and `if-shell` answers with one of its own and then one for
+ * each command of the branch it ran (tmux inserts them right after it, before the next
+ * line). How many depends on what ran (a failing command skips the rest of its list), so
+ * a line expected as `compound` is followed by a fence line too, and its reply is every
+ * block (flags 1) up to the fence's: each kept as a part (ok and lines), the fence block
+ * itself dropped. Only lines whose blocks carry no pane text are sent this way (the
+ * input delivery's checked paste: buffer, option and key commands, and a
+ * `display-message -p` of a constant): a block is ended by its exact terminator, as an
+ * ordinary reply is.
  */
 
 /** What the parser reports, in stream order. `T` is the caller's token for a command. */
+/** One block of a compound reply. */
+export interface ReplyPart {
+  readonly ok: boolean;
+  readonly lines: readonly string[];
+}
+
 export type ControlEvent<T> =
   | { readonly type: 'attach'; readonly ok: boolean; readonly lines: readonly string[] }
-  | { readonly type: 'reply'; readonly token: T; readonly ok: boolean; readonly lines: readonly string[]; readonly imitations: number }
+  | {
+      readonly type: 'reply';
+      readonly token: T;
+      readonly ok: boolean;
+      readonly lines: readonly string[];
+      readonly imitations: number;
+      /** A compound reply's blocks, in order (`ok`: all of them; `lines`: all of theirs). */
+      readonly parts?: readonly ReplyPart[];
+    }
   | { readonly type: 'notification'; readonly name: string; readonly args: string }
   | { readonly type: 'output'; readonly paneId: string; readonly data: Buffer }
   | { readonly type: 'exit'; readonly reason: string }
@@ -50,6 +75,15 @@ const BLOCK_TAIL_RE = /^\d{1,20} \d{1,15} \d{1,5}$/;
 interface Expected<T> {
   readonly token: T;
   readonly fence: string | null;
+  /** Every block up to the fence's is this reply's (see the module comment). */
+  readonly compound: boolean;
+}
+
+/** Collecting a compound reply's blocks until the fence block. */
+interface CompoundScan<T> {
+  readonly expected: Expected<T>;
+  readonly fence: string;
+  readonly parts: ReplyPart[];
 }
 
 /** Collecting a fenced reply: every line until its fence block is complete. */
@@ -71,7 +105,7 @@ interface FenceScan<T> {
 interface Block<T> {
   /** `<time> <number> <flags>` */
   readonly tail: string;
-  readonly kind: 'attach' | 'reply' | 'hook';
+  readonly kind: 'attach' | 'reply' | 'hook' | 'part';
   readonly expected: Expected<T> | undefined;
   readonly lines: string[];
 }
@@ -85,6 +119,7 @@ export class ControlStream<T = unknown> {
   private stopped = false;
   private block: Block<T> | null = null;
   private fenceScan: FenceScan<T> | null = null;
+  private compound: CompoundScan<T> | null = null;
   private lastNumber = -1;
   private events: ControlEvent<T>[] = [];
 
@@ -104,9 +139,11 @@ export class ControlStream<T = unknown> {
   }
 
   /** Records that a command was written; its reply will carry `token`. `fence` is the
-   * secret the caller prints with `display-message -p` on the line after it. */
-  expect(token: T, fence: string | null = null): void {
-    this.expected.push({ token, fence });
+   * secret the caller prints with `display-message -p` on the line after it. A
+   * `compound` command (it needs a fence) answers with every block up to the fence's. */
+  expect(token: T, fence: string | null = null, compound = false): void {
+    if (compound && fence === null) throw new Error('a compound command needs a fence');
+    this.expected.push({ token, fence, compound });
   }
 
   /** Takes every token still waiting for a reply, oldest first. */
@@ -197,6 +234,13 @@ export class ControlStream<T = unknown> {
       return;
     }
     const expected = this.expected[this.head];
+    if (this.compound === null && expected !== undefined && expected.compound) {
+      this.compound = { expected, fence: expected.fence as string, parts: [] };
+    }
+    if (this.compound !== null) {
+      this.block = { tail: rest, kind: 'part', expected: this.compound.expected, lines: [] };
+      return;
+    }
     if (expected !== undefined && expected.fence !== null) {
       this.fenceScan = {
         expected,
@@ -216,6 +260,7 @@ export class ControlStream<T = unknown> {
   private endBlock(block: Block<T>, ok: boolean): void {
     this.block = null;
     if (block.kind === 'hook') return;
+    if (block.kind === 'part') return this.endPart(this.compound as CompoundScan<T>, ok, block.lines);
     if (block.kind === 'attach') {
       this.attached = true;
       this.events.push({ type: 'attach', ok, lines: block.lines });
@@ -224,6 +269,24 @@ export class ControlStream<T = unknown> {
     if (block.expected === undefined) return this.desync('reply with no pending command');
     this.shift();
     this.events.push({ type: 'reply', token: block.expected.token, ok, lines: block.lines, imitations: 0 });
+  }
+
+  /** A block of a compound reply ended; the fence's ends the reply. */
+  private endPart(scan: CompoundScan<T>, ok: boolean, lines: string[]): void {
+    if (!(ok && lines.length === 1 && lines[0] === scan.fence)) {
+      scan.parts.push({ ok, lines });
+      return;
+    }
+    this.compound = null;
+    this.shift();
+    this.events.push({
+      type: 'reply',
+      token: scan.expected.token,
+      ok: scan.parts.every((p) => p.ok),
+      lines: scan.parts.flatMap((p) => p.lines),
+      imitations: 0,
+      parts: scan.parts,
+    });
   }
 
   private onFencedLine(scan: FenceScan<T>, line: string): void {
@@ -304,6 +367,7 @@ export class ControlStream<T = unknown> {
     this.stopped = true;
     this.block = null;
     this.fenceScan = null;
+    this.compound = null;
     this.events.push({ type: 'desync', why });
   }
 }

@@ -23,13 +23,23 @@
  *   format syntax (`#(...)` would run a command). A mismatch pastes nothing and answers
  *   `changed`. What tmux cannot check there (the rest of the process tree, and what the
  *   terminal's reader does with bytes already queued) is in docs/security.md.
+ * - terminal_run's line (`pasteLine`) goes through the broker's control client instead
+ *   when it is connected (no tmux process per run): one control-mode line
+ *   `set-buffer -b <name> -- '<line>' ; set-option … ; if-shell -F … '<paste ; Enter>'
+ *   '<drop ; say changed>'`, the same checked step as above. The line is a tmux command
+ *   argument there, so it is single-quoted (`'` written `'\''`): tmux's parser takes
+ *   everything between single quotes literally (no `;`, `$`, `~`, `#{}`, `\` or
+ *   quote meaning), `--` keeps a leading `-` from being a flag, and a line holding any
+ *   control character (a tab included) is typed the spawned way instead, so the control
+ *   line stays one line of text (deliver.control.test.ts pins hostile lines). A failing
+ *   command skips the rest of its `;` list, as on a command line.
  */
 import { randomBytes } from 'node:crypto';
 import { ALLOWED_KEYS, readAppErrorData, type AllowedKey } from '@terminal-mcp/contract';
 import { assertPaneId } from './format.js';
 import { readPaneIdentity, type PaneIdentityFacts } from './pane-identity.js';
 import { createTmuxCommandRunner, type TmuxCommandResult, type TmuxCommandRunner } from './tmux-command.js';
-import type { TmuxAdapter } from './types.js';
+import type { InputControl, TmuxAdapter } from './types.js';
 
 export type DeliveryOutcome =
   | { ok: true }
@@ -133,17 +143,59 @@ async function checkedList(
   return ran.stdout.includes(CHANGED_MARK) ? FOREGROUND_CHANGED : outcome;
 }
 
+/** A tmux command argument, single-quoted for tmux's command parser. */
+export const tmuxQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/** Text that may travel single-quoted on a control-mode line: no control character (the
+ * line must stay one line; a tab would be kept, but is left to the stdin path too). */
+const CONTROL_SAFE_TEXT_RE = /^[^\x00-\x1f\x7f]*$/;
+
+/**
+ * pasteLine through the control client: the checked paste and Enter as one control-mode
+ * line (module comment). null when the client is not connected (nothing was written: the
+ * caller types the line the spawned way).
+ */
+async function pasteLineByControl(control: InputControl, paneId: string, text: string, expected: AuthorizedForeground): Promise<DeliveryOutcome | null> {
+  const buffer = `tmcp-input-${randomBytes(12).toString('hex')}`;
+  const line = [
+    `set-buffer -b ${buffer} -- ${tmuxQuote(text)}`,
+    `set-option -p -t ${paneId} ${EXPECTED_OPTION} ${tmuxQuote(expected.currentCommand)}`,
+    `if-shell -F -t ${paneId} ${tmuxQuote(sameForegroundCondition(expected))} ${tmuxQuote(`paste-buffer -p -d -b ${buffer} -t ${paneId} ; send-keys -t ${paneId} Enter`)} ${tmuxQuote(`delete-buffer -b ${buffer} ; display-message -p ${CHANGED_MARK}`)}`,
+  ].join(' ; ');
+  // The option is dropped on a line of its own: it runs whatever the first line did.
+  const written = control([{ command: line, compound: true }, { command: `set-option -p -u -t ${paneId} ${EXPECTED_OPTION}` }]);
+  if (written === null) return null;
+  let parts: readonly { readonly ok: boolean; readonly lines: readonly string[] }[];
+  try {
+    parts = (await written)[0]?.parts ?? [];
+  } catch {
+    return { ok: false, delivered: 'unknown', reason: 'tmux did not finish the line in time' };
+  }
+  // Blocks, in order: set-buffer, set-option, if-shell, then the branch's two commands.
+  if (parts.length === 5 && parts.every((p) => p.ok)) return parts[4]?.lines.includes(CHANGED_MARK) === true ? FOREGROUND_CHANGED : { ok: true };
+  // Something failed and skipped the rest: a buffer may be left (nothing pasted it).
+  void control([{ command: `delete-buffer -b ${buffer}` }])?.catch(() => undefined);
+  // The paste itself ran (its Enter did not): bytes reached the pane.
+  if (parts.length >= 4 && parts[3]?.ok === true && parts[4]?.lines.includes(CHANGED_MARK) !== true) {
+    return { ok: false, delivered: 'unknown', reason: 'tmux pasted the line but refused its Enter' };
+  }
+  return { ok: false, delivered: 'no', reason: 'tmux refused the line' };
+}
+
 export function createPaneDelivery(
   options: {
     socketName?: string | undefined;
     runner?: TmuxCommandRunner;
     tmux?: Pick<TmuxAdapter, 'readPaneIdentity'>;
+    /** The broker's control client: a line typed with no spawn (pasteLineByControl). */
+    control?: InputControl;
     /** Deliver each text or key press as one command list (one spawn), not three or four:
      * for a node, where every spawn is an ssh round trip. The checks are the same. */
     oneSpawn?: boolean;
   } = {},
 ): PaneDelivery {
   const runner = options.runner ?? createTmuxCommandRunner({ socketName: options.socketName });
+  const control = options.control;
   const byControl = options.tmux?.readPaneIdentity?.bind(options.tmux);
   const oneSpawn = options.oneSpawn === true;
   return {
@@ -178,10 +230,16 @@ export function createPaneDelivery(
     async pasteLine(paneId, text, expected) {
       assertPaneId(paneId);
       if (text.includes('\n')) throw new Error('pasteLine takes one line');
+      if (!SAFE_OPTION_VALUE_RE.test(expected.currentCommand)) return FOREGROUND_CHANGED;
+      if (control && CONTROL_SAFE_TEXT_RE.test(text)) {
+        const outcome = await pasteLineByControl(control, paneId, text, expected);
+        if (outcome !== null) return outcome;
+      }
       const buffer = `tmcp-input-${randomBytes(12).toString('hex')}`;
-      // One tmux command list, one spawn (terminal_run is timed by agents): paste AND press
-      // Enter as the one branch of the checked if-shell (the same server step: nothing can
-      // take the foreground between them), or drop the buffer and say so.
+      // Not connected (or a control character in the line): one tmux command list, one
+      // spawn (terminal_run is timed by agents): paste AND press Enter as the one branch
+      // of the checked if-shell (the same server step: nothing can take the foreground
+      // between them), or drop the buffer and say so.
       return checkedList(
         runner,
         paneId,

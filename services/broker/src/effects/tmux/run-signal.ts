@@ -1,23 +1,62 @@
 /**
- * tmux's side of terminal_run (input/run.ts): the typed wrapper ends by setting a pane
- * user option `@tmcp_run_<nonce>` to "<exit status> #{history_size} #{cursor_y}" and
- * signalling `tmux wait-for -S tmcp-run-<nonce>`; here the broker waits on that channel
- * (a `tmux wait-for` client of its own), and reads and clears the option. Output can print the nonce text but cannot signal a tmux
- * channel or set a pane option: only a tmux command does that.
+ * How terminal_run (input/run.ts) learns that its command ended, and where its output
+ * ended, without starting any process on the way.
+ *
+ * Per run the broker opens a channel: two FIFOs with a private random name in its 0700
+ * `runs/` directory (effects/run-fifos.ts). The typed line ends with a status line made
+ * of shell builtins only:
+ *
+ *   [ -p ACK ] && { [ -p STATUS ] && echo "$__tmcp_s" 1<>STATUS; read -t 3 __tmcp_ack; …; } 0<>ACK
+ *
+ * The shell holds the ack FIFO open, writes its `$?` into the status FIFO, and blocks
+ * reading the ack. The broker, woken by the status, reads the pane's cursor and history
+ * size through its control client (no spawn) until two reads in a row agree (tmux may
+ * still be taking the command's last output from the terminal), takes that line as the
+ * end of the output, and only then writes the ack: while it reads, the shell prints
+ * nothing (no prompt yet), so the cursor stays where the output ended. Then both FIFOs go.
+ *
+ * What can and cannot end a run:
+ * - Printing text cannot: bytes on the terminal never reach a FIFO. A process that opens
+ *   the FIFO by its name (shown in the typed line) can, like any command of that shell
+ *   could signal the tmux channel of the design before this one: the exit status is the
+ *   shell's word (docs/security.md).
+ * - Nothing waits forever: `<>` never blocks on a FIFO; `[ -p … ]` skips the status line
+ *   once the broker removed the pair (so no regular file is created in its place); with
+ *   the broker gone, the shell's `read -t 3` gives up after 3 s and the prompt comes back.
+ * - dash and sh have no `read -t` (not POSIX): there `read` fails at once (its error is
+ *   silenced), so the shell does not wait for the ack and may print its prompt while the
+ *   broker reads the cursor. With a one-line prompt the end line is the same either way
+ *   (the prompt starts on the line after the output); with a prompt of several lines the
+ *   output may end up to the prompt's height later, and two reads that agree are taken
+ *   whenever the prompt has been drawn.
+ *
+ * A status that arrives while no call waits (the last call answered RUNNING) is handled
+ * the same way at once, and the mark kept for the call that resumes. Channels are
+ * released when their run is answered; at most MAX_CHANNELS are kept (the oldest go
+ * first), and a channel untouched for CHANNEL_TTL_MS goes too: its shell then finds no
+ * FIFO and its prompt comes back at once, and the wait sees the shell back at its prompt.
  *
  * Also the one fact tmux does not give: whether the pane's terminal is in raw mode (a
  * line editor — readline, zle — is reading at a prompt) or canonical mode (a program
  * runs), read with `stty -F` on the pane's tty.
  */
 import { execa } from 'execa';
+import type { Socket } from 'node:net';
+import { openRunFifos, type RunFifoPair, type RunFifos } from '../run-fifos.js';
 import { assertPaneId } from './format.js';
 import { createTmuxCommandRunner, type TmuxCommandRunner } from './tmux-command.js';
+import type { TmuxAdapter } from './types.js';
 
-const NONCE_RE = /^[0-9a-f]{32}$/;
 const TTY_RE = /^\/dev\/pts\/\d{1,6}$/;
-
-export const runOption = (nonce: string) => `@tmcp_run_${nonce}`;
-export const runChannel = (nonce: string) => `tmcp-run-${nonce}`;
+const STATUS_RE = /^(\d{1,3})$/;
+/** Channels kept at most (runs answered RUNNING and never collected hold one each). */
+export const MAX_CHANNELS = 256;
+/** A channel nobody asked about for this long is released (longer than a resume token lives). */
+const CHANNEL_TTL_MS = 15 * 60_000;
+/** Cursor reads while looking for two that agree, before the last one is taken. */
+const MAX_CURSOR_READS = 40;
+/** More than this many bytes in a status FIFO without a valid status line: not ours. */
+const MAX_STATUS_BYTES = 64;
 
 export interface RunMark {
   exitStatus: number;
@@ -25,62 +64,183 @@ export interface RunMark {
   endLine: number;
 }
 
+/** The paths the status line names; `id` is the run's channel. */
+export interface RunChannel {
+  readonly id: string;
+  readonly statusPath: string;
+  readonly ackPath: string;
+}
+
 export interface RunSignals {
-  /** tmux's socket path, for the wrapper to name the server explicitly. */
-  socketPath(): Promise<string>;
-  /** Waits up to `timeoutMs` for the channel (tmux keeps a signal sent before anyone
-   * waits, so none is missed), then reads and clears the mark in the same tmux client (no
-   * second spawn): the mark, or null when the time ran out. */
-  waitMark(paneId: string, nonce: string, timeoutMs: number, signal?: AbortSignal): Promise<RunMark | null>;
-  /** The mark the wrapper set, or null; cleared once read. */
-  takeMark(paneId: string, nonce: string): Promise<RunMark | null>;
+  /** A new channel for a run about to be typed into `paneId`. */
+  open(paneId: string): Promise<RunChannel>;
+  /** Waits up to `timeoutMs` for the run's mark; null when the time ran out or the channel
+   * is gone (released, evicted, the broker stopping). */
+  waitMark(id: string, timeoutMs: number): Promise<RunMark | null>;
+  /** The mark if the status line already ran, else null. */
+  takeMark(id: string): RunMark | null;
+  /** The run was answered (or never typed): its FIFOs and waiters go. */
+  release(id: string): void;
   /** The pane's tty is in raw mode (a line editor reads at a prompt); null when unknown. */
   lineEditing(paneId: string): Promise<boolean | null>;
+  /** Broker stop: every channel and the FIFOs made ahead go. */
+  close(): Promise<void>;
 }
 
-function checkNonce(nonce: string): void {
-  if (!NONCE_RE.test(nonce)) throw new Error('invalid run nonce');
+interface Channel {
+  readonly paneId: string;
+  readonly pair: RunFifoPair;
+  readonly reader: Socket;
+  received: string;
+  /** The status line ran; the end line is being read. */
+  settling: boolean;
+  mark: RunMark | null;
+  touched: number;
+  readonly waiters: Set<(mark: RunMark | null) => void>;
 }
 
-/** Read the mark and clear it (`-q`: an option not set is no error). */
-const markCommands = (paneId: string, nonce: string): string[][] => [
-  ['show-options', '-p', '-v', '-q', '-t', paneId, runOption(nonce)],
-  ['set-option', '-p', '-u', '-q', '-t', paneId, runOption(nonce)],
-];
-
-export function parseRunMark(value: string): RunMark | null {
-  const m = /^(\d{1,3}) (\d{1,9}) (\d{1,6})$/.exec(value.trim());
-  if (!m) return null;
-  return { exitStatus: Number(m[1]), endLine: Number(m[2]) + Number(m[3]) };
+interface CursorFacts {
+  panePid: number;
+  historySize: number;
+  cursorX: number;
+  cursorY: number;
 }
 
-export function createRunSignals(options: { socketName?: string | undefined; runner?: TmuxCommandRunner } = {}): RunSignals {
+/** The pane's cursor facts, through the control client where there is one. */
+function cursorReader(runner: TmuxCommandRunner, tmux: Pick<TmuxAdapter, 'paneFacts'> | undefined) {
+  return async (paneId: string): Promise<CursorFacts | null> => {
+    if (tmux) {
+      const f = await tmux.paneFacts(paneId);
+      return f && { panePid: f.panePid, historySize: f.historySize, cursorX: f.cursor.x, cursorY: f.cursor.y };
+    }
+    const r = await runner.run(['display-message', '-p', '-t', paneId, '#{pane_id} #{pane_pid} #{history_size} #{cursor_x} #{cursor_y}']);
+    const m = /^(%\d+) (\d+) (\d+) (\d+) (\d+)$/.exec(r.stdout.trim());
+    if (r.exitCode !== 0 || !m || m[1] !== paneId) return null;
+    return { panePid: Number(m[2]), historySize: Number(m[3]), cursorX: Number(m[4]), cursorY: Number(m[5]) };
+  };
+}
+
+export function createRunSignals(options: { stateDir: string; socketName?: string | undefined; runner?: TmuxCommandRunner; tmux?: Pick<TmuxAdapter, 'paneFacts'>; fifos?: RunFifos }): RunSignals {
   const runner = options.runner ?? createTmuxCommandRunner({ socketName: options.socketName });
-  let socket: string | undefined;
+  const fifos = options.fifos ?? openRunFifos(options.stateDir);
+  const readCursor = cursorReader(runner, options.tmux);
+  const channels = new Map<string, Channel>();
+  let closed = false;
+
+  const settle = (channel: Channel, mark: RunMark | null) => {
+    channel.mark = mark;
+    for (const w of channel.waiters) w(mark);
+    channel.waiters.clear();
+  };
+  /** Ends the channel's FIFOs (the run may still be waited on: its mark stays). */
+  const dropFifos = (channel: Channel) => {
+    channel.reader.destroy();
+    fifos.remove(channel.pair);
+  };
+  const release = (id: string) => {
+    const channel = channels.get(id);
+    if (!channel) return;
+    channels.delete(id);
+    // A status being handled keeps its FIFOs until its ack is written (onStatus drops
+    // them): the shell is waiting on it.
+    if (!channel.settling) dropFifos(channel);
+    if (channel.mark === null) settle(channel, null);
+  };
+
+  /** Where the output ended: cursor reads until two in a row agree. */
+  async function endOf(paneId: string): Promise<CursorFacts | null> {
+    let last = await readCursor(paneId);
+    for (let i = 0; last !== null && i < MAX_CURSOR_READS; i++) {
+      const next = await readCursor(paneId);
+      if (next === null || (next.historySize === last.historySize && next.cursorY === last.cursorY && next.cursorX === last.cursorX && next.panePid === last.panePid)) return next;
+      last = next;
+    }
+    return last;
+  }
+
+  async function onStatus(channel: Channel, exitStatus: number): Promise<void> {
+    channel.settling = true;
+    let end: CursorFacts | null = null;
+    try {
+      end = await endOf(channel.paneId);
+    } catch {
+      // tmux did not answer: no mark; the wait goes on by the process tree.
+    }
+    // The shell may go on now (its prompt comes after the output we measured).
+    fifos.ack(channel.pair.ackPath);
+    dropFifos(channel);
+    if (!channels.has(channel.pair.id)) return;
+    if (end === null) return;
+    settle(channel, { exitStatus, endLine: end.historySize + end.cursorY });
+  }
+
+  function onData(channel: Channel, chunk: Buffer): void {
+    if (channel.settling) return;
+    channel.received += chunk.toString('latin1');
+    for (;;) {
+      const nl = channel.received.indexOf('\n');
+      if (nl < 0) break;
+      const line = channel.received.slice(0, nl);
+      channel.received = channel.received.slice(nl + 1);
+      const m = STATUS_RE.exec(line);
+      if (m && Number(m[1]) <= 255) {
+        void onStatus(channel, Number(m[1]));
+        return;
+      }
+    }
+    if (channel.received.length > MAX_STATUS_BYTES) channel.received = '';
+  }
+
+  /** Old and surplus channels go before a new one is made. */
+  function sweep(now: number): void {
+    for (const [id, c] of channels) if (now - c.touched > CHANNEL_TTL_MS) release(id);
+    while (channels.size >= MAX_CHANNELS) release(channels.keys().next().value as string);
+  }
+
   return {
-    async socketPath() {
-      if (socket !== undefined) return socket;
-      const r = await runner.run(['display-message', '-p', '#{socket_path}']);
-      const path = r.stdout.trim();
-      if (r.exitCode !== 0 || !path.startsWith('/')) throw new Error('tmux did not name its socket');
-      socket = path;
-      return path;
+    async open(paneId) {
+      assertPaneId(paneId);
+      if (closed) throw new Error('run channels are closed');
+      sweep(Date.now());
+      const pair = await fifos.take();
+      let reader: Socket;
+      try {
+        reader = fifos.openStatus(pair.statusPath);
+      } catch (err) {
+        fifos.remove(pair);
+        throw err;
+      }
+      const channel: Channel = { paneId, pair, reader, received: '', settling: false, mark: null, touched: Date.now(), waiters: new Set() };
+      reader.on('data', (chunk: Buffer) => onData(channel, chunk));
+      reader.on('error', () => undefined);
+      channels.set(pair.id, channel);
+      return { id: pair.id, statusPath: pair.statusPath, ackPath: pair.ackPath };
     },
 
-    async waitMark(paneId, nonce, timeoutMs, signal) {
-      assertPaneId(paneId);
-      checkNonce(nonce);
-      if (timeoutMs <= 0) return null;
-      const r = await runner.runList([['wait-for', runChannel(nonce)], ...markCommands(paneId, nonce)], { timeoutMs, ...(signal ? { signal } : {}) });
-      return r.timedOut || r.stdout.trim() === '' ? null : parseRunMark(r.stdout);
+    waitMark(id, timeoutMs) {
+      const channel = channels.get(id);
+      if (!channel) return Promise.resolve(null);
+      channel.touched = Date.now();
+      if (channel.mark !== null || timeoutMs <= 0) return Promise.resolve(channel.mark);
+      return new Promise((resolve) => {
+        const done = (mark: RunMark | null) => {
+          clearTimeout(timer);
+          channel.waiters.delete(done);
+          resolve(mark);
+        };
+        const timer = setTimeout(() => done(null), timeoutMs);
+        channel.waiters.add(done);
+      });
     },
 
-    async takeMark(paneId, nonce) {
-      assertPaneId(paneId);
-      checkNonce(nonce);
-      const r = await runner.runList(markCommands(paneId, nonce));
-      return r.timedOut || r.stdout.trim() === '' ? null : parseRunMark(r.stdout);
+    takeMark(id) {
+      const channel = channels.get(id);
+      if (!channel) return null;
+      channel.touched = Date.now();
+      return channel.mark;
     },
+
+    release,
 
     async lineEditing(paneId) {
       assertPaneId(paneId);
@@ -92,6 +252,12 @@ export function createRunSignals(options: { socketName?: string | undefined; run
       if (/(^|\s)-icanon(\s|$)/.test(r.stdout)) return true;
       if (/(^|\s)icanon(\s|$)/.test(r.stdout)) return false;
       return null;
+    },
+
+    async close() {
+      closed = true;
+      for (const id of [...channels.keys()]) release(id);
+      await fifos.close();
     },
   };
 }

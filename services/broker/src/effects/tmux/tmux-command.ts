@@ -27,8 +27,6 @@ export interface TmuxCommandResult {
 export interface TmuxCommandOptions {
   input?: Buffer;
   timeoutMs?: number;
-  /** Ends the tmux client early (a `wait-for` no longer wanted); it then answers as timed out. */
-  signal?: AbortSignal;
 }
 
 export interface TmuxCommandRunner {
@@ -64,14 +62,13 @@ export function createTmuxCommandRunner(
       timeout: runOptions.timeoutMs ?? options.timeoutMs ?? TMUX_COMMAND_TIMEOUT_MS,
       killSignal: 'SIGKILL',
       maxBuffer: 1024 * 1024,
-      ...(runOptions.signal !== undefined ? { cancelSignal: runOptions.signal } : {}),
       ...(runOptions.input !== undefined ? { input: runOptions.input } : { stdin: 'ignore' as const }),
     });
     return {
       exitCode: typeof result.exitCode === 'number' ? result.exitCode : -1,
       stdout: typeof result.stdout === 'string' ? result.stdout : '',
       stderr: typeof result.stderr === 'string' ? result.stderr.slice(0, 2_000) : '',
-      timedOut: result.timedOut === true || result.isCanceled === true,
+      timedOut: result.timedOut === true,
     };
   };
   return {

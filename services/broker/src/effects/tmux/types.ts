@@ -130,6 +130,25 @@ export interface SessionsChange {
   readonly cause: SessionsChangeCause;
 }
 
+/** One line for the control client (control-client.ts BatchCommand); `compound`: its
+ * commands answer with several blocks, all returned as `parts`. */
+export interface ControlLine {
+  readonly command: string;
+  readonly compound?: boolean;
+}
+
+export interface ControlLineReply {
+  readonly ok: boolean;
+  readonly lines: readonly string[];
+  readonly parts?: readonly { readonly ok: boolean; readonly lines: readonly string[] }[];
+}
+
+/** The control client's write path, for the input delivery only (deliver.ts; handed to
+ * the input services, not part of TmuxAdapter): writes the lines in one write and answers
+ * their replies, or null when the client is not connected and nothing was written. A
+ * rejection after that means the lines were written and their outcome is unknown. */
+export type InputControl = (lines: readonly ControlLine[]) => Promise<ControlLineReply[]> | null;
+
 export interface TmuxAdapter {
   /** Every real session; the broker's hidden control session is excluded. */
   listSessions(): Promise<SessionFacts[]>;
