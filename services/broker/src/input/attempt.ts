@@ -10,8 +10,8 @@
  *    first (scopes, role, operator session), then the target is resolved (exactly, by
  *    name or binding) and every gate runs on facts read from tmux and /proc now (after up
  *    to INPUT_WAIT_SETTLE_MS for a busy foreground to wait for input: no type-ahead;
- *    terminal_run's command is judged on tmux's facts here and reads /proc once, under
- *    the lock: `processesBeforeLock`). A dry run ends here (DRY_RUN, nothing sent);
+ *    terminal_run's command that tmux's facts admit reads /proc once, under the lock:
+ *    `authorizeBeforeLock`). A dry run ends here (DRY_RUN, nothing sent);
  *  - audit-before: the attempt is written as PENDING *before* anything is sent; if that
  *    write fails, nothing is sent (AUDIT_UNAVAILABLE);
  *  - lock: the pane's lock (pane-lock.ts, owned by the composition root; waiting up to
@@ -135,20 +135,28 @@ async function readSettledTargetProcesses(target: Pick<ResolvedTarget, 'identity
 }
 
 /**
- * The process tree the gates judge on before the lock. terminal_run's command reads
- * /proc once, under the lock (recheckUnderLock, where every gate runs again on it): a
- * scan costs milliseconds, tens on a loaded host, and it is the run's main cost. Before
- * the lock its gates see tmux's foreground command instead, which already refuses a
- * foreground that is not an allowed shell (ssh or sudo started from the shell lead the
- * foreground, so tmux names them); what only the tree shows (a guarded program below the
- * shell, a reader that left the session, a busy shell) is refused under the lock, as
- * BLOCKED, the row's preview dropped (audit-store `finish`). Every other input reads the
- * tree here too: its refusals then keep the text off the audit log altogether (a text may
- * be a password typed at the wrong moment), and a dry run answers on the tree.
+ * The gates before the lock. terminal_run's command reads /proc once, under the lock
+ * (recheckUnderLock, where every gate runs again on it): a scan costs milliseconds, tens
+ * on a loaded host, and it is the run's main cost. Before the lock its gates first judge
+ * on tmux's foreground command; only a refusal there is judged again on the tree, so a
+ * command is refused before its audit row exactly when the tree says so (tmux's name can
+ * be a moment off: while a job that just ended still holds the terminal's foreground
+ * group, tmux names the pane's start command, `env` say). What only the tree shows (a
+ * guarded program below the shell, a reader that left the session, a busy shell) is
+ * refused under the lock, BLOCKED, the row's preview dropped (audit-store `finish`).
+ * Every other input judges on the tree here too: its refusals then keep the text off the
+ * audit log altogether (a text may be a password typed at the wrong moment), and a dry
+ * run answers on the tree.
  */
-function processesBeforeLock(target: Pick<ResolvedTarget, 'identity' | 'currentCommand'>, spec: AttemptSpec, services: Pick<InputServices, 'processTree'>): Promise<PaneProcessFacts> {
-  if (spec.request.kind === 'command' && !spec.dryRun) return Promise.resolve({ source: 'tmux', command: target.currentCommand });
-  return readSettledTargetProcesses(target, services);
+async function authorizeBeforeLock(caller: AttemptCaller, resolved: ResolvedTarget, spec: AttemptSpec): Promise<AllowedDecision> {
+  if (spec.request.kind === 'command' && !spec.dryRun) {
+    try {
+      return authorizeInput(caller, resolved, { source: 'tmux', command: resolved.currentCommand }, spec.request);
+    } catch {
+      // Judged again on the tree below: its answer stands.
+    }
+  }
+  return authorizeInput(caller, resolved, await readSettledTargetProcesses(resolved, caller.deps.input), spec.request);
 }
 
 /** What the gates authorized under the lock, for tmux to check at the instant of delivery. */
@@ -345,7 +353,7 @@ export async function runInputAttempt<T>(
     if (spec.pinned && !samePane(resolved.identity, spec.pinned)) {
       throw new AppError('IDENTITY_CHANGED', 'the session or pane was replaced since the input was queued for review: nothing was sent');
     }
-    decision = authorizeInput(caller, resolved, await processesBeforeLock(resolved, spec, caller.deps.input), spec.request);
+    decision = await authorizeBeforeLock(caller, resolved, spec);
     if (spec.dryRun) return { kind: 'dry_run', auditId: log.record('DRY_RUN', null), target: resolved, decision, at };
     // review: the one place review mode decides; an approved delivery carries `review`.
     const reason = spec.review?.approvalId !== undefined ? null : needsReview(caller, resolved, spec);
