@@ -40,6 +40,7 @@ const markers = () => ({ deploy: join(root, 'deploy-ran'), verify: join(root, 'v
 /** Every tool's arguments, by name: each one would have an effect if the call were allowed. */
 const SAMPLES: Record<string, () => Record<string, unknown>> = {
   terminal_list_sessions: () => ({}),
+  terminal_list_panes: () => ({ session: TARGET }),
   terminal_tail: () => ({ session: TARGET }),
   terminal_capture: () => ({ session: TARGET }),
   terminal_read_since: () => ({ session: TARGET }),

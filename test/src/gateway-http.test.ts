@@ -119,6 +119,7 @@ describe('MCP over HTTP with a live broker', () => {
       'terminal_export_transcript',
       'terminal_input_context',
       'terminal_list_input_audit',
+      'terminal_list_panes',
       'terminal_list_sessions',
       'terminal_node_health',
       'terminal_read_since',
@@ -200,7 +201,7 @@ describe('MCP over HTTP with a live broker', () => {
     const result = await call(client, 'terminal_tail', { session: ALLOWED, max_lines: 5 });
     expect(result.isError).toBe(true);
     expect(errorCodeOf(result)).toBe('INVALID_ARGUMENT');
-    expect(textOf(result)).toMatch(/^INVALID_ARGUMENT: unknown argument "max_lines"; did you mean "lines"\? Hint: .*terminal_tail takes: session, lines, strip_ansi/);
+    expect(textOf(result)).toMatch(/^INVALID_ARGUMENT: unknown argument "max_lines"; did you mean "lines"\? Hint: .*terminal_tail takes: session, pane, lines, strip_ansi/);
   });
 });
 

@@ -69,6 +69,7 @@ describe('MCP over stdio with a live broker', () => {
       'terminal_input_context',
       'terminal_list_bindings',
       'terminal_list_input_audit',
+      'terminal_list_panes',
       'terminal_list_sessions',
       'terminal_node_health',
       'terminal_read_since',

@@ -19,6 +19,7 @@ const READ_TOOL_NAMES = [
   'terminal_list_bindings',
   'terminal_list_input_audit',
   'terminal_wait_for_approval',
+  'terminal_list_panes',
   'terminal_list_sessions',
   'terminal_node_health',
   'terminal_read_since',
