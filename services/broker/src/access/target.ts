@@ -42,6 +42,11 @@ export function identityOfBinding(b: BindingRecord): PaneIdentity {
 export function targetOfSession(s: SessionFacts): ReadableTarget {
   const pane = s.activePane;
   if (!pane) throw new AppError('SESSION_NOT_FOUND', 'the session has no active pane');
+  return targetIn(s, pane);
+}
+
+/** One pane of session `s` as a target: the identity pins the pane and its session. */
+function targetIn(s: SessionFacts, pane: NonNullable<SessionFacts['activePane']>): ReadableTarget {
   return {
     sessionName: s.name,
     binding: null,
@@ -70,15 +75,7 @@ export async function targetOfPane(s: SessionFacts, pane: string, tmux: Pick<Tmu
   if (listed === null || !sameSession(listed, s)) throw paneNotFound();
   const found = listed.panes.find((p) => paneMatches(ref, p));
   if (found === undefined) throw paneNotFound();
-  return {
-    sessionName: s.name,
-    binding: null,
-    identity: { serverPid: s.serverPid, sessionId: s.sessionId, created: s.created, paneId: found.paneId, panePid: found.panePid },
-    currentCommand: found.currentCommand,
-    inCopyMode: found.inMode,
-    pane: found,
-    grant: null,
-  };
+  return targetIn(s, found);
 }
 
 export type BindingResolution =
