@@ -9,6 +9,7 @@ import { namesOf, type PaneProcessFacts } from '../../policy/foreground.js';
 import { readPaneProcessTree } from '../proc/process-tree.js';
 import { parseRemoteLinks, parseRemotePs, readRemotePaneProcessTree, type RemoteRun } from './remote-processes.js';
 import { quoteRemoteWord } from './ssh-argv.js';
+import { testSocketName } from '../../../../../test/src/helpers/tmux-server.js';
 
 /** What the node does with ssh's remote command: its login shell runs the quoted words. */
 const viaShell: RemoteRun = async (words) => {
@@ -16,7 +17,9 @@ const viaShell: RemoteRun = async (words) => {
   return { exitCode: r.status ?? -1, stdout: r.stdout, timedOut: false };
 };
 
-const socket = `tmcp-remote-procs-${randomBytes(4).toString('hex')}`;
+// A run-tagged name (the suite's leftover check knows it as ours); the server's socket
+// file is removed after kill-server, which tmux 3.3a leaves behind (run g38a4 found it).
+const socket = testSocketName(`remote-procs-${randomBytes(4).toString('hex')}`);
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8', env: { ...process.env, TMUX: '' } }).trim();
 let dir: string;
 /** The setsid'd process: it outlives the tmux server, so the test ends it. */
@@ -33,7 +36,9 @@ describe('readRemotePaneProcessTree', () => {
   });
 
   afterAll(() => {
+    const socketPath = spawnSync('tmux', ['-L', socket, 'display-message', '-p', '#{socket_path}'], { encoding: 'utf8', env: { ...process.env, TMUX: '' } }).stdout?.trim();
     spawnSync('tmux', ['-L', socket, 'kill-server']);
+    if (socketPath) rmSync(socketPath, { force: true });
     if (detachedPid !== undefined) {
       try {
         process.kill(detachedPid, 'SIGKILL');
