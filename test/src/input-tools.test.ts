@@ -1,5 +1,5 @@
 // Guards the input tools end to end (SDK client → HTTP gateway → broker process → private tmux): deliberate annotations, exact delivery of hostile text, receipts, bindings and the audit log over MCP, and at-most-once delivery when the broker is SIGKILLed between the audit row and the send.
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -9,6 +9,7 @@ import { createGatewayLogger, ERROR_META_KEY, parseRows, startGatewayHttp, type 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+import { writeRawReader } from './helpers/raw-reader.js';
 
 const CONFIG = {
   permissions: { terminal_read: true, terminal_input: true },
@@ -71,11 +72,7 @@ async function linePane(tmux: TmuxTestServer, name: string) {
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'tmcp-input-e2e-'));
-  readerScript = join(root, 'raw_reader.py');
-  writeFileSync(
-    readerScript,
-    'import os, sys, tty\ntty.setraw(0)\nout = open(sys.argv[1], "ab", buffering=0)\nopen(sys.argv[2], "w").close()\nwhile True:\n    b = os.read(0, 65536)\n    if not b:\n        break\n    out.write(b)\n',
-  );
+  readerScript = writeRawReader(root);
 });
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 // Guards the input path: every gate refuses AND is audited; hostile texts reach the pane as exactly those bytes and nothing runs; sends to one pane never interleave; identity is re-checked at the moment of sending; a failing audit log sends nothing; idempotent tasks send once.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readAppErrorData, type InputAuditEntry } from '@terminal-mcp/contract';
@@ -19,6 +19,7 @@ import { createSession } from '../webauth/sessions.js';
 import { listInputAudit } from '../audit/list-input-audit.js';
 import { recoverInterruptedInput } from './services.js';
 import { testDeps, withConfig } from '../testing/deps.testkit.js';
+import { writeRawReader } from '../../../../test/src/helpers/raw-reader.js';
 
 const CONFIG = configSchema.parse({
   permissions: { terminal_read: true, terminal_input: true },
@@ -47,11 +48,7 @@ beforeAll(async () => {
   recoverInterruptedInput(deps);
   // Writes every byte the pane's terminal delivers to a file, in raw mode (no line
   // discipline: no 4 KB canonical line limit, no echo, nothing interpreted).
-  readerScript = join(root, 'raw_reader.py');
-  writeFileSync(
-    readerScript,
-    'import os, sys, tty\ntty.setraw(0)\nout = open(sys.argv[1], "ab", buffering=0)\nopen(sys.argv[2], "w").close()\nwhile True:\n    b = os.read(0, 65536)\n    if not b:\n        break\n    out.write(b)\n',
-  );
+  readerScript = writeRawReader(root);
   // A harmless process whose name is a guarded command.
   fakeBin = join(root, 'bin');
   mkdirSync(fakeBin);

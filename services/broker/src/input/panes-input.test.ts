@@ -15,6 +15,7 @@ import { createCallerFactory } from '../rpc/trpc.js';
 import { listInputAudit } from '../audit/list-input-audit.js';
 import { sendText } from './send.js';
 import { testDeps } from '../testing/deps.testkit.js';
+import { writeRawReader } from '../../../../test/src/helpers/raw-reader.js';
 
 const CONFIG = configSchema.parse({
   permissions: { terminal_read: true, terminal_input: true },
@@ -36,11 +37,7 @@ beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'tmcp-panes-input-'));
   deps = testDeps({ config: CONFIG, tmux: adapter, stateDir: join(root, 'state'), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
   // Every byte the pane's terminal delivers, to a file, in raw mode (nothing echoed or interpreted).
-  readerScript = join(root, 'raw_reader.py');
-  writeFileSync(
-    readerScript,
-    'import os, sys, tty\ntty.setraw(0)\nout = open(sys.argv[1], "ab", buffering=0)\nopen(sys.argv[2], "w").close()\nwhile True:\n    b = os.read(0, 65536)\n    if not b:\n        break\n    out.write(b)\n',
-  );
+  readerScript = writeRawReader(root);
 });
 
 afterAll(async () => {
