@@ -234,7 +234,8 @@ describe('type-ahead (issue 24, finding 7)', () => {
     await waitForTmuxCommand(pane.name, (c) => c === 'bash');
     await vi.waitFor(async () => expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'typed-when-asked', enter: true, dry_run: true }))).toBe('accepted'), { timeout: 15_000, interval: 100 });
     expect(await codeOf(gw().input.sendText({ session: pane.name, text: 'typed-when-asked', enter: true }))).toBe('accepted');
-    await vi.waitFor(() => expect(existsSync(out)).toBe(true), { timeout: 15_000, interval: 25 });
+    // Wait for the whole line: `>` creates the file empty before printf writes it.
+    await vi.waitFor(() => expect(existsSync(out) && readFileSync(out, 'utf8').endsWith('\n')).toBe(true), { timeout: 15_000, interval: 25 });
     expect(readFileSync(out, 'utf8')).toBe('typed-when-asked\n');
   }, 40_000);
 });

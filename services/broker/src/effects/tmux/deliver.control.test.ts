@@ -95,7 +95,7 @@ describe('terminal_run line through the control client', { timeout: 120_000 }, (
     const expected = await expectedNow();
     // The gates saw cat; now a reader of its own takes the terminal.
     const other = join(dir, 'other');
-    writeFileSync(other, `#!/bin/sh\nIFS= read -r line\nprintf '%s\\n' "$line" > ${dir}/read-by-other\nexec sleep 600\n`);
+    writeFileSync(other, `#!/bin/sh\nIFS= read -r line\nprintf '%s\\n' "$line" > ${dir}/read-by-other.tmp\nmv ${dir}/read-by-other.tmp ${dir}/read-by-other\nexec sleep 600\n`);
     chmodSync(other, 0o755);
     tmux('respawn-pane', '-k', '-t', paneId, `sh -c 'exec ${other}'`);
     await waitFor('the other reader in the foreground', () => tmux('display-message', '-p', '-t', paneId, '#{pane_current_command}') !== 'cat', 20_000);

@@ -18,7 +18,8 @@ beforeAll(() => {
   tmux('new-session', '-d', '-s', 'race', '-x', '100', '-y', '20', 'env -i PATH=/usr/bin:/bin bash --norc --noprofile');
   paneId = tmux('display-message', '-p', '-t', 'race', '#{pane_id}');
   // A stand-in for a guarded reader (ssh, sudo, `read -s pw`): it keeps the first line it reads.
-  writeFileSync(join(dir, 'reader'), `#!/bin/sh\nIFS= read -r line\nprintf '%s\\n' "$line" > ${dir}/read-by-reader\n`);
+  // It writes a temp file and renames it, so the file the test waits for appears whole (a plain `>` creates it empty first: CI read '' once).
+  writeFileSync(join(dir, 'reader'), `#!/bin/sh\nIFS= read -r line\nprintf '%s\\n' "$line" > ${dir}/read-by-reader.tmp\nmv ${dir}/read-by-reader.tmp ${dir}/read-by-reader\n`);
   chmodSync(join(dir, 'reader'), 0o755);
 });
 afterAll(() => {
