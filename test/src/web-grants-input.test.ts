@@ -5,10 +5,9 @@ import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-clie
 import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operatorSessionOf, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
+import { cardScreenText, operatorSessionOf, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
 
 const card = (page: Page, name: string) => page.locator(`article.session[data-session="${name}"]`);
-const screenText = (page: Page, name: string) => card(page, name).locator('.xterm-rows').innerText();
 
 async function applyPreset(page: Page, name: string, preset: 'both' | 'view' | 'revoke'): Promise<void> {
   await card(page, name).getByTestId('lock').click();
@@ -58,7 +57,7 @@ describe('dashboard grants, input and live output (production build, real broker
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
     await stack.tmux.tmux(['send-keys', '-t', 'claude-live', '-l', `echo LIVE-${tag}-$((6*7))`]);
     await stack.tmux.tmux(['send-keys', '-t', 'claude-live', 'Enter']);
-    await waitFor('live output in the terminal', async () => (await screenText(page, 'claude-live')).includes(`LIVE-${tag}-42`));
+    await waitFor('live output in the terminal', async () => (await cardScreenText(page, 'claude-live')).includes(`LIVE-${tag}-42`));
     expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
   });
 
@@ -67,7 +66,7 @@ describe('dashboard grants, input and live output (production build, real broker
     await stack.tmux.tmux(['send-keys', '-t', 'work-shell', 'Enter']);
     await applyPreset(page, 'work-shell', 'view');
     await waitFor('work-shell readable', async () => (await card(page, 'work-shell').getAttribute('data-readable')) === 'true');
-    await waitFor('work-shell screen', async () => (await screenText(page, 'work-shell')).includes(`BEFORE-GRANT-${tag}`));
+    await waitFor('work-shell screen', async () => (await cardScreenText(page, 'work-shell')).includes(`BEFORE-GRANT-${tag}`));
     expect(await card(page, 'work-shell').getByTestId('send-text').count()).toBe(0);
     const row = (await broker.grants.list.query()).sessions.find((s) => s.name === 'work-shell')!;
     expect(row).toMatchObject({ read_allowed: true, read_granted: true, input_granted: false });
@@ -87,7 +86,7 @@ describe('dashboard grants, input and live output (production build, real broker
     // The pane ran it (the shell expanded $((3*5))): seen by tmux itself...
     await waitFor('the prompt output in the pane', async () => (await stack.tmux.tmux(['capture-pane', '-p', '-t', 'work-shell'])).includes(`PROMPT-${tag}-15`));
     // ...and on the dashboard, live.
-    await waitFor('the prompt output on the page', async () => (await screenText(page, 'work-shell')).includes(`PROMPT-${tag}-15`));
+    await waitFor('the prompt output on the page', async () => (await cardScreenText(page, 'work-shell')).includes(`PROMPT-${tag}-15`));
 
     // The input audit names the operator the session token belongs to (web.sock serves no
     // audit reads: the dashboard never calls one), read from audit.db itself.

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operatorSessionOf, screenshotDir, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
+import { cardScreenText, operatorSessionOf, screenshotDir, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
 
 const SCREENSHOTS = screenshotDir();
 const SCREENSHOT_DIR = SCREENSHOTS.path;
@@ -112,7 +112,7 @@ describe('restricted session content never reaches the browser (production build
       await page.setViewportSize(viewport);
       await page.goto(`${stack.baseUrl}/`);
       await waitFor('live frames', async () => Number(await page.locator('article.session[data-session="claude-agent"] .term-wrap').getAttribute('data-frames')) > 0);
-      await waitFor('agent output drawn', async () => (await page.locator('article.session[data-session="claude-agent"] .xterm-rows').innerText()).includes('tests passed'));
+      await waitFor('agent output drawn', async () => (await cardScreenText(page, 'claude-agent')).includes('tests passed'));
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow).toBeLessThanOrEqual(1);
       await page.screenshot({ path: join(SCREENSHOT_DIR, `dashboard-${label}.png`) });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operatorSessionOf, screenshotDir, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
+import { cardScreenText, operatorSessionOf, screenshotDir, signInFirstTime, startWebStack, waitFor, type WebStack } from './helpers/web-stack.js';
 
 const SCREENSHOTS = screenshotDir();
 const SCREENSHOT_DIR = SCREENSHOTS.path;
@@ -70,7 +70,7 @@ describe('operator dashboard: readable terminals, take-over, attention first, au
     for (const viewport of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
       await page.setViewportSize(viewport);
       await page.goto(`${stack.baseUrl}/`);
-      await waitFor('the wide pane drawn', async () => (await card(page, 'claude-wide').locator('.xterm-rows').innerText()).includes('=========='));
+      await waitFor('the wide pane drawn', async () => (await cardScreenText(page, 'claude-wide')).includes('=========='));
       expect(await fontPx(page, 'article.session[data-session="claude-wide"]')).toBeGreaterThanOrEqual(12);
       const wrap = card(page, 'claude-wide').locator('.term-wrap');
       const scroll = await wrap.evaluate((el) => ({ scrollWidth: el.scrollWidth, clientWidth: el.clientWidth }));

@@ -269,3 +269,13 @@ export async function changePassword(page: Page, current: string, next: string, 
   await page.locator('main button[type=submit]').click();
 }
 
+
+/** The text a dashboard card's terminal draws, read as a person sees it: scrolled into
+ * view first. xterm.js pauses drawing while its element is outside the viewport (an
+ * IntersectionObserver), and which cards are above the fold depends on the attention
+ * order, which depends on each session's status at that moment. */
+export async function cardScreenText(page: Page, session: string): Promise<string> {
+  const card = page.locator(`article.session[data-session="${session}"]`);
+  await card.scrollIntoViewIfNeeded();
+  return card.locator('.xterm-rows').innerText();
+}
