@@ -276,3 +276,63 @@ describe('output the broker did not record', { timeout: 180_000 }, () => {
     expect(ok(await call(after, 'terminal_read_since', { session: 'agent-gap', cursor: fresh, max_lines: 2000 })).dropped).toBe(false);
   });
 });
+
+describe('panes of one session', { timeout: 180_000 }, () => {
+  it('gives a read of one pane that pane\'s lines only: its cursor, read_since with pane, its export, and after the session is gone', async () => {
+    const left = await tmux.newSession('agent-split', `sh -c 'echo left-start; read go; echo left-1; echo left-2; exec sleep 3600'`);
+    // -d: the left pane stays active, so a read without pane is of the left one.
+    const right = await tmux.tmux(['split-window', '-d', '-P', '-F', '#{pane_id} #{window_index}.#{pane_index}', '-t', left.paneId, `sh -c 'echo right-start; read go; echo right-1; echo right-2; exec sleep 3600'`]);
+    const [rightId, rightRef] = right.split(' ') as [string, string];
+    const leftRef = await tmux.tmux(['display-message', '-p', '-t', left.paneId, '#{window_index}.#{pane_index}']);
+    // The recorder finds a split pane by its scan (every 2 s): both panes piped.
+    await waitFor('both panes recorded', async () => (await tmux.tmux(['list-panes', '-t', left.paneId, '-F', '#{pane_pipe}'])).split('\n').join('') === '11');
+    await waitFor('both starts printed', async () => (await tmux.tmux(['capture-pane', '-p', '-t', rightId])).includes('right-start'));
+    const c = await stdioClient();
+
+    const rightTail = ok(await call(c, 'terminal_tail', { session: 'agent-split', pane: rightRef }));
+    expect(rightTail).toMatchObject({ pane_id: rightId });
+    expect(rightTail.text).toContain('right-start');
+    const rightCursor = rightTail.cursor as string;
+    const wholeCursor = ok(await call(c, 'terminal_tail', { session: 'agent-split' })).cursor as string;
+    expect(typeof rightCursor).toBe('string');
+
+    await tmux.tmux(['send-keys', '-t', left.paneId, 'Enter']);
+    await tmux.tmux(['send-keys', '-t', rightId, 'Enter']);
+    /** Reads since the cursor, following each next cursor, until `last` lines were seen. */
+    const readAll = async (args: Record<string, unknown>, ...last: string[]) => {
+      const seen: string[] = [];
+      let cursor = args.cursor as string;
+      await waitFor(`${last.join(', ')} read since the cursor`, async () => {
+        const r = ok(await call(c, 'terminal_read_since', { session: 'agent-split', ...args, cursor }));
+        seen.push(...(r.line_count ? (r.text as string).split('\n') : []));
+        cursor = r.cursor as string;
+        return last.every((l) => seen.includes(l));
+      });
+      return seen.filter((l) => /^(left|right)-/.test(l));
+    };
+    // The cursor of the right pane's read follows the right pane.
+    expect(await readAll({ cursor: rightCursor }, 'right-2')).toEqual(['right-1', 'right-2']);
+    // `pane` (window.pane) chooses the pane, whatever the cursor's read was of.
+    expect(await readAll({ cursor: wholeCursor, pane: leftRef }, 'left-2')).toEqual(['left-1', 'left-2']);
+    // Without a pane anywhere: every pane's lines.
+    const both = await readAll({ cursor: wholeCursor }, 'left-2', 'right-2');
+    expect([...both].sort()).toEqual(['left-1', 'left-2', 'right-1', 'right-2']);
+
+    const exported = castOf(await call(c, 'terminal_export_transcript', { session: 'agent-split', pane: rightId })).cast;
+    const outputs = exported.trimEnd().split('\n').slice(1).map((l) => JSON.parse(l) as [number, string, string]).filter((e) => e[1] === 'o').map((e) => e[2].trimEnd());
+    expect(outputs.filter((l) => /^(left|right)-/.test(l))).toEqual(['right-start', 'right-1', 'right-2']);
+    expect(castOf(await call(c, 'terminal_export_transcript', { session: 'agent-split' })).cast).toContain(`"pane ${rightId}"`);
+
+    await tmux.tmux(['kill-session', '-t', left.sessionId]);
+    const deadRight = await waitFor('the split session is gone', async () => {
+      const r = await call(c, 'terminal_tail', { session: 'agent-split', pane: rightId, include_dead: true });
+      return !r.isError && (r.structuredContent as Record<string, unknown>).dead === true && ok(r);
+    });
+    expect((deadRight.text as string).split('\n').filter((l) => /^(left|right)-/.test(l))).toEqual(['right-start', 'right-1', 'right-2']);
+    expect(deadRight.pane_id).toBe(rightId);
+    // A gone session has no listing to resolve window.pane: by id only, with a hint that says so.
+    const byRef = await call(c, 'terminal_tail', { session: 'agent-split', pane: rightRef, include_dead: true });
+    expect(codeOf(byRef)).toBe('INVALID_ARGUMENT');
+    expect(hintOf(byRef)).toContain('pane id');
+  });
+});

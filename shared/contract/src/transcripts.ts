@@ -1,7 +1,7 @@
 /** Schemas of transcript reads: output since a cursor, and asciicast v2 export
  * (docs/transcripts.md). A cursor is opaque to clients; the broker decodes and checks it. */
 import { z } from 'zod';
-import { sessionNameSchema } from './sessions.js';
+import { paneArg, sessionNameSchema } from './sessions.js';
 
 export const TRANSCRIPT_LIMITS = {
   cursor: 512,
@@ -17,6 +17,7 @@ export const includeDeadSchema = z.boolean().optional().describe('read a DEAD se
 export const readSinceInputShape = {
   session: sessionNameSchema.describe('exact session name'),
   cursor: cursorSchema,
+  pane: paneArg,
   max_lines: z.number().int().min(1).max(TRANSCRIPT_LIMITS.maxReadSinceLines).optional().describe(`default ${TRANSCRIPT_LIMITS.defaultReadSinceLines}`),
   include_dead: includeDeadSchema,
 };
@@ -43,6 +44,7 @@ export type ReadSinceOutput = z.infer<typeof readSinceOutputSchema>;
 
 export const exportTranscriptInputShape = {
   session: sessionNameSchema.describe('exact session name'),
+  pane: paneArg,
   include_dead: includeDeadSchema,
 };
 export const exportTranscriptInputSchema = z.object(exportTranscriptInputShape).strict();

@@ -58,7 +58,7 @@ export const waitResultSchema = z.object({
   states: z.array(sessionStatusSchema).describe('the states waited for'),
   status: sessionStatusResultSchema.describe('the last status seen, with its evidence'),
   waited_ms: z.number().int().describe('time spent in this call'),
-  resume_token: z.string().nullable().describe('with PENDING: pass it to terminal_resume_wait to keep waiting; null otherwise'),
-  resume_expires_at: z.string().nullable().describe('ISO 8601 time the resume token expires (null without a token)'),
+  resume_token: z.string().nullable().describe('with PENDING: for terminal_resume_wait; else null'),
+  resume_expires_at: z.string().nullable().describe('when resume_token expires (ISO 8601), or null'),
 });
 export type WaitResult = z.infer<typeof waitResultSchema>;

@@ -153,5 +153,12 @@ describe('terminal_read_since', () => {
     const offBoundary = encodeCursor({ ...decodeCursor(b), offset: decodeCursor(b).offset + 3 });
     await expect(reads.readSince({ session: 'test-cursor-b', cursor: offBoundary })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
     await expect(reads.readSince({ session: 'test-cursor-b', cursor: 'not-a-cursor' })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    // A cursor's pane is a pane id or nothing: a forged one naming a tmux target, a
+    // format or a flag is refused before anything reads the transcript.
+    for (const forged of ['%1;kill-server', '#{pane_id}', '-t', '1.0', '%', 7]) {
+      const raw = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(b, 'base64url').toString('utf8')), n: forged }), 'utf8').toString('base64url');
+      await expect(reads.readSince({ session: 'test-cursor-b', cursor: raw }), String(forged)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    }
+    expect(decodeCursor(encodeCursor({ ...decodeCursor(b), pane: '%12' })).pane).toBe('%12');
   });
 });

@@ -5,13 +5,18 @@
  * close matches, SESSION_NOT_ALLOWED); a gone one by the same read rule on its recorded
  * name (only readable sessions were recorded at all). A live session of a name always
  * wins over a dead one.
+ *
+ * Panes: a transcript holds every pane's lines, each marked with its pane
+ * (effects/transcripts/transcript-files.ts). A read of one pane (`pane`, or a cursor
+ * that a read of one pane returned) gets that pane's lines only; a gone session's pane is
+ * named by its id, since no listing can resolve `window.pane` for it any more.
  */
 import { AppError, readAppErrorData, TRANSCRIPT_LIMITS, type BatchInspectItem, type DeadSession, type ExportTranscriptOutput, type PaneText, type ReadSinceInput, type ReadSinceOutput } from '@terminal-mcp/contract';
 import type { AccessGate } from '../access/gate.js';
 import type { ReadableTarget } from '../access/target.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { RecordingPosition, TranscriptRecorder } from '../effects/transcripts/recorder.js';
-import type { TranscriptMeta } from '../effects/transcripts/transcript-files.js';
+import { ofPane, type TranscriptMeta } from '../effects/transcripts/transcript-files.js';
 import type { ListedSession, TmuxAdapter } from '../effects/tmux/types.js';
 import { sameSession, sessionIdentityOf, type SessionIdentity } from '../policy/identity.js';
 import { REDACTION_MARKER } from '../policy/redact.js';
@@ -70,28 +75,35 @@ async function liveOrDead<T>(deps: TranscriptReadDeps, name: string, includeDead
   }
 }
 
-/** Every stored line of a transcript, oldest first, with the end offset. */
-function allLines(deps: TranscriptReadDeps, identity: SessionIdentity): { lines: string[]; end: number } {
+/** Every stored line of a transcript (of one pane, when `pane` is given), oldest first,
+ * with the end offset. */
+function allLines(deps: TranscriptReadDeps, identity: SessionIdentity, pane?: string): { lines: string[]; end: number } {
   const store = deps.transcripts.store;
   const range = store.range(identity);
   if (range === null) return { lines: [], end: 0 };
   const events = store.eventsFrom(identity, range.first);
-  return { lines: events.filter((e) => !e.gap).map((e) => e.text), end: events.at(-1)?.end ?? range.first };
+  return { lines: events.filter((e) => !e.gap && ofPane(e, pane)).map((e) => e.text), end: events.at(-1)?.end ?? range.first };
 }
 
-function deadText(dead: DeadTranscript, lines: string[], end: number, truncated: boolean): PaneText {
+function deadText(dead: DeadTranscript, lines: string[], end: number, truncated: boolean, pane?: string): PaneText {
   const text = lines.join('\n');
   return {
     session: dead.meta.name,
     session_id: dead.meta.sessionId,
-    pane_id: '',
+    pane_id: pane ?? '',
     text,
     line_count: lines.length,
     redactions: countRedactions(text),
     truncated,
-    cursor: encodeCursor({ identity: dead.identity, offset: end }),
+    cursor: encodeCursor({ identity: dead.identity, offset: end, ...(pane !== undefined && { pane }) }),
     dead: true,
   };
+}
+
+/** A pane of a gone session: only its id names it (no listing resolves `window.pane`). */
+function deadPane(pane: string | undefined): string | undefined {
+  if (pane === undefined || /^%\d{1,9}$/.test(pane)) return pane;
+  throw new AppError('INVALID_ARGUMENT', 'pane: a gone session\'s pane is named by its id', 'Pass the pane id (such as %3) that a read of that pane returned as pane_id, or leave pane out for every pane.');
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -154,16 +166,16 @@ export function transcriptById(deps: TranscriptReadDeps, id: string, format: 'ca
 export interface TranscriptReads {
   /** A live read with its cursor: the position is taken BEFORE the read when the session
    * is recorded already (output in between is returned again by read_since, never lost). */
-  withCursor(name: string, read: () => Promise<PaneText>): Promise<PaneText>;
+  withCursor(name: string, read: () => Promise<PaneText>, ofOnePane?: boolean): Promise<PaneText>;
   /** The same for a batch read (terminal_batch_inspect): every position is taken before
    * the read. `names` undefined (every readable session): the sessions recorded now are
    * covered; one recorded only after the read gets its cursor then (cursorOf). */
   withCursors(names: readonly string[] | undefined, read: () => Promise<BatchInspectItem[]>): Promise<BatchInspectItem[]>;
   cursorOf(result: PaneText): Promise<PaneText>;
-  tail(name: string, lines: number, includeDead: boolean, live: () => Promise<PaneText>): Promise<PaneText>;
-  capture(name: string, range: { start?: number | undefined; end?: number | undefined }, includeDead: boolean, live: () => Promise<PaneText>): Promise<PaneText>;
+  tail(name: string, lines: number, includeDead: boolean, live: () => Promise<PaneText>, pane?: string): Promise<PaneText>;
+  capture(name: string, range: { start?: number | undefined; end?: number | undefined }, includeDead: boolean, live: () => Promise<PaneText>, pane?: string): Promise<PaneText>;
   readSince(input: ReadSinceInput): Promise<ReadSinceOutput>;
-  exportCast(name: string, includeDead: boolean, maxBytes?: number): Promise<ExportTranscriptOutput>;
+  exportCast(name: string, includeDead: boolean, maxBytes?: number, pane?: string): Promise<ExportTranscriptOutput>;
 }
 
 export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads {
@@ -178,10 +190,11 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
     return target !== null && target.identity.sessionId === sessionId ? recordingOf(target) : null;
   }
 
-  async function cursorOf(result: PaneText): Promise<PaneText> {
+  /** `pane`: the cursor follows the pane that was read. */
+  async function cursorOf(result: PaneText, pane?: string): Promise<PaneText> {
     if (result.dead || result.cursor !== undefined) return result;
     const pos = await positionFor(result.session_id, result.session);
-    return pos ? { ...result, cursor: encodeCursor({ identity: pos.identity, offset: pos.offset }) } : result;
+    return pos ? { ...result, cursor: encodeCursor({ identity: pos.identity, offset: pos.offset, ...(pane !== undefined && { pane }) }) } : result;
   }
 
   /** Where the cursor of a read of `name` starts, taken BEFORE the read: the recording's
@@ -198,9 +211,10 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
 
   /** `result` with the cursor taken before its read when that was of the same session;
    * otherwise (renamed or replaced meanwhile, not recorded) a cursor taken now. */
-  async function withPosition(result: PaneText, before: RecordingPosition | null): Promise<PaneText> {
-    if (before !== null && before.identity.sessionId === result.session_id) return { ...result, cursor: encodeCursor(before) };
-    return cursorOf(result);
+  async function withPosition(result: PaneText, before: RecordingPosition | null, ofOnePane = false): Promise<PaneText> {
+    const pane = ofOnePane && result.pane_id !== '' ? result.pane_id : undefined;
+    if (before !== null && before.identity.sessionId === result.session_id) return { ...result, cursor: encodeCursor({ identity: before.identity, offset: before.offset, ...(pane !== undefined && { pane }) }) };
+    return cursorOf(result, pane);
   }
 
   /** The live target's recording, started if needed; null when it cannot be. */
@@ -216,7 +230,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
     return pos;
   }
 
-  function since(identity: SessionIdentity, name: string, offset: number, maxLines: number, dead: boolean): ReadSinceOutput {
+  function since(identity: SessionIdentity, name: string, offset: number, maxLines: number, dead: boolean, pane: string | undefined): ReadSinceOutput {
     const store = recorder.store;
     const range = store.range(identity) ?? { first: 0, end: 0 };
     if (offset > range.end || (offset >= range.first && !store.isBoundary(identity, offset))) throw badCursor('does not point into this session\'s transcript');
@@ -224,20 +238,21 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
     const read = store.eventsFrom(identity, Math.max(offset, range.first));
     // A gap marker after the cursor: output the broker never recorded lies in between.
     const unrecorded = read.some((e) => e.gap === true);
-    let events = read.filter((e) => e.gap !== true);
+    let events = read.filter((e) => e.gap !== true && ofPane(e, pane));
     const overflow = Math.max(0, events.length - maxLines);
     if (overflow > 0) events = events.slice(overflow);
     const text = events.map((e) => e.text).join('\n');
     const droppedReason = rotated ? ('rotated' as const) : unrecorded ? ('unrecorded' as const) : overflow > 0 ? ('max_lines' as const) : undefined;
-    const pending = dead ? '' : recorder.pending(identity);
+    const pending = dead ? '' : recorder.pending(identity, pane);
     return {
       session: name,
       session_id: identity.sessionId,
       text,
       line_count: events.length,
       redactions: countRedactions(text) + countRedactions(pending),
-      // Past every event read, gap markers included (each is reported once).
-      cursor: encodeCursor({ identity, offset: read.at(-1)?.end ?? Math.max(offset, range.first) }),
+      // Past every event read, gap markers and other panes' lines included (each gap is
+      // reported once; a later read starts after them).
+      cursor: encodeCursor({ identity, offset: read.at(-1)?.end ?? Math.max(offset, range.first), ...(pane !== undefined && { pane }) }),
       dropped: droppedReason !== undefined,
       ...(overflow > 0 && { dropped_lines: overflow }),
       ...(droppedReason !== undefined && { dropped_reason: droppedReason }),
@@ -246,8 +261,8 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
     };
   }
 
-  function cast(identity: SessionIdentity, name: string, dead: boolean, maxBytes: number): ExportTranscriptOutput {
-    const stored = recorder.store.castText(identity);
+  function cast(identity: SessionIdentity, name: string, dead: boolean, maxBytes: number, pane: string | undefined): ExportTranscriptOutput {
+    const stored = recorder.store.castText(identity, pane);
     const header = stored?.header ?? JSON.stringify({ version: 2, width: 80, height: 24, title: name });
     const events = stored?.events ?? [];
     let bytes = Buffer.byteLength(header) + 1;
@@ -261,9 +276,9 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
   }
 
   return {
-    async withCursor(name, read) {
+    async withCursor(name, read, ofOnePane) {
       const before = await positionBefore(name);
-      return withPosition(await read(), before);
+      return withPosition(await read(), before, ofOnePane);
     },
     async withCursors(names, read) {
       // Every recorded session's position now (memory only, no tmux call), then the named
@@ -279,17 +294,17 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
     },
     cursorOf,
 
-    tail(name, lines, includeDead, live) {
+    tail(name, lines, includeDead, live, pane) {
       return liveOrDead(deps, name, includeDead, live, (dead) => {
         const count = Math.min(lines, deps.config.max_capture_lines);
-        const all = allLines(deps, dead.identity);
-        return deadText(dead, all.lines.slice(-count), all.end, all.lines.length > count && lines > count);
+        const all = allLines(deps, dead.identity, deadPane(pane));
+        return deadText(dead, all.lines.slice(-count), all.end, all.lines.length > count && lines > count, pane);
       });
     },
 
-    capture(name, range, includeDead, live) {
+    capture(name, range, includeDead, live, pane) {
       return liveOrDead(deps, name, includeDead, live, (dead) => {
-        const all = allLines(deps, dead.identity);
+        const all = allLines(deps, dead.identity, deadPane(pane));
         // The last `height` lines are the "screen": row 0 is its top, negative rows reach back.
         const top = Math.max(0, all.lines.length - Math.max(1, dead.meta.height));
         const end = range.end ?? Math.max(0, all.lines.length - 1 - top);
@@ -300,7 +315,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
           truncated = true;
         }
         const lines = all.lines.slice(Math.max(0, top + start), Math.max(0, top + end + 1));
-        return deadText(dead, lines, all.end, truncated);
+        return deadText(dead, lines, all.end, truncated, pane);
       });
     },
 
@@ -319,32 +334,34 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
         if (dead === null) throw err;
         if (!includeDead) throw new AppError('SESSION_NOT_FOUND', (err as Error).message, deadHint);
         assertDeadReadable(deps, dead);
-        return since(dead.identity, dead.meta.name, cursor.offset, maxLines, true);
+        return since(dead.identity, dead.meta.name, cursor.offset, maxLines, true, deadPane(input.pane) ?? cursor.pane);
       }
       if (sameSession(target.identity, cursor.identity)) {
         await liveRecording(target);
-        return since(cursor.identity, target.sessionName, cursor.offset, maxLines, false);
+        // `pane` names a pane of the live session now; without it, the cursor's pane.
+        const pane = input.pane !== undefined ? (await deps.access.readable(input.session, undefined, input.pane)).pane.paneId : cursor.pane;
+        return since(cursor.identity, target.sessionName, cursor.offset, maxLines, false, pane);
       }
       // The name has a new live session; the cursor may be an earlier, gone one's.
       const dead = await findDead(deps, input.session, cursor.identity);
       if (dead === null) throw badCursor('belongs to another session');
       if (!includeDead) throw badCursor('belongs to an earlier session of this name, which is gone (DEAD): pass include_dead: true to read it');
       assertDeadReadable(deps, dead);
-      return since(dead.identity, dead.meta.name, cursor.offset, maxLines, true);
+      return since(dead.identity, dead.meta.name, cursor.offset, maxLines, true, deadPane(input.pane) ?? cursor.pane);
     },
 
-    exportCast(name, includeDead, maxBytes = TRANSCRIPT_LIMITS.exportBytes) {
+    exportCast(name, includeDead, maxBytes = TRANSCRIPT_LIMITS.exportBytes, pane) {
       if (!deps.config.transcripts.enabled) throw noTranscripts();
       return liveOrDead(
         deps,
         name,
         includeDead,
         async () => {
-          const t = await deps.access.readable(name);
+          const t = await deps.access.readable(name, undefined, pane);
           await liveRecording(t);
-          return cast(t.identity, t.sessionName, false, maxBytes);
+          return cast(t.identity, t.sessionName, false, maxBytes, pane === undefined ? undefined : t.pane.paneId);
         },
-        (dead) => cast(dead.identity, dead.meta.name, true, maxBytes),
+        (dead) => cast(dead.identity, dead.meta.name, true, maxBytes, deadPane(pane)),
       );
     },
   };

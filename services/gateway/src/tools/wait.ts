@@ -28,8 +28,8 @@ export function renderWaitResult(r: WaitResult): string {
 }
 
 const POLLING =
-  `Each call waits at most ${WAIT_LIMITS.maxTimeoutSeconds} s (timeout_s). If the state is not reached by then, it returns state PENDING with a resume_token: ` +
-  'call terminal_resume_wait with that token to continue (repeat while PENDING; the token stays valid 10 minutes after each answer).';
+  `Each call waits at most ${WAIT_LIMITS.maxTimeoutSeconds} s (timeout_s); not reached by then: state PENDING and a resume_token ` +
+  'for terminal_resume_wait (repeat while PENDING; valid 10 minutes after each answer).';
 
 export const waitTools: readonly GatewayTool[] = [
   defineTool({

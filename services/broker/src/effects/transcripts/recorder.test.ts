@@ -104,7 +104,10 @@ describe('transcript recorder', { timeout: 180_000 }, () => {
     expect(statSync(join(dir, cast)).mode & 0o777).toBe(0o600);
     const [header, ...events] = readFileSync(join(dir, cast), 'utf8').trimEnd().split('\n');
     expect(JSON.parse(header!)).toMatchObject({ version: 2, width: expect.any(Number), height: expect.any(Number) });
-    for (const e of events) expect(JSON.parse(e)).toEqual([expect.any(Number), 'o', expect.any(String)]);
+    // Output events, each pane's lines after a marker naming the pane (the first event).
+    expect(JSON.parse(events[0]!)).toEqual([expect.any(Number), 'm', `pane ${s.paneId}`]);
+    for (const e of events.slice(1)) expect(JSON.parse(e)).toEqual([expect.any(Number), expect.stringMatching(/^[om]$/), expect.any(String)]);
+    expect(events.slice(1).filter((e) => (JSON.parse(e) as unknown[])[1] === 'm').every((e) => /"pane %\d+"/.test(e))).toBe(true);
   });
 
   it('does not record a session the read policy does not admit', async () => {
@@ -193,7 +196,8 @@ describe('recording through pipe-pane', { timeout: 180_000 }, () => {
     const evs = events(s.sessionId);
     const start = evs.findIndex((e) => e[1] === 'm' && e[2] === SNAPSHOT_MARKER);
     const end = evs.findIndex((e) => e[1] === 'm' && e[2] === SNAPSHOT_END_MARKER);
-    expect(start).toBe(0);
+    expect(evs[0]).toEqual([expect.any(Number), 'm', `pane ${s.paneId}`]);
+    expect(start).toBe(1);
     expect(evs.slice(start + 1, end).map((e) => e[2])).toEqual(['printed early\r\n', 'key [REDACTED:aws_access_key_id]\r\n']);
     expect(evs.slice(end + 1).map((e) => e[2])[0]).toBe('$ ls -la\r\n');
     expect(onDisk(s.sessionId)).not.toContain('IOSFODNN7');

@@ -98,8 +98,9 @@ export interface TranscriptRecorder {
   position(identity: SessionIdentity): RecordingPosition | null;
   /** The recording now under this session name (no tmux call), or null. */
   positionByName(name: string): RecordingPosition | null;
-  /** The partial line of each pane of a recorded identity, redacted (never persisted). */
-  pending(identity: SessionIdentity): string;
+  /** The partial line of each pane of a recorded identity (or of its pane `pane`),
+   * redacted (never persisted). */
+  pending(identity: SessionIdentity, pane?: string): string;
   /** Identities being recorded now (started). */
   recording(): SessionIdentity[];
   stats(): RecorderStats;
@@ -221,12 +222,12 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     }
   }
 
-  function write(r: Recording, lines: readonly string[], snapshot = false): void {
+  function write(r: Recording, tap: Tap, lines: readonly string[], snapshot = false): void {
     if (lines.length === 0) return;
     const before = r.writer.end();
     try {
-      if (snapshot) r.writer.appendSnapshot(lines, now());
-      else r.writer.append(lines, now());
+      if (snapshot) r.writer.appendSnapshot(lines, now(), tap.paneId);
+      else r.writer.append(lines, now(), tap.paneId);
     } catch (err) {
       log.warn({ event: 'transcripts.write_failed', err: (err as Error).message }, 'transcript not written');
     }
@@ -290,7 +291,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
       }
       tap.queued -= item.length;
       used += item.length;
-      write(r, tap.redactor.push(item).lines);
+      write(r, tap, tap.redactor.push(item).lines);
     }
     if (used > 0) armFlush(r, tap);
     return used;
@@ -304,7 +305,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     if (tap.state !== 'live' || !tap.redactor.holding()) return;
     tap.flushTimer = setTimeout(() => {
       tap.flushTimer = null;
-      if (tap.state === 'live' && !r.stopped) write(r, tap.redactor.flush().lines);
+      if (tap.state === 'live' && !r.stopped) write(r, tap, tap.redactor.flush().lines);
     }, HOLD_FLUSH_MS);
     tap.flushTimer.unref();
   }
@@ -319,7 +320,9 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     log.warn({ event: 'transcripts.output_dropped', paneId: tap.paneId, bytes: tap.dropped }, 'pane printed faster than it could be redacted; output dropped and marked unrecorded');
     tap.dropped = 0;
     const before = r.writer.end();
-    r.writer.markGap(now());
+    // Even as the first event: a reader's cursor may be at offset 0 (taken before the pane's
+    // first line), and it must learn that output after it was lost.
+    r.writer.markGap(now(), true);
     storedBytes += r.writer.end() - before;
   }
 
@@ -344,9 +347,9 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     tap.state = 'ended';
     for (const item of opts.keepQueued ? tap.queue : []) {
       if (item === DROPPED) markDropped(r, tap);
-      else write(r, tap.redactor.push(item).lines);
+      else write(r, tap, tap.redactor.push(item).lines);
     }
-    write(r, tap.redactor.end().lines);
+    write(r, tap, tap.redactor.end().lines);
     tap.queue.length = 0;
     tap.queued = 0;
     tap.socket.destroy();
@@ -458,7 +461,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     const lines = [...tap.redactor.push(snap.lines.length > 0 ? `${snap.lines.join('\n')}\n` : '').lines, ...tap.redactor.flush().lines];
     // Resuming: the screen usually still shows lines recorded before; only what follows
     // them is new (what the pane printed while nobody recorded, as far as it is visible).
-    write(r, depth === 'screen' ? lines.slice(overlap(store.lastLines(r.identity, lines.length), lines)) : lines, true);
+    write(r, tap, depth === 'screen' ? lines.slice(overlap(store.lastLines(r.identity, lines.length, tap.paneId), lines)) : lines, true);
     if (snap.partial !== '') tap.redactor.push(snap.partial);
     tap.state = 'live';
     tap.liveSince = now();
@@ -644,10 +647,11 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
       for (const r of bySessionId.values()) if (r.name === name) return positionOf(r);
       return null;
     },
-    pending(identity) {
+    pending(identity, pane) {
       const r = bySessionId.get(identity.sessionId);
       if (!r || !sameSession(r.identity, identity)) return '';
       return [...r.panes.values()]
+        .filter((p) => pane === undefined || p.paneId === pane)
         .map((p) => p.redactor.pending())
         .filter((p) => p !== '')
         .join('\n');

@@ -10,6 +10,12 @@
  * dropped (a reader that falls behind is told how much it lost) and when the broker
  * restarts (a new segment continues at the end). Cursors (transcripts/cursor.ts) carry one.
  *
+ * Panes: the lines of every pane of the session share the stream. A marker event
+ * `[t, "m", "pane %3"]` says whose lines follow; it is written when the pane changes and at
+ * the start of every segment, so each segment says whose its lines are and a reader from any
+ * offset knows them (a player shows the markers as chapters). Lines recorded before markers
+ * existed belong to no pane: a read of one pane leaves them out.
+ *
  * Files are 0600 and directories 0700: the text is redacted, but it is still terminal
  * output of the operator's sessions.
  */
@@ -44,8 +50,10 @@ export interface TranscriptEvent {
   readonly seconds: number;
   /** The redacted line, without its line ending ('' for a gap). */
   readonly text: string;
-  /** A GAP_MARKER: output before it and after it are not contiguous. */
+  /** A GAP_MARKER: output before it and after it are not contiguous (for every pane). */
   readonly gap?: true;
+  /** The pane (`%3`) that printed the line, when a pane marker said so. */
+  readonly pane?: string;
   /** A line of a snapshot (between SNAPSHOT_MARKER and SNAPSHOT_END_MARKER): what the
    * pane showed when recording of it began, not output seen as it was printed. */
   readonly snapshot?: true;
@@ -62,6 +70,14 @@ export const GAP_MARKER = 'unrecorded';
  * replayed as it looked. Written in one write, so a snapshot never spans two segments. */
 export const SNAPSHOT_MARKER = 'snapshot';
 export const SNAPSHOT_END_MARKER = 'snapshot-end';
+
+/** The label of a pane marker: the lines after it are pane `%N`'s. */
+const PANE_MARKER_RE = /^pane (%\d{1,9})$/;
+const paneMarker = (paneId: string) => `pane ${paneId}`;
+
+/** Whether an event belongs to a read of `pane` (every event when no pane is asked for;
+ * gaps concern every pane). */
+export const ofPane = (e: TranscriptEvent, pane: string | undefined) => pane === undefined || e.gap === true || e.pane === pane;
 
 interface Segment {
   readonly start: number;
@@ -142,12 +158,14 @@ export interface TranscriptStore {
   range(id: SessionIdentity): { first: number; end: number } | null;
   /** Events from `offset` (an event boundary) to the end. */
   eventsFrom(id: SessionIdentity, offset: number): TranscriptEvent[];
-  /** The texts of the last `count` output events (fewer when there are not as many). */
-  lastLines(id: SessionIdentity, count: number): string[];
+  /** The texts of the last `count` output events (fewer when there are not as many), of
+   * one pane when `pane` is given. */
+  lastLines(id: SessionIdentity, count: number, pane?: string): string[];
   /** Whether `offset` is the start of an event, or the end of the stream. */
   isBoundary(id: SessionIdentity, offset: number): boolean;
-  /** The header line of the oldest retained segment and every event line after it. */
-  castText(id: SessionIdentity): { header: string; events: string[] } | null;
+  /** The header line of the oldest retained segment and every event line after it; with
+   * `pane`, that pane's output events and the gap markers only. */
+  castText(id: SessionIdentity, pane?: string): { header: string; events: string[] } | null;
   /** Deletes transcripts whose session ended (or was last written) before `cutoffMs`,
    * except identities in `keep`. */
   prune(cutoffMs: number, keep: ReadonlySet<string>): number;
@@ -162,13 +180,17 @@ export interface TranscriptStore {
 export interface TranscriptWriter {
   /** Offset after the last event written. */
   end(): number;
-  /** Appends one event per line; rotates and enforces the per-session cap. */
-  append(lines: readonly string[], atMs: number): void;
-  /** Appends a snapshot: SNAPSHOT_MARKER, one event per line, SNAPSHOT_END_MARKER, in one
-   * write (nothing for no lines). */
-  appendSnapshot(lines: readonly string[], atMs: number): void;
-  /** Appends a GAP_MARKER event (nothing when the stream is empty: no cursor can point before it). */
-  markGap(atMs: number): void;
+  /** Appends one event per line of pane `pane` (`%3`); rotates and enforces the
+   * per-session cap. */
+  append(lines: readonly string[], atMs: number, pane: string): void;
+  /** Appends a snapshot of pane `pane`: SNAPSHOT_MARKER, one event per line,
+   * SNAPSHOT_END_MARKER, in one write (nothing for no lines). */
+  appendSnapshot(lines: readonly string[], atMs: number, pane: string): void;
+  /** Appends a GAP_MARKER event. `evenFirst` false (resuming a recording): nothing when the
+   * stream is empty, since nothing was recorded before it to be discontinuous with. True
+   * (output dropped): always, since a cursor taken at offset 0 before the first line must
+   * still be told that output was lost after it. */
+  markGap(atMs: number, evenFirst?: boolean): void;
   close(): void;
 }
 
@@ -198,6 +220,7 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
     const out: TranscriptEvent[] = [];
     let pos = headerLengthOf(buf);
     let inSnapshot = false;
+    let pane: string | undefined;
     while (pos < buf.length) {
       const nl = buf.indexOf(0x0a, pos);
       const stop = nl === -1 ? buf.length : nl + 1;
@@ -208,9 +231,11 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
           const ev = JSON.parse(buf.toString('utf8', pos, nl)) as [number, string, string];
           if (Array.isArray(ev) && typeof ev[0] === 'number' && typeof ev[2] === 'string') {
             if (ev[1] === 'o' && offset >= from) {
-              out.push({ offset, end, seconds: ev[0], text: ev[2].replace(/\r?\n$/, ''), ...(inSnapshot && { snapshot: true as const }) });
+              out.push({ offset, end, seconds: ev[0], text: ev[2].replace(/\r?\n$/, ''), ...(inSnapshot && { snapshot: true as const }), ...(pane !== undefined && { pane }) });
             } else if (ev[1] === 'm' && ev[2] === GAP_MARKER && offset >= from) {
               out.push({ offset, end, seconds: ev[0], text: '', gap: true });
+            } else if (ev[1] === 'm' && PANE_MARKER_RE.test(ev[2])) {
+              pane = PANE_MARKER_RE.exec(ev[2])![1];
             } else if (ev[1] === 'm') {
               inSnapshot = ev[2] === SNAPSHOT_MARKER ? true : ev[2] === SNAPSHOT_END_MARKER ? false : inSnapshot;
             }
@@ -250,7 +275,7 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
       });
       return out;
     },
-    lastLines(id, count) {
+    lastLines(id, count, pane) {
       const lines: string[] = [];
       const segs = segmentsOf(dirOf(id));
       for (let i = segs.length - 1; i >= 0 && lines.length < count; i -= 1) {
@@ -260,7 +285,7 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
         } catch {
           continue;
         }
-        const texts = parseEvents(buf, segs[i]!.start, 0).flatMap((e) => (e.gap ? [] : [e.text]));
+        const texts = parseEvents(buf, segs[i]!.start, 0).flatMap((e) => (e.gap || !ofPane(e, pane) ? [] : [e.text]));
         lines.unshift(...texts.slice(-(count - lines.length)));
       }
       return lines.slice(-count);
@@ -277,7 +302,7 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
       const pos = headerLengthOf(buf) + (offset - seg.start);
       return pos <= buf.length && buf[pos - 1] === 0x0a;
     },
-    castText(id) {
+    castText(id, pane) {
       const segs = segmentsOf(dirOf(id));
       if (segs.length === 0) return null;
       let header = '';
@@ -286,7 +311,15 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
         const text = readFileSync(seg.path, 'utf8');
         const nl = text.indexOf('\n');
         if (header === '') header = text.slice(0, nl);
-        for (const l of text.slice(nl + 1).split('\n')) if (l !== '') events.push(l);
+        if (pane === undefined) {
+          for (const l of text.slice(nl + 1).split('\n')) if (l !== '') events.push(l);
+          continue;
+        }
+        // One pane: its output lines (in and out of snapshots) and the gaps, as written.
+        for (const e of parseEvents(Buffer.from(text, 'utf8'), seg.start, 0)) {
+          if (e.gap) events.push(JSON.stringify([e.seconds, 'm', GAP_MARKER]));
+          else if (e.pane === pane) events.push(JSON.stringify([e.seconds, 'o', `${e.text}\r\n`]));
+        }
       }
       return { header, events };
     },
@@ -336,6 +369,8 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
       let fd: number | null = null;
       let segmentBytes = 0;
       let lastSeconds = 0;
+      /** The pane whose lines the open segment ends with (null: none said yet). */
+      let lastPane: string | null = null;
 
       function header(): string {
         return `${JSON.stringify({ version: 2, width: meta.width, height: meta.height, timestamp: Math.floor(meta.startedAt / 1000), title: meta.name, env: { TERM: 'xterm-256color' } })}\n`;
@@ -363,17 +398,18 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
 
       return {
         end: () => end,
-        append(lines, atMs) {
-          if (lines.length === 0) return;
-          writeEvents(lines.map((l) => [secondsAt(atMs), 'o', `${l}\r\n`]));
-        },
-        appendSnapshot(lines, atMs) {
+        append(lines, atMs, pane) {
           if (lines.length === 0) return;
           const t = secondsAt(atMs);
-          writeEvents([[t, 'm', SNAPSHOT_MARKER], ...lines.map((l) => [t, 'o', `${l}\r\n`] as const), [t, 'm', SNAPSHOT_END_MARKER]]);
+          writeEvents([...paneSaid(t, pane), ...lines.map((l) => [t, 'o', `${l}\r\n`] as const)], pane);
         },
-        markGap(atMs) {
-          if (end > 0) writeEvents([[secondsAt(atMs), 'm', GAP_MARKER]]);
+        appendSnapshot(lines, atMs, pane) {
+          if (lines.length === 0) return;
+          const t = secondsAt(atMs);
+          writeEvents([...paneSaid(t, pane), [t, 'm', SNAPSHOT_MARKER], ...lines.map((l) => [t, 'o', `${l}\r\n`] as const), [t, 'm', SNAPSHOT_END_MARKER]], pane);
+        },
+        markGap(atMs, evenFirst = false) {
+          if (end > 0 || evenFirst) writeEvents([[secondsAt(atMs), 'm', GAP_MARKER]]);
         },
         close() {
           if (fd !== null) closeSync(fd);
@@ -386,8 +422,18 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
         return lastSeconds;
       }
 
-      function writeEvents(events: readonly (readonly [number, string, string])[]): void {
-        if (fd === null) startSegment();
+      /** The pane marker to write before `pane`'s lines: none when the open segment
+       * already ends with its lines. */
+      function paneSaid(t: number, pane: string): (readonly [number, string, string])[] {
+        return fd !== null && lastPane === pane ? [] : [[t, 'm', paneMarker(pane)]];
+      }
+
+      function writeEvents(events: readonly (readonly [number, string, string])[], pane?: string): void {
+        if (fd === null) {
+          startSegment();
+          lastPane = null;
+        }
+        if (pane !== undefined) lastPane = pane;
         const bytes = Buffer.from(events.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8');
         writeSync(fd!, bytes);
         end += bytes.length;

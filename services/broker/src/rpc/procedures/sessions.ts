@@ -91,11 +91,14 @@ export const sessions = {
             input.session,
             (nodeReader, session) => nodeReader.tail(session, input.lines, input.strip_ansi ?? true, input.pane),
             (session) =>
-              // A named pane is read live only: transcripts record the session's active pane.
-              input.pane !== undefined
-                ? reader(ctx).tail(session, input.lines, input.strip_ansi ?? true, input.pane)
-                : transcripts(ctx).tail(session, input.lines ?? ctx.deps.config.default_tail_lines, input.include_dead === true, () =>
-                transcripts(ctx).withCursor(session, () => reader(ctx).tail(session, input.lines, input.strip_ansi ?? true)),
+              // A named pane: its cursor follows that pane, and a gone session's transcript
+              // gives that pane's lines.
+              transcripts(ctx).tail(
+                session,
+                input.lines ?? ctx.deps.config.default_tail_lines,
+                input.include_dead === true,
+                () => transcripts(ctx).withCursor(session, () => reader(ctx).tail(session, input.lines, input.strip_ansi ?? true, input.pane), input.pane !== undefined),
+                input.pane,
               ),
           ),
         paneTextFacts,
@@ -115,10 +118,12 @@ export const sessions = {
             input.session,
             (nodeReader, session) => nodeReader.capture(session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true, input.pane),
             (session) =>
-              input.pane !== undefined
-                ? reader(ctx).capture(session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true, input.pane)
-                : transcripts(ctx).capture(session, { start: input.start_line, end: input.end_line }, input.include_dead === true, () =>
-                transcripts(ctx).withCursor(session, () => reader(ctx).capture(session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true)),
+              transcripts(ctx).capture(
+                session,
+                { start: input.start_line, end: input.end_line },
+                input.include_dead === true,
+                () => transcripts(ctx).withCursor(session, () => reader(ctx).capture(session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true, input.pane), input.pane !== undefined),
+                input.pane,
               ),
           ),
         paneTextFacts,
@@ -189,7 +194,7 @@ export const sessions = {
         ctx,
         'terminal_export_transcript',
         input.session,
-        () => transcripts(ctx).exportCast(input.session, input.include_dead === true),
+        () => transcripts(ctx).exportCast(input.session, input.include_dead === true, undefined, input.pane),
         (r) => ({ sessionId: r.session_id, lineCount: r.events }),
       ),
     ),
