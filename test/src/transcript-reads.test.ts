@@ -278,7 +278,7 @@ describe('output the broker did not record', { timeout: 180_000 }, () => {
 });
 
 describe('panes of one session', { timeout: 180_000 }, () => {
-  it('gives a read of one pane that pane\'s lines only: its cursor, read_since with pane, its export, and after the session is gone', async () => {
+  it('gives a read of one pane that pane\'s lines only: its cursor, read_since with pane, a batch row per pane, its export, and after the session is gone', async () => {
     const left = await tmux.newSession('agent-split', `sh -c 'echo left-start; read go; echo left-1; echo left-2; exec sleep 3600'`);
     // -d: the left pane stays active, so a read without pane is of the left one.
     const right = await tmux.tmux(['split-window', '-d', '-P', '-F', '#{pane_id} #{window_index}.#{pane_index}', '-t', left.paneId, `sh -c 'echo right-start; read go; echo right-1; echo right-2; exec sleep 3600'`]);
@@ -322,6 +322,19 @@ describe('panes of one session', { timeout: 180_000 }, () => {
     const outputs = exported.trimEnd().split('\n').slice(1).map((l) => JSON.parse(l) as [number, string, string]).filter((e) => e[1] === 'o').map((e) => e[2].trimEnd());
     expect(outputs.filter((l) => /^(left|right)-/.test(l))).toEqual(['right-start', 'right-1', 'right-2']);
     expect(castOf(await call(c, 'terminal_export_transcript', { session: 'agent-split' })).cast).toContain(`"pane ${rightId}"`);
+
+    // The overview with a row per pane: both panes, each row's cursor following its pane; a
+    // session the caller may not read is one refused row, its panes not even listed.
+    await tmux.newSession('secret-split', 'sleep 3600');
+    const batch = await call(c, 'terminal_batch_inspect', { sessions: ['agent-split', 'secret-split'], panes: true, lines: 5 });
+    const heads = textOf(batch).split('\n').filter((l) => l.startsWith('== '));
+    const paneRows = heads.filter((l) => l.startsWith('== "agent-split": ')).map((l) => ({ pane: /\bpane=(%\d+)/.exec(l)?.[1], cursor: /\bcursor=(\S+)/.exec(l)?.[1] ?? '' }));
+    expect(paneRows.map((r) => r.pane).sort()).toEqual([left.paneId, rightId].sort());
+    // Each row's cursor is that pane's (documented: base64url of a small JSON; n is the pane).
+    for (const r of paneRows) expect((JSON.parse(Buffer.from(r.cursor, 'base64url').toString('utf8')) as { n?: string }).n).toBe(r.pane);
+    expect(textOf(batch)).toContain('right-2');
+    expect(heads.filter((l) => l.startsWith('== "secret-split": '))).toEqual([expect.stringMatching(/^== "secret-split": SESSION_NOT_ALLOWED /)]);
+    expect(heads.find((l) => l.startsWith('== "secret-split": '))).not.toContain('pane=');
 
     await tmux.tmux(['kill-session', '-t', left.sessionId]);
     const deadRight = await waitFor('the split session is gone', async () => {

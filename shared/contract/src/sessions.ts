@@ -157,6 +157,7 @@ export const batchInspectInputShape = {
     .optional()
     .describe(`exact session names, at most ${LIMITS.batchSessions} (default: the first ${LIMITS.batchSessions} readable sessions)`),
   lines: z.number().int().min(1).max(LIMITS.batchTailLines).optional().describe('tail lines per session (default 10)'),
+  panes: z.boolean().optional().describe(`a row per pane (at most ${LIMITS.batchSessions} rows)`),
 };
 export const batchInspectInputSchema = z.object(batchInspectInputShape).strict();
 export type BatchInspectInput = z.infer<typeof batchInspectInputSchema>;
@@ -164,12 +165,15 @@ export type BatchInspectInput = z.infer<typeof batchInspectInputSchema>;
 export const batchInspectItemSchema = z.union([
   z.object({
     session: z.string(),
+    /** With `panes`: the row's pane (`%3`). */
+    pane: z.string().optional(),
     ok: z.literal(true),
     status: sessionStatusResultSchema,
     tail: paneTextSchema,
   }),
   z.object({
     session: z.string(),
+    pane: z.string().optional(),
     ok: z.literal(false),
     error_code: z.string(),
     message: z.string(),

@@ -162,12 +162,16 @@ export const batchAnswerSchema = z.object({
 export type BatchAnswer = z.infer<typeof batchAnswerSchema>;
 
 const BATCH_COLUMNS = ['session', 'ok', 'status', 'reason', 'command', 'idle_s', 'copy_mode', 'redactions', 'truncated', 'cursor', 'text'] as const;
+/** With `panes`: each row's pane after its session. */
+const BATCH_PANE_COLUMNS = ['session', 'pane', ...BATCH_COLUMNS.slice(1)] as const;
 
 export function compactBatch(out: BatchInspectOutput): BatchAnswer {
+  const byPane = out.results.some((r) => r.pane !== undefined);
   const records = out.results.map((r) =>
     r.ok
       ? {
           session: r.session,
+          pane: r.pane ?? null,
           ok: true,
           status: r.status.status,
           reason: r.status.reason,
@@ -179,9 +183,9 @@ export function compactBatch(out: BatchInspectOutput): BatchAnswer {
           cursor: r.tail.cursor ?? null,
           text: r.tail.text,
         }
-      : { session: r.session, ok: false, status: r.error_code, reason: r.message, command: null, idle_s: null, copy_mode: null, redactions: null, truncated: null, cursor: null, text: null },
+      : { session: r.session, pane: r.pane ?? null, ok: false, status: r.error_code, reason: r.message, command: null, idle_s: null, copy_mode: null, redactions: null, truncated: null, cursor: null, text: null },
   );
-  return compactRows(records, BATCH_COLUMNS, ['session', 'text']);
+  return byPane ? compactRows(records, BATCH_PANE_COLUMNS, ['session', 'pane', 'text']) : compactRows(records, BATCH_COLUMNS, ['session', 'text']);
 }
 
 export function renderBatch(out: BatchAnswer): string {
@@ -281,8 +285,8 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
       name: 'terminal_batch_inspect',
       title: 'Inspect many terminals at once',
       description:
-        `Status plus a short tail for up to ${LIMITS.batchSessions} sessions in one call (default: the first ${LIMITS.batchSessions} readable sessions). ` +
-        `Use it for an overview. A session that cannot be read is reported inline with its error_code; the rest still return. ${UNTRUSTED}`,
+        `Status plus a short tail for up to ${LIMITS.batchSessions} sessions at once (default: the first ${LIMITS.batchSessions} readable). ` +
+        `A session that cannot be read is reported inline with its error_code. ${UNTRUSTED}`,
       inputShape: batchInspectInputShape,
       inputSchema: batchInspectInputSchema,
       aliases: { targets: 'sessions', tail_lines: 'lines' },

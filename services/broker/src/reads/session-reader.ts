@@ -155,7 +155,9 @@ export interface SessionReader {
   /** The session's windows and panes (terminal_list_panes): metadata of a session the gate
    * admits for reading, window names redacted like pane text. */
   panes(name: string): Promise<ListPanesOutput>;
-  batchInspect(names: readonly string[] | undefined, lines?: number): Promise<BatchInspectItem[]>;
+  /** `allPanes`: a row for every pane of each session (at most LIMITS.batchSessions rows),
+   * not only its active pane. */
+  batchInspect(names: readonly string[] | undefined, lines?: number, allPanes?: boolean): Promise<BatchInspectItem[]>;
   /** The last lines of a target the gate admitted (capped by config and LIMITS). */
   tailOf(target: ReadableTarget, lines?: number, stripAnsi?: boolean): Promise<PaneText>;
   /** The status of a target the gate admitted, from its visible screen. */
@@ -254,6 +256,28 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
     };
   }
 
+  /** A session's windows and panes (terminal_list_panes; batch rows per pane). */
+  async function panesOf(name: string): Promise<ListPanesOutput> {
+    const t = await access.readable(name);
+    const listed = await tmux.listPanes(t.identity.sessionId);
+    if (listed === null || !sameSession(listed, t.identity)) throw new AppError('SESSION_NOT_FOUND', 'the session no longer exists');
+    const windowNames = new Map(listed.windows.map((w) => [w.windowId, redactSecrets(stripTerminalControls(w.name)).text]));
+    return {
+      session: t.sessionName,
+      session_id: t.identity.sessionId,
+      panes: listed.panes.map((p) => ({
+        window: p.windowIndex,
+        window_name: windowNames.get(p.windowId) ?? '',
+        pane: p.paneIndex,
+        pane_id: p.paneId,
+        current_command: p.currentCommand,
+        width: p.width,
+        height: p.height,
+        active: p.active,
+      })),
+    };
+  }
+
   return {
     resolve: (ref) => access.readableRef(ref),
     follow,
@@ -302,28 +326,9 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
       return statusOfTarget(await access.readable(name, undefined, pane));
     },
 
-    async panes(name) {
-      const t = await access.readable(name);
-      const listed = await tmux.listPanes(t.identity.sessionId);
-      if (listed === null || !sameSession(listed, t.identity)) throw new AppError('SESSION_NOT_FOUND', 'the session no longer exists');
-      const windowNames = new Map(listed.windows.map((w) => [w.windowId, redactSecrets(stripTerminalControls(w.name)).text]));
-      return {
-        session: t.sessionName,
-        session_id: t.identity.sessionId,
-        panes: listed.panes.map((p) => ({
-          window: p.windowIndex,
-          window_name: windowNames.get(p.windowId) ?? '',
-          pane: p.paneIndex,
-          pane_id: p.paneId,
-          current_command: p.currentCommand,
-          width: p.width,
-          height: p.height,
-          active: p.active,
-        })),
-      };
-    },
+    panes: panesOf,
 
-    async batchInspect(names, lines = 10) {
+    async batchInspect(names, lines = 10, allPanes = false) {
       const sessions = await tmux.listSessions();
       const targets =
         names ??
@@ -333,27 +338,46 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
           .sort((a, b) => a.localeCompare(b))
           .slice(0, LIMITS.batchSessions);
       const at = now();
-      return Promise.all(
-        targets.slice(0, LIMITS.batchSessions).map(async (name): Promise<BatchInspectItem> => {
+      /** A row's error, inline: the other rows still return. */
+      const failed = (name: string, err: unknown, pane?: string): BatchInspectItem => {
+        const app = readAppErrorData(err);
+        if (!app) throw err;
+        return { session: name, ...(pane !== undefined && { pane }), ok: false, error_code: app.code, message: (err as Error).message };
+      };
+      const inspect = async (name: string, pane?: string): Promise<BatchInspectItem> => {
+        try {
+          const t = await access.readable(name, sessions, pane);
+          // One capture serves both: the visible screen for status, the tail for display.
+          const clean = await readPane(t, -lines, '-', true);
+          const screen = toLines(clean.lines.slice(-Math.max(t.pane.height, 1)).join('\n'));
+          const shown = lastLines(clean, lines);
+          return {
+            session: name,
+            ...(pane !== undefined && { pane: t.pane.paneId }),
+            ok: true,
+            status: statusOf(t, screen, at, iso),
+            tail: paneText(t, shown.lines, shown.redactions, false),
+          };
+        } catch (err) {
+          return failed(name, err, pane);
+        }
+      };
+      const wanted = targets.slice(0, LIMITS.batchSessions);
+      if (!allPanes) return Promise.all(wanted.map((name) => inspect(name)));
+      // Every pane: the session's own listing names them (the gate admits the session
+      // first, so a session the caller may not read lists nothing).
+      const rows = await Promise.all(
+        wanted.map(async (name): Promise<(() => Promise<BatchInspectItem>)[]> => {
           try {
-            const t = await access.readable(name, sessions);
-            // One capture serves both: the visible screen for status, the tail for display.
-            const clean = await readPane(t, -lines, '-', true);
-            const screen = toLines(clean.lines.slice(-Math.max(t.pane.height, 1)).join('\n'));
-            const shown = lastLines(clean, lines);
-            return {
-              session: name,
-              ok: true,
-              status: statusOf(t, screen, at, iso),
-              tail: paneText(t, shown.lines, shown.redactions, false),
-            };
+            const listed = await panesOf(name);
+            return listed.panes.map((p) => () => inspect(name, p.pane_id));
           } catch (err) {
-            const app = readAppErrorData(err);
-            if (!app) throw err;
-            return { session: name, ok: false, error_code: app.code, message: (err as Error).message };
+            const row = failed(name, err);
+            return [() => Promise.resolve(row)];
           }
         }),
       );
+      return Promise.all(rows.flat().slice(0, LIMITS.batchSessions).map((read) => read()));
     },
   };
 }

@@ -170,7 +170,7 @@ export interface TranscriptReads {
   /** The same for a batch read (terminal_batch_inspect): every position is taken before
    * the read. `names` undefined (every readable session): the sessions recorded now are
    * covered; one recorded only after the read gets its cursor then (cursorOf). */
-  withCursors(names: readonly string[] | undefined, read: () => Promise<BatchInspectItem[]>): Promise<BatchInspectItem[]>;
+  withCursors(names: readonly string[] | undefined, read: () => Promise<BatchInspectItem[]>, ofEachPane?: boolean): Promise<BatchInspectItem[]>;
   cursorOf(result: PaneText): Promise<PaneText>;
   tail(name: string, lines: number, includeDead: boolean, live: () => Promise<PaneText>, pane?: string): Promise<PaneText>;
   capture(name: string, range: { start?: number | undefined; end?: number | undefined }, includeDead: boolean, live: () => Promise<PaneText>, pane?: string): Promise<PaneText>;
@@ -280,7 +280,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
       const before = await positionBefore(name);
       return withPosition(await read(), before, ofOnePane);
     },
-    async withCursors(names, read) {
+    async withCursors(names, read, ofEachPane) {
       // Every recorded session's position now (memory only, no tmux call), then the named
       // sessions not recorded yet, started before the read as for one tail.
       const before = new Map<string, RecordingPosition>();
@@ -290,7 +290,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
       }
       for (const pos of await Promise.all((names ?? []).map(positionBefore))) if (pos !== null) before.set(pos.identity.sessionId, pos);
       const items = await read();
-      return Promise.all(items.map(async (r) => (r.ok ? { ...r, tail: await withPosition(r.tail, before.get(r.tail.session_id) ?? null) } : r)));
+      return Promise.all(items.map(async (r) => (r.ok ? { ...r, tail: await withPosition(r.tail, before.get(r.tail.session_id) ?? null, ofEachPane) } : r)));
     },
     cursorOf,
 

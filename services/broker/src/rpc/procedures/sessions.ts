@@ -168,7 +168,7 @@ export const sessions = {
   batchInspect: mcpServices
     .input(batchInspectInputSchema)
     .query(async ({ ctx, input }) => {
-      const results = await transcripts(ctx).withCursors(input.sessions, () => reader(ctx).batchInspect(input.sessions, input.lines));
+      const results = await transcripts(ctx).withCursors(input.sessions, () => reader(ctx).batchInspect(input.sessions, input.lines, input.panes === true), input.panes === true);
       for (const r of results) {
         recordRead(
           ctx,
