@@ -1,4 +1,4 @@
-// Guards many hosts over OpenSSH end to end: a real sshd and a real remote tmux; node:session reads beside local ones, one listing with a down node shown as down, unknown host keys refused with the command to accept them, input refused while input is off, NODE_UNAVAILABLE while sshd is gone and recovery after, and no client text on an ssh command line.
+// Guards many hosts over OpenSSH end to end: a real sshd and a real remote tmux; node:session reads beside local ones (and one pane of a split node session), one listing with a down node shown as down, unknown host keys refused with the command to accept them, input refused while input is off, NODE_UNAVAILABLE while sshd is gone and recovery after, and no client text on an ssh command line.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,6 +109,43 @@ describe.skipIf(unavailable !== undefined)('nodes over a real sshd', () => {
     expect((await client.sessions.tail.query({ session: 'local:agent-here' })).text).toContain('local-marker');
     expect((await failureOf(client.sessions.tail.query({ session: 'gpu:private-notes' }))).code).toBe('SESSION_NOT_ALLOWED');
     expect((await failureOf(client.sessions.tail.query({ session: 'gpu:agent-the' }))).code).toBe('SESSION_NOT_FOUND');
+  });
+
+  it('reads one pane of a split node session exactly: listed, and tail and status by pane id and by window.pane', async () => {
+    // -d: the first pane stays active, so a read without pane is still of it.
+    const split = await remote.tmux(['split-window', '-d', '-P', '-F', '#{pane_id} #{window_index}.#{pane_index}', '-t', '=agent-there:', `bash --norc --noprofile -c 'echo split-pane-marker; exec cat'`]);
+    const [paneId, ref] = split.split(' ') as [string, string];
+    const panes = await waitFor('the node lists both panes', async () => {
+      const p = await client.sessions.panes.query({ session: 'gpu:agent-there' });
+      return p.panes.length === 2 ? p : undefined;
+    });
+    expect(panes.panes.map((p) => [p.pane_id, p.active, p.current_command])).toEqual([
+      [expect.stringMatching(/^%\d+$/), true, 'sleep'],
+      [paneId, false, 'cat'],
+    ]);
+    for (const pane of [paneId, ref]) {
+      const t = await waitFor(`the split pane by ${pane}`, async () => {
+        const r = await client.sessions.tail.query({ session: 'gpu:agent-there', pane });
+        return r.text.includes('split-pane-marker') ? r : undefined;
+      });
+      expect(t).toMatchObject({ session: 'gpu:agent-there', pane_id: paneId });
+      expect(t.text).not.toContain('remote-marker');
+    }
+    const active = await client.sessions.tail.query({ session: 'gpu:agent-there' });
+    expect(active.text).toContain('remote-marker');
+    expect(active.text).not.toContain('split-pane-marker');
+    expect((await client.sessions.status.query({ session: 'gpu:agent-there', pane: paneId })).current_command).toBe('cat');
+    expect((await client.sessions.capture.query({ session: 'gpu:agent-there', pane: ref, start_line: 0 })).text).toContain('split-pane-marker');
+    // A pane of another session of the node, or one that does not exist, is no way in.
+    const other = (await remote.tmux(['display-message', '-p', '-t', '=private-notes:', '#{pane_id}'])).trim();
+    for (const pane of [other, '%99999']) {
+      const refused = await failureOf(client.sessions.tail.query({ session: 'gpu:agent-there', pane }));
+      expect(refused).toMatchObject({ code: 'SESSION_NOT_FOUND', message: 'the session has no pane that matches pane' });
+    }
+    // Hostile pane texts never reach the node: refused at the boundary.
+    for (const pane of ['%1;kill-server', '-t', '#{pane_id}', '0.0 ']) {
+      expect((await failureOf(client.sessions.tail.query({ session: 'gpu:agent-there', pane }))).code, pane).toBe('INVALID_ARGUMENT');
+    }
   });
 
   it('reports EXECUTION_OK only for a node whose tmux answered, with its server pid', async () => {
