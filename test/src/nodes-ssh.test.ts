@@ -148,6 +148,35 @@ describe.skipIf(unavailable !== undefined)('nodes over a real sshd', () => {
     }
   });
 
+  it('waits on a node session until it asks, resumes a pending wait there, and audits the wait under node:session', async () => {
+    await remote.newSession('agent-ask', `sh -c 'read go; printf "Proceed? [y/N] "; read x; exec sleep 3600'`);
+    // Nothing asked yet: the wait is PENDING, with a token that resumes it on the node.
+    const pending = await client.wait.forState.query({ session: 'gpu:agent-ask', states: ['WAITING_INPUT'], timeout_s: 0 });
+    expect(pending).toMatchObject({ state: 'PENDING', session: 'gpu:agent-ask', session_id: expect.stringMatching(/^gpu:\$\d+$/) });
+    expect(pending.resume_token).toEqual(expect.any(String));
+    const resumed = client.wait.resume.query({ resume_token: pending.resume_token!, timeout_s: 20 });
+    await remote.tmux(['send-keys', '-t', '=agent-ask:', 'Enter']);
+    expect(await resumed).toMatchObject({ state: 'WAITING_INPUT', session: 'gpu:agent-ask', session_id: pending.session_id, resume_token: null });
+    // A fresh wait ends at once now; a session the node's patterns do not admit is refused.
+    expect(await client.wait.forState.query({ session: 'gpu:agent-ask', states: ['WAITING_INPUT', 'WAITING_HUMAN'], timeout_s: 1 })).toMatchObject({ state: 'WAITING_INPUT' });
+    expect((await failureOf(client.wait.forState.query({ session: 'gpu:private-notes', states: ['IDLE'], timeout_s: 1 }))).code).toBe('SESSION_NOT_ALLOWED');
+    // A session of the same name on this host is not the node's.
+    expect((await failureOf(client.wait.forState.query({ session: 'agent-ask', states: ['IDLE'], timeout_s: 0 }))).code).toBe('SESSION_NOT_FOUND');
+    // Read records are written in batches (every 200 ms): wait for the refusal's, the last one.
+    const db = new Database(join(broker.stateDir, 'audit.db'), { readonly: true });
+    try {
+      const rows = await waitFor('the waits in the read audit', () => {
+        const r = db.prepare("SELECT session_name, session_id, error_code FROM read_audit WHERE tool = 'terminal_wait_for_state' AND session_name LIKE 'gpu:%'").all() as { session_name: string; session_id: string | null; error_code: string | null }[];
+        return r.some((row) => row.error_code === 'SESSION_NOT_ALLOWED') ? r : undefined;
+      });
+      expect(rows.filter((r) => r.error_code === null).length).toBeGreaterThan(0);
+      for (const row of rows.filter((r) => r.error_code === null)) expect(row).toEqual({ session_name: 'gpu:agent-ask', session_id: pending.session_id, error_code: null });
+      expect(rows.filter((r) => r.error_code !== null)).toEqual([{ session_name: 'gpu:private-notes', session_id: null, error_code: 'SESSION_NOT_ALLOWED' }]);
+    } finally {
+      db.close();
+    }
+  });
+
   it('reports EXECUTION_OK only for a node whose tmux answered, with its server pid', async () => {
     const { nodes } = await client.nodes.health.query({});
     const remotePid = Number(await remote.tmux(['display-message', '-p', '#{pid}']));

@@ -22,6 +22,7 @@ import type { NodeInputEffects } from '../effects/ssh/node-adapters.js';
 import { classifySshFailure, failureHint, type SshFailure } from '../effects/ssh/ssh-argv.js';
 import type { ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
+import { qualify } from './node-names.js';
 import type { ReadAuditRecorder } from '../audit/read-audit.js';
 
 export type { NodeInputEffects };
@@ -104,7 +105,12 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
       grants: undefined,
       ...NO_BOUND_PANES,
     });
-    const reader = createSessionReader({ config, tmux, access, reads: deps.reads, now });
+    // Its continued reads (waits, live frames) are audited under node:session like one-shot reads.
+    const reads = {
+      record: (r: Parameters<NodeSetDeps['reads']['record']>[0]) =>
+        deps.reads.record({ ...r, sessionName: r.sessionName === null ? null : qualify(node.name, r.sessionName), sessionId: r.sessionId === null ? null : qualify(node.name, r.sessionId) }),
+    };
+    const reader = createSessionReader({ config, tmux, access, reads, now });
     nodes.set(node.name, { config: node, policy: config, tmux, access, reader, input: deps.inputFor?.(node, tmux) });
   }
 

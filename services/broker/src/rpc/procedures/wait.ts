@@ -4,7 +4,8 @@
  * 20 s; `resume` continues a PENDING wait. Queries: they change nothing (the token map
  * is the broker's bookkeeping, not tmux or policy state). Read-gated on every evaluation
  * like `sessions.status`. The request's signal aborts when the client disconnects, which
- * ends the wait and detaches its watcher (live/wait-for-state.ts).
+ * ends the wait and detaches its watcher (live/wait-for-state.ts). A `node:session` waits
+ * through that node's reader (nodes/node-waits.ts).
  */
 import {
   resumeWaitInputSchema,
@@ -15,21 +16,27 @@ import {
 } from '@terminal-mcp/contract';
 import type { SessionIdentity } from '../../policy/identity.js';
 import { waitForState, type WaitOutcome, type WaitTarget } from '../../live/wait-for-state.js';
+import { NODE_WAIT_TICK_MS, NO_NODE_PANE_WATCH, onRoute, waitRoute } from '../../nodes/node-waits.js';
 import type { BrokerContext } from '../context.js';
 import { gatewayProcedure } from '../trpc.js';
 
 const timeoutMs = (seconds: number | undefined) => Math.round((seconds ?? WAIT_LIMITS.defaultTimeoutSeconds) * 1000);
 
-function run(ctx: BrokerContext, target: WaitTarget, states: readonly SessionStatus[], seconds: number | undefined, signal?: AbortSignal) {
-  return waitForState({
-    reader: ctx.deps.reader,
-    caller: { role: ctx.role, actor: ctx.actor },
-    paneWatch: ctx.deps.live.paneWatch,
-    target,
-    states,
-    timeoutMs: timeoutMs(seconds),
-    signal,
-  });
+/** `target.name` as the caller wrote it (`node:session` for a node). */
+function run(ctx: BrokerContext, target: WaitTarget, states: readonly SessionStatus[], seconds: number | undefined, signal?: AbortSignal): Promise<WaitOutcome> {
+  const route = waitRoute(ctx.deps.nodes, target.name);
+  return onRoute(ctx.deps.nodes, route, () =>
+    waitForState({
+      reader: route.reader ?? ctx.deps.reader,
+      caller: { role: ctx.role, actor: ctx.actor },
+      paneWatch: route.reader === undefined ? ctx.deps.live.paneWatch : NO_NODE_PANE_WATCH,
+      ...(route.reader !== undefined && { fallbackTickMs: NODE_WAIT_TICK_MS }),
+      target: { ...target, name: route.session },
+      states,
+      timeoutMs: timeoutMs(seconds),
+      signal,
+    }),
+  );
 }
 
 function result(out: WaitOutcome, states: readonly SessionStatus[], token: { token: string; expiresAt: number } | null): WaitResult {
