@@ -36,10 +36,10 @@ const written = (name: string) => {
   }
 };
 
-function auditRow(id: number): { decision: string; error_code: string | null; session_name: string | null; session_id: string | null; server_pid: number | null } {
+function auditRow(id: number): { decision: string; error_code: string | null; session_name: string | null; session_id: string | null; server_pid: number | null; pane_id: string | null } {
   const db = new Database(join(broker.stateDir, 'audit.db'), { readonly: true });
   try {
-    return db.prepare('SELECT decision, error_code, session_name, session_id, server_pid FROM input_audit WHERE id = ?').get(id) as ReturnType<typeof auditRow>;
+    return db.prepare('SELECT decision, error_code, session_name, session_id, server_pid, pane_id FROM input_audit WHERE id = ?').get(id) as ReturnType<typeof auditRow>;
   } finally {
     db.close();
   }
@@ -107,6 +107,18 @@ describe.skipIf(unavailable !== undefined)('input to nodes over a real sshd', ()
     const keys = await client.input.sendKeys.mutate({ session: 'gpu:agent-in', keys: ['Enter'] });
     expect(keys.result).toBe('SENT');
     await waitFor('the Enter in the file', () => written('in.txt') === `${HOSTILE}\n\n` || undefined);
+  });
+
+  it('types into the pane named inside a node session, never its active pane', async () => {
+    await remote.newSession('agent-split', `bash --norc --noprofile -c 'exec cat > ${join(dir, 'active.txt')}'`);
+    // -d: the first pane stays active.
+    const paneId = (await remote.tmux(['split-window', '-d', '-P', '-F', '#{pane_id}', '-t', '=agent-split:', `bash --norc --noprofile -c 'exec cat > ${join(dir, 'split.txt')}'`])).trim();
+    await waitFor('both cats reading', async () => (await remote.tmux(['list-panes', '-t', '=agent-split:', '-F', '#{pane_current_command}'])).split('\n').every((c) => c === 'cat') || undefined);
+    const sent = await client.input.sendText.mutate({ session: 'gpu:agent-split', pane: paneId, text: 'to-the-split-pane', enter: true });
+    expect(sent).toMatchObject({ result: 'SENT', session: 'gpu:agent-split' });
+    await waitFor('the text in the split pane\'s file', () => written('split.txt') === 'to-the-split-pane\n' || undefined);
+    expect(written('active.txt')).toBe('');
+    expect(auditRow(sent.audit_id)).toMatchObject({ decision: 'SENT', session_name: 'gpu:agent-split', pane_id: paneId });
   });
 
   it('types a task into a node session and confirms it was taken', async () => {

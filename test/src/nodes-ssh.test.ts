@@ -148,6 +148,34 @@ describe.skipIf(unavailable !== undefined)('nodes over a real sshd', () => {
     }
   });
 
+  it('answers terminal_input_context for a node session from the node: its pane, its process tree, its gates, audited under node:session', async () => {
+    const context = await client.input.context.query({ session: 'gpu:agent-there' });
+    expect(context).toMatchObject({ session: 'gpu:agent-there', session_id: expect.stringMatching(/^gpu:\$\d+$/), current_command: 'sleep', foreground_program: 'sleep', foreground_is_shell: false, input_enabled: false });
+    expect(context.text).toContain('remote-marker');
+    expect(context.text).not.toContain('Q7xQ7x');
+    expect(context.gates.text).toMatchObject({ allowed: false, error_code: 'INPUT_DISABLED' });
+    // The split pane (the test above) by id: its own foreground.
+    const panes = await client.sessions.panes.query({ session: 'gpu:agent-there' });
+    const split = panes.panes.find((p) => !p.active)!;
+    const splitContext = await client.input.context.query({ session: 'gpu:agent-there', pane: split.pane_id });
+    expect(splitContext).toMatchObject({ pane_id: split.pane_id, current_command: 'cat', foreground_program: 'cat' });
+    expect((await failureOf(client.input.context.query({ session: 'gpu:private-notes' }))).code).toBe('SESSION_NOT_ALLOWED');
+    const db = new Database(join(broker.stateDir, 'audit.db'), { readonly: true });
+    try {
+      const rows = await waitFor('the context reads in the read audit', () => {
+        const r = db.prepare("SELECT session_name, error_code FROM read_audit WHERE tool = 'terminal_input_context'").all() as { session_name: string; error_code: string | null }[];
+        return r.length >= 3 ? r : undefined;
+      });
+      expect(rows).toEqual([
+        { session_name: 'gpu:agent-there', error_code: null },
+        { session_name: 'gpu:agent-there', error_code: null },
+        { session_name: 'gpu:private-notes', error_code: 'SESSION_NOT_ALLOWED' },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
   it('waits on a node session until it asks, resumes a pending wait there, and audits the wait under node:session', async () => {
     await remote.newSession('agent-ask', `sh -c 'read go; printf "Proceed? [y/N] "; read x; exec sleep 3600'`);
     // Nothing asked yet: the wait is PENDING, with a token that resumes it on the node.

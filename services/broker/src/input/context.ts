@@ -4,11 +4,14 @@
  * process tree), copy mode, status, the last lines (sanitized and redacted), and which
  * gates would pass right now for a plain text and for Enter. It
  * shows pane content, so it needs read access like terminal_tail, and it is audited as a
- * read.
+ * read. On a node (`node:session`, input/node-route.ts) the caller carries the node's gate,
+ * reader and process-tree read, and the audit row names `node:session`.
  */
 import { AppError, INPUT_LIMITS, type GateVerdict, type InputContextOutput } from '@terminal-mcp/contract';
 import { recordRead } from '../audit/record-read.js';
 import type { InputCaller } from './input-deps.js';
+import { answerWithNode, routeInput } from './node-route.js';
+import { qualify } from '../nodes/node-names.js';
 import type { ReadableTarget, TargetRef } from '../access/target.js';
 import type { InputRequest } from '../policy/input.js';
 import { summarizeForeground } from '../policy/foreground.js';
@@ -29,7 +32,13 @@ function verdict(run: () => unknown): GateVerdict {
   }
 }
 
-export async function inputContext(ctx: InputCaller, ref: TargetRef): Promise<InputContextOutput> {
+/** terminal_input_context on this host or on the node `ref` names. */
+export function inputContextOf(ctx: InputCaller, ref: TargetRef): Promise<InputContextOutput> {
+  const route = routeInput(ctx, ref, 'terminal_input_context');
+  return answerWithNode(ctx, ref, () => inputContext(route.caller, route.target, route.node));
+}
+
+async function inputContext(ctx: InputCaller, ref: TargetRef, node?: string): Promise<InputContextOutput> {
   const { deps } = ctx;
   let target: ReadableTarget;
   const sessionName: string | null = ref.binding !== undefined ? (deps.input.bindings.get(ref.binding)?.sessionName ?? null) : ref.session;
@@ -37,7 +46,7 @@ export async function inputContext(ctx: InputCaller, ref: TargetRef): Promise<In
     // THE read gate, by name or binding, exactly as terminal_tail and terminal_tail_bound.
     target = await deps.access.readableRef(ref);
   } catch (err) {
-    recordRead(ctx, 'terminal_input_context', { session: sessionName, errorCode: err instanceof AppError ? err.code : 'INTERNAL' });
+    recordRead(ctx, 'terminal_input_context', { session: sessionName === null ? null : qualify(node, sessionName), errorCode: err instanceof AppError ? err.code : 'INTERNAL' });
     throw err;
   }
 
@@ -45,10 +54,11 @@ export async function inputContext(ctx: InputCaller, ref: TargetRef): Promise<In
   // The same reader as terminal_tail / terminal_status: redacted before the rows are cut,
   // quiet time from `#{window_activity}`.
   const [tail, status] = await Promise.all([deps.reader.tailOf(target, INPUT_LIMITS.contextLines, true), deps.reader.statusOf(target)]);
-  const processes = await readTargetProcesses(target);
+  // On a node, its process tree is read on the node (the caller's input services).
+  const processes = await readTargetProcesses(target, deps.input);
   const foreground = summarizeForeground(processes);
   const probe = (request: InputRequest) => verdict(() => deps.access.decideInput(target, processes, request));
-  recordRead(ctx, 'terminal_input_context', { session: target.sessionName, sessionId: target.identity.sessionId, paneId, lineCount: tail.line_count });
+  recordRead(ctx, 'terminal_input_context', { session: qualify(node, target.sessionName), sessionId: qualify(node, target.identity.sessionId), paneId, lineCount: tail.line_count });
   return {
     session: target.sessionName,
     session_id: target.identity.sessionId,

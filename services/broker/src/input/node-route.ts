@@ -32,7 +32,7 @@ export function routeInput(caller: InputCaller, target: TargetRef, tool: string)
   if (target.binding !== undefined || !target.session.includes(':')) return { caller, target, node: undefined };
   const nodes = caller.deps.nodes;
   const { node, session } = splitNodeName(target.session, nodes?.names() ?? []);
-  if (node === undefined || nodes === undefined) return { caller, target: { session }, node: undefined };
+  if (node === undefined || nodes === undefined) return { caller, target: { session, pane: target.pane }, node: undefined };
   const n = nodes.get(node);
   if (n === undefined) throw new AppError('SESSION_NOT_FOUND', 'no such node');
   if (tool === 'terminal_run') {
@@ -66,7 +66,8 @@ export function routeInput(caller: InputCaller, target: TargetRef, tool: string)
         input: { ...deps.input, delivery: n.input.delivery, processTree: (panePid, tmuxCommand) => n.input?.processTree(panePid, tmuxCommand) ?? Promise.reject(new AppError('INTERNAL', 'node input effects went away')) },
       },
     },
-    target: { session },
+    // The pane too: a pane named inside a node session is that pane there, never the active one.
+    target: { session, pane: target.pane },
     node,
   };
 }

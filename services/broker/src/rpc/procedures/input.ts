@@ -15,7 +15,7 @@ import {
   sendTextInputSchema,
   type SendTextInput,
 } from '@terminal-mcp/contract';
-import { inputContext } from '../../input/context.js';
+import { inputContextOf } from '../../input/context.js';
 import { recordRejectedInputCall } from '../../input/rejected-call.js';
 import { answerWithNode } from '../../input/node-route.js';
 import { sendKeys, sendText } from '../../input/send.js';
@@ -63,7 +63,7 @@ const inputProcedure = gatewayProcedure.use(async ({ ctx, path, getRawInput, nex
 const sendProcedure = inputProcedure.meta({ effect: 'delivery' });
 
 export const input = {
-  context: inputProcedure.input(inputContextInputSchema).query(({ ctx, input }) => inputContext(ctx, targetOf(input))),
+  context: inputProcedure.input(inputContextInputSchema).query(({ ctx, input }) => inputContextOf(ctx, targetOf(input))),
 
   sendText: sendProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) => sendTextToSession(ctx, input, 'terminal_send_text')),
 
