@@ -6,6 +6,11 @@
  *   local session, and vs the naive remote read: one `ssh <host> tmux capture-pane` spawned
  *   per read (a fresh connection each time, as a script without a ControlMaster would).
  * - list: sessions.list with 20 nodes x 10 sessions (plus this host), p50.
+ * - send: input.sendText of one line (no Enter) into `cat` on node n01 and on this host,
+ *   through the control client, vs the same send of a line with a tab, which cannot travel
+ *   on a control-mode line and is delivered the spawned way (on a node, one ssh channel;
+ *   here, one tmux process). Both include the input path's gates, process-tree reads and
+ *   the audit row written before the send.
  * - the broker's RSS and idle CPU with the 20 nodes connected (BENCH_NODES_IDLE_SECONDS, 30).
  * Calls go straight to gateway.sock (the broker's figure, without the MCP hop).
  */
@@ -27,6 +32,10 @@ export interface NodesBench {
   sshSpawnTail: Stats;
   list: Stats;
   listedSessions: number;
+  sendLocal: Stats;
+  sendLocalSpawned: Stats;
+  sendNode: Stats;
+  sendNodeSpawned: Stats;
   rssMb: number;
   /** The broker's ssh processes (masters and control clients; their ControlPath is under
    * its state dir): how many, and their resident memory together. */
@@ -61,16 +70,20 @@ export async function benchNodes(iterations: number, idleSeconds: number): Promi
   let broker: Awaited<ReturnType<typeof startBrokerProcess>> | undefined;
   try {
     await local.newSession('agent-local', SCREEN, { width: 160, height: 50 });
+    await local.newSession('agent-sink', 'cat > /dev/null');
     for (let n = 0; n < BENCH_NODES; n++) {
       const remote = await startTmuxServer();
       remotes.push(remote);
       for (let s = 0; s < BENCH_NODE_SESSIONS; s++) await remote.newSession(n === 0 && s === 0 ? 'agent-remote' : `agent-${s}`, n === 0 && s === 0 ? SCREEN : 'sleep 3600', { width: 160, height: 50 });
+      if (n === 0) await remote.newSession('agent-sink', 'cat > /dev/null');
     }
     broker = await startBrokerProcess({
       tmuxSocket: local.socketName,
       config: {
         log_level: 'warn',
         allowed_session_patterns: ['agent-*'],
+        permissions: { terminal_input: true },
+        input_policy: { allowed_session_patterns: ['agent-*'] },
         nodes: remotes.map((r, n) => ({ name: nodeName(n), ssh: sshd.destination, tmux_socket: r.socketName, identity_file: sshd.clientKey, known_hosts: sshd.knownHosts })),
       },
     });
@@ -88,11 +101,23 @@ export async function benchNodes(iterations: number, idleSeconds: number): Promi
     const localTail = () => client.sessions.tail.query({ session: 'agent-local', lines: 200 });
     const remoteTail = () => client.sessions.tail.query({ session: `${nodeName(0)}:agent-remote`, lines: 200 });
     const sshTail = () => run('ssh', sshArgv);
+    const send = (session: string, text: string) => async () => {
+      const r = await client.input.sendText.mutate({ session, text });
+      if (r.result !== 'SENT') throw new Error(`the bench send to ${session} was not sent: ${JSON.stringify(r)}`);
+    };
+    const sends = [
+      send('agent-sink', 'bench line'),
+      send('agent-sink', 'bench\tline'),
+      send(`${nodeName(0)}:agent-sink`, 'bench line'),
+      send(`${nodeName(0)}:agent-sink`, 'bench\tline'),
+    ] as const;
     for (let i = 0; i < 5; i++) {
       await localTail();
       await remoteTail();
       await sshTail();
+      for (const s of sends) await s();
     }
+    const sent: [number[], number[], number[], number[]] = [[], [], [], []];
     const a: number[] = [];
     const b: number[] = [];
     const c: number[] = [];
@@ -104,6 +129,7 @@ export async function benchNodes(iterations: number, idleSeconds: number): Promi
       if (!t.text.includes('line 299 of the bench session')) throw new Error('the remote tail did not show the screen');
       await time(c, sshTail);
       listed = (await time(l, () => client.sessions.list.query({}))).sessions.length;
+      for (let k = 0; k < sends.length; k++) await time(sent[k]!, sends[k]!);
     }
     const pid = broker.pid;
     const before = cpuSeconds(pid);
@@ -111,7 +137,22 @@ export async function benchNodes(iterations: number, idleSeconds: number): Promi
     await new Promise((r) => setTimeout(r, idleSeconds * 1000));
     const idleCpuPercent = ((cpuSeconds(pid) - before) / ((Date.now() - started) / 1000)) * 100;
     const ssh = sshProcessesOf(broker.stateDir);
-    return { localTail: summarize(a), remoteTail: summarize(b), sshSpawnTail: summarize(c), list: summarize(l), listedSessions: listed, rssMb: rssMb(pid), sshProcesses: ssh.length, sshRssMb: ssh.reduce((sum, p) => sum + rssMb(p), 0), idleCpuPercent, idleSeconds };
+    return {
+      localTail: summarize(a),
+      remoteTail: summarize(b),
+      sshSpawnTail: summarize(c),
+      list: summarize(l),
+      listedSessions: listed,
+      sendLocal: summarize(sent[0]),
+      sendLocalSpawned: summarize(sent[1]),
+      sendNode: summarize(sent[2]),
+      sendNodeSpawned: summarize(sent[3]),
+      rssMb: rssMb(pid),
+      sshProcesses: ssh.length,
+      sshRssMb: ssh.reduce((sum, p) => sum + rssMb(p), 0),
+      idleCpuPercent,
+      idleSeconds,
+    };
   } finally {
     await broker?.stop();
     await sshd.stop();

@@ -579,9 +579,14 @@ async function main(): Promise<void> {
       row('tail 200 lines, node n01 (kept ssh)', r.remoteTail);
       row('ssh host tmux capture-pane per read', r.sshSpawnTail);
       row(`list ${r.listedSessions} sessions, ${BENCH_NODES + 1} nodes`, r.list);
+      row('send_text to cat, this host, control client', r.sendLocal);
+      row('send_text to cat, this host, spawned (a tab)', r.sendLocalSpawned);
+      row('send_text to cat, node n01, control client', r.sendNode);
+      row('send_text to cat, node n01, ssh channel (a tab)', r.sendNodeSpawned);
       console.log(`  ssh processes of the broker: ${r.sshProcesses}, ${r.sshRssMb.toFixed(1)} MB resident together`);
       console.log(`  broker RSS ${r.rssMb.toFixed(1)} MB; idle CPU ${r.idleCpuPercent.toFixed(2)} % over ${r.idleSeconds} s with ${BENCH_NODES} nodes connected`);
       target('remote tail / local tail <= 1.5x (p50)', `${(r.remoteTail.p50 / r.localTail.p50).toFixed(2)}x`, r.remoteTail.p50 <= 1.5 * r.localTail.p50);
+      console.log(`  send ratios (p50): this host control/spawned ${(r.sendLocal.p50 / r.sendLocalSpawned.p50).toFixed(2)}x, node control/ssh channel ${(r.sendNode.p50 / r.sendNodeSpawned.p50).toFixed(2)}x`);
       target('remote tail / ssh capture-pane per read <= 0.2x (p50)', `${(r.remoteTail.p50 / r.sshSpawnTail.p50).toFixed(2)}x`, r.remoteTail.p50 <= 0.2 * r.sshSpawnTail.p50);
     }
   }

@@ -1,8 +1,9 @@
 /** Builds each node's tmux adapter over ssh (ssh-transport.ts): a slower link than a local
  * socket, so longer bounds, and a reconnect backoff that grows to half a minute. And each
- * node's input effects: delivery (tmux's load-buffer/paste-buffer/send-keys, as here, run
- * through ssh as channels of the node's master connection, with identity re-read through
- * the node's control client) and its process tree (remote-processes.ts). */
+ * node's input effects: delivery (as here: through the node's control client, or tmux's
+ * load-buffer/paste-buffer/send-keys run through ssh as channels of the node's master
+ * connection for a text that cannot travel on a control line, with identity re-read
+ * through the node's control client) and its process tree (remote-processes.ts). */
 import type { Logger } from 'pino';
 import type { NodeConfig } from '../../config/nodes-schema.js';
 import type { BrokerConfig } from '../../config/schema.js';
@@ -56,8 +57,10 @@ export function nodeInputEffects(config: BrokerConfig, stateDir: string): ((node
   return (node, tmux) => {
     const runner = sshAware(createTmuxCommandRunner({ socketName: node.tmux_socket, transport: sshTransport(node, controlDir), timeoutMs: NODE_TMUX_COMMAND_TIMEOUT_MS }));
     return {
-      // One ssh channel per text or key press (each is a round trip and a session on the node).
-      delivery: createPaneDelivery({ runner, tmux, oneSpawn: true }),
+      // Through the node's control connection when it is up (no ssh channel per send); a
+      // text that cannot travel on a control line (a newline, a tab, over 4 KB) or a link
+      // that is down: one ssh channel per text or key press.
+      delivery: createPaneDelivery({ runner, tmux, control: tmux.inputControl, oneSpawn: true }),
       processTree: remoteProcessTreeReader({ node, controlDir }),
     };
   };

@@ -1,4 +1,4 @@
-// terminal_run's line through the broker's control client (deliver.ts pasteLineByControl): hostile lines (`;`, `$()`, quotes, `'`, backslashes, `#{}`/`#()`, braces, `~`, `%if`, a leading `-`, non-ASCII, a long line of quotes) arrive in the pane byte for byte, with their Enter; nothing is pasted (and no buffer or option is left) when another program took the foreground after the check; a line with a tab, and a closed control client, go the spawned way and arrive too.
+// Texts, keys and terminal_run's line through the broker's control client (deliver.ts checkedByControl): hostile lines (`;`, `$()`, quotes, `'`, backslashes, `#{}`/`#()`, braces, `~`, `%if`, a leading `-`, non-ASCII, a long line of quotes) arrive in the pane byte for byte, with their Enter; nothing is pasted (and no buffer or option is left) when another program took the foreground after the check; a line with a tab, and a closed control client, go the spawned way and arrive too.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -78,6 +78,24 @@ describe('terminal_run line through the control client', { timeout: 120_000 }, (
     expect(tmux('show-options', '-p', '-t', paneId)).not.toContain('@tmcp-input-foreground');
   });
 
+  it('pastes hostile texts and presses keys exactly through it, and leaves no buffer or option', async () => {
+    const before = receivedLines().length;
+    // A text without Enter, then the Enter as a key press: each one control-mode line.
+    for (const text of HOSTILE) {
+      expect(await controlOnly.pasteText(paneId, text, await expectedNow())).toEqual({ ok: true });
+      expect(await controlOnly.pressKeys(paneId, ['Enter'], await expectedNow())).toEqual({ ok: true });
+    }
+    await waitFor('every text read', () => receivedLines().length >= before + HOSTILE.length, 60_000, 50);
+    expect(receivedLines().slice(before)).toEqual(HOSTILE);
+    expect(existsSync(join(dir, 'pwned'))).toBe(false);
+    expect(tmux('list-buffers')).toBe('');
+    expect(tmux('show-options', '-p', '-t', paneId)).not.toContain('@tmcp-input-foreground');
+    // A newline, a tab or more than 4 KB cannot travel on a control line: not by control.
+    for (const text of ['two\nlines', 'with\ttab', 'x'.repeat(4097)]) {
+      expect(await controlOnly.pasteText(paneId, text, await expectedNow()), text.slice(0, 12)).toMatchObject({ ok: false, delivered: 'no' });
+    }
+  });
+
   it('goes the spawned way for a line with a tab, and when the control client is closed', async () => {
     const before = receivedLines().length;
     expect(await controlOnly.pasteLine(paneId, 'with\ttab', await expectedNow())).toMatchObject({ ok: false, delivered: 'no' });
@@ -101,6 +119,8 @@ describe('terminal_run line through the control client', { timeout: 120_000 }, (
     await waitFor('the other reader in the foreground', () => tmux('display-message', '-p', '-t', paneId, '#{pane_current_command}') !== 'cat', 20_000);
     const moved = { ...expected, panePid: Number(tmux('display-message', '-p', '-t', paneId, '#{pane_pid}')) };
     expect(await controlOnly.pasteLine(paneId, 'hunter2', moved)).toMatchObject({ ok: false, delivered: 'no', changed: true });
+    expect(await controlOnly.pasteText(paneId, 'hunter3', moved)).toMatchObject({ ok: false, delivered: 'no', changed: true });
+    expect(await controlOnly.pressKeys(paneId, ['y', 'Enter'], moved)).toMatchObject({ ok: false, delivered: 'no', changed: true });
     tmux('send-keys', '-t', paneId, '-l', 'control-line');
     tmux('send-keys', '-t', paneId, 'Enter');
     await waitFor('the other reader to take a line', () => existsSync(join(dir, 'read-by-other')), 20_000);

@@ -23,16 +23,17 @@
  *   format syntax (`#(...)` would run a command). A mismatch pastes nothing and answers
  *   `changed`. What tmux cannot check there (the rest of the process tree, and what the
  *   terminal's reader does with bytes already queued) is in docs/security.md.
- * - terminal_run's line (`pasteLine`) goes through the broker's control client instead
- *   when it is connected (no tmux process per run): one control-mode line
- *   `set-buffer -b <name> -- '<line>' ; set-option … ; if-shell -F … '<paste ; Enter>'
- *   '<drop ; say changed>'`, the same checked step as above. The line is a tmux command
- *   argument there, so it is single-quoted (`'` written `'\''`): tmux's parser takes
- *   everything between single quotes literally (no `;`, `$`, `~`, `#{}`, `\` or
- *   quote meaning), `--` keeps a leading `-` from being a flag, and a line holding any
- *   control character (a tab included) is typed the spawned way instead, so the control
- *   line stays one line of text (deliver.control.test.ts pins hostile lines). A failing
- *   command skips the rest of its `;` list, as on a command line.
+ * - Texts, keys and terminal_run's line (`pasteLine`) go through the broker's control
+ *   client when it is connected (no tmux process per send; on a node, no ssh channel): one
+ *   control-mode line `set-buffer -b <name> -- '<text>' ; set-option … ; if-shell -F …
+ *   '<paste [; Enter]>' '<drop ; say changed>'` (keys: no buffer, `send-keys` as the
+ *   branch), the same checked step as above. The text is a tmux command argument there,
+ *   so it is single-quoted (`'` written `'\''`): tmux's parser takes everything between
+ *   single quotes literally (no `;`, `$`, `~`, `#{}`, `\` or quote meaning), `--` keeps a
+ *   leading `-` from being a flag, and a text holding any control character (a newline or
+ *   a tab included), or longer than 4 KB, is loaded from stdin the spawned way instead, so
+ *   the control line stays one line of text (deliver.control.test.ts pins hostile texts).
+ *   A failing command skips the rest of its `;` list, as on a command line.
  */
 import { randomBytes } from 'node:crypto';
 import { ALLOWED_KEYS, readAppErrorData, type AllowedKey } from '@terminal-mcp/contract';
@@ -150,17 +151,30 @@ export const tmuxQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
  * line must stay one line; a tab would be kept, but is left to the stdin path too). */
 const CONTROL_SAFE_TEXT_RE = /^[^\x00-\x1f\x7f]*$/;
 
+/** At most this many bytes travel on one control-mode line; a longer text is loaded
+ * from stdin the spawned way (no tmux or ssh limit to find out about in production). */
+const CONTROL_TEXT_MAX_BYTES = 4096;
+
+const byControlAllowed = (text: string) => CONTROL_SAFE_TEXT_RE.test(text) && Buffer.byteLength(text, 'utf8') <= CONTROL_TEXT_MAX_BYTES;
+
 /**
- * pasteLine through the control client: the checked paste and Enter as one control-mode
- * line (module comment). null when the client is not connected (nothing was written: the
- * caller types the line the spawned way).
+ * A checked delivery through the control client, as ONE control-mode line (module
+ * comment): optionally `set-buffer` with the text single-quoted, hand tmux the authorized
+ * name, then `then` (`thenCommands` commands) as the one branch of the checked if-shell,
+ * or `otherwise` (which prints the mark). null when the client is not connected (nothing
+ * was written: the caller delivers the spawned way).
  */
-async function pasteLineByControl(control: InputControl, paneId: string, text: string, expected: AuthorizedForeground): Promise<DeliveryOutcome | null> {
-  const buffer = `tmcp-input-${randomBytes(12).toString('hex')}`;
+async function checkedByControl(
+  control: InputControl,
+  paneId: string,
+  expected: AuthorizedForeground,
+  step: { text?: string; buffer?: string; then: string; thenCommands: number; otherwise: string },
+): Promise<DeliveryOutcome | null> {
+  const withText = step.text !== undefined && step.buffer !== undefined;
   const line = [
-    `set-buffer -b ${buffer} -- ${tmuxQuote(text)}`,
+    ...(withText ? [`set-buffer -b ${step.buffer} -- ${tmuxQuote(step.text!)}`] : []),
     `set-option -p -t ${paneId} ${EXPECTED_OPTION} ${tmuxQuote(expected.currentCommand)}`,
-    `if-shell -F -t ${paneId} ${tmuxQuote(sameForegroundCondition(expected))} ${tmuxQuote(`paste-buffer -p -d -b ${buffer} -t ${paneId} ; send-keys -t ${paneId} Enter`)} ${tmuxQuote(`delete-buffer -b ${buffer} ; display-message -p ${CHANGED_MARK}`)}`,
+    `if-shell -F -t ${paneId} ${tmuxQuote(sameForegroundCondition(expected))} ${tmuxQuote(step.then)} ${tmuxQuote(`${step.otherwise}display-message -p ${CHANGED_MARK}`)}`,
   ].join(' ; ');
   // The option is dropped on a line of its own: it runs whatever the first line did.
   const written = control([{ command: line, compound: true }, { command: `set-option -p -u -t ${paneId} ${EXPECTED_OPTION}` }]);
@@ -171,14 +185,17 @@ async function pasteLineByControl(control: InputControl, paneId: string, text: s
   } catch {
     return { ok: false, delivered: 'unknown', reason: 'tmux did not finish the line in time' };
   }
-  // Blocks, in order: set-buffer, set-option, if-shell, then the branch's two commands.
-  if (parts.length === 5 && parts.every((p) => p.ok)) return parts[4]?.lines.includes(CHANGED_MARK) === true ? FOREGROUND_CHANGED : { ok: true };
+  // Blocks, in order: set-buffer (with a text), set-option, if-shell, then the branch's
+  // commands. The first branch command is the one that writes to the pane.
+  const delivers = withText ? 3 : 2;
+  const changed = parts.some((p) => p.lines.includes(CHANGED_MARK));
+  if (!changed && parts.length === delivers + step.thenCommands && parts.every((p) => p.ok)) return { ok: true };
+  // The refusing branch ran whole (its delete-buffer, then the mark): nothing is left.
+  if (changed) return FOREGROUND_CHANGED;
   // Something failed and skipped the rest: a buffer may be left (nothing pasted it).
-  void control([{ command: `delete-buffer -b ${buffer}` }])?.catch(() => undefined);
-  // The paste itself ran (its Enter did not): bytes reached the pane.
-  if (parts.length >= 4 && parts[3]?.ok === true && parts[4]?.lines.includes(CHANGED_MARK) !== true) {
-    return { ok: false, delivered: 'unknown', reason: 'tmux pasted the line but refused its Enter' };
-  }
+  if (withText) void control([{ command: `delete-buffer -b ${step.buffer}` }])?.catch(() => undefined);
+  // The write itself ran (what followed it did not): bytes reached the pane.
+  if (parts[delivers]?.ok === true) return { ok: false, delivered: 'unknown', reason: 'tmux wrote to the pane but refused what followed' };
   return { ok: false, delivered: 'no', reason: 'tmux refused the line' };
 }
 
@@ -213,6 +230,10 @@ export function createPaneDelivery(
     async pasteText(paneId, text, expected) {
       assertPaneId(paneId);
       const buffer = `tmcp-input-${randomBytes(12).toString('hex')}`;
+      if (control && byControlAllowed(text) && SAFE_OPTION_VALUE_RE.test(expected.currentCommand)) {
+        const outcome = await checkedByControl(control, paneId, expected, { text, buffer, then: `paste-buffer -p -d -b ${buffer} -t ${paneId}`, thenCommands: 1, otherwise: `delete-buffer -b ${buffer} ; ` });
+        if (outcome !== null) return outcome;
+      }
       if (oneSpawn) {
         return checkedList(runner, paneId, expected, { text, buffer, then: `paste-buffer -p -d -b ${buffer} -t ${paneId}`, otherwise: `delete-buffer -b ${buffer} ; ` }, 'the paste');
       }
@@ -231,8 +252,9 @@ export function createPaneDelivery(
       assertPaneId(paneId);
       if (text.includes('\n')) throw new Error('pasteLine takes one line');
       if (!SAFE_OPTION_VALUE_RE.test(expected.currentCommand)) return FOREGROUND_CHANGED;
-      if (control && CONTROL_SAFE_TEXT_RE.test(text)) {
-        const outcome = await pasteLineByControl(control, paneId, text, expected);
+      if (control && byControlAllowed(text)) {
+        const buffer = `tmcp-input-${randomBytes(12).toString('hex')}`;
+        const outcome = await checkedByControl(control, paneId, expected, { text, buffer, then: `paste-buffer -p -d -b ${buffer} -t ${paneId} ; send-keys -t ${paneId} Enter`, thenCommands: 2, otherwise: `delete-buffer -b ${buffer} ; ` });
         if (outcome !== null) return outcome;
       }
       const buffer = `tmcp-input-${randomBytes(12).toString('hex')}`;
@@ -252,6 +274,10 @@ export function createPaneDelivery(
     async pressKeys(paneId, keys, expected) {
       assertPaneId(paneId);
       if (keys.length === 0 || keys.some((k) => !KEY_SET.has(k))) throw new Error('only allowlisted keys can be pressed');
+      if (control && SAFE_OPTION_VALUE_RE.test(expected.currentCommand)) {
+        const outcome = await checkedByControl(control, paneId, expected, { then: `send-keys -t ${paneId} ${keys.join(' ')}`, thenCommands: 1, otherwise: '' });
+        if (outcome !== null) return outcome;
+      }
       if (oneSpawn) return checkedList(runner, paneId, expected, { then: `send-keys -t ${paneId} ${keys.join(' ')}`, otherwise: '' }, 'the keys');
       return runIfSameForeground(runner, paneId, expected, `send-keys -t ${paneId} ${keys.join(' ')}`, 'the keys');
     },
