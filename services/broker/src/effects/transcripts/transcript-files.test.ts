@@ -87,6 +87,8 @@ describe('transcript store: panes', () => {
     expect(events.filter((e) => ofPane(e, undefined)).map((e) => e.text)).toEqual(['old-line', 'new-line']);
     const files = readdirSync(dir).filter((n) => n.endsWith('.cast'));
     expect(files.map((n) => readFileSync(join(dir, n), 'utf8')).join('')).toContain('"m","pane %3"');
+    // The export of a one-pane transcript stays plain asciicast output: no pane markers.
+    expect(store.castText(identity)!.events.map((l) => (JSON.parse(l) as unknown[])[1])).toEqual(['o', 'o']);
   });
 
   it('marks output dropped before the first line (a cursor at offset 0 must be told), but not a resume on an empty stream', () => {

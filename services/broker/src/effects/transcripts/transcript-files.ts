@@ -74,6 +74,8 @@ export const SNAPSHOT_END_MARKER = 'snapshot-end';
 /** The label of a pane marker: the lines after it are pane `%N`'s. */
 const PANE_MARKER_RE = /^pane (%\d{1,9})$/;
 const paneMarker = (paneId: string) => `pane ${paneId}`;
+/** A pane marker event's line as written (`[1.5,"m","pane %3"]`). */
+const PANE_MARKER_EVENT_RE = /^\[[0-9.e+-]+,"m","pane (%\d{1,9})"\]$/;
 
 /** Whether an event belongs to a read of `pane` (every event when no pane is asked for;
  * gaps concern every pane). */
@@ -163,7 +165,8 @@ export interface TranscriptStore {
   lastLines(id: SessionIdentity, count: number, pane?: string): string[];
   /** Whether `offset` is the start of an event, or the end of the stream. */
   isBoundary(id: SessionIdentity, offset: number): boolean;
-  /** The header line of the oldest retained segment and every event line after it; with
+  /** The header line of the oldest retained segment and every event line after it (its
+   * pane markers only when more than one pane printed: a one-pane cast stays plain); with
    * `pane`, that pane's output events and the gap markers only. */
   castText(id: SessionIdentity, pane?: string): { header: string; events: string[] } | null;
   /** Deletes transcripts whose session ended (or was last written) before `cutoffMs`,
@@ -321,7 +324,10 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
           else if (e.pane === pane) events.push(JSON.stringify([e.seconds, 'o', `${e.text}\r\n`]));
         }
       }
-      return { header, events };
+      if (pane !== undefined) return { header, events };
+      const paneOf = (line: string) => (line.includes('"pane %') ? (PANE_MARKER_EVENT_RE.exec(line)?.[1] ?? null) : null);
+      const panes = new Set(events.map(paneOf).filter((p): p is string => p !== null));
+      return { header, events: panes.size > 1 ? events : events.filter((l) => paneOf(l) === null) };
     },
     usage() {
       const dirs = namesIn(root).filter((n) => DIR_RE.test(n));
