@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { BROKER_NODE_FLAGS } from '@terminal-mcp/broker/node-flags';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { execa } from 'execa';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoPath } from './repo.js';
@@ -62,6 +63,34 @@ function socketAnswers(path: string): Promise<boolean> {
     sock.once('connect', () => done(true));
     sock.once('error', () => done(false));
   });
+}
+
+/** How long a started broker's command client may take to attach before the test goes on
+ * anyway (it identifies after the server's sessions rest for up to 5 s; room for a machine
+ * five times slower). */
+const CONTROL_ATTACH_WAIT_MS = 30_000;
+
+/**
+ * Waits until the broker's command client has attached to its tmux server (a control-mode
+ * client with a session in `list-clients`), when that server runs. tmux 3.3a crashes the
+ * server when a session is created or renamed while a control client is half identified
+ * (effects/tmux/identify-gate.ts). The broker's own clients take turns with its own session
+ * changes, but a test creates sessions from another process: right after a start, its first
+ * `new-session` could land in the broker's identify window ("server exited unexpectedly",
+ * run g40c, input-tools.test). Bounded, and never an error: a broker that does not attach
+ * is what some tests test.
+ */
+async function controlClientAttached(env: NodeJS.ProcessEnv, child: ChildProcess): Promise<void> {
+  const socket = env.TERMINAL_MCP_TMUX_SOCKET;
+  if (socket === undefined) return;
+  const deadline = Date.now() + CONTROL_ATTACH_WAIT_MS;
+  while (Date.now() < deadline && child.exitCode === null && child.signalCode === null) {
+    const listed = await execa('tmux', ['-L', socket, 'list-clients', '-F', '#{client_control_mode} #{session_name}'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
+    // No server: nothing can crash, and nothing will attach until a test starts one.
+    if (listed.exitCode !== 0) return;
+    if (listed.stdout.split('\n').some((l) => /^1 \S/.test(l))) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
@@ -145,7 +174,10 @@ async function launchBroker(launch: LaunchOptions): Promise<BrokerProcess> {
       await stop();
       throw new Error(`broker exited during start (code ${child.exitCode}, signal ${child.signalCode}):\n${stderr}`);
     }
-    if (await socketAnswers(gatewaySocket)) break;
+    if (await socketAnswers(gatewaySocket)) {
+      await controlClientAttached(env, child);
+      break;
+    }
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`broker did not answer on ${gatewaySocket} in time:\n${stderr}`);
