@@ -1,12 +1,14 @@
 // Guards many hosts at the scale issue 28 names: 20 nodes x 10 sessions listed in one call
 // through a real sshd (each node its own remote tmux server, reached over ssh), every
 // session named node:session with its node's server in its id, a node whose tmux server
-// was killed shown as down while the other nineteen stay listed, and project_check
+// was killed shown as down while the other nineteen stay listed, a node whose tmux stopped
+// answering listed as slow with its last listing without holding up the rest, and project_check
 // counting the nodes and naming the dead one as a blocker of the project that uses it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
+import { compactSessionList, renderSessionList } from '@terminal-mcp/mcp-kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { sshdUnavailable, startSshd, type TestSshd } from './helpers/sshd.js';
@@ -93,6 +95,29 @@ describe.skipIf(unavailable !== undefined)(`${NODES} nodes x ${SESSIONS} session
       ['agent-here', true, true, 'sleep'],
     ]);
     expect(check.blockers.filter((b) => b.startsWith('node '))).toEqual([]);
+  });
+
+  it('lists a node whose tmux stopped answering as slow, with its last listing, and every other node as usual', async () => {
+    const stalled = 8;
+    const pid = Number((await remotes[stalled]!.tmux(['display-message', '-p', '#{pid}'])).trim());
+    // A listing for the slow answer to fall back on (earlier tests listed too; this makes it certain).
+    await client.sessions.list.query({});
+    // Stopped, not killed: the ssh link and the control client stay up, tmux just never answers.
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const list = await client.sessions.list.query({});
+      const node = list.nodes?.find((n) => n.node === nodeName(stalled));
+      expect(node).toMatchObject({ state: 'slow', reason: expect.stringMatching(/^no answer within 5 s; its rows as listed at \d{4}-\d\d-\d\dT/) });
+      expect(list.sessions.filter((s) => s.name.startsWith(`${nodeName(stalled)}:`)).map((s) => s.name).sort()).toEqual(
+        Array.from({ length: SESSIONS }, (_, s) => `${nodeName(stalled)}:agent-${s}`).sort(),
+      );
+      // Everyone else answered in the same call: this host and the other nineteen nodes.
+      expect(list.nodes?.filter((n) => n.state === 'up')).toHaveLength(NODES);
+      expect(renderSessionList(compactSessionList(list))).toContain(`${nodeName(stalled)} SLOW (no answer within 5 s; its rows as listed at `);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    await waitFor('the stalled node to answer again', async () => ((await client.sessions.list.query({})).nodes?.find((n) => n.node === nodeName(stalled))?.state === 'up' ? true : undefined));
   });
 
   it('shows a node whose tmux server was killed as down, and still lists the other nodes', async () => {

@@ -27,10 +27,13 @@ export const nodeHealthInputSchema = z.object(nodeHealthInputShape).strict();
 export const nodeHealthOutputSchema = z.object({ nodes: z.array(nodeHealthSchema) });
 export type NodeHealthOutput = z.infer<typeof nodeHealthOutputSchema>;
 
-/** A node as a session listing shows it: a down node is down, never "no sessions". */
+/** A node as a session listing shows it: a down node is down, never "no sessions"; a node
+ * whose tmux did not answer within the list deadline is `slow`, listed with its last
+ * listing's rows, and its reason says from when. (No field of its own for that time: every
+ * byte here is in the catalogue of both front ends.) */
 export const listedNodeSchema = z.object({
   node: z.string(),
-  state: z.enum(['up', 'down']),
+  state: z.enum(['up', 'down', 'slow']),
   reason: z.string().optional(),
   hint: z.string().optional(),
 });

@@ -105,8 +105,15 @@ export function renderSessionList(out: SessionListAnswer): string {
   const dead = (out.dead_sessions ?? []).map(
     (d) => `- ${quoted(d.name)} ${d.status} since ${d.status_changed_at} (seen ${d.first_seen} to ${d.last_seen})${d.transcript_id !== undefined ? '; transcript kept (include_dead: true)' : ''}${d.last_screen !== null ? `; last screen:\n${d.last_screen}` : ''}`,
   );
-  // A node that is down is said so, never shown as a node without sessions.
-  const nodes = out.nodes ? [`nodes: ${out.nodes.map((n) => (n.state === 'up' ? `${n.node} up` : `${n.node} DOWN (${n.reason ?? 'unreachable'})`)).join(', ')}`] : [];
+  // A node that is down is said so, never shown as a node without sessions; a slow node's
+  // rows are its last listing, and its reason says from when.
+  const nodeState = (n: NonNullable<SessionListAnswer['nodes']>[number]) =>
+    n.state === 'up'
+      ? `${n.node} up`
+      : n.state === 'slow'
+        ? `${n.node} SLOW (${n.reason ?? 'no answer'})`
+        : `${n.node} DOWN (${n.reason ?? 'unreachable'})`;
+  const nodes = out.nodes ? [`nodes: ${out.nodes.map(nodeState).join(', ')}`] : [];
   return [head, ...nodes, ...renderCompactRows(out), ...(out.dead_sessions ? ['', `${dead.length} session(s) gone (registry):`, ...dead] : [])].join('\n');
 }
 

@@ -21,6 +21,7 @@ import type { BrokerConfig } from '../config/schema.js';
 import type { NodeInputEffects } from '../effects/ssh/node-adapters.js';
 import { classifySshFailure, failureHint, type SshFailure } from '../effects/ssh/ssh-argv.js';
 import type { ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
+import type { ListedSession } from '../effects/tmux/types.js';
 import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
 import { qualify } from './node-names.js';
 import type { ReadAuditRecorder } from '../audit/read-audit.js';
@@ -29,6 +30,20 @@ export type { NodeInputEffects };
 
 /** How long a health probe may take before it counts as failed. */
 export const NODE_PROBE_TIMEOUT_MS = 5_000;
+
+/** How long one node's session listing may take before a list answers without waiting for
+ * it (the node is then `slow`, with its last listing): one stalled node must not hold up
+ * every other node's answer. 5 s is ~200x the p50 of a 20-node listing measured here
+ * (docs/architecture.md), so a busy machine's healthy node is never called slow. */
+export const NODE_LIST_DEADLINE_MS = 5_000;
+
+/** A node's sessions for a listing: fresh, or (slow) the last listing, if there was one. */
+export interface NodeListing {
+  live: ListedSession[];
+  /** When tmux gave this listing (epoch ms); undefined: slow, and never listed before. */
+  listedAt: number | undefined;
+  slow: boolean;
+}
 
 export interface NodeRuntime {
   readonly config: NodeConfig;
@@ -52,6 +67,10 @@ export interface NodeSet {
   unavailableOr(name: string, err: unknown): unknown;
   /** Up or down, for a listing. */
   listed(name: string): ListedNode;
+  /** A connected node's sessions as its tmux lists them, or, when that takes longer than
+   * NODE_LIST_DEADLINE_MS, its last listing marked slow (the late answer still becomes
+   * the last listing). */
+  sessionsOf(name: string): Promise<NodeListing>;
   /** Transport and execution state; runs a bounded probe through each connected node's tmux. */
   health(only?: string): Promise<NodeHealth[]>;
   close(): Promise<void>;
@@ -86,6 +105,8 @@ const REASONS: Record<SshFailure, string> = {
 export function createNodeSet(deps: NodeSetDeps): NodeSet {
   const now = deps.now ?? Date.now;
   const lastSuccess = new Map<string, number>();
+  /** Each node's last session listing, for a list that cannot wait for the node. */
+  const lastListing = new Map<string, { live: ListedSession[]; at: number }>();
   const nodes = new Map<string, NodeRuntime>();
   for (const node of deps.config.nodes) {
     const tmux = deps.adapterFor(node);
@@ -163,15 +184,16 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
   }
 
   const get = (name: string) => nodes.get(name);
+  const connected = (name: string): NodeRuntime => {
+    const n = nodes.get(name);
+    if (n === undefined) throw new AppError('SESSION_NOT_FOUND', 'no such node');
+    if (n.tmux.state !== 'connected') throw down(n);
+    return n;
+  };
   return {
     names: () => [...nodes.keys()],
     get,
-    connected(name) {
-      const n = nodes.get(name);
-      if (n === undefined) throw new AppError('SESSION_NOT_FOUND', 'no such node');
-      if (n.tmux.state !== 'connected') throw down(n);
-      return n;
-    },
+    connected,
     unavailableOr(name, err) {
       const n = nodes.get(name);
       const code = (err as { code?: unknown }).code;
@@ -184,6 +206,29 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
       if (n.tmux.state === 'connected') return { node: name, state: 'up' };
       const err = down(n);
       return { node: name, state: 'down', reason: err.message, ...(err.hint !== undefined && { hint: err.hint }) };
+    },
+    async sessionsOf(name) {
+      const n = connected(name);
+      const fresh = n.tmux.listSummaries().then((live) => {
+        const listing = { live, at: now() };
+        lastListing.set(name, listing);
+        return listing;
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), NODE_LIST_DEADLINE_MS);
+        timer.unref();
+      });
+      try {
+        const first = await Promise.race([fresh, late]);
+        if (first !== 'late') return { live: first.live, listedAt: first.at, slow: false };
+      } finally {
+        clearTimeout(timer);
+      }
+      // Nobody waits for the late answer any more; its failure is the node's next state.
+      fresh.catch(() => undefined);
+      const last = lastListing.get(name);
+      return { live: last?.live ?? [], listedAt: last?.at, slow: true };
     },
     async health(only) {
       const names = only === undefined ? [...nodes.keys()] : [only];

@@ -14,7 +14,9 @@ import { createTmuxCommandRunner, type TmuxCommandResult, type TmuxCommandRunner
 import { remoteProcessTreeReader } from './remote-processes.js';
 import { ensureSshControlDir, sshTransport } from './ssh-transport.js';
 
-export const NODE_RECONNECT = { initialDelayMs: 500, maxDelayMs: 30_000 };
+/** Up to half again of each wait at random: after a network blip, nodes reconnect spread
+ * out, not all in one instant (docs/architecture.md, "Toward 100+ nodes"). */
+export const NODE_RECONNECT = { initialDelayMs: 500, maxDelayMs: 30_000, jitter: 0.5 };
 
 /** A node's one-shot tmux commands get longer than the local 5 s: each is an ssh channel. */
 export const NODE_TMUX_COMMAND_TIMEOUT_MS = 10_000;

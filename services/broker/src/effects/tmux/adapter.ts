@@ -22,6 +22,7 @@ import {
   type ControlNotification,
   type ControlReply,
   type ControlState,
+  type ReconnectOptions,
 } from './control-client.js';
 import { HIDDEN_SESSION_NAME } from './hidden-session.js';
 import { PANE_ID_RE, SESSION_ID_RE, assertPaneId, assertSessionId, silentLogger, splitFixed, uint, type TmuxLogger } from './format.js';
@@ -44,7 +45,7 @@ export interface TmuxAdapterOptions {
   tmuxPath?: string;
   commandTimeoutMs?: number;
   connectTimeoutMs?: number;
-  reconnect?: { initialDelayMs?: number; maxDelayMs?: number };
+  reconnect?: ReconnectOptions;
   /** How tmux is reached (transport.ts): tmux on this host by default, ssh for a node. */
   transport?: TmuxTransport;
 }

@@ -49,6 +49,13 @@ const MAX_SOCKET_POLL_MS = 1_000;
  * the server needs a moment to exit, and we must not re-create the hidden session in it. */
 const AFTER_LEAVING_MS = 1_000;
 
+export interface ReconnectOptions {
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+  /** 0..1; see ControlClientOptions.reconnect. */
+  jitter?: number;
+}
+
 export interface ControlClientOptions {
   /** `tmux -L <socketName>`; undefined means the user's default server. */
   socketName?: string;
@@ -61,8 +68,11 @@ export interface ControlClientOptions {
   commandTimeoutMs?: number;
   /** Upper bound for spawn + attach + handshake. */
   connectTimeoutMs?: number;
-  /** Reconnect backoff: starts at initialDelayMs, doubles up to maxDelayMs. */
-  reconnect?: { initialDelayMs?: number; maxDelayMs?: number };
+  /** Reconnect backoff: starts at initialDelayMs, doubles up to maxDelayMs; each wait is
+   * stretched by a random part of itself up to `jitter` (0.5: up to half again), so
+   * clients that lost their servers at one instant (a network blip cutting every node)
+   * do not all reconnect at one instant. Default 0. */
+  reconnect?: ReconnectOptions;
   logger?: TmuxLogger;
   /** How tmux is reached (transport.ts); default: tmux on this host. */
   transport?: TmuxTransport;
@@ -140,6 +150,7 @@ export class TmuxControlClient {
     connectTimeoutMs: number;
     initialDelayMs: number;
     maxDelayMs: number;
+    jitter: number;
   };
   private readonly logger: TmuxLogger;
   private readonly env: NodeJS.ProcessEnv;
@@ -176,6 +187,7 @@ export class TmuxControlClient {
       connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
       initialDelayMs: options.reconnect?.initialDelayMs ?? 100,
       maxDelayMs: options.reconnect?.maxDelayMs ?? 5_000,
+      jitter: options.reconnect?.jitter ?? 0,
     };
     this.logger = options.logger ?? silentLogger;
     this.env = tmuxEnvironment();
@@ -639,11 +651,12 @@ export class TmuxControlClient {
     this.scheduleConnect(delay);
   }
 
-  /** The next reconnect delay; doubles up to maxDelayMs. */
+  /** The next reconnect delay; doubles up to maxDelayMs, then stretched by the jitter
+   * (never shortened: a caller's minimum wait holds). */
   private nextBackoff(): number {
     const delay = this.nextDelayMs;
     this.nextDelayMs = Math.min(this.nextDelayMs * 2, this.opts.maxDelayMs);
-    return delay;
+    return Math.round(delay * (1 + this.opts.jitter * Math.random()));
   }
 
   private scheduleConnect(delayMs: number): void {

@@ -51,9 +51,13 @@ export const dashboardNodes = {
     const set = ctx.deps.nodes;
     const [local, health, listed] = await Promise.all([localHealth(ctx), set?.health() ?? [], set === undefined ? undefined : listNodeSessions(set, {})]);
     let reads = 0;
+    // A slow node's rows come from its last listing: no status read there (each would wait
+    // for the stalled node's tmux), the row says why it has none.
+    const slow = new Set((listed?.nodes ?? []).filter((n) => n.state === 'slow').map((n) => n.node));
     const rows = await Promise.all(
       (listed?.sessions ?? []).map(async (s): Promise<NodeOverviewSession> => {
         const row: NodeOverviewSession = { name: s.name, session_id: s.session_id, last_activity: s.last_activity, read_allowed: s.read_allowed, current_command: null, status: null, reason: null };
+        if (slow.has(s.name.slice(0, s.name.indexOf(':')))) return { ...row, reason: 'node slow' };
         if (!s.read_allowed || reads++ >= OVERVIEW_STATUS_READS) return row;
         try {
           const st = await routeRead(set, s.name, (reader, session) => reader.status(session), () => Promise.reject(new AppError('SESSION_NOT_FOUND', 'not a node session', '')));
