@@ -13,6 +13,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { AppError } from '@terminal-mcp/contract';
+import { endStdioAfterExit } from '../proc/exit-grace.js';
 import { deathSignalLauncher } from './death-signal.js';
 import { acquireIdentifyTurn, acquireSettledIdentifyTurn } from './identify-gate.js';
 
@@ -165,6 +166,16 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
       releaseTurn();
       end(`tmux could not be started: ${err.message}`, true);
     });
+    // Gone at its exit: the turn and `exited` cannot wait for its stdio, which another
+    // process may hold open (an ssh client's ControlMaster keeps the pipes it was handed:
+    // a node whose attach timed out under load kept its turn, and never reconnected).
+    // Its streams get a grace to deliver what it wrote, then they end (exit-grace.ts) and
+    // 'close' reports the end.
+    c.once('exit', () => {
+      releaseTurn();
+      resolveExited();
+    });
+    endStdioAfterExit(c);
     c.once('close', (code, signal) => {
       releaseTurn();
       resolveExited();

@@ -11,6 +11,7 @@
  */
 import { AppError } from '@terminal-mcp/contract';
 import { execa } from 'execa';
+import { endStdioAfterExit } from '../proc/exit-grace.js';
 import { tmuxEnvironment, tmuxGlobalArgs } from './control-process.js';
 import type { TmuxTransport } from './transport.js';
 
@@ -54,7 +55,7 @@ export function createTmuxCommandRunner(
   const spawnTmux = async (args: readonly string[], runOptions: TmuxCommandOptions): Promise<TmuxCommandResult> => {
     // Through the transport when there is one (a node: ssh … -- tmux …).
     const launch = options.transport?.launch([...globalArgs, ...args]) ?? { file: tmuxPath, args: [...globalArgs, ...args] };
-    const result = await execa(launch.file, launch.args, {
+    const subprocess = execa(launch.file, launch.args, {
       env,
       extendEnv: false,
       cwd: '/',
@@ -64,6 +65,9 @@ export function createTmuxCommandRunner(
       maxBuffer: 1024 * 1024,
       ...(runOptions.input !== undefined ? { input: runOptions.input } : { stdin: 'ignore' as const }),
     });
+    // On a node, a killed ssh client's stdio can stay open in its ControlMaster (exit-grace.ts).
+    endStdioAfterExit(subprocess);
+    const result = await subprocess;
     return {
       exitCode: typeof result.exitCode === 'number' ? result.exitCode : -1,
       stdout: typeof result.stdout === 'string' ? result.stdout : '',
