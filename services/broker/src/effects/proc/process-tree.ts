@@ -320,7 +320,26 @@ async function foregroundInputWait(procRoot: string, foreground: readonly StatFi
  * `tmuxCommand` (tmux's foreground command for the pane) is the answer where there is no
  * /proc. */
 export async function readPaneProcessTree(panePid: number, tmuxCommand: string, procRoot = '/proc'): Promise<PaneProcessFacts> {
-  return treeOf(procRoot, await snapshot(procRoot), panePid, tmuxCommand);
+  // A pane read right after tmux created it may still be tmux's own fork, before it has
+  // exec'd the pane's command: named "tmux: server", it would read as a guarded `tmux`
+  // (g41a: a restart right after a start, at load 11, refused COMMAND_GUARDED). Read
+  // again until it has exec'd, within PANE_EXEC_WAIT_MS; then the answer stands as read.
+  const deadline = Date.now() + PANE_EXEC_WAIT_MS;
+  for (;;) {
+    const facts = await treeOf(procRoot, await snapshot(procRoot), panePid, tmuxCommand);
+    if (!stillTmuxFork(facts) || Date.now() >= deadline) return facts;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** How long a pane's process may take to exec its command before a read answers anyway. */
+export const PANE_EXEC_WAIT_MS = 10_000;
+
+/** tmux names its server "tmux: server" (and a client "tmux: client"); the pane's own
+ * process under that name is the server's fork that has not exec'd yet. A tmux server a
+ * user starts in a pane daemonizes out of the pane's tree. */
+function stillTmuxFork(facts: PaneProcessFacts): boolean {
+  return facts.source === 'proc' && facts.processes.some((p) => p.pid === facts.panePid && p.comm === 'tmux: server');
 }
 
 /** The same for several panes at once, from one pass over /proc (the session list). */
