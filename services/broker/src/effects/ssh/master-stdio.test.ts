@@ -1,10 +1,15 @@
-// A node's ssh client that is killed while its remote command still runs must count as
-// ended at its exit. The ControlMaster keeps the stdio the client handed it while the remote
-// end holds the channel, so before this fix the client's 'close' never came: the control
-// client's identify turn stayed taken and the node never reconnected (bench and CI at load
-// 6-13: two of twenty nodes "down: connection timed out" for good), and a timed-out
-// one-shot command never returned. Real sshd, real ControlMaster, a remote command that
-// ignores the end of its input and outlives the test unless killed.
+// A node's ssh client that is killed while its remote command still runs must give its
+// identify turn back when it exits. The ControlMaster keeps the stdio the client handed it
+// while the remote end holds the channel, so the client's 'close' does not come: before
+// this fix the turn (held until the first output or the end) stayed taken and the node
+// never reconnected (bench and CI at load 6-13: nodes "down: connection timed out" for
+// good). Real sshd, real ControlMaster, a remote command that ignores the end of its input.
+//
+// Not covered, and not fixed: the client's end is still reported at 'close' (so `exited`
+// waits for the remote command), and a one-shot command over ssh past its time limit still
+// returns only when its remote command ends. Ending our side of the streams at the exit
+// was tried: the master then stops reading the remote end, a remote tmux client blocks,
+// and its server can no longer exit (nodes-many.test left tmux servers running).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +20,6 @@ import { waitFor } from '../../../../../test/src/helpers/wait-for.js';
 import type { NodeConfig } from '../../config/nodes-schema.js';
 import { spawnControlProcess } from '../tmux/control-process.js';
 import { acquireIdentifyTurn } from '../tmux/identify-gate.js';
-import { createTmuxCommandRunner } from '../tmux/tmux-command.js';
 import { sshCommandArgs, sshExitMasterArgs, type SshTarget } from './ssh-argv.js';
 import { ensureSshControlDir } from './ssh-transport.js';
 
@@ -52,41 +56,31 @@ describe.skipIf(unavailable !== undefined)('an ssh client through a ControlMaste
     rmSync(stateDir, { recursive: true, force: true });
   });
 
-  it('a control process: ended, its exit awaited and its identify turn free once it has exited', async () => {
+  it('a control process killed before any output gives its identify turn back at its exit', async () => {
     const key = `test-master-stdio-${process.pid}`;
-    let ended: string | undefined;
     const child = spawnControlProcess({
       tmuxPath: 'ssh',
       args: sshCommandArgs(target, ['sleep', MARK]),
       env: process.env,
       onData: () => {},
-      onEnd: (why) => (ended = why),
+      onEnd: () => {},
       identifyTurn: key,
     });
     await waitFor('the remote command to run', () => remoteSleeps().length === 1 || undefined);
+    const sshPid = Number(execFileSync('pgrep', ['-f', `^ssh .*sleep.*${MARK.replace('.', '[.]')}`], { encoding: 'utf8' }).trim().split('\n')[0]);
     // Never identified (no output): as an attach that timed out under load.
     child.kill();
-    await child.exited;
-    await waitFor('the end to be reported', () => ended !== undefined || undefined);
+    await waitFor('the ssh client to exit', () => {
+      try {
+        process.kill(sshPid, 0);
+        return undefined;
+      } catch {
+        return true;
+      }
+    });
     const release = await acquireIdentifyTurn(key);
     release();
     // The remote command still runs: nothing here waited for it.
     expect(remoteSleeps()).toHaveLength(1);
-  }, 120_000);
-
-  it('a one-shot command past its time limit returns, timed out, while its remote command still runs', async () => {
-    const runner = createTmuxCommandRunner({
-      transport: {
-        label: 'stdio',
-        sameHost: false,
-        identifyKey: 'ssh:stdio',
-        launch: () => ({ file: 'ssh', args: sshCommandArgs(target, ['sleep', MARK]) }),
-        probeServer: () => Promise.resolve('unknown'),
-        close: async () => {},
-      },
-    });
-    const result = await runner.run(['list-sessions'], { timeoutMs: 1_000 });
-    expect(result.timedOut).toBe(true);
-    expect(remoteSleeps()).toHaveLength(2);
   }, 120_000);
 });

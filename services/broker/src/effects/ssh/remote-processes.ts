@@ -23,7 +23,6 @@
  */
 import { AppError } from '@terminal-mcp/contract';
 import { execa } from 'execa';
-import { endStdioAfterExit } from '../proc/exit-grace.js';
 import type { PaneProcess, PaneProcessFacts } from '../../policy/foreground.js';
 import { INPUT_WAIT_RE, MAX_DETACHED_CANDIDATES, MAX_PANE_PROCESSES, MAX_THREADS_READ } from '../proc/process-tree.js';
 import { sshCommandArgs, type SshTarget } from './ssh-argv.js';
@@ -195,7 +194,7 @@ export async function readRemotePaneProcessTree(run: RemoteRun, panePid: number)
 /** The reader for one node: each remote command is a channel of its master connection. */
 export function remoteProcessTreeReader(target: SshTarget, sshPath = 'ssh'): (panePid: number) => Promise<PaneProcessFacts> {
   const run: RemoteRun = async (words) => {
-    const subprocess = execa(sshPath, sshCommandArgs(target, words), {
+    const result = await execa(sshPath, sshCommandArgs(target, words), {
       reject: false,
       stdin: 'ignore',
       cwd: '/',
@@ -203,9 +202,6 @@ export function remoteProcessTreeReader(target: SshTarget, sshPath = 'ssh'): (pa
       killSignal: 'SIGKILL',
       maxBuffer: MAX_OUTPUT_BYTES,
     });
-    // A killed ssh client's stdio can stay open in its ControlMaster (exit-grace.ts).
-    endStdioAfterExit(subprocess);
-    const result = await subprocess;
     return {
       exitCode: typeof result.exitCode === 'number' ? result.exitCode : -1,
       stdout: typeof result.stdout === 'string' ? result.stdout : '',

@@ -13,7 +13,6 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { AppError } from '@terminal-mcp/contract';
-import { endStdioAfterExit } from '../proc/exit-grace.js';
 import { deathSignalLauncher } from './death-signal.js';
 import { acquireIdentifyTurn, acquireSettledIdentifyTurn } from './identify-gate.js';
 
@@ -166,16 +165,14 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
       releaseTurn();
       end(`tmux could not be started: ${err.message}`, true);
     });
-    // Gone at its exit: the turn and `exited` cannot wait for its stdio, which another
-    // process may hold open (an ssh client's ControlMaster keeps the pipes it was handed:
-    // a node whose attach timed out under load kept its turn, and never reconnected).
-    // Its streams get a grace to deliver what it wrote, then they end (exit-grace.ts) and
-    // 'close' reports the end.
-    c.once('exit', () => {
-      releaseTurn();
-      resolveExited();
-    });
-    endStdioAfterExit(c);
+    // The identify turn is given back at the exit, not at 'close': 'close' waits for every
+    // copy of the stdio, and an ssh client multiplexed through a ControlMaster hands its
+    // stdio to the master, which keeps it while the remote end holds the channel. Seen at
+    // load 6-13: a node's client killed after its attach timed out never closed, kept the
+    // turn, and that node never reconnected. (The end itself is still reported at 'close':
+    // ending the streams early made remote tmux clients block and their servers unable to
+    // exit; see effects/ssh/master-stdio.test.ts.)
+    c.once('exit', () => releaseTurn());
     c.once('close', (code, signal) => {
       releaseTurn();
       resolveExited();

@@ -11,7 +11,6 @@
  */
 import { AppError } from '@terminal-mcp/contract';
 import { execa } from 'execa';
-import { endStdioAfterExit } from '../proc/exit-grace.js';
 import { tmuxEnvironment, tmuxGlobalArgs } from './control-process.js';
 import type { TmuxTransport } from './transport.js';
 
@@ -55,7 +54,7 @@ export function createTmuxCommandRunner(
   const spawnTmux = async (args: readonly string[], runOptions: TmuxCommandOptions): Promise<TmuxCommandResult> => {
     // Through the transport when there is one (a node: ssh … -- tmux …).
     const launch = options.transport?.launch([...globalArgs, ...args]) ?? { file: tmuxPath, args: [...globalArgs, ...args] };
-    const subprocess = execa(launch.file, launch.args, {
+    const result = await execa(launch.file, launch.args, {
       env,
       extendEnv: false,
       cwd: '/',
@@ -65,9 +64,6 @@ export function createTmuxCommandRunner(
       maxBuffer: 1024 * 1024,
       ...(runOptions.input !== undefined ? { input: runOptions.input } : { stdin: 'ignore' as const }),
     });
-    // On a node, a killed ssh client's stdio can stay open in its ControlMaster (exit-grace.ts).
-    endStdioAfterExit(subprocess);
-    const result = await subprocess;
     return {
       exitCode: typeof result.exitCode === 'number' ? result.exitCode : -1,
       stdout: typeof result.stdout === 'string' ? result.stdout : '',
