@@ -115,9 +115,10 @@ describe.skipIf(unavailable !== undefined)('nodes over a real sshd', () => {
     // -d: the first pane stays active, so a read without pane is still of it.
     const split = await remote.tmux(['split-window', '-d', '-P', '-F', '#{pane_id} #{window_index}.#{pane_index}', '-t', '=agent-there:', `bash --norc --noprofile -c 'echo split-pane-marker; exec cat'`]);
     const [paneId, ref] = split.split(' ') as [string, string];
-    const panes = await waitFor('the node lists both panes', async () => {
+    // Until bash has exec'd cat, tmux names the new pane's command bash (g41c, at load 5).
+    const panes = await waitFor('the node lists both panes, the new one running cat', async () => {
       const p = await client.sessions.panes.query({ session: 'gpu:agent-there' });
-      return p.panes.length === 2 ? p : undefined;
+      return p.panes.length === 2 && p.panes.some((x) => x.pane_id === paneId && x.current_command === 'cat') ? p : undefined;
     });
     expect(panes.panes.map((p) => [p.pane_id, p.active, p.current_command])).toEqual([
       [expect.stringMatching(/^%\d+$/), true, 'sleep'],
