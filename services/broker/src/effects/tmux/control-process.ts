@@ -165,14 +165,6 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
       releaseTurn();
       end(`tmux could not be started: ${err.message}`, true);
     });
-    // The identify turn is given back at the exit, not at 'close': 'close' waits for every
-    // copy of the stdio, and an ssh client multiplexed through a ControlMaster hands its
-    // stdio to the master, which keeps it while the remote end holds the channel. Seen at
-    // load 6-13: a node's client killed after its attach timed out never closed, kept the
-    // turn, and that node never reconnected. (The end itself is still reported at 'close':
-    // ending the streams early made remote tmux clients block and their servers unable to
-    // exit; see effects/ssh/master-stdio.test.ts.)
-    c.once('exit', () => releaseTurn());
     c.once('close', (code, signal) => {
       releaseTurn();
       resolveExited();
