@@ -4,7 +4,8 @@
  * on this host. The first ssh becomes the node's master connection (ControlMaster=auto,
  * ControlPersist) and every later one (a reconnect, a one-shot command, a probe) is a
  * channel of it; `close()` asks the master to exit, so nothing outlives the broker's stop
- * (after a crash, the master exits ControlPersist seconds after its last channel).
+ * (after a crash, the master exits ControlPersist seconds after its last channel), and so
+ * does `dropConnection()` when a channel's remote end outlives its ssh client.
  */
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +26,9 @@ export function sshTransport(node: NodeConfig, controlDir: string, sshPath = 'ss
   const target: SshTarget = { node, controlDir };
   // Checks the state dir path now (it throws NODE_UNAVAILABLE), not in the middle of a connect.
   sshOptions(target);
+  const exitMaster = async () => {
+    await execa(sshPath, sshExitMasterArgs(target), { reject: false, stdin: 'ignore', timeout: 5_000, killSignal: 'SIGKILL' });
+  };
   return {
     label: node.name,
     sameHost: false,
@@ -32,8 +36,9 @@ export function sshTransport(node: NodeConfig, controlDir: string, sshPath = 'ss
     launch: (tmuxArgs) => ({ file: sshPath, args: sshCommandArgs(target, ['tmux', ...tmuxArgs]) }),
     // No socket to stat on another host: ask tmux (through ssh) every time.
     probeServer: () => Promise.resolve('unknown'),
-    async close() {
-      await execa(sshPath, sshExitMasterArgs(target), { reject: false, stdin: 'ignore', timeout: 5_000, killSignal: 'SIGKILL' });
-    },
+    close: exitMaster,
+    // Every channel of the node goes with it (the command client and its one-shot commands
+    // reconnect); rare: only a client whose remote end did not follow its exit.
+    dropConnection: exitMaster,
   };
 }

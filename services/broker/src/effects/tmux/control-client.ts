@@ -422,6 +422,7 @@ export class TmuxControlClient {
       onData: (chunk) => this.onData(conn, chunk),
       onEnd: (why) => this.connectionLost(conn, why),
       identifyTurn: this.identifyKey,
+      endStdioHolder: this.transport.dropConnection,
     });
     const conn: Connection = {
       process: child,

@@ -21,6 +21,12 @@ const MAX_STDERR_CHARS = 2_000;
 /** A client asked to stop that tmux has still not identified after this long is wedged:
  * it is killed rather than left behind (sized for a machine far slower than ours). */
 const IDENTIFY_GIVE_UP_MS = 60_000;
+/** How long a process's stdio may outlive its exit before its holder is ended
+ * (ControlProcessOptions.endStdioHolder): a remote tmux client that reads its input's end
+ * leaves well within it, even on a busy machine. */
+export const STDIO_LINGER_MS = 10_000;
+/** After the holder was ended, how long before our side of the streams is closed anyway. */
+const STDIO_LAST_WAIT_MS = 30_000;
 /** setpriv's exit status when it cannot exec the command. */
 const EXEC_FAILED = 127;
 
@@ -62,6 +68,17 @@ export interface ControlProcessOptions {
    * until its first output (tmux writes to a control client only once it is identified)
    * or its end. Writes, stop and kill before the spawn are honoured. */
   identifyTurn?: string;
+  /** Ends whatever still holds the process's stdio after it exited. A node's ssh client
+   * hands its stdin/stdout/stderr to the node's master connection, which keeps them while
+   * the remote end holds the channel; until they close, 'close' does not come, and with it
+   * neither the end nor the identify turn (held until then so that no client of ours
+   * identifies while the old one may still be identifying or leaving). A client killed
+   * before identifying, whose remote tmux client never left, kept the node's turn for good
+   * (nodes down "connection timed out" forever at load 6-13). Called once, STDIO_LINGER_MS
+   * after an exit that 'close' has not followed; for a node it ends the master connection,
+   * which drops the remote end (its tmux client then sees its input end and its output
+   * fail, as after a lost link). */
+  endStdioHolder?: () => Promise<void>;
 }
 
 export interface ControlProcess {
@@ -100,6 +117,8 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
   let delivering = true;
   let termTimer: NodeJS.Timeout | undefined;
   let killTimer: NodeJS.Timeout | undefined;
+  let lingerTimer: NodeJS.Timeout | undefined;
+  let stdioClosed = false;
   /** Whether tmux has written to the client: it can only once the client is identified. */
   let identified = false;
   /** A stop asked for while the client was still identifying, carried out on its first
@@ -165,7 +184,26 @@ export function spawnControlProcess(options: ControlProcessOptions): ControlProc
       releaseTurn();
       end(`tmux could not be started: ${err.message}`, true);
     });
+    c.once('exit', () => {
+      const endHolder = options.endStdioHolder;
+      if (endHolder === undefined) return;
+      lingerTimer = setTimeout(() => {
+        void endHolder()
+          .catch(() => {})
+          .then(() => {
+            if (stdioClosed) return;
+            // The holder could not be ended: close our side so the end is reported at last.
+            lingerTimer = setTimeout(() => {
+              for (const stream of [c.stdin, c.stdout, c.stderr]) stream.destroy();
+            }, STDIO_LAST_WAIT_MS);
+            lingerTimer.unref();
+          });
+      }, STDIO_LINGER_MS);
+      lingerTimer.unref();
+    });
     c.once('close', (code, signal) => {
+      stdioClosed = true;
+      if (lingerTimer !== undefined) clearTimeout(lingerTimer);
       releaseTurn();
       resolveExited();
       if (identifyingTimer !== undefined) clearTimeout(identifyingTimer);

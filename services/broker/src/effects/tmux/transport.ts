@@ -25,6 +25,10 @@ export interface TmuxTransport {
   probeServer(): Promise<TmuxServerPresence>;
   /** Ends what the transport keeps beyond its processes (an ssh master connection). */
   close(): Promise<void>;
+  /** Drops the connection this transport's processes share (a node's ssh master), the next
+   * process making a new one: the remedy for a remote end that outlives its local process
+   * (control-process.ts endStdioHolder). Absent on this host, where nothing is shared. */
+  dropConnection?: () => Promise<void>;
 }
 
 /** tmux on this host, found by socket name as tmux itself finds it. */
