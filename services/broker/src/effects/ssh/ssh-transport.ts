@@ -39,6 +39,39 @@ export function sshTransport(node: NodeConfig, controlDir: string, sshPath = 'ss
     close: exitMaster,
     // Every channel of the node goes with it (the command client and its one-shot commands
     // reconnect); rare: only a client whose remote end did not follow its exit.
-    dropConnection: exitMaster,
+    async dropConnection(tmuxArgs) {
+      await exitMaster();
+      await endOrphans(sshPath, target, tmuxArgs);
+    },
   };
+}
+
+/** Tries to find orphans this often, a second apart: the node's sshd notices the dropped
+ * connection, and its session processes exit, soon but not at once. */
+const ORPHAN_TRIES = 5;
+
+/** POSIX extended regular expression matching exactly `text`. */
+function exactEre(text: string): string {
+  return `^${text.replace(/[\\.[\]()*+?{}|^$]/g, '\\$&')}$`;
+}
+
+/**
+ * Ends, on the node, every `tmux <tmuxArgs>` whose parent is init: a tmux client of ours
+ * whose ssh session is gone (a live one's parent is its sshd session). Seen at load 10
+ * (nodes-many.test): a remote control client with output pending to a reader that had
+ * gone never left its server, whose `kill-server` then never finished. SIGTERM makes the
+ * tmux client tell its server it is leaving. `pkill` missing or finding nothing is fine.
+ */
+async function endOrphans(sshPath: string, target: SshTarget, tmuxArgs: readonly string[]): Promise<void> {
+  const pattern = exactEre(['tmux', ...tmuxArgs].join(' '));
+  for (let i = 0; i < ORPHAN_TRIES; i++) {
+    const found = await execa(sshPath, sshCommandArgs(target, ['pkill', '-TERM', '-P', '1', '-x', '-f', pattern]), {
+      reject: false,
+      stdin: 'ignore',
+      timeout: 15_000,
+      killSignal: 'SIGKILL',
+    });
+    if (found.exitCode === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
 }

@@ -422,7 +422,7 @@ export class TmuxControlClient {
       onData: (chunk) => this.onData(conn, chunk),
       onEnd: (why) => this.connectionLost(conn, why),
       identifyTurn: this.identifyKey,
-      endStdioHolder: this.transport.dropConnection,
+      endStdioHolder: this.transport.dropConnection && (() => this.transport.dropConnection!(this.spawnArgs)),
     });
     const conn: Connection = {
       process: child,

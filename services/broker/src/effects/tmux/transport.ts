@@ -25,10 +25,11 @@ export interface TmuxTransport {
   probeServer(): Promise<TmuxServerPresence>;
   /** Ends what the transport keeps beyond its processes (an ssh master connection). */
   close(): Promise<void>;
-  /** Drops the connection this transport's processes share (a node's ssh master), the next
-   * process making a new one: the remedy for a remote end that outlives its local process
-   * (control-process.ts endStdioHolder). Absent on this host, where nothing is shared. */
-  dropConnection?: () => Promise<void>;
+  /** The remedy for a remote end that outlived its local process (control-process.ts
+   * endStdioHolder): drops the connection this transport's processes share (a node's ssh
+   * master; the next process makes a new one) and ends any `tmux <tmuxArgs>` that this left
+   * orphaned on the other side. Absent on this host, where nothing is shared. */
+  dropConnection?: (tmuxArgs: readonly string[]) => Promise<void>;
 }
 
 /** tmux on this host, found by socket name as tmux itself finds it. */
