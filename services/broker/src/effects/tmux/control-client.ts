@@ -422,7 +422,7 @@ export class TmuxControlClient {
       onData: (chunk) => this.onData(conn, chunk),
       onEnd: (why) => this.connectionLost(conn, why),
       identifyTurn: this.identifyKey,
-      endStdioHolder: this.transport.dropConnection && (() => this.transport.dropConnection!(this.spawnArgs)),
+      endStdioHolder: this.transport.dropConnection && (() => this.endLingeringRemote(this.transport.dropConnection!)),
     });
     const conn: Connection = {
       process: child,
@@ -440,6 +440,12 @@ export class TmuxControlClient {
     // The first block answers the attach; nothing is written before it (see
     // ControlStream.isAttached). Then a handshake reads the server pid and the hidden
     // session id.
+  }
+
+  /** A client's remote end outlived it (control-process.ts endStdioHolder). */
+  private async endLingeringRemote(drop: NonNullable<TmuxTransport['dropConnection']>): Promise<void> {
+    this.logger.warn({ via: this.transport.label }, 'a tmux control client exited but its remote end did not; dropping the connection and ending what it left');
+    await drop(this.spawnArgs);
   }
 
   private onAttached(conn: Connection, ok: boolean, lines: readonly string[]): void {
