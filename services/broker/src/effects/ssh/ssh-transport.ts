@@ -65,6 +65,7 @@ function exactEre(text: string): string {
 async function endOrphans(sshPath: string, target: SshTarget, tmuxArgs: readonly string[]): Promise<void> {
   const pattern = exactEre(['tmux', ...tmuxArgs].join(' '));
   for (let i = 0; i < ORPHAN_TRIES; i++) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, 1_000));
     const found = await execa(sshPath, sshCommandArgs(target, ['pkill', '-TERM', '-P', '1', '-x', '-f', pattern]), {
       reject: false,
       stdin: 'ignore',
@@ -72,6 +73,5 @@ async function endOrphans(sshPath: string, target: SshTarget, tmuxArgs: readonly
       killSignal: 'SIGKILL',
     });
     if (found.exitCode === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
 }

@@ -422,7 +422,7 @@ export class TmuxControlClient {
       onData: (chunk) => this.onData(conn, chunk),
       onEnd: (why) => this.connectionLost(conn, why),
       identifyTurn: this.identifyKey,
-      endStdioHolder: this.transport.dropConnection && (() => this.endLingeringRemote(this.transport.dropConnection!)),
+      endStdioHolder: this.transport.dropConnection === undefined ? undefined : () => this.endLingeringRemote(),
     });
     const conn: Connection = {
       process: child,
@@ -443,9 +443,9 @@ export class TmuxControlClient {
   }
 
   /** A client's remote end outlived it (control-process.ts endStdioHolder). */
-  private async endLingeringRemote(drop: NonNullable<TmuxTransport['dropConnection']>): Promise<void> {
+  private async endLingeringRemote(): Promise<void> {
     this.logger.warn({ via: this.transport.label }, 'a tmux control client exited but its remote end did not; dropping the connection and ending what it left');
-    await drop(this.spawnArgs);
+    await this.transport.dropConnection?.(this.spawnArgs);
   }
 
   private onAttached(conn: Connection, ok: boolean, lines: readonly string[]): void {

@@ -24,7 +24,7 @@ const IDENTIFY_GIVE_UP_MS = 60_000;
 /** How long a process's stdio may outlive its exit before its holder is ended
  * (ControlProcessOptions.endStdioHolder): a remote tmux client that reads its input's end
  * leaves well within it, even on a busy machine. */
-export const STDIO_LINGER_MS = 10_000;
+const STDIO_LINGER_MS = 10_000;
 /** After the holder was ended, how long before our side of the streams is closed anyway. */
 const STDIO_LAST_WAIT_MS = 30_000;
 /** setpriv's exit status when it cannot exec the command. */
