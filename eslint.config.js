@@ -70,23 +70,19 @@ const BROKER_LAYERS = [
   },
 ];
 // THE reader (docs/architecture.md section 3): only these files of the broker read pane
-// content or a pane's identity from tmux. The reader module reads; the gate it asks
-// resolves a binding's pinned pane; input delivery re-reads the identity under its lease
-// and the text at the cursor (to be moved behind the reader with the input phases,
-// issue 26 item 3). effects/ implements the calls. test/src/architecture.test.ts derives
-// every caller from the source and fails on one not listed here.
+// content or a pane's identity from tmux. The reader module reads (delivery-reads.ts: the
+// reads input delivery makes of the pane it types into, identity under the lock and the
+// text at the cursor); the gate it asks resolves a session's named pane and a binding's
+// pinned pane. effects/ implements the calls. test/src/architecture.test.ts derives every
+// caller from the source and fails on one not listed here.
 const PANE_READ_CALLS = ['capturePane', 'paneFacts', 'paneHint', 'readIdentity', 'readPaneIdentity', 'listPanes'];
 const PANE_TEXT_READS = ['readPaneWindow', 'readPaneLines', 'startEarlyCapture'];
 const PANE_READERS = [
   'services/broker/src/reads/session-reader.ts',
   'services/broker/src/reads/pane-text.ts',
+  'services/broker/src/reads/delivery-reads.ts',
   'services/broker/src/access/gate.ts',
   'services/broker/src/access/target.ts',
-  'services/broker/src/input/task.ts',
-  'services/broker/src/input/attempt.ts',
-  // terminal_run: the shell's identity while it waits, and the lines between the typed
-  // line and the end mark (read by delivery like task.ts; issue 26 item 3 moves both)
-  'services/broker/src/input/run.ts',
 ];
 const oneOf = (names) => `/^(${names.join('|')})$/`;
 const readerMessage = 'Only THE reader (reads/session-reader.ts) reads pane content or identity: go through SessionReader (tail, statusOf, follow) instead.';

@@ -276,16 +276,14 @@ describe('broker layers (ESLint enforces the same rules)', () => {
 // SessionReader instead of adding it to this list and to eslint.config.js's reader zone.
 const PANE_READ_WORDS = /\b(capturePane|paneFacts|listPanes|paneHint|readIdentity|readPaneIdentity|readPaneWindow|readPaneLines|startEarlyCapture)\b/;
 const PANE_READERS = [
-  // the reader module
+  // the reader module, with the reads input delivery makes of the pane it types into
+  // (identity under the lock, the text at the cursor, terminal_run's output)
   'services/broker/src/reads/pane-text.ts',
   'services/broker/src/reads/session-reader.ts',
-  // the gate it asks: a binding's pinned pane, resolved by id
+  'services/broker/src/reads/delivery-reads.ts',
+  // the gate it asks: a session's named pane, a binding's pinned pane, resolved by id
   'services/broker/src/access/gate.ts',
   'services/broker/src/access/target.ts',
-  // input delivery: identity re-read under the lease, the text at the cursor (issue 26 item 3)
-  'services/broker/src/input/attempt.ts',
-  'services/broker/src/input/run.ts',
-  'services/broker/src/input/task.ts',
 ];
 const withoutComments = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
 const BROKER_FILES = walk(join(REPO_ROOT, BROKER_SRC))
@@ -293,7 +291,7 @@ const BROKER_FILES = walk(join(REPO_ROOT, BROKER_SRC))
   .filter((f) => f.endsWith('.ts') && !f.endsWith('.testkit.ts'));
 
 describe('the one reader (re-derived from source)', () => {
-  it('only the reader, the gate it asks and input delivery read pane content or identity', () => {
+  it('only the reader (with its delivery reads) and the gate it asks read pane content or identity', () => {
     const readers = BROKER_FILES.filter((f) => !inEffects(f) && PANE_READ_WORDS.test(withoutComments(readFileSync(join(REPO_ROOT, f), 'utf8'))));
     expect(readers.sort()).toEqual([...PANE_READERS].sort());
   });

@@ -86,7 +86,7 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
     bindings: services.bindings,
     delivery: services.delivery,
   });
-  const reader = createSessionReader({ config, tmux, access, reads: services.reads });
+  const reader = createSessionReader({ config, tmux, access, reads: services.reads, identity: services.delivery });
   const webauth = webauthEnv({ store: stores.webauth, stateDir: stores.stateDir, log });
   const oauthOf = (server: OAuthServer): OAuthLoginEnv => ({ ...oauthEnv({ store: stores.oauth, config, log, server }), webauth });
   const attention = createAttentionCenter();

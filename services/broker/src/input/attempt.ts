@@ -41,7 +41,7 @@ import { hmacText, previewText } from '../audit/text-digest.js';
 import { crashAfterAuditWriteIfRequested } from '../effects/fault-injection.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { InputAttempt, StoredAttempt } from '../effects/store/audit-store.js';
-import type { TmuxAdapter } from '../effects/tmux/types.js';
+import type { DeliveryReads } from '../reads/delivery-reads.js';
 import { qualify } from '../nodes/node-names.js';
 import type { AuthorizedForeground } from '../effects/tmux/deliver.js';
 import type { PaneIdentityFacts } from '../effects/tmux/pane-identity.js';
@@ -88,10 +88,10 @@ export interface ActContext {
   live: PaneIdentityFacts;
   decision: AllowedDecision;
   auditId: number;
-  /** The target host's input services (delivery and process reads) and tmux: this
-   * host's, or a node's (node-route.ts). */
+  /** The target host's input services (delivery and process reads) and its reader's
+   * delivery reads (reads/delivery-reads.ts): this host's, or a node's (node-route.ts). */
   services: InputServices;
-  tmux: TmuxAdapter;
+  reads: DeliveryReads;
 }
 
 export interface ActOutcome<T> {
@@ -377,7 +377,7 @@ export async function runInputAttempt<T>(
     let ctx: ActContext;
     let outcome: ActOutcome<T>;
     try {
-      ctx = { ...(await recheckUnderLock(caller, spec, resolved)), auditId, services: caller.deps.input, tmux: caller.deps.tmux };
+      ctx = { ...(await recheckUnderLock(caller, spec, resolved)), auditId, services: caller.deps.input, reads: caller.deps.reader.delivery };
       log.target = ctx.target;
       phase = 'deliver';
       outcome = await act(ctx);
@@ -456,8 +456,8 @@ function queueForReview<T>(
 }
 
 /** Identity and gates again, under the lock, at the moment of acting. */
-async function recheckUnderLock(caller: AttemptCaller, spec: AttemptSpec, resolved: ResolvedTarget): Promise<Omit<ActContext, 'auditId' | 'services' | 'tmux'>> {
-  const live = await caller.deps.input.delivery.readIdentity(resolved.identity.paneId);
+async function recheckUnderLock(caller: AttemptCaller, spec: AttemptSpec, resolved: ResolvedTarget): Promise<Omit<ActContext, 'auditId' | 'services' | 'reads'>> {
+  const live = await caller.deps.reader.delivery.identity(resolved.identity.paneId);
   if (!live || !samePane(live, resolved.identity)) {
     throw new AppError('IDENTITY_CHANGED', 'the session or pane was replaced between resolving the target and sending: nothing was sent');
   }

@@ -35,7 +35,6 @@ import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { RunChannel, RunMark } from '../effects/tmux/run-signal.js';
 import type { PendingRun } from '../live/run-tokens.js';
 import { samePane } from '../policy/identity.js';
-import { cleanPaneText } from '../reads/pane-text.js';
 import type { TargetRef } from '../access/target.js';
 import { classifyDelivery } from './attempt-outcome.js';
 import { authorizedForeground, runInputAttempt, type AttemptCaller } from './attempt.js';
@@ -91,7 +90,7 @@ async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: nu
   const lost = (historySize = 0, line = run.startLine): Ending => ({ state: 'LOST', exitStatus: null, endLine: line, historySize, cursorX: 0 });
   const done = async (mark: RunMark): Promise<Ending> => {
     // The pane's facts through the control client (no spawn), for the capture that follows.
-    const facts = await caller.deps.tmux.paneFacts(paneId);
+    const facts = await caller.deps.reader.delivery.facts(paneId);
     if (!facts || facts.panePid !== run.identity.panePid) return lost();
     return { state: 'DONE', exitStatus: mark.exitStatus, endLine: mark.endLine, historySize: facts.historySize, cursorX: facts.cursor.x };
   };
@@ -109,7 +108,7 @@ async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: nu
     await (waited ? tick : Promise.race([waiting, tick]));
     const mark = marked as RunMark | null;
     if (mark !== null) return done(mark);
-    const live = await services.delivery.readIdentity(paneId);
+    const live = await caller.deps.reader.delivery.identity(paneId);
     if (!live || !samePane(live, run.identity)) return lost();
     const cursorLine = live.historySize + live.cursorY;
     const tree = await readPaneProcessTree(live.panePid, live.currentCommand);
@@ -137,10 +136,7 @@ async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: nu
 async function outputOf(caller: AttemptCaller, run: PendingRun, ending: Ending) {
   if (ending.state === 'LOST' || ending.endLine - 1 < run.startLine) return { text: '', lines: 0, truncated: false, redactions: 0 };
   // Relative to the screen now (negative: history); -J joins wrapped rows.
-  const captured = await caller.deps.tmux
-    .capturePane(run.identity.paneId, { start: run.startLine - ending.historySize, end: ending.endLine - 1 - ending.historySize })
-    .catch(() => '');
-  const clean = cleanPaneText(captured, true);
+  const clean = await caller.deps.reader.delivery.outputLines(run.identity.paneId, run.startLine - ending.historySize, ending.endLine - 1 - ending.historySize);
   // The first joined line is the prompt with the typed wrapper.
   let lines = clean.lines.slice(1);
   let truncated = false;
@@ -265,7 +261,7 @@ export async function resumeRun(caller: AttemptCaller, args: { token: string; ti
     recordRejectedInputCall(caller, 'input.run', null, readAppErrorData(err)?.code ?? 'INTERNAL');
     throw err;
   }
-  const live = await caller.deps.input.delivery.readIdentity(run.identity.paneId);
+  const live = await caller.deps.reader.delivery.identity(run.identity.paneId);
   if (live && samePane(live, run.identity)) {
     const access = caller.deps.access;
     if (!access.canRead(live.sessionName, access.grantOf(live.sessionName, run.identity))) {

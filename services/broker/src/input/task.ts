@@ -25,7 +25,6 @@ import {
 import { hmacText } from '../audit/text-digest.js';
 import type { StoredAttempt } from '../effects/store/audit-store.js';
 import type { PaneIdentityFacts } from '../effects/tmux/pane-identity.js';
-import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { countCharacters, normalizeNewlines } from '../policy/input.js';
 import { classifyPaneStatus, type PaneStatus } from '../policy/status.js';
 import {
@@ -37,7 +36,7 @@ import {
   rowsAtCursor,
   rowsShow,
 } from '../policy/submission.js';
-import { cleanPaneText } from '../reads/pane-text.js';
+import type { DeliveryReads } from '../reads/delivery-reads.js';
 import { classifyDelivery } from './attempt-outcome.js';
 import { authorizedForeground, runInputAttempt, type ActContext, type ActOutcome, type AttemptCaller } from './attempt.js';
 import { recordRejectedInputCall } from './rejected-call.js';
@@ -61,13 +60,8 @@ interface PaneView {
   statusReason: string;
 }
 
-async function viewPane(tmux: TmuxAdapter, live: PaneIdentityFacts): Promise<PaneView> {
-  const [cursorRaw, screenRaw] = await Promise.all([
-    tmux.capturePane(live.paneId, { start: live.cursorY - (MAX_INPUT_ROWS - 1), end: live.cursorY }),
-    tmux.capturePane(live.paneId, { start: 0, end: '-' }),
-  ]);
-  const rows = cursorRaw.split('\n');
-  const screen = cleanPaneText(screenRaw, true).lines;
+async function viewPane(reads: DeliveryReads, live: PaneIdentityFacts): Promise<PaneView> {
+  const { rows, screen } = await reads.view(live, MAX_INPUT_ROWS);
   // Screen evidence only (no output-age rule): "RUNNING" then means the program says so.
   const verdict = classifyPaneStatus({ lines: screen, currentCommand: live.currentCommand, inCopyMode: live.inMode, idleSeconds: Number.NaN });
   return { rows, screen, status: verdict.status, statusReason: verdict.reason };
@@ -88,7 +82,7 @@ function targetFields(t: ResolvedTarget | null) {
   };
 }
 
-async function typeAndSubmit(ctx: ActContext, tmux: TmuxAdapter, at: number): Promise<ActOutcome<TaskReceipt>> {
+async function typeAndSubmit(ctx: ActContext, reads: DeliveryReads, at: number): Promise<ActOutcome<TaskReceipt>> {
   const { target, decision, auditId, services } = ctx;
   if (decision.action !== 'paste_text') throw new AppError('INTERNAL', 'unexpected input decision');
   const paneId = target.identity.paneId;
@@ -116,7 +110,7 @@ async function typeAndSubmit(ctx: ActContext, tmux: TmuxAdapter, at: number): Pr
 
   const needle = landingNeedle(decision.text);
   if (needle === null) throw new AppError('INTERNAL', 'task text without visible characters');
-  const before = await viewPane(tmux, ctx.live);
+  const before = await viewPane(reads, ctx.live);
 
   const expected = authorizedForeground(ctx.live);
   const pasted = await services.delivery.pasteText(paneId, decision.text, expected);
@@ -134,11 +128,11 @@ async function typeAndSubmit(ctx: ActContext, tmux: TmuxAdapter, at: number): Pr
   let landedView = before;
   const landingDeadline = Date.now() + LANDING_WAIT_MS;
   while (landing === null) {
-    const live = await services.delivery.readIdentity(paneId);
+    const live = await reads.identity(paneId);
     if (!stillSame(live)) {
       return done(receipt('DELIVERY_UNKNOWN', 'the pane was replaced right after typing; Enter was not pressed', false, false));
     }
-    const view = await viewPane(tmux, live);
+    const view = await viewPane(reads, live);
     const rows = inputRowsAfterTyping(before.rows, view.rows, needle);
     if (rows !== null) landing = { mode: 'cursor', rows, count: occurrences(rowsAtCursor(view.rows, rows), needle) };
     else {
@@ -203,19 +197,19 @@ async function typeAndSubmit(ctx: ActContext, tmux: TmuxAdapter, at: number): Pr
   const submitDeadline = Date.now() + SUBMIT_WAIT_MS;
   for (;;) {
     await sleep(SUBMIT_POLL_MS);
-    const live = await services.delivery.readIdentity(paneId);
+    const live = await reads.identity(paneId);
     if (!stillSame(live)) {
       return done(receipt('DELIVERY_UNKNOWN', 'pressed Enter once; then the pane ended or was replaced, so it cannot be told whether the task was taken', true, true));
     }
-    const view = await viewPane(tmux, live);
+    const view = await viewPane(reads, live);
     const waiting = needsEnter(view);
     if (waiting !== null) return done(waiting);
     const evidence = evidenceOf(live, view);
     if (evidence !== null) {
       await sleep(SETTLE_MS);
-      const settledLive = await services.delivery.readIdentity(paneId);
+      const settledLive = await reads.identity(paneId);
       if (stillSame(settledLive)) {
-        const settled = needsEnter(await viewPane(tmux, settledLive));
+        const settled = needsEnter(await viewPane(reads, settledLive));
         if (settled !== null) return done(settled);
       }
       return done(receipt('SUBMIT_CONFIRMED', `typed the text, saw it in the input line, pressed Enter once; ${evidence}`, true, true));
@@ -284,7 +278,7 @@ export async function sendTask(
   const result = await runInputAttempt<TaskReceipt>(
     caller,
     { tool: 'terminal_send_task', target: args.target, request: { kind: 'text', text }, dryRun: args.dryRun, ...(idempotency ? { idempotency } : {}) },
-    (ctx) => typeAndSubmit(ctx, ctx.tmux, Date.now()),
+    (ctx) => typeAndSubmit(ctx, ctx.reads, Date.now()),
   );
   switch (result.kind) {
     case 'queued':

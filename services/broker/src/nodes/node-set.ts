@@ -131,8 +131,10 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
       record: (r: Parameters<NodeSetDeps['reads']['record']>[0]) =>
         deps.reads.record({ ...r, sessionName: r.sessionName === null ? null : qualify(node.name, r.sessionName), sessionId: r.sessionId === null ? null : qualify(node.name, r.sessionId) }),
     };
-    const reader = createSessionReader({ config, tmux, access, reads, now });
-    nodes.set(node.name, { config: node, policy: config, tmux, access, reader, input: deps.inputFor?.(node, tmux) });
+    const input = deps.inputFor?.(node, tmux);
+    // Without input effects the node's panes are never typed into, so delivery reads none.
+    const reader = createSessionReader({ config, tmux, access, reads, now, identity: input?.delivery ?? NO_BOUND_PANES.delivery });
+    nodes.set(node.name, { config: node, policy: config, tmux, access, reader, input });
   }
 
   /** Why the last attempt failed, or null before any failed (the first connect is under way).

@@ -28,6 +28,7 @@ import { stripTerminalControls } from '../policy/sanitize.js';
 import type { PaneWindow } from '../policy/pane-window.js';
 import { classifyPaneStatus } from '../policy/status.js';
 import type { SessionAccessFields } from '../policy/session-access.js';
+import { createDeliveryReads, type DeliveryReads, type IdentityReader } from './delivery-reads.js';
 import { lastLines, readPaneLines, readPaneWindow, startEarlyCapture, toLines, type EarlyCapture } from './pane-text.js';
 
 /** ISO text of a unix time (seconds). */
@@ -167,6 +168,8 @@ export interface SessionReader {
   resolve(ref: TargetRef): Promise<ReadableTarget>;
   /** A read of `ref` that spans many captures, recorded for `caller` under `tool`. */
   follow(caller: ReadCallerId, tool: string, ref: TargetRef, options?: FollowOptions): ContinuedRead;
+  /** The reads input delivery makes of a pane the input gate admitted (delivery-reads.ts). */
+  readonly delivery: DeliveryReads;
 }
 
 export interface SessionReaderDeps {
@@ -175,6 +178,9 @@ export interface SessionReaderDeps {
   access: AccessGate;
   /** Where continued reads are recorded (audit/read-audit.ts). */
   reads: Pick<ReadAuditRecorder, 'record'>;
+  /** The identity read of the host's input delivery (this host's control client, or a
+   * node's over ssh), behind `delivery.identity`. */
+  identity: IdentityReader;
   now?: () => number;
 }
 
@@ -281,6 +287,7 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
   return {
     resolve: (ref) => access.readableRef(ref),
     follow,
+    delivery: createDeliveryReads({ tmux, delivery: deps.identity }),
     tailOf,
     statusOf: statusOfTarget,
 

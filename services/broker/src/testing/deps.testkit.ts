@@ -75,5 +75,5 @@ export function withConfig(deps: BrokerDeps, config: BrokerConfig): BrokerDeps {
  * continued reads recorded nowhere. */
 export function whitelistReader(config: BrokerConfig, tmux: TmuxAdapter): SessionReader {
   const access = createAccessGate({ config, tmux, bindings: { get: () => undefined }, delivery: { readIdentity: () => Promise.resolve(null) } });
-  return createSessionReader({ config, tmux, access, reads: { record: () => undefined } });
+  return createSessionReader({ config, tmux, access, reads: { record: () => undefined }, identity: { readIdentity: () => Promise.resolve(null) } });
 }
