@@ -112,4 +112,16 @@ describe('typed views derived from the table', () => {
     expect(table.supervisor).toEqual(['bindings', 'supervisor']);
     expect(table.notes).toEqual(['notes']);
   });
+
+  // The type checker holds a use case to its view only if it is given the view: a use case
+  // folder names StoresOf<C>, never the whole StoreSet (only the composition roots, rpc/
+  // and bin/, and effects/ itself hold the whole set).
+  it('no use case takes the whole StoreSet', () => {
+    const holders = ['effects', 'rpc', 'bin', 'testing'];
+    const found = sourceOf(BROKER_SRC)
+      .map((f) => relative(BROKER_SRC, f))
+      .filter((f) => f.includes('/') && !holders.includes(f.split('/')[0]!))
+      .filter((f) => /\bStoreSet\b/.test(withoutComments(readFileSync(join(BROKER_SRC, f), 'utf8'))));
+    expect(found).toEqual([]);
+  });
 });

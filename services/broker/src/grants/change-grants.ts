@@ -6,7 +6,7 @@
  */
 import { AppError } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
-import type { StoreSet } from '../effects/store/store-set.js';
+import type { StoresOf } from '../capabilities.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { GrantMutation } from '../effects/store/grants-store.js';
 import { SENSITIVE_NAME_WORDS } from '../policy/access.js';
@@ -26,7 +26,7 @@ export interface GrantRequest {
 
 export type GrantOutcome = { session: string; ok: true; grant: GrantRecord | undefined } | { session: string; ok: false; error: AppError };
 
-type GrantDeps = { tmux: TmuxAdapter; stores: StoreSet; log: Logger };
+type GrantDeps = { tmux: TmuxAdapter; stores: StoresOf<'grants'>; log: Logger };
 
 const SENSITIVE_REFUSAL = new AppError(
   'FORBIDDEN',

@@ -3,7 +3,7 @@
 import type { GrantEvent, GrantList, GrantView } from '@terminal-mcp/contract';
 import type { AccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
-import type { StoreSet } from '../effects/store/store-set.js';
+import type { StoresOf } from '../capabilities.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { type GrantEventRecord, type GrantFlags } from '../effects/store/grants-store.js';
 import { readPaneProcessTrees } from '../effects/proc/process-tree.js';
@@ -49,7 +49,7 @@ export function grantEventView(e: GrantEventRecord): GrantEvent {
 
 /** Every live session (sorted by name) with its access and stored grant, plus grants whose
  * name no live session has. Facts and grants are read now. */
-export async function listGrantAccess(deps: { config: BrokerConfig; tmux: TmuxAdapter; stores: StoreSet; access: AccessGate }, now: number): Promise<GrantList> {
+export async function listGrantAccess(deps: { config: BrokerConfig; tmux: TmuxAdapter; stores: StoresOf<'grants'>; access: AccessGate }, now: number): Promise<GrantList> {
   const { config } = deps;
   const sessions = await deps.tmux.listSessions();
   const grants = new Map(deps.stores.grants.list().map((g) => [g.sessionName, g]));
