@@ -1,10 +1,11 @@
 // Guards the /proc reader: a pane's descendants and foreground group are found with their real executable, kernel and argv[0] names (an argv[0] longer than one read of cmdline too); a comm with `)` parses; no /proc falls back to tmux's command; a missing pane is unreadable.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseProcStat, readPaneProcessTree } from './process-tree.js';
+import { holdAsTmuxFork, type HeldTmuxFork } from '../../../../../test/src/helpers/tmux-fork.js';
+import { parseProcStat, readPaneProcessTree, readPaneProcessTrees } from './process-tree.js';
 
 describe('parseProcStat', () => {
   it('finds the fields after the last parenthesis', () => {
@@ -69,25 +70,35 @@ describe('readPaneProcessTree', () => {
 
 describe('a pane process that is still tmux\'s fork', () => {
   let dir: string;
-  let child: ChildProcess | undefined;
+  const held: HeldTmuxFork[] = [];
 
   afterAll(() => {
-    if (child?.pid && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGKILL');
+    for (const h of held) h.end();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('is read again until it has exec\'d its command, so it never reads as a guarded `tmux`', async () => {
     dir = mkdtempSync(join(tmpdir(), 'tmcp-proc-fork-'));
-    const go = join(dir, 'go');
-    // Named as tmux names its server (a pane's process is that fork until it execs), held
-    // there until the test says go, then it execs its command.
-    child = spawn('sh', ['-c', `printf 'tmux: server' > /proc/$$/comm; while [ ! -e ${go} ]; do sleep 0.02; done; exec sleep 300`], { stdio: 'ignore', detached: true });
-    const pid = child.pid!;
-    await vi.waitFor(() => expect(readFileSync(`/proc/${pid}/comm`, 'utf8').trim()).toBe('tmux: server'), { timeout: 60_000, interval: 20 });
-    const reading = readPaneProcessTree(pid, 'tmux');
-    writeFileSync(go, '');
+    const fork = await holdAsTmuxFork(dir, 'go-one');
+    held.push(fork);
+    const reading = readPaneProcessTree(fork.pid, 'tmux');
+    fork.go();
     const facts = await reading;
     if (facts.source !== 'proc') throw new Error(`expected /proc facts, got ${facts.source}`);
-    expect(facts.processes.find((p) => p.pid === pid)).toMatchObject({ comm: 'sleep', exe: 'sleep' });
+    expect(facts.processes.find((p) => p.pid === fork.pid)).toMatchObject({ comm: 'sleep', exe: 'sleep' });
+  });
+
+  it('the batch read (the session list) waits for it too, and answers the other panes as read', async () => {
+    const fork = await holdAsTmuxFork(dir, 'go-batch');
+    held.push(fork);
+    const reading = readPaneProcessTrees([
+      { panePid: process.pid, tmuxCommand: 'node' },
+      { panePid: fork.pid, tmuxCommand: 'tmux' },
+    ]);
+    fork.go();
+    const [self, pane] = await reading;
+    if (pane?.source !== 'proc' || self?.source !== 'proc') throw new Error('expected /proc facts for both');
+    expect(pane.processes.find((p) => p.pid === fork.pid)).toMatchObject({ comm: 'sleep', exe: 'sleep' });
+    expect(self.processes.find((p) => p.pid === process.pid)).toBeDefined();
   });
 });

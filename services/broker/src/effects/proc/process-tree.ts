@@ -348,6 +348,20 @@ export async function readPaneProcessTrees(
   procRoot = '/proc',
 ): Promise<PaneProcessFacts[]> {
   if (panes.length === 0) return [];
-  const snap = await snapshot(procRoot);
-  return Promise.all(panes.map((p) => treeOf(procRoot, snap, p.panePid, p.tmuxCommand)));
+  // The same rule as readPaneProcessTree: a pane still tmux's fork is read again (with the
+  // others that still are, from a new pass) until it has exec'd or PANE_EXEC_WAIT_MS passed.
+  const deadline = Date.now() + PANE_EXEC_WAIT_MS;
+  const read = async () => {
+    const snap = await snapshot(procRoot);
+    return Promise.all(panes.map((p) => treeOf(procRoot, snap, p.panePid, p.tmuxCommand)));
+  };
+  const facts = await read();
+  while (facts.some(stillTmuxFork) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const again = await read();
+    facts.forEach((f, i) => {
+      if (stillTmuxFork(f)) facts[i] = again[i]!;
+    });
+  }
+  return facts;
 }

@@ -9,6 +9,7 @@ import { namesOf, type PaneProcessFacts } from '../../policy/foreground.js';
 import { readPaneProcessTree } from '../proc/process-tree.js';
 import { parseRemoteLinks, parseRemotePs, readRemotePaneProcessTree, type RemoteRun } from './remote-processes.js';
 import { quoteRemoteWord } from './ssh-argv.js';
+import { holdAsTmuxFork, type HeldTmuxFork } from '../../../../../test/src/helpers/tmux-fork.js';
 import { testSocketName } from '../../../../../test/src/helpers/tmux-server.js';
 
 /** What the node does with ssh's remote command: its login shell runs the quoted words. */
@@ -95,6 +96,25 @@ describe('readRemotePaneProcessTree', () => {
     await expect(readRemotePaneProcessTree(async () => ({ exitCode: 255, stdout: '', timedOut: false }), panePid('tree'))).rejects.toMatchObject({ code: 'TMUX_UNAVAILABLE' });
     await expect(readRemotePaneProcessTree(async () => ({ exitCode: 0, stdout: '', timedOut: true }), panePid('tree'))).rejects.toMatchObject({ code: 'TMUX_UNAVAILABLE' });
     expect((await readRemotePaneProcessTree(async () => ({ exitCode: 3, stdout: '', timedOut: false }), panePid('tree'))).source).toBe('unreadable');
+  });
+});
+
+describe("a node's pane process that is still tmux's fork", () => {
+  let forkDir: string;
+  let fork: HeldTmuxFork | undefined;
+  afterAll(() => {
+    fork?.end();
+    if (forkDir) rmSync(forkDir, { recursive: true, force: true });
+  });
+
+  it('is read again until it has exec\'d its command, so it never reads as a guarded `tmux`', async () => {
+    forkDir = mkdtempSync(join(tmpdir(), 'tmcp-remote-fork-'));
+    fork = await holdAsTmuxFork(forkDir);
+    const reading = readRemotePaneProcessTree(viaShell, fork.pid);
+    fork.go();
+    const facts = await reading;
+    if (facts.source !== 'proc') throw new Error(`expected ps facts, got ${facts.source}`);
+    expect(facts.processes.find((p) => p.pid === fork!.pid)).toMatchObject({ comm: 'sleep' });
   });
 });
 
