@@ -23,6 +23,7 @@ import { classifySshFailure, failureHint, type SshFailure } from '../effects/ssh
 import type { ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import type { ListedSession } from '../effects/tmux/types.js';
 import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
+import { beforeDeadline, LATE } from './deadline.js';
 import { qualify } from './node-names.js';
 import type { ReadAuditRecorder } from '../audit/read-audit.js';
 
@@ -174,11 +175,8 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
     // A fresh connection alone is not health: a command must run through the node's tmux
     // and its answer come back, within the bound.
     const started = now();
-    const result = await Promise.race([
-      n.tmux.health(),
-      new Promise<{ ok: false; detail: string }>((resolve) => setTimeout(() => resolve({ ok: false, detail: 'probe timed out' }), NODE_PROBE_TIMEOUT_MS).unref()),
-    ]);
-    if (!result.ok) return { ...base, execution: 'EXECUTION_FAILED', reason: 'the tmux probe did not answer' };
+    const result = await beforeDeadline(n.tmux.health(), NODE_PROBE_TIMEOUT_MS);
+    if (result === LATE || !result.ok) return { ...base, execution: 'EXECUTION_FAILED', reason: 'the tmux probe did not answer' };
     const at = now();
     lastSuccess.set(name, at);
     const serverPid = n.tmux.connectionFacts().serverPid;
@@ -216,19 +214,9 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
         lastListing.set(name, listing);
         return listing;
       });
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => {
-        timer = setTimeout(() => resolve('late'), NODE_LIST_DEADLINE_MS);
-        timer.unref();
-      });
-      try {
-        const first = await Promise.race([fresh, late]);
-        if (first !== 'late') return { live: first.live, listedAt: first.at, slow: false };
-      } finally {
-        clearTimeout(timer);
-      }
+      const first = await beforeDeadline(fresh, NODE_LIST_DEADLINE_MS);
+      if (first !== LATE) return { live: first.live, listedAt: first.at, slow: false };
       // Nobody waits for the late answer any more; its failure is the node's next state.
-      fresh.catch(() => undefined);
       const last = lastListing.get(name);
       return { live: last?.live ?? [], listedAt: last?.at, slow: true };
     },
