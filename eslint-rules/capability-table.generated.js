@@ -28,6 +28,7 @@ export const CAPABILITY_TABLE = {
     ],
     "process spawn": [
       "processes",
+      "child-bounds",
       "deploy/",
       "verifier/",
       "launch/"

@@ -28,7 +28,7 @@ export const EFFECTS = {
   ssh: { what: 'reach other hosts\' tmux over OpenSSH (argv from the config only, host keys verified)', modules: ['ssh/', 'tmux/transport'] },
   'tmux pipe': { what: 'record pane output through pipe-pane into FIFOs and transcript files', modules: ['transcripts/'] },
   git: { what: 'run git read commands in configured repositories', modules: ['git/'] },
-  'process spawn': { what: 'run operator-configured commands (verifiers, deploy previews) and the terminal-mcp CLIs', modules: ['processes', 'deploy/', 'verifier/', 'launch/'] },
+  'process spawn': { what: 'run operator-configured commands (verifiers, deploy previews) and the terminal-mcp CLIs', modules: ['processes', 'child-bounds', 'deploy/', 'verifier/', 'launch/'] },
   'process read': { what: 'read /proc (process trees, start times, liveness)', modules: ['proc/', 'pid-alive'] },
   'outbound HTTP': { what: 'POST supervisor events and notices to the configured webhook and push channels', modules: ['notify/'] },
   files: { what: 'read or write files: project sources, note attachments, the state and socket directories, secret files, terminal_run\'s FIFOs', modules: ['run-fifos', 'source-files/', 'attachments/', 'known-secrets/', 'launch-dir', 'webauth-bootstrap-file', 'audit-key-file', 'secret-file', 'config-file', 'socket-files'] },

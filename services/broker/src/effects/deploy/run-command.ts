@@ -5,6 +5,7 @@
  * maxBuffer): the caller redacts it before cutting, so no secret is split at the cut.
  */
 import { execa } from 'execa';
+import { boundChild } from '../child-bounds.js';
 
 export interface CommandRun {
   exitCode: number | null;
@@ -28,7 +29,9 @@ function commandEnv(): NodeJS.ProcessEnv {
 
 export async function runFixedCommand(argv: readonly string[], opts: { cwd: string; timeoutMs: number }): Promise<CommandRun> {
   const started = Date.now();
-  const result = await execa(argv[0]!, argv.slice(1), {
+  // Its own process group, bounded at its exit (child-bounds.ts): the limit kills all it
+  // started; a server it started on purpose, holding its output, does not hold the answer.
+  const child = execa(argv[0]!, argv.slice(1), {
     cwd: opts.cwd,
     env: commandEnv(),
     extendEnv: false,
@@ -36,19 +39,19 @@ export async function runFixedCommand(argv: readonly string[], opts: { cwd: stri
     stdin: 'ignore',
     all: true,
     reject: false,
-    timeout: opts.timeoutMs,
-    killSignal: 'SIGKILL',
-    cleanup: true,
+    detached: true,
     // A runaway writer is cut off well above what is kept.
     maxBuffer: 4 * 1024 * 1024,
     stripFinalNewline: false,
   });
+  const bounds = boundChild(child, opts.timeoutMs);
+  const result = await child.finally(() => bounds.clear());
   const all = typeof result.all === 'string' ? result.all : '';
   const notFound = (result as { code?: string }).code === 'ENOENT';
   const output = notFound ? `${argv[0]}: program not found\n` : all;
   return {
-    exitCode: result.timedOut ? null : (result.exitCode ?? null),
-    timedOut: result.timedOut === true,
+    exitCode: bounds.timedOut ? null : (result.exitCode ?? null),
+    timedOut: bounds.timedOut,
     durationMs: Date.now() - started,
     output,
     truncated: result.isMaxBuffer === true,

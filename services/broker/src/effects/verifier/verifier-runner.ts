@@ -7,6 +7,7 @@
  */
 import { realpathSync, statSync } from 'node:fs';
 import { execa } from 'execa';
+import { boundChild } from '../child-bounds.js';
 import { openGitRepo } from '../git/git-runner.js';
 
 export interface WorktreeFacts {
@@ -55,17 +56,21 @@ export async function runTestCommand(root: string, argv: readonly string[], time
     CI: '1',
     NO_COLOR: '1',
   };
-  const result = await execa(file, args, {
+  // Its own process group, bounded at its exit (child-bounds.ts): the limit kills all it
+  // started, and something it left holding its output does not hold the verdict.
+  const child = execa(file, args, {
     cwd: root,
     env,
     extendEnv: false,
     shell: false,
     stdin: 'ignore',
     reject: false,
-    timeout: timeoutMs,
-    killSignal: 'SIGKILL',
+    detached: true,
     maxBuffer: { stdout: 1024 * 1024, stderr: 1024 * 1024 },
   });
-  const spawnFailed = result.exitCode === undefined && !result.timedOut;
-  return { exitCode: result.exitCode ?? null, timedOut: result.timedOut, spawnFailed };
+  const bounds = boundChild(child, timeoutMs);
+  const result = await child.finally(() => bounds.clear());
+  if (bounds.timedOut) return { exitCode: null, timedOut: true, spawnFailed: false };
+  const spawnFailed = result.exitCode === undefined;
+  return { exitCode: result.exitCode ?? null, timedOut: false, spawnFailed };
 }
