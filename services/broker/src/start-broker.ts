@@ -42,6 +42,7 @@ import { createLogger } from './effects/logger.js';
 import { oauthEnv, type OAuthLoginEnv } from './oauth/env.js';
 import { createRunningWork } from './projects/running-work.js';
 import { createSessionReader } from './reads/session-reader.js';
+import { nodeSupervisorRouting } from './nodes/node-supervisor.js';
 import { createSessionRegistry } from './registry/session-registry.js';
 import { createTranscriptReads } from './transcripts/transcript-reads.js';
 import { recoverSupervisorActions } from './supervisor/actions.js';
@@ -91,8 +92,13 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   const oauthOf = (server: OAuthServer): OAuthLoginEnv => ({ ...oauthEnv({ store: stores.oauth, config, log, server }), webauth });
   const attention = createAttentionCenter();
   attachNotificationChannels({ channels: config.notifications.channels, store: stores.notify, log, subscribe: attention.onNotice });
+  // Other hosts' tmux over ssh: a gate and a reader per node, over the same read audit.
+  const adapterFor = parts.nodeAdapterFor;
+  const nodes = adapterFor !== undefined && config.nodes.length > 0 ? createNodeSet({ config, reads: services.reads, adapterFor, inputFor: parts.nodeInputFor }) : undefined;
+  // Watches on node:session read through the node's reader (nodes/node-supervisor.ts).
+  const watchRouting = nodeSupervisorRouting(reader, nodes);
   const supervisor = createSupervisor(
-    { config, tmux, stores, log, reader, onEvent: (event) => {
+    { config, tmux, stores, log, reader: watchRouting.reader, remote: watchRouting.remote, onEvent: (event) => {
       const notice = noticeOfSupervisorEvent(event);
       if (notice) attention.raise(notice);
     } },
@@ -100,9 +106,6 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   );
   const transcriptReads = createTranscriptReads({ config, tmux, access, transcripts: parts.transcripts });
   const lifecycle = createLifecycleServices({ tmuxSocket: parts.info.tmuxSocket, stores });
-  // Other hosts' tmux over ssh: a gate and a reader per node, over the same read audit.
-  const adapterFor = parts.nodeAdapterFor;
-  const nodes = adapterFor !== undefined && config.nodes.length > 0 ? createNodeSet({ config, reads: services.reads, adapterFor, inputFor: parts.nodeInputFor }) : undefined;
   return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork(), lifecycle, nodes, attention };
 }
 

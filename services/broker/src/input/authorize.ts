@@ -27,6 +27,7 @@ import { refuseSecretEntry } from '../policy/authority.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
 import type { InputRequest } from '../policy/input.js';
 import type { InputCaller } from './input-deps.js';
+import { routeInput } from './node-route.js';
 import { recordRejectedInputCall } from './rejected-call.js';
 
 /** Step 1 alone: whether the caller may type anywhere. Throws the refusal. */
@@ -62,7 +63,9 @@ function authorizeSecretEntry(caller: Pick<InputCaller, 'principal'>, reauthenti
 export function preflightInput(caller: InputCaller, tool: string, target: TargetRef): void {
   try {
     authorizeInputCaller(caller);
-    caller.deps.access.checkInputName(target, 'text');
+    // A node's session is judged by the node's input rules (input/node-route.ts).
+    const route = routeInput(caller, target, tool);
+    route.caller.deps.access.checkInputName(route.target, 'text');
   } catch (err) {
     const code = readAppErrorData(err)?.code ?? 'INTERNAL';
     recordRejectedInputCall(caller, `supervisor.${tool}`, target, code, tool);

@@ -33,6 +33,9 @@ export interface SupervisorEngineDeps {
   log: Pick<Logger, 'info' | 'warn' | 'debug'>;
   /** Absent (tests, no tmux): no output subscriptions; run_once and timers still work. */
   paneWatch?: PaneWatcher | undefined;
+  /** Watches whose pane this host's pane watcher cannot follow (another host's session,
+   * nodes/node-supervisor.ts), and how often each is looked at instead. */
+  remote?: { is(watch: Pick<WatchRow, 'kind' | 'target'>): boolean; tickMs: number } | undefined;
   /** Runs a watch's verifier policy outside the pane (verify.ts). */
   verify?: ((watch: WatchRow) => Promise<VerifierOutcome>) | undefined;
   /** Told of every recorded event (the webhook). Must not throw. */
@@ -80,7 +83,7 @@ export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEn
         // The webhook is best effort; an event is recorded regardless.
       }
     },
-    looked: (watch, sessionId) => scheduler.follow(watch, sessionId),
+    looked: (watch, sessionId) => (deps.remote?.is(watch) === true ? scheduler.tick(watch, deps.remote.tickMs) : scheduler.follow(watch, sessionId)),
   });
   const scheduler = createWatchScheduler({
     config,

@@ -25,7 +25,7 @@ export interface WatchEvaluatorDeps {
   store: SupervisorStore;
   reader: Pick<SessionReader, 'follow'>;
   config: SupervisorConfig;
-  log: Pick<Logger, 'warn'>;
+  log: Pick<Logger, 'warn' | 'debug'>;
   now: () => number;
   verify?: ((watch: WatchRow) => Promise<VerifierOutcome>) | undefined;
   /** Told of every recorded event (the webhook, the waiters). Must not throw. */
@@ -128,7 +128,10 @@ export function createWatchEvaluator(deps: WatchEvaluatorDeps): WatchEvaluator {
     } catch (err) {
       const code = readAppErrorData(err)?.code;
       if (code === undefined || !TARGET_GONE.has(code)) {
-        log.warn({ event: 'supervisor.evaluate_failed', watch: watch.watch_key, code }, 'could not evaluate a watch; will retry');
+        // A node that is down is reported by its own state (terminal_node_health, the broker's
+        // node log); its watches are looked at again on every tick until it is back.
+        const level = code === 'NODE_UNAVAILABLE' ? 'debug' : 'warn';
+        log[level]({ event: 'supervisor.evaluate_failed', watch: watch.watch_key, code }, 'could not evaluate a watch; will retry');
         return NOTHING;
       }
       // Same words whether the session is gone or was never readable: nothing about it leaks.

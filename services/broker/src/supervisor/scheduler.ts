@@ -35,6 +35,9 @@ export interface WatchScheduler {
   run(watchId: number, poll: boolean, source: string): Promise<EventRow[]>;
   /** The watch's pane is in this session: evaluate it on that session's output. */
   follow(watch: WatchRow, sessionId: string): void;
+  /** The watch's pane is one this host's pane watcher cannot follow (a node's): evaluate
+   * it every `tickMs` instead. */
+  tick(watch: WatchRow, tickMs: number): void;
   /** Re-reads which watches are enabled: subscriptions and the poll timer follow. */
   refresh(): void;
 }
@@ -43,7 +46,8 @@ const COALESCE_MS = 100;
 
 export function createWatchScheduler(deps: WatchSchedulerDeps): WatchScheduler {
   const { config, log, now: clock } = deps;
-  const subscriptions = new Map<number, { sessionId: string; sub: PaneWatchSubscription }>();
+  /** What each followed watch is evaluated on: its session's output, or a tick (sessionId ''). */
+  const subscriptions = new Map<number, { sessionId: string; sub: Pick<PaneWatchSubscription, 'unsubscribe'> }>();
   /** Evaluations scheduled and not yet run, one per watch. */
   const pending = new Map<number, NodeJS.Timeout>();
   const lastRun = new Map<number, number>();
@@ -109,6 +113,13 @@ export function createWatchScheduler(deps: WatchSchedulerDeps): WatchScheduler {
     }
   }
 
+  function tick(watch: WatchRow, tickMs: number): void {
+    if (!started || watch.enabled !== 1 || subscriptions.has(watch.id)) return;
+    const timer = setInterval(() => schedule(watch.id, 'tick'), tickMs);
+    timer.unref();
+    subscriptions.set(watch.id, { sessionId: '', sub: { unsubscribe: () => clearInterval(timer) } });
+  }
+
   function unfollow(watchId: number): void {
     lastRun.delete(watchId);
     deps.forget(watchId);
@@ -154,6 +165,7 @@ export function createWatchScheduler(deps: WatchSchedulerDeps): WatchScheduler {
     running: () => started,
     run,
     follow,
+    tick,
     refresh,
   };
 }

@@ -6,7 +6,7 @@ import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { SessionReader } from '../reads/session-reader.js';
 import { createWebhookNotifier } from '../effects/notify/webhook.js';
 import type { PaneWatcher } from '../effects/tmux/pane-watch.js';
-import { createSupervisorEngine, type SupervisorEngine } from './engine.js';
+import { createSupervisorEngine, type SupervisorEngine, type SupervisorEngineDeps } from './engine.js';
 import { createVerifier } from './verify.js';
 import type { StoresOf } from '../capabilities.js';
 
@@ -17,7 +17,9 @@ export interface SupervisorParts {
   tmux: TmuxAdapter;
   stores: StoresOf<'supervisor'>;
   log: Logger;
-  reader: SessionReader;
+  reader: Pick<SessionReader, 'resolve' | 'follow'>;
+  /** Watches this host's pane watcher cannot follow (another host's sessions), looked at on a tick. */
+  remote?: SupervisorEngineDeps['remote'];
   /** Every event also goes here (the notices for a person, attention/center.ts). */
   onEvent?: (event: SupervisorEvent) => void;
 }
@@ -42,6 +44,7 @@ export function createSupervisor(deps: SupervisorParts, paneWatch?: PaneWatcher)
     config: deps.config.supervisor,
     log: deps.log,
     paneWatch,
+    remote: deps.remote,
     verify: createVerifier(store, deps.config.supervisor.verifier_profiles, deps.config.permissions.terminal_input),
     notify: both(notify.url === undefined ? undefined : createWebhookNotifier({ url: notify.url, timeoutSeconds: notify.timeout_seconds, retries: notify.retries, log: deps.log }), deps.onEvent),
   });
