@@ -3,7 +3,8 @@
 // rules refuse shown without its content, a node whose host key is unknown shown as down
 // with the hint, and the page's data refused on web.sock without an operator session; a
 // readable node session's name opens its live screen (/view), which shows what is typed
-// into the remote pane and never a secret it prints.
+// into the remote pane and never a secret it prints, and says when its node is down (also
+// when the view is opened meanwhile) and goes on when it is back.
 import { join } from 'node:path';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import type { Page } from 'playwright-core';
@@ -134,5 +135,24 @@ describe.skipIf(unavailable !== undefined)('the dashboard nodes page', () => {
     await waitFor('the live screen again', async () => (await page.locator('.term-wrap.full').getAttribute('data-live-state')) === 'live');
     await remote.tmux(['send-keys', '-t', '=claude-live:', 'echo back-again-$((9*9))', 'Enter']);
     await waitFor('new output drawn after the outage', async () => /^back-again-81/m.test(await page.locator('.term-wrap.full .xterm-rows').innerText()));
+  });
+
+  it('opens the view of a node session while its node is down: says so, then shows the screen once the node is back', async () => {
+    await sshd.kill();
+    try {
+      await waitFor('the node down', async () => {
+        await page.goto(`${stack.baseUrl}/view?session=${encodeURIComponent('gpu:claude-live')}`);
+        return (await page.getByTestId('view-node-down').count()) === 1;
+      });
+      expect(await page.getByTestId('view-node-down').textContent()).toMatch(/^Host not reachable \(node gpu is .+\): its sessions are unknown for now\./);
+      // The web server cannot list the session now and leaves it to the broker, which says why.
+      const outage = page.getByTestId('term-unavailable');
+      await outage.waitFor();
+      expect(await outage.getAttribute('data-error-code')).toBe('NODE_UNAVAILABLE');
+    } finally {
+      await sshd.start();
+    }
+    await remote.tmux(['send-keys', '-t', '=claude-live:', 'echo opened-while-down-$((7*7))', 'Enter']);
+    await waitFor('the screen once the node is back', async () => /^opened-while-down-49/m.test(await page.locator('.term-wrap.full .xterm-rows').innerText()));
   });
 });
