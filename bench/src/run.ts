@@ -29,7 +29,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { GATEWAY_TOOLSETS, type PaneScreenFrame } from '@terminal-mcp/contract';
+import { GATEWAY_TOOLSETS, type PaneLiveEvent } from '@terminal-mcp/contract';
 import { BROKER_NODE_FLAGS, createBrokerClient, createBrokerLiveClient, createOperatorAccount, parseRows, repoPath, signInFirstTime, sshdUnavailable, startBrokerProcess, startTmuxServer, startWebStack } from '@terminal-mcp/test';
 import { execa } from 'execa';
 import { execFile, spawn } from 'node:child_process';
@@ -473,7 +473,9 @@ async function main(): Promise<void> {
         const sub = live.client.live.paneOutput.subscribe(
           { session: 'agent-clock', operatorSession },
           {
-            onData: (frame: PaneScreenFrame) => {
+            onData: (frame: PaneLiveEvent) => {
+              // A local session's stream sends screens only (`unavailable` is a node's).
+              if (frame.type !== 'screen') return;
               const at = wallMs();
               const fresh = newMarks(frame.data, seen, at);
               // The first frame is the screen as it was: its marks are old.

@@ -1,7 +1,7 @@
 // Reaching web.sock grants no live frames without a signed-in operator's token; a dashboard's live subscription over web.sock (WebSocket) survives a broker restart: wsLink reconnects to the new broker on the same socket and keeps receiving frames; closing the client leaves no watcher behind.
 import { join } from 'node:path';
 import { createBrokerLiveClient, type BrokerLiveClient } from '@terminal-mcp/broker-client';
-import type { PaneScreenFrame } from '@terminal-mcp/contract';
+import type { PaneLiveEvent, PaneScreenFrame } from '@terminal-mcp/contract';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { createOperatorAccount } from './helpers/operator-account.js';
@@ -44,7 +44,7 @@ describe('live output over WebSocket', () => {
     try {
       for (const token of ['x'.repeat(43), 'not-a-session']) {
         // Ends at the refusal or at the first frame, whichever comes.
-        const outcome = await new Promise<{ frame: PaneScreenFrame } | { error: { data?: unknown; message?: string } }>((settle) => {
+        const outcome = await new Promise<{ frame: PaneLiveEvent } | { error: { data?: unknown; message?: string } }>((settle) => {
           const sub = intruder.client.live.paneOutput.subscribe(
             { session: 'agent-restart', operatorSession: token },
             {
@@ -77,7 +77,7 @@ describe('live output over WebSocket', () => {
     const errors: unknown[] = [];
     const subscription = live.client.live.paneOutput.subscribe(
       { session: 'agent-restart', operatorSession },
-      { onData: (frame) => frames.push(frame), onError: (err) => errors.push(err) },
+      { onData: (event) => (event.type === 'screen' ? frames.push(event) : errors.push(event)), onError: (err) => errors.push(err) },
     );
     const seen = (text: string) => frames.some((f) => f.data.includes(text));
 

@@ -1,7 +1,10 @@
 // Guards the dashboard's nodes page in headless Chromium against a real sshd: sessions of
 // other hosts grouped by node with a health badge, the filter, a session the node's read
 // rules refuse shown without its content, a node whose host key is unknown shown as down
-// with the hint, and the page's data refused on web.sock without an operator session.
+// with the hint, and the page's data refused on web.sock without an operator session; a
+// readable node session's name opens its live screen (/view), which shows what is typed
+// into the remote pane and never a secret it prints, and says when its node is down (also
+// when the view is opened meanwhile) and goes on when it is back.
 import { join } from 'node:path';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import type { Page } from 'playwright-core';
@@ -9,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failureOf } from './helpers/broker-failure.js';
 import { sshdUnavailable, startSshd, type TestSshd } from './helpers/sshd.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
-import { signInFirstTime, startWebStack, WEB_TEST_CONFIG, type WebStack } from './helpers/web-stack.js';
+import { signInFirstTime, startWebStack, waitFor, WEB_TEST_CONFIG, type WebStack } from './helpers/web-stack.js';
 
 const unavailable = sshdUnavailable();
 if (unavailable !== undefined) console.log(`skipping the dashboard nodes test: ${unavailable}`);
@@ -24,6 +27,7 @@ describe.skipIf(unavailable !== undefined)('the dashboard nodes page', () => {
     remote = await startTmuxServer();
     await remote.newSession('claude-remote', `sh -c 'echo remote-screen-text; exec sleep 3600'`);
     await remote.newSession('private-notes', 'sleep 3600');
+    await remote.newSession('claude-live', 'bash --norc --noprofile', { width: 100, height: 30 });
     sshd = await startSshd();
     const node = { ssh: sshd.destination, tmux_socket: remote.socketName, identity_file: sshd.clientKey };
     stack = await startWebStack({
@@ -59,7 +63,7 @@ describe.skipIf(unavailable !== undefined)('the dashboard nodes page', () => {
       )
       .toMatch(/^working, \d+ ms$/);
     const rows = gpu.locator('[data-testid="node-session"]');
-    expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-session')))).toEqual(['gpu:claude-remote', 'gpu:private-notes']);
+    expect(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-session')))).toEqual(['gpu:claude-live', 'gpu:claude-remote', 'gpu:private-notes']);
     const readable = gpu.locator('[data-session="gpu:claude-remote"]');
     expect(await readable.locator('td').nth(2).textContent()).toBe('sleep');
     const refused = gpu.locator('[data-session="gpu:private-notes"]');
@@ -71,15 +75,84 @@ describe.skipIf(unavailable !== undefined)('the dashboard nodes page', () => {
     expect(await stranger.locator('[data-testid="node-down"]').textContent()).toContain(`ssh-keyscan -p ${sshd.port} 127.0.0.1 >> ${sshd.emptyKnownHosts}`);
     expect(await page.locator('[data-testid="node-badge-local"]').textContent()).toContain('This host');
 
-    await page.fill('[data-testid="nodes-filter"]', 'claude');
+    await page.fill('[data-testid="nodes-filter"]', 'claude-rem');
     await expect.poll(() => page.locator('[data-testid="node-session"]').count()).toBe(1);
     expect(await page.locator('[data-testid="node"]').count()).toBe(1);
     await page.fill('[data-testid="nodes-filter"]', 'stranger');
     await expect.poll(() => page.locator('[data-testid="node"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-node')))).toEqual(['stranger']);
   });
 
+  it('opens a node session\'s live screen from the nodes page: typed text appears, a secret is redacted', async () => {
+    await page.goto(`${stack.baseUrl}/nodes`);
+    // A session the node's read rules refuse has no link to a screen.
+    expect(await page.locator('[data-session="gpu:private-notes"] [data-testid="node-session-open"]').count()).toBe(0);
+    await page.locator('[data-session="gpu:claude-live"] [data-testid="node-session-open"]').click();
+    await page.waitForURL(`${stack.baseUrl}/view?session=${encodeURIComponent('gpu:claude-live')}`);
+    expect(await page.getByTestId('view-node').textContent()).toContain('gpu');
+    const screen = page.locator('.term-wrap.full .xterm-rows');
+    await waitFor('the remote prompt drawn', async () => /[$#]/.test(await screen.innerText()));
+
+    await remote.tmux(['send-keys', '-t', '=claude-live:', 'echo typed-on-node-$((6*7))', 'Enter']);
+    await waitFor('the typed text drawn', async () => /^typed-on-node-42/m.test(await screen.innerText()));
+    // The key is whole only in the output (the command line holds two halves).
+    await remote.tmux(['send-keys', '-t', '=claude-live:', `printf '%s%s\\n' sk-ant-api03- ${'Wv8'.repeat(12)}AbCdEfGhIjKl; echo key-printed`, 'Enter']);
+    await waitFor('the key line drawn', async () => /^key-printed/m.test(await screen.innerText()));
+    const text = await screen.innerText();
+    expect(text).toContain('[REDACTED:anthropic_api_key]');
+    expect(text).not.toContain(`sk-ant-api03-${'Wv8'.repeat(12)}`);
+    expect(await page.locator('.term-wrap.full').getAttribute('data-live-state')).toBe('live');
+  });
+
+  it('types into a node session from its live screen (take-over), through the node\'s input path', async () => {
+    // Still on the view of gpu:claude-live; the node's patterns (claude-*) allow input.
+    await page.getByTestId('takeover').click();
+    await page.getByTestId('takeover-on').waitFor();
+    await page.keyboard.type('echo from-dashboard-$((5*5))');
+    await page.keyboard.press('Enter');
+    await waitFor('the keystrokes in the remote pane', async () => /^from-dashboard-25$/m.test(await remote.tmux(['capture-pane', '-p', '-t', '=claude-live:'])));
+    await waitFor('and on the live screen', async () => /^from-dashboard-25/m.test(await page.locator('.term-wrap.full .xterm-rows').innerText()));
+  });
+
   it('refuses the page\'s data on web.sock to a caller without an operator session', async () => {
     const anonymous = createBrokerClient({ role: 'web', socketPath: join(stack.broker.socketDir, 'web.sock') });
     expect((await failureOf(anonymous.nodes.overview.query())).code).toBe('UNAUTHENTICATED');
+  });
+
+  it('says on the live screen that the node is not reachable, with the hint, and goes on when it is back', async () => {
+    await page.goto(`${stack.baseUrl}/view?session=${encodeURIComponent('gpu:claude-live')}`);
+    const wrap = page.locator('.term-wrap.full');
+    await waitFor('the live screen', async () => (await wrap.getAttribute('data-live-state')) === 'live');
+    await sshd.kill();
+    try {
+      const outage = page.getByTestId('term-unavailable');
+      await outage.waitFor();
+      expect(await outage.getAttribute('data-error-code')).toBe('NODE_UNAVAILABLE');
+      // The node's reason, then its hint after a dash (what to do), as the nodes page shows them.
+      expect(await outage.textContent()).toMatch(/^Host not reachable \(node gpu is .+\); the view goes on when it is back\. — \S/);
+    } finally {
+      await sshd.start();
+    }
+    await waitFor('the live screen again', async () => (await page.locator('.term-wrap.full').getAttribute('data-live-state')) === 'live');
+    await remote.tmux(['send-keys', '-t', '=claude-live:', 'echo back-again-$((9*9))', 'Enter']);
+    await waitFor('new output drawn after the outage', async () => /^back-again-81/m.test(await page.locator('.term-wrap.full .xterm-rows').innerText()));
+  });
+
+  it('opens the view of a node session while its node is down: says so, then shows the screen once the node is back', async () => {
+    await sshd.kill();
+    try {
+      await waitFor('the node down', async () => {
+        await page.goto(`${stack.baseUrl}/view?session=${encodeURIComponent('gpu:claude-live')}`);
+        return (await page.getByTestId('view-node-down').count()) === 1;
+      });
+      expect(await page.getByTestId('view-node-down').textContent()).toMatch(/^Host not reachable \(node gpu is .+\): its sessions are unknown for now\./);
+      // The web server cannot list the session now and leaves it to the broker, which says why.
+      const outage = page.getByTestId('term-unavailable');
+      await outage.waitFor();
+      expect(await outage.getAttribute('data-error-code')).toBe('NODE_UNAVAILABLE');
+    } finally {
+      await sshd.start();
+    }
+    await remote.tmux(['send-keys', '-t', '=claude-live:', 'echo opened-while-down-$((7*7))', 'Enter']);
+    await waitFor('the screen once the node is back', async () => /^opened-while-down-49/m.test(await page.locator('.term-wrap.full .xterm-rows').innerText()));
   });
 });

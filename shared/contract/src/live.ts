@@ -35,3 +35,26 @@ export const paneScreenFrameSchema = z.object({
   capturedAt: z.string(),
 });
 export type PaneScreenFrame = z.infer<typeof paneScreenFrameSchema>;
+
+/**
+ * A node session's stream while its node cannot be reached (`node:session` only): the
+ * stream stays open, sends no screen, and goes on with a fresh frame of the same session
+ * (same node tmux server, session id and creation time) once the node is up again. Sent
+ * again only when the reason changes. `message` and `hint` are the NODE_UNAVAILABLE
+ * error's (a category and what to do, e.g. the `ssh-keyscan` command for an unknown key;
+ * never ssh's own output).
+ */
+export const paneUnavailableSchema = z.object({
+  type: z.literal('unavailable'),
+  code: z.literal('NODE_UNAVAILABLE'),
+  session: z.string(),
+  message: z.string(),
+  hint: z.string(),
+  /** ISO 8601 time the node was seen down. */
+  at: z.string(),
+});
+export type PaneUnavailable = z.infer<typeof paneUnavailableSchema>;
+
+/** What `live.paneOutput` sends: screens, and for a node session, its node's outages. */
+export const paneLiveEventSchema = z.discriminatedUnion('type', [paneScreenFrameSchema, paneUnavailableSchema]);
+export type PaneLiveEvent = z.infer<typeof paneLiveEventSchema>;

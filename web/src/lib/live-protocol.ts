@@ -11,6 +11,9 @@ export type LiveServerMessage =
   /** The whole visible screen, redacted by the broker, as terminal bytes that redraw it
    * (`cols` x `rows` is the pane's size): write it as it is. */
   | { kind: 'screen'; session: string; pane?: string; data: string; cols?: number; rows?: number }
+  /** A node session whose node is out of reach (NODE_UNAVAILABLE, with the node's reason and
+   * hint): no screen until it is back, then `screen` messages go on. */
+  | { kind: 'unavailable'; session: string; pane?: string; code: string; message: string; hint: string }
   /** The subscription was refused or ended with this error code. */
   | { kind: 'error'; session: string; pane?: string; code: string }
   | { kind: 'end'; session: string; pane?: string };

@@ -24,6 +24,9 @@ export interface SessionView {
   current_command?: string;
   in_copy_mode?: boolean;
   status?: { status: SessionStatus; reason: string };
+  /** Set for a session of another host (`node:session`): no grants, launch profiles or
+   * secret entry there (docs/nodes.md), so the page offers none. */
+  node?: string;
   /** Input is allowed and the pane's foreground is a shell (the broker reads the pane's
    * process tree): the input box warns that typing there reaches every session. */
   foreground_shell?: boolean;

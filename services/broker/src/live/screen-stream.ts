@@ -12,7 +12,7 @@
  * creation time). The loop ends when the caller's signal aborts; `finally` unsubscribes
  * the watcher, which detaches after its grace period if nobody else watches.
  */
-import type { AppError, PaneScreenFrame } from '@terminal-mcp/contract';
+import { readAppErrorData, type AppError, type PaneLiveEvent, type PaneScreenFrame } from '@terminal-mcp/contract';
 import type { PaneWatcher } from '../effects/tmux/pane-watch.js';
 import { renderScreenFrame } from '../policy/screen-frame.js';
 import type { ContinuedRead, ReadCallerId, SessionReader } from '../reads/session-reader.js';
@@ -104,5 +104,86 @@ export async function* streamScreenFrames(opts: ScreenStreamOptions): AsyncGener
     }
   } finally {
     subscription.unsubscribe();
+  }
+}
+
+/** A host whose panes are followed by looking at them on a tick (a node: no output watcher
+ * there, see nodes/node-live.ts), and that can be out of reach for a while. */
+export interface PolledHost {
+  /** How often the pane is captured while the host is reachable. */
+  tickMs: number;
+  /** null while the host is reachable; else why not (NODE_UNAVAILABLE with its hint). */
+  unavailable(): AppError | null;
+  /** A failed capture as the host's outage (NODE_UNAVAILABLE) when the host went down under it. */
+  outageOf(err: unknown): unknown;
+  /** The frame as the caller names things (the node in `session` and `sessionId`). */
+  label(frame: PaneScreenFrame): PaneScreenFrame;
+}
+
+export interface PolledScreenStreamOptions {
+  /** The host's own reader: its gate on every capture, the stream recorded once in its read audit. */
+  reader: Pick<SessionReader, 'follow'>;
+  caller: ReadCallerId;
+  /** The session's name on its host (what the host's gate decides on). */
+  name: string;
+  /** How the caller named it (for the outage events). */
+  shownAs: string;
+  pane?: string | undefined;
+  host: PolledHost;
+  signal?: AbortSignal | undefined;
+  now?: () => number;
+}
+
+/**
+ * The live view of a session on a host that is looked at on a tick (a node): a frame when
+ * the screen changed since the last one sent, none while it stays the same. Every capture
+ * asks the host's gate (the reader's `follow`), and the session is pinned at the first one
+ * (the host's tmux server pid, session id and creation time): a session recreated under
+ * the name, or a new tmux server, ends the stream with IDENTITY_CHANGED. While the host is
+ * out of reach the stream sends one `unavailable` event (again when its reason changes),
+ * captures nothing, and resumes with a fresh frame once the host is back; the pin holds
+ * across the outage. Any other error ends the stream.
+ */
+export async function* pollScreenFrames(opts: PolledScreenStreamOptions): AsyncGenerator<PaneLiveEvent, void, undefined> {
+  const now = opts.now ?? Date.now;
+  const { signal, host } = opts;
+  const read = opts.reader.follow(opts.caller, 'dashboard_live', { session: opts.name, pane: opts.pane }, { pin: 'first' });
+  let seq = 0;
+  let previous: Frame | null = null;
+  /** The outage last told (message and hint), or null while the host is up. */
+  let told: string | null = null;
+  const outage = (err: AppError): PaneLiveEvent | null => {
+    const key = `${err.message}\n${err.hint ?? ''}`;
+    // The next frame after an outage is sent even when the screen is unchanged: it ends the outage on screen.
+    previous = null;
+    if (key === told) return null;
+    told = key;
+    return { type: 'unavailable', code: 'NODE_UNAVAILABLE', session: opts.shownAs, message: err.message, hint: err.hint ?? '', at: new Date(now()).toISOString() };
+  };
+  for (;;) {
+    if (signal?.aborted) return;
+    const down = host.unavailable();
+    let event: PaneLiveEvent | null = null;
+    if (down !== null) {
+      event = outage(down);
+    } else {
+      try {
+        const frame = await captureFrame(read, now);
+        told = null;
+        const changed =
+          previous === null || frame.data !== previous.data || frame.paneId !== previous.paneId || frame.width !== previous.width || frame.height !== previous.height;
+        if (changed) {
+          event = host.label({ ...frame, seq: seq++ });
+          previous = frame;
+        }
+      } catch (err) {
+        const mapped = host.outageOf(err);
+        if (readAppErrorData(mapped)?.code !== 'NODE_UNAVAILABLE') throw mapped;
+        event = outage(mapped as AppError);
+      }
+    }
+    if (signal?.aborted) return;
+    if (event !== null) yield event;
+    await sleepUntil(now() + host.tickMs, signal, now);
   }
 }

@@ -189,6 +189,7 @@ export const en = {
   'session.lockLabel': 'Access for {name}',
   'session.live': 'Live',
   'session.connecting': 'Connecting…',
+  'session.nodeUnavailable': 'Host not reachable ({reason}); the view goes on when it is back.',
   'session.ended': 'Live output stopped.',
   'session.expires': 'Expires {time}',
 
@@ -384,6 +385,8 @@ export const en = {
   'view.back': 'Sessions',
   'view.panes': 'Panes',
   'view.paneActive': 'active pane',
+  'view.onNode': 'on host {node}',
+  'view.nodeDown': 'Host not reachable ({reason}): its sessions are unknown for now.',
   'view.missing': 'This session does not exist (any more).',
   'view.tools': 'Terminal tools',
   'view.fontSize': 'Font size',

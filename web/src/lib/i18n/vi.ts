@@ -190,6 +190,7 @@ export const vi: Messages = {
   'session.lockLabel': 'Quyền truy cập cho {name}',
   'session.live': 'Trực tiếp',
   'session.connecting': 'Đang kết nối…',
+  'session.nodeUnavailable': 'Không kết nối được máy chủ ({reason}); màn hình sẽ tiếp tục khi máy chủ trở lại.',
   'session.ended': 'Đầu ra trực tiếp đã dừng.',
   'session.expires': 'Hết hạn {time}',
 
@@ -385,6 +386,8 @@ export const vi: Messages = {
   'view.back': 'Phiên',
   'view.panes': 'Các khung',
   'view.paneActive': 'khung đang hoạt động',
+  'view.onNode': 'trên máy chủ {node}',
+  'view.nodeDown': 'Không kết nối được máy chủ ({reason}): tạm thời không biết các phiên của nó.',
   'view.missing': 'Phiên này không tồn tại (nữa).',
   'view.tools': 'Công cụ terminal',
   'view.fontSize': 'Cỡ chữ',

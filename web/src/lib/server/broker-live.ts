@@ -5,7 +5,7 @@
  * to the browser protocol. One broker connection serves every browser socket.
  */
 import { createBrokerLiveClient, describeBrokerFailure, type BrokerLiveClient } from '@terminal-mcp/broker-client';
-import type { PaneScreenFrame } from '@terminal-mcp/contract';
+import type { PaneLiveEvent, PaneScreenFrame } from '@terminal-mcp/contract';
 import type { LiveServerMessage } from '../live-protocol.js';
 
 export interface LiveSink {
@@ -27,6 +27,13 @@ export function toBrowserFrame(frame: PaneScreenFrame): LiveServerMessage {
   return { kind: 'screen', session: frame.session, data: frame.data, cols: frame.width, rows: frame.height };
 }
 
+/** A node session's outage (its node is down): the browser keeps the last screen and says
+ * why; the stream goes on by itself when the node is back. */
+export function toBrowserMessage(event: PaneLiveEvent): LiveServerMessage {
+  if (event.type === 'screen') return toBrowserFrame(event);
+  return { kind: 'unavailable', session: event.session, code: event.code, message: event.message, hint: event.hint };
+}
+
 export function createLiveSource(live?: BrokerLiveClient<'web'>): LiveSource {
   let owned: BrokerLiveClient<'web'> | undefined;
   const client = () => live ?? (owned ??= createBrokerLiveClient({ role: 'web', actor: () => 'dashboard-live' }));
@@ -36,7 +43,7 @@ export function createLiveSource(live?: BrokerLiveClient<'web'>): LiveSource {
         { session, operatorSession, ...(pane !== undefined ? { pane } : {}) },
         {
           // The browser asked for `session` (and `pane`); label frames with those, not the broker's.
-          onData: (frame) => sink.frame({ ...toBrowserFrame(frame), session, ...(pane !== undefined ? { pane } : {}) }),
+          onData: (event) => sink.frame({ ...toBrowserMessage(event), session, ...(pane !== undefined ? { pane } : {}) }),
           onError: (err) => sink.error(describeBrokerFailure(err).code),
           onComplete: () => sink.end(),
         },

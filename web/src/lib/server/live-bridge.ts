@@ -5,8 +5,9 @@
  * loopback ports are the same *site* — so the cookie alone proves nothing), and the
  * session cookie must be valid with no pending password change. Afterwards the server
  * subscribes only to sessions the broker lists as readable for the web role (the broker
- * enforces again on its side), re-checks the login and readability periodically, and
- * drops everything when either ends.
+ * enforces again on its side; a node session whose node is down is left to the broker:
+ * `followable`), re-checks the login and readability periodically, and drops everything
+ * when either ends.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -71,9 +72,19 @@ export function createLiveBridge(options: LiveBridgeOptions): LiveBridge {
     return valid && !valid.user.mustChangePassword ? valid.user : null;
   }
 
-  async function readableNames(): Promise<Set<string>> {
-    const { sessions } = await broker().sessions.list.query({});
-    return new Set(sessions.filter((s) => s.read_allowed).map((s) => s.name));
+  /** Whether the broker lists `session` as readable for the web role. A `node:session`
+   * whose node is down or slow cannot be listed: that one is left to the broker, whose node
+   * stream captures nothing while the node is down and asks the node's gate before every
+   * capture once it is up (it tells the outage itself, NODE_UNAVAILABLE with the hint). */
+  async function followable(): Promise<(session: string) => boolean> {
+    const { sessions, nodes } = await broker().sessions.list.query({});
+    const readable = new Set(sessions.filter((s) => s.read_allowed).map((s) => s.name));
+    const unlisted = new Set((nodes ?? []).filter((n) => n.node !== 'local' && n.state !== 'up').map((n) => n.node));
+    return (session) => {
+      if (readable.has(session)) return true;
+      const colon = session.indexOf(':');
+      return colon > 0 && unlisted.has(session.slice(0, colon));
+    };
   }
 
   function serve(ws: WebSocket, token: string, user: OperatorUser, clientIp: string): void {
@@ -104,9 +115,9 @@ export function createLiveBridge(options: LiveBridgeOptions): LiveBridge {
             return;
           }
           if (subs.size === 0) return;
-          const readable = await readableNames();
+          const mayFollow = await followable();
           for (const [key, sub] of [...subs.entries()]) {
-            if (!readable.has(sub.session)) {
+            if (!mayFollow(sub.session)) {
               drop(key);
               send({ kind: 'error', ...named(sub.session, sub.pane), code: 'SESSION_NOT_ALLOWED' });
             }
@@ -150,7 +161,7 @@ export function createLiveBridge(options: LiveBridgeOptions): LiveBridge {
             ws.close(4001, 'signed out');
             return;
           }
-          if (!(await readableNames()).has(msg.session)) {
+          if (!(await followable())(msg.session)) {
             subs.delete(key);
             send({ kind: 'error', ...who, code: 'SESSION_NOT_ALLOWED' });
             return;

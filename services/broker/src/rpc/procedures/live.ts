@@ -2,9 +2,12 @@
  * redacted screen frames, first the current screen, then one after each burst of output.
  * Read-gated on every frame like `sessions.tail` (see live/screen-stream.ts), and served
  * only for a signed-in operator: the subscription names the operator's session token
- * (the shared WebSocket carries no per-user header), checked before the first frame. */
+ * (the shared WebSocket carries no per-user header), checked before the first frame.
+ * A `node:session` is followed through that node's reader on a tick, and its node's
+ * outages are told in the stream (nodes/node-live.ts). */
 import { AppError, paneOutputInputSchema } from '@terminal-mcp/contract';
-import { streamScreenFrames } from '../../live/screen-stream.js';
+import { pollScreenFrames, streamScreenFrames } from '../../live/screen-stream.js';
+import { nodeLiveRoute } from '../../nodes/node-live.js';
 import { validateSessionToken } from '../../webauth/sessions.js';
 import { raise, webProcedure } from '../trpc.js';
 
@@ -15,9 +18,15 @@ export const live = {
       ctx.deps.log.warn({ event: 'security.operator_session_refused', role: ctx.role, path: 'live.paneOutput' }, 'live output without an operator session refused');
       raise(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
     }
+    const caller = { role: ctx.role, actor: ctx.actor };
+    const node = nodeLiveRoute(ctx.deps.nodes, input.session);
+    if (node !== undefined) {
+      yield* pollScreenFrames({ reader: node.reader, caller, name: node.session, shownAs: input.session, pane: input.pane, host: node.host, signal });
+      return;
+    }
     yield* streamScreenFrames({
       reader: ctx.deps.reader,
-      caller: { role: ctx.role, actor: ctx.actor },
+      caller,
       paneWatch: ctx.deps.live.paneWatch,
       name: input.session,
       pane: input.pane,
