@@ -4,10 +4,11 @@ import Database from 'better-sqlite3';
 import { createBrokerLiveClient, describeBrokerFailure, type BrokerLiveClient } from '@terminal-mcp/broker-client';
 import type { PaneLiveEvent, PaneScreenFrame } from '@terminal-mcp/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
+import type { BrokerProcess } from './helpers/broker-process.js';
+import { startNodeFixture, type NodeFixture } from './helpers/node-fixture.js';
 import { createOperatorAccount } from './helpers/operator-account.js';
-import { sshdUnavailable, startSshd, type TestSshd } from './helpers/sshd.js';
-import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+import { sshdUnavailable, type TestSshd } from './helpers/sshd.js';
+import type { TmuxTestServer } from './helpers/tmux-server.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const unavailable = sshdUnavailable();
@@ -18,10 +19,10 @@ const OPERATOR_PASSWORD = 'node live passphrase 27';
 const KEY_HEAD = 'sk-ant-api03-';
 const KEY_TAIL = `${'Zq4'.repeat(12)}MnOpQrStUvWx`;
 
-let local: TmuxTestServer;
 let remote: TmuxTestServer;
 let sshd: TestSshd;
 let broker: BrokerProcess;
+let fixture: NodeFixture | undefined;
 let live: BrokerLiveClient<'web'>;
 let operatorSession: string;
 
@@ -64,33 +65,25 @@ const readAudit = (where: string): Record<string, unknown>[] => {
 
 describe.skipIf(unavailable !== undefined)('the live screen of a node session', () => {
   beforeAll(async () => {
-    local = await startTmuxServer();
-    remote = await startTmuxServer();
-    await remote.newSession('agent-live', 'bash --norc --noprofile', { width: 100, height: 30 });
-    // Readable by the top-level patterns, not by the node's own: the node's policy decides.
-    await remote.newSession('agent-hidden', `bash --norc --noprofile -c 'echo hidden-marker-$((3*3)); exec sleep 3600'`);
-    sshd = await startSshd();
-    broker = await startBrokerProcess({
-      tmuxSocket: local.socketName,
-      config: {
-        allowed_session_patterns: ['agent-*'],
-        log_level: 'warn',
-        nodes: [{ name: 'gpu', ssh: sshd.destination, tmux_socket: remote.socketName, identity_file: sshd.clientKey, known_hosts: sshd.knownHosts, allowed_session_patterns: ['agent-live'] }],
+    fixture = await startNodeFixture({
+      config: { allowed_session_patterns: ['agent-*'] },
+      node: { allowed_session_patterns: ['agent-live'] },
+      sessions: async (_here, there) => {
+        await there.newSession('agent-live', 'bash --norc --noprofile', { width: 100, height: 30 });
+        // Readable by the top-level patterns, not by the node's own: the node's policy decides.
+        await there.newSession('agent-hidden', `bash --norc --noprofile -c 'echo hidden-marker-$((3*3)); exec sleep 3600'`);
       },
     });
+    ({ remote, sshd, broker } = fixture);
     await createOperatorAccount(broker.env, 'watcher', OPERATOR_PASSWORD);
     live = createBrokerLiveClient({ role: 'web', socketPath: join(broker.socketDir, 'web.sock'), actor: () => 'dashboard-live' });
     operatorSession = (await live.client.auth.login.mutate({ username: 'watcher', password: OPERATOR_PASSWORD, sourceIp: '127.0.0.1' })).token;
-    await waitFor('node gpu up', async () => (await live.client.sessions.list.query({})).nodes?.find((n) => n.node === 'gpu')?.state === 'up');
     await waitFor('the remote shell prompt', async () => /[$#] *$/m.test(await remote.tmux(['capture-pane', '-p', '-t', '=agent-live:'])));
   });
 
   afterAll(async () => {
     await live?.close();
-    await broker?.stop();
-    await sshd?.stop();
-    await remote?.kill();
-    await local?.kill();
+    await fixture?.stop();
   });
 
   it('refuses a session the node\'s read patterns do not allow: no screen, no event, nothing of its text', async () => {

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
+import type { BrokerProcess } from './helpers/broker-process.js';
 import { failureOf } from './helpers/broker-failure.js';
-import { sshdUnavailable, startSshd, type TestSshd } from './helpers/sshd.js';
-import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+import { startNodeFixture, type NodeFixture } from './helpers/node-fixture.js';
+import { sshdUnavailable, type TestSshd } from './helpers/sshd.js';
+import type { TmuxTestServer } from './helpers/tmux-server.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const unavailable = sshdUnavailable();
@@ -18,10 +19,10 @@ if (unavailable !== undefined) console.log(`skipping the remote-node input tests
  * the node's command bounds, for a machine five times slower. A limit, not a measurement. */
 const SEND_WHILE_DOWN_LIMIT_MS = 120_000;
 
-let local: TmuxTestServer;
 let remote: TmuxTestServer;
 let sshd: TestSshd;
 let broker: BrokerProcess;
+let fixture: NodeFixture | undefined;
 let client: BrokerClient<'gateway'>;
 let dir: string;
 
@@ -63,33 +64,24 @@ describe.skipIf(unavailable !== undefined)('input to nodes over a real sshd', ()
     // its name (the kernel's comm, argv[0]) says ssh.
     mkdirSync(join(dir, 'bin'));
     symlinkSync('/bin/sleep', join(dir, 'bin', 'ssh'));
-    local = await startTmuxServer();
-    remote = await startTmuxServer();
-    await local.newSession('agent-here', `bash --norc --noprofile -c 'exec sleep 3600'`);
-    await remote.newSession('agent-in', `bash --norc --noprofile -c 'exec cat > ${join(dir, 'in.txt')}'`);
-    await remote.newSession('agent-down', `bash --norc --noprofile -c 'exec cat > ${join(dir, 'down.txt')}'`);
-    // The foreground is cat, waiting for input; a guarded command runs beside it.
-    await remote.newSession('agent-guarded', `bash --norc --noprofile -c '${join(dir, 'bin', 'ssh')} 3600 & exec cat > /dev/null'`);
-    await remote.newSession('other-box', `bash --norc --noprofile -c 'exec cat > /dev/null'`);
-    sshd = await startSshd();
-    broker = await startBrokerProcess({
-      tmuxSocket: local.socketName,
-      config: {
-        allowed_session_patterns: ['agent-*'],
-        permissions: { terminal_input: true },
-        log_level: 'warn',
-        nodes: [{ name: 'gpu', ssh: sshd.destination, tmux_socket: remote.socketName, identity_file: sshd.clientKey, known_hosts: sshd.knownHosts, allowed_session_patterns: ['agent-*', 'other-*'], input_session_patterns: ['agent-*'] }],
+    fixture = await startNodeFixture({
+      config: { allowed_session_patterns: ['agent-*'], permissions: { terminal_input: true } },
+      node: { allowed_session_patterns: ['agent-*', 'other-*'], input_session_patterns: ['agent-*'] },
+      sessions: async (here, there) => {
+        await here.newSession('agent-here', `bash --norc --noprofile -c 'exec sleep 3600'`);
+        await there.newSession('agent-in', `bash --norc --noprofile -c 'exec cat > ${join(dir, 'in.txt')}'`);
+        await there.newSession('agent-down', `bash --norc --noprofile -c 'exec cat > ${join(dir, 'down.txt')}'`);
+        // The foreground is cat, waiting for input; a guarded command runs beside it.
+        await there.newSession('agent-guarded', `bash --norc --noprofile -c '${join(dir, 'bin', 'ssh')} 3600 & exec cat > /dev/null'`);
+        await there.newSession('other-box', `bash --norc --noprofile -c 'exec cat > /dev/null'`);
       },
     });
+    ({ remote, sshd, broker } = fixture);
     client = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') });
-    await waitFor('node gpu up', async () => (await client.sessions.list.query({})).nodes?.find((n) => n.node === 'gpu')?.state === 'up');
   });
 
   afterAll(async () => {
-    await broker?.stop();
-    await sshd?.stop();
-    await remote?.kill();
-    await local?.kill();
+    await fixture?.stop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

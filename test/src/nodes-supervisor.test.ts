@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
+import type { BrokerProcess } from './helpers/broker-process.js';
 import { failureOf } from './helpers/broker-failure.js';
-import { sshdUnavailable, startSshd, type TestSshd } from './helpers/sshd.js';
-import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+import { startNodeFixture, type NodeFixture } from './helpers/node-fixture.js';
+import { sshdUnavailable, type TestSshd } from './helpers/sshd.js';
+import type { TmuxTestServer } from './helpers/tmux-server.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const unavailable = sshdUnavailable();
@@ -16,40 +17,35 @@ let local: TmuxTestServer;
 let remote: TmuxTestServer;
 let sshd: TestSshd;
 let broker: BrokerProcess;
+let fixture: NodeFixture | undefined;
 let client: BrokerClient<'gateway'>;
 
 const eventsOf = async (target: string) => (await client.supervisor.listEvents.query({ limit: 200 })).events.filter((e) => e.target === target);
 
 describe.skipIf(unavailable !== undefined)('supervisor watches on node sessions', () => {
   beforeAll(async () => {
-    local = await startTmuxServer();
-    remote = await startTmuxServer();
-    // The same name on this host: a watch on the node's session must never read this one.
-    await local.newSession('agent-work', `bash --norc --noprofile -c 'echo local-only; echo TERMINAL_MCP_DONE; exec sleep 3600'`);
-    await remote.newSession('agent-work', 'bash --norc --noprofile');
-    await remote.newSession('agent-ask', `bash --norc --noprofile -c 'read -p "Continue? [y/N] " a; echo "answered:$a"; exec sleep 3600'`);
-    await remote.newSession('private-notes', `bash --norc --noprofile -c 'echo private; exec sleep 3600'`);
-    sshd = await startSshd();
-    broker = await startBrokerProcess({
-      tmuxSocket: local.socketName,
+    fixture = await startNodeFixture({
       config: {
         allowed_session_patterns: ['agent-*', 'private-*'],
-        log_level: 'warn',
         permissions: { terminal_input: true },
         input_policy: { allowed_session_patterns: ['agent-*'] },
         supervisor: { enabled: true, v2_enabled: true },
-        nodes: [{ name: 'gpu', ssh: sshd.destination, tmux_socket: remote.socketName, identity_file: sshd.clientKey, known_hosts: sshd.knownHosts, allowed_session_patterns: ['agent-*'] }],
+      },
+      node: { allowed_session_patterns: ['agent-*'] },
+      sessions: async (here, there) => {
+        // The same name on this host: a watch on the node's session must never read this one.
+        await here.newSession('agent-work', `bash --norc --noprofile -c 'echo local-only; echo TERMINAL_MCP_DONE; exec sleep 3600'`);
+        await there.newSession('agent-work', 'bash --norc --noprofile');
+        await there.newSession('agent-ask', `bash --norc --noprofile -c 'read -p "Continue? [y/N] " a; echo "answered:$a"; exec sleep 3600'`);
+        await there.newSession('private-notes', `bash --norc --noprofile -c 'echo private; exec sleep 3600'`);
       },
     });
+    ({ local, remote, sshd, broker } = fixture);
     client = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') });
-    await waitFor('node gpu up', async () => (await client.sessions.list.query({})).nodes?.find((n) => n.node === 'gpu')?.state === 'up');
   });
 
   afterAll(async () => {
-    await broker?.stop();
-    await sshd?.stop();
-    await remote?.kill();
-    await local?.kill();
+    await fixture?.stop();
   });
 
   it("refuses a watch the node's read patterns refuse, and an unknown node, as a read would be", async () => {
