@@ -16,7 +16,7 @@
  * calls. A process that exits mid-read is skipped. Linux only: without /proc the answer
  * is `{ source: 'tmux' }` and the gates fall back to tmux's foreground command.
  */
-import { accessSync, close, open, read, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { accessSync, close, closeSync, constants, openSync, read, readdirSync, readFileSync, readlinkSync, readSync, statSync } from 'node:fs';
 import type { PaneProcess, PaneProcessFacts } from '../../policy/foreground.js';
 
 /** /proc is read with synchronous calls behind promise-shaped helpers: its files are made
@@ -25,10 +25,14 @@ import type { PaneProcess, PaneProcessFacts } from '../../policy/foreground.js';
  * few hundred processes took about 40 ms that way on a loaded host (twice per send),
  * a few milliseconds this way. The exception is /proc/<pid>/cmdline, which reads the
  * process's memory and can wait on its memory lock (the reason `ps` can hang): it stays
- * asynchronous, and is read only for the pane's own processes: with one open and one
- * read per process (`readArgv0`), not readFile's open, stat, reads and close, since each
- * is a round trip through the thread pool and each costs milliseconds on a loaded host.
- * The descriptor is closed without waiting. */
+ * asynchronous, and is read only for the pane's own processes: opened synchronously
+ * (opening it takes no lock of the process: only reading its memory does), then one
+ * asynchronous read per process (`readArgv0`), not readFile's open, stat, reads and
+ * close, since each is a round trip through the thread pool and each costs milliseconds
+ * on a loaded host. The descriptor is closed without waiting. The snapshot's
+ * /proc/<pid>/stat files, one per process on the host, are read with one open, one read
+ * into a buffer of the scan and one close each (`readStatSync`), not readFileSync's open,
+ * stat, two reads and close. */
 function settle<T>(read: () => T): Promise<T> {
   try {
     return Promise.resolve(read());
@@ -85,6 +89,36 @@ async function readStat(procRoot: string, pid: string): Promise<StatFields | nul
   }
 }
 
+/** Bytes of a /proc/<pid>/stat read at once (the kernel makes the whole line in one read;
+ * it is a few hundred bytes). A longer one is read whole the ordinary way. */
+const STAT_BUFFER_BYTES = 4_096;
+
+/** /proc/<pid>/stat with one open, one read into `buffer` and one close (see the note at
+ * the top); null when the process exited meanwhile. */
+function readStatSync(procRoot: string, pid: string, buffer: Buffer): StatFields | null {
+  const path = `${procRoot}/${pid}/stat`;
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY);
+  } catch {
+    return null; // exited meanwhile
+  }
+  let n: number;
+  try {
+    n = readSync(fd, buffer, 0, STAT_BUFFER_BYTES, 0);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+  if (n < STAT_BUFFER_BYTES) return parseProcStat(buffer.toString('utf8', 0, n));
+  try {
+    return parseProcStat(readFileSync(path, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
 const basename = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
 async function describe(procRoot: string, s: StatFields, foreground: boolean): Promise<PaneProcess> {
@@ -106,35 +140,39 @@ const CMDLINE_MAX = 128 * 1_024;
 
 /** argv[0] from /proc/<pid>/cmdline (up to its first NUL; null when empty), read
  * asynchronously (see the note at the top) in as few thread-pool round trips as it can:
- * one open, then reads until a NUL or the end, the close not waited for. */
+ * opened at once (the open takes no lock of the process), then reads until a NUL or the
+ * end, the close not waited for. */
 function readArgv0(path: string): Promise<string | null> {
   return new Promise((resolve, reject) => {
-    open(path, 'r', (openErr, fd) => {
-      if (openErr) return reject(openErr);
-      const chunks: Buffer[] = [];
-      let total = 0;
-      const done = (err: Error | null, value: string | null) => {
-        close(fd, () => undefined);
-        if (err) reject(err);
-        else resolve(value);
-      };
-      const next = () => {
-        const chunk = Buffer.allocUnsafe(CMDLINE_CHUNK);
-        read(fd, chunk, 0, CMDLINE_CHUNK, total, (readErr, n) => {
-          if (readErr) return done(readErr, null);
-          const got = chunk.subarray(0, n);
-          const nul = got.indexOf(0);
-          chunks.push(nul < 0 ? got : got.subarray(0, nul));
-          total += n;
-          if (nul >= 0 || n === 0 || total >= CMDLINE_MAX) {
-            const first = Buffer.concat(chunks).toString('utf8');
-            return done(null, first === '' ? null : first);
-          }
-          next();
-        });
-      };
-      next();
-    });
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_RDONLY);
+    } catch (openErr) {
+      return reject(openErr as Error);
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const done = (err: Error | null, value: string | null) => {
+      close(fd, () => undefined);
+      if (err) reject(err);
+      else resolve(value);
+    };
+    const next = () => {
+      const chunk = Buffer.allocUnsafe(CMDLINE_CHUNK);
+      read(fd, chunk, 0, CMDLINE_CHUNK, total, (readErr, n) => {
+        if (readErr) return done(readErr, null);
+        const got = chunk.subarray(0, n);
+        const nul = got.indexOf(0);
+        chunks.push(nul < 0 ? got : got.subarray(0, nul));
+        total += n;
+        if (nul >= 0 || n === 0 || total >= CMDLINE_MAX) {
+          const first = Buffer.concat(chunks).toString('utf8');
+          return done(null, first === '' ? null : first);
+        }
+        next();
+      });
+    };
+    next();
   });
 }
 
@@ -191,7 +229,12 @@ async function snapshot(procRoot: string): Promise<ProcSnapshot> {
     return { kind: 'unlistable' };
   }
   if (entries.length > MAX_SCANNED) return { kind: 'too_many' };
-  const stats = (await Promise.all(entries.map((e) => readStat(procRoot, e)))).filter((s): s is StatFields => s !== null);
+  const buffer = Buffer.allocUnsafe(STAT_BUFFER_BYTES);
+  const stats: StatFields[] = [];
+  for (const e of entries) {
+    const s = readStatSync(procRoot, e, buffer);
+    if (s !== null) stats.push(s);
+  }
   const byPid = new Map(stats.map((s) => [s.pid, s]));
   const children = new Map<number, StatFields[]>();
   for (const s of stats) {
