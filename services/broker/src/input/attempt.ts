@@ -455,16 +455,26 @@ function queueForReview<T>(
   return { kind: 'queued', auditId, target: resolved, at };
 }
 
-/** Identity and gates again, under the lock, at the moment of acting. */
+/** Identity and gates again, under the lock, at the moment of acting. The identity (from
+ * tmux) and the process tree (from /proc) are read at the same time, both under the lock:
+ * the tree is read for the pane process resolved before the lock, and used only when the
+ * identity read says it is still the pane's process (samePane); where there is no /proc,
+ * the tree's answer is tmux's foreground command, taken from the identity read. */
 async function recheckUnderLock(caller: AttemptCaller, spec: AttemptSpec, resolved: ResolvedTarget): Promise<Omit<ActContext, 'auditId' | 'services' | 'reads'>> {
-  const live = await caller.deps.reader.delivery.identity(resolved.identity.paneId);
+  const identity = caller.deps.reader.delivery.identity(resolved.identity.paneId);
+  // The process tree as it is now, under the lock: what was there at resolve time may
+  // have exec'd into something else since.
+  const reading = readSettledTargetProcesses(resolved, caller.deps.input);
+  // Not awaited when the identity changed (or could not be read): that answer stands.
+  reading.catch(() => undefined);
+  const live = await identity;
   if (!live || !samePane(live, resolved.identity)) {
     throw new AppError('IDENTITY_CHANGED', 'the session or pane was replaced between resolving the target and sending: nothing was sent');
   }
   // A renamed session is re-judged under its new name, with the grant as it is now.
   const target = caller.deps.access.regrant({ ...resolved, sessionName: live.sessionName, currentCommand: live.currentCommand, inCopyMode: live.inMode });
-  // The process tree as it is now, under the lock: what was there at resolve time may
-  // have exec'd into something else since.
-  const decision = authorizeInput(caller, target, await readSettledTargetProcesses(target, caller.deps.input), spec.request);
+  const read = await reading;
+  const processes: PaneProcessFacts = read.source === 'tmux' ? { source: 'tmux', command: live.currentCommand } : read;
+  const decision = authorizeInput(caller, target, processes, spec.request);
   return { target, live, decision };
 }
