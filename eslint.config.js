@@ -75,7 +75,7 @@ const BROKER_LAYERS = [
 // text at the cursor); the gate it asks resolves a session's named pane and a binding's
 // pinned pane. effects/ implements the calls. test/src/architecture.test.ts derives every
 // caller from the source and fails on one not listed here.
-const PANE_READ_CALLS = ['capturePane', 'paneFacts', 'paneHint', 'readIdentity', 'readPaneIdentity', 'listPanes'];
+const PANE_READ_CALLS = ['capturePane', 'capturePaneWithFacts', 'paneFacts', 'paneHint', 'readIdentity', 'readPaneIdentity', 'listPanes'];
 const PANE_TEXT_READS = ['readPaneWindow', 'readPaneLines', 'startEarlyCapture'];
 const PANE_READERS = [
   'services/broker/src/reads/session-reader.ts',

@@ -274,7 +274,7 @@ describe('broker layers (ESLint enforces the same rules)', () => {
 // of the tmux read calls or of the pane-text readers built on them. effects/ implements
 // them and is not counted. A new file here is a side entrance: route it through
 // SessionReader instead of adding it to this list and to eslint.config.js's reader zone.
-const PANE_READ_WORDS = /\b(capturePane|paneFacts|listPanes|paneHint|readIdentity|readPaneIdentity|readPaneWindow|readPaneLines|startEarlyCapture)\b/;
+const PANE_READ_WORDS = /\b(capturePane|capturePaneWithFacts|paneFacts|listPanes|paneHint|readIdentity|readPaneIdentity|readPaneWindow|readPaneLines|startEarlyCapture)\b/;
 const PANE_READERS = [
   // the reader module, with the reads input delivery makes of the pane it types into
   // (identity under the lock, the text at the cursor, terminal_run's output)

@@ -33,6 +33,8 @@ import { AppError, readAppErrorData, RUN_LIMITS, type RunResult } from '@termina
 import { recordRead } from '../audit/record-read.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { RunChannel, RunMark } from '../effects/tmux/run-signal.js';
+import type { PaneFacts } from '../effects/tmux/types.js';
+import type { CleanText } from '../reads/pane-text.js';
 import type { PendingRun } from '../live/run-tokens.js';
 import { samePane } from '../policy/identity.js';
 import type { TargetRef } from '../access/target.js';
@@ -79,6 +81,36 @@ interface Ending {
   endLine: number;
   historySize: number;
   cursorX: number;
+  /** The output's lines, read with the facts above (`captureEnd`); absent: not yet. */
+  output?: CleanText;
+}
+
+/** Tries at reading the end's facts and output in one write before they are read apart. */
+const END_CAPTURE_TRIES = 3;
+
+/** The pane's facts after a run's status line, and its output lines (the typed line to
+ * `endLine - 1`) with them in one write: tmux runs both in one turn of its loop, so the
+ * capture's line numbers are those of the facts' history size. They are computed from
+ * `historySize` (the mark's: the shell waited while it was read, and its prompt seldom
+ * scrolls) and, when tmux's differs, again from tmux's. null: the pane is gone or has
+ * another process. */
+export async function captureEnd(caller: AttemptCaller, run: PendingRun, endLine: number, historySize: number): Promise<Omit<Ending, 'state' | 'exitStatus' | 'endLine'> | null> {
+  const reads = caller.deps.reader.delivery;
+  const paneId = run.identity.paneId;
+  const ours = (facts: PaneFacts | null): facts is PaneFacts => facts !== null && facts.panePid === run.identity.panePid;
+  if (reads.factsWithOutput !== undefined && endLine - 1 >= run.startLine) {
+    let expected = historySize;
+    for (let i = 0; i < END_CAPTURE_TRIES; i++) {
+      const read = await reads.factsWithOutput(paneId, run.startLine - expected, endLine - 1 - expected);
+      if (read === null || !ours(read.facts)) return null;
+      const facts = read.facts;
+      if (facts.historySize === expected) return { historySize: facts.historySize, cursorX: facts.cursor.x, ...(read.output !== null ? { output: read.output } : {}) };
+      expected = facts.historySize;
+    }
+  }
+  // The pane's facts through the control client (no spawn), for the capture that follows.
+  const facts = await reads.facts(paneId);
+  return ours(facts) ? { historySize: facts.historySize, cursorX: facts.cursor.x } : null;
 }
 
 /** Waits for the run to end, at most `timeoutMs`. */
@@ -89,10 +121,9 @@ async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: nu
   const deadline = Date.now() + timeoutMs;
   const lost = (historySize = 0, line = run.startLine): Ending => ({ state: 'LOST', exitStatus: null, endLine: line, historySize, cursorX: 0 });
   const done = async (mark: RunMark): Promise<Ending> => {
-    // The pane's facts through the control client (no spawn), for the capture that follows.
-    const facts = await caller.deps.reader.delivery.facts(paneId);
-    if (!facts || facts.panePid !== run.identity.panePid) return lost();
-    return { state: 'DONE', exitStatus: mark.exitStatus, endLine: mark.endLine, historySize: facts.historySize, cursorX: facts.cursor.x };
+    const end = await captureEnd(caller, run, mark.endLine, mark.historySize);
+    if (end === null) return lost();
+    return { state: 'DONE', exitStatus: mark.exitStatus, endLine: mark.endLine, ...end };
   };
 
   // A status line that ran while no call waited (the last one answered RUNNING) left its mark.
@@ -136,7 +167,7 @@ async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: nu
 async function outputOf(caller: AttemptCaller, run: PendingRun, ending: Ending) {
   if (ending.state === 'LOST' || ending.endLine - 1 < run.startLine) return { text: '', lines: 0, truncated: false, redactions: 0 };
   // Relative to the screen now (negative: history); -J joins wrapped rows.
-  const clean = await caller.deps.reader.delivery.outputLines(run.identity.paneId, run.startLine - ending.historySize, ending.endLine - 1 - ending.historySize);
+  const clean = ending.output ?? (await caller.deps.reader.delivery.outputLines(run.identity.paneId, run.startLine - ending.historySize, ending.endLine - 1 - ending.historySize));
   // The first joined line is the prompt with the typed wrapper.
   let lines = clean.lines.slice(1);
   let truncated = false;

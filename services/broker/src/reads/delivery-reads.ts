@@ -39,10 +39,16 @@ export interface DeliveryReads {
    * logical lines, control sequences stripped and secrets redacted: the text a caller
    * may be shown. A pane gone under the read gives no lines. */
   outputLines(paneId: string, start: number, end: number): Promise<CleanText>;
+  /** The pane's facts and `outputLines(paneId, start, end)` read in one write, which tmux
+   * runs in one turn of its loop: the rows' numbers are relative to the screen and history
+   * these facts describe. null when the pane is gone; `output` null when the capture
+   * failed. Absent where the adapter cannot read both at once. */
+  factsWithOutput?(paneId: string, start: number, end: number): Promise<{ facts: PaneFacts; output: CleanText | null } | null>;
 }
 
-export function createDeliveryReads(deps: { tmux: Pick<TmuxAdapter, 'capturePane' | 'paneFacts'>; delivery: IdentityReader }): DeliveryReads {
+export function createDeliveryReads(deps: { tmux: Pick<TmuxAdapter, 'capturePane' | 'capturePaneWithFacts' | 'paneFacts'>; delivery: IdentityReader }): DeliveryReads {
   const { tmux, delivery } = deps;
+  const withFacts = tmux.capturePaneWithFacts?.bind(tmux);
   return {
     identity: (paneId) => delivery.readIdentity(paneId),
     facts: (paneId) => tmux.paneFacts(paneId),
@@ -56,5 +62,13 @@ export function createDeliveryReads(deps: { tmux: Pick<TmuxAdapter, 'capturePane
     async outputLines(paneId, start, end) {
       return cleanPaneText(await tmux.capturePane(paneId, { start, end }).catch(() => ''), true);
     },
+    ...(withFacts
+      ? {
+          async factsWithOutput(paneId: string, start: number, end: number) {
+            const read = await withFacts(paneId, { start, end });
+            return read && { facts: read.facts, output: read.text === null ? null : cleanPaneText(read.text, true) };
+          },
+        }
+      : {}),
   };
 }

@@ -174,7 +174,7 @@ export interface SessionReader {
 
 export interface SessionReaderDeps {
   config: BrokerConfig;
-  tmux: Pick<TmuxAdapter, 'listSessions' | 'capturePane' | 'paneHint' | 'paneFacts' | 'listPanes'>;
+  tmux: Pick<TmuxAdapter, 'listSessions' | 'capturePane' | 'capturePaneWithFacts' | 'paneHint' | 'paneFacts' | 'listPanes'>;
   access: AccessGate;
   /** Where continued reads are recorded (audit/read-audit.ts). */
   reads: Pick<ReadAuditRecorder, 'record'>;

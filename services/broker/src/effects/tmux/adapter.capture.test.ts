@@ -139,3 +139,21 @@ describe('capturePane', () => {
     expect(adapter.state).toBe('connected');
   });
 });
+
+describe('capturePaneWithFacts', () => {
+  it('answers the pane facts and the capture of one moment: lines relative to those facts, as capturePane and paneFacts answer them', async () => {
+    const s = await shellSession('capture-with-facts', 80, 10);
+    await runInPane(s, 'seq 1 50; echo done-with-facts', 'done-with-facts');
+    const read = await adapter.capturePaneWithFacts(s.paneId, { start: -5, end: 2 });
+    expect(read).not.toBeNull();
+    expect(read!.facts).toEqual(await adapter.paneFacts(s.paneId));
+    expect(read!.facts.historySize).toBeGreaterThan(0);
+    expect(read!.text).toBe(await adapter.capturePane(s.paneId, { start: -5, end: 2 }));
+    expect(read!.text!.split('\n')).toHaveLength(8);
+  });
+
+  it('answers null for a pane that does not exist, and no text for a capture tmux refuses', async () => {
+    expect(await adapter.capturePaneWithFacts('%999999', { start: 0, end: 0 })).toBeNull();
+    await expect(adapter.capturePaneWithFacts('%1', { start: 1.5 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
+});

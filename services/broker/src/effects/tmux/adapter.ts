@@ -53,6 +53,8 @@ export interface TmuxAdapterOptions {
 /** The adapter plus the control-mode extras later work subscribes to. */
 export interface ControlModeTmuxAdapter extends TmuxAdapter, PanePipes {
   listSummaries(): Promise<ListedSession[]>;
+  /** Always there through the control client (optional in TmuxAdapter for other adapters). */
+  capturePaneWithFacts(paneId: string, options: CaptureOptions): Promise<{ facts: PaneFacts; text: string | null } | null>;
   /** tmux notifications (`%sessions-changed`, `%window-renamed @1 bash`, ...). */
   onNotification(listener: (n: ControlNotification) => void): () => void;
   onStateChange(listener: (s: ControlState) => void): () => void;
@@ -429,20 +431,40 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     return { ...session, panes, windows };
   }
 
-  async function capturePane(paneId: string, opts: CaptureOptions = {}): Promise<string> {
+  function captureCommand(paneId: string, opts: CaptureOptions): string {
     assertPaneId(paneId);
     let command = opts.escapes === true ? 'capture-pane -p -J -e' : 'capture-pane -p -J';
     if (opts.start !== undefined) command += ` -S ${lineArgument(opts.start, 'start')}`;
     if (opts.end !== undefined) command += ` -E ${lineArgument(opts.end, 'end')}`;
-    command += ` -t '${paneId}'`;
-    // Fenced: the reply is pane-controlled text (see control-client.ts).
-    const reply = await control.run(command, { fenced: true });
+    return `${command} -t '${paneId}'`;
+  }
+
+  function capturedText(reply: ControlReply): string {
     if (!reply.ok) {
       if (isMissingTarget(reply)) throw new AppError('SESSION_NOT_FOUND', 'the pane no longer exists');
       logger.warn({ tmux: reply.lines.join(' ').slice(0, 200) }, 'tmux capture-pane failed');
       throw new AppError('INTERNAL', 'tmux could not capture the pane');
     }
     return reply.lines.join('\n');
+  }
+
+  async function capturePane(paneId: string, opts: CaptureOptions = {}): Promise<string> {
+    // Fenced: the reply is pane-controlled text (see control-client.ts).
+    return capturedText(await control.run(captureCommand(paneId, opts), { fenced: true }));
+  }
+
+  async function capturePaneWithFacts(paneId: string, opts: CaptureOptions): Promise<{ facts: PaneFacts; text: string | null } | null> {
+    const capture = captureCommand(paneId, opts);
+    // Both go out in one write (as listPanes' two): tmux runs them in one turn of its loop.
+    const [facts, captured] = await Promise.all([paneFacts(paneId), control.run(capture, { fenced: true }).catch(() => null)]);
+    if (facts === null) return null;
+    let text: string | null = null;
+    try {
+      if (captured !== null) text = capturedText(captured);
+    } catch {
+      // A capture tmux refused: no text, the facts stand.
+    }
+    return { facts, text };
   }
 
   async function health(): Promise<TmuxHealth> {
@@ -496,6 +518,7 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     paneFacts,
     listPanes,
     capturePane,
+    capturePaneWithFacts,
     paneHint: (name) => cache.paneHint(name),
     health,
     readPaneIdentity: (paneId) => readPaneIdentityByControl((c, o) => control.run(c, o), paneId),

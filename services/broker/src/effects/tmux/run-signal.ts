@@ -62,6 +62,8 @@ export interface RunMark {
   exitStatus: number;
   /** Absolute line of the cursor when the status line ran: the first line after the output. */
   endLine: number;
+  /** The pane's history size when `endLine` was read. */
+  historySize: number;
 }
 
 /** The paths the status line names; `id` is the run's channel. */
@@ -171,7 +173,7 @@ export function createRunSignals(options: { stateDir: string; socketName?: strin
     dropFifos(channel);
     if (!channels.has(channel.pair.id)) return;
     if (end === null) return;
-    settle(channel, { exitStatus, endLine: end.historySize + end.cursorY });
+    settle(channel, { exitStatus, endLine: end.historySize + end.cursorY, historySize: end.historySize });
   }
 
   function onData(channel: Channel, chunk: Buffer): void {

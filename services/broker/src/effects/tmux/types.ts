@@ -165,6 +165,11 @@ export interface TmuxAdapter {
   listPanes(sessionId: string): Promise<SessionPanes | null>;
   /** Pane text with wrapped lines joined (-J) so redaction sees whole secrets. */
   capturePane(paneId: string, options?: CaptureOptions): Promise<string>;
+  /** The pane's facts and a capture (as capturePane) in one write, which tmux runs in one
+   * turn of its loop: the capture's line numbers are relative to the screen and history
+   * these facts describe (a pane that scrolls between two round trips cannot shift them).
+   * null when the pane is gone; `text` null when the capture failed. */
+  capturePaneWithFacts?(paneId: string, options: CaptureOptions): Promise<{ facts: PaneFacts; text: string | null } | null>;
   /** The active pane of the session under `name` as the last listing or read saw it: a
    * HINT for planning a capture ahead of the identity check (reads/session-reader.ts),
    * never a fact to act on. Forgotten whenever sessions change. */
