@@ -197,16 +197,27 @@ async function ttyHolders(procRoot: string, snap: Extract<ProcSnapshot, { kind: 
   if (tty === null) return [];
   const candidates = [...snap.byPid.values()].filter((s) => !members.has(s.pid) && s.ttyNr === 0 && s.startTime >= pane.startTime && s.pid > 2 && s.ppid !== 2);
   if (candidates.length > MAX_DETACHED_CANDIDATES) return null;
-  const holds = await Promise.all(
-    candidates.map(async (s) => {
-      const fds = await readdir(`${procRoot}/${s.pid}/fd`).catch(() => [] as string[]);
-      for (const fd of fds.slice(0, MAX_FDS_PER_PROCESS)) {
-        if ((await readlink(`${procRoot}/${s.pid}/fd/${fd}`).catch(() => null)) === tty) return true;
-      }
-      return false;
-    }),
-  );
-  return candidates.filter((_, i) => holds[i]);
+  // Synchronous calls in a plain loop (see the note at the top): a promise and a turn of
+  // the microtask queue per descriptor cost more than the readlink itself.
+  return candidates.filter((s) => holdsTty(procRoot, s.pid, tty));
+}
+
+/** Whether one of the first MAX_FDS_PER_PROCESS descriptors of `pid` is the pane's pty. */
+function holdsTty(procRoot: string, pid: number, tty: string): boolean {
+  let fds: string[];
+  try {
+    fds = readdirSync(`${procRoot}/${pid}/fd`);
+  } catch {
+    return false; // another user's process, or exited meanwhile
+  }
+  for (const fd of fds.slice(0, MAX_FDS_PER_PROCESS)) {
+    try {
+      if (readlinkSync(`${procRoot}/${pid}/fd/${fd}`) === tty) return true;
+    } catch {
+      // closed or exited meanwhile
+    }
+  }
+  return false;
 }
 
 type ProcSnapshot =
