@@ -195,7 +195,11 @@ async function paneTty(procRoot: string, panePid: number): Promise<string | null
 async function ttyHolders(procRoot: string, snap: Extract<ProcSnapshot, { kind: 'stats' }>, pane: StatFields, members: ReadonlyMap<number, StatFields>): Promise<StatFields[] | null> {
   const tty = await paneTty(procRoot, pane.pid);
   if (tty === null) return [];
-  const candidates = [...snap.byPid.values()].filter((s) => !members.has(s.pid) && s.ttyNr === 0 && s.startTime >= pane.startTime && s.pid > 2 && s.ppid !== 2);
+  // Not this process: the broker never opens a pane's pty (it talks to tmux through
+  // pipes), and it holds many descriptors (sockets, stores, FIFOs) that would all be read
+  // on every send whenever it started after the pane (a broker restarted under long-lived
+  // sessions).
+  const candidates = [...snap.byPid.values()].filter((s) => !members.has(s.pid) && s.ttyNr === 0 && s.startTime >= pane.startTime && s.pid > 2 && s.ppid !== 2 && s.pid !== process.pid);
   if (candidates.length > MAX_DETACHED_CANDIDATES) return null;
   // Synchronous calls in a plain loop (see the note at the top): a promise and a turn of
   // the microtask queue per descriptor cost more than the readlink itself.
