@@ -455,6 +455,14 @@ function queueForReview<T>(
   return { kind: 'queued', auditId, target: resolved, at };
 }
 
+/** Whether `name` (tmux's foreground command) is a name of the foreground group's leader
+ * in `tree`: its argv[0] (a login shell's `-` dropped, as tmux drops it), comm or exe. */
+export function namesForegroundLeader(tree: Extract<PaneProcessFacts, { source: 'proc' }>, name: string): boolean {
+  const leader = tree.processes.find((p) => p.pid === tree.foregroundGroup);
+  if (!leader) return false;
+  return [leader.argv0?.replace(/^-/, ''), leader.comm, leader.exe].includes(name);
+}
+
 /** Identity and gates again, under the lock, at the moment of acting. The identity (from
  * tmux) and the process tree (from /proc) are read at the same time, both under the lock:
  * the tree is read for the pane process resolved before the lock, and used only when the
@@ -467,13 +475,20 @@ async function recheckUnderLock(caller: AttemptCaller, spec: AttemptSpec, resolv
   const reading = readSettledTargetProcesses(resolved, caller.deps.input);
   // Not awaited when the identity changed (or could not be read): that answer stands.
   reading.catch(() => undefined);
-  const live = await identity;
-  if (!live || !samePane(live, resolved.identity)) {
-    throw new AppError('IDENTITY_CHANGED', 'the session or pane was replaced between resolving the target and sending: nothing was sent');
+  const replaced = () => new AppError('IDENTITY_CHANGED', 'the session or pane was replaced between resolving the target and sending: nothing was sent');
+  let live = await identity;
+  if (!live || !samePane(live, resolved.identity)) throw replaced();
+  const read = await reading;
+  // tmux names the foreground from the terminal's foreground group; while that group
+  // changes hands (a job that just ended, before the shell takes the terminal back) it
+  // names the pane's start command instead. The name goes to tmux's check at delivery,
+  // so one that is not the foreground the settled tree shows is read again now.
+  if (read.source === 'proc' && !namesForegroundLeader(read, live.currentCommand)) {
+    live = await caller.deps.reader.delivery.identity(resolved.identity.paneId);
+    if (!live || !samePane(live, resolved.identity)) throw replaced();
   }
   // A renamed session is re-judged under its new name, with the grant as it is now.
   const target = caller.deps.access.regrant({ ...resolved, sessionName: live.sessionName, currentCommand: live.currentCommand, inCopyMode: live.inMode });
-  const read = await reading;
   const processes: PaneProcessFacts = read.source === 'tmux' ? { source: 'tmux', command: live.currentCommand } : read;
   const decision = authorizeInput(caller, target, processes, spec.request);
   return { target, live, decision };
