@@ -69,6 +69,9 @@ function descendants(pid: number): number[] {
 }
 
 
+/** How long the processes of killed sessions get to end on SIGTERM before SIGKILL. */
+const TERM_GRACE_MS = 5_000;
+
 export async function startSshd(): Promise<TestSshd> {
   const sshd = findSystemTool('sshd') as string;
   const dir = mkdtempSync(join(tmpdir(), 'tmcp-sshd-'));
@@ -119,13 +122,32 @@ export async function startSshd(): Promise<TestSshd> {
     const c = child;
     if (c?.pid === undefined) return;
     const tree = [c.pid, ...descendants(c.pid)];
-    for (const p of tree) {
-      try {
-        process.kill(p, 'SIGKILL');
-      } catch {
-        /* already gone */
+    const signal = (pids: readonly number[], sig: NodeJS.Signals) => {
+      for (const p of pids) {
+        try {
+          process.kill(p, sig);
+        } catch {
+          /* already gone */
+        }
       }
-    }
+    };
+    // The daemon and its connection processes die at once (the network is cut, as on a
+    // crash). What ran in the sessions is asked to end first: a login shell still reading
+    // the account's rc files may be holding a lock there (pyenv's rehash lock in ~/.bashrc
+    // was left behind by a SIGKILL, and every later login then waited 60 s for it); SIGTERM
+    // lets it run its exit trap. What is still there after TERM_GRACE_MS is killed.
+    const isSshd = (p: number) => {
+      try {
+        return readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'sshd';
+      } catch {
+        return false;
+      }
+    };
+    const daemons = tree.filter(isSshd);
+    const sessions = tree.filter((p) => !daemons.includes(p));
+    signal(daemons, 'SIGKILL');
+    signal(sessions, 'SIGTERM');
+    await waitFor('the sessions to end', () => sessions.every((p) => !pidAlive(p)) || undefined, TERM_GRACE_MS).catch(() => signal(sessions, 'SIGKILL'));
     await waitFor('sshd and its sessions to exit', () => tree.every((p) => !pidAlive(p)) || undefined);
     child = undefined;
   };
