@@ -3,7 +3,8 @@
  * port, with its own host key, config, pid file and authorized_keys in a temp dir under
  * TMPDIR, and a client key that authorized_keys accepts. Runs as the test's user (root in
  * CI: `PermitRootLogin prohibit-password`); the remote side's tmux finds the test's tmux
- * servers because sshd hands sessions the test's TMUX_TMPDIR (`SetEnv`).
+ * servers because sshd hands sessions the test's TMUX_TMPDIR (`SetEnv`), with an empty
+ * HOME of their own so the account's rc files do not run on every channel.
  *
  * `kill()` ends the listener AND every connection process it forked (the whole tree, as a
  * crashed or rebooted host would), `start()` brings a listener back on the same port with
@@ -82,6 +83,8 @@ export async function startSshd(): Promise<TestSshd> {
   // sshd's privilege separation directory (Debian's service creates it at boot).
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const port = await freePort();
+  const home = join(dir, 'home');
+  mkdirSync(home, { mode: 0o700 });
   const tmuxTmpdir = process.env.TMUX_TMPDIR ? realpathSync(process.env.TMUX_TMPDIR) : undefined;
   const config = [
     `Port ${port}`,
@@ -98,7 +101,10 @@ export async function startSshd(): Promise<TestSshd> {
     'X11Forwarding no',
     'PrintMotd no',
     'LogLevel ERROR',
-    ...(tmuxTmpdir !== undefined ? [`SetEnv TMUX_TMPDIR=${tmuxTmpdir}`] : []),
+    // An empty home for the sessions (SetEnv overrides sshd's own HOME): bash reads
+    // ~/.bashrc for every command that comes over ssh, and the test account's rc files
+    // (pyenv's rehash on this machine) would run, and could hang, on every channel.
+    `SetEnv HOME=${home}${tmuxTmpdir !== undefined ? ` TMUX_TMPDIR=${tmuxTmpdir}` : ''}`,
   ];
   writeFileSync(join(dir, 'sshd_config'), `${config.join('\n')}\n`);
   const hostKey = readFileSync(join(dir, 'host_key.pub'), 'utf8').split(' ').slice(0, 2).join(' ');
