@@ -10,7 +10,7 @@
 import { homedir } from 'node:os';
 import { resolvePaths, type OAuthServer, type SocketRole } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
-import { createAccessGate } from './access/gate.js';
+import { bindingsOn, createAccessGate } from './access/gate.js';
 import { createAttentionCenter } from './attention/center.js';
 import { attachNotificationChannels } from './effects/notify/channels.js';
 import { noticeOfSupervisorEvent } from './attention/supervisor-notices.js';
@@ -84,7 +84,8 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
     config,
     tmux,
     grants: stores.grants,
-    bindings: services.bindings,
+    // This host's bindings; a node's are its own gate's (nodes/node-set.ts).
+    bindings: bindingsOn(services.bindings, null),
     delivery: services.delivery,
   });
   const reader = createSessionReader({ config, tmux, access, reads: services.reads, identity: services.delivery });
@@ -94,7 +95,7 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   attachNotificationChannels({ channels: config.notifications.channels, store: stores.notify, log, subscribe: attention.onNotice });
   // Other hosts' tmux over ssh: a gate and a reader per node, over the same read audit.
   const adapterFor = parts.nodeAdapterFor;
-  const nodes = adapterFor !== undefined && config.nodes.length > 0 ? createNodeSet({ config, reads: services.reads, adapterFor, inputFor: parts.nodeInputFor }) : undefined;
+  const nodes = adapterFor !== undefined && config.nodes.length > 0 ? createNodeSet({ config, reads: services.reads, bindings: services.bindings, adapterFor, inputFor: parts.nodeInputFor }) : undefined;
   // Watches on node:session read through the node's reader (nodes/node-supervisor.ts).
   const watchRouting = nodeSupervisorRouting(reader, nodes);
   const supervisor = createSupervisor(

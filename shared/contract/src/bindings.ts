@@ -11,7 +11,7 @@ import { paneArg, paneTextSchema, sessionNameSchema, sessionStatusResultSchema }
  * past it is BINDING_LIMIT_REACHED (remapping or unbinding an existing one is not). */
 export const BINDING_LIMITS = { maxPerActor: 100 } as const;
 
-export const BINDING_STATES = ['OK', 'MISSING', 'IDENTITY_CHANGED'] as const;
+export const BINDING_STATES = ['OK', 'MISSING', 'IDENTITY_CHANGED', 'NODE_UNAVAILABLE'] as const;
 export type BindingState = (typeof BINDING_STATES)[number];
 
 export const bindInputShape = {
@@ -39,7 +39,7 @@ export const bindingSchema = z.object({
   session_id: z.string().describe('the pinned tmux session id'),
   pane_id: z.string().describe('the pinned pane'),
   input_enabled: z.boolean(),
-  state: z.enum(BINDING_STATES).describe('OK, MISSING (no session has that name now; the binding is kept) or IDENTITY_CHANGED (recreated or replaced: rebind)'),
+  state: z.enum(BINDING_STATES).describe('OK, MISSING (no session has that name now; the binding is kept), IDENTITY_CHANGED (recreated or replaced: rebind) or NODE_UNAVAILABLE (the binding is on a node that is down now; it is kept)'),
   created_at: z.string(),
   updated_at: z.string(),
   updated_by: z.string().describe('actor that last created or changed it'),

@@ -31,11 +31,24 @@ export interface GrantLookup {
   findMany(sessionNames: readonly string[]): ReadonlyMap<string, GrantRecord>;
 }
 
-/** For a gate without bindings (a node's, nodes/node-set.ts): a bound pane is never looked up,
- * and if it were, it would be refused rather than read on another host's tmux. */
-export const NO_BOUND_PANES: Pick<AccessGateDeps, 'bindings' | 'delivery'> = {
-  bindings: { get: () => undefined },
-  delivery: { readIdentity: () => Promise.reject(new AppError('BINDING_NOT_FOUND', 'bindings are not supported on nodes yet')) },
+/** The bindings one host's gate sees: those pinned on `node` (null: this host). A binding
+ * of another host reaching this gate is a routing fault of the caller, never read here
+ * (another host's pane ids mean nothing to this tmux): it is refused as that host being
+ * out of reach (for a node no longer configured, that is what it is). */
+export function bindingsOn(store: { get(name: string): BindingRecord | undefined }, node: string | null): AccessGateDeps['bindings'] {
+  return {
+    get(name) {
+      const record = store.get(name);
+      if (record === undefined || record.node === node) return record;
+      throw new AppError('NODE_UNAVAILABLE', `binding ${JSON.stringify(name)} is pinned on ${record.node === null ? 'this host' : `node ${record.node}`}, which is not reachable here`, 'Call terminal_node_health, or rebind the name with replace: true.');
+    },
+  };
+}
+
+/** For a node's gate whose node has no input effects: a pinned pane that is not the
+ * session's active one cannot be checked, so it is refused. */
+export const NO_PANE_IDENTITY: AccessGateDeps['delivery'] = {
+  readIdentity: () => Promise.reject(new AppError('NODE_UNAVAILABLE', 'panes of this node cannot be identified by this broker')),
 };
 
 export interface AccessGateDeps {

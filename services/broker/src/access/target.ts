@@ -38,6 +38,11 @@ export function identityOfBinding(b: BindingRecord): PaneIdentity {
   return { serverPid: b.serverPid, sessionId: b.sessionId, created: b.sessionCreated, paneId: b.paneId, panePid: b.panePid };
 }
 
+/** The bound session as callers and audit rows name it: `node:session` for a node's. */
+export const boundSessionName = (b: Pick<BindingRecord, 'node' | 'sessionName'>): string => (b.node === null ? b.sessionName : `${b.node}:${b.sessionName}`);
+
+export const boundOrNull = (b: Pick<BindingRecord, 'node' | 'sessionName'> | undefined): string | null => (b === undefined ? null : boundSessionName(b));
+
 /** The session's active pane as a target; SESSION_NOT_FOUND when there is none. */
 export function targetOfSession(s: SessionFacts): ReadableTarget {
   const pane = s.activePane;

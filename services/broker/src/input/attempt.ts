@@ -34,7 +34,7 @@
  */
 import { ALLOWED_KEYS, AppError, COPY_MODE_EXIT_KEY, type AuditDecision, type ErrorCode } from '@terminal-mcp/contract';
 import type { AllowedDecision } from '../access/gate.js';
-import type { ResolvedTarget, TargetRef } from '../access/target.js';
+import { boundOrNull, type ResolvedTarget, type TargetRef } from '../access/target.js';
 import type { InputCaller } from './input-deps.js';
 import { authorizeInput, authorizeInputCaller } from './authorize.js';
 import { hmacText, previewText } from '../audit/text-digest.js';
@@ -239,7 +239,7 @@ function attemptRecord(caller: AttemptCaller, spec: AttemptSpec, at: number, fre
       actor: caller.actor,
       tool: spec.tool,
       // A node's session as `node:session` and `node:$id`, as reads on nodes are audited.
-      sessionName: (target ? qualify(self.node, target.sessionName) : null) ?? spec.target.session ?? services.bindings.get(spec.target.binding ?? '')?.sessionName ?? null,
+      sessionName: (target ? qualify(self.node, target.sessionName) : null) ?? spec.target.session ?? boundOrNull(services.bindings.get(spec.target.binding ?? '')),
       binding: spec.target.binding ?? null,
       serverPid: target?.identity.serverPid ?? null,
       sessionId: target ? qualify(self.node, target.identity.sessionId) : null,

@@ -13,6 +13,12 @@
  * - one client (actor) holds at most BINDING_LIMITS.maxPerActor bindings: a new name, or
  *   taking over another client's, past that is BINDING_LIMIT_REACHED.
  * Bound reads (tail, status) go to the pinned pane and are audited as reads.
+ *
+ * A binding of `node:session` pins the node's pane (the identity its tmux reports) and
+ * stores the node's name: every use of it (bound reads here, input through
+ * input/node-route.ts, watches through nodes/node-supervisor.ts) goes to that node's gate
+ * and reader, with the same identity check; a node that is down is NODE_UNAVAILABLE. Views
+ * and audit rows name the session `node:session`.
  */
 import {
   AppError,
@@ -25,12 +31,15 @@ import {
   type BoundStatus,
   type TailBoundInput,
 } from '@terminal-mcp/contract';
-import { identityOfBinding, resolveBinding } from '../access/target.js';
+import { NO_PANE_IDENTITY, type AccessGate } from '../access/gate.js';
+import { boundOrNull, boundSessionName, identityOfBinding, resolveBinding, type ReadableTarget } from '../access/target.js';
 import { auditedRead } from '../audit/record-read.js';
 import type { BindingRecord } from '../effects/store/bindings-store.js';
 import type { SessionFacts } from '../effects/tmux/types.js';
+import { qualify, splitNodeName } from '../nodes/node-names.js';
 import { isSensitiveName } from '../policy/access.js';
 import { samePane } from '../policy/identity.js';
+import type { SessionReader } from '../reads/session-reader.js';
 import type { InputCaller } from './input-deps.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -38,8 +47,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 function bindingView(record: BindingRecord, state: BindingState): Binding {
   return {
     binding: record.name,
-    session: record.sessionName,
-    session_id: record.sessionId,
+    session: boundSessionName(record),
+    session_id: qualify(record.node ?? undefined, record.sessionId),
     pane_id: record.paneId,
     input_enabled: record.inputEnabled,
     state,
@@ -51,18 +60,22 @@ function bindingView(record: BindingRecord, state: BindingState): Binding {
 
 export async function bindSession(caller: InputCaller, input: BindInput): Promise<BindOutput> {
   const { deps } = caller;
-  if (isSensitiveName(input.session)) {
+  // `node:session` is the node's session (nodes/node-names.ts); a bare name, this host's.
+  const { node, session } = splitNodeName(input.session, deps.nodes?.names() ?? []);
+  if (isSensitiveName(input.session) || isSensitiveName(session)) {
     throw new AppError('FORBIDDEN', 'sessions with sensitive names (root, ssh, password, secret, database) are never bindable');
   }
-  // THE read gate: the whitelist or a grant pinned to this session; a denied name gets the
-  // same answer whether or not it exists.
+  // THE read gate of the session's host: the whitelist (a node's read patterns) or a grant
+  // pinned to this session; a denied name gets the same answer whether or not it exists.
   // With `pane`, that pane of the session is pinned (its id and pid): reads and input
   // through the binding reach it whichever pane is active.
-  const target = await deps.access.readable(input.session, undefined, input.pane);
+  const host = hostOf(caller, node === undefined ? null : node);
+  const target = await onHost(caller, host, () => host.access.readable(session, undefined, input.pane));
   const now = Date.now();
   const services = deps.input;
   const fresh = (inputEnabled: boolean, createdAt: number): BindingRecord => ({
     name: input.binding,
+    node: host.node ?? null,
     sessionName: target.sessionName,
     serverPid: target.identity.serverPid,
     sessionId: target.identity.sessionId,
@@ -88,7 +101,7 @@ export async function bindSession(caller: InputCaller, input: BindInput): Promis
       const write = fresh(input.input_enabled ?? false, now);
       return { result: { record: write, outcome: 'CREATED'}, write };
     }
-    const same = existing.sessionName === target.sessionName && samePane(identityOfBinding(existing), target.identity);
+    const same = existing.node === (host.node ?? null) && existing.sessionName === target.sessionName && samePane(identityOfBinding(existing), target.identity);
     if (same) {
       if (input.input_enabled === undefined || input.input_enabled === existing.inputEnabled) {
         return { result: { record: existing, outcome: 'UNCHANGED'} };
@@ -105,26 +118,75 @@ export async function bindSession(caller: InputCaller, input: BindInput): Promis
     return { result: { record: write, outcome: 'REPLACED'}, write };
   });
   if (outcome !== 'UNCHANGED') {
-    deps.log.info({ event: 'binding.changed', outcome, binding: record.name, sessionId: record.sessionId, actor: caller.actor }, 'binding changed');
+    deps.log.info({ event: 'binding.changed', outcome, binding: record.name, node: record.node, sessionId: record.sessionId, actor: caller.actor }, 'binding changed');
   }
   return { ...bindingView(record, 'OK'), outcome };
 }
 
-async function stateOf(caller: InputCaller, record: BindingRecord, sessions: readonly SessionFacts[]): Promise<BindingState> {
-  return (await resolveBinding(record, sessions, caller.deps.input.delivery)).state;
+/** The host a binding (or a bind) is on: this host's gate and reader, or the node's. */
+interface BindingHost {
+  /** undefined: this host. */
+  node: string | undefined;
+  access: AccessGate;
+  reader: SessionReader;
+  listSessions(): Promise<SessionFacts[]>;
+  /** Where the pinned pane's identity is re-read (this host's delivery, or the node's). */
+  delivery: Parameters<typeof resolveBinding>[2];
+}
+
+/** `node` null: this host. A node that is not configured (any more), or not connected, is
+ * NODE_UNAVAILABLE: its bindings are kept, never "not found". */
+function hostOf(caller: InputCaller, node: string | null): BindingHost {
+  const { deps } = caller;
+  if (node === null) return { node: undefined, access: deps.access, reader: deps.reader, listSessions: () => deps.tmux.listSessions(), delivery: deps.input.delivery };
+  const n = deps.nodes?.get(node);
+  if (deps.nodes === undefined || n === undefined) {
+    throw new AppError('NODE_UNAVAILABLE', `node ${node} is not configured in this broker`, 'Call terminal_node_health for the configured nodes, or rebind the name with replace: true.');
+  }
+  deps.nodes.connected(node);
+  return { node, access: n.access, reader: n.reader, listSessions: () => n.tmux.listSessions(), delivery: n.input?.delivery ?? NO_PANE_IDENTITY };
+}
+
+/** `run` on the host; on a node, a failure because its link went down is NODE_UNAVAILABLE. */
+async function onHost<T>(caller: InputCaller, host: BindingHost, run: () => Promise<T>): Promise<T> {
+  const nodes = caller.deps.nodes;
+  if (host.node === undefined || nodes === undefined) return run();
+  try {
+    return await run();
+  } catch (err) {
+    throw nodes.unavailableOr(host.node, err);
+  }
+}
+
+/** The binding's state on its host, each host listed at most once per call (`listings`). */
+async function stateOf(caller: InputCaller, record: BindingRecord, listings: Map<string | null, Promise<SessionFacts[]>>): Promise<BindingState> {
+  const host = hostOf(caller, record.node);
+  let listing = listings.get(record.node);
+  if (listing === undefined) {
+    listing = host.listSessions();
+    listings.set(record.node, listing);
+  }
+  const sessions = listing;
+  return onHost(caller, host, async () => (await resolveBinding(record, await sessions, host.delivery)).state);
 }
 
 export async function getBinding(caller: InputCaller, name: string): Promise<Binding> {
   const record = caller.deps.input.bindings.get(name);
   if (!record) throw new AppError('BINDING_NOT_FOUND', 'no binding has that name');
-  return bindingView(record, await stateOf(caller, record, await caller.deps.tmux.listSessions()));
+  return bindingView(record, await stateOf(caller, record, new Map()));
 }
 
 export async function listBindings(caller: InputCaller): Promise<{ bindings: Binding[] }> {
   const records = caller.deps.input.bindings.list();
   if (records.length === 0) return { bindings: [] };
-  const sessions = await caller.deps.tmux.listSessions();
-  return { bindings: await Promise.all(records.map(async (r) => bindingView(r, await stateOf(caller, r, sessions)))) };
+  const listings = new Map<string | null, Promise<SessionFacts[]>>();
+  // A node that is down does not hide the others: its bindings say NODE_UNAVAILABLE.
+  const state = (r: BindingRecord) =>
+    stateOf(caller, r, listings).catch((err: unknown) => {
+      if (r.node !== null && err instanceof AppError && err.code === 'NODE_UNAVAILABLE') return 'NODE_UNAVAILABLE' as const;
+      throw err;
+    });
+  return { bindings: await Promise.all(records.map(async (r) => bindingView(r, await state(r)))) };
 }
 
 export function unbind(caller: InputCaller, name: string): { binding: string; removed: true } {
@@ -134,31 +196,38 @@ export function unbind(caller: InputCaller, name: string): { binding: string; re
 }
 
 /** Bound reads are the named reads of the pinned pane: the same gate
- * (`access.readableBinding`), the same reader, the same status (from
- * `#{window_activity}`), plus the binding's name. */
+ * (`access.readableBinding`, the node's for a node's binding), the same reader, the same
+ * status (from `#{window_activity}`), plus the binding's name. */
+async function boundRead<T extends { session: string; session_id: string }>(
+  caller: InputCaller,
+  record: BindingRecord | undefined,
+  name: string,
+  read: (reader: SessionReader, target: ReadableTarget) => Promise<T>,
+): Promise<T> {
+  if (!record) throw new AppError('BINDING_NOT_FOUND', 'no binding has that name');
+  const host = hostOf(caller, record.node);
+  const r = await onHost(caller, host, async () => read(host.reader, await host.access.readableBinding(name)));
+  return { ...r, session: qualify(host.node, r.session), session_id: qualify(host.node, r.session_id) };
+}
+
 export function tailBound(caller: InputCaller, input: TailBoundInput): Promise<BoundPaneText> {
-  const { deps } = caller;
-  const sessionName = deps.input.bindings.get(input.binding)?.sessionName ?? null;
+  const record = caller.deps.input.bindings.get(input.binding);
   return auditedRead(
     caller,
     'terminal_tail_bound',
-    sessionName,
-    async () => {
-      const text = await deps.reader.tailOf(await deps.access.readableBinding(input.binding), input.lines, input.strip_ansi ?? true);
-      return { binding: input.binding, ...text };
-    },
+    boundOrNull(record),
+    async () => ({ binding: input.binding, ...(await boundRead(caller, record, input.binding, (reader, target) => reader.tailOf(target, input.lines, input.strip_ansi ?? true))) }),
     (r) => ({ sessionId: r.session_id, paneId: r.pane_id, lineCount: r.line_count }),
   );
 }
 
 export function statusBound(caller: InputCaller, name: string): Promise<BoundStatus> {
-  const { deps } = caller;
-  const sessionName = deps.input.bindings.get(name)?.sessionName ?? null;
+  const record = caller.deps.input.bindings.get(name);
   return auditedRead(
     caller,
     'terminal_status_bound',
-    sessionName,
-    async () => ({ binding: name, ...(await deps.reader.statusOf(await deps.access.readableBinding(name))) }),
+    boundOrNull(record),
+    async () => ({ binding: name, ...(await boundRead(caller, record, name, (reader, target) => reader.statusOf(target))) }),
     (r) => ({ sessionId: r.session_id, lineCount: null }),
   );
 }

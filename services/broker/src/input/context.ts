@@ -12,7 +12,7 @@ import { recordRead } from '../audit/record-read.js';
 import type { InputCaller } from './input-deps.js';
 import { answerWithNode, routeInput } from './node-route.js';
 import { qualify } from '../nodes/node-names.js';
-import type { ReadableTarget, TargetRef } from '../access/target.js';
+import { boundOrNull, type ReadableTarget, type TargetRef } from '../access/target.js';
 import type { InputRequest } from '../policy/input.js';
 import { summarizeForeground } from '../policy/foreground.js';
 import { readTargetProcesses } from './attempt.js';
@@ -41,12 +41,13 @@ export function inputContextOf(ctx: InputCaller, ref: TargetRef): Promise<InputC
 async function inputContext(ctx: InputCaller, ref: TargetRef, node?: string): Promise<InputContextOutput> {
   const { deps } = ctx;
   let target: ReadableTarget;
-  const sessionName: string | null = ref.binding !== undefined ? (deps.input.bindings.get(ref.binding)?.sessionName ?? null) : ref.session;
+  // As audited: `node:session` on a node (a binding's record names its node).
+  const sessionName: string | null = ref.binding !== undefined ? boundOrNull(deps.input.bindings.get(ref.binding)) : qualify(node, ref.session);
   try {
     // THE read gate, by name or binding, exactly as terminal_tail and terminal_tail_bound.
     target = await deps.access.readableRef(ref);
   } catch (err) {
-    recordRead(ctx, 'terminal_input_context', { session: sessionName === null ? null : qualify(node, sessionName), errorCode: err instanceof AppError ? err.code : 'INTERNAL' });
+    recordRead(ctx, 'terminal_input_context', { session: sessionName, errorCode: err instanceof AppError ? err.code : 'INTERNAL' });
     throw err;
   }
 

@@ -6,8 +6,12 @@
  * tree read on the node. The caller's principal, the audit log, the pane locks and the
  * review queue are this broker's, shared with local input.
  *
+ * A binding pinned on a node (bindings.db `node`) goes to that node the same way, as the
+ * binding: the node's gate finds it, resolves it on the node's tmux and checks the pinned
+ * pane's identity there.
+ *
  * Not on nodes: terminal_run (its completion signal is a tmux client in the pane's shell
- * that talks to this host's tmux socket) and bindings (pinned to this host's panes).
+ * that talks to this host's tmux socket).
  */
 import { AppError, readAppErrorData } from '@terminal-mcp/contract';
 import type { AccessGate } from '../access/gate.js';
@@ -29,12 +33,26 @@ export interface InputRoute {
  * node that is not configured; NODE_UNAVAILABLE is decided by the node's gate, after the
  * name gates (a refused name learns nothing of the node's state). */
 export function routeInput(caller: InputCaller, target: TargetRef, tool: string): InputRoute {
-  if (target.binding !== undefined || !target.session.includes(':')) return { caller, target, node: undefined };
   const nodes = caller.deps.nodes;
-  const { node, session } = splitNodeName(target.session, nodes?.names() ?? []);
-  if (node === undefined || nodes === undefined) return { caller, target: { session, pane: target.pane }, node: undefined };
+  let node: string | undefined;
+  let routed: TargetRef;
+  if (target.binding !== undefined) {
+    node = nodes?.bindingNode(target.binding);
+    if (node === undefined || nodes === undefined) return { caller, target, node: undefined };
+    routed = target;
+  } else {
+    if (!target.session.includes(':')) return { caller, target, node: undefined };
+    const split = splitNodeName(target.session, nodes?.names() ?? []);
+    if (split.node === undefined || nodes === undefined) return { caller, target: { session: split.session, pane: target.pane }, node: undefined };
+    node = split.node;
+    // The pane too: a pane named inside a node session is that pane there, never the active one.
+    routed = { session: split.session, pane: target.pane };
+  }
   const n = nodes.get(node);
-  if (n === undefined) throw new AppError('SESSION_NOT_FOUND', 'no such node');
+  if (n === undefined) {
+    if (target.binding !== undefined) throw new AppError('NODE_UNAVAILABLE', `the binding is pinned on node ${node}, which is no longer configured: nothing was sent`);
+    throw new AppError('SESSION_NOT_FOUND', 'no such node');
+  }
   if (tool === 'terminal_run') {
     throw new AppError(
       'INPUT_NOT_ALLOWED',
@@ -43,13 +61,14 @@ export function routeInput(caller: InputCaller, target: TargetRef, tool: string)
     );
   }
   if (n.input === undefined) throw new AppError('INPUT_NOT_ALLOWED', `input to node ${node} is not available in this broker: nothing was sent`);
+  const on = node;
   const access: AccessGate = {
     ...n.access,
     // The name gates first (input switch, deny patterns, sensitive names), then the node
     // must be up, then the node's tmux resolves the name exactly.
     async inputTarget(ref, kind) {
       n.access.checkInputName(ref, kind);
-      nodes.connected(node);
+      nodes.connected(on);
       return n.access.inputTarget(ref, kind);
     },
   };
@@ -66,8 +85,7 @@ export function routeInput(caller: InputCaller, target: TargetRef, tool: string)
         input: { ...deps.input, delivery: n.input.delivery, processTree: (panePid, tmuxCommand) => n.input?.processTree(panePid, tmuxCommand) ?? Promise.reject(new AppError('INTERNAL', 'node input effects went away')) },
       },
     },
-    // The pane too: a pane named inside a node session is that pane there, never the active one.
-    target: { session, pane: target.pane },
+    target: routed,
     node,
   };
 }
@@ -96,12 +114,18 @@ type NodeNamed = { session?: string | null; session_id?: string | null };
  * `session` and `session_id` carry the node, a lost link is NODE_UNAVAILABLE. */
 export async function answerWithNode<T extends NodeNamed>(caller: InputCaller, target: TargetRef, send: () => Promise<T>): Promise<T> {
   const nodes = caller.deps.nodes;
-  if (target.binding !== undefined || !target.session.includes(':') || nodes === undefined) return send();
+  if (nodes === undefined) return send();
   let node: string | undefined;
-  try {
-    node = splitNodeName(target.session, nodes.names()).node;
-  } catch {
-    return send(); // the attempt audits and answers the unknown node
+  if (target.binding !== undefined) {
+    node = nodes.bindingNode(target.binding);
+    if (node !== undefined && nodes.get(node) === undefined) return send(); // the attempt refuses it
+  } else {
+    if (!target.session.includes(':')) return send();
+    try {
+      node = splitNodeName(target.session, nodes.names()).node;
+    } catch {
+      return send(); // the attempt audits and answers the unknown node
+    }
   }
   if (node === undefined) return send();
   const on = node;

@@ -9,6 +9,7 @@
  * The security log line comes from rpc/trpc.ts.
  */
 import { bindingNameSchema, sessionNameSchema, type ErrorCode } from '@terminal-mcp/contract';
+import { boundOrNull } from '../access/target.js';
 import { recordRead } from '../audit/record-read.js';
 import type { InputCaller } from './input-deps.js';
 
@@ -49,7 +50,7 @@ export function recordRejectedInputCall(ctx: InputCaller, path: string, raw: unk
       role: ctx.role,
       actor: ctx.actor,
       tool,
-      sessionName: session ?? (binding !== null ? (services.bindings.get(binding)?.sessionName ?? null) : null),
+      sessionName: session ?? (binding !== null ? boundOrNull(services.bindings.get(binding)) : null),
       binding,
       serverPid: null,
       sessionId: null,

@@ -11,11 +11,16 @@
  * the top-level one), its delivery and its process tree read on the node
  * (effects/ssh/node-adapters.ts `nodeInputEffects`).
  *
- * Not here yet: bindings, grants and transcripts on a node. A node's gate admits by its
- * patterns only (dashboard grants are pinned to this host's sessions).
+ * Bindings on a node's panes (bindings.db rows with that node) are that node's gate's: it
+ * sees only them, resolves them on the node's tmux and re-reads a pinned pane's identity
+ * through the node's delivery. `bindingNode` says which host a binding is on, so every use
+ * of a binding (bound reads, input, watches, listings) is routed there.
+ *
+ * Not here yet: grants and transcripts on a node. A node's gate admits by its patterns only
+ * (dashboard grants are pinned to this host's sessions).
  */
 import { AppError, type ListedNode, type NodeHealth } from '@terminal-mcp/contract';
-import { createAccessGate, NO_BOUND_PANES, type AccessGate } from '../access/gate.js';
+import { bindingsOn, createAccessGate, NO_PANE_IDENTITY, type AccessGate, type AccessGateDeps } from '../access/gate.js';
 import type { NodeConfig } from '../config/nodes-schema.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { NodeInputEffects } from '../effects/ssh/node-adapters.js';
@@ -66,6 +71,8 @@ export interface NodeSet {
   connected(name: string): NodeRuntime;
   /** Turns a failure of a read on a node into NODE_UNAVAILABLE when the node went down under it. */
   unavailableOr(name: string, err: unknown): unknown;
+  /** The node a binding is pinned on; undefined for this host's bindings and unknown names. */
+  bindingNode(binding: string): string | undefined;
   /** Up or down, for a listing. */
   listed(name: string): ListedNode;
   /** A connected node's sessions as its tmux lists them, or, when that takes longer than
@@ -80,6 +87,8 @@ export interface NodeSet {
 export interface NodeSetDeps {
   config: BrokerConfig;
   reads: Pick<ReadAuditRecorder, 'record'>;
+  /** bindings.db (the broker's one store): each node's gate sees the rows pinned on it. */
+  bindings?: AccessGateDeps['bindings'] | undefined;
   /** Builds a node's adapter (the composition root's, over effects/ssh/ssh-transport.ts). */
   adapterFor(node: NodeConfig): ControlModeTmuxAdapter;
   /** Builds a node's input effects (the composition root's, effects/ssh/node-adapters.ts). */
@@ -120,21 +129,23 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
       allowed_session_patterns: node.allowed_session_patterns ?? deps.config.allowed_session_patterns,
       input_policy: { ...deps.config.input_policy, ...(node.input_session_patterns !== undefined && { allowed_session_patterns: node.input_session_patterns }) },
     };
+    const input = deps.inputFor?.(node, tmux);
     const access = createAccessGate({
       config,
       tmux,
       // No grants on a node yet: fail closed (grants are pinned to this host's sessions).
       grants: undefined,
-      ...NO_BOUND_PANES,
+      // The bindings pinned on this node, their pane's identity re-read on the node.
+      bindings: bindingsOn(deps.bindings ?? { get: () => undefined }, node.name),
+      delivery: input?.delivery ?? NO_PANE_IDENTITY,
     });
     // Its continued reads (waits, live frames) are audited under node:session like one-shot reads.
     const reads = {
       record: (r: Parameters<NodeSetDeps['reads']['record']>[0]) =>
         deps.reads.record({ ...r, sessionName: r.sessionName === null ? null : qualify(node.name, r.sessionName), sessionId: r.sessionId === null ? null : qualify(node.name, r.sessionId) }),
     };
-    const input = deps.inputFor?.(node, tmux);
     // Without input effects the node's panes are never typed into, so delivery reads none.
-    const reader = createSessionReader({ config, tmux, access, reads, now, identity: input?.delivery ?? NO_BOUND_PANES.delivery });
+    const reader = createSessionReader({ config, tmux, access, reads, now, identity: input?.delivery ?? NO_PANE_IDENTITY });
     nodes.set(node.name, { config: node, policy: config, tmux, access, reader, input });
   }
 
@@ -194,6 +205,7 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
     names: () => [...nodes.keys()],
     get,
     connected,
+    bindingNode: (binding) => deps.bindings?.get(binding)?.node ?? undefined,
     unavailableOr(name, err) {
       const n = nodes.get(name);
       const code = (err as { code?: unknown }).code;

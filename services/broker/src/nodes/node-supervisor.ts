@@ -1,5 +1,6 @@
 /**
- * Supervisor watches on `node:session` (node-names.ts): the supervisor reads every watch
+ * Supervisor watches on `node:session` (node-names.ts), and on bindings pinned on a node:
+ * the supervisor reads every watch
  * through this reader, which sends a node session's reads to that node's reader (the node's
  * read gate, status rule and identity, its continued reads audited as node:session) and
  * this host's to THE reader. A watch's target stays the name the caller gave, so its
@@ -10,6 +11,7 @@
  * be one more ssh channel each (the same choice as waits on nodes, node-waits.ts). Each look
  * is one capture over the node's one control connection.
  */
+import { AppError } from '@terminal-mcp/contract';
 import type { TargetRef } from '../access/target.js';
 import type { ContinuedRead, SessionReader } from '../reads/session-reader.js';
 import { splitNodeName } from './node-names.js';
@@ -25,10 +27,12 @@ export interface NodeSupervisorRouting {
   remote: { is(watch: { kind: string; target: string }): boolean; tickMs: number };
 }
 
-/** Which host a ref is on (a binding is always this host's: bindings pin this host's
- * panes) and the ref as that host names it. SESSION_NOT_FOUND for an unknown node. */
+/** Which host a ref is on (a binding: the host it is pinned on, bindings.db's `node`) and
+ * the ref as that host names it (a binding keeps its name: the node's gate finds it).
+ * SESSION_NOT_FOUND for an unknown node. */
 function routeOf(nodes: NodeSet | undefined, ref: TargetRef): { node: string | undefined; ref: TargetRef } {
-  if (ref.session === undefined || !ref.session.includes(':')) return { node: undefined, ref };
+  if (ref.binding !== undefined) return { node: nodes?.bindingNode(ref.binding), ref };
+  if (!ref.session.includes(':')) return { node: undefined, ref };
   const { node, session } = splitNodeName(ref.session, nodes?.names() ?? []);
   return { node, ref: { session, pane: ref.pane } };
 }
@@ -38,6 +42,7 @@ export function nodeSupervisorRouting(local: SupervisorReader, nodes: NodeSet | 
     async resolve(ref) {
       const route = routeOf(nodes, ref);
       if (route.node === undefined || nodes === undefined) return local.resolve(route.ref);
+      if (nodes.get(route.node) === undefined) throw new AppError('NODE_UNAVAILABLE', `node ${route.node} is not configured in this broker`);
       try {
         return await nodes.connected(route.node).reader.resolve(route.ref);
       } catch (err) {
@@ -48,6 +53,7 @@ export function nodeSupervisorRouting(local: SupervisorReader, nodes: NodeSet | 
       const route = routeOf(nodes, ref);
       const node = route.node;
       const n = node === undefined ? undefined : nodes?.get(node);
+      // A binding on a node no longer configured stays with this host's gate, which refuses it.
       if (node === undefined || n === undefined || nodes === undefined) return local.follow(caller, tool, route.ref, options);
       // One continued read on the node's reader (its pinning and audit), asked only while
       // the node is connected; a failure on its link is NODE_UNAVAILABLE.
@@ -72,9 +78,9 @@ export function nodeSupervisorRouting(local: SupervisorReader, nodes: NodeSet | 
     },
   };
   const is = (watch: { kind: string; target: string }): boolean => {
-    if (watch.kind !== 'session') return false;
+    if (watch.kind !== 'session' && watch.kind !== 'binding') return false;
     try {
-      return routeOf(nodes, { session: watch.target }).node !== undefined;
+      return routeOf(nodes, watch.kind === 'binding' ? { binding: watch.target } : { session: watch.target }).node !== undefined;
     } catch {
       return false;
     }

@@ -1,8 +1,9 @@
 /**
  * bindings.db: agent-chosen names for sessions, each pinned to the identity the session
- * had when it was bound (tmux server pid, session id and creation time, the active pane's
- * id and pid). Times are milliseconds since the epoch. Every read-modify-write runs in one
- * IMMEDIATE transaction.
+ * had when it was bound (tmux server pid, session id and creation time, the pinned pane's
+ * id and pid), on this host (`node` NULL) or on a node (`node` its configured name, the
+ * identity as that node's tmux reports it). Times are milliseconds since the epoch. Every
+ * read-modify-write runs in one IMMEDIATE transaction.
  */
 import type { SqliteDatabase, StoreDefinition } from './database.js';
 
@@ -24,11 +25,19 @@ export const bindingsStoreDefinition: StoreDefinition = {
         updated_by TEXT NOT NULL
       ) STRICT`);
     },
+    // Bindings on nodes (docs/nodes.md): the node whose tmux holds the pinned pane; the
+    // rows before this version are all this host's (NULL).
+    (db) => {
+      db.exec('ALTER TABLE bindings ADD COLUMN node TEXT CHECK (node IS NULL OR length(node) BETWEEN 1 AND 32)');
+    },
   ],
 };
 
 export interface BindingRecord {
   name: string;
+  /** The node the pane is on; null: this host. */
+  node: string | null;
+  /** The session's name on its host (no node prefix). */
   sessionName: string;
   serverPid: number;
   sessionId: string;
@@ -43,6 +52,7 @@ export interface BindingRecord {
 
 interface BindingRow {
   name: string;
+  node: string | null;
   session_name: string;
   server_pid: number;
   session_id: string;
@@ -57,6 +67,7 @@ interface BindingRow {
 
 const toRecord = (r: BindingRow): BindingRecord => ({
   name: r.name,
+  node: r.node,
   sessionName: r.session_name,
   serverPid: r.server_pid,
   sessionId: r.session_id,
@@ -84,15 +95,15 @@ export interface BindingStore {
   countByActor(actor: string): number;
 }
 
-const COLUMNS = 'name, session_name, server_pid, session_id, session_created, pane_id, pane_pid, input_enabled, created_at, updated_at, updated_by';
+const COLUMNS = 'name, node, session_name, server_pid, session_id, session_created, pane_id, pane_pid, input_enabled, created_at, updated_at, updated_by';
 export function bindingStore(db: SqliteDatabase): BindingStore {
   const q = {
     get: db.prepare<[string], BindingRow>(`SELECT ${COLUMNS} FROM bindings WHERE name = ?`),
     list: db.prepare<[], BindingRow>(`SELECT ${COLUMNS} FROM bindings ORDER BY name`),
     upsert: db.prepare(
-      `INSERT INTO bindings (${COLUMNS}) VALUES (@name, @sessionName, @serverPid, @sessionId, @sessionCreated, @paneId, @panePid,
+      `INSERT INTO bindings (${COLUMNS}) VALUES (@name, @node, @sessionName, @serverPid, @sessionId, @sessionCreated, @paneId, @panePid,
          @inputEnabled, @createdAt, @updatedAt, @updatedBy)
-       ON CONFLICT (name) DO UPDATE SET session_name = excluded.session_name, server_pid = excluded.server_pid,
+       ON CONFLICT (name) DO UPDATE SET node = excluded.node, session_name = excluded.session_name, server_pid = excluded.server_pid,
          session_id = excluded.session_id, session_created = excluded.session_created, pane_id = excluded.pane_id,
          pane_pid = excluded.pane_pid, input_enabled = excluded.input_enabled, created_at = excluded.created_at,
          updated_at = excluded.updated_at, updated_by = excluded.updated_by`,

@@ -67,8 +67,11 @@ export const input = {
 
   sendText: sendProcedure.input(sendTextInputSchema).mutation(({ ctx, input }) => sendTextToSession(ctx, input, 'terminal_send_text')),
 
+  // A binding pinned on a node answers with `node:session`, as a send to that name does.
   sendBound: sendProcedure.input(sendBoundInputSchema).mutation(({ ctx, input }) =>
-    sendText(ctx, { tool: 'terminal_send_bound', target: { binding: input.binding }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
+    answerWithNode(ctx, { binding: input.binding }, () =>
+      sendText(ctx, { tool: 'terminal_send_bound', target: { binding: input.binding }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
+    ),
   ),
 
   sendKeys: sendProcedure.input(sendKeysInputSchema).mutation(({ ctx, input }) =>
