@@ -29,30 +29,35 @@ export async function startNodeFixture(opts: {
   node?: Record<string, unknown>;
   sessions?: (local: TmuxTestServer, remote: TmuxTestServer) => Promise<void>;
 }): Promise<NodeFixture> {
-  const local = await startTmuxServer();
-  const remote = await startTmuxServer();
-  await opts.sessions?.(local, remote);
-  const sshd = await startSshd();
-  const broker = await startBrokerProcess({
-    tmuxSocket: local.socketName,
-    config: {
-      log_level: 'warn',
-      ...opts.config,
-      nodes: [{ name: FIXTURE_NODE, ssh: sshd.destination, tmux_socket: remote.socketName, identity_file: sshd.clientKey, known_hosts: sshd.knownHosts, ...opts.node }],
-    },
-  });
-  const probe = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') });
-  await waitFor(`node ${FIXTURE_NODE} up`, async () => (await probe.sessions.list.query({})).nodes?.find((n) => n.node === FIXTURE_NODE)?.state === 'up');
-  return {
-    local,
-    remote,
-    sshd,
-    broker,
-    async stop() {
-      await broker.stop();
-      await sshd.stop();
-      await remote.kill();
-      await local.kill();
-    },
+  // Each part is ended again if a later step fails (a node that never comes up must not
+  // leave its broker, sshd and tmux servers behind: afterAll has no fixture to stop then).
+  const started: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    const stops = started.splice(0).reverse();
+    for (const stop of stops) await stop().catch(() => undefined);
   };
+  try {
+    const local = await startTmuxServer();
+    started.push(() => local.kill());
+    const remote = await startTmuxServer();
+    started.push(() => remote.kill());
+    await opts.sessions?.(local, remote);
+    const sshd = await startSshd();
+    started.push(() => sshd.stop());
+    const broker = await startBrokerProcess({
+      tmuxSocket: local.socketName,
+      config: {
+        log_level: 'warn',
+        ...opts.config,
+        nodes: [{ name: FIXTURE_NODE, ssh: sshd.destination, tmux_socket: remote.socketName, identity_file: sshd.clientKey, known_hosts: sshd.knownHosts, ...opts.node }],
+      },
+    });
+    started.push(() => broker.stop());
+    const probe = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') });
+    await waitFor(`node ${FIXTURE_NODE} up`, async () => (await probe.sessions.list.query({})).nodes?.find((n) => n.node === FIXTURE_NODE)?.state === 'up');
+    return { local, remote, sshd, broker, stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
 }
