@@ -22,8 +22,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { processStartTime } from '@terminal-mcp/broker/process-identity';
 import { afterAll } from 'vitest';
+import { FILE_MARKER_NAME, fileTag } from './file-tag.js';
 
-const FILE_MARKER_NAME = 'TERMINAL_MCP_TEST_FILE';
 const fileMarker = randomBytes(6).toString('hex');
 process.env[FILE_MARKER_NAME] = fileMarker;
 
@@ -46,18 +46,21 @@ interface MarkedProcess {
   args: string;
 }
 
-/** Every live process (not a zombie) other than this one whose environment has our marker. */
+/** Every live process (not a zombie) other than this one whose environment has our marker,
+ * or whose command line names a directory the file tagged with it (file-tag.ts). */
 function markedProcesses(): MarkedProcess[] {
   const entry = `${FILE_MARKER_NAME}=${fileMarker}`;
+  const tag = fileTag(fileMarker);
   const found: MarkedProcess[] = [];
   for (const name of readdirSync('/proc')) {
     const pid = Number(name);
     if (!Number.isSafeInteger(pid) || pid === process.pid) continue;
     try {
-      if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry)) continue;
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+      if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry) && !cmdline.includes(tag)) continue;
       const start = processStartTime(pid);
       if (start === undefined) continue;
-      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim() || readlinkSync(`/proc/${pid}/exe`);
+      const args = cmdline || readlinkSync(`/proc/${pid}/exe`);
       found.push({ pid, start, args });
     } catch {
       /* exited meanwhile, or another user's process */

@@ -14,6 +14,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { fileTagged } from './file-tag.js';
 import { freePort, portAnswers } from './ports.js';
 import { pidAlive } from './owned-process.js';
 import { findSystemTool } from './system-tool.js';
@@ -75,7 +76,9 @@ const TERM_GRACE_MS = 5_000;
 
 export async function startSshd(): Promise<TestSshd> {
   const sshd = findSystemTool('sshd') as string;
-  const dir = mkdtempSync(join(tmpdir(), 'tmcp-sshd-'));
+  // Tagged with the test file's marker: sshd's process title overwrites its environment,
+  // so the leak guard knows a listener left running by the config path in its title.
+  const dir = mkdtempSync(join(tmpdir(), `tmcp-sshd${fileTagged()}`));
   const keygen = (file: string) => execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'tmcp-test', '-f', file], { stdio: 'ignore' });
   keygen(join(dir, 'host_key'));
   keygen(join(dir, 'client_key'));
