@@ -81,14 +81,6 @@ export function parseProcStat(text: string): StatFields | null {
   return { pid, comm: text.slice(open + 1, close), ppid, pgrp, ttyNr, tpgid, startTime };
 }
 
-async function readStat(procRoot: string, pid: string): Promise<StatFields | null> {
-  try {
-    return parseProcStat(await readFile(`${procRoot}/${pid}/stat`, 'utf8'));
-  } catch {
-    return null; // exited meanwhile
-  }
-}
-
 /** Bytes of a /proc/<pid>/stat read at once (the kernel makes the whole line in one read;
  * it is a few hundred bytes). A longer one is read whole the ordinary way. */
 const STAT_BUFFER_BYTES = 4_096;
@@ -292,7 +284,7 @@ async function treeOf(procRoot: string, snap: ProcSnapshot, panePid: number, tmu
   const foreground = foregroundGroup > 0 ? [...members.values()].filter((s) => s.pgrp === foregroundGroup) : [];
   // A group that took the terminal after the /proc pass: its leader's pid is the group id.
   if (foreground.length === 0 && foregroundGroup > 0) {
-    const leader = await readStat(procRoot, String(foregroundGroup));
+    const leader = readStatSync(procRoot, String(foregroundGroup), Buffer.allocUnsafe(STAT_BUFFER_BYTES));
     if (leader) foreground.push(leader);
   }
   return { source: 'proc', panePid, foregroundGroup, processes, inputWait: foregroundGroup > 0 ? await settledInputWait(procRoot, foreground) : 'unknown' };
@@ -378,20 +370,30 @@ async function foregroundInputWait(procRoot: string, foreground: readonly StatFi
  * `tmuxCommand` (tmux's foreground command for the pane) is the answer where there is no
  * /proc. */
 export async function readPaneProcessTree(panePid: number, tmuxCommand: string, procRoot = '/proc'): Promise<PaneProcessFacts> {
-  // A pane read right after tmux created it may still be tmux's own fork, before it has
-  // exec'd the pane's command: named "tmux: server", it would read as a guarded `tmux`
-  // (g41a: a restart right after a start, at load 11, refused COMMAND_GUARDED). Read
-  // again until it has exec'd, within PANE_EXEC_WAIT_MS; then the answer stands as read.
-  const deadline = Date.now() + PANE_EXEC_WAIT_MS;
-  for (;;) {
-    const facts = await treeOf(procRoot, await snapshot(procRoot), panePid, tmuxCommand);
-    if (!stillTmuxFork(facts) || Date.now() >= deadline) return facts;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  return readAfterExec(async () => treeOf(procRoot, await snapshot(procRoot), panePid, tmuxCommand), PROC_EXEC_RETRY_MS);
 }
 
 /** How long a pane's process may take to exec its command before a read answers anyway. */
-export const PANE_EXEC_WAIT_MS = 10_000;
+const PANE_EXEC_WAIT_MS = 10_000;
+/** Between two /proc passes over a pane that is still tmux's fork. */
+const PROC_EXEC_RETRY_MS = 20;
+
+/**
+ * A pane read right after tmux created it may still be tmux's own fork, before it has
+ * exec'd the pane's command: named "tmux: server", it would read as a guarded `tmux`
+ * (g41a: a restart right after a start, at load 11, refused COMMAND_GUARDED). `read` is
+ * done again, every `retryMs`, until the pane has exec'd, within PANE_EXEC_WAIT_MS; then
+ * the answer stands as read. This host's reads and a node's (effects/ssh/remote-processes.ts)
+ * share it.
+ */
+export async function readAfterExec(read: () => Promise<PaneProcessFacts>, retryMs: number): Promise<PaneProcessFacts> {
+  const deadline = Date.now() + PANE_EXEC_WAIT_MS;
+  for (;;) {
+    const facts = await read();
+    if (!stillTmuxFork(facts) || Date.now() >= deadline) return facts;
+    await new Promise((resolve) => setTimeout(resolve, retryMs));
+  }
+}
 
 /** tmux names its server "tmux: server" (and a client "tmux: client"); the pane's own
  * process under that name is the server's fork that has not exec'd yet. A tmux server a
@@ -415,7 +417,7 @@ export async function readPaneProcessTrees(
   };
   const facts = await read();
   while (facts.some(stillTmuxFork) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, PROC_EXEC_RETRY_MS));
     const again = await read();
     facts.forEach((f, i) => {
       if (stillTmuxFork(f)) facts[i] = again[i]!;

@@ -24,7 +24,7 @@
 import { AppError } from '@terminal-mcp/contract';
 import { execa } from 'execa';
 import type { PaneProcess, PaneProcessFacts } from '../../policy/foreground.js';
-import { INPUT_WAIT_RE, MAX_DETACHED_CANDIDATES, MAX_PANE_PROCESSES, MAX_THREADS_READ, PANE_EXEC_WAIT_MS } from '../proc/process-tree.js';
+import { INPUT_WAIT_RE, MAX_DETACHED_CANDIDATES, MAX_PANE_PROCESSES, MAX_THREADS_READ, readAfterExec } from '../proc/process-tree.js';
 import { sshCommandArgs, type SshTarget } from './ssh-argv.js';
 
 /** One ssh round trip over the master connection; a link that is gone fails sooner. */
@@ -137,18 +137,10 @@ function inputWaitOf(threads: readonly ThreadRow[]): 'reading' | 'busy' | 'unkno
 export type RemoteRun = (words: readonly string[]) => Promise<{ exitCode: number; stdout: string; timedOut: boolean }>;
 
 /** The pane's process tree on the node; `run` runs one remote command (fixed words). */
-export async function readRemotePaneProcessTree(run: RemoteRun, panePid: number, execWaitMs = PANE_EXEC_WAIT_MS): Promise<PaneProcessFacts> {
+export async function readRemotePaneProcessTree(run: RemoteRun, panePid: number): Promise<PaneProcessFacts> {
   if (!Number.isSafeInteger(panePid) || panePid <= 1) return { source: 'unreadable', reason: 'invalid pane pid' };
-  // As on this host (proc/process-tree.ts): a pane read right after the node's tmux created
-  // it may still be tmux's fork, named "tmux: server", which would read as a guarded `tmux`.
-  // Read again until it has exec'd, within execWaitMs; then the answer stands as read.
-  const deadline = Date.now() + execWaitMs;
-  for (;;) {
-    const facts = await readRemoteOnce(run, panePid);
-    const fork = facts.source === 'proc' && facts.processes.some((p) => p.pid === panePid && p.comm === 'tmux: server');
-    if (!fork || Date.now() >= deadline) return facts;
-    await new Promise((resolve) => setTimeout(resolve, REMOTE_EXEC_RETRY_MS));
-  }
+  // As on this host: a pane the node's tmux just created may still be tmux's fork.
+  return readAfterExec(() => readRemoteOnce(run, panePid), REMOTE_EXEC_RETRY_MS);
 }
 
 /** Between two reads of a pane still tmux's fork (each read is one ssh channel). */
