@@ -151,11 +151,7 @@ function hostOf(caller: InputCaller, node: string | null): BindingHost {
 async function onHost<T>(caller: InputCaller, host: BindingHost, run: () => Promise<T>): Promise<T> {
   const nodes = caller.deps.nodes;
   if (host.node === undefined || nodes === undefined) return run();
-  try {
-    return await run();
-  } catch (err) {
-    throw nodes.unavailableOr(host.node, err);
-  }
+  return nodes.on(host.node, run);
 }
 
 /** The binding's state on its host, each host listed at most once per call (`listings`). */

@@ -23,13 +23,8 @@ export async function routeRead<T extends NodeNamed>(
   if (!qualified.includes(':')) return local(qualified);
   const { node, session } = splitNodeName(qualified, nodes?.names() ?? []);
   if (node === undefined || nodes === undefined) return local(session);
-  const n = nodes.connected(node);
-  try {
-    const r = await read(n.reader, session);
-    return { ...r, session: qualify(node, r.session), session_id: qualify(node, r.session_id) };
-  } catch (err) {
-    throw nodes.unavailableOr(node, err);
-  }
+  const r = await nodes.on(node, (n) => read(n.reader, session));
+  return { ...r, session: qualify(node, r.session), session_id: qualify(node, r.session_id) };
 }
 
 /** Nodes whose listings are asked for at once: a list of many nodes answers in waves, so

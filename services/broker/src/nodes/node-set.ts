@@ -71,6 +71,9 @@ export interface NodeSet {
   connected(name: string): NodeRuntime;
   /** Turns a failure of a read on a node into NODE_UNAVAILABLE when the node went down under it. */
   unavailableOr(name: string, err: unknown): unknown;
+  /** `run` on the node, which must be connected (`connected`); a failure because its link
+   * went down meanwhile is NODE_UNAVAILABLE too (`unavailableOr`). */
+  on<T>(name: string, run: (n: NodeRuntime) => Promise<T>): Promise<T>;
   /** The node a binding is pinned on; undefined for this host's bindings and unknown names. */
   bindingNode(binding: string): string | undefined;
   /** Up or down, for a listing. */
@@ -201,16 +204,25 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
     if (n.tmux.state !== 'connected') throw down(n);
     return n;
   };
+  const unavailableOr = (name: string, err: unknown): unknown => {
+    const n = nodes.get(name);
+    const code = (err as { code?: unknown }).code;
+    if (n !== undefined && (code === 'TMUX_UNAVAILABLE' || (code === 'TIMEOUT' && n.tmux.state !== 'connected'))) return down(n);
+    return err;
+  };
   return {
     names: () => [...nodes.keys()],
     get,
     connected,
     bindingNode: (binding) => deps.bindings?.get(binding)?.node ?? undefined,
-    unavailableOr(name, err) {
-      const n = nodes.get(name);
-      const code = (err as { code?: unknown }).code;
-      if (n !== undefined && (code === 'TMUX_UNAVAILABLE' || (code === 'TIMEOUT' && n.tmux.state !== 'connected'))) return down(n);
-      return err;
+    unavailableOr,
+    async on(name, run) {
+      const n = connected(name);
+      try {
+        return await run(n);
+      } catch (err) {
+        throw unavailableOr(name, err);
+      }
     },
     listed(name) {
       const n = nodes.get(name);

@@ -43,11 +43,7 @@ export function nodeSupervisorRouting(local: SupervisorReader, nodes: NodeSet | 
       const route = routeOf(nodes, ref);
       if (route.node === undefined || nodes === undefined) return local.resolve(route.ref);
       if (nodes.get(route.node) === undefined) throw new AppError('NODE_UNAVAILABLE', `node ${route.node} is not configured in this broker`);
-      try {
-        return await nodes.connected(route.node).reader.resolve(route.ref);
-      } catch (err) {
-        throw nodes.unavailableOr(route.node, err);
-      }
+      return nodes.on(route.node, (n) => n.reader.resolve(route.ref));
     },
     follow(caller, tool, ref, options) {
       const route = routeOf(nodes, ref);
@@ -60,14 +56,8 @@ export function nodeSupervisorRouting(local: SupervisorReader, nodes: NodeSet | 
       const inner = n.reader.follow(caller, tool, route.ref, options);
       const onNode =
         <T>(read: () => Promise<T>) =>
-        async (): Promise<T> => {
-          nodes.connected(node);
-          try {
-            return await read();
-          } catch (err) {
-            throw nodes.unavailableOr(node, err);
-          }
-        };
+        (): Promise<T> =>
+          nodes.on(node, read);
       const routed: ContinuedRead = {
         target: onNode(() => inner.target()),
         screen: onNode(() => inner.screen()),
