@@ -55,6 +55,11 @@ async function captureFrame(read: ContinuedRead, now: () => number): Promise<Fra
   };
 }
 
+/** A frame is sent only when the screen (or the pane, or its size) changed since the last one sent. */
+function changedSince(previous: Frame | null, frame: Frame): boolean {
+  return previous === null || frame.data !== previous.data || frame.paneId !== previous.paneId || frame.width !== previous.width || frame.height !== previous.height;
+}
+
 export async function* streamScreenFrames(opts: ScreenStreamOptions): AsyncGenerator<PaneScreenFrame, void, undefined> {
   const now = opts.now ?? Date.now;
   const minIntervalMs = opts.minIntervalMs ?? 100;
@@ -84,13 +89,7 @@ export async function* streamScreenFrames(opts: ScreenStreamOptions): AsyncGener
       const frameAt = now();
       const frame = await captureFrame(read, now);
       if (signal?.aborted) return;
-      const changed =
-        previous === null ||
-        frame.data !== previous.data ||
-        frame.paneId !== previous.paneId ||
-        frame.width !== previous.width ||
-        frame.height !== previous.height;
-      if (changed) {
+      if (changedSince(previous, frame)) {
         yield { ...frame, seq: seq++ };
         previous = frame;
       }
@@ -170,9 +169,7 @@ export async function* pollScreenFrames(opts: PolledScreenStreamOptions): AsyncG
       try {
         const frame = await captureFrame(read, now);
         told = null;
-        const changed =
-          previous === null || frame.data !== previous.data || frame.paneId !== previous.paneId || frame.width !== previous.width || frame.height !== previous.height;
-        if (changed) {
+        if (changedSince(previous, frame)) {
           event = host.label({ ...frame, seq: seq++ });
           previous = frame;
         }
