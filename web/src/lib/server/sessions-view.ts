@@ -1,22 +1,36 @@
 /** Loads the session list for the dashboard and the management table from the broker.
  * The broker decides readability (`read_allowed`); only readable sessions get a status —
  * a restricted session's content is never fetched. Screens come over the live socket. */
-import type { SessionAccess } from '@terminal-mcp/contract';
+import type { SessionAccess, SessionSummary } from '@terminal-mcp/contract';
 import type { SessionsPageData, SessionView } from '../session-view.js';
 import { broker } from './broker.js';
+
+/** What every session row says of itself, on this host or a node. */
+function listedFields(s: SessionAccess | SessionSummary): Pick<SessionView, 'name' | 'session_id' | 'created' | 'attached' | 'windows' | 'last_activity' | 'read_allowed' | 'input_allowed'> {
+  return { name: s.name, session_id: s.session_id, created: s.created, attached: s.attached, windows: s.windows, last_activity: s.last_activity, read_allowed: s.read_allowed, input_allowed: s.input_allowed };
+}
+
+/** A node's session (`node:session`) from the broker's session list: readable and typed into
+ * by the node's patterns only (no grants, sensitive-name marks or grant controls there). */
+export function nodeSessionView(s: SessionSummary, node: string): SessionView {
+  return {
+    ...listedFields(s),
+    read_granted: false,
+    input_granted: false,
+    whitelisted: s.read_allowed,
+    sensitive: false,
+    grantable: false,
+    grant: null,
+    node,
+    ...(s.read_allowed && { current_command: s.current_command, in_copy_mode: s.in_copy_mode }),
+  };
+}
 
 function viewOf(s: SessionAccess): SessionView {
   const active = s.grant && s.grant.state === 'active' ? s.grant : null;
   const base: SessionView = {
-    name: s.name,
-    session_id: s.session_id,
-    created: s.created,
-    attached: s.attached,
-    windows: s.windows,
-    last_activity: s.last_activity,
-    read_allowed: s.read_allowed,
+    ...listedFields(s),
     read_granted: s.read_granted,
-    input_allowed: s.input_allowed,
     input_granted: s.input_granted,
     whitelisted: s.whitelisted,
     sensitive: s.sensitive,

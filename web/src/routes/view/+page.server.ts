@@ -6,7 +6,7 @@ import { broker } from '$lib/server/broker.js';
 import { toUiError } from '$lib/server/failure.js';
 import { secretAction } from '$lib/server/secret-entry-action.js';
 import { sendAction } from '$lib/server/send-action.js';
-import { loadSessions } from '$lib/server/sessions-view.js';
+import { loadSessions, nodeSessionView } from '$lib/server/sessions-view.js';
 import { resizeAction } from '$lib/server/lifecycle-actions.js';
 import type { SessionView } from '$lib/session-view.js';
 import type { Actions, PageServerLoad } from './$types';
@@ -32,28 +32,7 @@ async function nodeSession(name: string): Promise<{ session: SessionView | null;
   const state = list.nodes?.find((n) => n.node === node);
   if (state === undefined) return undefined;
   const s = list.sessions.find((x) => x.name === name);
-  const session: SessionView | null =
-    s === undefined
-      ? null
-      : {
-          name: s.name,
-          session_id: s.session_id,
-          created: s.created,
-          attached: s.attached,
-          windows: s.windows,
-          last_activity: s.last_activity,
-          read_allowed: s.read_allowed,
-          read_granted: false,
-          input_allowed: s.input_allowed,
-          input_granted: false,
-          // A node's sessions are readable by its patterns only (no grants there).
-          whitelisted: s.read_allowed,
-          sensitive: false,
-          grantable: false,
-          grant: null,
-          node,
-          ...(s.read_allowed && { current_command: s.current_command, in_copy_mode: s.in_copy_mode }),
-        };
+  const session: SessionView | null = s === undefined ? null : nodeSessionView(s, node);
   const down = state.state === 'down' && session === null ? { reason: state.reason ?? '', hint: state.hint ?? '' } : null;
   const { input_enabled } = await broker().grants.list.query();
   return { session, input_enabled, down };
