@@ -4,7 +4,9 @@
 // with the hint, and the page's data refused on web.sock without an operator session; a
 // readable node session's name opens its live screen (/view), which shows what is typed
 // into the remote pane and never a secret it prints, and says when its node is down (also
-// when the view is opened meanwhile) and goes on when it is back.
+// when the view is opened meanwhile) and goes on when it is back. On the dashboard, node
+// sessions are cards with their node's badge, a down node is said to be down, and a node
+// session is granted from its card like this host's.
 import { join } from 'node:path';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import type { Page } from 'playwright-core';
@@ -12,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failureOf } from './helpers/broker-failure.js';
 import { sshdUnavailable, startSshd, type TestSshd } from './helpers/sshd.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
-import { signInFirstTime, startWebStack, waitFor, WEB_TEST_CONFIG, type WebStack } from './helpers/web-stack.js';
+import { operatorSessionOf, signInFirstTime, startWebStack, waitFor, WEB_TEST_CONFIG, type WebStack } from './helpers/web-stack.js';
 
 const unavailable = sshdUnavailable();
 if (unavailable !== undefined) console.log(`skipping the dashboard nodes test: ${unavailable}`);
@@ -111,6 +113,35 @@ describe.skipIf(unavailable !== undefined)('the dashboard nodes page', () => {
     await page.keyboard.press('Enter');
     await waitFor('the keystrokes in the remote pane', async () => /^from-dashboard-25$/m.test(await remote.tmux(['capture-pane', '-p', '-t', '=claude-live:'])));
     await waitFor('and on the live screen', async () => /^from-dashboard-25/m.test(await page.locator('.term-wrap.full .xterm-rows').innerText()));
+  });
+
+  it('shows node sessions on the dashboard with their node, says a down node is down, and grants a node session from its card', async () => {
+    await page.goto(stack.baseUrl);
+    const refused = page.locator('article.session[data-session="gpu:private-notes"]');
+    await refused.waitFor();
+    expect(await refused.getByTestId('card-node').textContent()).toBe('gpu');
+    await refused.getByTestId('not-granted').waitFor();
+    expect(await page.locator('article.session[data-session="gpu:claude-remote"] [data-testid="card-node"]').textContent()).toBe('gpu');
+    // The node whose host key is unknown is said to be down, not shown as a host without sessions.
+    expect(await page.locator('[data-testid="dash-node-not-up"][data-node="stranger"]').textContent()).toContain('Host stranger is down');
+
+    // Grant view-only through the card's access dialog, as for this host's sessions.
+    await refused.getByTestId('lock').click();
+    const dialog = page.getByTestId('access-dialog');
+    await dialog.waitFor();
+    await dialog.locator('[data-preset=view]').click();
+    const posted = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().includes('?/access'));
+    await dialog.getByTestId('access-apply').click();
+    expect((await posted).status()).toBe(200);
+    await dialog.waitFor({ state: 'detached' });
+    const granted = page.locator('article.session[data-session="gpu:private-notes"][data-readable="true"]');
+    await granted.waitFor();
+    const token = await operatorSessionOf(page);
+    const web = createBrokerClient({ role: 'web', env: stack.broker.env, operatorSession: () => token });
+    const grant = (await web.grants.list.query()).sessions.find((x) => x.name === 'gpu:private-notes')?.grant;
+    expect(grant).toMatchObject({ read: true, input: false, state: 'active', granted_by: expect.any(String) });
+    expect(grant?.pinned.server_pid).toBe(Number(await remote.tmux(['display-message', '-p', '#{pid}'])));
+    await web.grants.revoke.mutate({ session: 'gpu:private-notes' });
   });
 
   it('refuses the page\'s data on web.sock to a caller without an operator session', async () => {

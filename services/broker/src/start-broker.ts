@@ -95,7 +95,7 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   attachNotificationChannels({ channels: config.notifications.channels, store: stores.notify, log, subscribe: attention.onNotice });
   // Other hosts' tmux over ssh: a gate and a reader per node, over the same read audit.
   const adapterFor = parts.nodeAdapterFor;
-  const nodes = adapterFor !== undefined && config.nodes.length > 0 ? createNodeSet({ config, reads: services.reads, bindings: services.bindings, adapterFor, inputFor: parts.nodeInputFor }) : undefined;
+  const nodes = adapterFor !== undefined && config.nodes.length > 0 ? createNodeSet({ config, reads: services.reads, bindings: services.bindings, grants: stores.grants, adapterFor, inputFor: parts.nodeInputFor }) : undefined;
   // Watches on node:session read through the node's reader (nodes/node-supervisor.ts).
   const watchRouting = nodeSupervisorRouting(reader, nodes);
   const supervisor = createSupervisor(

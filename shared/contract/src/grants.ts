@@ -3,6 +3,7 @@
  * session token, and the broker records the user it belongs to with every change. Fields are snake_case like the session summaries they
  * sit next to in the dashboard. Every string and array is capped. */
 import { z } from 'zod';
+import { listedNodeSchema } from './nodes.js';
 import { sessionNameSchema, sessionSummarySchema } from './sessions.js';
 
 export const GRANT_LIMITS = {
@@ -26,9 +27,10 @@ const expiryShape = {
 
 /** What the operator saw when deciding: if given, the grant is made only if the session
  * still has this identity (otherwise IDENTITY_CHANGED), so a session replaced between
- * looking and clicking is never granted by accident. */
+ * looking and clicking is never granted by accident. A node's session id is listed as
+ * `node:$N`; it must name the same node as the session. */
 export const expectedSessionSchema = z
-  .object({ session_id: z.string().regex(/^\$\d{1,10}$/), created: isoTime })
+  .object({ session_id: z.string().regex(/^(?:[a-z][a-z0-9_-]{0,31}:)?\$\d{1,10}$/), created: isoTime })
   .strict();
 
 type AccessFlags = { read: boolean; input: boolean; expires_in_s?: number | undefined; expires_at?: string | undefined };
@@ -102,6 +104,10 @@ export const grantViewSchema = z.object({
   created_at: z.string(),
   updated_at: z.string(),
   pinned: pinnedSessionSchema,
+  /** In `orphaned_grants` only: the grant is on a node (`node:session`) that cannot be
+   * listed now, so whether its session still lives is not known (`state` then judges the
+   * time box alone). It admits nothing while the node is down. */
+  node_down: z.literal(true).optional(),
 });
 export type GrantView = z.infer<typeof grantViewSchema>;
 
@@ -125,8 +131,12 @@ export const grantListSchema = z.object({
   read_enabled: z.boolean(),
   input_enabled: z.boolean(),
   sessions: z.array(sessionAccessSchema),
-  /** grants whose name no live session has (kept until revoked or re-granted) */
+  /** grants whose name no live session has (kept until revoked or re-granted), and grants
+   * on nodes that are down (`node_down`) */
   orphaned_grants: z.array(grantViewSchema),
+  /** each configured node's state (absent: none configured): `sessions` holds an up node's
+   * sessions as `node:session`; a down node's are not known, and it is listed as down */
+  nodes: z.array(listedNodeSchema).optional(),
 });
 export type GrantList = z.infer<typeof grantListSchema>;
 

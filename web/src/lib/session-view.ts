@@ -1,6 +1,6 @@
 /** What a page knows about one tmux session. Built on the server; a restricted session
  * carries metadata only (no status, command or screen). */
-import type { SessionStatus } from '@terminal-mcp/contract';
+import type { ListedNode, SessionStatus } from '@terminal-mcp/contract';
 
 export interface SessionView {
   name: string;
@@ -24,8 +24,8 @@ export interface SessionView {
   current_command?: string;
   in_copy_mode?: boolean;
   status?: { status: SessionStatus; reason: string };
-  /** Set for a session of another host (`node:session`): no grants, launch profiles or
-   * secret entry there (docs/nodes.md), so the page offers none. */
+  /** Set for a session of another host (`node:session`): grants, reads and input as here;
+   * no launch profiles, resizing or secret entry there (docs/nodes.md), so the page offers none. */
   node?: string;
   /** Input is allowed and the pane's foreground is a shell (the broker reads the pane's
    * process tree): the input box warns that typing there reaches every session. */
@@ -36,6 +36,16 @@ export interface SessionsPageData {
   sessions: SessionView[];
   read_enabled: boolean;
   input_enabled: boolean;
+  /** Other hosts that are not up (down, or slow to answer): their sessions are not in
+   * `sessions` (down) or are as last listed (slow), and the page says so. */
+  nodesNotUp: ListedNode[];
+}
+
+/** The node a listed name is on (`node:session`); undefined for this host's. tmux never
+ * puts a `:` in a session name, so the first one ends the node's name. */
+export function nodeOfName(name: string): string | undefined {
+  const colon = name.indexOf(':');
+  return colon > 0 ? name.slice(0, colon) : undefined;
 }
 
 export type AccessState = 'whitelisted' | 'read-input' | 'read' | 'none';

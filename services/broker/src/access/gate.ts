@@ -45,6 +45,25 @@ export function bindingsOn(store: { get(name: string): BindingRecord | undefined
   };
 }
 
+/** The dashboard grants one node's gate sees: those stored under `node:session`
+ * (grants.db keys a node's grant by its qualified name; tmux never puts a `:` in a session
+ * name, so no name of this host can be one of them). Handed out under the node's own
+ * session names, as the gate asks for them. */
+export function grantsOn(store: GrantLookup, node: string): GrantLookup {
+  const prefix = `${node}:`;
+  const bare = (g: GrantRecord): GrantRecord => ({ ...g, sessionName: g.sessionName.slice(prefix.length) });
+  return {
+    find(name) {
+      const g = store.find(prefix + name);
+      return g === undefined ? undefined : bare(g);
+    },
+    findMany(names) {
+      const found = store.findMany(names.map((n) => prefix + n));
+      return new Map([...found.values()].map((g) => [g.sessionName.slice(prefix.length), bare(g)]));
+    },
+  };
+}
+
 /** For a node's gate whose node has no input effects: a pinned pane that is not the
  * session's active one cannot be checked, so it is refused. */
 export const NO_PANE_IDENTITY: AccessGateDeps['delivery'] = {

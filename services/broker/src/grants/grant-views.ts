@@ -1,6 +1,6 @@
 /** Grants as the dashboard sees them (shared/contract/src/grants.ts): every live session
  * with its access and stored grant, grants left without a session, and the change log. */
-import type { GrantEvent, GrantList, GrantView } from '@terminal-mcp/contract';
+import type { GrantEvent, GrantList, GrantView, ListedNode } from '@terminal-mcp/contract';
 import type { AccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { StoresOf } from '../capabilities.js';
@@ -11,6 +11,8 @@ import { summarizeForeground } from '../policy/foreground.js';
 import { grantState, type GrantRecord } from '../policy/grants.js';
 import type { SessionIdentity } from '../policy/identity.js';
 import { summarizeSessions } from '../reads/session-reader.js';
+import { qualify } from '../nodes/node-names.js';
+import type { NodeSet } from '../nodes/node-set.js';
 
 const isoMs = (ms: number) => new Date(ms).toISOString();
 const isoSeconds = (s: number) => new Date(s * 1000).toISOString();
@@ -47,37 +49,74 @@ export function grantEventView(e: GrantEventRecord): GrantEvent {
   };
 }
 
-/** Every live session (sorted by name) with its access and stored grant, plus grants whose
- * name no live session has. Facts and grants are read now. */
-export async function listGrantAccess(deps: { config: BrokerConfig; tmux: TmuxAdapter; stores: StoresOf<'grants'>; access: AccessGate }, now: number): Promise<GrantList> {
+type AccessRow = GrantList['sessions'][number];
+
+/** One node's sessions as access rows, named node:session, judged by the node's gate (its
+ * patterns, and the grants stored under its names), and the node's state; `rows` is null
+ * when the node cannot be listed now. The shell warning is this host's only: it would take
+ * an ssh channel per row. */
+async function nodeRows(nodes: NodeSet, node: string, grants: ReadonlyMap<string, GrantRecord>, now: number): Promise<{ rows: AccessRow[] | null; listed: ListedNode }> {
+  const n = nodes.get(node);
+  if (n === undefined || n.tmux.state !== 'connected') return { rows: null, listed: nodes.listed(node) };
+  let listing;
+  try {
+    listing = await nodes.sessionsOf(node);
+  } catch {
+    return { rows: null, listed: { ...nodes.listed(node), state: 'down' } };
+  }
+  if (listing.slow && listing.listedAt === undefined) return { rows: null, listed: { node, state: 'slow', reason: 'no answer yet' } };
+  const rows = summarizeSessions(n.access, listing.live).map((summary, i): AccessRow => {
+    const s = listing.live[i]!;
+    const name = qualify(node, s.name);
+    const stored = grants.get(name);
+    const { whitelisted, sensitive } = n.access.grantFacts(s.name);
+    return { ...summary, name, session_id: qualify(node, s.sessionId), whitelisted, sensitive, grantable: !sensitive, grant: stored === undefined ? null : grantView(stored, s, now), foreground_shell: false };
+  });
+  return { rows, listed: listing.slow ? { node, state: 'slow', reason: `its rows as listed at ${new Date(listing.listedAt!).toISOString()}` } : { node, state: 'up' } };
+}
+
+/** Every live session of this host and of each node that can be listed (sorted by name)
+ * with its access and stored grant, plus grants whose name no live session has (a node's
+ * grants while it is down: `node_down`). Facts and grants are read now. */
+export async function listGrantAccess(deps: { config: BrokerConfig; tmux: TmuxAdapter; stores: StoresOf<'grants'>; access: AccessGate; nodes?: NodeSet | undefined }, now: number): Promise<GrantList> {
   const { config } = deps;
-  const sessions = await deps.tmux.listSessions();
   const grants = new Map(deps.stores.grants.list().map((g) => [g.sessionName, g]));
+  const nodeNames = deps.nodes?.names() ?? [];
+  const [sessions, perNode] = await Promise.all([deps.tmux.listSessions(), Promise.all(nodeNames.map((node) => nodeRows(deps.nodes!, node, grants, now)))]);
   const live = new Set(sessions.map((s) => s.name));
+  for (const p of perNode) for (const r of p.rows ?? []) live.add(r.name);
+  const down = new Set(nodeNames.filter((_, i) => perNode[i]!.rows === null));
+  const nodeOf = (name: string) => (name.includes(':') ? name.slice(0, name.indexOf(':')) : undefined);
   const summaries = summarizeSessions(deps.access, sessions);
   const rows = sessions.map((s, i) => ({ s, summary: summaries[i]! }));
   // Only where the dashboard offers an input box: one pass over /proc for all of them.
   const typable = rows.filter((r) => r.summary.input_allowed && r.s.activePane !== null).map((r) => r.s);
   const trees = await readPaneProcessTrees(typable.map((s) => ({ panePid: s.activePane?.panePid ?? 0, tmuxCommand: s.activePane?.currentCommand ?? '' })));
   const shellForeground = new Set(typable.filter((_, i) => trees[i] !== undefined && summarizeForeground(trees[i]).isShell).map((s) => s.name));
+  const local = rows.map(({ s, summary }): AccessRow => {
+    const stored = grants.get(s.name);
+    // Access is the gate's to decide; this only lays its answers out.
+    const { whitelisted, sensitive } = deps.access.grantFacts(s.name);
+    return {
+      ...summary,
+      whitelisted,
+      sensitive,
+      grantable: !sensitive,
+      grant: stored === undefined ? null : grantView(stored, s, now),
+      foreground_shell: shellForeground.has(s.name),
+    };
+  });
   return {
     read_enabled: config.permissions.terminal_read,
     input_enabled: config.permissions.terminal_input,
-    sessions: rows
-      .map(({ s, summary }) => {
-        const stored = grants.get(s.name);
-        // Access is the gate's to decide; this only lays its answers out.
-        const { whitelisted, sensitive } = deps.access.grantFacts(s.name);
-        return {
-          ...summary,
-          whitelisted,
-          sensitive,
-          grantable: !sensitive,
-          grant: stored === undefined ? null : grantView(stored, s, now),
-          foreground_shell: shellForeground.has(s.name),
-        };
-      })
-      .sort((a, b) => a.name.localeCompare(b.name)),
-    orphaned_grants: [...grants.values()].filter((g) => !live.has(g.sessionName)).map((g) => grantView(g, undefined, now)),
+    sessions: [...local, ...perNode.flatMap((p) => p.rows ?? [])].sort((a, b) => a.name.localeCompare(b.name)),
+    orphaned_grants: [...grants.values()]
+      .filter((g) => !live.has(g.sessionName))
+      .map((g) => {
+        const node = nodeOf(g.sessionName);
+        // Down: nothing says the session is gone, so only the time box is judged.
+        return node !== undefined && down.has(node) ? { ...grantView(g, g.identity, now), node_down: true as const } : grantView(g, undefined, now);
+      }),
+    ...(deps.nodes !== undefined && { nodes: perNode.map((p) => p.listed) }),
   };
 }

@@ -16,11 +16,14 @@
  * through the node's delivery. `bindingNode` says which host a binding is on, so every use
  * of a binding (bound reads, input, watches, listings) is routed there.
  *
- * Not here yet: grants and transcripts on a node. A node's gate admits by its patterns only
- * (dashboard grants are pinned to this host's sessions).
+ * The operator's grants on a node's sessions are grants.db rows under `node:session`,
+ * pinned to the node's server pid and session (grants/change-grants.ts); each node's gate
+ * sees only those under its own name (access/gate.ts `grantsOn`).
+ *
+ * Not here yet: transcripts on a node.
  */
 import { AppError, type ListedNode, type NodeHealth } from '@terminal-mcp/contract';
-import { bindingsOn, createAccessGate, NO_PANE_IDENTITY, type AccessGate, type AccessGateDeps } from '../access/gate.js';
+import { bindingsOn, createAccessGate, grantsOn, NO_PANE_IDENTITY, type AccessGate, type AccessGateDeps, type GrantLookup } from '../access/gate.js';
 import type { NodeConfig } from '../config/nodes-schema.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { NodeInputEffects } from '../effects/ssh/node-adapters.js';
@@ -92,6 +95,8 @@ export interface NodeSetDeps {
   reads: Pick<ReadAuditRecorder, 'record'>;
   /** bindings.db (the broker's one store): each node's gate sees the rows pinned on it. */
   bindings?: AccessGateDeps['bindings'] | undefined;
+  /** grants.db: each node's gate sees the grants stored under its `node:` names. */
+  grants?: GrantLookup | undefined;
   /** Builds a node's adapter (the composition root's, over effects/ssh/ssh-transport.ts). */
   adapterFor(node: NodeConfig): ControlModeTmuxAdapter;
   /** Builds a node's input effects (the composition root's, effects/ssh/node-adapters.ts). */
@@ -136,8 +141,9 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
     const access = createAccessGate({
       config,
       tmux,
-      // No grants on a node yet: fail closed (grants are pinned to this host's sessions).
-      grants: undefined,
+      // The operator's grants on this node's sessions (stored as node:session, pinned to the
+      // node's server pid); without a grant store, none admits (fail closed).
+      grants: deps.grants === undefined ? undefined : grantsOn(deps.grants, node.name),
       // The bindings pinned on this node, their pane's identity re-read on the node.
       bindings: bindingsOn(deps.bindings ?? { get: () => undefined }, node.name),
       delivery: input?.delivery ?? NO_PANE_IDENTITY,

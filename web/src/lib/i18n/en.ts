@@ -157,6 +157,7 @@ export const en = {
 
   'dash.title': 'Sessions',
   'dash.empty': 'No tmux sessions are running.',
+  'dash.nodeNotUp': 'Host {node} is {state}: its sessions are not shown here while it is.',
   'dash.allDetached': 'Every session is detached from this page. Attach them again on the Manage page.',
   'dash.readDisabled': 'Reading terminals is turned off in the broker configuration.',
   'dash.brokerDown': 'The broker is not reachable. Retrying…',
@@ -291,6 +292,7 @@ export const en = {
   'history.newest': '← Newest',
   'history.orphaned': 'Grants without a session',
   'history.orphanedIntro': 'These sessions no longer exist. Their grants never admit again (a new session with the same name is a different session) but are kept until revoked.',
+  'history.nodeDown': 'host not reachable',
   'history.orphanedNone': 'None.',
   'history.grantedBy': 'Granted by',
   'history.state': 'State',

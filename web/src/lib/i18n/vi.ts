@@ -158,6 +158,7 @@ export const vi: Messages = {
 
   'dash.title': 'Phiên',
   'dash.empty': 'Không có phiên tmux nào đang chạy.',
+  'dash.nodeNotUp': 'Máy {node} đang {state}: các phiên của nó không hiện ở đây trong lúc đó.',
   'dash.allDetached': 'Mọi phiên đều đã được tách khỏi trang này. Gắn lại ở trang Quản lý.',
   'dash.readDisabled': 'Chức năng đọc terminal đang tắt trong cấu hình broker.',
   'dash.brokerDown': 'Không kết nối được broker. Đang thử lại…',
@@ -292,6 +293,7 @@ export const vi: Messages = {
   'history.newest': '← Mới nhất',
   'history.orphaned': 'Quyền không còn phiên',
   'history.orphanedIntro': 'Các phiên này không còn tồn tại. Quyền của chúng sẽ không bao giờ có hiệu lực lại (một phiên mới cùng tên là phiên khác) nhưng vẫn được giữ đến khi thu hồi.',
+  'history.nodeDown': 'không kết nối được máy',
   'history.orphanedNone': 'Không có.',
   'history.grantedBy': 'Người cấp',
   'history.state': 'Trạng thái',

@@ -36,7 +36,7 @@ export async function accessAction(event: RequestEvent) {
       else {
         const sid = form.get('expect_session_id');
         const created = form.get('expect_created');
-        const expect = typeof sid === 'string' && /^\$\d{1,10}$/.test(sid) && typeof created === 'string' && created.length <= 40 ? { expect: { session_id: sid, created } } : {};
+        const expect = typeof sid === 'string' && /^(?:[a-z][a-z0-9_-]{0,31}:)?\$\d{1,10}$/.test(sid) && typeof created === 'string' && created.length <= 40 ? { expect: { session_id: sid, created } } : {};
         await broker().grants.set.mutate({ session, read, input, ...expiry, ...expect });
       }
       return { access: { updated: 1, refused: [] } } satisfies AccessResult;

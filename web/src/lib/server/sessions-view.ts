@@ -1,41 +1,30 @@
-/** Loads the session list for the dashboard and the management table from the broker.
+/** Loads the session list for the dashboard and the management table from the broker:
+ * this host's sessions and those of every node that is up (`node:session`), one list.
  * The broker decides readability (`read_allowed`); only readable sessions get a status —
  * a restricted session's content is never fetched. Screens come over the live socket. */
-import type { SessionAccess, SessionSummary } from '@terminal-mcp/contract';
-import type { SessionsPageData, SessionView } from '../session-view.js';
+import type { SessionAccess } from '@terminal-mcp/contract';
+import { nodeOfName, type SessionsPageData, type SessionView } from '../session-view.js';
 import { broker } from './broker.js';
-
-/** What every session row says of itself, on this host or a node. */
-function listedFields(s: SessionAccess | SessionSummary): Pick<SessionView, 'name' | 'session_id' | 'created' | 'attached' | 'windows' | 'last_activity' | 'read_allowed' | 'input_allowed'> {
-  return { name: s.name, session_id: s.session_id, created: s.created, attached: s.attached, windows: s.windows, last_activity: s.last_activity, read_allowed: s.read_allowed, input_allowed: s.input_allowed };
-}
-
-/** A node's session (`node:session`) from the broker's session list: readable and typed into
- * by the node's patterns only (no grants, sensitive-name marks or grant controls there). */
-export function nodeSessionView(s: SessionSummary, node: string): SessionView {
-  return {
-    ...listedFields(s),
-    read_granted: false,
-    input_granted: false,
-    whitelisted: s.read_allowed,
-    sensitive: false,
-    grantable: false,
-    grant: null,
-    node,
-    ...(s.read_allowed && { current_command: s.current_command, in_copy_mode: s.in_copy_mode }),
-  };
-}
 
 function viewOf(s: SessionAccess): SessionView {
   const active = s.grant && s.grant.state === 'active' ? s.grant : null;
+  const node = nodeOfName(s.name);
   const base: SessionView = {
-    ...listedFields(s),
+    name: s.name,
+    session_id: s.session_id,
+    created: s.created,
+    attached: s.attached,
+    windows: s.windows,
+    last_activity: s.last_activity,
+    read_allowed: s.read_allowed,
+    input_allowed: s.input_allowed,
     read_granted: s.read_granted,
     input_granted: s.input_granted,
     whitelisted: s.whitelisted,
     sensitive: s.sensitive,
     grantable: s.grantable,
     grant: active ? { read: active.read, input: active.input, expires_at: active.expires_at } : null,
+    ...(node !== undefined && { node }),
   };
   if (s.read_allowed) {
     base.current_command = s.current_command;
@@ -60,5 +49,5 @@ export async function loadSessions(opts: { withStatus: boolean }): Promise<Sessi
       return view;
     }),
   );
-  return { sessions, read_enabled: list.read_enabled, input_enabled: list.input_enabled };
+  return { sessions, read_enabled: list.read_enabled, input_enabled: list.input_enabled, nodesNotUp: (list.nodes ?? []).filter((n) => n.state !== 'up') };
 }

@@ -6,9 +6,9 @@ import { broker } from '$lib/server/broker.js';
 import { toUiError } from '$lib/server/failure.js';
 import { secretAction } from '$lib/server/secret-entry-action.js';
 import { sendAction } from '$lib/server/send-action.js';
-import { loadSessions, nodeSessionView } from '$lib/server/sessions-view.js';
+import { loadSessions } from '$lib/server/sessions-view.js';
 import { resizeAction } from '$lib/server/lifecycle-actions.js';
-import type { SessionView } from '$lib/session-view.js';
+import { nodeOfName, type SessionsPageData } from '$lib/session-view.js';
 import type { Actions, PageServerLoad } from './$types';
 
 /** The full view of one session (`/view?session=NAME`): its metadata from the same list
@@ -17,25 +17,14 @@ import type { Actions, PageServerLoad } from './$types';
 const keys = { sensitiveKeys: [...SENSITIVE_KEYS] as string[], keysPerCall: INPUT_LIMITS.keysPerCall };
 
 /**
- * A session of another host (`node:session`, docs/nodes.md): its row from the broker's
- * session list, which lists every node's sessions with the node's own read and input
- * verdicts (the grants list is this host's only). undefined: not a node's name. A node
- * that is down cannot list its sessions: `down` says why (its reason and hint), and the
- * live view says so too and resumes when the node is back.
+ * Why a session of another host (`node:session`, docs/nodes.md) is not in the list: its
+ * node is down (its reason and hint; the live view says so too and resumes when the node
+ * is back). null: not a node's name, or its node is up (then there is no such session).
  */
-async function nodeSession(name: string): Promise<{ session: SessionView | null; input_enabled: boolean; down: { reason: string; hint: string } | null } | undefined> {
-  const colon = name.indexOf(':');
-  if (colon <= 0) return undefined;
-  const node = name.slice(0, colon);
-  if (node === 'local') return undefined;
-  const list = await broker().sessions.list.query({ name_filter: name.slice(colon + 1) });
-  const state = list.nodes?.find((n) => n.node === node);
-  if (state === undefined) return undefined;
-  const s = list.sessions.find((x) => x.name === name);
-  const session: SessionView | null = s === undefined ? null : nodeSessionView(s, node);
-  const down = state.state === 'down' && session === null ? { reason: state.reason ?? '', hint: state.hint ?? '' } : null;
-  const { input_enabled } = await broker().grants.list.query();
-  return { session, input_enabled, down };
+function nodeDownOf(name: string, page: SessionsPageData): { reason: string; hint: string } | null {
+  const node = nodeOfName(name);
+  const state = node === undefined ? undefined : page.nodesNotUp.find((n) => n.node === node);
+  return state === undefined || state.state !== 'down' ? null : { reason: state.reason ?? '', hint: state.hint ?? '' };
 }
 
 export const load: PageServerLoad = async (event) => {
@@ -49,10 +38,10 @@ export const load: PageServerLoad = async (event) => {
   if (paneParam !== null && !PANE_REF_PATTERN.test(paneParam)) error(404, 'no such pane');
   const pane = paneParam ?? undefined;
   try {
-    const remote = await nodeSession(name);
-    const page = remote === undefined ? await loadSessions({ withStatus: false }) : { sessions: [], input_enabled: remote.input_enabled };
-    const session = remote === undefined ? (page.sessions.find((s) => s.name === name) ?? null) : remote.session;
-    const nodeDown = remote?.down ?? null;
+    // One list for this host's sessions and every up node's (node:session).
+    const page = await loadSessions({ withStatus: false });
+    const session = page.sessions.find((s) => s.name === name) ?? null;
+    const nodeDown = session === null ? nodeDownOf(name, page) : null;
     let panes: ListedPane[] = [];
     if (session?.read_allowed) {
       const [status, listed] = await Promise.all([
@@ -63,7 +52,7 @@ export const load: PageServerLoad = async (event) => {
       panes = listed?.panes ?? [];
     }
     // Requests for a person about this session (terminal_request_human), for the secret entry.
-    const notices = session?.read_allowed && remote === undefined ? await broker().human.notices.query({}).catch(() => []) : [];
+    const notices = session?.read_allowed && session.node === undefined ? await broker().human.notices.query({}).catch(() => []) : [];
     const requests = notices.filter((n) => n.kind === 'waiting_for_human' && n.session === name);
     return { name, pane, panes, session, nodeDown, input_enabled: page.input_enabled, keys, requests, failure: null };
   } catch (err) {
