@@ -13,13 +13,15 @@
 #   --root DIR       install files under DIR instead of / (tests; skips systemctl).
 #                    Users and groups are still real: they live in the system databases.
 #   --units-only     only render the units into --root (no users, no directories; no root needed)
+#   --nodes          also install the broker's drop-in that lets it reach `nodes:` over ssh
+#                    (terminal-mcp-broker.service.d/nodes.conf: TCP allowed, nothing else)
 #   --dry-run        print what would be done, change nothing
 set -euo pipefail
 # useradd, groupadd and usermod live in /usr/sbin on Debian, which is missing from PATH
 # under `su` without `-` and in narrowed environments: look there too.
 PATH="$PATH:/usr/local/sbin:/usr/sbin:/sbin"
 
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 die() { echo "install.sh: $*" >&2; exit 1; }
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -30,6 +32,7 @@ root=""
 dry=0
 user_units=0
 units_only=0
+with_nodes=0
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
     --root) root="${2:?--root needs a directory}"; shift 2 ;;
     --user-units) user_units=1; shift ;;
     --units-only) units_only=1; shift ;;
+    --nodes) with_nodes=1; shift ;;
     --dry-run) dry=1; shift ;;
     -h|--help) usage 0 ;;
     *) echo "install.sh: unknown option $1" >&2; usage 2 ;;
@@ -157,6 +161,11 @@ for src in "$unit_src"/*.service; do
   sed -e "s|@PREFIX@|$checkout|g" -e "s|@NODE@|$node|g" -e "s|@OPERATOR@|$operator|g" "$src" >"$tmp/$name"
   put_file "$tmp/$name" "$unit_dir/$name" 0644
 done
+# The drop-in for a broker with nodes (ssh over TCP); without --nodes an earlier one stays
+# (removing it is the operator's call: it may carry their own edits).
+dropin=terminal-mcp-broker.service.d/nodes.conf
+if [ "$with_nodes" = 1 ]; then put_file "$unit_src/$dropin" "$unit_dir/$dropin" 0644
+elif [ -e "$unit_dir/$dropin" ]; then ok "$unit_dir/$dropin exists (kept; install.sh --nodes keeps it up to date)"; fi
 [ "$units_only" = 1 ] && exit 0
 
 # ---- configuration files (copied once, never overwritten) ----------------------------

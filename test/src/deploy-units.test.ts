@@ -33,9 +33,9 @@ function install(args: string[]) {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-function render(kind: 'system' | 'user'): string {
+function render(kind: 'system' | 'user', extra: string[] = []): string {
   const root = temp('tmcp-units-');
-  const r = install(kind === 'system' ? ['--units-only', '--operator', operator, '--root', root] : ['--units-only', '--user-units', '--root', root]);
+  const r = install([...(kind === 'system' ? ['--units-only', '--operator', operator, '--root', root] : ['--units-only', '--user-units', '--root', root]), ...extra]);
   if (r.status !== 0) throw new Error(`install.sh --units-only failed:\n${r.stdout}\n${r.stderr}`);
   return kind === 'system' ? join(root, 'etc/systemd/system') : join(root, '.config/systemd/user');
 }
@@ -47,7 +47,7 @@ const unit = (dir: string, name: string) => readFileSync(join(dir, name), 'utf8'
 describe('rendered units', () => {
   it('cover every template, with every placeholder filled in', () => {
     for (const [kind, dir] of [['system', systemDir], ['user', userDir]] as const) {
-      expect(readdirSync(repoPath('deploy/systemd', kind)).sort()).toEqual([...UNITS].sort());
+      expect(readdirSync(repoPath('deploy/systemd', kind)).filter((n) => n.endsWith('.service')).sort()).toEqual([...UNITS].sort());
       expect(readdirSync(dir).sort()).toEqual([...UNITS].sort());
       for (const name of UNITS) {
         const text = unit(dir, name);
@@ -84,6 +84,40 @@ describe('rendered units', () => {
     });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
+  });
+});
+
+const DROPIN = 'terminal-mcp-broker.service.d/nodes.conf';
+
+describe('the drop-in for a broker with nodes (install.sh --nodes)', () => {
+  const withNodes = { system: render('system', ['--nodes']), user: render('user', ['--nodes']) };
+
+  it('is installed only when asked for, beside the broker unit', () => {
+    expect(readdirSync(systemDir).some((n) => n.endsWith('.d'))).toBe(false);
+    for (const kind of ['system', 'user'] as const) {
+      expect(readFileSync(join(withNodes[kind], DROPIN), 'utf8')).toBe(readFileSync(repoPath('deploy/systemd', kind, DROPIN), 'utf8'));
+    }
+  });
+
+  it('lets the broker (and its ssh) reach TCP and relaxes nothing else', () => {
+    for (const kind of ['system', 'user'] as const) {
+      const dropin = readFileSync(join(withNodes[kind], DROPIN), 'utf8');
+      // systemd reads the unit, then the drop-in: the last value of a key wins.
+      const effective = `${unit(withNodes[kind], 'terminal-mcp-broker.service')}\n${dropin}`;
+      expect(setting(effective, 'RestrictAddressFamilies'), kind).toBe('AF_UNIX AF_INET AF_INET6');
+      const keys = [...dropin.matchAll(/^([A-Za-z]+)=/gm)].map((m) => m[1]);
+      expect(keys, kind).toEqual(kind === 'system' ? ['RestrictAddressFamilies', 'IPAddressDeny', 'LimitNOFILE'] : ['RestrictAddressFamilies', 'LimitNOFILE']);
+    }
+    expect(setting(readFileSync(join(withNodes.system, DROPIN), 'utf8'), 'IPAddressDeny')).toBe('');
+  });
+
+  it.skipIf(!hasAnalyze)('passes systemd-analyze verify with the drop-in read (system and single-user) without a warning', () => {
+    const system = spawnSync('systemd-analyze', ['verify', ...UNITS.map((n) => join(withNodes.system, n))], { encoding: 'utf8' });
+    expect(system.stderr).toBe('');
+    expect(system.status).toBe(0);
+    const user = spawnSync('systemd-analyze', ['--user', 'verify', ...UNITS.map((n) => join(withNodes.user, n))], { encoding: 'utf8', env: { ...process.env, XDG_RUNTIME_DIR: temp('tmcp-xdg-') } });
+    expect(user.stderr).toBe('');
+    expect(user.status).toBe(0);
   });
 });
 
