@@ -16,7 +16,8 @@
 import { AppError, readAppErrorData } from '@terminal-mcp/contract';
 import type { AccessGate } from '../access/gate.js';
 import type { TargetRef } from '../access/target.js';
-import { qualify, splitNodeName } from '../nodes/node-names.js';
+import { hostOf } from '../nodes/host-route.js';
+import { qualify } from '../nodes/node-names.js';
 import type { NodeSet } from '../nodes/node-set.js';
 import type { InputCaller } from './input-deps.js';
 
@@ -34,20 +35,8 @@ export interface InputRoute {
  * name gates (a refused name learns nothing of the node's state). */
 export function routeInput(caller: InputCaller, target: TargetRef, tool: string): InputRoute {
   const nodes = caller.deps.nodes;
-  let node: string | undefined;
-  let routed: TargetRef;
-  if (target.binding !== undefined) {
-    node = nodes?.bindingNode(target.binding);
-    if (node === undefined || nodes === undefined) return { caller, target, node: undefined };
-    routed = target;
-  } else {
-    if (!target.session.includes(':')) return { caller, target, node: undefined };
-    const split = splitNodeName(target.session, nodes?.names() ?? []);
-    if (split.node === undefined || nodes === undefined) return { caller, target: { session: split.session, pane: target.pane }, node: undefined };
-    node = split.node;
-    // The pane too: a pane named inside a node session is that pane there, never the active one.
-    routed = { session: split.session, pane: target.pane };
-  }
+  const { node, ref: routed } = hostOf(nodes, target);
+  if (node === undefined || nodes === undefined) return { caller, target: routed, node: undefined };
   const n = nodes.get(node);
   if (n === undefined) {
     if (target.binding !== undefined) throw new AppError('NODE_UNAVAILABLE', `the binding is pinned on node ${node}, which is no longer configured: nothing was sent`);
@@ -116,18 +105,14 @@ export async function answerWithNode<T extends NodeNamed>(caller: InputCaller, t
   const nodes = caller.deps.nodes;
   if (nodes === undefined) return send();
   let node: string | undefined;
-  if (target.binding !== undefined) {
-    node = nodes.bindingNode(target.binding);
-    if (node !== undefined && nodes.get(node) === undefined) return send(); // the attempt refuses it
-  } else {
-    if (!target.session.includes(':')) return send();
-    try {
-      node = splitNodeName(target.session, nodes.names()).node;
-    } catch {
-      return send(); // the attempt audits and answers the unknown node
-    }
+  try {
+    node = hostOf(nodes, target).node;
+  } catch {
+    return send(); // the attempt audits and answers the unknown node
   }
   if (node === undefined) return send();
+  // A binding pinned on a node no longer configured: the attempt refuses it.
+  if (nodes.get(node) === undefined) return send();
   const on = node;
   try {
     const r = await send();

@@ -13,7 +13,8 @@
 import type { AppError } from '@terminal-mcp/contract';
 import type { PolledHost } from '../live/screen-stream.js';
 import type { SessionReader } from '../reads/session-reader.js';
-import { qualify, splitNodeName } from './node-names.js';
+import { hostOfSession } from './host-route.js';
+import { qualify } from './node-names.js';
 import type { NodeSet } from './node-set.js';
 import { NODE_WAIT_TICK_MS } from './node-waits.js';
 
@@ -31,8 +32,7 @@ export interface NodeLiveRoute {
  * name or `local:`). SESSION_NOT_FOUND for a node that is not configured. A node that is
  * down is routed all the same: its stream starts by saying so. */
 export function nodeLiveRoute(nodes: NodeSet | undefined, qualified: string): NodeLiveRoute | undefined {
-  if (!qualified.includes(':')) return undefined;
-  const { node, session } = splitNodeName(qualified, nodes?.names() ?? []);
+  const { node, ref: session } = hostOfSession(nodes, qualified);
   if (node === undefined || nodes === undefined) return undefined;
   const n = nodes.get(node);
   if (n === undefined) return undefined;

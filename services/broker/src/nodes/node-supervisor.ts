@@ -12,9 +12,8 @@
  * is one capture over the node's one control connection.
  */
 import { AppError } from '@terminal-mcp/contract';
-import type { TargetRef } from '../access/target.js';
 import type { ContinuedRead, SessionReader } from '../reads/session-reader.js';
-import { splitNodeName } from './node-names.js';
+import { hostOf } from './host-route.js';
 import type { NodeSet } from './node-set.js';
 
 /** How often a supervisor watch on a node session is looked at. */
@@ -27,26 +26,16 @@ export interface NodeSupervisorRouting {
   remote: { is(watch: { kind: string; target: string }): boolean; tickMs: number };
 }
 
-/** Which host a ref is on (a binding: the host it is pinned on, bindings.db's `node`) and
- * the ref as that host names it (a binding keeps its name: the node's gate finds it).
- * SESSION_NOT_FOUND for an unknown node. */
-function routeOf(nodes: NodeSet | undefined, ref: TargetRef): { node: string | undefined; ref: TargetRef } {
-  if (ref.binding !== undefined) return { node: nodes?.bindingNode(ref.binding), ref };
-  if (!ref.session.includes(':')) return { node: undefined, ref };
-  const { node, session } = splitNodeName(ref.session, nodes?.names() ?? []);
-  return { node, ref: { session, pane: ref.pane } };
-}
-
 export function nodeSupervisorRouting(local: SupervisorReader, nodes: NodeSet | undefined): NodeSupervisorRouting {
   const reader: SupervisorReader = {
     async resolve(ref) {
-      const route = routeOf(nodes, ref);
+      const route = hostOf(nodes, ref);
       if (route.node === undefined || nodes === undefined) return local.resolve(route.ref);
       if (nodes.get(route.node) === undefined) throw new AppError('NODE_UNAVAILABLE', `node ${route.node} is not configured in this broker`);
       return nodes.on(route.node, (n) => n.reader.resolve(route.ref));
     },
     follow(caller, tool, ref, options) {
-      const route = routeOf(nodes, ref);
+      const route = hostOf(nodes, ref);
       const node = route.node;
       const n = node === undefined ? undefined : nodes?.get(node);
       // A binding on a node no longer configured stays with this host's gate, which refuses it.
@@ -70,7 +59,7 @@ export function nodeSupervisorRouting(local: SupervisorReader, nodes: NodeSet | 
   const is = (watch: { kind: string; target: string }): boolean => {
     if (watch.kind !== 'session' && watch.kind !== 'binding') return false;
     try {
-      return routeOf(nodes, watch.kind === 'binding' ? { binding: watch.target } : { session: watch.target }).node !== undefined;
+      return hostOf(nodes, watch.kind === 'binding' ? { binding: watch.target } : { session: watch.target }).node !== undefined;
     } catch {
       return false;
     }

@@ -10,7 +10,8 @@
 import { AppError } from '@terminal-mcp/contract';
 import type { PaneWatcher } from '../effects/tmux/pane-watch.js';
 import type { SessionReader } from '../reads/session-reader.js';
-import { qualify, splitNodeName } from './node-names.js';
+import { hostOfSession } from './host-route.js';
+import { qualify } from './node-names.js';
 import type { NodeSet } from './node-set.js';
 
 /** How often a wait on a node looks at the pane. */
@@ -37,7 +38,7 @@ export interface WaitRoute {
 /** Where a wait on `qualified` runs. Throws SESSION_NOT_FOUND for an unknown node and
  * NODE_UNAVAILABLE for a node that is down. */
 export function waitRoute(nodes: NodeSet | undefined, qualified: string): WaitRoute {
-  const { node, session } = splitNodeName(qualified, nodes?.names() ?? []);
+  const { node, ref: session } = hostOfSession(nodes, qualified);
   if (node === undefined || nodes === undefined) return { node: undefined, session, reader: undefined };
   return { node, session, reader: nodes.connected(node).reader };
 }
