@@ -6,21 +6,20 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
+import { createBrokerClient } from '@terminal-mcp/broker-client';
 import { GATEWAY_TOOLSETS, type SocketRole } from '@terminal-mcp/contract';
 import { createGatewayLogger, ERROR_META_KEY, GATEWAY_TOOLS, INPUT_TOOL_NAMES, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
 import { createObserverLogger, OBSERVER_TOOLS, startObserverHttp, type RunningObserverHttp } from '@terminal-mcp/observer';
-import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { effectsBetween, markersExist, paneBytes, recordingPaneCommand, TINY_PNG_BASE64, watchStores, type EffectSnapshot, type StoreWatch } from './helpers/effects.js';
+import { issueAccessToken } from './helpers/oauth-token.js';
 import { createOperatorAccount } from './helpers/operator-account.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const USER = 'erin';
 const PASSWORD = 'every tool passphrase 77';
-const REDIRECT = 'http://127.0.0.1:9/callback';
 const TARGET = 'agent-target';
 const DONE = 'agent-done';
 /** A session a launch profile started: what close and restart may act on. */
@@ -114,29 +113,9 @@ const SAMPLES: Record<string, () => Record<string, unknown>> = {
   source_search: () => ({ project: 'app', query: 'a' }),
 };
 
-/** An access token for `role`'s server with exactly `scope`, issued through the broker the
- * way the consent page and token endpoint do (the browser flow is gateway-oauth.test.ts). */
-async function accessToken(role: Extract<SocketRole, 'gateway' | 'observer'>, resource: string, scope: string): Promise<string> {
-  const b = createBrokerClient({ role, env: broker.env }) as BrokerClient<'observer'>;
-  const reg = await b.oauth.registerClient.mutate({ redirectUris: [REDIRECT], clientName: `every-tool ${role}`, tokenEndpointAuthMethod: 'none' });
-  if (!reg.ok) throw new Error(reg.description);
-  const verifier = oauth.generateRandomCodeVerifier();
-  const { code } = await b.oauth.approveAuthorization.mutate({
-    username: USER,
-    password: PASSWORD,
-    sourceIp: '127.0.0.1',
-    clientId: reg.client.clientId,
-    redirectUri: REDIRECT,
-    codeChallenge: await oauth.calculatePKCECodeChallenge(verifier),
-    codeChallengeMethod: 'S256',
-    resource,
-    scope,
-  });
-  const t = await b.oauth.exchangeToken.mutate({ grantType: 'authorization_code', clientId: reg.client.clientId, code, redirectUri: REDIRECT, codeVerifier: verifier, resource });
-  if (!t.ok) throw new Error(t.description);
-  expect(t.tokens.scope).toBe(scope);
-  return t.tokens.accessToken;
-}
+/** An access token for `role`'s server with exactly `scope` (helpers/oauth-token.ts). */
+const accessToken = (role: Extract<SocketRole, 'gateway' | 'observer'>, resource: string, scope: string) =>
+  issueAccessToken({ env: broker.env, role, resource, scope, username: USER, password: PASSWORD, clientName: `every-tool ${role}` });
 
 async function mcp(url: string, token: string): Promise<Client> {
   const client = new Client({ name: 'oauth:Owner@erin', version: '0' });

@@ -8,13 +8,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
-import type { SocketRole } from '@terminal-mcp/contract';
 import { createGatewayLogger, ERROR_META_KEY, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
 import { createObserverLogger, startObserverHttp, type RunningObserverHttp } from '@terminal-mcp/observer';
-import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNodeFixture, type NodeFixture } from './helpers/node-fixture.js';
+import { issueAccessToken } from './helpers/oauth-token.js';
 import { createOperatorAccount } from './helpers/operator-account.js';
 import { sshdUnavailable } from './helpers/sshd.js';
 import type { TmuxTestServer } from './helpers/tmux-server.js';
@@ -25,7 +23,6 @@ if (unavailable !== undefined) console.log(`skipping the node MCP tests: ${unava
 
 const USER = 'nadia';
 const PASSWORD = 'node mcp passphrase 64';
-const REDIRECT = 'http://127.0.0.1:9/callback';
 const KEY = `sk-ant-api03-${'Hq4'.repeat(30)}ZZ`;
 
 let fixture: NodeFixture | undefined;
@@ -34,28 +31,8 @@ let gw: RunningGatewayHttp | undefined;
 let obs: RunningObserverHttp | undefined;
 const clients: Client[] = [];
 
-/** An access token for `role`'s server with exactly `scope`, issued through the broker as
- * the consent page and token endpoint do (the browser flow is gateway-oauth.test.ts). */
-async function accessToken(role: Extract<SocketRole, 'gateway' | 'observer'>, resource: string, scope: string): Promise<string> {
-  const b = createBrokerClient({ role, env: fixture!.broker.env }) as BrokerClient<'observer'>;
-  const reg = await b.oauth.registerClient.mutate({ redirectUris: [REDIRECT], clientName: `nodes ${role}`, tokenEndpointAuthMethod: 'none' });
-  if (!reg.ok) throw new Error(reg.description);
-  const verifier = oauth.generateRandomCodeVerifier();
-  const { code } = await b.oauth.approveAuthorization.mutate({
-    username: USER,
-    password: PASSWORD,
-    sourceIp: '127.0.0.1',
-    clientId: reg.client.clientId,
-    redirectUri: REDIRECT,
-    codeChallenge: await oauth.calculatePKCECodeChallenge(verifier),
-    codeChallengeMethod: 'S256',
-    resource,
-    scope,
-  });
-  const t = await b.oauth.exchangeToken.mutate({ grantType: 'authorization_code', clientId: reg.client.clientId, code, redirectUri: REDIRECT, codeVerifier: verifier, resource });
-  if (!t.ok) throw new Error(t.description);
-  return t.tokens.accessToken;
-}
+const accessToken = (role: 'gateway' | 'observer', resource: string, scope: string) =>
+  issueAccessToken({ env: fixture!.broker.env, role, resource, scope, username: USER, password: PASSWORD, clientName: `nodes ${role}` });
 
 async function mcp(url: string, token: string): Promise<Client> {
   const client = new Client({ name: 'nodes-mcp', version: '0' });

@@ -5,20 +5,18 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createBrokerClient } from '@terminal-mcp/broker-client';
 import { parseRows } from '@terminal-mcp/gateway';
 import { createObserverLogger, ERROR_META_KEY, startObserverHttp, type RunningObserverHttp } from '@terminal-mcp/observer';
-import * as oauth from 'oauth4webapi';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
+import { issueAccessToken } from './helpers/oauth-token.js';
 import { createOperatorAccount } from './helpers/operator-account.js';
 import { ENV_SECRET, FAKE_API_KEY, makeSourceRepo, OUTSIDE_MARKER, type SourceRepo } from './helpers/source-repo.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 
 const USER = 'sourcereader';
 const PASSWORD = 'source reader passphrase 7';
-const REDIRECT = 'http://127.0.0.1:9/callback';
 
 let tmux: TmuxTestServer;
 let base: string;
@@ -27,27 +25,9 @@ let broker: BrokerProcess;
 let obs: RunningObserverHttp;
 let mcp: Client;
 
-/** An access token for this observer, obtained from the broker the way the observer's
- * endpoints do (the HTTP flow itself is covered by observer-oauth.test.ts). */
-async function accessToken(): Promise<string> {
-  const b = createBrokerClient({ role: 'observer', env: broker.env });
-  const reg = await b.oauth.registerClient.mutate({ redirectUris: [REDIRECT], clientName: 'sources e2e', tokenEndpointAuthMethod: 'none' });
-  if (!reg.ok) throw new Error(reg.description);
-  const verifier = oauth.generateRandomCodeVerifier();
-  const { code } = await b.oauth.approveAuthorization.mutate({
-    username: USER,
-    password: PASSWORD,
-    sourceIp: '127.0.0.1',
-    clientId: reg.client.clientId,
-    redirectUri: REDIRECT,
-    codeChallenge: await oauth.calculatePKCECodeChallenge(verifier),
-    codeChallengeMethod: 'S256',
-    resource: obs.mcpUrl,
-  });
-  const t = await b.oauth.exchangeToken.mutate({ grantType: 'authorization_code', clientId: reg.client.clientId, code, redirectUri: REDIRECT, codeVerifier: verifier, resource: obs.mcpUrl });
-  if (!t.ok) throw new Error(t.description);
-  return t.tokens.accessToken;
-}
+/** An access token for this observer (helpers/oauth-token.ts; the HTTP flow itself is
+ * covered by observer-oauth.test.ts). */
+const accessToken = () => issueAccessToken({ env: broker.env, role: 'observer', resource: obs.mcpUrl, username: USER, password: PASSWORD, clientName: 'sources e2e' });
 
 const call = (name: string, args: Record<string, unknown>) => mcp.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 const textOf = (r: CallToolResult) => r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
