@@ -1,6 +1,6 @@
 /** Grants as the dashboard sees them (shared/contract/src/grants.ts): every live session
  * with its access and stored grant, grants left without a session, and the change log. */
-import type { GrantEvent, GrantList, GrantView, ListedNode } from '@terminal-mcp/contract';
+import type { GrantEvent, GrantList, GrantView, ListedNode, SessionSummary } from '@terminal-mcp/contract';
 import type { AccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { StoresOf } from '../capabilities.js';
@@ -51,6 +51,14 @@ export function grantEventView(e: GrantEventRecord): GrantEvent {
 
 type AccessRow = GrantList['sessions'][number];
 
+/** A listed session's row: its summary as the gate judged it, the gate's grant facts on its
+ * name (as its host names it), and the grant stored under its listed name, judged against
+ * the identity it has now. Access is the gate's to decide; this only lays its answers out. */
+function accessRow(summary: SessionSummary, facts: { whitelisted: boolean; sensitive: boolean }, stored: GrantRecord | undefined, current: SessionIdentity, now: number, foregroundShell: boolean): AccessRow {
+  const { whitelisted, sensitive } = facts;
+  return { ...summary, whitelisted, sensitive, grantable: !sensitive, grant: stored === undefined ? null : grantView(stored, current, now), foreground_shell: foregroundShell };
+}
+
 /** One node's sessions as access rows, named node:session, judged by the node's gate (its
  * patterns, and the grants stored under its names), and the node's state; `rows` is null
  * when the node cannot be listed now. The shell warning is this host's only: it would take
@@ -68,9 +76,7 @@ async function nodeRows(nodes: NodeSet, node: string, grants: ReadonlyMap<string
   const rows = summarizeSessions(n.access, listing.live).map((summary, i): AccessRow => {
     const s = listing.live[i]!;
     const name = qualify(node, s.name);
-    const stored = grants.get(name);
-    const { whitelisted, sensitive } = n.access.grantFacts(s.name);
-    return { ...summary, name, session_id: qualify(node, s.sessionId), whitelisted, sensitive, grantable: !sensitive, grant: stored === undefined ? null : grantView(stored, s, now), foreground_shell: false };
+    return accessRow({ ...summary, name, session_id: qualify(node, s.sessionId) }, n.access.grantFacts(s.name), grants.get(name), s, now, false);
   });
   return { rows, listed: listing.slow ? { node, state: 'slow', reason: `its rows as listed at ${new Date(listing.listedAt!).toISOString()}` } : { node, state: 'up' } };
 }
@@ -93,19 +99,7 @@ export async function listGrantAccess(deps: { config: BrokerConfig; tmux: TmuxAd
   const typable = rows.filter((r) => r.summary.input_allowed && r.s.activePane !== null).map((r) => r.s);
   const trees = await readPaneProcessTrees(typable.map((s) => ({ panePid: s.activePane?.panePid ?? 0, tmuxCommand: s.activePane?.currentCommand ?? '' })));
   const shellForeground = new Set(typable.filter((_, i) => trees[i] !== undefined && summarizeForeground(trees[i]).isShell).map((s) => s.name));
-  const local = rows.map(({ s, summary }): AccessRow => {
-    const stored = grants.get(s.name);
-    // Access is the gate's to decide; this only lays its answers out.
-    const { whitelisted, sensitive } = deps.access.grantFacts(s.name);
-    return {
-      ...summary,
-      whitelisted,
-      sensitive,
-      grantable: !sensitive,
-      grant: stored === undefined ? null : grantView(stored, s, now),
-      foreground_shell: shellForeground.has(s.name),
-    };
-  });
+  const local = rows.map(({ s, summary }) => accessRow(summary, deps.access.grantFacts(s.name), grants.get(s.name), s, now, shellForeground.has(s.name)));
   return {
     read_enabled: config.permissions.terminal_read,
     input_enabled: config.permissions.terminal_input,
