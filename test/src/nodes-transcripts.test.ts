@@ -1,6 +1,7 @@
 // Guards transcripts of node sessions (effects/transcripts/node-recorder.ts, polled through the node's reader) over a real sshd and a real remote tmux: output printed in gpu:agent-out comes back from read_since with its secret redacted and nothing of this host's session of the same name; the files on disk are the node's own and hold no secret; a node session the node's read patterns refuse is never recorded and its reads are refused without content; a gone node session stays readable with include_dead; while sshd is gone read_since answers NODE_UNAVAILABLE and, once it is back, what was printed meanwhile arrives once; a burst longer than the pane's history between two looks is marked unrecorded.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrokerProcess } from './helpers/broker-process.js';
@@ -113,6 +114,19 @@ describe.skipIf(unavailable !== undefined)('transcripts of node sessions', () =>
     expect((await failureOf(client.sessions.readSince.query({ session: 'agent-out', cursor: r.cursor }))).code).toBe('INVALID_ARGUMENT');
     const here = await client.sessions.readSince.query({ session: 'agent-out', cursor: localCursor });
     expect(here.text).not.toContain('node-line');
+
+    // The reads are audited as the node's (the recording itself, as with pipes, is not a
+    // read of anyone's).
+    const db = new Database(join(broker.stateDir, 'audit.db'), { readonly: true });
+    try {
+      const rows = await waitFor('read_since in the read audit', () => {
+        const found = db.prepare("SELECT session_name, session_id FROM read_audit WHERE tool = 'terminal_read_since' AND error_code IS NULL").all() as { session_name: string; session_id: string }[];
+        return found.some((row) => row.session_name === 'gpu:agent-out') ? found : undefined;
+      });
+      for (const row of rows.filter((x) => x.session_name === 'gpu:agent-out')) expect(row.session_id).toMatch(/^gpu:\$\d+$/);
+    } finally {
+      db.close();
+    }
 
     // Export names the node and holds the redacted lines.
     const cast = await client.sessions.exportTranscript.query({ session: 'gpu:agent-out' });

@@ -33,6 +33,10 @@ describe('resumeIndex', () => {
     expect(resumeIndex(written, [...lines(10, 20), 'progress 100%', 'done'], 12)).toBe(11);
   });
 
+  it('never places by a blank line alone', () => {
+    expect(resumeIndex([...lines(1, 10), ''], ['x', '', 'y', ''], 2)).toBeNull();
+  });
+
   it('places by rows alone when nothing was written', () => {
     expect(resumeIndex([], lines(1, 5), 3)).toBe(3);
     expect(resumeIndex([], lines(1, 5), 9)).toBe(5);

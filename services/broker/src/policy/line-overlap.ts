@@ -37,7 +37,10 @@ export function resumeIndex(written: readonly string[], captured: readonly strin
   // The last lines written may have been redrawn since (a progress bar moving the cursor
   // up): the lines before them still place the rest, and the redrawn ones come again as
   // they look now.
-  for (let redrawn = 0; redrawn < Math.max(1, written.length); redrawn += 1) {
+  // Never with fewer than MATCH_LINES (a blank line alone is found almost anywhere, and
+  // would hide a real loss).
+  const need = Math.min(written.length, MATCH_LINES);
+  for (let redrawn = 0; redrawn <= written.length - need; redrawn += 1) {
     const at = runEnd(written.slice(0, written.length - redrawn), captured, expected - redrawn);
     if (at !== null) return at;
   }

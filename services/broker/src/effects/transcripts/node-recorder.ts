@@ -18,7 +18,8 @@
  * - when no such run is there (more output scrolled away between two looks than the
  *   history held, or the history was cleared), the whole history is captured once more;
  *   still none: an `unrecorded` marker is written (read_since then says output was lost),
- *   then every line the history still holds (all of it is newer than what was written).
+ *   then the lines the screen shows (not the whole history: a TUI that redraws every line
+ *   finds no match either, and would write the history anew on every look).
  *   Lines redrawn in place (a progress bar moving the cursor up) are matched without
  *   them and written again as they look now;
  * - a pane with no complete line recorded yet (only a prompt) has nothing to compare: new
@@ -218,8 +219,10 @@ export function createNodeTranscriptRecorder(deps: NodeTranscriptRecorderDeps): 
       log.info({ event: 'transcripts.node_output_unrecorded', node: deps.node, sessionId: r.identity.sessionId, paneId: st.paneId }, 'a node pane printed more between two looks than its history held; marked unrecorded');
       if (st.redactor.holding()) write(r, st.paneId, st.redactor.flush().lines);
       r.writer.markGap(now(), true);
-      // Nothing written is in the history any more, so all of it is newer.
-      fresh = seen.complete;
+      // Then what the screen shows. Not the whole history: a program that redraws every
+      // line it shows (a TUI) also finds no match, and would write the history anew on
+      // every look.
+      fresh = seen.complete.slice(-Math.max(1, seen.got.facts.height));
     } else {
       fresh = seen.complete.slice(seen.at);
     }
