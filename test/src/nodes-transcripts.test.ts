@@ -93,10 +93,14 @@ describe.skipIf(unavailable !== undefined)('transcripts of node sessions', () =>
     expect(r.text).not.toContain(TOKEN);
     expect(r.redactions).toBeGreaterThan(0);
     expect(r.text).not.toContain('local-only-line');
-    // The next read from the returned cursor has nothing of it again.
-    await type('agent-out', 'echo node-line-4');
-    const next = await readUntil('gpu:agent-out', r.cursor, (t) => exactly(t, 'node-line-4') === 1);
+    // The next read from the returned cursor has nothing of it again. A line wrapped at the
+    // pane's width (80) with the secret across the wrap is stored whole, and redacted.
+    await type('agent-out', `echo node-line-4; echo "$(printf 'x%.0s' {1..70}) ${TOKEN} wrapped-tail"`);
+    const next = await readUntil('gpu:agent-out', r.cursor, (t) => t.split('\n').some((l) => l.endsWith(' wrapped-tail')));
+    expect(exactly(next.text, 'node-line-4')).toBe(1);
     expect(next.text).not.toContain('node-line-1');
+    expect(next.text.split('\n').find((l) => l.endsWith(' wrapped-tail'))).toMatch(/^x{70} \[REDACTED[^\]]*\] wrapped-tail$/);
+    expect(next.text).not.toContain('ghp_abcdefgh');
 
     // Stored in the node's own store, redacted; this host's transcripts have none of it.
     const stored = filesUnder(nodeStore()).join('\n');

@@ -184,6 +184,20 @@ describe('node transcript recorder', () => {
     expect(readdirSync(transcriptsRoot(stateDir, 'gpu'))).toHaveLength(1);
   });
 
+  it('resumes after a restart with a mark and only the screen lines it had not written', async () => {
+    const pane = new FakePane(2000);
+    panes.set('agent-e', pane);
+    sessions = [session('agent-e', '$7')];
+    pane.print('one', 'two');
+    await recorder.lookNow();
+    await recorder.close();
+    // Printed while no broker looked.
+    pane.print('three');
+    start();
+    await recorder.lookNow();
+    expect(written('$7')).toEqual(['one', 'two', '<unrecorded>', 'three']);
+  });
+
   it('ends the transcript of a session the node no longer lists', async () => {
     const pane = new FakePane(2000);
     panes.set('agent-d', pane);
