@@ -169,6 +169,40 @@ describe('node transcript recorder', () => {
     expect(lines).not.toContain('burst-0');
   });
 
+  it('writes a line redrawn in place again as it looks now, once per change', async () => {
+    const pane = new FakePane(2000);
+    panes.set('agent-p', pane);
+    sessions = [session('agent-p', '$8')];
+    pane.print(...Array.from({ length: 12 }, (_, i) => `step ${i}`), 'progress 10%');
+    await recorder.lookNow();
+    // A progress bar moves the cursor up and rewrites its line.
+    pane.lines[pane.lines.length - 2] = 'progress 50%';
+    await recorder.lookNow();
+    await recorder.lookNow();
+    pane.print('after');
+    await recorder.lookNow();
+    await recorder.lookNow();
+    expect(written('$8').slice(-3)).toEqual(['progress 10%', 'progress 50%', 'after']);
+    expect(written('$8').filter((l) => l.startsWith('step '))).toHaveLength(12);
+  });
+
+  it('goes on after a loss without marking the next looks', async () => {
+    const pane = new FakePane(40);
+    panes.set('agent-l', pane);
+    sessions = [session('agent-l', '$9')];
+    pane.print('ready');
+    await recorder.lookNow();
+    pane.print(...Array.from({ length: 500 }, (_, i) => `burst-${i}`));
+    await recorder.lookNow();
+    pane.print('one more');
+    await recorder.lookNow();
+    await recorder.lookNow();
+    const lines = written('$9');
+    expect(lines.filter((l) => l === '<unrecorded>')).toHaveLength(1);
+    expect(lines.at(-1)).toBe('one more');
+    expect(lines.filter((l) => l === 'burst-499')).toHaveLength(1);
+  });
+
   it('never looks at a session the gate refuses, and keeps the node store apart', async () => {
     const pane = new FakePane(2000);
     pane.print('private-content');

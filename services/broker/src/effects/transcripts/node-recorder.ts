@@ -227,7 +227,9 @@ export function createNodeTranscriptRecorder(deps: NodeTranscriptRecorderDeps): 
       fresh = seen.complete.slice(seen.at);
     }
     record(r, st, fresh);
-    st.kept = [...kept, ...fresh].slice(-KEPT_LINES);
+    // What the pane holds now up to its cursor's line, not what was written: after a loss
+    // the old lines are gone, and after a redraw their old versions are.
+    st.kept = seen.complete.slice(-KEPT_LINES);
     st.row = seen.got.facts.historySize + seen.got.facts.cursor.y;
     st.partial = seen.partial;
   }

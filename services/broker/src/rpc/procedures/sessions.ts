@@ -18,6 +18,7 @@ import { auditedRead, recordRead } from '../../audit/record-read.js';
 import type { ListedSession } from '../../effects/tmux/types.js';
 import { listNodeSessions, routeRead } from '../../nodes/node-reads.js';
 import type { NodeRuntime } from '../../nodes/node-set.js';
+import type { SessionReader } from '../../reads/session-reader.js';
 import type { TranscriptReads } from '../../transcripts/transcript-reads.js';
 import { listDeadSessions } from '../../registry/session-registry.js';
 import { transcriptById, withDeadTranscripts } from '../../transcripts/transcript-reads.js';
@@ -93,32 +94,16 @@ export const sessions = {
         ctx,
         'terminal_tail',
         input.session,
-        () =>
-          routeRead(
-            ctx.deps.nodes,
-            input.session,
-            (nodeReader, session, node) =>
-              // A node's transcripts as this host's: a cursor, and a gone session's lines.
-              node.transcripts === undefined
-                ? nodeReader.tail(session, input.lines, input.strip_ansi ?? true, input.pane)
-                : node.transcripts.tail(
-                    session,
-                    input.lines ?? ctx.deps.config.default_tail_lines,
-                    input.include_dead === true,
-                    () => node.transcripts!.withCursor(session, () => nodeReader.tail(session, input.lines, input.strip_ansi ?? true, input.pane), input.pane !== undefined),
-                    input.pane,
-                  ),
-            (session) =>
-              // A named pane: its cursor follows that pane, and a gone session's transcript
-              // gives that pane's lines.
-              transcripts(ctx).tail(
-                session,
-                input.lines ?? ctx.deps.config.default_tail_lines,
-                input.include_dead === true,
-                () => transcripts(ctx).withCursor(session, () => reader(ctx).tail(session, input.lines, input.strip_ansi ?? true, input.pane), input.pane !== undefined),
-                input.pane,
-              ),
-          ),
+        () => {
+          // Through a host's transcripts: the cursor, and a gone session's lines; a named
+          // pane's cursor follows that pane, and a gone session gives that pane's lines.
+          const tail = (t: TranscriptReads | undefined, r: SessionReader, session: string) => {
+            const live = () => r.tail(session, input.lines, input.strip_ansi ?? true, input.pane);
+            if (t === undefined) return live();
+            return t.tail(session, input.lines ?? ctx.deps.config.default_tail_lines, input.include_dead === true, () => t.withCursor(session, live, input.pane !== undefined), input.pane);
+          };
+          return routeRead(ctx.deps.nodes, input.session, (nodeReader, session, node) => tail(node.transcripts, nodeReader, session), (session) => tail(transcripts(ctx), reader(ctx), session));
+        },
         paneTextFacts,
       ),
     ),
@@ -130,29 +115,15 @@ export const sessions = {
         ctx,
         'terminal_capture',
         input.session,
-        () =>
-          routeRead(
-            ctx.deps.nodes,
-            input.session,
-            (nodeReader, session, node) =>
-              node.transcripts === undefined
-                ? nodeReader.capture(session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true, input.pane)
-                : node.transcripts.capture(
-                    session,
-                    { start: input.start_line, end: input.end_line },
-                    input.include_dead === true,
-                    () => node.transcripts!.withCursor(session, () => nodeReader.capture(session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true, input.pane), input.pane !== undefined),
-                    input.pane,
-                  ),
-            (session) =>
-              transcripts(ctx).capture(
-                session,
-                { start: input.start_line, end: input.end_line },
-                input.include_dead === true,
-                () => transcripts(ctx).withCursor(session, () => reader(ctx).capture(session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true, input.pane), input.pane !== undefined),
-                input.pane,
-              ),
-          ),
+        () => {
+          const range = { start: input.start_line, end: input.end_line };
+          const capture = (t: TranscriptReads | undefined, r: SessionReader, session: string) => {
+            const live = () => r.capture(session, range, input.strip_ansi ?? true, input.pane);
+            if (t === undefined) return live();
+            return t.capture(session, range, input.include_dead === true, () => t.withCursor(session, live, input.pane !== undefined), input.pane);
+          };
+          return routeRead(ctx.deps.nodes, input.session, (nodeReader, session, node) => capture(node.transcripts, nodeReader, session), (session) => capture(transcripts(ctx), reader(ctx), session));
+        },
         paneTextFacts,
       ),
     ),
