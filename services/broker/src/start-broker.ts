@@ -34,6 +34,7 @@ import { createInputServices, recoverInterruptedInput, type InputServices } from
 import { createPaneLocks } from './input/pane-lock.js';
 import { createPaneWatcher } from './effects/tmux/pane-watch.js';
 import { watchHostSecrets } from './effects/known-secrets/host-secrets.js';
+import { createNodeTranscriptRecorder } from './effects/transcripts/node-recorder.js';
 import { createTranscriptRecorder } from './effects/transcripts/recorder.js';
 import { createLiveDeps } from './live/live-deps.js';
 import { createLifecycleServices } from './lifecycle/lifecycle-deps.js';
@@ -95,7 +96,10 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   attachNotificationChannels({ channels: config.notifications.channels, store: stores.notify, log, subscribe: attention.onNotice });
   // Other hosts' tmux over ssh: a gate and a reader per node, over the same read audit.
   const adapterFor = parts.nodeAdapterFor;
-  const nodes = adapterFor !== undefined && config.nodes.length > 0 ? createNodeSet({ config, reads: services.reads, bindings: services.bindings, grants: stores.grants, adapterFor, inputFor: parts.nodeInputFor }) : undefined;
+  const nodes =
+    adapterFor !== undefined && config.nodes.length > 0
+      ? createNodeSet({ config, reads: services.reads, bindings: services.bindings, grants: stores.grants, adapterFor, inputFor: parts.nodeInputFor, recorderFor: parts.nodeRecorderFor })
+      : undefined;
   // Watches on node:session read through the node's reader (nodes/node-supervisor.ts).
   const watchRouting = nodeSupervisorRouting(reader, nodes);
   const supervisor = createSupervisor(
@@ -191,6 +195,17 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
       inputControl: tmux.inputControl,
       nodeAdapterFor: nodeAdapters(config, paths.stateDir, log),
       nodeInputFor: nodeInputEffects(config, paths.stateDir),
+      // A node's sessions are recorded by polling through its reader (no pipe can reach
+      // this host from a node): effects/transcripts/node-recorder.ts.
+      nodeRecorderFor: (node, n) =>
+        createNodeTranscriptRecorder({
+          config: n.policy,
+          node: node.name,
+          stateDir: paths.stateDir,
+          log,
+          gate: n.access,
+          source: { connected: () => n.tmux.state === 'connected', sessions: () => n.tmux.listSummaries(), look: (name, identity) => n.reader.recordingLook(name, identity) },
+        }),
     });
     // terminal_run's FIFOs go with the broker: a status line that runs later finds none and
     // goes on at once (one already waiting gives up within 3 s).

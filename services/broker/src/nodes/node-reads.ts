@@ -6,24 +6,25 @@
 import type { SessionSummary, ListedNode } from '@terminal-mcp/contract';
 import type { SessionReader } from '../reads/session-reader.js';
 import { qualify, splitNodeName } from './node-names.js';
-import { NODE_LIST_DEADLINE_MS, type NodeSet } from './node-set.js';
+import { NODE_LIST_DEADLINE_MS, type NodeRuntime, type NodeSet } from './node-set.js';
 
 interface NodeNamed {
   session: string;
   session_id: string;
 }
 
-/** `read` on the node's reader for `node:session`, or `local` with this host's name. */
+/** `read` on the node's reader (and its transcripts, `node`) for `node:session`, or `local`
+ * with this host's name. */
 export async function routeRead<T extends NodeNamed>(
   nodes: NodeSet | undefined,
   qualified: string,
-  read: (reader: SessionReader, session: string) => Promise<T>,
+  read: (reader: SessionReader, session: string, node: NodeRuntime) => Promise<T>,
   local: (session: string) => Promise<T>,
 ): Promise<T> {
   if (!qualified.includes(':')) return local(qualified);
   const { node, session } = splitNodeName(qualified, nodes?.names() ?? []);
   if (node === undefined || nodes === undefined) return local(session);
-  const r = await nodes.on(node, (n) => read(n.reader, session));
+  const r = await nodes.on(node, (n) => read(n.reader, session, n));
   return { ...r, session: qualify(node, r.session), session_id: qualify(node, r.session_id) };
 }
 

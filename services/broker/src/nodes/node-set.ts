@@ -20,7 +20,12 @@
  * pinned to the node's server pid and session (grants/change-grants.ts); each node's gate
  * sees only those under its own name (access/gate.ts `grantsOn`).
  *
- * Not here yet: transcripts on a node.
+ * Transcripts (when `transcripts.enabled`): each node has its own recorder (built by the
+ * composition root: effects/transcripts/node-recorder.ts), which POLLS the readable
+ * sessions' panes every 2 s through this node's reader (`recordingLook`: the node's gate,
+ * then a capture over its control connection) instead of tmux's pipe-pane, into the node's
+ * own store (`transcripts/nodes/<node>/`), and its own transcript reads (cursors that name
+ * the node, read_since, DEAD reads, export) over that store.
  */
 import { AppError, type ListedNode, type NodeHealth } from '@terminal-mcp/contract';
 import { bindingsOn, createAccessGate, grantsOn, NO_PANE_IDENTITY, type AccessGate, type AccessGateDeps, type GrantLookup } from '../access/gate.js';
@@ -31,6 +36,7 @@ import { classifySshFailure, failureHint, type SshFailure } from '../effects/ssh
 import type { ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import type { ListedSession } from '../effects/tmux/types.js';
 import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
+import { createTranscriptReads, type TranscriptReads, type TranscriptSource } from '../transcripts/transcript-reads.js';
 import { beforeDeadline, LATE } from './deadline.js';
 import { qualify } from './node-names.js';
 import type { ReadAuditRecorder } from '../audit/read-audit.js';
@@ -64,6 +70,21 @@ export interface NodeRuntime {
   readonly reader: SessionReader;
   /** Delivery and process reads on the node; absent: input to this node is refused. */
   readonly input: NodeInputEffects | undefined;
+  /** Cursors, read_since, DEAD reads and export of this node's transcripts; absent: no
+   * recorder was built (tests), reads go without cursors. */
+  readonly transcripts: TranscriptReads | undefined;
+}
+
+/** A node's transcript recorder as the node set drives it. */
+export type NodeRecorder = TranscriptSource & { start(): void; close(): Promise<void> };
+
+/** What a node's recorder is built over: the node's gate and reader (its looks), tmux (its
+ * listing), and the node's policy. */
+export interface NodeRecorderParts {
+  readonly policy: BrokerConfig;
+  readonly tmux: ControlModeTmuxAdapter;
+  readonly access: AccessGate;
+  readonly reader: SessionReader;
 }
 
 export interface NodeSet {
@@ -101,6 +122,9 @@ export interface NodeSetDeps {
   adapterFor(node: NodeConfig): ControlModeTmuxAdapter;
   /** Builds a node's input effects (the composition root's, effects/ssh/node-adapters.ts). */
   inputFor?: ((node: NodeConfig, tmux: ControlModeTmuxAdapter) => NodeInputEffects) | undefined;
+  /** Builds a node's transcript recorder (the composition root's, over
+   * effects/transcripts/node-recorder.ts); absent: no transcripts on nodes. */
+  recorderFor?: ((node: NodeConfig, parts: NodeRecorderParts) => NodeRecorder) | undefined;
   now?: () => number;
 }
 
@@ -126,6 +150,7 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
   /** Each node's last session listing, for a list that cannot wait for the node. */
   const lastListing = new Map<string, { live: ListedSession[]; at: number }>();
   const nodes = new Map<string, NodeRuntime>();
+  const recorders: NodeRecorder[] = [];
   for (const node of deps.config.nodes) {
     const tmux = deps.adapterFor(node);
     // The node's own read and input patterns; everything else (the input switch, deny
@@ -155,7 +180,11 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
     };
     // Without input effects the node's panes are never typed into, so delivery reads none.
     const reader = createSessionReader({ config, tmux, access, reads, now, identity: input?.delivery ?? NO_PANE_IDENTITY });
-    nodes.set(node.name, { config: node, policy: config, tmux, access, reader, input });
+    const recorder = deps.recorderFor?.(node, { policy: config, tmux, access, reader });
+    if (recorder !== undefined) recorders.push(recorder);
+    const transcripts = recorder === undefined ? undefined : createTranscriptReads({ config, tmux, access, transcripts: recorder, node: node.name });
+    recorder?.start();
+    nodes.set(node.name, { config: node, policy: config, tmux, access, reader, input, transcripts });
   }
 
   /** Why the last attempt failed, or null before any failed (the first connect is under way).
@@ -261,6 +290,8 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
       );
     },
     async close() {
+      // Recorders first: their last lines are written while the links still stand.
+      await Promise.all(recorders.map((r) => r.close()));
       await Promise.all([...nodes.values()].map((n) => n.tmux.close()));
     },
   };

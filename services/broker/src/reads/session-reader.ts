@@ -21,7 +21,7 @@ import { assertSameSession, type ReadableTarget, type TargetRef } from '../acces
 import type { ReadAuditRecorder } from '../audit/read-audit.js';
 import { readRecord, type ReadFacts } from '../audit/record-read.js';
 import type { BrokerConfig } from '../config/schema.js';
-import type { ListedSession, PaneFacts, TmuxAdapter } from '../effects/tmux/types.js';
+import type { ListedSession, PaneFacts, TmuxAdapter, WindowPaneFacts } from '../effects/tmux/types.js';
 import { sameSession, sessionIdentityOf, type SessionIdentity } from '../policy/identity.js';
 import { redactSecrets } from '../policy/redact.js';
 import { stripTerminalControls } from '../policy/sanitize.js';
@@ -170,6 +170,21 @@ export interface SessionReader {
   follow(caller: ReadCallerId, tool: string, ref: TargetRef, options?: FollowOptions): ContinuedRead;
   /** The reads input delivery makes of a pane the input gate admitted (delivery-reads.ts). */
   readonly delivery: DeliveryReads;
+  /** A transcript recorder's look at a session that polls (a node's:
+   * effects/transcripts/node-recorder.ts): the gate admits `name`, pinned to `identity`
+   * (IDENTITY_CHANGED otherwise), then the session's panes with their facts, and captures
+   * of exactly those panes. The text is NOT redacted: it goes to the transcript's stream
+   * redactor before anything is written, and never to a caller. Not audited per look
+   * (recording is the broker's own work, as with pipes); reads of transcripts are. */
+  recordingLook(name: string, identity: SessionIdentity): Promise<RecordingLook>;
+}
+
+/** See SessionReader.recordingLook. */
+export interface RecordingLook {
+  readonly panes: readonly WindowPaneFacts[];
+  /** Rows `start`..`end` (wrapped lines joined) of one of `panes`, with its facts read in
+   * the same write; null when the pane is gone. */
+  capture(paneId: string, start: number, end: number): Promise<{ facts: PaneFacts; text: string } | null>;
 }
 
 export interface SessionReaderDeps {
@@ -284,7 +299,26 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
     };
   }
 
+  async function recordingLook(name: string, identity: SessionIdentity): Promise<RecordingLook> {
+    const t = await access.readable(name);
+    assertSameSession(identity, t.identity);
+    const listed = await tmux.listPanes(t.identity.sessionId);
+    if (listed === null || !sameSession(listed, t.identity)) throw new AppError('SESSION_NOT_FOUND', 'the session no longer exists');
+    const ids = new Set(listed.panes.map((p) => p.paneId));
+    return {
+      panes: listed.panes,
+      async capture(paneId, start, end) {
+        // Only the panes this look listed, of the session the gate just admitted.
+        if (!ids.has(paneId)) throw new AppError('SESSION_NOT_FOUND', 'the pane is not in this session');
+        if (tmux.capturePaneWithFacts === undefined) throw new AppError('INTERNAL', 'this tmux adapter cannot capture a pane with its facts');
+        const got = await tmux.capturePaneWithFacts(paneId, { start, end });
+        return got === null || got.text === null ? null : { facts: got.facts, text: got.text };
+      },
+    };
+  }
+
   return {
+    recordingLook,
     resolve: (ref) => access.readableRef(ref),
     follow,
     delivery: createDeliveryReads({ tmux, delivery: deps.identity }),

@@ -14,7 +14,7 @@ import type { InputControl, TmuxAdapter } from '../effects/tmux/types.js';
 import type { PaneLocks } from '../input/pane-lock.js';
 import type { ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import type { NodeConfig } from '../config/nodes-schema.js';
-import type { NodeInputEffects, NodeSet } from '../nodes/node-set.js';
+import type { NodeInputEffects, NodeSet, NodeSetDeps } from '../nodes/node-set.js';
 import type { InputServices } from '../input/services.js';
 import type { LifecycleServices } from '../lifecycle/lifecycle-deps.js';
 import type { LiveDeps } from '../live/live-deps.js';
@@ -48,6 +48,9 @@ export interface BrokerParts {
   /** Builds a node's input effects (delivery, process tree) over ssh; absent: input to
    * nodes is refused. */
   nodeInputFor?: ((node: NodeConfig, tmux: ControlModeTmuxAdapter) => NodeInputEffects) | undefined;
+  /** Builds a node's transcript recorder (polling, over the node's reader); absent: node
+   * sessions are not recorded. */
+  nodeRecorderFor?: NodeSetDeps['recorderFor'];
 }
 
 export interface BrokerDeps extends BrokerParts {

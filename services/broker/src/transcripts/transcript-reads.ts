@@ -20,13 +20,20 @@ import { ofPane, type TranscriptMeta } from '../effects/transcripts/transcript-f
 import type { ListedSession, TmuxAdapter } from '../effects/tmux/types.js';
 import { sameSession, sessionIdentityOf, type SessionIdentity } from '../policy/identity.js';
 import { REDACTION_MARKER } from '../policy/redact.js';
-import { badCursor, decodeCursor, encodeCursor } from './cursor.js';
+import { badCursor, decodeCursor, encodeCursor, type OutputCursor } from './cursor.js';
+
+/** What reads need of a recorder: this host's pipe recorder, or a node's polling one
+ * (effects/transcripts/node-recorder.ts), each over its own store. */
+export type TranscriptSource = Pick<TranscriptRecorder, 'store' | 'ensure' | 'position' | 'positionByName' | 'pending' | 'recording'>;
 
 export interface TranscriptReadDeps {
   config: BrokerConfig;
   tmux: Pick<TmuxAdapter, 'listSessions'>;
   access: AccessGate;
-  transcripts: TranscriptRecorder;
+  transcripts: TranscriptSource;
+  /** The node these sessions are on (nodes/node-set.ts); absent: this host. Every cursor
+   * names it, and a cursor of another host is refused like one of another session. */
+  node?: string | undefined;
 }
 
 const REDACTION = REDACTION_MARKER;
@@ -85,7 +92,7 @@ function allLines(deps: TranscriptReadDeps, identity: SessionIdentity, pane?: st
   return { lines: events.filter((e) => !e.gap && ofPane(e, pane)).map((e) => e.text), end: events.at(-1)?.end ?? range.first };
 }
 
-function deadText(dead: DeadTranscript, lines: string[], end: number, truncated: boolean, pane?: string): PaneText {
+function deadText(dead: DeadTranscript, lines: string[], end: number, truncated: boolean, node: string | undefined, pane?: string): PaneText {
   const text = lines.join('\n');
   return {
     session: dead.meta.name,
@@ -95,7 +102,7 @@ function deadText(dead: DeadTranscript, lines: string[], end: number, truncated:
     line_count: lines.length,
     redactions: countRedactions(text),
     truncated,
-    cursor: encodeCursor({ identity: dead.identity, offset: end, ...(pane !== undefined && { pane }) }),
+    cursor: encodeCursor({ identity: dead.identity, offset: end, ...(pane !== undefined && { pane }), ...(node !== undefined && { node }) }),
     dead: true,
   };
 }
@@ -180,6 +187,9 @@ export interface TranscriptReads {
 
 export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads {
   const recorder = deps.transcripts;
+  const node = deps.node;
+  /** A cursor of this host's (or this node's) transcripts: it names the node. */
+  const cursorText = (c: Omit<OutputCursor, 'node'>) => encodeCursor({ ...c, ...(node !== undefined && { node }) });
 
   /** The recording of the session a read just returned, started if needed. */
   async function positionFor(sessionId: string, name: string): Promise<RecordingPosition | null> {
@@ -194,7 +204,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
   async function cursorOf(result: PaneText, pane?: string): Promise<PaneText> {
     if (result.dead || result.cursor !== undefined) return result;
     const pos = await positionFor(result.session_id, result.session);
-    return pos ? { ...result, cursor: encodeCursor({ identity: pos.identity, offset: pos.offset, ...(pane !== undefined && { pane }) }) } : result;
+    return pos ? { ...result, cursor: cursorText({ identity: pos.identity, offset: pos.offset, ...(pane !== undefined && { pane }) }) } : result;
   }
 
   /** Where the cursor of a read of `name` starts, taken BEFORE the read: the recording's
@@ -213,7 +223,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
    * otherwise (renamed or replaced meanwhile, not recorded) a cursor taken now. */
   async function withPosition(result: PaneText, before: RecordingPosition | null, ofOnePane = false): Promise<PaneText> {
     const pane = ofOnePane && result.pane_id !== '' ? result.pane_id : undefined;
-    if (before !== null && before.identity.sessionId === result.session_id) return { ...result, cursor: encodeCursor({ identity: before.identity, offset: before.offset, ...(pane !== undefined && { pane }) }) };
+    if (before !== null && before.identity.sessionId === result.session_id) return { ...result, cursor: cursorText({ identity: before.identity, offset: before.offset, ...(pane !== undefined && { pane }) }) };
     return cursorOf(result, pane);
   }
 
@@ -252,7 +262,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
       redactions: countRedactions(text) + countRedactions(pending),
       // Past every event read, gap markers and other panes' lines included (each gap is
       // reported once; a later read starts after them).
-      cursor: encodeCursor({ identity, offset: read.at(-1)?.end ?? Math.max(offset, range.first), ...(pane !== undefined && { pane }) }),
+      cursor: cursorText({ identity, offset: read.at(-1)?.end ?? Math.max(offset, range.first), ...(pane !== undefined && { pane }) }),
       dropped: droppedReason !== undefined,
       ...(overflow > 0 && { dropped_lines: overflow }),
       ...(droppedReason !== undefined && { dropped_reason: droppedReason }),
@@ -298,7 +308,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
       return liveOrDead(deps, name, includeDead, live, (dead) => {
         const count = Math.min(lines, deps.config.max_capture_lines);
         const all = allLines(deps, dead.identity, deadPane(pane));
-        return deadText(dead, all.lines.slice(-count), all.end, all.lines.length > count && lines > count, pane);
+        return deadText(dead, all.lines.slice(-count), all.end, all.lines.length > count && lines > count, node, pane);
       });
     },
 
@@ -315,13 +325,16 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
           truncated = true;
         }
         const lines = all.lines.slice(Math.max(0, top + start), Math.max(0, top + end + 1));
-        return deadText(dead, lines, all.end, truncated, pane);
+        return deadText(dead, lines, all.end, truncated, node, pane);
       });
     },
 
     async readSince(input) {
       if (!deps.config.transcripts.enabled) throw noTranscripts();
       const cursor = decodeCursor(input.cursor);
+      // A node's session may have this host's identity numbers (or another node's): the
+      // cursor's host must be this one before anything else is compared.
+      if (cursor.node !== node) throw badCursor('belongs to another session');
       const maxLines = input.max_lines ?? TRANSCRIPT_LIMITS.defaultReadSinceLines;
       const includeDead = input.include_dead === true;
       let target: ReadableTarget | null = null;

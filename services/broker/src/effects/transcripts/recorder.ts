@@ -36,6 +36,7 @@ import type { Logger } from 'pino';
 import type { BrokerConfig } from '../../config/schema.js';
 import type { EffectiveGrant } from '../../policy/grants.js';
 import { sameSession, sessionIdentityOf, type SessionIdentity } from '../../policy/identity.js';
+import { overlap } from '../../policy/line-overlap.js';
 import { createTranscriptLineRedactor, type TranscriptLineRedactor } from '../../policy/transcript-redaction.js';
 import { snapshotLines } from '../../policy/transcript-snapshot.js';
 import type { PanePipeFacts, PanePipes, SessionFacts } from '../tmux/types.js';
@@ -165,16 +166,6 @@ export interface TranscriptRecorderDeps {
 }
 
 const paneKey = (p: { paneId: string; panePid: number }) => `${p.paneId}:${p.panePid}`;
-
-/** The longest run of lines that ends `before` and starts `after`. */
-function overlap(before: readonly string[], after: readonly string[]): number {
-  for (let k = Math.min(before.length, after.length); k > 0; k -= 1) {
-    let same = true;
-    for (let i = 0; i < k && same; i += 1) same = before[before.length - k + i] === after[i];
-    if (same) return k;
-  }
-  return 0;
-}
 
 export function createTranscriptRecorder(deps: TranscriptRecorderDeps): TranscriptRecorder {
   const { config, log, tmux } = deps;

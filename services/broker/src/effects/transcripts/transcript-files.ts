@@ -86,7 +86,13 @@ interface Segment {
   readonly path: string;
 }
 
-export const transcriptsRoot = (stateDir: string) => join(stateDir, TRANSCRIPTS_DIR);
+/** Where a node's transcripts live, beside this host's and never among them: a node's
+ * tmux server pid may equal a local one, so the directory name alone (pid, session,
+ * created) could collide. This host's store lists only its own directory's entries. */
+export const NODES_DIR = 'nodes';
+
+/** `node`: the root of that node's transcripts (`transcripts/nodes/<node>`). */
+export const transcriptsRoot = (stateDir: string, node?: string) => (node === undefined ? join(stateDir, TRANSCRIPTS_DIR) : join(stateDir, TRANSCRIPTS_DIR, NODES_DIR, node));
 
 /** `12345-3-1700000000` for server pid 12345, session `$3`, created 1700000000. */
 export function dirNameOf(id: SessionIdentity): string {
@@ -197,8 +203,9 @@ export interface TranscriptWriter {
   close(): void;
 }
 
-export function openTranscriptStore(stateDir: string): TranscriptStore {
-  const root = transcriptsRoot(stateDir);
+/** `node`: a node's transcripts (a store of their own, see NODES_DIR); none: this host's. */
+export function openTranscriptStore(stateDir: string, node?: string): TranscriptStore {
+  const root = transcriptsRoot(stateDir, node);
   const dirOf = (id: SessionIdentity) => join(root, dirNameOf(id));
 
   function readMeta(dir: string): TranscriptMeta | null {
@@ -263,7 +270,7 @@ export function openTranscriptStore(stateDir: string): TranscriptStore {
     },
     meta: (id) => readMeta(dirOf(id)),
     writeMeta(meta) {
-      ensureDir(root);
+      mkdirSync(root, { recursive: true, mode: 0o700 });
       ensureDir(dirOf(meta));
       writeFileAtomic(join(dirOf(meta), META), JSON.stringify(meta));
     },

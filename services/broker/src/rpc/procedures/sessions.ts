@@ -17,6 +17,9 @@ import {
 import { auditedRead, recordRead } from '../../audit/record-read.js';
 import type { ListedSession } from '../../effects/tmux/types.js';
 import { listNodeSessions, routeRead } from '../../nodes/node-reads.js';
+import type { NodeRuntime } from '../../nodes/node-set.js';
+import type { SessionReader } from '../../reads/session-reader.js';
+import type { TranscriptReads } from '../../transcripts/transcript-reads.js';
 import { listDeadSessions } from '../../registry/session-registry.js';
 import { transcriptById, withDeadTranscripts } from '../../transcripts/transcript-reads.js';
 import type { BrokerContext } from '../context.js';
@@ -31,6 +34,12 @@ const paneTextFacts = (r: PaneText) => ({ sessionId: r.session_id, paneId: r.pan
 const reader = (ctx: BrokerContext) => ctx.deps.reader;
 /** Cursors, output since a cursor, DEAD sessions' transcripts (transcripts/). */
 const transcripts = (ctx: BrokerContext) => ctx.deps.transcriptReads;
+
+/** A node's transcript reads; a node built without a recorder has no transcripts. */
+function transcriptsOn(node: NodeRuntime): TranscriptReads {
+  if (node.transcripts === undefined) throw new AppError('READ_DISABLED', 'transcripts are not recorded on this node', 'Read the session with terminal_tail.');
+  return node.transcripts;
+}
 
 /** tmux's session listing, or none when no tmux server runs at all: that is when the
  * user's last session has ended and someone asks what died, so the registry must still
@@ -85,22 +94,16 @@ export const sessions = {
         ctx,
         'terminal_tail',
         input.session,
-        () =>
-          routeRead(
-            ctx.deps.nodes,
-            input.session,
-            (nodeReader, session) => nodeReader.tail(session, input.lines, input.strip_ansi ?? true, input.pane),
-            (session) =>
-              // A named pane: its cursor follows that pane, and a gone session's transcript
-              // gives that pane's lines.
-              transcripts(ctx).tail(
-                session,
-                input.lines ?? ctx.deps.config.default_tail_lines,
-                input.include_dead === true,
-                () => transcripts(ctx).withCursor(session, () => reader(ctx).tail(session, input.lines, input.strip_ansi ?? true, input.pane), input.pane !== undefined),
-                input.pane,
-              ),
-          ),
+        () => {
+          // Through a host's transcripts: the cursor, and a gone session's lines; a named
+          // pane's cursor follows that pane, and a gone session gives that pane's lines.
+          const tail = (t: TranscriptReads | undefined, r: SessionReader, session: string) => {
+            const live = () => r.tail(session, input.lines, input.strip_ansi ?? true, input.pane);
+            if (t === undefined) return live();
+            return t.tail(session, input.lines ?? ctx.deps.config.default_tail_lines, input.include_dead === true, () => t.withCursor(session, live, input.pane !== undefined), input.pane);
+          };
+          return routeRead(ctx.deps.nodes, input.session, (nodeReader, session, node) => tail(node.transcripts, nodeReader, session), (session) => tail(transcripts(ctx), reader(ctx), session));
+        },
         paneTextFacts,
       ),
     ),
@@ -112,20 +115,15 @@ export const sessions = {
         ctx,
         'terminal_capture',
         input.session,
-        () =>
-          routeRead(
-            ctx.deps.nodes,
-            input.session,
-            (nodeReader, session) => nodeReader.capture(session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true, input.pane),
-            (session) =>
-              transcripts(ctx).capture(
-                session,
-                { start: input.start_line, end: input.end_line },
-                input.include_dead === true,
-                () => transcripts(ctx).withCursor(session, () => reader(ctx).capture(session, { start: input.start_line, end: input.end_line }, input.strip_ansi ?? true, input.pane), input.pane !== undefined),
-                input.pane,
-              ),
-          ),
+        () => {
+          const range = { start: input.start_line, end: input.end_line };
+          const capture = (t: TranscriptReads | undefined, r: SessionReader, session: string) => {
+            const live = () => r.capture(session, range, input.strip_ansi ?? true, input.pane);
+            if (t === undefined) return live();
+            return t.capture(session, range, input.include_dead === true, () => t.withCursor(session, live, input.pane !== undefined), input.pane);
+          };
+          return routeRead(ctx.deps.nodes, input.session, (nodeReader, session, node) => capture(node.transcripts, nodeReader, session), (session) => capture(transcripts(ctx), reader(ctx), session));
+        },
         paneTextFacts,
       ),
     ),
@@ -183,7 +181,19 @@ export const sessions = {
   readSince: mcpServices
     .input(readSinceInputSchema)
     .query(({ ctx, input }) =>
-      auditedRead(ctx, 'terminal_read_since', input.session, () => transcripts(ctx).readSince(input), (r) => ({ sessionId: r.session_id, lineCount: r.line_count })),
+      auditedRead(
+        ctx,
+        'terminal_read_since',
+        input.session,
+        () =>
+          routeRead(
+            ctx.deps.nodes,
+            input.session,
+            (_reader, session, node) => transcriptsOn(node).readSince({ ...input, session }),
+            (session) => transcripts(ctx).readSince({ ...input, session }),
+          ),
+        (r) => ({ sessionId: r.session_id, lineCount: r.line_count }),
+      ),
     ),
 
   /** A session's transcript as asciicast v2 (bounded; the dashboard serves the whole file). */
@@ -194,7 +204,13 @@ export const sessions = {
         ctx,
         'terminal_export_transcript',
         input.session,
-        () => transcripts(ctx).exportCast(input.session, input.include_dead === true, undefined, input.pane),
+        () =>
+          routeRead(
+            ctx.deps.nodes,
+            input.session,
+            (_reader, session, node) => transcriptsOn(node).exportCast(session, input.include_dead === true, undefined, input.pane),
+            (session) => transcripts(ctx).exportCast(session, input.include_dead === true, undefined, input.pane),
+          ),
         (r) => ({ sessionId: r.session_id, lineCount: r.events }),
       ),
     ),
