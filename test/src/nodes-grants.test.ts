@@ -3,7 +3,7 @@
 // operator grants it as `node:session`, pinned to the node's server and session; this
 // host's session of the same name stays refused; a node's session id the dashboard listed
 // (`gpu:$N`) guards the grant against a replaced session, and a replaced session's grant is
-// stale; a sensitive node session can never be granted; grants of an unknown node are
+// stale; the grant admits the node's transcript (read_since); a sensitive node session can never be granted; grants of an unknown node are
 // refused; while the node is down its grant is listed as such (not as a gone session) and
 // admits nothing, and it admits again once the node is back; revoking takes it away.
 import { join } from 'node:path';
@@ -94,9 +94,13 @@ describe.skipIf(unavailable !== undefined)('grants on node sessions over a real 
     // This host's session of the same name has no grant.
     expect((await failureOf(gateway.sessions.tail.query({ session: 'review-box' }))).code).toBe('SESSION_NOT_ALLOWED');
 
+    // The grant admits the node's transcript too: recorded from when it is first read.
+    await waitFor('the node session recorded once granted', async () => (await gateway.sessions.tail.query({ session: 'gpu:review-box', lines: 5 })).cursor !== undefined);
+    const cursor = (await gateway.sessions.tail.query({ session: 'gpu:review-box', lines: 5 })).cursor!;
     const sent = await gateway.input.sendText.mutate({ session: 'gpu:review-box', text: 'echo granted-$((6*7))', enter: true });
     expect(sent.session).toBe('gpu:review-box');
     await waitFor('the granted text run on the node', async () => /^granted-42$/m.test(await remote.tmux(['capture-pane', '-p', '-t', '=review-box:'])));
+    await waitFor('the granted text in the node transcript', async () => /^granted-42$/m.test((await gateway.sessions.readSince.query({ session: 'gpu:review-box', cursor, max_lines: 100 })).text));
     const row = (await web.grants.list.query()).sessions.find((s) => s.name === 'gpu:review-box');
     expect(row).toMatchObject({ read_allowed: true, input_allowed: true, read_granted: true, input_granted: true });
   });

@@ -90,7 +90,7 @@ export interface NodeTranscriptRecorderDeps {
   node: string;
   stateDir: string;
   source: NodeRecordingSource;
-  /** The node's read gate (its patterns; no grants on a node). */
+  /** The node's read gate (its patterns, and the operator's grants on its sessions). */
   gate: RecordGate;
   log: Logger;
   now?: () => number;
@@ -317,6 +317,10 @@ export function createNodeTranscriptRecorder(deps: NodeTranscriptRecorderDeps): 
     }
   }
 
+  /** The gate's read rule with the grant pinned to this very session, as this host's
+   * recorder asks it. */
+  const readable = (s: ListedSession) => gate.canRead(s.name, gate.grantOf(s.name, s));
+
   /** Every readable session of the node recorded, the rest not; each recorded one looked at. */
   async function lookAll(): Promise<void> {
     if (!enabled || closed || !source.connected()) return;
@@ -330,12 +334,12 @@ export function createNodeTranscriptRecorder(deps: NodeTranscriptRecorderDeps): 
     for (const r of [...bySessionId.values()]) {
       const s = listed.get(r.identity.sessionId);
       if (s === undefined || !sameSession(s, r.identity)) stop(r, true);
-      else if (!gate.canRead(s.name, null)) stop(r, false);
+      else if (!readable(s)) stop(r, false);
       else r.name = s.name;
     }
     const looks: Promise<unknown>[] = [];
     for (const s of live) {
-      if (!gate.canRead(s.name, null)) continue;
+      if (!readable(s)) continue;
       const r = bySessionId.get(s.sessionId);
       if (r === undefined) {
         looks.push(begin(s, s.name, { width: 80, height: 24 }).ready);
