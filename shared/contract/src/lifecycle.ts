@@ -97,6 +97,8 @@ export const launchProfileViewSchema = z.object({
   roots: z.array(z.string()),
   name_pattern: z.string(),
   recover: z.enum(['on_exit', 'never']),
+  /** The node its sessions start on (docs/nodes.md); absent: this host. */
+  node: z.string().optional(),
 });
 export type LaunchProfileView = z.infer<typeof launchProfileViewSchema>;
 

@@ -11,6 +11,10 @@
  *
  * A restart here is audited like a client's (tool `session_recovery`, actor `recovery`),
  * its row written before tmux is asked.
+ *
+ * This host's sessions only (the lifecycle store's rows without a node): it follows this
+ * host's tmux notifications, and a profile that starts on a node cannot say
+ * `recover: on_exit` (the config refuses it).
  */
 import type { SocketRole } from '@terminal-mcp/contract';
 import type { ManagedSession } from '../effects/store/lifecycle-store.js';
@@ -20,6 +24,7 @@ import { decideRecovery, findProfile, isRefusal } from '../policy/launch.js';
 import { launchSession } from './launch-session.js';
 import { withLifecycleAudit } from './lifecycle-audit.js';
 import type { LifecycleCaller, LifecycleDeps } from './lifecycle-deps.js';
+import { localHost } from './launch-host.js';
 import { resolveLaunchCwd } from './lifecycle-gates.js';
 
 const HOUR_MS = 3_600_000;
@@ -38,6 +43,8 @@ export function startRecovery(deps: LifecycleDeps): SessionRecovery {
   let chain: Promise<void> = Promise.resolve();
   // The broker's own principal: it acts for the operator's configuration, on no client's behalf.
   const caller: LifecycleCaller = { role: 'gateway' as SocketRole, actor: ACTOR, principal: principalOf('gateway', 'socket', ACTOR), deps };
+  // This host only: a profile with a node cannot say `recover: on_exit` (config/launch-profile-schema.ts).
+  const here = localHost(deps);
 
   function event(row: ManagedSession, type: 'session_died' | 'session_recovered' | 'crash_loop', reason: string, state: 'ERROR' | 'RUNNING' | 'BLOCKED'): void {
     try {
@@ -72,12 +79,12 @@ export function startRecovery(deps: LifecycleDeps): SessionRecovery {
       if (isRefusal(profile)) throw new Error(profile.message);
       const next = await withLifecycleAudit(caller, 'session_recovery', async (audit) => {
         audit.session(row.name);
-        const cwd = resolveLaunchCwd(profile, row.cwd);
+        const cwd = await resolveLaunchCwd(here, profile, row.cwd);
         if ((await deps.tmux.findSession(row.name)) !== null) throw new Error('another session took the name');
         audit.begin(`recover profile=${profile.name} cwd=${cwd}`);
-        const started = await launchSession(deps, { profile, name: row.name, cwd, actor: ACTOR, previousId: row.id });
-        audit.finish('SENT', null, `RESTARTED ${started.sessionId}`);
-        return started;
+        const started = await launchSession(deps, here, { profile, name: row.name, cwd, actor: ACTOR, previousId: row.id });
+        audit.finish('SENT', null, `RESTARTED ${started.managed.sessionId}`);
+        return started.managed;
       });
       event(next, 'session_recovered', `restarted by recovery (profile ${profile.name})`, 'RUNNING');
     } catch (err) {
@@ -117,7 +124,7 @@ export function startRecovery(deps: LifecycleDeps): SessionRecovery {
 
   async function pass(serverGone: boolean): Promise<void> {
     if (stopped) return;
-    const running = store.running();
+    const running = store.runningHere();
     if (running.length === 0) return;
     if (serverGone) {
       for (const row of running) died(row, true);

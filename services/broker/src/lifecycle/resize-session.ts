@@ -5,7 +5,8 @@
 import { AppError, LIFECYCLE_LIMITS, type SessionResizeInput, type SessionResizeOutput } from '@terminal-mcp/contract';
 import { withLifecycleAudit } from './lifecycle-audit.js';
 import type { LifecycleCaller } from './lifecycle-deps.js';
-import { auditedTargetOf, requireLifecycle } from './lifecycle-gates.js';
+import { auditedTargetOn, localHost } from './launch-host.js';
+import { requireLifecycle } from './lifecycle-gates.js';
 
 export function resizeSession(caller: LifecycleCaller, input: SessionResizeInput): Promise<SessionResizeOutput> {
   return withLifecycleAudit(caller, 'terminal_resize', async (audit) => {
@@ -19,7 +20,7 @@ export function resizeSession(caller: LifecycleCaller, input: SessionResizeInput
     const target = await caller.deps.access.inputTarget({ session: input.session }, 'text');
     const found = await caller.deps.tmux.findSession(target.sessionName);
     if (found === null || found.sessionId !== target.identity.sessionId) throw new AppError('SESSION_NOT_FOUND', 'no session has exactly that name');
-    audit.session(found.name, auditedTargetOf(found));
+    audit.session(found.name, auditedTargetOn(localHost(caller.deps), found));
     const auditId = audit.begin(`resize ${width}x${height}`);
     if (!(await caller.deps.lifecycle.tmux.resize(found.sessionId, width, height))) throw new AppError('TMUX_UNAVAILABLE', 'tmux refused to resize the window');
     audit.finish('SENT', null, `RESIZED ${width}x${height}`);

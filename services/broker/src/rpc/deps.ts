@@ -16,7 +16,7 @@ import type { ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import type { NodeConfig } from '../config/nodes-schema.js';
 import type { NodeInputEffects, NodeSet } from '../nodes/node-set.js';
 import type { InputServices } from '../input/services.js';
-import type { LifecycleServices } from '../lifecycle/lifecycle-deps.js';
+import type { LifecycleServices, NodeLifecycleEffects } from '../lifecycle/lifecycle-deps.js';
 import type { LiveDeps } from '../live/live-deps.js';
 import type { OAuthLoginEnv } from '../oauth/env.js';
 import type { RunningWork } from '../projects/running-work.js';
@@ -48,6 +48,9 @@ export interface BrokerParts {
   /** Builds a node's input effects (delivery, process tree) over ssh; absent: input to
    * nodes is refused. */
   nodeInputFor?: ((node: NodeConfig, tmux: ControlModeTmuxAdapter) => NodeInputEffects) | undefined;
+  /** Builds a node's session lifecycle effects (new-session, kill, directory reads) over
+   * ssh; absent: launch profiles with a node answer NODE_UNAVAILABLE. */
+  nodeLifecycleFor?: ((node: NodeConfig) => NodeLifecycleEffects) | undefined;
 }
 
 export interface BrokerDeps extends BrokerParts {
