@@ -1,5 +1,5 @@
-// Guards launch-profile sessions on a node over a real sshd and a real "remote" tmux: a profile with `node: gpu` starts its program in the node's tmux (not this host's) in the directory resolved on the node, refuses a cwd outside its roots or missing there and hostile names with nothing run, closes exactly the node's session (this host's session of the same name survives), restarts under a new identity, answers NODE_UNAVAILABLE with nothing started while the node is down, and every lifecycle audit row names gpu:<name>.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+// Guards launch-profile sessions on a node over a real sshd and a real "remote" tmux: a profile with `node: gpu` starts its program in the node's tmux (not this host's) in the directory resolved on the node (and types the first prompt there through the node's input path), refuses a cwd outside its roots or missing there and hostile names with nothing run, closes exactly the node's session (this host's session of the same name survives), restarts under a new identity, answers NODE_UNAVAILABLE with nothing started while the node is down, and every lifecycle audit row names gpu:<name>.
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -86,7 +86,11 @@ describe.skipIf(unavailable !== undefined)('launch profiles on a node over a rea
       config: {
         allowed_session_patterns: ['agent-*'],
         permissions: { terminal_read: true, terminal_input: true, session_lifecycle: true },
-        launch_profiles: [{ name: 'agent', command: ['sleep', '3600'], roots: [work], name_pattern: 'agent-*', node: 'gpu' }],
+        launch_profiles: [
+          { name: 'agent', command: ['sleep', '3600'], roots: [work], name_pattern: 'agent-*', node: 'gpu' },
+          // Writes what is typed into it to a file: the first prompt's way into the node's pane.
+          { name: 'catter', command: ['sh', '-c', 'exec cat > "$1"', 'sh', join(root, 'typed.txt')], roots: [work], name_pattern: 'agent-*', ready_command: 'cat', node: 'gpu' },
+        ],
       },
       sessions: async (here, there) => {
         // The same name on both hosts: only the node's may be closed by gpu:agent-twin.
@@ -118,6 +122,20 @@ describe.skipIf(unavailable !== undefined)('launch profiles on a node over a rea
     // The node's session is listed and readable as any other node session.
     const listed = (await client.sessions.list.query({})).sessions.find((s) => s.name === 'gpu:agent-1');
     expect(listed?.session_id).toBe(started.session_id);
+  });
+
+  it("types the first prompt into the node's pane through the node's input path", async () => {
+    const started = await client.lifecycle.start.mutate({ profile: 'catter', name: 'agent-cat', prompt: 'prompt-on-the-node' });
+    expect(started).toMatchObject({ result: 'STARTED', session: 'gpu:agent-cat', foreground: 'cat', prompt: { result: 'SENT', error_code: null } });
+    await waitFor('the prompt in the file', () => {
+      try {
+        return readFileSync(join(root, 'typed.txt'), 'utf8') === 'prompt-on-the-node\n' || undefined;
+      } catch {
+        return undefined;
+      }
+    });
+    expect(auditRow(started.prompt!.audit_id!)).toMatchObject({ tool: 'terminal_session_start', decision: 'SENT', session_name: 'gpu:agent-cat', session_id: started.session_id });
+    expect((await sessionsOf(local)).has('agent-cat')).toBe(false);
   });
 
   it('refuses a cwd outside the roots (after symlinks) or missing on the node, starting nothing', async () => {
