@@ -196,6 +196,9 @@ describe.skipIf(unavailable !== undefined)('launch profiles on a node over a rea
     expect(restarted.session_id).not.toBe(before);
     expect(`gpu:${await remoteId('agent-1')}`).toBe(restarted.session_id);
     expect((await sessionsOf(local)).has('agent-1')).toBe(false);
+    // Resizing stays this host's: refused by name, audited.
+    expect((await failureOf(client.lifecycle.resize.mutate({ session: 'gpu:agent-1', width: 100, height: 30 }))).code).toBe('LAUNCH_NOT_ALLOWED');
+    expect(lastAuditRow('terminal_resize')).toMatchObject({ decision: 'BLOCKED', error_code: 'LAUNCH_NOT_ALLOWED', session_name: 'gpu:agent-1' });
     expect(auditRow(restarted.audit_id)).toMatchObject({ tool: 'terminal_session_restart', decision: 'SENT', session_name: 'gpu:agent-1', session_id: before });
     expect(managedRows('gpu:agent-1').map((r) => [r.session_id, r.state])).toEqual([
       [before, 'REPLACED'],

@@ -1,8 +1,10 @@
 /** terminal_resize: sets the size of a session's current window, within the contract's
  * bounds (checked by the schema and again by the effect). The session must be one the
  * caller may type into (the input policy on its name): resizing changes what its program
- * sees. The broker's control clients attach with ignore-size and keep out of sizing. */
+ * sees. The broker's control clients attach with ignore-size and keep out of sizing.
+ * This host's sessions only: a `node:session` is refused by name (docs/nodes.md). */
 import { AppError, LIFECYCLE_LIMITS, type SessionResizeInput, type SessionResizeOutput } from '@terminal-mcp/contract';
+import { hostOfSession } from '../nodes/host-route.js';
 import { withLifecycleAudit } from './lifecycle-audit.js';
 import type { LifecycleCaller } from './lifecycle-deps.js';
 import { auditedTargetOn, localHost } from './launch-host.js';
@@ -15,6 +17,9 @@ export function resizeSession(caller: LifecycleCaller, input: SessionResizeInput
     const { width, height } = input;
     if (width < LIFECYCLE_LIMITS.minWidth || width > LIFECYCLE_LIMITS.maxWidth || height < LIFECYCLE_LIMITS.minHeight || height > LIFECYCLE_LIMITS.maxHeight) {
       throw new AppError('LAUNCH_NOT_ALLOWED', 'the size is out of bounds');
+    }
+    if (hostOfSession(caller.deps.nodes, input.session).node !== undefined) {
+      throw new AppError('LAUNCH_NOT_ALLOWED', "resizing a node's session is not available", 'terminal_resize acts on sessions of this host only.');
     }
     caller.deps.access.checkInputName({ session: input.session }, 'text');
     const target = await caller.deps.access.inputTarget({ session: input.session }, 'text');
