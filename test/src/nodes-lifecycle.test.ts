@@ -1,4 +1,4 @@
-// Guards launch-profile sessions on a node over a real sshd and a real "remote" tmux: a profile with `node: gpu` starts its program in the node's tmux (not this host's) in the directory resolved on the node (and types the first prompt there through the node's input path), refuses a cwd outside its roots or missing there and hostile names with nothing run, closes exactly the node's session (this host's session of the same name survives), restarts under a new identity, answers NODE_UNAVAILABLE with nothing started while the node is down, and every lifecycle audit row names gpu:<name>.
+// Guards launch-profile sessions on a node over a real sshd and a real "remote" tmux: a profile with `node: gpu` starts its program in the node's tmux (not this host's) in the directory resolved on the node (and types the first prompt there through the node's input path), refuses a cwd outside its roots or missing there and hostile names with nothing run, closes exactly the node's session (this host's session of the same name survives), restarts under a new identity, recovers a program that exited (recover: on_exit) on the node and decides nothing about a node's sessions while it is down (a session that ended meanwhile is recovered once it is back), answers NODE_UNAVAILABLE with nothing started while the node is down, and every lifecycle audit row names gpu:<name>.
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -89,6 +89,8 @@ describe.skipIf(unavailable !== undefined)('launch profiles on a node over a rea
         launch_profiles: [
           { name: 'agent', command: ['sleep', '3600'], roots: [work], name_pattern: 'agent-*', node: 'gpu' },
           // Writes what is typed into it to a file: the first prompt's way into the node's pane.
+          // Exits at once until its marker exists, then stays: recovery brings it back once, on the node.
+          { name: 'flaky', command: ['sh', '-c', 'if [ -e "$1" ]; then exec sleep 3600; fi; touch "$1"; exit 3', 'sh', join(root, 'flaky-ok')], roots: [work], name_pattern: 'agent-*', node: 'gpu', recover: 'on_exit', max_restarts_per_hour: 3, backoff_seconds: 0 },
           { name: 'catter', command: ['sh', '-c', 'exec cat > "$1"', 'sh', join(root, 'typed.txt')], roots: [work], name_pattern: 'agent-*', ready_command: 'cat', node: 'gpu' },
         ],
       },
@@ -206,8 +208,26 @@ describe.skipIf(unavailable !== undefined)('launch profiles on a node over a rea
     ]);
   });
 
+  it('restarts a node session whose program exited (recover: on_exit), on the node, audited under gpu:<name>', async () => {
+    const started = await client.lifecycle.start.mutate({ profile: 'flaky', name: 'agent-flaky' });
+    expect(started).toMatchObject({ result: 'STARTED', session: 'gpu:agent-flaky' });
+    const rows = await waitFor('the session recovered on the node', () => {
+      const r = managedRows('gpu:agent-flaky');
+      return r.length === 2 && r[1]?.state === 'RUNNING' ? r : undefined;
+    });
+    expect(rows.map((r) => [r.node, r.session_id, r.state])).toEqual([
+      ['gpu', started.session_id, 'REPLACED'],
+      ['gpu', rows[1]!.session_id, 'RUNNING'],
+    ]);
+    expect(rows[1]!.session_id).not.toBe(started.session_id);
+    await waitFor('the recovered session on the node', async () => `gpu:${await remoteId('agent-flaky')}` === rows[1]!.session_id || undefined);
+    expect((await sessionsOf(local)).has('agent-flaky')).toBe(false);
+    expect(lastAuditRow('session_recovery')).toMatchObject({ decision: 'SENT', session_name: 'gpu:agent-flaky' });
+  });
+
   it('answers NODE_UNAVAILABLE with the hint while the node is down, starts and closes nothing, and audits it', async () => {
     const agentId = `gpu:${await remoteId('agent-1')}`;
+    const flakyId = `gpu:${await remoteId('agent-flaky')}`;
     await sshd.kill();
     try {
       await waitFor('the node seen down', async () => (await client.sessions.list.query({})).nodes?.find((n) => n.node === 'gpu')?.state !== 'up' || undefined);
@@ -218,6 +238,10 @@ describe.skipIf(unavailable !== undefined)('launch profiles on a node over a rea
       const close = await failureOf(client.lifecycle.close.mutate({ session: 'gpu:agent-1', expect_session_id: agentId, confirm: true }));
       expect(close.code).toBe('NODE_UNAVAILABLE');
       expect(lastAuditRow('terminal_session_close')).toMatchObject({ decision: 'BLOCKED', error_code: 'NODE_UNAVAILABLE', session_name: 'gpu:agent-1' });
+      // A session ends on the node while the broker cannot see it: nothing is decided about
+      // it until the node lists its sessions again.
+      await remote.tmux(['kill-session', '-t', '=agent-flaky']);
+      expect(managedRows('gpu:agent-flaky').at(-1)).toMatchObject({ session_id: flakyId, state: 'RUNNING' });
     } finally {
       await sshd.start();
     }
@@ -225,6 +249,16 @@ describe.skipIf(unavailable !== undefined)('launch profiles on a node over a rea
     expect(await remoteId('agent-down')).toBeUndefined();
     expect(`gpu:${await remoteId('agent-1')}`).toBe(agentId);
     expect(managedRows('gpu:agent-down')).toEqual([]);
+    // The session that ended during the outage is found dead once the node lists again, and
+    // recovered there; a live one is not taken for dead.
+    const rows = await waitFor('the flaky session recovered after the outage', () => {
+      const r = managedRows('gpu:agent-flaky');
+      return r.length === 3 && r[2]?.state === 'RUNNING' ? r : undefined;
+    });
+    expect(rows.map((r) => r.state)).toEqual(['REPLACED', 'REPLACED', 'RUNNING']);
+    expect(rows[1]?.session_id).toBe(flakyId);
+    await waitFor('the recovered session on the node', async () => `gpu:${await remoteId('agent-flaky')}` === rows[2]!.session_id || undefined);
+    expect(managedRows('gpu:agent-1').at(-1)).toMatchObject({ session_id: agentId, state: 'RUNNING' });
     // And once it is back, the node answers again.
     const closed = await client.lifecycle.close.mutate({ session: 'gpu:agent-1', expect_session_id: agentId, confirm: true });
     expect(closed.result).toBe('CLOSED');

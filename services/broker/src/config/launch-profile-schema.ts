@@ -59,11 +59,6 @@ export const launchProfileSchema = z
       .refine((n) => n !== LOCAL_NODE, `leave node out for this host ("${LOCAL_NODE}" is not a node)`)
       .optional(),
   })
-  .strict()
-  // Recovery follows this host's tmux notifications only (lifecycle/recovery.ts).
-  .refine((p) => p.node === undefined || p.recover !== 'on_exit', {
-    message: "recover: on_exit is for this host's sessions only; a profile with node: must use recover: never",
-    path: ['recover'],
-  });
+  .strict();
 
 export type LaunchProfile = z.output<typeof launchProfileSchema>;

@@ -1,4 +1,4 @@
-// Guards the lifecycle store's node column (registry.db migration 4): rows from before it stay this host's, a node's session is recorded under node:name and node:$id so an identical tmux identity on this host is another row, and recovery's list of running rows holds this host's only.
+// Guards the lifecycle store's node column (registry.db migration 4): rows from before it stay this host's, a node's session is recorded under node:name and node:$id so an identical tmux identity on this host is another row, and recovery's list of running rows is per host.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -38,13 +38,13 @@ describe('lifecycle store on registry.db', () => {
     v3.close();
     const db = openStore(dir, registryStoreDefinition);
     try {
-      expect(lifecycleStore(db).runningHere()).toMatchObject([{ name: 'agent-old', node: null, sessionId: '$1' }]);
+      expect(lifecycleStore(db).runningOn(null)).toMatchObject([{ name: 'agent-old', node: null, sessionId: '$1' }]);
     } finally {
       db.close();
     }
   });
 
-  it("records a node's session apart from this host's with the same tmux identity; recovery sees this host's only", () => {
+  it("records a node's session apart from this host's with the same tmux identity; recovery lists each host's apart", () => {
     const db = openStore(dir, registryStoreDefinition);
     try {
       const store = lifecycleStore(db);
@@ -53,7 +53,9 @@ describe('lifecycle store on registry.db', () => {
       expect(there).toMatchObject({ node: 'gpu', name: 'gpu:agent-1', sessionId: 'gpu:$3', state: 'RUNNING' });
       expect(store.byIdentity(4242, '$3', 1_700_000_000)?.id).toBe(here.id);
       expect(store.byIdentity(4242, 'gpu:$3', 1_700_000_000)?.id).toBe(there.id);
-      expect(store.runningHere().map((r) => r.id)).toEqual([here.id]);
+      expect(store.runningOn(null).map((r) => r.id)).toEqual([here.id]);
+      expect(store.runningOn('gpu').map((r) => r.id)).toEqual([there.id]);
+      expect(store.runningOn('cpu')).toEqual([]);
       expect(store.latestPerName().map((r) => r.name)).toEqual(['agent-1', 'gpu:agent-1']);
       expect(() => db.prepare("UPDATE managed_sessions SET node = '' WHERE id = ?").run(there.id)).toThrow(/CHECK/);
     } finally {

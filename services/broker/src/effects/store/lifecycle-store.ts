@@ -91,9 +91,9 @@ export interface LifecycleStore {
   /** The row of exactly this live session, whatever its state. */
   byIdentity(serverPid: number, sessionId: string, created: number): ManagedSession | undefined;
   byId(id: number): ManagedSession | undefined;
-  /** This host's rows still believed alive (RUNNING), for recovery's reconcile (which
-   * follows this host's tmux only). */
-  runningHere(): ManagedSession[];
+  /** One host's rows still believed alive (RUNNING), for recovery's reconcile of that
+   * host: `node` null for this host's, else that node's. */
+  runningOn(node: string | null): ManagedSession[];
   /** The newest row of each name, for the dashboard. */
   latestPerName(): ManagedSession[];
   /** Restarts of the chain that ends at `id` (following previous_id) since `since`. */
@@ -146,7 +146,7 @@ export function lifecycleStore(db: SqliteDatabase): LifecycleStore {
     event: db.prepare<[number, number, LifecycleEventKind, string, string | null]>('INSERT INTO lifecycle_events (at, managed_id, kind, actor, detail) VALUES (?, ?, ?, ?, ?)'),
     byId: db.prepare<[number], Row>('SELECT * FROM managed_sessions WHERE id = ?'),
     byIdentity: db.prepare<[number, string, number], Row>('SELECT * FROM managed_sessions WHERE server_pid = ? AND session_id = ? AND session_created = ?'),
-    runningHere: db.prepare<[], Row>("SELECT * FROM managed_sessions WHERE state = 'RUNNING' AND node IS NULL ORDER BY id"),
+    runningOn: db.prepare<[string | null], Row>("SELECT * FROM managed_sessions WHERE state = 'RUNNING' AND node IS ? ORDER BY id"),
     latest: db.prepare<[], Row>('SELECT * FROM managed_sessions WHERE id IN (SELECT MAX(id) FROM managed_sessions GROUP BY name) ORDER BY name'),
     restarts: db.prepare<[number, number], { n: number }>(
       `WITH RECURSIVE chain(id, previous_id) AS (
@@ -182,7 +182,7 @@ export function lifecycleStore(db: SqliteDatabase): LifecycleStore {
       const r = q.byId.get(id);
       return r ? toSession(r) : undefined;
     },
-    runningHere: () => q.runningHere.all().map(toSession),
+    runningOn: (node) => q.runningOn.all(node).map(toSession),
     latestPerName: () => q.latest.all().map(toSession),
     restartsSince: (id, since) => q.restarts.get(id, since)?.n ?? 0,
   };
