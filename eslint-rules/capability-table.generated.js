@@ -195,7 +195,8 @@ export const CAPABILITY_TABLE = {
         "tmux read",
         "tmux sessions",
         "process read",
-        "files"
+        "files",
+        "ssh"
       ],
       "stores": [
         "audit",

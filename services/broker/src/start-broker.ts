@@ -28,6 +28,7 @@ import { recordBrokerRun } from './effects/store/registry-store.js';
 import { openStoreSet } from './effects/store/store-set.js';
 import { createTmuxAdapter } from './effects/tmux/adapter.js';
 import { nodeAdapters, nodeInputEffects } from './effects/ssh/node-adapters.js';
+import { nodeLifecycleEffects } from './effects/ssh/node-lifecycle.js';
 import { createNodeSet } from './nodes/node-set.js';
 import { startAuditRetention } from './audit/retention.js';
 import { createInputServices, recoverInterruptedInput, type InputServices } from './input/services.js';
@@ -110,7 +111,7 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
     parts.live.paneWatch,
   );
   const transcriptReads = createTranscriptReads({ config, tmux, access, transcripts: parts.transcripts });
-  const lifecycle = createLifecycleServices({ tmuxSocket: parts.info.tmuxSocket, stores });
+  const lifecycle = createLifecycleServices({ tmuxSocket: parts.info.tmuxSocket, stores, nodes: config.nodes, nodeLifecycleFor: parts.nodeLifecycleFor });
   return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork(), lifecycle, nodes, attention };
 }
 
@@ -206,6 +207,7 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
           gate: n.access,
           source: { connected: () => n.tmux.state === 'connected', sessions: () => n.tmux.listSummaries(), look: (name, identity) => n.reader.recordingLook(name, identity) },
         }),
+      nodeLifecycleFor: nodeLifecycleEffects(config, paths.stateDir),
     });
     // terminal_run's FIFOs go with the broker: a status line that runs later finds none and
     // goes on at once (one already waiting gives up within 3 s).

@@ -18,8 +18,8 @@ export const LIFECYCLE_LIMITS = {
 
 export const launchProfileNameSchema = z.string().regex(/^[a-z0-9._-]{1,64}$/, 'profile: 1-64 characters of a-z 0-9 . _ -');
 
-/** A tmux session id as tmux prints it (`$3`). */
-export const tmuxSessionIdSchema = z.string().regex(/^\$\d{1,9}$/, 'a session id such as $3 (terminal_list_sessions shows it)');
+/** A session id as terminal_list_sessions shows it: `$3` on this host, `gpu:$3` on node gpu. */
+export const tmuxSessionIdSchema = z.string().regex(/^(?:[a-z][a-z0-9_-]{0,31}:)?\$\d{1,9}$/, 'a session id such as $3 or gpu:$3 (terminal_list_sessions shows it)');
 
 export const sessionStartInputShape = {
   profile: launchProfileNameSchema.describe('a launch_profiles name'),
@@ -97,6 +97,8 @@ export const launchProfileViewSchema = z.object({
   roots: z.array(z.string()),
   name_pattern: z.string(),
   recover: z.enum(['on_exit', 'never']),
+  /** The node its sessions start on (docs/nodes.md); absent: this host. */
+  node: z.string().optional(),
 });
 export type LaunchProfileView = z.infer<typeof launchProfileViewSchema>;
 

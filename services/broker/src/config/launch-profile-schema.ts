@@ -10,6 +10,7 @@
  * `#(...)` would run a shell command). Pure: no I/O.
  */
 import { z } from 'zod';
+import { LOCAL_NODE, NODE_NAME_RE } from './nodes-schema.js';
 
 /** What tmux takes as one literal argument (effects/tmux/tmux-command.ts checks the same). */
 const tmuxLiteral = z
@@ -48,6 +49,15 @@ export const launchProfileSchema = z
     recover: z.enum(['on_exit', 'never']).default('never'),
     max_restarts_per_hour: z.number().int().min(1).max(60).default(3),
     backoff_seconds: z.number().min(0).max(300).default(2),
+    /** The configured node (`nodes:`) whose tmux the profile's sessions start on; absent:
+     * this host. The operator decides where a program runs: a client never names a host
+     * for a start (the session is then `node:name`). Checked against `nodes:` in schema.ts;
+     * `roots` are paths on that node. */
+    node: z
+      .string()
+      .regex(NODE_NAME_RE, 'node: a configured node name')
+      .refine((n) => n !== LOCAL_NODE, `leave node out for this host ("${LOCAL_NODE}" is not a node)`)
+      .optional(),
   })
   .strict();
 

@@ -1,4 +1,4 @@
-// Guards config.yaml validation: defaults when absent, original keys accepted, and every bad value or unknown key named in the error.
+// Guards config.yaml validation: defaults when absent, original keys accepted, and every bad value or unknown key named in the error; a launch profile's node must be a configured node.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfigText } from './parse.js';
 import { DEFAULT_CONFIG } from './schema.js';
@@ -43,5 +43,26 @@ describe('parseConfigText', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as Error).message).toContain('bad.yaml');
     expect((error as Error).message).toMatch(message);
+  });
+
+  describe('launch profiles on nodes', () => {
+    const NODES = 'nodes: [{ name: gpu, ssh: dev@gpu.example }]\n';
+    const profile = (extra: string) => `launch_profiles: [{ name: agent, command: [codex], roots: [/srv/work]${extra} }]\n`;
+
+    it('accepts a profile that names a configured node, with recovery too', () => {
+      const c = parseConfigText(NODES + profile(', node: gpu'), 'x.yaml');
+      expect(c.launch_profiles[0]?.node).toBe('gpu');
+      expect(c.launch_profiles[0]?.recover).toBe('never');
+      expect(parseConfigText(NODES + profile(', node: gpu, recover: on_exit'), 'x.yaml').launch_profiles[0]?.recover).toBe('on_exit');
+    });
+
+    it.each([
+      [NODES + profile(', node: cpu'), /every launch_profiles node must name a configured node/],
+      [profile(', node: gpu'), /every launch_profiles node must name a configured node/],
+      [NODES + profile(', node: local'), /leave node out for this host/],
+      [NODES + profile(', node: "-oProxyCommand=x"'), /node: a configured node name/],
+    ])('refuses %j', (text, message) => {
+      expect(() => parseConfigText(text, 'bad.yaml')).toThrow(message);
+    });
   });
 });

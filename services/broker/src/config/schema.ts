@@ -420,6 +420,10 @@ export const configSchema = z
     message: 'every project_profiles repo must name an observer.source_roots entry',
     path: ['project_profiles'],
   })
+  .refine((c) => c.launch_profiles.every((p) => p.node === undefined || c.nodes.some((n) => n.name === p.node)), {
+    message: 'every launch_profiles node must name a configured node (nodes:)',
+    path: ['launch_profiles'],
+  })
   .refine((c) => c.default_tail_lines <= c.max_capture_lines, {
     message: 'default_tail_lines must not exceed max_capture_lines',
     path: ['default_tail_lines'],

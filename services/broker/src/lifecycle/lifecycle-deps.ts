@@ -1,14 +1,22 @@
 /** What the session lifecycle use cases (start, close, restart, resize, recovery) use:
- * the input slice (the prompt goes through the input attempt, input/send.ts), the tmux
- * session effects, the lifecycle records in registry.db and the supervisor's event log. */
+ * the input slice (the prompt goes through the input attempt, input/send.ts; the node set
+ * for sessions on nodes), the tmux session effects of this host and of each node, the
+ * lifecycle records in registry.db and the supervisor's event log. */
 import type { Caller } from '../access/caller.js';
+import type { NodeConfig } from '../config/nodes-schema.js';
+import type { NodeLifecycleEffects } from '../effects/ssh/node-lifecycle.js';
 import type { LifecycleStore } from '../effects/store/lifecycle-store.js';
 import type { SupervisorStore } from '../effects/store/supervisor-store.js';
 import { createSessionLifecycleTmux, type SessionLifecycleTmux } from '../effects/tmux/session-lifecycle.js';
 import type { InputDeps } from '../input/input-deps.js';
 
+export type { NodeLifecycleEffects };
+
 export interface LifecycleServices {
   tmux: SessionLifecycleTmux;
+  /** Each node's session effects and directory reads (effects/ssh/node-lifecycle.ts);
+   * absent: profiles with a node answer NODE_UNAVAILABLE. */
+  nodes?: ReadonlyMap<string, NodeLifecycleEffects> | undefined;
   store: LifecycleStore;
   /** Where recovery's deaths, restarts and crash loops are told (supervisor events). */
   events: Pick<SupervisorStore, 'addEvent'>;
@@ -23,6 +31,18 @@ export interface LifecycleDeps extends InputDeps {
 
 export type LifecycleCaller = Caller & { deps: LifecycleDeps };
 
-export function createLifecycleServices(deps: { tmuxSocket: string | null; stores: { lifecycle: LifecycleStore; supervisor: Pick<SupervisorStore, 'addEvent'> } }): LifecycleServices {
-  return { tmux: createSessionLifecycleTmux({ socketName: deps.tmuxSocket ?? undefined }), store: deps.stores.lifecycle, events: deps.stores.supervisor };
+export function createLifecycleServices(deps: {
+  tmuxSocket: string | null;
+  stores: { lifecycle: LifecycleStore; supervisor: Pick<SupervisorStore, 'addEvent'> };
+  /** The configured nodes and the builder of their lifecycle effects (the composition root's). */
+  nodes?: readonly NodeConfig[];
+  nodeLifecycleFor?: ((node: NodeConfig) => NodeLifecycleEffects) | undefined;
+}): LifecycleServices {
+  const build = deps.nodeLifecycleFor;
+  return {
+    tmux: createSessionLifecycleTmux({ socketName: deps.tmuxSocket ?? undefined }),
+    nodes: build === undefined ? undefined : new Map((deps.nodes ?? []).map((n) => [n.name, build(n)])),
+    store: deps.stores.lifecycle,
+    events: deps.stores.supervisor,
+  };
 }

@@ -8,17 +8,19 @@
  *     name that is not sensitive or protected, started by a profile (unless
  *     `session_lifecycle.close_unmanaged`, and then the input policy must allow it), and no
  *     guarded command anywhere in its pane's process tree (COMMAND_GUARDED).
+ * Each gate that reads a host reads the one the session is on (launch-host.ts): a node's
+ * tmux, process tree and directories are read on the node.
  */
 import { AppError } from '@terminal-mcp/contract';
 import { requireEffect } from '../access/require-effect.js';
 import type { LaunchProfile as ConfigLaunchProfile } from '../config/launch-profile-schema.js';
-import { realDirectory } from '../effects/launch-dir.js';
-import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { ManagedSession } from '../effects/store/lifecycle-store.js';
 import type { SessionFacts } from '../effects/tmux/types.js';
 import { isSensitiveName } from '../policy/access.js';
 import { commandName, firstGuardedCommand, nameIs } from '../policy/foreground.js';
 import { checkLaunchName, checkRequestedCwd, cwdUnderRoots, findProfile, isRefusal, type LaunchRefusal } from '../policy/launch.js';
+import { qualify } from '../nodes/node-names.js';
+import type { LaunchHost } from './launch-host.js';
 import type { LifecycleCaller } from './lifecycle-deps.js';
 
 const refuse = (r: LaunchRefusal): never => {
@@ -36,9 +38,13 @@ export function profileNamed(caller: LifecycleCaller, name: string): ConfigLaunc
   return isRefusal(found) ? refuse(found) : found;
 }
 
-export function requireLaunchName(caller: LifecycleCaller, profile: ConfigLaunchProfile, name: string): void {
-  const refusal = checkLaunchName(profile, name, caller.deps.config.session_lifecycle.protected_sessions);
+/** The name rules of the profile, on the session's name on its host; the operator's
+ * protected_sessions may name a node's session bare or as `node:session`. */
+export function requireLaunchName(caller: LifecycleCaller, profile: ConfigLaunchProfile, node: string | undefined, name: string): void {
+  const protectedNames = caller.deps.config.session_lifecycle.protected_sessions;
+  const refusal = checkLaunchName(profile, name, protectedNames);
   if (refusal) refuse(refusal);
+  if (node !== undefined && protectedNames.includes(qualify(node, name))) throw new AppError('LAUNCH_NOT_ALLOWED', 'this session is protected (session_lifecycle.protected_sessions)');
 }
 
 /** The profile's own program must not be a guarded command (a profile that starts `ssh`
@@ -54,41 +60,54 @@ export function requireUnguardedProfile(caller: LifecycleCaller, profile: Config
 }
 
 /** The real directory to start in: the requested one (or the first root), with symlinks
- * resolved, under one of the profile's roots (also resolved). */
-export function resolveLaunchCwd(profile: ConfigLaunchProfile, requested: string | undefined): string {
+ * resolved ON the host the session starts on, under one of the profile's roots (also
+ * resolved there). */
+export async function resolveLaunchCwd(host: LaunchHost, profile: ConfigLaunchProfile, requested: string | undefined): Promise<string> {
   const cwd = requested ?? profile.roots[0]!;
   const syntax = checkRequestedCwd(cwd);
   if (syntax) refuse(syntax);
-  const real = realDirectory(cwd);
-  const roots = profile.roots.map(realDirectory).filter((r): r is string => r !== null);
-  if (real === null || !cwdUnderRoots(real, roots)) throw new AppError('LAUNCH_NOT_ALLOWED', "cwd is not an existing directory under the profile's roots (symlinks resolved)");
+  const [real, ...resolvedRoots] = await host.on(() => host.realDirectories([cwd, ...profile.roots]));
+  const roots = resolvedRoots.filter((r): r is string => r !== null && r !== undefined);
+  const where = host.node === undefined ? '' : ` on node ${host.node}`;
+  if (real === null || real === undefined || !cwdUnderRoots(real, roots)) {
+    throw new AppError('LAUNCH_NOT_ALLOWED', `cwd is not an existing directory${where} under the profile's roots (symlinks resolved${where})`);
+  }
   // The resolved path goes to tmux (-c is format-expanded): hold it to the same rule.
   const resolved = checkRequestedCwd(real);
   if (resolved) refuse(resolved);
   return real;
 }
 
-/** Gate 4: the live session under exactly `name`, if it is the one the caller saw and
- * may be closed or restarted; with its managed record when a profile started it. */
-export async function requireClosable(caller: LifecycleCaller, name: string, expectSessionId: string, opts: { needsProfile: boolean }): Promise<{ found: SessionFacts; managed: ManagedSession | undefined }> {
+/** Gate 4: the live session under exactly `name` on `host`, if it is the one the caller
+ * saw and may be closed or restarted; with its managed record when a profile started it.
+ * A node's session ids are `node:$3` to callers (a bare `$3` is taken too: the node is in
+ * the session's name). */
+export async function requireClosable(
+  caller: LifecycleCaller,
+  host: LaunchHost,
+  name: string,
+  expectSessionId: string,
+  opts: { needsProfile: boolean },
+): Promise<{ found: SessionFacts; managed: ManagedSession | undefined }> {
   const { deps } = caller;
-  if (isSensitiveName(name) || deps.config.session_lifecycle.protected_sessions.includes(name)) {
+  const protectedNames = deps.config.session_lifecycle.protected_sessions;
+  if (isSensitiveName(name) || protectedNames.includes(name) || protectedNames.includes(host.named(name))) {
     throw new AppError('LAUNCH_NOT_ALLOWED', 'sensitive and protected sessions are never closed or restarted');
   }
-  const found = await deps.tmux.findSession(name);
+  const found = await host.on(() => host.tmux.findSession(name));
   if (found === null) throw new AppError('SESSION_NOT_FOUND', 'no session has exactly that name');
-  if (found.sessionId !== expectSessionId) {
+  if (host.idOf(found.sessionId) !== expectSessionId && found.sessionId !== expectSessionId) {
     throw new AppError('IDENTITY_CHANGED', 'the session under that name is not the one you saw (its session_id differs)', 'Call terminal_list_sessions, check the session, and pass its current session_id.');
   }
-  const managed = deps.lifecycle.store.byIdentity(found.serverPid, found.sessionId, found.created);
+  const managed = deps.lifecycle.store.byIdentity(found.serverPid, host.idOf(found.sessionId), found.created);
   if (managed === undefined || managed.state !== 'RUNNING') {
     if (opts.needsProfile || !deps.config.session_lifecycle.close_unmanaged) throw new AppError('LAUNCH_NOT_ALLOWED', 'this session was not started by a launch profile');
     // Operator allowed more: still only a session the input policy lets this caller drive.
-    deps.access.checkInputName({ session: name }, 'text');
+    host.checkInputName(name);
   }
   const pane = found.activePane;
   if (pane === null) throw new AppError('SESSION_NOT_FOUND', 'the session has no pane');
-  const processes = await readPaneProcessTree(pane.panePid, pane.currentCommand);
+  const processes = await host.on(() => host.processTree(pane.panePid, pane.currentCommand));
   if (processes.source === 'unreadable') throw new AppError('COMMAND_GUARDED', "the pane's processes could not be read");
   const policy = deps.config.input_policy;
   const allowed = policy.guarded_command_allow.filter((e) => e.session === name).flatMap((e) => e.commands);
@@ -96,11 +115,3 @@ export async function requireClosable(caller: LifecycleCaller, name: string, exp
   if (guarded !== null) throw new AppError('COMMAND_GUARDED', `the session is running ${JSON.stringify(guarded)}, a guarded command`);
   return { found, managed: managed?.state === 'RUNNING' ? managed : undefined };
 }
-
-export const auditedTargetOf = (s: SessionFacts) => ({
-  serverPid: s.serverPid,
-  sessionId: s.sessionId,
-  sessionCreated: s.created,
-  paneId: s.activePane?.paneId ?? null,
-  panePid: s.activePane?.panePid ?? null,
-});

@@ -10,7 +10,7 @@ const HOUR_MS = 3_600_000;
 export function listLaunchProfiles(config: BrokerConfig): { enabled: boolean; profiles: LaunchProfileView[] } {
   return {
     enabled: config.permissions.session_lifecycle,
-    profiles: config.launch_profiles.map((p) => ({ name: p.name, command: [...p.command], roots: [...p.roots], name_pattern: namePatternOf(p), recover: p.recover })),
+    profiles: config.launch_profiles.map((p) => ({ name: p.name, command: [...p.command], roots: [...p.roots], name_pattern: namePatternOf(p), recover: p.recover, ...(p.node !== undefined && { node: p.node }) })),
   };
 }
 

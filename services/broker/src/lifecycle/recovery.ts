@@ -11,6 +11,15 @@
  *
  * A restart here is audited like a client's (tool `session_recovery`, actor `recovery`),
  * its row written before tmux is asked.
+ *
+ * On nodes too (docs/nodes.md): each node's rows (the lifecycle store's `node`) are
+ * reconciled against that node's tmux, on its control client's notifications, and only
+ * while the node is connected and lists its sessions: a node that is down or does not
+ * answer says nothing about its sessions, so nothing is counted dead then (they are looked
+ * at again when it is back). A node whose tmux server was replaced (another server pid)
+ * lost its sessions with the server: those rows are DIED, never restarted. A restart on a
+ * node goes through the node as a client's start does (launch-host.ts); a node that is
+ * down by then leaves the row DIED with the reason.
  */
 import type { SocketRole } from '@terminal-mcp/contract';
 import type { ManagedSession } from '../effects/store/lifecycle-store.js';
@@ -20,10 +29,15 @@ import { decideRecovery, findProfile, isRefusal } from '../policy/launch.js';
 import { launchSession } from './launch-session.js';
 import { withLifecycleAudit } from './lifecycle-audit.js';
 import type { LifecycleCaller, LifecycleDeps } from './lifecycle-deps.js';
+import { qualify } from '../nodes/node-names.js';
+import { localHost, nodeHost } from './launch-host.js';
 import { resolveLaunchCwd } from './lifecycle-gates.js';
 
 const HOUR_MS = 3_600_000;
 const ACTOR = 'recovery';
+
+/** A row's session name on its host (rows name a node's sessions `node:name`). */
+const bareName = (row: ManagedSession): string => (row.node === null ? row.name : row.name.slice(row.node.length + 1));
 
 export interface SessionRecovery {
   /** Looks for deaths now (after a start, which may have died before it was recorded). */
@@ -72,12 +86,15 @@ export function startRecovery(deps: LifecycleDeps): SessionRecovery {
       if (isRefusal(profile)) throw new Error(profile.message);
       const next = await withLifecycleAudit(caller, 'session_recovery', async (audit) => {
         audit.session(row.name);
-        const cwd = resolveLaunchCwd(profile, row.cwd);
-        if ((await deps.tmux.findSession(row.name)) !== null) throw new Error('another session took the name');
-        audit.begin(`recover profile=${profile.name} cwd=${cwd}`);
-        const started = await launchSession(deps, { profile, name: row.name, cwd, actor: ACTOR, previousId: row.id });
-        audit.finish('SENT', null, `RESTARTED ${started.sessionId}`);
-        return started;
+        if ((profile.node ?? null) !== row.node) throw new Error('its profile no longer starts on that host');
+        const host = row.node === null ? localHost(deps) : nodeHost(deps, row.node);
+        const name = bareName(row);
+        const cwd = await resolveLaunchCwd(host, profile, row.cwd);
+        if ((await host.on(() => host.tmux.findSession(name))) !== null) throw new Error('another session took the name');
+        audit.begin(`recover profile=${profile.name}${row.node === null ? '' : ` node=${row.node}`} cwd=${cwd}`);
+        const started = await launchSession(deps, host, { profile, name, cwd, actor: ACTOR, previousId: row.id });
+        audit.finish('SENT', null, `RESTARTED ${started.managed.sessionId}`);
+        return started.managed;
       });
       event(next, 'session_recovered', `restarted by recovery (profile ${profile.name})`, 'RUNNING');
     } catch (err) {
@@ -117,7 +134,7 @@ export function startRecovery(deps: LifecycleDeps): SessionRecovery {
 
   async function pass(serverGone: boolean): Promise<void> {
     if (stopped) return;
-    const running = store.running();
+    const running = store.runningOn(null);
     if (running.length === 0) return;
     if (serverGone) {
       for (const row of running) died(row, true);
@@ -128,19 +145,44 @@ export function startRecovery(deps: LifecycleDeps): SessionRecovery {
     for (const row of running) if (!alive.has(`${row.serverPid}/${row.sessionId}/${row.sessionCreated}`)) died(row, false);
   }
 
-  const check = (serverGone = false): Promise<void> => {
-    chain = chain.then(() => pass(serverGone)).catch((err: unknown) => deps.log.warn({ event: 'lifecycle.recovery_pass_failed', err: (err as Error).message }, 'recovery pass failed'));
+  /** A node's pass: only a connected node's own listing says a session died. */
+  async function nodePass(node: string): Promise<void> {
+    if (stopped) return;
+    const running = store.runningOn(node);
+    const n = deps.nodes?.get(node);
+    if (running.length === 0 || n === undefined || n.tmux.state !== 'connected') return;
+    const listing = await n.tmux.listSessions();
+    const serverPid = n.tmux.connectionFacts().serverPid;
+    const alive = new Set(listing.map((s) => `${s.serverPid}/${qualify(node, s.sessionId)}/${s.created}`));
+    for (const row of running) {
+      if (alive.has(`${row.serverPid}/${row.sessionId}/${row.sessionCreated}`)) continue;
+      // Another server now (its pid known and different): the session went with the old one.
+      died(row, serverPid !== undefined && serverPid !== row.serverPid);
+    }
+  }
+
+  const queue = (what: () => Promise<void>): Promise<void> => {
+    chain = chain.then(what).catch((err: unknown) => deps.log.warn({ event: 'lifecycle.recovery_pass_failed', err: (err as Error).message }, 'recovery pass failed'));
     return chain;
   };
+  const nodeNames = deps.nodes?.names().filter((node) => deps.lifecycle.nodes?.has(node) === true) ?? [];
+  const check = (serverGone = false): Promise<void> => queue(() => pass(serverGone));
+  const checkAll = (): Promise<void> => {
+    for (const node of nodeNames) void queue(() => nodePass(node));
+    return check();
+  };
 
-  const unsubscribe = deps.tmux.onSessionsChanged((change: SessionsChange) => check(change.cause === 'server-gone'));
-  deps.lifecycle.afterStart = () => void check();
-  void check();
+  const unsubscribes = [
+    deps.tmux.onSessionsChanged((change: SessionsChange) => check(change.cause === 'server-gone')),
+    ...nodeNames.map((node) => deps.nodes!.get(node)!.tmux.onSessionsChanged(() => queue(() => nodePass(node)))),
+  ];
+  deps.lifecycle.afterStart = () => void checkAll();
+  void checkAll();
   return {
-    check: () => check(),
+    check: () => checkAll(),
     stop() {
       stopped = true;
-      unsubscribe();
+      for (const unsubscribe of unsubscribes) unsubscribe();
       for (const t of timers) clearTimeout(t);
       timers.clear();
       deps.lifecycle.afterStart = undefined;

@@ -1,11 +1,14 @@
 /** terminal_resize: sets the size of a session's current window, within the contract's
  * bounds (checked by the schema and again by the effect). The session must be one the
  * caller may type into (the input policy on its name): resizing changes what its program
- * sees. The broker's control clients attach with ignore-size and keep out of sizing. */
+ * sees. The broker's control clients attach with ignore-size and keep out of sizing.
+ * This host's sessions only: a `node:session` is refused by name (docs/nodes.md). */
 import { AppError, LIFECYCLE_LIMITS, type SessionResizeInput, type SessionResizeOutput } from '@terminal-mcp/contract';
+import { hostOfSession } from '../nodes/host-route.js';
 import { withLifecycleAudit } from './lifecycle-audit.js';
 import type { LifecycleCaller } from './lifecycle-deps.js';
-import { auditedTargetOf, requireLifecycle } from './lifecycle-gates.js';
+import { auditedTargetOn, localHost } from './launch-host.js';
+import { requireLifecycle } from './lifecycle-gates.js';
 
 export function resizeSession(caller: LifecycleCaller, input: SessionResizeInput): Promise<SessionResizeOutput> {
   return withLifecycleAudit(caller, 'terminal_resize', async (audit) => {
@@ -15,11 +18,14 @@ export function resizeSession(caller: LifecycleCaller, input: SessionResizeInput
     if (width < LIFECYCLE_LIMITS.minWidth || width > LIFECYCLE_LIMITS.maxWidth || height < LIFECYCLE_LIMITS.minHeight || height > LIFECYCLE_LIMITS.maxHeight) {
       throw new AppError('LAUNCH_NOT_ALLOWED', 'the size is out of bounds');
     }
+    if (hostOfSession(caller.deps.nodes, input.session).node !== undefined) {
+      throw new AppError('LAUNCH_NOT_ALLOWED', "resizing a node's session is not available", 'terminal_resize acts on sessions of this host only.');
+    }
     caller.deps.access.checkInputName({ session: input.session }, 'text');
     const target = await caller.deps.access.inputTarget({ session: input.session }, 'text');
     const found = await caller.deps.tmux.findSession(target.sessionName);
     if (found === null || found.sessionId !== target.identity.sessionId) throw new AppError('SESSION_NOT_FOUND', 'no session has exactly that name');
-    audit.session(found.name, auditedTargetOf(found));
+    audit.session(found.name, auditedTargetOn(localHost(caller.deps), found));
     const auditId = audit.begin(`resize ${width}x${height}`);
     if (!(await caller.deps.lifecycle.tmux.resize(found.sessionId, width, height))) throw new AppError('TMUX_UNAVAILABLE', 'tmux refused to resize the window');
     audit.finish('SENT', null, `RESIZED ${width}x${height}`);

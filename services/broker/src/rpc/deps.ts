@@ -16,7 +16,7 @@ import type { ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import type { NodeConfig } from '../config/nodes-schema.js';
 import type { NodeInputEffects, NodeSet, NodeSetDeps } from '../nodes/node-set.js';
 import type { InputServices } from '../input/services.js';
-import type { LifecycleServices } from '../lifecycle/lifecycle-deps.js';
+import type { LifecycleServices, NodeLifecycleEffects } from '../lifecycle/lifecycle-deps.js';
 import type { LiveDeps } from '../live/live-deps.js';
 import type { OAuthLoginEnv } from '../oauth/env.js';
 import type { RunningWork } from '../projects/running-work.js';
@@ -51,6 +51,9 @@ export interface BrokerParts {
   /** Builds a node's transcript recorder (polling, over the node's reader); absent: node
    * sessions are not recorded. */
   nodeRecorderFor?: NodeSetDeps['recorderFor'];
+  /** Builds a node's session lifecycle effects (new-session, kill, directory reads) over
+   * ssh; absent: launch profiles with a node answer NODE_UNAVAILABLE. */
+  nodeLifecycleFor?: ((node: NodeConfig) => NodeLifecycleEffects) | undefined;
 }
 
 export interface BrokerDeps extends BrokerParts {

@@ -49,7 +49,8 @@ export function pinnedAction(kind: 'close' | 'restart') {
     requireUser(event);
     const form = await event.request.formData();
     const session = field(form, 'session', LIMITS.sessionName);
-    const expect = field(form, 'expect_session_id', 12);
+    // `$3`, or `node:$3` for a node's session (a node name is up to 32 characters).
+    const expect = field(form, 'expect_session_id', 44);
     if (!session || !expect) return invalid(kind, 'session');
     const confirm = form.get('confirm') === 'true';
     try {

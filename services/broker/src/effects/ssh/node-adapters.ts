@@ -53,11 +53,17 @@ function sshAware(runner: TmuxCommandRunner): TmuxCommandRunner {
   };
 }
 
+/** One-shot tmux commands on the node's server, each an ssh channel of its master
+ * connection; ssh's own failures read as "no answer" (sshAware). */
+export function nodeTmuxRunner(node: NodeConfig, controlDir: string): TmuxCommandRunner {
+  return sshAware(createTmuxCommandRunner({ socketName: node.tmux_socket, transport: sshTransport(node, controlDir), timeoutMs: NODE_TMUX_COMMAND_TIMEOUT_MS }));
+}
+
 export function nodeInputEffects(config: BrokerConfig, stateDir: string): ((node: NodeConfig, tmux: ControlModeTmuxAdapter) => NodeInputEffects) | undefined {
   if (config.nodes.length === 0) return undefined;
   const controlDir = ensureSshControlDir(stateDir);
   return (node, tmux) => {
-    const runner = sshAware(createTmuxCommandRunner({ socketName: node.tmux_socket, transport: sshTransport(node, controlDir), timeoutMs: NODE_TMUX_COMMAND_TIMEOUT_MS }));
+    const runner = nodeTmuxRunner(node, controlDir);
     return {
       // Through the node's control connection when it is up (no ssh channel per send); a
       // text that cannot travel on a control line (a newline, a tab, over 4 KB) or a link

@@ -5,6 +5,12 @@
  * starts, closes, deaths, restarts and crash loops. Close and restart act only on a
  * session with a row here (unless the operator allows more); recovery counts restarts in
  * the last hour from the events. Times are milliseconds since the epoch.
+ *
+ * A session on a node (docs/nodes.md) is recorded with its `node` and as callers name it:
+ * `name` is `node:session` and `session_id` is `node:$3` (the node's tmux server pid in
+ * `server_pid`), so the identity stays unique across hosts under the table's UNIQUE
+ * (server_pid, session_id, session_created) without rebuilding it: two hosts' tmux servers
+ * can have the same pid, ids and creation second. Rows without a node are this host's.
  */
 import type { SqliteDatabase } from './database.js';
 
@@ -46,11 +52,20 @@ export function migrateLifecycleTables(db: SqliteDatabase): void {
   db.exec('CREATE INDEX lifecycle_events_by_session ON lifecycle_events (managed_id, at)');
 }
 
+/** registry.db migration 4: the node a managed session runs on (NULL: this host). */
+export function migrateLifecycleNodes(db: SqliteDatabase): void {
+  db.exec('ALTER TABLE managed_sessions ADD COLUMN node TEXT CHECK (node IS NULL OR length(node) BETWEEN 1 AND 32)');
+}
+
 export interface ManagedSession {
   id: number;
   profile: string;
+  /** The node the session runs on; null: this host. */
+  node: string | null;
+  /** As callers name it: `session`, or `node:session` on a node. */
   name: string;
   serverPid: number;
+  /** As callers see it: `$3`, or `node:$3` on a node. */
   sessionId: string;
   sessionCreated: number;
   paneId: string;
@@ -76,8 +91,9 @@ export interface LifecycleStore {
   /** The row of exactly this live session, whatever its state. */
   byIdentity(serverPid: number, sessionId: string, created: number): ManagedSession | undefined;
   byId(id: number): ManagedSession | undefined;
-  /** Rows still believed alive (RUNNING), for recovery's reconcile. */
-  running(): ManagedSession[];
+  /** One host's rows still believed alive (RUNNING), for recovery's reconcile of that
+   * host: `node` null for this host's, else that node's. */
+  runningOn(node: string | null): ManagedSession[];
   /** The newest row of each name, for the dashboard. */
   latestPerName(): ManagedSession[];
   /** Restarts of the chain that ends at `id` (following previous_id) since `since`. */
@@ -87,6 +103,7 @@ export interface LifecycleStore {
 interface Row {
   id: number;
   profile: string;
+  node: string | null;
   name: string;
   server_pid: number;
   session_id: string;
@@ -104,6 +121,7 @@ interface Row {
 const toSession = (r: Row): ManagedSession => ({
   id: r.id,
   profile: r.profile,
+  node: r.node,
   name: r.name,
   serverPid: r.server_pid,
   sessionId: r.session_id,
@@ -121,14 +139,14 @@ const toSession = (r: Row): ManagedSession => ({
 export function lifecycleStore(db: SqliteDatabase): LifecycleStore {
   const q = {
     insert: db.prepare(
-      `INSERT INTO managed_sessions (profile, name, server_pid, session_id, session_created, pane_id, cwd, started_at, started_by, previous_id, state, state_changed_at)
-       VALUES (@profile, @name, @serverPid, @sessionId, @sessionCreated, @paneId, @cwd, @now, @startedBy, @previousId, 'RUNNING', @now)`,
+      `INSERT INTO managed_sessions (profile, node, name, server_pid, session_id, session_created, pane_id, cwd, started_at, started_by, previous_id, state, state_changed_at)
+       VALUES (@profile, @node, @name, @serverPid, @sessionId, @sessionCreated, @paneId, @cwd, @now, @startedBy, @previousId, 'RUNNING', @now)`,
     ),
     setState: db.prepare<[ManagedState, number, string | null, number]>('UPDATE managed_sessions SET state = ?, state_changed_at = ?, detail = ? WHERE id = ?'),
     event: db.prepare<[number, number, LifecycleEventKind, string, string | null]>('INSERT INTO lifecycle_events (at, managed_id, kind, actor, detail) VALUES (?, ?, ?, ?, ?)'),
     byId: db.prepare<[number], Row>('SELECT * FROM managed_sessions WHERE id = ?'),
     byIdentity: db.prepare<[number, string, number], Row>('SELECT * FROM managed_sessions WHERE server_pid = ? AND session_id = ? AND session_created = ?'),
-    running: db.prepare<[], Row>("SELECT * FROM managed_sessions WHERE state = 'RUNNING' ORDER BY id"),
+    runningOn: db.prepare<[string | null], Row>("SELECT * FROM managed_sessions WHERE state = 'RUNNING' AND node IS ? ORDER BY id"),
     latest: db.prepare<[], Row>('SELECT * FROM managed_sessions WHERE id IN (SELECT MAX(id) FROM managed_sessions GROUP BY name) ORDER BY name'),
     restarts: db.prepare<[number, number], { n: number }>(
       `WITH RECURSIVE chain(id, previous_id) AS (
@@ -164,7 +182,7 @@ export function lifecycleStore(db: SqliteDatabase): LifecycleStore {
       const r = q.byId.get(id);
       return r ? toSession(r) : undefined;
     },
-    running: () => q.running.all().map(toSession),
+    runningOn: (node) => q.runningOn.all(node).map(toSession),
     latestPerName: () => q.latest.all().map(toSession),
     restartsSince: (id, since) => q.restarts.get(id, since)?.n ?? 0,
   };

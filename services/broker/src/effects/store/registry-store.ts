@@ -6,7 +6,7 @@
  * Times are milliseconds since the epoch; `session_created` is tmux's unix seconds. */
 import type { SessionRegistryStatus } from '@terminal-mcp/contract';
 import type { SqliteDatabase, StoreDefinition } from './database.js';
-import { migrateLifecycleTables } from './lifecycle-store.js';
+import { migrateLifecycleNodes, migrateLifecycleTables } from './lifecycle-store.js';
 
 export const registryStoreDefinition: StoreDefinition = {
   name: 'registry',
@@ -44,6 +44,8 @@ export const registryStoreDefinition: StoreDefinition = {
     },
     // v3: sessions a launch profile started, and their starts, deaths and restarts.
     migrateLifecycleTables,
+    // v4: the node a launch profile's session runs on (docs/nodes.md).
+    migrateLifecycleNodes,
   ],
 };
 

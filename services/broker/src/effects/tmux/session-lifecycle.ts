@@ -17,6 +17,7 @@
  * - Resizing sets one window's size; the broker's own control clients attach with
  *   `ignore-size`, so they neither resize nor are counted in sizing.
  */
+import { AppError } from '@terminal-mcp/contract';
 import { tmuxEnvironment } from './control-process.js';
 import { assertSessionId, uint } from './format.js';
 import { identifyGateKey, noteSessionChange, withIdentifyTurn } from './identify-gate.js';
@@ -39,12 +40,15 @@ export interface CreatedSession {
   panePid: number;
 }
 
-export type CreateOutcome = { ok: true; session: CreatedSession } | { ok: false; reason: 'duplicate' | 'failed'; detail: string };
+/** `no_answer`: tmux (or the ssh link to a node's tmux) gave no answer in time, so the
+ * session may or may not exist now. */
+export type CreateOutcome = { ok: true; session: CreatedSession } | { ok: false; reason: 'duplicate' | 'failed' | 'no_answer'; detail: string };
 
 export interface SessionLifecycleTmux {
   create(spec: NewSessionSpec): Promise<CreateOutcome>;
   /** Kills the session only if it is still the one created at `created`; true when it
-   * was killed by this call. */
+   * was killed by this call, false when tmux answered that it was not. Throws
+   * TMUX_UNAVAILABLE when tmux gave no answer (whether it was killed is unknown). */
   kill(sessionId: string, created: number): Promise<boolean>;
   /** Sets the size of the session's current window; false when tmux refused. */
   resize(sessionId: string, width: number, height: number): Promise<boolean>;
@@ -66,9 +70,17 @@ const positive = (n: number, max: number) => {
   return String(n);
 };
 
-export function createSessionLifecycleTmux(options: { socketName?: string | undefined; runner?: TmuxCommandRunner } = {}): SessionLifecycleTmux {
+export function createSessionLifecycleTmux(
+  options: {
+    socketName?: string | undefined;
+    runner?: TmuxCommandRunner;
+    /** identify-gate.ts key of the server the runner reaches (a node's transport's
+     * `identifyKey`); default: this host's server under `socketName`. */
+    identifyKey?: string;
+  } = {},
+): SessionLifecycleTmux {
   const runner = options.runner ?? createTmuxCommandRunner({ socketName: options.socketName });
-  const gateKey = identifyGateKey(options.socketName, tmuxEnvironment());
+  const gateKey = options.identifyKey ?? identifyGateKey(options.socketName, tmuxEnvironment());
   const changingSessions = <T>(fn: () => Promise<T>): Promise<T> =>
     withIdentifyTurn(gateKey, async () => {
       try {
@@ -98,7 +110,8 @@ export function createSessionLifecycleTmux(options: { socketName?: string | unde
         '--',
         ...spec.command,
       ]));
-      if (ran.timedOut || ran.exitCode !== 0) {
+      if (ran.timedOut) return { ok: false, reason: 'no_answer', detail: ran.stderr.slice(0, 200) };
+      if (ran.exitCode !== 0) {
         return { ok: false, reason: /duplicate session/i.test(ran.stderr) ? 'duplicate' : 'failed', detail: ran.stderr.slice(0, 200) };
       }
       const session = parseCreated(ran.stdout);
@@ -108,7 +121,8 @@ export function createSessionLifecycleTmux(options: { socketName?: string | unde
     async kill(sessionId, created) {
       assertSessionId(sessionId);
       const ran = await changingSessions(() => runner.run(['if-shell', '-F', '-t', sessionId, `#{==:#{session_created},${positive(created, Number.MAX_SAFE_INTEGER)}}`, `kill-session -t '${sessionId}'`, 'display-message -p tmcp-not-killed']));
-      return !ran.timedOut && ran.exitCode === 0 && !ran.stdout.includes('tmcp-not-killed');
+      if (ran.timedOut) throw new AppError('TMUX_UNAVAILABLE', 'tmux gave no answer to the kill: the session may or may not be gone');
+      return ran.exitCode === 0 && !ran.stdout.includes('tmcp-not-killed');
     },
 
     async resize(sessionId, width, height) {

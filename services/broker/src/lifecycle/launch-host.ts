@@ -1,0 +1,112 @@
+/**
+ * Where a lifecycle call acts: this host, or a node (docs/nodes.md). The use cases (start,
+ * close, restart) run the same gates in the same order on either; only the parts that
+ * touch a host come from here:
+ *
+ *  - its tmux listing (the session a name is, the names taken) and its session effects
+ *    (new-session / conditional kill, effects/tmux/session-lifecycle.ts; on a node through
+ *    its ssh channel, effects/ssh/node-lifecycle.ts);
+ *  - the process tree of a pane (the guarded-command gate), read on that host;
+ *  - the real path of a start directory and of the profile's roots, resolved ON that host
+ *    (a local check of a remote path proves nothing);
+ *  - the input policy's name check for `close_unmanaged` (the node's own patterns);
+ *  - how callers name things there: `gpu:agent-1` and `gpu:$3` on a node, as every other
+ *    tool names them, in answers, the audit and the lifecycle store.
+ *
+ * Which host: a profile's `node` for a start (the operator decides where a program runs,
+ * never the client), and nodes/host-route.ts `hostOfSession` for `node:session` in a close
+ * or restart. A node that is not connected is NODE_UNAVAILABLE with its hint, before
+ * anything is done, and a failure because it went down meanwhile becomes NODE_UNAVAILABLE
+ * too (`on`).
+ */
+import { AppError } from '@terminal-mcp/contract';
+import { realDirectory } from '../effects/launch-dir.js';
+import { readPaneProcessTree } from '../effects/proc/process-tree.js';
+import type { SessionLifecycleTmux } from '../effects/tmux/session-lifecycle.js';
+import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
+import { hostOfSession } from '../nodes/host-route.js';
+import { qualify } from '../nodes/node-names.js';
+import type { PaneProcessFacts } from '../policy/foreground.js';
+import type { AuditedTarget } from './lifecycle-audit.js';
+import type { LifecycleDeps } from './lifecycle-deps.js';
+
+export interface LaunchHost {
+  /** undefined: this host. */
+  readonly node: string | undefined;
+  /** A session's name as callers see it (`gpu:agent-1` on a node). */
+  named(name: string): string;
+  /** A session id as callers see it (`gpu:$3` on a node). */
+  idOf(sessionId: string): string;
+  readonly tmux: Pick<TmuxAdapter, 'listSessions' | 'findSession'>;
+  readonly sessions: SessionLifecycleTmux;
+  processTree(panePid: number, currentCommand: string): Promise<PaneProcessFacts>;
+  /** For each path, its real path on this host when it is a directory, else null. */
+  realDirectories(paths: readonly string[]): Promise<(string | null)[]>;
+  /** The input policy's gates on a session name of this host (close_unmanaged). */
+  checkInputName(session: string): void;
+  /** Runs `act` on the host: a failure because a node went down is NODE_UNAVAILABLE. */
+  on<T>(act: () => Promise<T>): Promise<T>;
+}
+
+export function localHost(deps: LifecycleDeps): LaunchHost {
+  return {
+    node: undefined,
+    named: (name) => name,
+    idOf: (id) => id,
+    tmux: deps.tmux,
+    sessions: deps.lifecycle.tmux,
+    processTree: readPaneProcessTree,
+    realDirectories: (paths) => Promise.resolve(paths.map(realDirectory)),
+    checkInputName: (session) => void deps.access.checkInputName({ session }, 'text'),
+    on: (act) => act(),
+  };
+}
+
+/** The node's host, when it is connected; NODE_UNAVAILABLE (with the node's hint) otherwise. */
+export function nodeHost(deps: LifecycleDeps, node: string): LaunchHost {
+  const nodes = deps.nodes;
+  const effects = deps.lifecycle.nodes?.get(node);
+  if (nodes === undefined || nodes.get(node) === undefined || effects === undefined) {
+    throw new AppError('NODE_UNAVAILABLE', `sessions on node ${node} cannot be started or closed by this broker`, `Check that node ${node} is configured under nodes: and restart the broker.`);
+  }
+  const n = nodes.connected(node);
+  return {
+    node,
+    named: (name) => qualify(node, name),
+    idOf: (id) => qualify(node, id),
+    tmux: n.tmux,
+    sessions: effects.sessions,
+    processTree: (panePid, currentCommand) => n.input?.processTree(panePid, currentCommand) ?? Promise.resolve<PaneProcessFacts>({ source: 'unreadable', reason: 'no process reads on this node' }),
+    realDirectories: (paths) => effects.realDirectories(paths),
+    checkInputName: (session) => void n.access.checkInputName({ session }, 'text'),
+    on: async (act) => {
+      try {
+        return await act();
+      } catch (err) {
+        throw nodes.unavailableOr(node, err);
+      }
+    },
+  };
+}
+
+/** Where a profile's sessions start: its node, else this host. */
+export function hostOfProfile(deps: LifecycleDeps, profile: { node?: string | undefined }): LaunchHost {
+  return profile.node === undefined ? localHost(deps) : nodeHost(deps, profile.node);
+}
+
+/** The host of a session a caller names (`gpu:agent-1` or `agent-1`) and its name there. */
+export function hostOfNamedSession(deps: LifecycleDeps, qualified: string): { host: LaunchHost; name: string } {
+  const { node, ref } = hostOfSession(deps.nodes, qualified);
+  return { host: node === undefined ? localHost(deps) : nodeHost(deps, node), name: ref };
+}
+
+/** The audit row's pinned identity of a session on `host`. */
+export function auditedTargetOn(host: LaunchHost, s: SessionFacts): AuditedTarget {
+  return {
+    serverPid: s.serverPid,
+    sessionId: host.idOf(s.sessionId),
+    sessionCreated: s.created,
+    paneId: s.activePane?.paneId ?? null,
+    panePid: s.activePane?.panePid ?? null,
+  };
+}
