@@ -16,6 +16,10 @@
  * through the node's delivery. `bindingNode` says which host a binding is on, so every use
  * of a binding (bound reads, input, watches, listings) is routed there.
  *
+ * Each node's sessions have registry.db rows of their own (registry/session-registry.ts
+ * `createNodeRegistries`, over this runtime's tmux, gate and reader): a node that is down
+ * changes none of them.
+ *
  * Not here yet: grants and transcripts on a node. A node's gate admits by its patterns only
  * (dashboard grants are pinned to this host's sessions).
  */

@@ -38,12 +38,13 @@ beforeEach(() => {
   const old = Date.now() - 30 * DAY;
   const names = ['gone-1', 'gone-2', 'gone-3', 'gone-4', 'agent-alive', 'terminal-mcp', 'with-notes', 'with-conversation'];
   store.reconcile(
+    null,
     names.map((name, i) => ({ name, serverPid: 1, sessionId: `$${i}`, sessionCreated: 1000 + i, currentCommand: 'bash' })),
     1,
     old,
   );
-  store.reconcile([{ name: 'recent', serverPid: 1, sessionId: '$99', sessionCreated: 5000, currentCommand: 'bash' }], 1, Date.now() - DAY);
-  store.reconcile([], 1, Date.now());
+  store.reconcile(null, [{ name: 'recent', serverPid: 1, sessionId: '$99', sessionCreated: 5000, currentCommand: 'bash' }], 1, Date.now() - DAY);
+  store.reconcile(null, [], 1, Date.now());
   db.prepare("UPDATE session_registry SET notes = 'real agent, keep' WHERE name = 'with-notes'").run();
   db.prepare("UPDATE session_registry SET conversation_id = 'conv-1' WHERE name = 'with-conversation'").run();
   db.close();
