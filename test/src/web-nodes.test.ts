@@ -4,8 +4,11 @@
 // with the hint, and the page's data refused on web.sock without an operator session; a
 // readable node session's name opens its live screen (/view), which shows what is typed
 // into the remote pane and never a secret it prints, and says when its node is down (also
-// when the view is opened meanwhile) and goes on when it is back.
+// when the view is opened meanwhile) and goes on when it is back. The dashboard's main page
+// lists each node's sessions in a compact section (the same card) under this host's cards,
+// and the Gone sessions page a node session that ended, as node:session with its node.
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +83,62 @@ describe.skipIf(unavailable !== undefined)('the dashboard nodes page', () => {
     expect(await page.locator('[data-testid="node"]').count()).toBe(1);
     await page.fill('[data-testid="nodes-filter"]', 'stranger');
     await expect.poll(() => page.locator('[data-testid="node"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-node')))).toEqual(['stranger']);
+  });
+
+  it("lists each node's sessions under this host's cards on the dashboard, with the node's badge and links to their live screens; a node that is down shows as down", async () => {
+    // The same card as the Nodes page, compact: name and status only.
+    const section = page.locator('[data-testid="dash-nodes"]');
+    const gpu = section.locator('[data-testid="node"][data-node="gpu"]');
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${stack.baseUrl}/`);
+          await gpu.waitFor();
+          return (await gpu.locator('[data-testid="node-badge"]').textContent())?.trim();
+        },
+        { timeout: 60_000, interval: 500 },
+      )
+      .toMatch(/^working, \d+ ms$/);
+    // Below this host's cards.
+    expect(await page.locator('.grid ~ [data-testid="dash-nodes"]').count()).toBe(1);
+    expect(await gpu.locator('[data-testid="node-session"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-session')))).toEqual(['gpu:claude-live', 'gpu:claude-remote', 'gpu:private-notes']);
+    expect(await gpu.locator('thead th').count()).toBe(2);
+    expect(await gpu.locator('[data-session="gpu:claude-remote"] a').getAttribute('href')).toBe('/view?session=gpu%3Aclaude-remote');
+    // Not readable by the node's patterns: no link, no content.
+    expect(await gpu.locator('[data-session="gpu:private-notes"] a').count()).toBe(0);
+    expect(await gpu.locator('[data-session="gpu:private-notes"]').textContent()).toContain('not readable');
+    // Down (unknown host key): said so with the hint, and its sessions unknown, not "none".
+    const stranger = section.locator('[data-testid="node"][data-node="stranger"]');
+    expect(await stranger.locator('[data-testid="node-badge"]').textContent()).toContain('failed');
+    expect(await stranger.locator('[data-testid="node-down"]').textContent()).toContain('ssh-keyscan');
+    expect(await stranger.locator('[data-testid="node-no-rows"]').textContent()).toBe('Its sessions are unknown while it is not reachable.');
+    expect(await stranger.locator('[data-testid="node-session"]').count()).toBe(0);
+  });
+
+  it('shows a node session that ended on the Gone sessions page, named node:session, with its node', async () => {
+    await remote.newSession('claude-short', 'sleep 3600');
+    // The node's registry pass (on the node's own %sessions-changed) has its row ...
+    const registry = new Database(join(stack.broker.stateDir, 'registry.db'), { readonly: true, fileMustExist: true });
+    try {
+      await waitFor('the node registry row', () => registry.prepare("SELECT 1 FROM session_registry WHERE node = 'gpu' AND name = 'claude-short' AND status = 'ACTIVE'").get() !== undefined);
+    } finally {
+      registry.close();
+    }
+    // ... and a kill there makes it gone.
+    await remote.tmux(['kill-session', '-t', '=claude-short']);
+    const row = page.locator('[data-testid="registry"] [data-session="gpu:claude-short"]');
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${stack.baseUrl}/registry`);
+          return row.count();
+        },
+        { timeout: 60_000, interval: 500 },
+      )
+      .toBe(1);
+    expect(await row.getAttribute('data-status')).toBe('KILLED');
+    expect(await row.getAttribute('data-node')).toBe('gpu');
+    expect(await row.locator('[data-testid="registry-node"]').textContent()).toBe('on gpu');
   });
 
   it('opens a node session\'s live screen from the nodes page: typed text appears, a secret is redacted', async () => {
