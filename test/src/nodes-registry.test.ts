@@ -119,13 +119,16 @@ describe.skipIf(unavailable !== undefined)('registry rows for node sessions', ()
     const old = [...rowsOf('gpu', 'agent-work'), ...rowsOf('gpu', 'agent-keep')];
     await remote.kill();
     restarted = await startTmuxServer({ socketName: remote.socketName });
-    await restarted.newSession('agent-work', `bash --norc --noprofile -c 'echo node-work-2; exec sleep 3600'`);
     const gone = await waitFor('the old node sessions to be listed MISSING', async () => {
       const d = await dead();
       const mine = d.filter((x) => old.some((r) => x.session_id === `gpu:${r.session_id}` && x.name === `gpu:${r.name}`));
       return mine.length === 2 && mine.every((x) => x.status === 'MISSING') ? mine : undefined;
     });
     expect(gone.map((x) => x.node)).toEqual(['gpu', 'gpu']);
+    // A session is created only once the broker's control client is attached again (tmux
+    // 3.3a can crash when a session is created while a control client is identifying).
+    await waitFor('the node to be up on its new server', async () => (await client.sessions.list.query({})).nodes?.find((n) => n.node === 'gpu')?.state === 'up');
+    await restarted.newSession('agent-work', `bash --norc --noprofile -c 'echo node-work-2; exec sleep 3600'`);
     // The new session of the same name is a new row of the new server; this host's is untouched.
     const rows = await waitFor('the new server\'s agent-work', () => {
       const r = rowsOf('gpu', 'agent-work');
