@@ -1,4 +1,4 @@
-// Guards the session registry (real tmux, real registry.db): it follows tmux's own notifications with nobody listing sessions — a created session appears, a rename keeps the row, a killed one becomes KILLED with its last redacted screen (readable sessions only), a killed server makes its sessions MISSING, a burst of 50 sessions is coalesced (one pass in flight, no more passes than notifications), hostile names are recorded as tmux stores them, and an unreachable tmux changes nothing.
+// Guards the session registry (real tmux, real registry.db): it follows tmux's own notifications with nobody listing sessions — a created session appears, a rename keeps the row, a killed one becomes KILLED with its last redacted screen (readable sessions only), a killed server makes its sessions MISSING, a burst of 50 sessions is coalesced (one pass in flight, no more passes than notifications), hostile names are recorded as tmux stores them, and an unreachable tmux changes nothing; each host's rows (this host's, a node's) change only on that host's passes.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
