@@ -6,8 +6,10 @@
 // into the remote pane and never a secret it prints, and says when its node is down (also
 // when the view is opened meanwhile) and goes on when it is back. On the dashboard, node
 // sessions are cards with their node's badge, a down node is said to be down, and a node
-// session is granted from its card like this host's.
+// session is granted from its card like this host's; the Gone sessions page shows a node
+// session that ended, as node:session with its node.
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,6 +84,32 @@ describe.skipIf(unavailable !== undefined)('the dashboard nodes page', () => {
     expect(await page.locator('[data-testid="node"]').count()).toBe(1);
     await page.fill('[data-testid="nodes-filter"]', 'stranger');
     await expect.poll(() => page.locator('[data-testid="node"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-node')))).toEqual(['stranger']);
+  });
+
+  it('shows a node session that ended on the Gone sessions page, named node:session, with its node', async () => {
+    await remote.newSession('claude-short', 'sleep 3600');
+    // The node's registry pass (on the node's own %sessions-changed) has its row ...
+    const registry = new Database(join(stack.broker.stateDir, 'registry.db'), { readonly: true, fileMustExist: true });
+    try {
+      await waitFor('the node registry row', () => registry.prepare("SELECT 1 FROM session_registry WHERE node = 'gpu' AND name = 'claude-short' AND status = 'ACTIVE'").get() !== undefined);
+    } finally {
+      registry.close();
+    }
+    // ... and a kill there makes it gone.
+    await remote.tmux(['kill-session', '-t', '=claude-short']);
+    const row = page.locator('[data-testid="registry"] [data-session="gpu:claude-short"]');
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${stack.baseUrl}/registry`);
+          return row.count();
+        },
+        { timeout: 60_000, interval: 500 },
+      )
+      .toBe(1);
+    expect(await row.getAttribute('data-status')).toBe('KILLED');
+    expect(await row.getAttribute('data-node')).toBe('gpu');
+    expect(await row.locator('[data-testid="registry-node"]').textContent()).toBe('on gpu');
   });
 
   it('opens a node session\'s live screen from the nodes page: typed text appears, a secret is redacted', async () => {

@@ -45,7 +45,7 @@ import { oauthEnv, type OAuthLoginEnv } from './oauth/env.js';
 import { createRunningWork } from './projects/running-work.js';
 import { createSessionReader } from './reads/session-reader.js';
 import { nodeSupervisorRouting } from './nodes/node-supervisor.js';
-import { createSessionRegistry } from './registry/session-registry.js';
+import { createNodeRegistries, createSessionRegistry } from './registry/session-registry.js';
 import { createTranscriptReads } from './transcripts/transcript-reads.js';
 import { recoverSupervisorActions } from './supervisor/actions.js';
 import { createSupervisor } from './supervisor/wiring.js';
@@ -225,6 +225,10 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
     const registry = createSessionRegistry({ ...deps, onReconciled: (live) => deps.transcripts.sync(live, deps.access) });
     registry.start();
     onStop('session registry', () => registry.stop());
+    // Each node's sessions too, over its adapter, gate and reader (a down node changes nothing).
+    const nodeRegistries = deps.nodes && createNodeRegistries(deps, deps.nodes);
+    nodeRegistries?.start();
+    onStop('node session registries', () => nodeRegistries?.stop());
     // Supervisor actions a dead broker left mid-send are closed, never re-sent; then the
     // watches are evaluated on pane output (when supervisor.enabled).
     recoverSupervisorActions(stores.supervisor, Date.now());

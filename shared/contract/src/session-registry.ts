@@ -10,7 +10,11 @@ export const SESSION_REGISTRY_STATUSES = ['ACTIVE', 'MISSING', 'KILLED', 'DELETE
 export type SessionRegistryStatus = (typeof SESSION_REGISTRY_STATUSES)[number];
 
 export const deadSessionSchema = z.object({
+  /** `node:session` for a node's session (docs/nodes.md), bare for this host's. */
   name: z.string(),
+  /** The node the session was on; absent: this host. */
+  node: z.string().optional(),
+  /** `node:$id` for a node's session. */
   session_id: z.string(),
   created: z.string(),
   status: z.enum(SESSION_REGISTRY_STATUSES),

@@ -5,6 +5,7 @@
  */
 import { AppError } from '@terminal-mcp/contract';
 import { LOCAL_NODE, NODE_NAME_RE } from '../config/nodes-schema.js';
+import { splitQualified } from '../policy/qualified-name.js';
 
 export interface NodeSessionName {
   /** undefined: this host. */
@@ -13,11 +14,8 @@ export interface NodeSessionName {
 }
 
 export function splitNodeName(qualified: string, configured: readonly string[]): NodeSessionName {
-  const colon = qualified.indexOf(':');
-  if (colon < 0) return { node: undefined, session: qualified };
-  const node = qualified.slice(0, colon);
-  const session = qualified.slice(colon + 1);
-  if (node === LOCAL_NODE) return { node: undefined, session };
+  const { node, session } = splitQualified(qualified, LOCAL_NODE);
+  if (node === null) return { node: undefined, session };
   if (!NODE_NAME_RE.test(node) || !configured.includes(node)) {
     throw new AppError(
       'SESSION_NOT_FOUND',
@@ -28,4 +26,5 @@ export function splitNodeName(qualified: string, configured: readonly string[]):
   return { node, session };
 }
 
-export const qualify = (node: string | undefined, name: string): string => (node === undefined ? name : `${node}:${name}`);
+/** One rule for every host's names (policy/qualified-name.ts). */
+export { qualify } from '../policy/qualified-name.js';

@@ -26,6 +26,10 @@
  * then a capture over its control connection) instead of tmux's pipe-pane, into the node's
  * own store (`transcripts/nodes/<node>/`), and its own transcript reads (cursors that name
  * the node, read_since, DEAD reads, export) over that store.
+ *
+ * Each node's sessions have registry.db rows of their own (registry/session-registry.ts
+ * `createNodeRegistries`, over this runtime's tmux, gate and reader): a node that is down
+ * changes none of them.
  */
 import { AppError, type ListedNode, type NodeHealth } from '@terminal-mcp/contract';
 import { bindingsOn, createAccessGate, grantsOn, NO_PANE_IDENTITY, type AccessGate, type AccessGateDeps, type GrantLookup } from '../access/gate.js';

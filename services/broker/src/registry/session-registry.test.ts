@@ -1,4 +1,4 @@
-// Guards the session registry (real tmux, real registry.db): it follows tmux's own notifications with nobody listing sessions — a created session appears, a rename keeps the row, a killed one becomes KILLED with its last redacted screen (readable sessions only), a killed server makes its sessions MISSING, a burst of 50 sessions is coalesced (one pass in flight, no more passes than notifications), hostile names are recorded as tmux stores them, and an unreachable tmux changes nothing.
+// Guards the session registry (real tmux, real registry.db): it follows tmux's own notifications with nobody listing sessions — a created session appears, a rename keeps the row, a killed one becomes KILLED with its last redacted screen (readable sessions only), a killed server makes its sessions MISSING, a burst of 50 sessions is coalesced (one pass in flight, no more passes than notifications), hostile names are recorded as tmux stores them, and an unreachable tmux changes nothing; each host's rows (this host's, a node's) change only on that host's passes.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -266,11 +266,38 @@ describe('session registry', { timeout: 180_000 }, () => {
   it('calls a session gone with its tmux server MISSING, and never revives a tombstone', () => {
     const store = deps.stores.registry;
     const live = { name: 'agent-old', serverPid: 111, sessionId: '$1', sessionCreated: 1000, currentCommand: 'bash' };
-    store.reconcile([live], 111, 1);
-    store.reconcile([], 222, 2);
+    store.reconcile(null, [live], 111, 1);
+    store.reconcile(null, [], 222, 2);
     expect(rowOf('agent-old')).toMatchObject({ status: 'MISSING', statusChangedAt: 2 });
     store.tombstone((r) => r.map((x) => x.id), 'cli:test', 3);
-    store.reconcile([live], 111, 4);
+    store.reconcile(null, [live], 111, 4);
     expect(rowOf('agent-old')).toMatchObject({ status: 'DELETED', deletedBy: 'cli:test', deletedAt: 3 });
+  });
+
+  it("keeps each host's rows to its own passes: a node's pass never touches this host's or another node's", () => {
+    const store = deps.stores.registry;
+    // One identity on three hosts (pids can coincide across machines): three rows.
+    const same = { name: 'agent-x', serverPid: 111, sessionId: '$1', sessionCreated: 1000, currentCommand: 'bash' };
+    store.reconcile(null, [same], 111, 1);
+    store.reconcile('gpu', [same], 111, 1);
+    store.reconcile('cpu', [same], 111, 1);
+    const of = (node: string | null) => rows().find((r) => r.node === node && r.name === 'agent-x');
+    expect(new Set([of(null)?.id, of('gpu')?.id, of('cpu')?.id]).size).toBe(3);
+    // gpu's server lists nothing: only gpu's row is gone (KILLED: the same server says so).
+    store.reconcile('gpu', [], 111, 2);
+    expect(of('gpu')).toMatchObject({ status: 'KILLED', statusChangedAt: 2 });
+    expect(of(null)).toMatchObject({ status: 'ACTIVE' });
+    expect(of('cpu')).toMatchObject({ status: 'ACTIVE' });
+    // cpu's tmux server is gone (no pid): MISSING, and this host's row stays.
+    store.reconcile('cpu', [], null, 3);
+    expect(of('cpu')).toMatchObject({ status: 'MISSING' });
+    expect(of(null)).toMatchObject({ status: 'ACTIVE' });
+    // This host's pass does not revive or touch a node's row either.
+    store.reconcile(null, [], 111, 4);
+    expect(of(null)).toMatchObject({ status: 'KILLED' });
+    expect(of('gpu')).toMatchObject({ status: 'KILLED', statusChangedAt: 2 });
+    // Notes go to the named host's row.
+    expect(store.annotate('gpu', 'agent-x', { notes: 'gpu run' })).toMatchObject({ node: 'gpu', notes: 'gpu run' });
+    expect(of(null)?.notes).toBeNull();
   });
 });

@@ -13,6 +13,12 @@
  * session killed later still has a screen; by the time `%sessions-changed` arrives the
  * pane is gone and cannot be read. It also refreshes last_seen and is the fallback for an
  * adapter without notifications.
+ *
+ * Each node (config `nodes:`) has a registry of its own, the same passes over the node's
+ * adapter, gate and reader (`createNodeRegistries`): its rows carry the node, its passes
+ * see and change only that node's rows, and a node that is down or unreachable changes
+ * nothing (its listing fails; only tmux itself saying that no server runs on the node is
+ * "server gone"), as here. A new server pid on the node makes its old sessions MISSING.
  */
 import type { DeadSession } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
@@ -23,11 +29,16 @@ import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import type { SessionReader } from '../reads/session-reader.js';
 import type { RegistryRecord } from '../effects/store/registry-store.js';
 import type { StoresOf } from '../capabilities.js';
+import { qualify } from '../policy/qualified-name.js';
+import { registryName } from '../policy/registry-cleanup.js';
+import type { NodeSet } from '../nodes/node-set.js';
 
 /** What the registry uses: tmux's session list, registry.db, and the read gate and reader
  * (a gone session's last screen is kept only for sessions the caller could read). */
 export interface RegistryDeps {
   config: BrokerConfig;
+  /** The node whose tmux, gate and reader these are; absent: this host. */
+  node?: string | undefined;
   tmux: TmuxAdapter;
   stores: StoresOf<'registry'>;
   log: Logger;
@@ -99,12 +110,29 @@ export function createSessionRegistry(deps: RegistryDeps): SessionRegistry {
   };
 }
 
+/** A registry per configured node (config `nodes:`), each over that node's adapter (its
+ * `onSessionsChanged` comes from the node's control client over ssh, as here), gate and
+ * reader; started and stopped together. `reconcile` is true when every node's pass listed. */
+export function createNodeRegistries(deps: Pick<RegistryDeps, 'config' | 'stores' | 'log'>, nodes: Pick<NodeSet, 'names' | 'get'>): SessionRegistry {
+  const each = nodes.names().flatMap((node) => {
+    const n = nodes.get(node);
+    return n === undefined ? [] : [createSessionRegistry({ ...deps, node, log: deps.log.child({ node }), tmux: n.tmux, access: n.access, reader: n.reader })];
+  });
+  return {
+    start: () => each.forEach((r) => r.start()),
+    reconcile: async (opts) => (await Promise.all(each.map((r) => r.reconcile(opts)))).every(Boolean),
+    stop: async () => {
+      await Promise.all(each.map((r) => r.stop()));
+    },
+  };
+}
+
 async function runPass(deps: RegistryDeps, req: PassRequest): Promise<boolean> {
   let live: SessionFacts[];
   if (req.serverGone) {
     // No server listens: its sessions are gone with it (MISSING: nobody saw them end).
     live = [];
-    storeOf(deps).reconcile([], null, Date.now());
+    storeOf(deps).reconcile(deps.node ?? null, [], null, Date.now());
   } else {
     try {
       live = await deps.tmux.listSessions();
@@ -113,6 +141,7 @@ async function runPass(deps: RegistryDeps, req: PassRequest): Promise<boolean> {
     }
     const now = Date.now();
     const ids = storeOf(deps).reconcile(
+      deps.node ?? null,
       live.map((s) => ({ name: s.name, serverPid: s.serverPid, sessionId: s.sessionId, sessionCreated: s.created, currentCommand: s.activePane?.currentCommand ?? null })),
       live[0]?.serverPid ?? null,
       now,
@@ -148,17 +177,22 @@ async function recordScreens(deps: RegistryDeps, live: readonly SessionFacts[], 
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** Sessions the registry remembers that tmux no longer has, newest first. The last screen
- * is shown under THE rule for gone sessions (access/gate.ts `canReadGone`), the same one
- * the transcripts listed beside it and every transcript read use. */
-export function listDeadSessions(deps: Pick<RegistryDeps, 'config' | 'stores' | 'access'>): DeadSession[] {
+/** Sessions the registry remembers that tmux no longer has, newest first, a node's named
+ * `node:session` with the id `node:$id`. The last screen is shown under THE rule for gone
+ * sessions (access/gate.ts `canReadGone`) of the host the session was on (a node's own
+ * gate; none for a node no longer configured), the same one the transcripts listed beside
+ * it and every transcript read use. */
+export function listDeadSessions(deps: Pick<RegistryDeps, 'config' | 'stores' | 'access'> & { nodes?: Pick<NodeSet, 'get'> | undefined }): DeadSession[] {
+  const gateOf = (node: string | null): AccessGate | undefined => (node === null ? deps.access : deps.nodes?.get(node)?.access);
+  const shownFor = (r: RegistryRecord) => r.lastScreen !== null && gateOf(r.node)?.canReadGone(r.name, { serverPid: r.serverPid, sessionId: r.sessionId, created: r.sessionCreated }) === true;
   return storeOf(deps)
     .list({ statuses: ['MISSING', 'KILLED', 'DELETED'] })
     .slice(0, DEAD_LIST_MAX)
-    .map((r: RegistryRecord) => ({ r, shown: r.lastScreen !== null && deps.access.canReadGone(r.name, { serverPid: r.serverPid, sessionId: r.sessionId, created: r.sessionCreated }) }))
+    .map((r: RegistryRecord) => ({ r, shown: shownFor(r) }))
     .map(({ r, shown }) => ({
-      name: r.name,
-      session_id: r.sessionId,
+      name: registryName(r),
+      ...(r.node !== null && { node: r.node }),
+      session_id: qualify(r.node, r.sessionId),
       created: new Date(r.sessionCreated * 1000).toISOString(),
       status: r.status,
       first_seen: iso(r.firstSeen)!,

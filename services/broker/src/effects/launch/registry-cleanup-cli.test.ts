@@ -38,12 +38,15 @@ beforeEach(() => {
   const old = Date.now() - 30 * DAY;
   const names = ['gone-1', 'gone-2', 'gone-3', 'gone-4', 'agent-alive', 'terminal-mcp', 'with-notes', 'with-conversation'];
   store.reconcile(
+    null,
     names.map((name, i) => ({ name, serverPid: 1, sessionId: `$${i}`, sessionCreated: 1000 + i, currentCommand: 'bash' })),
     1,
     old,
   );
-  store.reconcile([{ name: 'recent', serverPid: 1, sessionId: '$99', sessionCreated: 5000, currentCommand: 'bash' }], 1, Date.now() - DAY);
-  store.reconcile([], 1, Date.now());
+  store.reconcile(null, [{ name: 'recent', serverPid: 1, sessionId: '$99', sessionCreated: 5000, currentCommand: 'bash' }], 1, Date.now() - DAY);
+  store.reconcile(null, [], 1, Date.now());
+  // A node's live session (never a cleanup candidate): annotated by its node:session name.
+  store.reconcile('gpu', [{ name: 'remote-1', serverPid: 1, sessionId: '$0', sessionCreated: 1000, currentCommand: 'bash' }], 1, old);
   db.prepare("UPDATE session_registry SET notes = 'real agent, keep' WHERE name = 'with-notes'").run();
   db.prepare("UPDATE session_registry SET conversation_id = 'conv-1' WHERE name = 'with-conversation'").run();
   db.close();
@@ -115,6 +118,9 @@ describe('terminal-mcp-registry cleanup', { timeout: 180_000 }, () => {
     expect((JSON.parse(await runRegistryCleanup(['cleanup', '--json'], env)) as { needs_review: { name: string; guard: string }[] }).needs_review.find((r) => r.name === 'gone-1')?.guard).toBe('HAS_NOTES');
     await expect(runRegistryCleanup(['annotate', 'no-such', '--notes', 'x'], env)).rejects.toMatchObject({ exitCode: 1 });
     await expect(runRegistryCleanup(['annotate', 'gone-1'], env)).rejects.toMatchObject({ exitCode: 2 });
+    // A node's row by node:session; the bare name is this host's, which has none.
+    expect(await runRegistryCleanup(['annotate', 'gpu:remote-1', '--notes', 'on the gpu box'], env)).toContain('annotated "gpu:remote-1" (gpu:$0, ACTIVE)');
+    await expect(runRegistryCleanup(['annotate', 'remote-1', '--notes', 'x'], env)).rejects.toMatchObject({ exitCode: 1 });
   });
 
   it('runs as the built bin with the same plan and exit codes', () => {

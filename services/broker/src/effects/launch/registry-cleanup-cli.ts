@@ -5,7 +5,9 @@
  * the plan only if it still selects exactly N rows — re-derived inside the write
  * transaction against what tmux lists at that moment — else it refuses and changes
  * nothing. Applied rows become DELETED tombstones recording who and when. A session alive
- * now, or named in session_lifecycle.protected_sessions, is never selected.
+ * now, or named in session_lifecycle.protected_sessions, is never selected. A node's rows
+ * are named `node:session` (in NAME and protected_sessions too); this command cannot ask a
+ * node's tmux, so a node's session the registry has ACTIVE counts as alive now.
  *
  * Runs as the broker's user on the same state directory and config (same environment
  * variables), whether or not the broker is running.
@@ -24,7 +26,9 @@ import { loadConfigFile } from '../config-file.js';
 import { BROKER_VERSION } from '../package-info.js';
 import { openStore } from '../store/database.js';
 import { registryStoreDefinition, sessionRegistryStore, type RegistryRecord } from '../store/registry-store.js';
-import { GUARD_REASONS, planRegistryCleanup, type CleanupPlan } from '../../policy/registry-cleanup.js';
+import { GUARD_REASONS, planRegistryCleanup, registryName, type CleanupPlan } from '../../policy/registry-cleanup.js';
+import { qualify, splitQualified } from '../../policy/qualified-name.js';
+import { LOCAL_NODE } from '../../config/nodes-schema.js';
 
 const NAME = 'terminal-mcp-registry';
 const USAGE = `usage: ${NAME} cleanup [options] | annotate NAME [--notes TEXT] [--conversation-id ID]
@@ -99,8 +103,8 @@ export async function liveSessionNames(tmuxSocket: string | undefined): Promise<
 }
 
 const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
-const rowLine = (r: RegistryRecord) => `  ${JSON.stringify(r.name)}  ${r.status}  ${r.sessionId}  last seen ${when(r.lastSeen)}`;
-const rowJson = (r: RegistryRecord) => ({ id: r.id, name: r.name, session_id: r.sessionId, status: r.status, first_seen: when(r.firstSeen), last_seen: when(r.lastSeen) });
+const rowLine = (r: RegistryRecord) => `  ${JSON.stringify(registryName(r))}  ${r.status}  ${qualify(r.node, r.sessionId)}  last seen ${when(r.lastSeen)}`;
+const rowJson = (r: RegistryRecord) => ({ id: r.id, name: registryName(r), session_id: qualify(r.node, r.sessionId), status: r.status, first_seen: when(r.firstSeen), last_seen: when(r.lastSeen) });
 
 function describePlan(plan: CleanupPlan, opts: CleanupOptions, applied: RegistryRecord[] | null): string {
   if (opts.json) {
@@ -135,9 +139,11 @@ function runAnnotate(args: readonly string[], env: NodeJS.ProcessEnv): string {
   if (Object.keys(fields).length === 0) throw new CliError('annotate needs --notes or --conversation-id');
   const db = openStore(resolvePaths(env, homedir()).stateDir, registryStoreDefinition);
   try {
-    const row = sessionRegistryStore(db).annotate(name, fields);
+    // `node:session` names a node's session, as everywhere else.
+    const { node, session } = splitQualified(name, LOCAL_NODE);
+    const row = sessionRegistryStore(db).annotate(node, session, fields);
     if (!row) throw new CliError(`no session named ${JSON.stringify(name)} in the registry (tombstones cannot be annotated)`, 1);
-    return `annotated ${JSON.stringify(row.name)} (${row.sessionId}, ${row.status}): notes ${row.notes === null ? 'none' : JSON.stringify(row.notes)}, conversation id ${row.conversationId ?? 'none'}\n`;
+    return `annotated ${JSON.stringify(registryName(row))} (${qualify(row.node, row.sessionId)}, ${row.status}): notes ${row.notes === null ? 'none' : JSON.stringify(row.notes)}, conversation id ${row.conversationId ?? 'none'}\n`;
   } finally {
     db.close();
   }
