@@ -40,6 +40,7 @@ import { MATCH_LINES, overlap, resumeIndex } from '../../policy/line-overlap.js'
 import { createTranscriptLineRedactor, type TranscriptLineRedactor } from '../../policy/transcript-redaction.js';
 import type { ListedSession, PaneFacts, WindowPaneFacts } from '../tmux/types.js';
 import type { RecordGate, RecordingPosition } from './recorder.js';
+import { createRecordings } from './recordings.js';
 import { dirNameOf, openTranscriptStore, type TranscriptMeta, type TranscriptStore, type TranscriptWriter } from './transcript-files.js';
 
 /** How often a recorded node session's panes are looked at. */
@@ -136,7 +137,8 @@ export function createNodeTranscriptRecorder(deps: NodeTranscriptRecorderDeps): 
   const now = deps.now ?? Date.now;
   const store = openTranscriptStore(deps.stateDir, deps.node);
   const limits = { segmentBytes: config.transcripts.segment_bytes, maxBytes: config.transcripts.max_bytes_per_session };
-  const bySessionId = new Map<string, Recording>();
+  const recordings = createRecordings<Recording>();
+  const { bySessionId, positionOf } = recordings;
   let timer: NodeJS.Timeout | undefined;
   let pass: Promise<void> | null = null;
   let closed = false;
@@ -304,7 +306,6 @@ export function createNodeTranscriptRecorder(deps: NodeTranscriptRecorderDeps): 
     return positionOf(r);
   }
 
-  const positionOf = (r: Recording): RecordingPosition | null => (r.started && !r.stopped ? { identity: r.identity, name: r.name, offset: r.writer.end() } : null);
 
   function prune(): void {
     if (now() - lastPrune <= HOUR_MS) return;
@@ -367,14 +368,8 @@ export function createNodeTranscriptRecorder(deps: NodeTranscriptRecorderDeps): 
       if (r !== undefined) stop(r, true);
       return begin(identity, name, size).ready;
     },
-    position(identity) {
-      const r = bySessionId.get(identity.sessionId);
-      return r && sameSession(r.identity, identity) ? positionOf(r) : null;
-    },
-    positionByName(name) {
-      for (const r of bySessionId.values()) if (r.name === name) return positionOf(r);
-      return null;
-    },
+    position: recordings.position,
+    positionByName: recordings.positionByName,
     pending(identity, pane) {
       const r = bySessionId.get(identity.sessionId);
       if (!r || !sameSession(r.identity, identity)) return '';
@@ -390,7 +385,7 @@ export function createNodeTranscriptRecorder(deps: NodeTranscriptRecorderDeps): 
         .filter((p) => p !== '')
         .join('\n');
     },
-    recording: () => [...bySessionId.values()].filter((r) => r.started && !r.stopped).map((r) => r.identity),
+    recording: recordings.recording,
     start() {
       if (!enabled || closed || timer !== undefined) return;
       timer = setInterval(() => {

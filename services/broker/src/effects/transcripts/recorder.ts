@@ -41,6 +41,7 @@ import { createTranscriptLineRedactor, type TranscriptLineRedactor } from '../..
 import { snapshotLines } from '../../policy/transcript-snapshot.js';
 import type { PanePipeFacts, PanePipes, SessionFacts } from '../tmux/types.js';
 import { openPaneFifos, paneKeyText, type PaneFifos, type PaneKey } from './pane-fifos.js';
+import { createRecordings } from './recordings.js';
 import { dirNameOf, openTranscriptStore, type TranscriptMeta, type TranscriptStore, type TranscriptWriter } from './transcript-files.js';
 
 const RECHECK_MS = 1_000;
@@ -175,7 +176,8 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
   const fifos: PaneFifos = openPaneFifos(deps.stateDir);
   const queueBytes = deps.queueBytes ?? QUEUE_BYTES;
   const limits = { segmentBytes: config.transcripts.segment_bytes, maxBytes: config.transcripts.max_bytes_per_session };
-  const bySessionId = new Map<string, Recording>();
+  const recordings = createRecordings<Recording>();
+  const { bySessionId, positionOf } = recordings;
   let lastPrune = 0;
   let closed = false;
   /** Bytes on disk, counted at start and as written; trimmed past max_total_bytes. */
@@ -521,7 +523,6 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     return r;
   }
 
-  const positionOf = (r: Recording): RecordingPosition | null => (r.started && !r.stopped ? { identity: r.identity, name: r.name, offset: r.writer.end() } : null);
 
   // ---- the pane scan ----
 
@@ -630,14 +631,8 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
         return null;
       }
     },
-    position(identity) {
-      const r = bySessionId.get(identity.sessionId);
-      return r && sameSession(r.identity, identity) ? positionOf(r) : null;
-    },
-    positionByName(name) {
-      for (const r of bySessionId.values()) if (r.name === name) return positionOf(r);
-      return null;
-    },
+    position: recordings.position,
+    positionByName: recordings.positionByName,
     pending(identity, pane) {
       const r = bySessionId.get(identity.sessionId);
       if (!r || !sameSession(r.identity, identity)) return '';
@@ -647,7 +642,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
         .filter((p) => p !== '')
         .join('\n');
     },
-    recording: () => [...bySessionId.values()].filter((r) => r.started && !r.stopped).map((r) => r.identity),
+    recording: recordings.recording,
     stats() {
       const recs = [...bySessionId.values()].filter((r) => r.started);
       const usage = enabled ? store.usage() : { transcripts: 0, bytes: 0 };
