@@ -4,7 +4,10 @@
 // same name) and says the node is EXECUTION_OK; with a read-only token (terminal:read) it
 // reads the node's session but every typing or binding call is refused and the remote pane
 // is unchanged; the observer (hosted Claude's read-only server) reads the node's session,
-// redacted, and has no tool that could change it.
+// redacted, and has no tool that could change it. terminal_batch_inspect reads both hosts in
+// one call, in the order asked, and a node that is down fails its rows only.
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -153,5 +156,43 @@ describe.skipIf(unavailable !== undefined)('node sessions through MCP SDK client
     const send = await call(observer, 'terminal_send_text', { session: 'gpu:agent-work', text: 'echo from-observer', enter: true }).catch((err: Error) => ({ isError: true, content: [{ type: 'text' as const, text: err.message }] }) as CallToolResult);
     expect(send.isError).toBe(true);
     expect(await remotePane()).not.toContain('from-observer');
+  });
+
+  it('terminal_batch_inspect reads this host\'s and the node\'s sessions in one call, in the order asked; a node that is down fails its rows only', async () => {
+    const batch = async () => {
+      const r = await call(full, 'terminal_batch_inspect', { sessions: ['gpu:agent-work', 'agent-work', 'cpu:agent-work', 'local:agent-work'], lines: 20 });
+      expect(r.isError, textOf(r)).toBeFalsy();
+      return textOf(r);
+    };
+    const text = await batch();
+    const rows = (marker: string) => text.split('\n').filter((l) => l.includes(marker));
+    // One row per name, in the order asked (the text is a table: a row per line).
+    const order = ['gpu:agent-work', 'agent-work', 'cpu:agent-work', 'agent-work'].map((name) => text.indexOf(name));
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect(text).toContain('node-work-marker');
+    expect(text).toContain('local-work-marker');
+    expect(text).not.toContain(KEY);
+    expect(rows('cpu:agent-work').join('\n')).toContain('SESSION_NOT_FOUND');
+    // The read audit names the node's row as the node's session, with the node's id.
+    await waitFor('the batch rows in the read audit', () => {
+      const db = new Database(join(fixture!.broker.stateDir, 'audit.db'), { readonly: true });
+      try {
+        const rows = db.prepare("SELECT session_name, session_id, error_code FROM read_audit WHERE tool = 'terminal_batch_inspect' ORDER BY id").all() as { session_name: string; session_id: string | null; error_code: string | null }[];
+        return rows.some((r) => r.session_name === 'gpu:agent-work' && /^gpu:\$\d+$/.test(r.session_id ?? '')) && rows.some((r) => r.session_name === 'cpu:agent-work' && r.error_code === 'SESSION_NOT_FOUND');
+      } finally {
+        db.close();
+      }
+    });
+
+    await fixture!.sshd.kill();
+    try {
+      await waitFor('the node down', async () => /\bgpu\b[^\n]*\bdown\b/.test(textOf(await call(full, 'terminal_list_sessions', {}))));
+      const down = await batch();
+      expect(down.split('\n').filter((l) => l.includes('gpu:agent-work')).join('\n')).toContain('NODE_UNAVAILABLE');
+      expect(down).toContain('local-work-marker');
+    } finally {
+      await fixture!.sshd.start();
+    }
+    await waitFor('the node up again', async () => (await batch()).includes('node-work-marker'));
   });
 });

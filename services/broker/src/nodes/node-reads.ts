@@ -3,9 +3,10 @@
  * a node's go to that node's reader (node-set.ts), and what comes back names the node in
  * `session` and `session_id`, so audit rows and answers never mix hosts up.
  */
-import type { SessionSummary, ListedNode } from '@terminal-mcp/contract';
+import { readAppErrorData, type BatchInspectItem, type ListedNode, type SessionSummary } from '@terminal-mcp/contract';
 import type { SessionReader } from '../reads/session-reader.js';
 import { qualify, splitNodeName } from './node-names.js';
+import { hostOfSession } from './host-route.js';
 import { NODE_LIST_DEADLINE_MS, type NodeRuntime, type NodeSet } from './node-set.js';
 
 interface NodeNamed {
@@ -26,6 +27,70 @@ export async function routeRead<T extends NodeNamed>(
   if (node === undefined || nodes === undefined) return local(session);
   const r = await nodes.on(node, (n) => read(n.reader, session, n));
   return { ...r, session: qualify(node, r.session), session_id: qualify(node, r.session_id) };
+}
+
+/** A batch row as the caller names things: `node:session` and `node:$id`. */
+function qualifyItem(node: string, r: BatchInspectItem): BatchInspectItem {
+  const session = qualify(node, r.session);
+  if (!r.ok) return { ...r, session };
+  return {
+    ...r,
+    session,
+    status: { ...r.status, session: qualify(node, r.status.session), session_id: qualify(node, r.status.session_id) },
+    tail: { ...r.tail, session: qualify(node, r.tail.session), session_id: qualify(node, r.tail.session_id) },
+  };
+}
+
+/** A row's error, inline (the other rows still return); only the closed error set. */
+function failedItem(session: string, err: unknown): BatchInspectItem {
+  const app = readAppErrorData(err);
+  if (!app) throw err;
+  return { session, ok: false, error_code: app.code, message: (err as Error).message };
+}
+
+/**
+ * terminal_batch_inspect over several hosts: the names are grouped by host (THE rule,
+ * host-route.ts), each host's group is one batch on that host's reader (`local` for this
+ * host's, `onNode` on a node's, which must be connected), and the rows come back in the
+ * order the names were given, named as the caller named them. A node that is down or not
+ * configured fails its rows only. Without names: this host's readable sessions (a listing
+ * of every node's is terminal_list_sessions).
+ */
+export async function routeBatch(
+  nodes: NodeSet | undefined,
+  names: readonly string[] | undefined,
+  local: (names: string[] | undefined) => Promise<BatchInspectItem[]>,
+  onNode: (node: NodeRuntime, names: string[]) => Promise<BatchInspectItem[]>,
+): Promise<BatchInspectItem[]> {
+  if (names === undefined || !names.some((n) => n.includes(':'))) return local(names === undefined ? undefined : [...names]);
+  const groups = new Map<string | undefined, { asked: string; bare: string }[]>();
+  const refused = new Map<string, BatchInspectItem>();
+  for (const asked of names) {
+    try {
+      const { node, ref } = hostOfSession(nodes, asked);
+      groups.set(node, [...(groups.get(node) ?? []), { asked, bare: ref }]);
+    } catch (err) {
+      refused.set(asked, failedItem(asked, err));
+    }
+  }
+  const rowsOf = new Map<string, BatchInspectItem[]>();
+  await Promise.all(
+    [...groups].map(async ([node, members]) => {
+      const bare = members.map((m) => m.bare);
+      let rows: BatchInspectItem[];
+      try {
+        rows = node === undefined || nodes === undefined ? await local(bare) : (await nodes.on(node, (n) => onNode(n, bare))).map((r) => qualifyItem(node, r));
+      } catch (err) {
+        rows = members.map((m) => failedItem(m.asked, err));
+      }
+      // Rows name the session as its host does (with the node); hand each asked name its rows.
+      for (const m of members) {
+        const named = node === undefined ? m.bare : qualify(node, m.bare);
+        rowsOf.set(m.asked, rows.filter((r) => r.session === named || r.session === m.asked));
+      }
+    }),
+  );
+  return names.flatMap((asked) => refused.get(asked) ?? rowsOf.get(asked) ?? []);
 }
 
 /** Nodes whose listings are asked for at once: a list of many nodes answers in waves, so

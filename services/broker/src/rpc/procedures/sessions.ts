@@ -16,7 +16,7 @@ import {
 } from '@terminal-mcp/contract';
 import { auditedRead, recordRead } from '../../audit/record-read.js';
 import type { ListedSession } from '../../effects/tmux/types.js';
-import { listNodeSessions, routeRead } from '../../nodes/node-reads.js';
+import { listNodeSessions, routeBatch, routeRead } from '../../nodes/node-reads.js';
 import type { NodeRuntime } from '../../nodes/node-set.js';
 import type { SessionReader } from '../../reads/session-reader.js';
 import type { TranscriptReads } from '../../transcripts/transcript-reads.js';
@@ -166,7 +166,12 @@ export const sessions = {
   batchInspect: mcpServices
     .input(batchInspectInputSchema)
     .query(async ({ ctx, input }) => {
-      const results = await transcripts(ctx).withCursors(input.sessions, () => reader(ctx).batchInspect(input.sessions, input.lines, input.panes === true), input.panes === true);
+      // Each host's names in one batch on that host, with its transcripts' cursors.
+      const batch = (t: TranscriptReads | undefined, r: SessionReader, names: string[] | undefined) => {
+        const read = () => r.batchInspect(names, input.lines, input.panes === true);
+        return t === undefined ? read() : t.withCursors(names, read, input.panes === true);
+      };
+      const results = await routeBatch(ctx.deps.nodes, input.sessions, (names) => batch(transcripts(ctx), reader(ctx), names), (node, names) => batch(node.transcripts, node.reader, names));
       for (const r of results) {
         recordRead(
           ctx,
