@@ -55,6 +55,8 @@ describe.skipIf(unavailable !== undefined)('grants on node sessions over a real 
         await there.newSession('review-box', shell('node-review-marker'));
         await there.newSession('replaced-box', shell('first-incarnation'));
         await there.newSession('vault-password', shell('node-secret-box'));
+        // A password prompt on the node: it prints the length of what was typed, never the text.
+        await there.newSession('agent-login', `bash --norc --noprofile -c 'read -r -s -p "[sudo] password for tester: " pw; echo; echo got-\${#pw}-chars; exec sleep 3600'`);
       },
     });
     ({ remote, sshd, broker } = fixture);
@@ -162,5 +164,27 @@ describe.skipIf(unavailable !== undefined)('grants on node sessions over a real 
     expect((await failureOf(gateway.input.sendText.mutate({ session: 'gpu:review-box', text: 'must-not-arrive', enter: true }))).code).toBe('INPUT_NOT_ALLOWED');
     expect(grantEvents().filter((e) => e.session_name === 'gpu:review-box').map((e) => e.action)).toEqual(['grant', 'revoke']);
     expect(await remote.tmux(['capture-pane', '-p', '-t', '=review-box:'])).not.toContain('must-not-arrive');
+  });
+
+  it('a node session waiting for a password is handed to the person, and the dashboard\'s secret entry types it there, unaudited as text', async () => {
+    await waitFor('the prompt on the node', async () => (await remote.tmux(['capture-pane', '-p', '-t', '=agent-login:'])).includes('password for tester'));
+    const asked = await gateway.human.request.mutate({ session: 'gpu:agent-login', reason: 'sudo on the gpu box' });
+    expect(asked).toMatchObject({ session: 'gpu:agent-login', status: 'WAITING_HUMAN', notified: true });
+    const notice = (await web.human.notices.query({})).find((n) => n.kind === 'waiting_for_human' && n.session === 'gpu:agent-login');
+    expect(notice?.message).toBe('sudo on the gpu box');
+
+    const secret = 'correct horse battery';
+    await web.human.answerSecret.mutate({ session: 'gpu:agent-login', secret, source_ip: '127.0.0.1' });
+    await waitFor('the secret typed on the node', async () => /^got-21-chars$/m.test(await remote.tmux(['capture-pane', '-p', '-t', '=agent-login:'])));
+    // This host has no such session: nothing was typed here.
+    expect(await fixture!.local.tmux(['list-sessions', '-F', '#{session_name}'])).not.toContain('agent-login');
+    const db = new Database(join(broker.stateDir, 'audit.db'), { readonly: true });
+    try {
+      const rows = db.prepare("SELECT session_name, decision FROM input_audit WHERE session_name = 'gpu:agent-login'").all() as { session_name: string; decision: string }[];
+      expect(rows.map((r) => r.decision)).toContain('SENT');
+      expect(JSON.stringify(db.prepare('SELECT * FROM input_audit').all())).not.toContain('horse');
+    } finally {
+      db.close();
+    }
   });
 });

@@ -25,7 +25,7 @@ export interface SessionView {
   in_copy_mode?: boolean;
   status?: { status: SessionStatus; reason: string };
   /** Set for a session of another host (`node:session`): grants, reads and input as here;
-   * no launch profiles, resizing or secret entry there (docs/nodes.md), so the page offers none. */
+   * no resizing there (docs/nodes.md), so the page does not offer it. */
   node?: string;
   /** Input is allowed and the pane's foreground is a shell (the broker reads the pane's
    * process tree): the input box warns that typing there reaches every session. */

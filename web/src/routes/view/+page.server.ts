@@ -51,8 +51,9 @@ export const load: PageServerLoad = async (event) => {
       if (status) session.status = { status: status.status, reason: status.reason };
       panes = listed?.panes ?? [];
     }
-    // Requests for a person about this session (terminal_request_human), for the secret entry.
-    const notices = session?.read_allowed && session.node === undefined ? await broker().human.notices.query({}).catch(() => []) : [];
+    // Requests for a person about this session (terminal_request_human, a node's too), for
+    // the secret entry.
+    const notices = session?.read_allowed ? await broker().human.notices.query({}).catch(() => []) : [];
     const requests = notices.filter((n) => n.kind === 'waiting_for_human' && n.session === name);
     return { name, pane, panes, session, nodeDown, input_enabled: page.input_enabled, keys, requests, failure: null };
   } catch (err) {

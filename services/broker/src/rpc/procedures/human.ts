@@ -12,20 +12,29 @@ import { requestHuman } from '../../attention/request-human.js';
 import { answerSecretPrompt } from '../../input/secret-entry.js';
 import { recordRejectedInputCall } from '../../input/rejected-call.js';
 import { lastReauthentication } from '../../webauth/reauthenticate.js';
+import { routeRead } from '../../nodes/node-reads.js';
+import type { BrokerContext } from '../context.js';
 import { operatorProcedure } from '../operator.js';
 import { gatewayProcedure } from '../trpc.js';
+
+/** The status read a notice is checked with: a node's session (`gpu:agent-1`) through that
+ * node's gate and reader, so the notice names it so and the dashboard's secret entry answers
+ * it through the node (input/node-route.ts). */
+const statusReader = (ctx: BrokerContext) => ({
+  status: (session: string) => routeRead(ctx.deps.nodes, session, (r, s) => r.status(s), (s) => ctx.deps.reader.status(s)),
+});
 
 export const humanGateway = {
   /** A read of the pane's status (read audit) that leaves a notice for the person: a
    * write (Terminal MCP's own state), so a read-only OAuth token may not. */
   request: gatewayProcedure
     .input(requestHumanInputSchema)
-    .mutation(({ ctx, input }) => auditedRead(ctx, 'terminal_request_human', input.session, () => requestHuman(ctx.deps, ctx.actor, input), () => ({}))),
+    .mutation(({ ctx, input }) => auditedRead(ctx, 'terminal_request_human', input.session, () => requestHuman({ reader: statusReader(ctx), attention: ctx.deps.attention }, ctx.actor, input), () => ({}))),
 
   /** notify_user: one line for the person, rate-limited per client (a write, like a note). */
   notify: gatewayProcedure
     .input(notifyUserInputSchema)
-    .mutation(({ ctx, input }) => notifyUser({ reader: ctx.deps.reader, attention: ctx.deps.attention, perMinute: ctx.deps.config.notifications.agent_per_minute }, ctx.actor, input)),
+    .mutation(({ ctx, input }) => notifyUser({ reader: statusReader(ctx), attention: ctx.deps.attention, perMinute: ctx.deps.config.notifications.agent_per_minute }, ctx.actor, input)),
 };
 
 export const humanDashboard = {
