@@ -63,9 +63,12 @@ let recorder: NodeTranscriptRecorder;
 let panes: Map<string, FakePane>;
 let sessions: ListedSession[];
 const looked: string[] = [];
+/** The broker's clock as the recorder sees it (ms). */
+let clock = 1_800_000_000_000;
 
 function start(): void {
   recorder = createNodeTranscriptRecorder({
+    now: () => clock,
     config,
     node: 'gpu',
     stateDir,
@@ -242,5 +245,35 @@ describe('node transcript recorder', () => {
     await recorder.lookNow();
     expect(recorder.recording()).toEqual([]);
     expect(openTranscriptStore(stateDir, 'gpu').list()[0]?.meta.endedAt).toBeTypeOf('number');
+  });
+
+  it('rests an idle session until the listing shows new output, after one quiet look that began a second after the output was first listed', async () => {
+    const pane = new FakePane(2000);
+    panes.set('agent-idle', pane);
+    sessions = [{ ...session('agent-idle', '$7'), activity: 500 }];
+    pane.print('first-output');
+    pane.type('$ ');
+    await recorder.lookNow();
+    // Within the second the output was listed: looked at, however quiet (its second may not be over).
+    await recorder.lookNow();
+    clock += 2_000;
+    // Quiet, and a second later: this look settles the session ...
+    await recorder.lookNow();
+    const settled = looked.length;
+    clock += 2_000;
+    await recorder.lookNow();
+    await recorder.lookNow();
+    // ... and while tmux lists the same activity, it is not looked at again.
+    expect(looked.length).toBe(settled);
+    // New output moves the activity: looked at, and the line written once.
+    pane.print('later-output');
+    sessions = [{ ...session('agent-idle', '$7'), activity: 503 }];
+    await recorder.lookNow();
+    expect(looked.length).toBe(settled + 1);
+    // A look that found lines does not settle, whatever the clock.
+    clock += 5_000;
+    await recorder.lookNow();
+    expect(looked.length).toBe(settled + 2);
+    expect(written('$7')).toEqual(['first-output', '$ later-output']);
   });
 });

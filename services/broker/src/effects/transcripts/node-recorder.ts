@@ -124,6 +124,17 @@ interface Recording {
   busy: Promise<void>;
   /** Settles once the first look is written (or failed). */
   ready: Promise<RecordingPosition | null>;
+  /** The session's last output as the node's listing said it (tmux's `window_activity`,
+   * whole seconds of the NODE's clock) and when this broker first saw that value (its own
+   * clock: the two clocks are never compared). */
+  activitySeen: { activity: number; at: number } | null;
+  /** A look that began at least a second after that activity was first seen (so its second
+   * had surely ended on the node, whatever its clock says) found nothing new in any pane and
+   * holds nothing: that activity. While the listing shows the same, the session is not
+   * looked at: an idle session costs only its row in the listing. */
+  settledAt: number | null;
+  /** Set while a look runs when a pane of it wrote lines or still holds some. */
+  changed: boolean;
 }
 
 const splitCapture = (text: string) => {
@@ -158,6 +169,7 @@ export function createNodeTranscriptRecorder(deps: NodeTranscriptRecorderDeps): 
 
   /** Complete raw lines through the pane's redactor, written. */
   function record(r: Recording, st: PaneState, raw: readonly string[]): void {
+    if (raw.length > 0) r.changed = true;
     if (raw.length > 0) write(r, st.paneId, st.redactor.push(`${raw.join('\n')}\n`).lines);
     // Nothing new since the last look: the pane was quiet that long, so lines held for
     // what might follow are judged now.
@@ -269,9 +281,22 @@ export function createNodeTranscriptRecorder(deps: NodeTranscriptRecorderDeps): 
     }
   }
 
+  /** One look, and whether the session may rest until its activity changes: only when the
+   * look began after the activity's second had ended (all of that output was on the pane
+   * then) and found nothing new, so held lines were judged and written. */
+  async function settledLook(r: Recording, activity: number | undefined): Promise<void> {
+    const startedAt = now();
+    const seen = r.activitySeen;
+    r.changed = false;
+    await lookAt(r);
+    const holding = [...r.panes.values()].some((st) => st.redactor.holding());
+    const secondOver = activity !== undefined && seen !== null && seen.activity === activity && startedAt >= seen.at + 1_000;
+    r.settledAt = secondOver && !r.changed && !holding ? activity : null;
+  }
+
   /** Looks of one recording run one at a time. */
-  function queueLook(r: Recording): Promise<void> {
-    const next = r.busy.then(() => (r.stopped ? undefined : lookAt(r)));
+  function queueLook(r: Recording, activity?: number): Promise<void> {
+    const next = r.busy.then(() => (r.stopped ? undefined : settledLook(r, activity)));
     r.busy = next.catch(() => undefined);
     return next;
   }
@@ -287,7 +312,7 @@ export function createNodeTranscriptRecorder(deps: NodeTranscriptRecorderDeps): 
     // What the pane printed while nothing recorded it (the broker was not running, the
     // session was not readable) is not in the transcript: a reader from before is told.
     writer.markGap(now());
-    const r: Recording = { identity: sessionIdentityOf(identity), name, meta, writer, resumed, panes: new Map(), started: false, stopped: false, busy: Promise.resolve(), ready: Promise.resolve(null) };
+    const r: Recording = { identity: sessionIdentityOf(identity), name, meta, writer, resumed, panes: new Map(), started: false, stopped: false, busy: Promise.resolve(), ready: Promise.resolve(null), activitySeen: null, settledAt: null, changed: false };
     bySessionId.set(identity.sessionId, r);
     r.ready = firstPass(r);
     return r;
@@ -349,7 +374,10 @@ export function createNodeTranscriptRecorder(deps: NodeTranscriptRecorderDeps): 
           r.meta.name = s.name;
           store.writeMeta(r.meta);
         }
-        looks.push(queueLook(r).catch((err: unknown) => log.debug({ event: 'transcripts.node_look_failed', node: deps.node, err: (err as Error).message }, 'node pane not looked at')));
+        if (r.activitySeen?.activity !== s.activity) r.activitySeen = { activity: s.activity, at: now() };
+        // Nothing printed since a quiet look: not looked at (tmux's listing says so).
+        if (r.settledAt === s.activity) continue;
+        looks.push(queueLook(r, s.activity).catch((err: unknown) => log.debug({ event: 'transcripts.node_look_failed', node: deps.node, err: (err as Error).message }, 'node pane not looked at')));
       }
     }
     await Promise.all(looks);
