@@ -14,7 +14,7 @@
 /** Who may cause a spawn: `broker` (its own start, timers and control clients, no caller),
  * `cli` (the operator running a `terminal-mcp*` command), or an effect a caller's principal
  * must allow (services/broker/src/policy/authority.ts). */
-export type SpawnTrigger = 'broker' | 'cli' | 'read' | 'input';
+export type SpawnTrigger = 'broker' | 'cli' | 'read' | 'input' | 'lifecycle';
 
 export interface BrokerProcess {
   /** What runs. */
@@ -137,6 +137,21 @@ export const BROKER_PROCESSES: Readonly<Record<string, BrokerProcess>> = {
     modules: ['effects/ssh/remote-processes.ts'],
     triggers: ['input'],
     who: 'the input attempt on a node\'s pane, after the caller passed the input authorization\'s principal and name checks: the pane\'s process tree for the guarded-command and foreground gates',
+  },
+  launch_profile_program: {
+    program: "a launch profile's `command` in a new tmux session, on this host or on the profile's `node:`",
+    argv: "config only: `launch_profiles[].command` (argv, no shell), its `env`, size, and a start directory under the profile's `roots` (resolved on the host it runs on); the session name passed the profile's name_pattern",
+    modules: [],
+    via: 'tmux, on the new-session command of effects/tmux/session-lifecycle.ts (through tmux-command.ts; for a node, a channel of its ssh master connection)',
+    triggers: ['lifecycle', 'broker'],
+    who: 'terminal_session_start / terminal_session_restart for a principal allowed the lifecycle effect while permissions.session_lifecycle is on; the broker itself when a `recover: on_exit` session ended',
+  },
+  node_start_directory: {
+    program: "ssh to a configured node running `sh -c '<constant script: realpath -e -z of each directory>' sh <paths>`",
+    argv: "the ssh options of config `nodes:` (ssh-argv.ts), a constant script, and as its positional parameters a profile's configured roots and the start directory asked for (absolute, printable ASCII, no `..` or `#`; never script text) (effects/ssh/node-lifecycle.ts)",
+    modules: ['effects/ssh/node-lifecycle.ts'],
+    triggers: ['lifecycle', 'broker'],
+    who: 'terminal_session_start / terminal_session_restart of a launch profile with `node:`, after the lifecycle gates (name pattern, guarded commands); recovery of such a session',
   },
   tmux_probe: {
     program: 'tmux -V, tmux [-L socket] list-sessions',
