@@ -39,9 +39,9 @@ import { sameSession, sessionIdentityOf, type SessionIdentity } from '../../poli
 import { MATCH_LINES, overlap, resumeIndex } from '../../policy/line-overlap.js';
 import { createTranscriptLineRedactor, type TranscriptLineRedactor } from '../../policy/transcript-redaction.js';
 import type { ListedSession, PaneFacts, WindowPaneFacts } from '../tmux/types.js';
-import type { RecordGate, RecordingPosition } from './recorder.js';
+import type { RecordGate, RecordingPosition, TranscriptRecorder } from './recorder.js';
 import { createRecordings } from './recordings.js';
-import { dirNameOf, openTranscriptStore, type TranscriptMeta, type TranscriptStore, type TranscriptWriter } from './transcript-files.js';
+import { dirNameOf, openTranscriptStore, type TranscriptMeta, type TranscriptWriter } from './transcript-files.js';
 
 /** How often a recorded node session's panes are looked at. */
 export const NODE_LOOK_MS = 2_000;
@@ -72,13 +72,8 @@ export interface NodeRecordingSource {
   look(name: string, identity: SessionIdentity): Promise<SessionLook>;
 }
 
-export interface NodeTranscriptRecorder {
-  readonly store: TranscriptStore;
-  ensure(identity: SessionIdentity, name: string, size: { width: number; height: number }, gate: RecordGate): Promise<RecordingPosition | null>;
-  position(identity: SessionIdentity): RecordingPosition | null;
-  positionByName(name: string): RecordingPosition | null;
-  pending(identity: SessionIdentity, pane?: string): string;
-  recording(): SessionIdentity[];
+/** What transcript reads use of a recorder (transcript-reads.ts), as for this host's. */
+export interface NodeTranscriptRecorder extends Pick<TranscriptRecorder, 'store' | 'ensure' | 'position' | 'positionByName' | 'pending' | 'recording'> {
   /** Starts looking every NODE_LOOK_MS (nothing when transcripts are off). */
   start(): void;
   /** One pass now (tests; the timer calls it). */
