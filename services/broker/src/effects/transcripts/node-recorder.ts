@@ -40,7 +40,7 @@ import { MATCH_LINES, overlap, resumeIndex } from '../../policy/line-overlap.js'
 import { createTranscriptLineRedactor, type TranscriptLineRedactor } from '../../policy/transcript-redaction.js';
 import type { ListedSession, PaneFacts, WindowPaneFacts } from '../tmux/types.js';
 import type { RecordGate, RecordingPosition, TranscriptRecorder } from './recorder.js';
-import { createRecordings } from './recordings.js';
+import { createRecordings, openRecordingTranscript } from './recordings.js';
 import { dirNameOf, openTranscriptStore, type TranscriptMeta, type TranscriptWriter } from './transcript-files.js';
 
 /** How often a recorded node session's panes are looked at. */
@@ -142,7 +142,6 @@ export function createNodeTranscriptRecorder(deps: NodeTranscriptRecorderDeps): 
   const enabled = config.transcripts.enabled;
   const now = deps.now ?? Date.now;
   const store = openTranscriptStore(deps.stateDir, deps.node);
-  const limits = { segmentBytes: config.transcripts.segment_bytes, maxBytes: config.transcripts.max_bytes_per_session };
   const recordings = createRecordings<Recording>();
   const { bySessionId, positionOf } = recordings;
   let timer: NodeJS.Timeout | undefined;
@@ -297,13 +296,7 @@ export function createNodeTranscriptRecorder(deps: NodeTranscriptRecorderDeps): 
   }
 
   function begin(identity: SessionIdentity, name: string, size: { width: number; height: number }): Recording {
-    const existing = store.meta(identity);
-    const meta: TranscriptMeta = existing
-      ? { ...existing, name, endedAt: null }
-      : { version: 1, name, ...sessionIdentityOf(identity), startedAt: now(), width: size.width, height: size.height, endedAt: null };
-    store.writeMeta(meta);
-    const writer = store.openWriter(meta, limits);
-    const resumed = writer.end() > 0;
+    const { meta, writer, resumed } = openRecordingTranscript(store, config, identity, name, size, now());
     // What the pane printed while nothing recorded it (the broker was not running, the
     // session was not readable) is not in the transcript: a reader from before is told.
     writer.markGap(now());

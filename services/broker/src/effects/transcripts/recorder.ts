@@ -41,7 +41,7 @@ import { createTranscriptLineRedactor, type TranscriptLineRedactor } from '../..
 import { snapshotLines } from '../../policy/transcript-snapshot.js';
 import type { PanePipeFacts, PanePipes, SessionFacts } from '../tmux/types.js';
 import { openPaneFifos, paneKeyText, type PaneFifos, type PaneKey } from './pane-fifos.js';
-import { createRecordings } from './recordings.js';
+import { createRecordings, openRecordingTranscript } from './recordings.js';
 import { dirNameOf, openTranscriptStore, type TranscriptMeta, type TranscriptStore, type TranscriptWriter } from './transcript-files.js';
 
 const RECHECK_MS = 1_000;
@@ -175,7 +175,6 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
   const store = openTranscriptStore(deps.stateDir);
   const fifos: PaneFifos = openPaneFifos(deps.stateDir);
   const queueBytes = deps.queueBytes ?? QUEUE_BYTES;
-  const limits = { segmentBytes: config.transcripts.segment_bytes, maxBytes: config.transcripts.max_bytes_per_session };
   const recordings = createRecordings<Recording>();
   const { bySessionId, positionOf } = recordings;
   let lastPrune = 0;
@@ -477,13 +476,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
   }
 
   function start(identity: SessionIdentity, name: string, size: { width: number; height: number }, gate: RecordGate): Recording {
-    const existing = store.meta(identity);
-    const meta: TranscriptMeta = existing
-      ? { ...existing, name, endedAt: null }
-      : { version: 1, name, ...sessionIdentityOf(identity), startedAt: now(), width: size.width, height: size.height, endedAt: null };
-    store.writeMeta(meta);
-    const writer = store.openWriter(meta, limits);
-    const resumed = writer.end() > 0;
+    const { meta, writer, resumed } = openRecordingTranscript(store, config, identity, name, size, now());
     const r: Recording = {
       identity: sessionIdentityOf(identity),
       name,

@@ -4,8 +4,30 @@
  * this host's recorder (recorder.ts) and a node's (node-recorder.ts). A recording hands out
  * a position only once its first lines are written and until it stops.
  */
-import { sameSession, type SessionIdentity } from '../../policy/identity.js';
+import type { BrokerConfig } from '../../config/schema.js';
+import { sameSession, sessionIdentityOf, type SessionIdentity } from '../../policy/identity.js';
 import type { RecordingPosition } from './recorder.js';
+import type { TranscriptMeta, TranscriptStore, TranscriptWriter } from './transcript-files.js';
+
+/** The transcript a recording of `identity` writes to: its meta (an earlier recording's,
+ * under the session's name now and no longer ended, or a new one) and a writer at its end;
+ * `resumed` when it had output already (a restart, read access again). */
+export function openRecordingTranscript(
+  store: TranscriptStore,
+  config: Pick<BrokerConfig, 'transcripts'>,
+  identity: SessionIdentity,
+  name: string,
+  size: { width: number; height: number },
+  now: number,
+): { meta: TranscriptMeta; writer: TranscriptWriter; resumed: boolean } {
+  const existing = store.meta(identity);
+  const meta: TranscriptMeta = existing
+    ? { ...existing, name, endedAt: null }
+    : { version: 1, name, ...sessionIdentityOf(identity), startedAt: now, width: size.width, height: size.height, endedAt: null };
+  store.writeMeta(meta);
+  const writer = store.openWriter(meta, { segmentBytes: config.transcripts.segment_bytes, maxBytes: config.transcripts.max_bytes_per_session });
+  return { meta, writer, resumed: writer.end() > 0 };
+}
 
 export interface RecordingEntry {
   readonly identity: SessionIdentity;
