@@ -90,8 +90,15 @@ describe('live output over WebSocket', () => {
     expect(broker.pid).not.toBe(oldPid);
     const countAtRestart = frames.length;
 
-    // The resubscription starts with a fresh first frame from the new broker...
-    await vi.waitFor(() => expect(frames.slice(countAtRestart).some((f) => f.seq === 0)).toBe(true), { timeout: 60_000, interval: 50 });
+    // The resubscription starts with a fresh first frame from the new broker... (This wait
+    // failed once in CI, g44c, cause unknown: a failure now says what the client got and
+    // what the new broker logged.)
+    try {
+      await vi.waitFor(() => expect(frames.slice(countAtRestart).some((f) => f.seq === 0)).toBe(true), { timeout: 60_000, interval: 50 });
+    } catch (err) {
+      const got = frames.slice(countAtRestart).map((f) => ({ seq: f.seq, session: f.session }));
+      throw new Error(`no first frame from the new broker: ${(err as Error).message}\nframes since the restart: ${JSON.stringify(got)}\nclient errors: ${JSON.stringify(errors)}\nnew broker's log (last 6000 chars):\n${broker.stderr().slice(-6000)}`);
+    }
     // ...and new output keeps coming.
     await tmux.tmux(['send-keys', '-t', session.paneId, 'echo after-$((50+8))', 'Enter']);
     await vi.waitFor(() => expect(seen('after-58')).toBe(true), { timeout: 60_000, interval: 20 });
