@@ -11,7 +11,10 @@ import { summarizeForeground } from '../policy/foreground.js';
 import { grantState, type GrantRecord } from '../policy/grants.js';
 import type { SessionIdentity } from '../policy/identity.js';
 import { summarizeSessions } from '../reads/session-reader.js';
+import { LOCAL_NODE } from '../config/nodes-schema.js';
 import { qualify } from '../nodes/node-names.js';
+import { listNode } from '../nodes/node-reads.js';
+import { splitQualified } from '../policy/qualified-name.js';
 import type { NodeSet } from '../nodes/node-set.js';
 
 const isoMs = (ms: number) => new Date(ms).toISOString();
@@ -64,21 +67,15 @@ function accessRow(summary: SessionSummary, facts: { whitelisted: boolean; sensi
  * when the node cannot be listed now. The shell warning is this host's only: it would take
  * an ssh channel per row. */
 async function nodeRows(nodes: NodeSet, node: string, grants: ReadonlyMap<string, GrantRecord>, now: number): Promise<{ rows: AccessRow[] | null; listed: ListedNode }> {
-  const n = nodes.get(node);
-  if (n === undefined || n.tmux.state !== 'connected') return { rows: null, listed: nodes.listed(node) };
-  let listing;
-  try {
-    listing = await nodes.sessionsOf(node);
-  } catch {
-    return { rows: null, listed: { ...nodes.listed(node), state: 'down' } };
-  }
-  if (listing.slow && listing.listedAt === undefined) return { rows: null, listed: { node, state: 'slow', reason: 'no answer yet' } };
+  const { runtime: n, listing, listed } = await listNode(nodes, node);
+  // Slow and never listed: its sessions are not known.
+  if (n === undefined || (listing.slow && listing.listedAt === undefined)) return { rows: null, listed };
   const rows = summarizeSessions(n.access, listing.live).map((summary, i): AccessRow => {
     const s = listing.live[i]!;
     const name = qualify(node, s.name);
     return accessRow({ ...summary, name, session_id: qualify(node, s.sessionId) }, n.access.grantFacts(s.name), grants.get(name), s, now, false);
   });
-  return { rows, listed: listing.slow ? { node, state: 'slow', reason: `its rows as listed at ${new Date(listing.listedAt!).toISOString()}` } : { node, state: 'up' } };
+  return { rows, listed };
 }
 
 /** Every live session of this host and of each node that can be listed (sorted by name)
@@ -92,7 +89,7 @@ export async function listGrantAccess(deps: { config: BrokerConfig; tmux: TmuxAd
   const live = new Set(sessions.map((s) => s.name));
   for (const p of perNode) for (const r of p.rows ?? []) live.add(r.name);
   const down = new Set(nodeNames.filter((_, i) => perNode[i]!.rows === null));
-  const nodeOf = (name: string) => (name.includes(':') ? name.slice(0, name.indexOf(':')) : undefined);
+  const nodeOf = (name: string) => splitQualified(name, LOCAL_NODE).node;
   const summaries = summarizeSessions(deps.access, sessions);
   const rows = sessions.map((s, i) => ({ s, summary: summaries[i]! }));
   // Only where the dashboard offers an input box: one pass over /proc for all of them.
@@ -109,7 +106,7 @@ export async function listGrantAccess(deps: { config: BrokerConfig; tmux: TmuxAd
       .map((g) => {
         const node = nodeOf(g.sessionName);
         // Down: nothing says the session is gone, so only the time box is judged.
-        return node !== undefined && down.has(node) ? { ...grantView(g, g.identity, now), node_down: true as const } : grantView(g, undefined, now);
+        return node !== null && down.has(node) ? { ...grantView(g, g.identity, now), node_down: true as const } : grantView(g, undefined, now);
       }),
     ...(deps.nodes !== undefined && { nodes: perNode.map((p) => p.listed) }),
   };

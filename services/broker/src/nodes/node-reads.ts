@@ -7,7 +7,7 @@ import { readAppErrorData, type BatchInspectItem, type ListedNode, type SessionS
 import type { SessionReader } from '../reads/session-reader.js';
 import { qualify, splitNodeName } from './node-names.js';
 import { hostOfSession } from './host-route.js';
-import { NODE_LIST_DEADLINE_MS, type NodeRuntime, type NodeSet } from './node-set.js';
+import { NODE_LIST_DEADLINE_MS, type NodeListing, type NodeRuntime, type NodeSet } from './node-set.js';
 
 interface NodeNamed {
   session: string;
@@ -115,25 +115,42 @@ async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T
  * node's state: a node that is down is listed as down, never as a node without sessions; a
  * node that did not answer within the deadline is `slow`, with the sessions of its last
  * listing (access and filters applied now), its reason naming that listing's time. */
+/** One node's sessions as tmux lists them and the node's state as a listing shows it:
+ * down (not connected, or its listing failed: no listing), slow (its last listing, if
+ * there was one, named with that listing's time), or up. For every list of node sessions
+ * (terminal_list_sessions, the dashboard's grants list). */
+export async function listNode(
+  nodes: NodeSet,
+  name: string,
+): Promise<{ runtime: NodeRuntime; listing: NodeListing; listed: ListedNode } | { runtime: undefined; listing: undefined; listed: ListedNode }> {
+  const n = nodes.get(name);
+  if (n === undefined || n.tmux.state !== 'connected') return { runtime: undefined, listing: undefined, listed: nodes.listed(name) };
+  try {
+    const listing = await nodes.sessionsOf(name);
+    const listed: ListedNode = listing.slow
+      ? {
+          node: name,
+          state: 'slow',
+          reason: `no answer within ${NODE_LIST_DEADLINE_MS / 1000} s; ${listing.listedAt === undefined ? 'not listed before, so no rows' : `its rows as listed at ${new Date(listing.listedAt).toISOString()}`}`,
+          hint: 'List again shortly; terminal_node_health probes it.',
+        }
+      : { node: name, state: 'up' };
+    return { runtime: n, listing, listed };
+  } catch {
+    return { runtime: undefined, listing: undefined, listed: { ...nodes.listed(name), state: 'down' } };
+  }
+}
+
 export async function listNodeSessions(
   nodes: NodeSet,
   filter: { nameContains?: string | undefined; readableOnly?: boolean | undefined },
 ): Promise<{ sessions: SessionSummary[]; nodes: ListedNode[] }> {
   const perNode = await mapBounded(nodes.names(), NODE_LIST_FAN_OUT, async (name): Promise<{ sessions: SessionSummary[]; node: ListedNode }> => {
-    const n = nodes.get(name);
-    if (n === undefined || n.tmux.state !== 'connected') return { sessions: [], node: nodes.listed(name) };
+    const { runtime, listing, listed } = await listNode(nodes, name);
+    if (runtime === undefined) return { sessions: [], node: listed };
     try {
-      const listing = await nodes.sessionsOf(name);
-      const rows = await n.reader.list(filter, listing.live);
-      const node: ListedNode = listing.slow
-        ? {
-            node: name,
-            state: 'slow',
-            reason: `no answer within ${NODE_LIST_DEADLINE_MS / 1000} s; ${listing.listedAt === undefined ? 'not listed before, so no rows' : `its rows as listed at ${new Date(listing.listedAt).toISOString()}`}`,
-            hint: 'List again shortly; terminal_node_health probes it.',
-          }
-        : { node: name, state: 'up' };
-      return { sessions: rows.map((r) => ({ ...r, name: qualify(name, r.name), session_id: qualify(name, r.session_id) })), node };
+      const rows = await runtime.reader.list(filter, listing.live);
+      return { sessions: rows.map((r) => ({ ...r, name: qualify(name, r.name), session_id: qualify(name, r.session_id) })), node: listed };
     } catch {
       return { sessions: [], node: { ...nodes.listed(name), state: 'down' } };
     }
