@@ -3,7 +3,9 @@
  * against the naive way an agent learns a command's exit status without it — type
  * `bash -c '<cmd>; echo MARK_<n> $?'` with `tmux send-keys`, then `tmux capture-pane`
  * every 100 ms until the marker line appears — for `true` and `seq 1 100`, interleaved,
- * each in its own bash pane on one private tmux server.
+ * each in its own bash pane on one private tmux server. A second baseline types the same
+ * line and Enter with ONE `tmux send-keys` (`naive1`: one spawn fewer, the stricter
+ * baseline; the target is still reported against the first, as in earlier runs).
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -19,6 +21,7 @@ export interface RunBenchRow {
   command: string;
   ours: Stats;
   naive: Stats;
+  naive1: Stats;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -33,6 +36,7 @@ export async function benchRunCommand(iterations: number, warmup = 5): Promise<R
   const shell = "env PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile -i";
   await tmux.newSession('agent-run', shell, { width: 160, height: 50 });
   await tmux.newSession('agent-naive', shell, { width: 160, height: 50 });
+  await tmux.newSession('agent-naive1', shell, { width: 160, height: 50 });
   const broker = await startBrokerProcess({
     tmuxSocket: tmux.socketName,
     config: { log_level: 'warn', permissions: { terminal_read: true, terminal_input: true }, allowed_session_patterns: ['agent-*'], input_policy: { allowed_session_patterns: ['agent-*'] } },
@@ -46,17 +50,24 @@ export async function benchRunCommand(iterations: number, warmup = 5): Promise<R
     const s = r.structuredContent as { state?: string; exit_status?: number } | undefined;
     if (r.isError || s?.state !== 'DONE' || s.exit_status !== 0) throw new Error(`terminal_run failed: ${JSON.stringify(r.content)}`);
   };
-  const naive = async (command: string) => {
+  const naiveIn = (session: string, oneSpawn: boolean) => async (command: string) => {
     const mark = `MARK_${++n}`;
-    await tmuxCmd(['send-keys', '-t', '=agent-naive:', '-l', `bash -c '${command}; echo ${mark} $?'`]);
-    await tmuxCmd(['send-keys', '-t', '=agent-naive:', 'Enter']);
+    const line = `bash -c '${command}; echo ${mark} $?'`;
+    if (oneSpawn) {
+      await tmuxCmd(['send-keys', '-t', `=${session}:`, line, 'Enter']);
+    } else {
+      await tmuxCmd(['send-keys', '-t', `=${session}:`, '-l', line]);
+      await tmuxCmd(['send-keys', '-t', `=${session}:`, 'Enter']);
+    }
     const done = new RegExp(`^${mark} (\\d+)$`, 'm');
     for (;;) {
-      const { stdout } = await tmuxCmd(['capture-pane', '-p', '-J', '-t', '=agent-naive:', '-S', '-200']);
+      const { stdout } = await tmuxCmd(['capture-pane', '-p', '-J', '-t', `=${session}:`, '-S', '-200']);
       if (done.test(stdout)) return;
       await sleep(POLL_MS);
     }
   };
+  const naive = naiveIn('agent-naive', false);
+  const naive1 = naiveIn('agent-naive1', true);
   const timed = async (samples: number[], fn: () => Promise<void>) => {
     const t0 = process.hrtime.bigint();
     await fn();
@@ -70,19 +81,22 @@ export async function benchRunCommand(iterations: number, warmup = 5): Promise<R
       for (const c of RUN_COMMANDS) {
         await ours(c);
         await naive(c);
+        await naive1(c);
       }
     }
     const rows: RunBenchRow[] = [];
     for (const command of RUN_COMMANDS) {
       const a: number[] = [];
       const b: number[] = [];
+      const c1: number[] = [];
       for (let i = 0; i < iterations; i++) {
         await timed(a, () => ours(command));
         await timed(b, () => naive(command));
-        // Keep both screens short, so capture cost does not grow over the run.
-        if (i % 10 === 9) for (const s of ['agent-run', 'agent-naive']) await tmuxCmd(['clear-history', '-t', `=${s}:`]);
+        await timed(c1, () => naive1(command));
+        // Keep the screens short, so capture cost does not grow over the run.
+        if (i % 10 === 9) for (const s of ['agent-run', 'agent-naive', 'agent-naive1']) await tmuxCmd(['clear-history', '-t', `=${s}:`]);
       }
-      rows.push({ command, ours: summarize(a), naive: summarize(b) });
+      rows.push({ command, ours: summarize(a), naive: summarize(b), naive1: summarize(c1) });
     }
     return rows;
   } finally {

@@ -5,8 +5,10 @@
  * has read where the output ended), in `<state dir>/runs/` (directory 0700, FIFOs 0600).
  *
  * Node cannot make a FIFO, so `mkfifo` is spawned; to keep that spawn off a run's path,
- * pairs are made ahead, several per spawn, and each pair serves one run only (its name
- * is typed into that run's pane and nowhere else). A pair is removed when its run is
+ * pairs are made ahead, many per spawn, and each pair serves one run only (its name is
+ * typed into that run's pane and nowhere else). A spawn stops the broker's event loop for
+ * milliseconds (measured: 5-8 ms here), so the refill is started a moment after the take
+ * that asked for it, not between the take and the typing of the run's line. A pair is removed when its run is
  * done with it; those still unused when the broker stops are removed then, and whatever
  * a killed broker left is removed when the next one first makes pairs.
  *
@@ -23,9 +25,11 @@ import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-/** Pairs kept ready; refilled (one spawn) when fewer than REFILL_BELOW are left. */
-const POOL_SIZE = 8;
-const REFILL_BELOW = 2;
+/** Pairs kept ready; refilled (one spawn) when fewer than REFILL_BELOW are left, after
+ * REFILL_DELAY_MS (a take with none ready makes them at once). */
+const POOL_SIZE = 32;
+const REFILL_BELOW = 8;
+const REFILL_DELAY_MS = 100;
 const NAME_RE = /^[0-9a-f]{32}\.(?:status|ack)$/;
 /** What a path typed into a pane may hold: it goes between single quotes on a line that
  * must stay one line of plain text. */
@@ -81,6 +85,7 @@ export function openRunFifos(stateDir: string): RunFifos {
   let closed = false;
   const pool: RunFifoPair[] = [];
   let refilling: Promise<void> | null = null;
+  let refillTimer: NodeJS.Timeout | undefined;
 
   const pairOf = (id: string): RunFifoPair => ({ id, statusPath: join(dir, `${id}.status`), ackPath: join(dir, `${id}.ack`) });
   const remove = (pair: RunFifoPair) => {
@@ -117,7 +122,13 @@ export function openRunFifos(stateDir: string): RunFifos {
         await refill();
       }
       const pair = pool.shift() as RunFifoPair;
-      if (pool.length < REFILL_BELOW) void refill().catch(() => undefined);
+      if (pool.length < REFILL_BELOW && refillTimer === undefined && refilling === null) {
+        refillTimer = setTimeout(() => {
+          refillTimer = undefined;
+          if (!closed) void refill().catch(() => undefined);
+        }, REFILL_DELAY_MS);
+        refillTimer.unref();
+      }
       return pair;
     },
     openStatus(path) {
@@ -144,6 +155,7 @@ export function openRunFifos(stateDir: string): RunFifos {
     remove,
     async close() {
       closed = true;
+      clearTimeout(refillTimer);
       // A refill under way removes what it makes once it sees `closed`.
       await refilling?.catch(() => undefined);
       for (const p of pool.splice(0)) remove(p);

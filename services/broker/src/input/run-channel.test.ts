@@ -1,4 +1,4 @@
-// Guards terminal_run's completion channel (effects/tmux/run-signal.ts, effects/run-fifos.ts) with a real bash in a real tmux pane, the line typed as input/run.ts types it: the status arrives through the run's FIFO and the broker's answer lets the shell go on; the mark names the line after the output; text written into the status FIFO that is not a status is ignored; with nobody answering the shell still comes back (read -t), and with the FIFOs gone it goes on without making a file in their place; channels are capped, released ones and those left at close() are removed from disk.
+// Guards terminal_run's completion channel (effects/tmux/run-signal.ts, effects/run-fifos.ts) with a real bash in a real tmux pane, the line typed as input/run.ts types it: the status arrives through the run's FIFO and the broker's answer lets the shell go on; the mark names the line after the output; text written into the status FIFO that is not a status is ignored; with nobody answering the shell still comes back (read -t), and with the FIFOs gone it goes on without making a file in their place; channels are capped, released ones and those left at close() are removed from disk. With a way to read its output (EndCapture), the mark carries the rows read in the same write as the end.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../../../test/src/helpers/wait-for.js';
 import { openRunFifos } from '../effects/run-fifos.js';
-import { createRunSignals, MAX_CHANNELS, type RunSignals } from '../effects/tmux/run-signal.js';
+import { createRunSignals, MAX_CHANNELS, type EndCapture, type RunSignals } from '../effects/tmux/run-signal.js';
 import { runWrapper } from './run.js';
 
 const socket = `tmcp-test-runch-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -62,6 +62,29 @@ describe("terminal_run's completion channel", { timeout: 120_000 }, () => {
     expect(lines[mark!.endLine - 1]).toBe('first-out');
     expect(existsSync(channel.statusPath) || existsSync(channel.ackPath)).toBe(false);
     await backAtPrompt('after-first');
+    signals.release(channel.id);
+  });
+
+  it('with an EndCapture, the mark carries the output rows read in the write that agreed on the end, before the shell printed its prompt', async () => {
+    const startLine = Number(tmux('display-message', '-p', '-t', paneId, '#{e|+:#{history_size},#{cursor_y}}'));
+    const asked: { endLine: number; historySize: number; prompt: boolean }[] = [];
+    // The facts and the rows in one tmux command list, as the control client reads them.
+    const capture: EndCapture = async (endLine, historySize) => {
+      const out = tmux('display-message', '-p', '-t', paneId, '#{pane_pid} #{history_size} #{cursor_x} #{cursor_y}', ';', 'capture-pane', '-p', '-J', '-t', paneId, '-S', String(startLine - historySize), '-E', String(endLine - 1 - historySize)).split('\n');
+      const [pid, hist, x, y] = out[0]!.split(' ').map(Number);
+      const rows = out.slice(1);
+      asked.push({ endLine, historySize, prompt: rows.some((r) => r.startsWith('$ ') && r.length === 2) });
+      return { facts: { panePid: pid!, historySize: hist!, cursorX: x!, cursorY: y! }, output: { lines: rows, redactions: 0 } };
+    };
+    const channel = await signals.open(paneId, capture);
+    type(runWrapper('echo two-a; echo two-b', channel, 'bash'));
+    const mark = await signals.waitMark(channel.id, 60_000);
+    expect(mark?.exitStatus).toBe(0);
+    expect(mark?.output?.lines.slice(1)).toEqual(['two-a', 'two-b']);
+    // The first line is the typed one; the last read asked for exactly the mark's end.
+    expect(mark?.output?.lines[0]).toContain('echo two-a');
+    expect(asked.at(-1)).toMatchObject({ endLine: mark!.endLine, historySize: mark!.historySize, prompt: false });
+    await backAtPrompt('after-capture');
     signals.release(channel.id);
   });
 

@@ -32,7 +32,7 @@
 import { AppError, readAppErrorData, RUN_LIMITS, type RunResult } from '@terminal-mcp/contract';
 import { recordRead } from '../audit/record-read.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
-import type { RunChannel, RunMark } from '../effects/tmux/run-signal.js';
+import type { EndCapture, RunChannel, RunMark } from '../effects/tmux/run-signal.js';
 import type { PaneFacts } from '../effects/tmux/types.js';
 import type { CleanText } from '../reads/pane-text.js';
 import type { PendingRun } from '../live/run-tokens.js';
@@ -113,6 +113,22 @@ export async function captureEnd(caller: AttemptCaller, run: PendingRun, endLine
   return ours(facts) ? { historySize: facts.historySize, cursorX: facts.cursor.x } : null;
 }
 
+/** How the run's channel reads the output with its end (run-signal.ts EndCapture): the
+ * rows from the typed line to the end, in the write that reads the cursor; facts of
+ * another pane process are no end of this run (null). */
+function endCapture(caller: AttemptCaller, paneId: string, panePid: number, startLine: number): EndCapture | undefined {
+  const reads = caller.deps.reader.delivery;
+  const withOutput = reads.factsWithOutput?.bind(reads);
+  if (withOutput === undefined) return undefined;
+  return async (endLine, historySize) => {
+    const noRows = endLine - 1 < startLine;
+    const read = noRows ? null : await withOutput(paneId, startLine - historySize, endLine - 1 - historySize);
+    const facts = noRows ? await reads.facts(paneId) : (read?.facts ?? null);
+    if (facts === null || facts.panePid !== panePid) return null;
+    return { facts: { panePid: facts.panePid, historySize: facts.historySize, cursorX: facts.cursor.x, cursorY: facts.cursor.y }, output: read?.output ?? null };
+  };
+}
+
 /** Waits for the run to end, at most `timeoutMs`. */
 async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: number): Promise<Ending> {
   const services = caller.deps.input;
@@ -121,6 +137,8 @@ async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: nu
   const deadline = Date.now() + timeoutMs;
   const lost = (historySize = 0, line = run.startLine): Ending => ({ state: 'LOST', exitStatus: null, endLine: line, historySize, cursorX: 0 });
   const done = async (mark: RunMark): Promise<Ending> => {
+    // Read with the end, while the shell waited (run-signal.ts): nothing more to read.
+    if (mark.output) return { state: 'DONE', exitStatus: mark.exitStatus, endLine: mark.endLine, historySize: mark.historySize, cursorX: mark.cursorX, output: mark.output };
     const end = await captureEnd(caller, run, mark.endLine, mark.historySize);
     if (end === null) return lost();
     return { state: 'DONE', exitStatus: mark.exitStatus, endLine: mark.endLine, ...end };
@@ -232,9 +250,10 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
       if (decision.action !== 'run_command') throw new AppError('INTERNAL', 'unexpected input decision');
       // The channel exists before the line is typed: a status line that runs at once
       // finds its FIFOs. It goes again if nothing was typed.
+      const startLine = live.historySize + live.cursorY;
       let channel: RunChannel;
       try {
-        channel = await services.run.open(target.identity.paneId);
+        channel = await services.run.open(target.identity.paneId, endCapture(caller, target.identity.paneId, live.panePid, startLine));
       } catch {
         // Nothing typed (not DELIVERY_UNKNOWN, which an error thrown from here would be).
         return { decision: 'FAILED', errorCode: 'INTERNAL', value: null };
@@ -247,7 +266,7 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
         identity: target.identity,
         shellPid: decision.shellPid,
         channel: channel.id,
-        startLine: live.historySize + live.cursorY,
+        startLine,
         startedAt: Date.now(),
         auditId,
       };

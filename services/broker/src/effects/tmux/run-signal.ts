@@ -14,6 +14,11 @@
  * still be taking the command's last output from the terminal), takes that line as the
  * end of the output, and only then writes the ack: while it reads, the shell prints
  * nothing (no prompt yet), so the cursor stays where the output ended. Then both FIFOs go.
+ * When the run gave a way to read its output (`EndCapture`, from the reads layer), every
+ * read after the first also captures the output rows as the read before it placed them,
+ * in the same write to tmux: the read that agrees with the one before carries the output,
+ * read while the shell still waited (one round trip fewer than capturing after the ack,
+ * and no prompt can have scrolled it).
  *
  * What can and cannot end a run:
  * - Printing text cannot: bytes on the terminal never reach a FIFO. A process that opens
@@ -64,7 +69,23 @@ export interface RunMark {
   endLine: number;
   /** The pane's history size when `endLine` was read. */
   historySize: number;
+  /** The cursor's column then. */
+  cursorX: number;
+  /** The output rows (the run's first line to `endLine - 1`), read with these facts;
+   * absent when the run gave no EndCapture or the capture failed. */
+  output?: CapturedOutput;
 }
+
+/** Output lines as the reads layer hands them out (redacted there: reads/pane-text.ts). */
+export interface CapturedOutput {
+  lines: string[];
+  redactions: number;
+}
+
+/** The pane's cursor facts, and in the same write to tmux the rows from the run's first
+ * line to `endLine - 1` (absolute lines, numbered against `historySize`); null when the
+ * pane is gone. Given by the run (input/run.ts), built on the reads layer. */
+export type EndCapture = (endLine: number, historySize: number) => Promise<{ facts: CursorFacts; output: CapturedOutput | null } | null>;
 
 /** The paths the status line names; `id` is the run's channel. */
 export interface RunChannel {
@@ -74,8 +95,9 @@ export interface RunChannel {
 }
 
 export interface RunSignals {
-  /** A new channel for a run about to be typed into `paneId`. */
-  open(paneId: string): Promise<RunChannel>;
+  /** A new channel for a run about to be typed into `paneId`; `capture` reads its output
+   * with the end (see the header). */
+  open(paneId: string, capture?: EndCapture): Promise<RunChannel>;
   /** Waits up to `timeoutMs` for the run's mark; null when the time ran out or the channel
    * is gone (released, evicted, the broker stopping). */
   waitMark(id: string, timeoutMs: number): Promise<RunMark | null>;
@@ -91,6 +113,7 @@ export interface RunSignals {
 
 interface Channel {
   readonly paneId: string;
+  readonly capture: EndCapture | undefined;
   readonly pair: RunFifoPair;
   readonly reader: Socket;
   received: string;
@@ -101,7 +124,7 @@ interface Channel {
   readonly waiters: Set<(mark: RunMark | null) => void>;
 }
 
-interface CursorFacts {
+export interface CursorFacts {
   panePid: number;
   historySize: number;
   cursorX: number;
@@ -149,22 +172,33 @@ export function createRunSignals(options: { stateDir: string; socketName?: strin
     if (channel.mark === null) settle(channel, null);
   };
 
-  /** Where the output ended: cursor reads until two in a row agree. */
-  async function endOf(paneId: string): Promise<CursorFacts | null> {
+  const agree = (a: CursorFacts, b: CursorFacts) => a.historySize === b.historySize && a.cursorY === b.cursorY && a.cursorX === b.cursorX && a.panePid === b.panePid;
+
+  /** Where the output ended: cursor reads until two in a row agree; with `capture`, each
+   * read after the first also takes the rows up to where the read before it ended. */
+  async function endOf(channel: Channel): Promise<{ facts: CursorFacts; output?: CapturedOutput } | null> {
+    const { paneId, capture } = channel;
     let last = await readCursor(paneId);
     for (let i = 0; last !== null && i < MAX_CURSOR_READS; i++) {
-      const next = await readCursor(paneId);
-      if (next === null || (next.historySize === last.historySize && next.cursorY === last.cursorY && next.cursorX === last.cursorX && next.panePid === last.panePid)) return next;
-      last = next;
+      if (capture) {
+        const read = await capture(last.historySize + last.cursorY, last.historySize);
+        if (read === null) return null;
+        if (agree(read.facts, last)) return { facts: read.facts, ...(read.output !== null ? { output: read.output } : {}) };
+        last = read.facts;
+      } else {
+        const next = await readCursor(paneId);
+        if (next === null || agree(next, last)) return next && { facts: next };
+        last = next;
+      }
     }
-    return last;
+    return last && { facts: last };
   }
 
   async function onStatus(channel: Channel, exitStatus: number): Promise<void> {
     channel.settling = true;
-    let end: CursorFacts | null = null;
+    let end: Awaited<ReturnType<typeof endOf>> = null;
     try {
-      end = await endOf(channel.paneId);
+      end = await endOf(channel);
     } catch {
       // tmux did not answer: no mark; the wait goes on by the process tree.
     }
@@ -173,7 +207,8 @@ export function createRunSignals(options: { stateDir: string; socketName?: strin
     dropFifos(channel);
     if (!channels.has(channel.pair.id)) return;
     if (end === null) return;
-    settle(channel, { exitStatus, endLine: end.historySize + end.cursorY, historySize: end.historySize });
+    const { facts, output } = end;
+    settle(channel, { exitStatus, endLine: facts.historySize + facts.cursorY, historySize: facts.historySize, cursorX: facts.cursorX, ...(output ? { output } : {}) });
   }
 
   function onData(channel: Channel, chunk: Buffer): void {
@@ -200,7 +235,7 @@ export function createRunSignals(options: { stateDir: string; socketName?: strin
   }
 
   return {
-    async open(paneId) {
+    async open(paneId, capture) {
       assertPaneId(paneId);
       if (closed) throw new Error('run channels are closed');
       sweep(Date.now());
@@ -212,7 +247,7 @@ export function createRunSignals(options: { stateDir: string; socketName?: strin
         fifos.remove(pair);
         throw err;
       }
-      const channel: Channel = { paneId, pair, reader, received: '', settling: false, mark: null, touched: Date.now(), waiters: new Set() };
+      const channel: Channel = { paneId, capture, pair, reader, received: '', settling: false, mark: null, touched: Date.now(), waiters: new Set() };
       reader.on('data', (chunk: Buffer) => onData(channel, chunk));
       reader.on('error', () => undefined);
       channels.set(pair.id, channel);
