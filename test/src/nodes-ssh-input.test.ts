@@ -121,14 +121,15 @@ describe.skipIf(unavailable !== undefined)('input to nodes over a real sshd', ()
     expect(occurrences(written('in.txt'), 'task-on-node-1')).toBe(1);
   });
 
-  it("refuses input where the node's input patterns do not admit, a guarded command runs in the remote tree, or for terminal_run", async () => {
+  it("refuses input where the node's input patterns do not admit, a guarded command runs in the remote tree, or terminal_run's foreground is no shell", async () => {
     expect((await failureOf(client.input.sendText.mutate({ session: 'gpu:other-box', text: 'x' }))).code).toBe('INPUT_NOT_ALLOWED');
     const guarded = await failureOf(client.input.sendText.mutate({ session: 'gpu:agent-guarded', text: 'hello' }));
     expect(guarded.code).toBe('COMMAND_GUARDED');
     expect(lastAuditRow('terminal_send_text')).toMatchObject({ decision: 'BLOCKED', error_code: 'COMMAND_GUARDED', session_name: 'gpu:agent-guarded' });
+    // agent-in's foreground is cat: terminal_run's shell gate, judged on the node's tree.
     const run = await failureOf(client.input.run.mutate({ session: 'gpu:agent-in', command: 'true' }));
-    expect(run.code).toBe('INPUT_NOT_ALLOWED');
-    expect(run.hint).toContain('terminal_send_task');
+    expect(run.code).toBe('FOREGROUND_NOT_ALLOWED');
+    expect(run.message).toContain('terminal_send_task');
     expect((await failureOf(client.input.sendText.mutate({ session: 'nope:agent-in', text: 'x' }))).code).toBe('SESSION_NOT_FOUND');
   });
 

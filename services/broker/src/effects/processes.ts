@@ -138,6 +138,13 @@ export const BROKER_PROCESSES: Readonly<Record<string, BrokerProcess>> = {
     triggers: ['input'],
     who: 'the input attempt on a node\'s pane, after the caller passed the input authorization\'s principal and name checks: the pane\'s process tree for the guarded-command and foreground gates',
   },
+  node_run_channel: {
+    program: "ssh to a configured node running `sh -c '<helper>'` (a private mktemp directory with terminal_run's FIFO pair, `cat` copying its status FIFO to the channel, an ack written per line the broker sends), and `env LC_ALL=C stty -F <pane tty> -a`",
+    argv: "the ssh options of config `nodes:` (ssh-argv.ts), then a constant script, or `stty` with the pane's tty as the node's tmux names it, checked to be /dev/pts/<n>; nothing from a client (effects/ssh/node-run-fifos.ts)",
+    modules: ['effects/ssh/node-run-fifos.ts'],
+    triggers: ['input'],
+    who: "terminal_run on a node's session after THE input authorization (one helper per run, ended once the run is answered or the broker stops), and while it waits (is the shell back at its prompt?)",
+  },
   launch_profile_program: {
     program: "a launch profile's `command` in a new tmux session, on this host or on the profile's `node:`",
     argv: "config only: `launch_profiles[].command` (argv, no shell), its `env`, size, and a start directory under the profile's `roots` (resolved on the host it runs on); the session name passed the profile's name_pattern",

@@ -56,6 +56,9 @@ export interface RunFifos {
   close(): Promise<void>;
 }
 
+/** Whether a FIFO path may be typed into a pane's status line (a node's too). */
+export const isTypeableRunPath = (path: string): boolean => SAFE_DIR_RE.test(path);
+
 /** `<state dir>/runs`, or, when that path has characters the typed line must not carry, a
  * directory under the temp dir named after a hash of the state dir. */
 export function runsDirFor(stateDir: string): string {

@@ -92,6 +92,8 @@ export interface ActContext {
    * delivery reads (reads/delivery-reads.ts): this host's, or a node's (node-route.ts). */
   services: InputServices;
   reads: DeliveryReads;
+  /** The node the target is on, or undefined for this host. */
+  node: string | undefined;
 }
 
 export interface ActOutcome<T> {
@@ -334,7 +336,7 @@ export async function runInputAttempt<T>(
   try {
     // route: which host (a refused caller learns nothing of the nodes).
     authorizeInputCaller(origin);
-    const route = routeInput(origin, originSpec.target, originSpec.tool);
+    const route = routeInput(origin, originSpec.target);
     caller = route.caller;
     spec = { ...originSpec, target: route.target };
     log.node = route.node;
@@ -377,7 +379,7 @@ export async function runInputAttempt<T>(
     let ctx: ActContext;
     let outcome: ActOutcome<T>;
     try {
-      ctx = { ...(await recheckUnderLock(caller, spec, resolved)), auditId, services: caller.deps.input, reads: caller.deps.reader.delivery };
+      ctx = { ...(await recheckUnderLock(caller, spec, resolved)), auditId, services: caller.deps.input, reads: caller.deps.reader.delivery, node: log.node };
       log.target = ctx.target;
       phase = 'deliver';
       outcome = await act(ctx);
@@ -468,7 +470,7 @@ export function namesForegroundLeader(tree: Extract<PaneProcessFacts, { source: 
  * the tree is read for the pane process resolved before the lock, and used only when the
  * identity read says it is still the pane's process (samePane); where there is no /proc,
  * the tree's answer is tmux's foreground command, taken from the identity read. */
-async function recheckUnderLock(caller: AttemptCaller, spec: AttemptSpec, resolved: ResolvedTarget): Promise<Omit<ActContext, 'auditId' | 'services' | 'reads'>> {
+async function recheckUnderLock(caller: AttemptCaller, spec: AttemptSpec, resolved: ResolvedTarget): Promise<Omit<ActContext, 'auditId' | 'services' | 'reads' | 'node'>> {
   const identity = caller.deps.reader.delivery.identity(resolved.identity.paneId);
   // The process tree as it is now, under the lock: what was there at resolve time may
   // have exec'd into something else since.

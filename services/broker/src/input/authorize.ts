@@ -64,7 +64,7 @@ export function preflightInput(caller: InputCaller, tool: string, target: Target
   try {
     authorizeInputCaller(caller);
     // A node's session is judged by the node's input rules (input/node-route.ts).
-    const route = routeInput(caller, target, tool);
+    const route = routeInput(caller, target);
     route.caller.deps.access.checkInputName(route.target, 'text');
   } catch (err) {
     const code = readAppErrorData(err)?.code ?? 'INTERNAL';

@@ -34,7 +34,7 @@ function verdict(run: () => unknown): GateVerdict {
 
 /** terminal_input_context on this host or on the node `ref` names. */
 export function inputContextOf(ctx: InputCaller, ref: TargetRef): Promise<InputContextOutput> {
-  const route = routeInput(ctx, ref, 'terminal_input_context');
+  const route = routeInput(ctx, ref);
   return answerWithNode(ctx, ref, () => inputContext(route.caller, route.target, route.node));
 }
 

@@ -10,8 +10,8 @@
  * binding: the node's gate finds it, resolves it on the node's tmux and checks the pinned
  * pane's identity there.
  *
- * Not on nodes: terminal_run (its completion signal is a tmux client in the pane's shell
- * that talks to this host's tmux socket).
+ * terminal_run's completion channel is the node's too: its FIFO pair is on the node
+ * (effects/ssh/node-run-fifos.ts), the end and the output are read on the node's tmux.
  */
 import { AppError, readAppErrorData } from '@terminal-mcp/contract';
 import type { AccessGate } from '../access/gate.js';
@@ -33,7 +33,7 @@ export interface InputRoute {
 /** Which host `target` is on, and the caller's deps for that host. SESSION_NOT_FOUND for a
  * node that is not configured; NODE_UNAVAILABLE is decided by the node's gate, after the
  * name gates (a refused name learns nothing of the node's state). */
-export function routeInput(caller: InputCaller, target: TargetRef, tool: string): InputRoute {
+export function routeInput(caller: InputCaller, target: TargetRef): InputRoute {
   const nodes = caller.deps.nodes;
   const { node, ref: routed } = hostOf(nodes, target);
   if (node === undefined || nodes === undefined) return { caller, target: routed, node: undefined };
@@ -41,13 +41,6 @@ export function routeInput(caller: InputCaller, target: TargetRef, tool: string)
   if (n === undefined) {
     if (target.binding !== undefined) throw new AppError('NODE_UNAVAILABLE', `the binding is pinned on node ${node}, which is no longer configured: nothing was sent`);
     throw new AppError('SESSION_NOT_FOUND', 'no such node');
-  }
-  if (tool === 'terminal_run') {
-    throw new AppError(
-      'INPUT_NOT_ALLOWED',
-      'terminal_run types only into sessions of this host: nothing was sent',
-      'On a node, type the command with terminal_send_task (or terminal_send_text with enter: true) and read its output with terminal_tail.',
-    );
   }
   if (n.input === undefined) throw new AppError('INPUT_NOT_ALLOWED', `input to node ${node} is not available in this broker: nothing was sent`);
   const on = node;
@@ -71,7 +64,12 @@ export function routeInput(caller: InputCaller, target: TargetRef, tool: string)
         tmux: n.tmux,
         access,
         reader: n.reader,
-        input: { ...deps.input, delivery: n.input.delivery, processTree: (panePid, tmuxCommand) => n.input?.processTree(panePid, tmuxCommand) ?? Promise.reject(new AppError('INTERNAL', 'node input effects went away')) },
+        input: {
+          ...deps.input,
+          delivery: n.input.delivery,
+          processTree: (panePid, tmuxCommand) => n.input?.processTree(panePid, tmuxCommand) ?? Promise.reject(new AppError('INTERNAL', 'node input effects went away')),
+          run: n.input.run,
+        },
       },
     },
     target: routed,

@@ -1,4 +1,4 @@
-// terminal_run's end (input/run.ts captureEnd): the facts and the output lines are read in one write (the reader's delivery reads), with line numbers from the history size tmux answers in that same write; a history that moved since the mark is read again with tmux's, a replaced pane process is no end, and delivery reads without the combined read read the facts alone.
+// terminal_run's end (input/run.ts captureEnd): the facts and the output lines are read in one write (the run's host's delivery reads), with line numbers from the history size tmux answers in that same write; a history that moved since the mark is read again with tmux's, a replaced pane process is no end, and delivery reads without the combined read read the facts alone.
 import { describe, expect, it } from 'vitest';
 import type { PaneFacts } from '../effects/tmux/types.js';
 import { captureEnd } from './run.js';
@@ -15,10 +15,9 @@ const facts = (historySize: number, panePid = 4242): PaneFacts => ({
   cursor: { x: 2, y: 10, visible: true },
 });
 const run = { identity: { paneId: '%7', panePid: 4242 }, startLine: 100 };
-const callerWith = (delivery: object) => ({ deps: { reader: { delivery } } }) as unknown as Parameters<typeof captureEnd>[0];
 const clean = (text: string) => ({ lines: text.split('\n'), redactions: 0 });
 type Range = { start: number; end: number };
-const endOf = (reads: object, endLine: number, historySize: number) => captureEnd(callerWith(reads), run as unknown as Parameters<typeof captureEnd>[1], endLine, historySize);
+const endOf = (reads: object, endLine: number, historySize: number) => captureEnd(reads as Parameters<typeof captureEnd>[0], run as unknown as Parameters<typeof captureEnd>[1], endLine, historySize);
 
 describe('captureEnd', () => {
   it('captures the lines from the typed line to the one before the end, relative to the history size of the same write', async () => {

@@ -32,8 +32,12 @@
 import { AppError, readAppErrorData, RUN_LIMITS, type RunResult } from '@terminal-mcp/contract';
 import { recordRead } from '../audit/record-read.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
-import type { EndCapture, RunChannel, RunMark } from '../effects/tmux/run-signal.js';
+import type { EndCapture, RunChannel, RunMark, RunSignals } from '../effects/tmux/run-signal.js';
 import type { PaneFacts } from '../effects/tmux/types.js';
+import type { AccessGate } from '../access/gate.js';
+import { qualify } from '../nodes/node-names.js';
+import type { PaneProcessFacts } from '../policy/foreground.js';
+import type { DeliveryReads } from '../reads/delivery-reads.js';
 import type { CleanText } from '../reads/pane-text.js';
 import type { PendingRun } from '../live/run-tokens.js';
 import { samePane } from '../policy/identity.js';
@@ -94,8 +98,7 @@ const END_CAPTURE_TRIES = 3;
  * `historySize` (the mark's: the shell waited while it was read, and its prompt seldom
  * scrolls) and, when tmux's differs, again from tmux's. null: the pane is gone or has
  * another process. */
-export async function captureEnd(caller: AttemptCaller, run: PendingRun, endLine: number, historySize: number): Promise<Omit<Ending, 'state' | 'exitStatus' | 'endLine'> | null> {
-  const reads = caller.deps.reader.delivery;
+export async function captureEnd(reads: Pick<DeliveryReads, 'facts' | 'factsWithOutput'>, run: PendingRun, endLine: number, historySize: number): Promise<Omit<Ending, 'state' | 'exitStatus' | 'endLine'> | null> {
   const paneId = run.identity.paneId;
   const ours = (facts: PaneFacts | null): facts is PaneFacts => facts !== null && facts.panePid === run.identity.panePid;
   if (reads.factsWithOutput !== undefined && endLine - 1 >= run.startLine) {
@@ -116,8 +119,7 @@ export async function captureEnd(caller: AttemptCaller, run: PendingRun, endLine
 /** How the run's channel reads the output with its end (run-signal.ts EndCapture): the
  * rows from the typed line to the end, in the write that reads the cursor; facts of
  * another pane process are no end of this run (null). */
-function endCapture(caller: AttemptCaller, paneId: string, panePid: number, startLine: number): EndCapture | undefined {
-  const reads = caller.deps.reader.delivery;
+function endCapture(reads: DeliveryReads, paneId: string, panePid: number, startLine: number): EndCapture | undefined {
   const withOutput = reads.factsWithOutput?.bind(reads);
   if (withOutput === undefined) return undefined;
   return async (endLine, historySize) => {
@@ -129,9 +131,25 @@ function endCapture(caller: AttemptCaller, paneId: string, panePid: number, star
   };
 }
 
+/** The parts of the host a run's pane is on: this host's, or its node's (node-route.ts
+ * routes the attempt there; a resumed run goes back to the same host). */
+interface RunHost {
+  signals: RunSignals;
+  reads: DeliveryReads;
+  processTree(panePid: number, tmuxCommand: string): Promise<PaneProcessFacts>;
+  access: AccessGate;
+}
+
+function hostOfRun(caller: AttemptCaller, node: string | undefined): RunHost {
+  if (node === undefined) return { signals: caller.deps.input.run, reads: caller.deps.reader.delivery, processTree: readPaneProcessTree, access: caller.deps.access };
+  const n = caller.deps.nodes?.get(node);
+  const input = n?.input;
+  if (n === undefined || input === undefined) throw new AppError('NODE_UNAVAILABLE', `node ${node} is no longer configured for input`, 'Start the command again on a configured node.');
+  return { signals: input.run, reads: n.reader.delivery, processTree: (pid, command) => input.processTree(pid, command), access: n.access };
+}
+
 /** Waits for the run to end, at most `timeoutMs`. */
-async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: number): Promise<Ending> {
-  const services = caller.deps.input;
+async function awaitEnding(host: RunHost, run: PendingRun, timeoutMs: number): Promise<Ending> {
   const paneId = run.identity.paneId;
   const channel = run.channel;
   const deadline = Date.now() + timeoutMs;
@@ -139,34 +157,34 @@ async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: nu
   const done = async (mark: RunMark): Promise<Ending> => {
     // Read with the end, while the shell waited (run-signal.ts): nothing more to read.
     if (mark.output) return { state: 'DONE', exitStatus: mark.exitStatus, endLine: mark.endLine, historySize: mark.historySize, cursorX: mark.cursorX, output: mark.output };
-    const end = await captureEnd(caller, run, mark.endLine, mark.historySize);
+    const end = await captureEnd(host.reads, run, mark.endLine, mark.historySize);
     if (end === null) return lost();
     return { state: 'DONE', exitStatus: mark.exitStatus, endLine: mark.endLine, ...end };
   };
 
   // A status line that ran while no call waited (the last one answered RUNNING) left its mark.
-  const early = services.run.takeMark(channel);
+  const early = host.signals.takeMark(channel);
   if (early) return done(early);
 
   let marked: RunMark | null = null;
   let waited = false;
-  const waiting = services.run.waitMark(channel, timeoutMs).then((m) => ((marked = m), (waited = true)));
+  const waiting = host.signals.waitMark(channel, timeoutMs).then((m) => ((marked = m), (waited = true)));
   let promptLooks = 0;
   for (;;) {
     const tick = sleep(Math.max(0, Math.min(POLL_MS, deadline - Date.now())));
     await (waited ? tick : Promise.race([waiting, tick]));
     const mark = marked as RunMark | null;
     if (mark !== null) return done(mark);
-    const live = await caller.deps.reader.delivery.identity(paneId);
+    const live = await host.reads.identity(paneId);
     if (!live || !samePane(live, run.identity)) return lost();
     const cursorLine = live.historySize + live.cursorY;
-    const tree = await readPaneProcessTree(live.panePid, live.currentCommand);
+    const tree = await host.processTree(live.panePid, live.currentCommand);
     if (tree.source === 'proc' && run.shellPid !== null) {
       if (!tree.processes.some((p) => p.pid === run.shellPid)) return lost(live.historySize, cursorLine);
       const shellIdle = tree.foregroundGroup === run.shellPid && !tree.processes.some((p) => p.ppid === run.shellPid);
-      promptLooks = shellIdle && (await services.run.lineEditing(paneId)) === true ? promptLooks + 1 : 0;
+      promptLooks = shellIdle && (await host.signals.lineEditing(paneId)) === true ? promptLooks + 1 : 0;
       if (promptLooks >= PROMPT_LOOKS) {
-        const mark = services.run.takeMark(channel);
+        const mark = host.signals.takeMark(channel);
         if (mark) return done(mark);
         return { state: 'NO_STATUS', exitStatus: null, endLine: cursorLine, historySize: live.historySize, cursorX: live.cursorX };
       }
@@ -174,7 +192,7 @@ async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: nu
     if (Date.now() >= deadline) {
       // A mark set meanwhile is this run's end (not to be lost between this answer and
       // the next call).
-      const late = services.run.takeMark(channel);
+      const late = host.signals.takeMark(channel);
       if (late !== null) return done(late);
       return { state: 'RUNNING', exitStatus: null, endLine: cursorLine + 1, historySize: live.historySize, cursorX: live.cursorX };
     }
@@ -182,10 +200,10 @@ async function awaitEnding(caller: AttemptCaller, run: PendingRun, timeoutMs: nu
 }
 
 /** The redacted lines between the typed line and `endLine`, cut to the last ones. */
-async function outputOf(caller: AttemptCaller, run: PendingRun, ending: Ending) {
+async function outputOf(reads: DeliveryReads, run: PendingRun, ending: Ending) {
   if (ending.state === 'LOST' || ending.endLine - 1 < run.startLine) return { text: '', lines: 0, truncated: false, redactions: 0 };
   // Relative to the screen now (negative: history); -J joins wrapped rows.
-  const clean = ending.output ?? (await caller.deps.reader.delivery.outputLines(run.identity.paneId, run.startLine - ending.historySize, ending.endLine - 1 - ending.historySize));
+  const clean = ending.output ?? (await reads.outputLines(run.identity.paneId, run.startLine - ending.historySize, ending.endLine - 1 - ending.historySize));
   // The first joined line is the prompt with the typed wrapper.
   let lines = clean.lines.slice(1);
   let truncated = false;
@@ -202,13 +220,13 @@ async function outputOf(caller: AttemptCaller, run: PendingRun, ending: Ending) 
   return { text, lines: text === '' ? 0 : text.split('\n').length, truncated, redactions: clean.redactions };
 }
 
-async function answer(caller: AttemptCaller, run: PendingRun, timeoutMs: number, token: string | null): Promise<RunResult> {
-  const signals = caller.deps.input.run;
+async function answer(caller: AttemptCaller, host: RunHost, run: PendingRun, timeoutMs: number, token: string | null): Promise<RunResult> {
+  const signals = host.signals;
   let ending: Ending;
   let output: Awaited<ReturnType<typeof outputOf>>;
   try {
-    ending = await awaitEnding(caller, run, timeoutMs);
-    output = await outputOf(caller, run, ending);
+    ending = await awaitEnding(host, run, timeoutMs);
+    output = await outputOf(host.reads, run, ending);
   } catch (err) {
     // No answer to resume from: the channel goes with the call.
     signals.release(run.channel);
@@ -217,14 +235,15 @@ async function answer(caller: AttemptCaller, run: PendingRun, timeoutMs: number,
   }
   // Only a run still RUNNING keeps its channel (for the call that resumes it).
   if (ending.state !== 'RUNNING') signals.release(run.channel);
-  recordRead(caller, 'terminal_run', { session: run.sessionName, sessionId: run.identity.sessionId, paneId: run.identity.paneId, lineCount: output.lines });
+  const session = qualify(run.node, run.sessionName);
+  recordRead(caller, 'terminal_run', { session, sessionId: run.identity.sessionId, paneId: run.identity.paneId, lineCount: output.lines });
   const tokens = caller.deps.live.runTokens;
   let resume: string | null = null;
   if (ending.state === 'RUNNING') resume = token !== null ? (tokens.renew(token)?.token ?? null) : tokens.issue(run).token;
   else if (token !== null) tokens.retire(token);
   return {
     state: ending.state,
-    session: run.sessionName,
+    session,
     pane_id: run.identity.paneId,
     audit_id: run.auditId,
     exit_status: ending.exitStatus,
@@ -241,19 +260,19 @@ async function answer(caller: AttemptCaller, run: PendingRun, timeoutMs: number,
 const timeoutMsOf = (seconds: number | undefined) => Math.round((seconds ?? RUN_LIMITS.defaultTimeoutSeconds) * 1000);
 
 export async function runCommand(caller: AttemptCaller, args: { target: TargetRef; command: string; timeoutS?: number | undefined }): Promise<RunResult> {
-  const services = caller.deps.input;
   const timeoutMs = timeoutMsOf(args.timeoutS);
   const result = await runInputAttempt<PendingRun | null>(
     caller,
     { tool: 'terminal_run', target: args.target, request: { kind: 'command', text: args.command }, dryRun: false },
-    async ({ target, live, decision, auditId }) => {
+    // The attempt's context is the target host's (a node's for `node:session`).
+    async ({ target, live, decision, auditId, services, reads, node }) => {
       if (decision.action !== 'run_command') throw new AppError('INTERNAL', 'unexpected input decision');
       // The channel exists before the line is typed: a status line that runs at once
       // finds its FIFOs. It goes again if nothing was typed.
       const startLine = live.historySize + live.cursorY;
       let channel: RunChannel;
       try {
-        channel = await services.run.open(target.identity.paneId, endCapture(caller, target.identity.paneId, live.panePid, startLine));
+        channel = await services.run.open(target.identity.paneId, endCapture(reads, target.identity.paneId, live.panePid, startLine));
       } catch {
         // Nothing typed (not DELIVERY_UNKNOWN, which an error thrown from here would be).
         return { decision: 'FAILED', errorCode: 'INTERNAL', value: null };
@@ -262,6 +281,7 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
       const run: PendingRun = {
         role: caller.role,
         client: caller.actor,
+        node,
         sessionName: target.sessionName,
         identity: target.identity,
         shellPid: decision.shellPid,
@@ -289,14 +309,14 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
   if (result.kind !== 'acted') throw new AppError('INTERNAL', 'unexpected input attempt result');
   const outcome = result.outcome;
   if (outcome.decision === 'FAILED') {
-    if (outcome.errorCode === 'INTERNAL') throw new AppError('INTERNAL', "terminal_run could not make its completion channel (the broker's state directory); nothing was typed");
+    if (outcome.errorCode === 'INTERNAL') throw new AppError('INTERNAL', "terminal_run could not make its completion channel (the broker's state directory, or a node's temp directory); nothing was typed");
     throw outcome.errorCode === 'IDENTITY_CHANGED'
       ? new AppError('IDENTITY_CHANGED', "the pane's foreground program changed between the check and typing; nothing was typed")
       : new AppError('TMUX_UNAVAILABLE', 'tmux refused the input; nothing was typed');
   }
   if (outcome.decision === 'DELIVERY_UNKNOWN') throw new AppError('TMUX_UNAVAILABLE', 'tmux stopped answering while typing: the command may or may not have been typed (audited as DELIVERY_UNKNOWN)');
   if (outcome.value === null) throw new AppError('INTERNAL', 'unexpected input attempt result');
-  return answer(caller, outcome.value, timeoutMs, null);
+  return answer(caller, hostOfRun(caller, outcome.value.node), outcome.value, timeoutMs, null);
 }
 
 /** Collects a run that answered RUNNING: the same caller, the read gate again on the
@@ -311,14 +331,21 @@ export async function resumeRun(caller: AttemptCaller, args: { token: string; ti
     recordRejectedInputCall(caller, 'input.run', null, readAppErrorData(err)?.code ?? 'INTERNAL');
     throw err;
   }
-  const live = await caller.deps.reader.delivery.identity(run.identity.paneId);
+  let host: RunHost;
+  try {
+    host = hostOfRun(caller, run.node);
+  } catch (err) {
+    caller.deps.live.runTokens.retire(args.token);
+    throw err;
+  }
+  const live = await host.reads.identity(run.identity.paneId);
   if (live && samePane(live, run.identity)) {
-    const access = caller.deps.access;
+    const access = host.access;
     if (!access.canRead(live.sessionName, access.grantOf(live.sessionName, run.identity))) {
       caller.deps.live.runTokens.retire(args.token);
-      caller.deps.input.run.release(run.channel);
+      host.signals.release(run.channel);
       throw new AppError('SESSION_NOT_ALLOWED', 'access to this session is denied');
     }
   }
-  return answer(caller, run, timeoutMsOf(args.timeoutS), args.token);
+  return answer(caller, host, run, timeoutMsOf(args.timeoutS), args.token);
 }

@@ -6,6 +6,9 @@ import type { PaneIdentity } from '../policy/identity.js';
 export interface PendingRun {
   readonly role: SocketRole;
   readonly client: string;
+  /** The node the pane is on (nodes/node-names.ts), or undefined for this host. */
+  readonly node: string | undefined;
+  /** The session's name as its host has it. */
   readonly sessionName: string;
   readonly identity: PaneIdentity;
   /** The shell the command was typed into (the foreground group's leader then). */

@@ -296,6 +296,8 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
     async close() {
       // Recorders first: their last lines are written while the links still stand.
       await Promise.all(recorders.map((r) => r.close()));
+      // terminal_run helpers on the nodes end (their FIFO directories go with them).
+      await Promise.all([...nodes.values()].map((n) => n.input?.run.close()));
       await Promise.all([...nodes.values()].map((n) => n.tmux.close()));
     },
   };

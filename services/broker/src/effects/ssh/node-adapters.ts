@@ -3,7 +3,8 @@
  * node's input effects: delivery (as here: through the node's control client, or tmux's
  * load-buffer/paste-buffer/send-keys run through ssh as channels of the node's master
  * connection for a text that cannot travel on a control line, with identity re-read
- * through the node's control client) and its process tree (remote-processes.ts). */
+ * through the node's control client), its process tree (remote-processes.ts) and
+ * terminal_run's completion channels (node-run-fifos.ts). */
 import type { Logger } from 'pino';
 import type { NodeConfig } from '../../config/nodes-schema.js';
 import type { BrokerConfig } from '../../config/schema.js';
@@ -11,6 +12,8 @@ import type { PaneProcessFacts } from '../../policy/foreground.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../tmux/adapter.js';
 import { createPaneDelivery, type PaneDelivery } from '../tmux/deliver.js';
 import { createTmuxCommandRunner, type TmuxCommandResult, type TmuxCommandRunner } from '../tmux/tmux-command.js';
+import { createRunSignals, type RunSignals } from '../tmux/run-signal.js';
+import { nodeRunEndpoints, nodeStty } from './node-run-fifos.js';
 import { remoteProcessTreeReader } from './remote-processes.js';
 import { ensureSshControlDir, sshTransport } from './ssh-transport.js';
 
@@ -26,6 +29,8 @@ export const NODE_TMUX_COMMAND_TIMEOUT_MS = 10_000;
 export interface NodeInputEffects {
   delivery: PaneDelivery;
   processTree(panePid: number, tmuxCommand: string): Promise<PaneProcessFacts>;
+  /** terminal_run's completion channels, their FIFOs on the node (node-run-fifos.ts). */
+  run: RunSignals;
 }
 
 export function nodeAdapters(config: BrokerConfig, stateDir: string, log: Logger): ((node: NodeConfig) => ControlModeTmuxAdapter) | undefined {
@@ -70,6 +75,7 @@ export function nodeInputEffects(config: BrokerConfig, stateDir: string): ((node
       // that is down: one ssh channel per text or key press.
       delivery: createPaneDelivery({ runner, tmux, control: tmux.inputControl, oneSpawn: true }),
       processTree: remoteProcessTreeReader({ node, controlDir }),
+      run: createRunSignals({ stateDir, runner, tmux, endpoints: nodeRunEndpoints({ node, controlDir }), stty: nodeStty({ node, controlDir }) }),
     };
   };
 }

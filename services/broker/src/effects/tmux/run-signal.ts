@@ -46,8 +46,7 @@
  * runs), read with `stty -F` on the pane's tty.
  */
 import { execa } from 'execa';
-import type { Socket } from 'node:net';
-import { openRunFifos, type RunFifoPair, type RunFifos } from '../run-fifos.js';
+import { openRunFifos, type RunFifos } from '../run-fifos.js';
 import { assertPaneId } from './format.js';
 import { createTmuxCommandRunner, type TmuxCommandRunner } from './tmux-command.js';
 import type { TmuxAdapter } from './types.js';
@@ -111,11 +110,54 @@ export interface RunSignals {
   close(): Promise<void>;
 }
 
+/** One run's FIFO pair as the broker holds it: here (run-fifos.ts), or on a node through
+ * a helper on an ssh channel (effects/ssh/node-run-fifos.ts). */
+export interface RunEndpoint extends RunChannel {
+  /** Bytes written into the status FIFO, as they come. */
+  onData(listener: (chunk: Buffer) => void): void;
+  /** Lets the shell's status line go on (it waits on the ack FIFO). */
+  ack(): void;
+  /** The pair goes (and whatever holds it); the shell's status line then skips it. */
+  close(): void;
+}
+
+/** Makes endpoints; `close` ends every one not yet closed and those made ahead. */
+export interface RunEndpoints {
+  make(): Promise<RunEndpoint>;
+  close(): Promise<void>;
+}
+
+/** This host's endpoints: FIFO pairs made ahead in the state dir (run-fifos.ts). */
+export function localRunEndpoints(fifos: RunFifos): RunEndpoints {
+  return {
+    async make() {
+      const pair = await fifos.take();
+      let reader;
+      try {
+        reader = fifos.openStatus(pair.statusPath);
+      } catch (err) {
+        fifos.remove(pair);
+        throw err;
+      }
+      reader.on('error', () => undefined);
+      return {
+        ...pair,
+        onData: (listener) => reader.on('data', listener),
+        ack: () => void fifos.ack(pair.ackPath),
+        close() {
+          reader.destroy();
+          fifos.remove(pair);
+        },
+      };
+    },
+    close: () => fifos.close(),
+  };
+}
+
 interface Channel {
   readonly paneId: string;
   readonly capture: EndCapture | undefined;
-  readonly pair: RunFifoPair;
-  readonly reader: Socket;
+  readonly endpoint: RunEndpoint;
   received: string;
   /** The status line ran; the end line is being read. */
   settling: boolean;
@@ -145,9 +187,26 @@ function cursorReader(runner: TmuxCommandRunner, tmux: Pick<TmuxAdapter, 'paneFa
   };
 }
 
-export function createRunSignals(options: { stateDir: string; socketName?: string | undefined; runner?: TmuxCommandRunner; tmux?: Pick<TmuxAdapter, 'paneFacts'>; fifos?: RunFifos }): RunSignals {
+/** `stty -a` of a tty of the pane's host, in the C locale; null when it failed. */
+export type SttyReader = (tty: string) => Promise<string | null>;
+
+const localStty: SttyReader = async (tty) => {
+  const r = await execa('stty', ['-F', tty, '-a'], { reject: false, timeout: 2_000, stdin: 'ignore', env: { LC_ALL: 'C', PATH: process.env.PATH ?? '/usr/bin:/bin' }, extendEnv: false });
+  return r.exitCode === 0 && typeof r.stdout === 'string' ? r.stdout : null;
+};
+
+export function createRunSignals(options: {
+  stateDir: string;
+  socketName?: string | undefined;
+  runner?: TmuxCommandRunner;
+  tmux?: Pick<TmuxAdapter, 'paneFacts'>;
+  /** Where the FIFO pairs are (default: this host's, in the state dir). */
+  endpoints?: RunEndpoints;
+  stty?: SttyReader;
+}): RunSignals {
   const runner = options.runner ?? createTmuxCommandRunner({ socketName: options.socketName });
-  const fifos = options.fifos ?? openRunFifos(options.stateDir);
+  const endpoints = options.endpoints ?? localRunEndpoints(openRunFifos(options.stateDir));
+  const stty = options.stty ?? localStty;
   const readCursor = cursorReader(runner, options.tmux);
   const channels = new Map<string, Channel>();
   let closed = false;
@@ -158,10 +217,7 @@ export function createRunSignals(options: { stateDir: string; socketName?: strin
     channel.waiters.clear();
   };
   /** Ends the channel's FIFOs (the run may still be waited on: its mark stays). */
-  const dropFifos = (channel: Channel) => {
-    channel.reader.destroy();
-    fifos.remove(channel.pair);
-  };
+  const dropFifos = (channel: Channel) => channel.endpoint.close();
   const release = (id: string) => {
     const channel = channels.get(id);
     if (!channel) return;
@@ -203,9 +259,9 @@ export function createRunSignals(options: { stateDir: string; socketName?: strin
       // tmux did not answer: no mark; the wait goes on by the process tree.
     }
     // The shell may go on now (its prompt comes after the output we measured).
-    fifos.ack(channel.pair.ackPath);
+    channel.endpoint.ack();
     dropFifos(channel);
-    if (!channels.has(channel.pair.id)) return;
+    if (!channels.has(channel.endpoint.id)) return;
     if (end === null) return;
     const { facts, output } = end;
     settle(channel, { exitStatus, endLine: facts.historySize + facts.cursorY, historySize: facts.historySize, cursorX: facts.cursorX, ...(output ? { output } : {}) });
@@ -239,19 +295,11 @@ export function createRunSignals(options: { stateDir: string; socketName?: strin
       assertPaneId(paneId);
       if (closed) throw new Error('run channels are closed');
       sweep(Date.now());
-      const pair = await fifos.take();
-      let reader: Socket;
-      try {
-        reader = fifos.openStatus(pair.statusPath);
-      } catch (err) {
-        fifos.remove(pair);
-        throw err;
-      }
-      const channel: Channel = { paneId, capture, pair, reader, received: '', settling: false, mark: null, touched: Date.now(), waiters: new Set() };
-      reader.on('data', (chunk: Buffer) => onData(channel, chunk));
-      reader.on('error', () => undefined);
-      channels.set(pair.id, channel);
-      return { id: pair.id, statusPath: pair.statusPath, ackPath: pair.ackPath };
+      const endpoint = await endpoints.make();
+      const channel: Channel = { paneId, capture, endpoint, received: '', settling: false, mark: null, touched: Date.now(), waiters: new Set() };
+      endpoint.onData((chunk) => onData(channel, chunk));
+      channels.set(endpoint.id, channel);
+      return { id: endpoint.id, statusPath: endpoint.statusPath, ackPath: endpoint.ackPath };
     },
 
     waitMark(id, timeoutMs) {
@@ -284,17 +332,17 @@ export function createRunSignals(options: { stateDir: string; socketName?: strin
       const t = await runner.run(['display-message', '-p', '-t', paneId, '#{pane_tty}']);
       const tty = t.stdout.trim();
       if (t.exitCode !== 0 || !TTY_RE.test(tty)) return null;
-      const r = await execa('stty', ['-F', tty, '-a'], { reject: false, timeout: 2_000, stdin: 'ignore', env: { LC_ALL: 'C', PATH: process.env.PATH ?? '/usr/bin:/bin' }, extendEnv: false });
-      if (r.exitCode !== 0 || typeof r.stdout !== 'string') return null;
-      if (/(^|\s)-icanon(\s|$)/.test(r.stdout)) return true;
-      if (/(^|\s)icanon(\s|$)/.test(r.stdout)) return false;
+      const modes = await stty(tty);
+      if (modes === null) return null;
+      if (/(^|\s)-icanon(\s|$)/.test(modes)) return true;
+      if (/(^|\s)icanon(\s|$)/.test(modes)) return false;
       return null;
     },
 
     async close() {
       closed = true;
       for (const id of [...channels.keys()]) release(id);
-      await fifos.close();
+      await endpoints.close();
     },
   };
 }

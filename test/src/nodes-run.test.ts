@@ -1,0 +1,94 @@
+// Guards terminal_run on node:session over a real sshd and a real remote tmux: the exit status and the output lines come back from a bash on the node, through FIFOs the node holds (made by the run's helper on an ssh channel, removed once the run is answered); hostile command text runs exactly as typed; printed text that looks like the helper's or a status ends nothing; a run past its limit answers RUNNING and its resume token collects it from the node; the audit row names the node.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrokerProcess } from './helpers/broker-process.js';
+import { startNodeFixture, type NodeFixture } from './helpers/node-fixture.js';
+import { sshdUnavailable } from './helpers/sshd.js';
+import type { TmuxTestServer } from './helpers/tmux-server.js';
+import { waitFor } from './helpers/wait-for.js';
+
+const unavailable = sshdUnavailable();
+if (unavailable !== undefined) console.log(`skipping the terminal_run on nodes tests: ${unavailable}`);
+
+let remote: TmuxTestServer;
+let broker: BrokerProcess;
+let fixture: NodeFixture | undefined;
+let client: BrokerClient<'gateway'>;
+let dir: string;
+
+const SHELL = "env PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile -i";
+
+function auditRow(id: number): { tool: string; decision: string; session_name: string | null; server_pid: number | null } {
+  const db = new Database(join(broker.stateDir, 'audit.db'), { readonly: true });
+  try {
+    return db.prepare('SELECT tool, decision, session_name, server_pid FROM input_audit WHERE id = ?').get(id) as ReturnType<typeof auditRow>;
+  } finally {
+    db.close();
+  }
+}
+
+/** The FIFO directories the typed lines on the remote pane named (the helper's, on the node). */
+async function typedDirs(session: string): Promise<string[]> {
+  const screen = await remote.tmux(['capture-pane', '-p', '-J', '-S', '-', '-t', `=${session}:`]);
+  return [...new Set([...screen.matchAll(/'(\/[^']+)\/status'/g)].map((m) => m[1]!))];
+}
+
+describe.skipIf(unavailable !== undefined)('terminal_run on a node over a real sshd', { timeout: 180_000 }, () => {
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'tmcp-node-run-'));
+    fixture = await startNodeFixture({
+      config: { allowed_session_patterns: ['agent-*'], permissions: { terminal_input: true } },
+      node: { allowed_session_patterns: ['agent-*'], input_session_patterns: ['agent-*'] },
+      sessions: async (_here, there) => {
+        await there.newSession('agent-run', SHELL, { width: 160, height: 40 });
+        await there.newSession('agent-long', SHELL, { width: 160, height: 40 });
+      },
+    });
+    ({ remote, broker } = fixture);
+    client = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') });
+    for (const s of ['agent-run', 'agent-long']) {
+      await waitFor(`${s}'s prompt`, async () => (await remote.tmux(['capture-pane', '-p', '-t', `=${s}:`])).includes('$') || undefined);
+    }
+  });
+
+  afterAll(async () => {
+    await fixture?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers the exit status and the output of a command run on the node, audited with the node, and removes its FIFOs', async () => {
+    const r = await client.input.run.mutate({ session: 'gpu:agent-run', command: 'echo on-node-out; echo second-line; (exit 3)', timeout_s: 20 });
+    expect(r).toMatchObject({ state: 'DONE', exit_status: 3, session: 'gpu:agent-run', output: 'on-node-out\nsecond-line', output_lines: 2 });
+    const remotePid = Number(await remote.tmux(['display-message', '-p', '#{pid}']));
+    expect(auditRow(r.audit_id)).toMatchObject({ tool: 'terminal_run', decision: 'SENT', session_name: 'gpu:agent-run', server_pid: remotePid });
+    const dirs = await typedDirs('agent-run');
+    expect(dirs.length).toBe(1);
+    // The helper removes its directory once the broker ends its channel.
+    await waitFor('the run directory removed on the node', () => !existsSync(dirs[0]!) || undefined);
+    const ok = await client.input.run.mutate({ session: 'gpu:agent-run', command: 'true', timeout_s: 20 });
+    expect(ok).toMatchObject({ state: 'DONE', exit_status: 0, output_lines: 0 });
+  });
+
+  it('runs hostile command text exactly as typed, and printed status-like or helper-like text ends nothing', async () => {
+    const hostile = `printf '%s|' "a;b" "$(echo sub)" 'q"uote' '-n'; echo; echo 'dir /tmp/forged'; echo 0; sleep 1; echo after-forgery`;
+    const r = await client.input.run.mutate({ session: 'gpu:agent-run', command: hostile, timeout_s: 20 });
+    expect(r).toMatchObject({ state: 'DONE', exit_status: 0 });
+    expect(r.output.split('\n')).toEqual(['a;b|sub|q"uote|-n|', 'dir /tmp/forged', '0', 'after-forgery']);
+    const missing = await client.input.run.mutate({ session: 'gpu:agent-run', command: 'no-such-command-tmcp', timeout_s: 20 });
+    expect(missing.exit_status).toBe(127);
+  });
+
+  it('answers RUNNING past its limit, and the resume token collects the end from the node', async () => {
+    const first = await client.input.run.mutate({ session: 'gpu:agent-long', command: 'sleep 4; echo late-out', timeout_s: 1 });
+    expect(first.state).toBe('RUNNING');
+    expect(first.resume_token).toEqual(expect.any(String));
+    const done = await client.input.run.mutate({ resume_token: first.resume_token!, timeout_s: 20 });
+    expect(done).toMatchObject({ state: 'DONE', exit_status: 0, session: 'gpu:agent-long', output: 'late-out' });
+    const dirs = await typedDirs('agent-long');
+    await waitFor('the run directory removed on the node', () => dirs.every((d) => !existsSync(d)) || undefined);
+  });
+});
