@@ -11,6 +11,8 @@
  *   on a control-mode line and is delivered the spawned way (on a node, one ssh channel;
  *   here, one tmux process). Both include the input path's gates, process-tree reads and
  *   the audit row written before the send.
+ * - run: input.run of `true` in a bash at its prompt on n01 and on this host (terminal_run:
+ *   on the node, its FIFO pair is made by a helper on one ssh channel per run).
  * - the broker's RSS and idle CPU with the 20 nodes connected (BENCH_NODES_IDLE_SECONDS, 30).
  * Calls go straight to gateway.sock (the broker's figure, without the MCP hop).
  */
@@ -36,6 +38,8 @@ export interface NodesBench {
   sendLocalSpawned: Stats;
   sendNode: Stats;
   sendNodeSpawned: Stats;
+  runLocal: Stats;
+  runNode: Stats;
   rssMb: number;
   /** The broker's ssh processes (masters and control clients; their ControlPath is under
    * its state dir): how many, and their resident memory together. */
@@ -46,6 +50,7 @@ export interface NodesBench {
 }
 
 /** 300 numbered lines, then wait: the same screen on both sides. */
+const SHELL = "env PS1='$ ' HISTFILE=/dev/null bash --norc --noprofile -i";
 const SCREEN = `sh -c 'i=0; while [ $i -lt 300 ]; do echo "line $i of the bench session"; i=$((i+1)); done; exec sleep 3600'`;
 
 /** Pids of live ssh processes whose command line names `stateDir`. */
@@ -71,11 +76,13 @@ export async function benchNodes(iterations: number, idleSeconds: number): Promi
   try {
     await local.newSession('agent-local', SCREEN, { width: 160, height: 50 });
     await local.newSession('agent-sink', 'cat > /dev/null');
+    await local.newSession('agent-shell', SHELL, { width: 160, height: 50 });
     for (let n = 0; n < BENCH_NODES; n++) {
       const remote = await startTmuxServer();
       remotes.push(remote);
       for (let s = 0; s < BENCH_NODE_SESSIONS; s++) await remote.newSession(n === 0 && s === 0 ? 'agent-remote' : `agent-${s}`, n === 0 && s === 0 ? SCREEN : 'sleep 3600', { width: 160, height: 50 });
       if (n === 0) await remote.newSession('agent-sink', 'cat > /dev/null');
+      if (n === 0) await remote.newSession('agent-shell', SHELL, { width: 160, height: 50 });
     }
     broker = await startBrokerProcess({
       tmuxSocket: local.socketName,
@@ -113,13 +120,20 @@ export async function benchNodes(iterations: number, idleSeconds: number): Promi
       send(`${nodeName(0)}:agent-sink`, 'bench line'),
       send(`${nodeName(0)}:agent-sink`, 'bench\tline'),
     ] as const;
+    const runIn = (session: string) => async () => {
+      const r = await client.input.run.mutate({ session, command: 'true' });
+      if (r.state !== 'DONE' || r.exit_status !== 0) throw new Error(`the bench run in ${session} did not end: ${JSON.stringify(r)}`);
+    };
+    const runs = [runIn('agent-shell'), runIn(`${nodeName(0)}:agent-shell`)] as const;
     for (let i = 0; i < 5; i++) {
+      for (const r of runs) await r();
       await localTail();
       await remoteTail();
       await sshTail();
       for (const s of sends) await s();
     }
     const sent: [number[], number[], number[], number[]] = [[], [], [], []];
+    const ran: [number[], number[]] = [[], []];
     const a: number[] = [];
     const b: number[] = [];
     const c: number[] = [];
@@ -132,6 +146,8 @@ export async function benchNodes(iterations: number, idleSeconds: number): Promi
       await time(c, sshTail);
       listed = (await time(l, () => client.sessions.list.query({}))).sessions.length;
       for (let k = 0; k < sends.length; k++) await time(sent[k]!, sends[k]!);
+      await time(ran[0], runs[0]);
+      await time(ran[1], runs[1]);
     }
     const pid = broker.pid;
     const before = cpuSeconds(pid);
@@ -149,6 +165,8 @@ export async function benchNodes(iterations: number, idleSeconds: number): Promi
       sendLocalSpawned: summarize(sent[1]),
       sendNode: summarize(sent[2]),
       sendNodeSpawned: summarize(sent[3]),
+      runLocal: summarize(ran[0]),
+      runNode: summarize(ran[1]),
       rssMb: rssMb(pid),
       sshProcesses: ssh.length,
       sshRssMb: ssh.reduce((sum, p) => sum + rssMb(p), 0),

@@ -587,6 +587,8 @@ async function main(): Promise<void> {
       row('send_text to cat, this host, spawned (a tab)', r.sendLocalSpawned);
       row('send_text to cat, node n01, control client', r.sendNode);
       row('send_text to cat, node n01, ssh channel (a tab)', r.sendNodeSpawned);
+      row('run `true` in bash, this host', r.runLocal);
+      row('run `true` in bash, node n01', r.runNode);
       console.log(`  ssh processes of the broker: ${r.sshProcesses}, ${r.sshRssMb.toFixed(1)} MB resident together`);
       console.log(`  broker RSS ${r.rssMb.toFixed(1)} MB; idle CPU ${r.idleCpuPercent.toFixed(2)} % over ${r.idleSeconds} s with ${BENCH_NODES} nodes connected`);
       target('remote tail / local tail <= 1.5x (p50)', `${(r.remoteTail.p50 / r.localTail.p50).toFixed(2)}x`, r.remoteTail.p50 <= 1.5 * r.localTail.p50);
