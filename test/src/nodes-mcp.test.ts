@@ -103,7 +103,7 @@ describe.skipIf(unavailable !== undefined)('node sessions through MCP SDK client
     expect(textOf(health)).toMatch(/gpu[^\n]*EXECUTION_OK/);
   });
 
-  it('the gateway types into the node\'s session and binds its pane; this host\'s session of the same name is untouched', async () => {
+  it('the gateway types into the node\'s session, runs a command there with its exit status and binds its pane; this host\'s session of the same name is untouched', async () => {
     const sent = await call(full, 'terminal_send_text', { session: 'gpu:agent-work', text: 'echo typed-over-mcp-$((3*14))', enter: true });
     expect(sent.isError, textOf(sent)).toBeFalsy();
     await waitFor('the text run on the node', async () => /^typed-over-mcp-42$/m.test(await remotePane()));
@@ -116,6 +116,12 @@ describe.skipIf(unavailable !== undefined)('node sessions through MCP SDK client
     const boundSend = await call(full, 'terminal_send_bound', { binding: 'gpu-work', text: 'echo via-binding-$((2*8))', enter: true });
     expect(boundSend.isError, textOf(boundSend)).toBeFalsy();
     await waitFor('the bound text run on the node', async () => /^via-binding-16$/m.test(await remotePane()));
+
+    // terminal_run on the node: the exit status and the output lines, the FIFO pair on the node.
+    const ran = await call(full, 'terminal_run', { session: 'gpu:agent-work', command: 'echo run-over-mcp-$((6*7)); (exit 4)' });
+    expect(ran.isError, textOf(ran)).toBeFalsy();
+    expect(ran.structuredContent).toMatchObject({ state: 'DONE', exit_status: 4, session: 'gpu:agent-work', output: 'run-over-mcp-42' });
+    expect(await fixture!.local.tmux(['capture-pane', '-p', '-t', '=agent-work:'])).not.toContain('run-over-mcp');
   });
 
   it('a read-only token reads the node\'s session, and every typing or binding call is refused with the pane unchanged', async () => {
@@ -128,6 +134,7 @@ describe.skipIf(unavailable !== undefined)('node sessions through MCP SDK client
       ['terminal_send_text', { session: 'gpu:agent-work', text: 'echo read-only-typed', enter: true }],
       ['terminal_send_keys', { session: 'gpu:agent-work', keys: ['C-c'] }],
       ['terminal_send_task', { session: 'gpu:agent-work', text: 'read-only task' }],
+      ['terminal_run', { session: 'gpu:agent-work', command: 'echo read-only-run' }],
       ['terminal_send_bound', { binding: 'gpu-work', text: 'echo read-only-bound', enter: true }],
       ['terminal_bind', { binding: 'ro-bind', session: 'gpu:agent-work', input_enabled: true }],
     ] as const) {
@@ -137,7 +144,7 @@ describe.skipIf(unavailable !== undefined)('node sessions through MCP SDK client
       else expect(r.isError, `${name}: ${textOf(r)}`).toBe(true);
       codes.push(`${name}:${errorCodeOf(r) ?? /error_code (\w+)/.exec(textOf(r))?.[1]}`);
     }
-    expect(codes).toEqual(['terminal_send_text:INPUT_NOT_ALLOWED', 'terminal_send_keys:INPUT_NOT_ALLOWED', 'terminal_send_task:INPUT_NOT_ALLOWED', 'terminal_send_bound:INPUT_NOT_ALLOWED', 'terminal_bind:WRITE_NOT_ALLOWED']);
+    expect(codes).toEqual(['terminal_send_text:INPUT_NOT_ALLOWED', 'terminal_send_keys:INPUT_NOT_ALLOWED', 'terminal_send_task:INPUT_NOT_ALLOWED', 'terminal_run:INPUT_NOT_ALLOWED', 'terminal_send_bound:INPUT_NOT_ALLOWED', 'terminal_bind:WRITE_NOT_ALLOWED']);
     expect(await remotePane()).toBe(before);
     expect(await remotePane()).not.toContain('read-only');
   });
