@@ -99,7 +99,11 @@ export function nodeRunEndpoints(target: SshTarget, sshPath = 'ssh'): RunEndpoin
           clearTimeout(timer);
           ready = true;
           child.stdout.off('data', onHead);
+          // Bytes before the run's listener (none are expected: the line is typed after)
+          // wait for it.
+          const early: Buffer[] = rest.length > 0 ? [rest] : [];
           child.stdout.on('data', (c: Buffer) => {
+            if (listeners.length === 0) early.push(c);
             for (const l of listeners) l(c);
           });
           resolve({
@@ -108,7 +112,7 @@ export function nodeRunEndpoints(target: SshTarget, sshPath = 'ssh'): RunEndpoin
             ackPath: `${dir}/ack`,
             onData(listener) {
               listeners.push(listener);
-              if (rest.length > 0) listener(rest);
+              for (const c of early.splice(0)) listener(c);
             },
             ack: () => void (live.has(child) && child.stdin.write('ack\n')),
             close: () => end(child),
