@@ -144,6 +144,9 @@ describe('capturePaneWithFacts', () => {
   it('answers the pane facts and the capture of one moment: lines relative to those facts, as capturePane and paneFacts answer them', async () => {
     const s = await shellSession('capture-with-facts', 80, 10);
     await runInPane(s, 'seq 1 50; echo done-with-facts', 'done-with-facts');
+    // The two reads compared below are apart in time: the pane must be quiet first, with
+    // bash's prompt drawn after the marker (CI g45b caught the prompt between them).
+    await vi.waitFor(async () => expect((await adapter.paneFacts(s.paneId))?.cursor.x).toBeGreaterThan(0), { timeout: 15_000, interval: 50 });
     const read = await adapter.capturePaneWithFacts(s.paneId, { start: -5, end: 2 });
     expect(read).not.toBeNull();
     expect(read!.facts).toEqual(await adapter.paneFacts(s.paneId));
