@@ -1,10 +1,12 @@
 /**
  * How terminal_run (input/run.ts) learns that its command ended, and where its output
- * ended, without starting any process on the way.
+ * ended, without starting any process on the way (on a node: one ssh channel per run).
  *
  * Per run the broker opens a channel: two FIFOs with a private random name in its 0700
- * `runs/` directory (effects/run-fifos.ts). The typed line ends with a status line made
- * of shell builtins only:
+ * `runs/` directory (effects/run-fifos.ts), or, for a node's pane, in a private directory
+ * on the node that a helper on an ssh channel holds (effects/ssh/node-run-fifos.ts); a
+ * `RunEndpoint` either way. The typed line ends with a status line made of shell
+ * builtins only:
  *
  *   [ -p ACK ] && { [ -p STATUS ] && echo "$__tmcp_s" 1<>STATUS; read -t 3 __tmcp_ack; …; } 0<>ACK
  *
