@@ -1,4 +1,4 @@
-// Guards terminal_run on node:session over a real sshd and a real remote tmux: the exit status and the output lines come back from a bash on the node, through FIFOs the node holds (made by the run's helper on an ssh channel, removed once the run is answered); hostile command text runs exactly as typed; printed text that looks like the helper's or a status ends nothing; a run past its limit answers RUNNING and its resume token collects it from the node; the audit row names the node.
+// Guards terminal_run on node:session over a real sshd and a real remote tmux: the exit status and the output lines come back from a bash on the node, through FIFOs the node holds (made by the run's helper on an ssh channel, removed once the run is answered); hostile command text runs exactly as typed; printed text that looks like the helper's or a status ends nothing; a run past its limit answers RUNNING and its resume token collects it from the node, and a resume while the node is down answers NODE_UNAVAILABLE and keeps the token, which later collects the run as NO_STATUS with its output (the helper holding its FIFOs went with the link); the audit row names the node.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +7,8 @@ import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-clie
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrokerProcess } from './helpers/broker-process.js';
 import { startNodeFixture, type NodeFixture } from './helpers/node-fixture.js';
-import { sshdUnavailable } from './helpers/sshd.js';
+import { failureOf } from './helpers/broker-failure.js';
+import { sshdUnavailable, type TestSshd } from './helpers/sshd.js';
 import type { TmuxTestServer } from './helpers/tmux-server.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -15,6 +16,7 @@ const unavailable = sshdUnavailable();
 if (unavailable !== undefined) console.log(`skipping the terminal_run on nodes tests: ${unavailable}`);
 
 let remote: TmuxTestServer;
+let sshd: TestSshd;
 let broker: BrokerProcess;
 let fixture: NodeFixture | undefined;
 let client: BrokerClient<'gateway'>;
@@ -48,7 +50,7 @@ describe.skipIf(unavailable !== undefined)('terminal_run on a node over a real s
         await there.newSession('agent-long', SHELL, { width: 160, height: 40 });
       },
     });
-    ({ remote, broker } = fixture);
+    ({ remote, sshd, broker } = fixture);
     client = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') });
     for (const s of ['agent-run', 'agent-long']) {
       await waitFor(`${s}'s prompt`, async () => (await remote.tmux(['capture-pane', '-p', '-t', `=${s}:`])).includes('$') || undefined);
@@ -90,5 +92,25 @@ describe.skipIf(unavailable !== undefined)('terminal_run on a node over a real s
     expect(done).toMatchObject({ state: 'DONE', exit_status: 0, session: 'gpu:agent-long', output: 'late-out' });
     const dirs = await typedDirs('agent-long');
     await waitFor('the run directory removed on the node', () => dirs.every((d) => !existsSync(d)) || undefined);
+  });
+
+  it('a resume while the node is down answers NODE_UNAVAILABLE and keeps the token, which collects the run once the node is back (NO_STATUS: its FIFOs went with the link)', async () => {
+    const first = await client.input.run.mutate({ session: 'gpu:agent-long', command: 'sleep 2; echo after-the-outage', timeout_s: 1 });
+    expect(first.state).toBe('RUNNING');
+    const nodeState = async () => (await client.sessions.list.query({})).nodes?.find((n) => n.node === 'gpu')?.state;
+    await sshd.kill();
+    try {
+      await waitFor('the node down', async () => (await nodeState()) === 'down' || undefined);
+      const down = await failureOf(client.input.run.mutate({ resume_token: first.resume_token!, timeout_s: 5 }));
+      expect(down.code).toBe('NODE_UNAVAILABLE');
+    } finally {
+      await sshd.start();
+    }
+    await waitFor('the node up again', async () => (await nodeState()) === 'up' || undefined);
+    // The helper holding the run's FIFOs went with the link (sshd killed every session
+    // process), so the status line found no pair: the shell is back at its prompt with no
+    // status, and the output is there.
+    const after = await client.input.run.mutate({ resume_token: first.resume_token!, timeout_s: 20 });
+    expect(after).toMatchObject({ state: 'NO_STATUS', exit_status: null, session: 'gpu:agent-long', output: 'after-the-outage' });
   });
 });

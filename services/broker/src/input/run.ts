@@ -45,6 +45,7 @@ import type { TargetRef } from '../access/target.js';
 import { classifyDelivery } from './attempt-outcome.js';
 import { authorizedForeground, runInputAttempt, type AttemptCaller } from './attempt.js';
 import { authorizeInputCaller } from './authorize.js';
+import { answerWithNode } from './node-route.js';
 import { recordRejectedInputCall } from './rejected-call.js';
 
 /** How often a running command's pane is looked at (identity, process tree). */
@@ -142,10 +143,19 @@ interface RunHost {
 
 function hostOfRun(caller: AttemptCaller, node: string | undefined): RunHost {
   if (node === undefined) return { signals: caller.deps.input.run, reads: caller.deps.reader.delivery, processTree: readPaneProcessTree, access: caller.deps.access };
-  const n = caller.deps.nodes?.get(node);
+  const nodes = caller.deps.nodes;
+  const n = nodes?.get(node);
   const input = n?.input;
-  if (n === undefined || input === undefined) throw new AppError('NODE_UNAVAILABLE', `node ${node} is no longer configured for input`, 'Start the command again on a configured node.');
-  return { signals: input.run, reads: n.reader.delivery, processTree: (pid, command) => input.processTree(pid, command), access: n.access };
+  if (nodes === undefined || n === undefined || input === undefined) throw new AppError('NODE_UNAVAILABLE', `node ${node} is no longer configured for input`, 'Start the command again on a configured node.');
+  // A node that went down answers NODE_UNAVAILABLE, not "the pane is gone" (LOST): its
+  // panes may well be running, and the run is collected once it is back.
+  const reads = n.reader.delivery;
+  const identity = async (paneId: string) => {
+    const live = await reads.identity(paneId);
+    if (live === null) nodes.connected(node);
+    return live;
+  };
+  return { signals: input.run, reads: { ...reads, identity }, processTree: (pid, command) => input.processTree(pid, command), access: n.access };
 }
 
 /** Waits for the run to end, at most `timeoutMs`. */
@@ -338,6 +348,8 @@ export async function resumeRun(caller: AttemptCaller, args: { token: string; ti
     caller.deps.live.runTokens.retire(args.token);
     throw err;
   }
+  // Down now: the token stays, for a call once the node is back.
+  if (run.node !== undefined) caller.deps.nodes?.connected(run.node);
   const live = await host.reads.identity(run.identity.paneId);
   if (live && samePane(live, run.identity)) {
     const access = host.access;
@@ -347,5 +359,7 @@ export async function resumeRun(caller: AttemptCaller, args: { token: string; ti
       throw new AppError('SESSION_NOT_ALLOWED', 'access to this session is denied');
     }
   }
-  return answer(caller, host, run, timeoutMsOf(args.timeoutS), args.token);
+  const collect = () => answer(caller, host, run, timeoutMsOf(args.timeoutS), args.token);
+  // A node's link lost while collecting answers NODE_UNAVAILABLE, as the first call does.
+  return run.node === undefined ? collect() : answerWithNode(caller, { session: qualify(run.node, run.sessionName) }, collect);
 }
