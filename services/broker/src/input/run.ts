@@ -33,7 +33,6 @@ import { AppError, readAppErrorData, RUN_LIMITS, type RunResult } from '@termina
 import { recordRead } from '../audit/record-read.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { EndCapture, RunChannel, RunMark, RunSignals } from '../effects/tmux/run-signal.js';
-import type { PaneFacts } from '../effects/tmux/types.js';
 import type { AccessGate } from '../access/gate.js';
 import { qualify } from '../nodes/node-names.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
@@ -99,28 +98,31 @@ const END_CAPTURE_TRIES = 3;
  * `historySize` (the mark's: the shell waited while it was read, and its prompt seldom
  * scrolls) and, when tmux's differs, again from tmux's. null: the pane is gone or has
  * another process. */
-export async function captureEnd(reads: Pick<DeliveryReads, 'facts' | 'factsWithOutput'>, run: PendingRun, endLine: number, historySize: number): Promise<Omit<Ending, 'state' | 'exitStatus' | 'endLine'> | null> {
-  const paneId = run.identity.paneId;
-  const ours = (facts: PaneFacts | null): facts is PaneFacts => facts !== null && facts.panePid === run.identity.panePid;
-  if (reads.factsWithOutput !== undefined && endLine - 1 >= run.startLine) {
+export async function captureEnd(reads: EndReads, run: PendingRun, endLine: number, historySize: number): Promise<Omit<Ending, 'state' | 'exitStatus' | 'endLine'> | null> {
+  const { paneId, panePid } = run.identity;
+  const read = endCapture(reads, paneId, panePid, run.startLine);
+  if (read !== undefined && endLine - 1 >= run.startLine) {
     let expected = historySize;
     for (let i = 0; i < END_CAPTURE_TRIES; i++) {
-      const read = await reads.factsWithOutput(paneId, run.startLine - expected, endLine - 1 - expected);
-      if (read === null || !ours(read.facts)) return null;
-      const facts = read.facts;
-      if (facts.historySize === expected) return { historySize: facts.historySize, cursorX: facts.cursor.x, ...(read.output !== null ? { output: read.output } : {}) };
-      expected = facts.historySize;
+      const end = await read(endLine, expected);
+      if (end === null) return null;
+      if (end.facts.historySize === expected) return { historySize: expected, cursorX: end.facts.cursorX, ...(end.output !== null ? { output: end.output } : {}) };
+      expected = end.facts.historySize;
     }
   }
   // The pane's facts through the control client (no spawn), for the capture that follows.
   const facts = await reads.facts(paneId);
-  return ours(facts) ? { historySize: facts.historySize, cursorX: facts.cursor.x } : null;
+  return facts !== null && facts.panePid === panePid ? { historySize: facts.historySize, cursorX: facts.cursor.x } : null;
 }
 
-/** How the run's channel reads the output with its end (run-signal.ts EndCapture): the
- * rows from the typed line to the end, in the write that reads the cursor; facts of
- * another pane process are no end of this run (null). */
-function endCapture(reads: DeliveryReads, paneId: string, panePid: number, startLine: number): EndCapture | undefined {
+/** The delivery reads a run's end is read with. */
+type EndReads = Pick<DeliveryReads, 'facts' | 'factsWithOutput'>;
+
+/** How the run's end and output are read in one write (run-signal.ts EndCapture): the
+ * rows from the typed line to `endLine - 1`, numbered against `historySize`, with the
+ * cursor facts of that write; facts of another pane process are no end of this run
+ * (null). Used by the run's channel while the shell waits, and by captureEnd after. */
+function endCapture(reads: EndReads, paneId: string, panePid: number, startLine: number): EndCapture | undefined {
   const withOutput = reads.factsWithOutput?.bind(reads);
   if (withOutput === undefined) return undefined;
   return async (endLine, historySize) => {
