@@ -20,6 +20,7 @@
  * reaches a FIFO), and a status line whose pair is gone skips it (`[ -p … ]`).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execa } from 'execa';
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@terminal-mcp/contract';
 import { isTypeableRunPath } from '../run-fifos.js';
@@ -133,18 +134,8 @@ export function nodeRunEndpoints(target: SshTarget, sshPath = 'ssh'): RunEndpoin
 /** `stty -a` of a node's tty, through a channel of its master connection (the tty is
  * checked to be /dev/pts/<n> by run-signal.ts before it gets here). */
 export function nodeStty(target: SshTarget, sshPath = 'ssh'): SttyReader {
-  return (tty) =>
-    new Promise((resolve) => {
-      const child = spawn(sshPath, sshCommandArgs(target, ['env', 'LC_ALL=C', 'stty', '-F', tty, '-a']), { stdio: ['ignore', 'pipe', 'ignore'], cwd: '/' });
-      let out = '';
-      const timer = setTimeout(() => child.kill('SIGKILL'), MAKE_TIMEOUT_MS);
-      child.stdout.on('data', (c: Buffer) => {
-        if (out.length < 4096) out += c.toString('utf8');
-      });
-      child.once('error', () => resolve(null));
-      child.once('close', (code) => {
-        clearTimeout(timer);
-        resolve(code === 0 ? out : null);
-      });
-    });
+  return async (tty) => {
+    const r = await execa(sshPath, sshCommandArgs(target, ['env', 'LC_ALL=C', 'stty', '-F', tty, '-a']), { reject: false, stdin: 'ignore', cwd: '/', timeout: MAKE_TIMEOUT_MS, killSignal: 'SIGKILL' });
+    return r.exitCode === 0 && typeof r.stdout === 'string' ? r.stdout : null;
+  };
 }
