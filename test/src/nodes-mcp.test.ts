@@ -14,6 +14,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createGatewayLogger, ERROR_META_KEY, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
 import { createObserverLogger, startObserverHttp, type RunningObserverHttp } from '@terminal-mcp/observer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textOf } from './helpers/answer-text.js';
 import { startNodeFixture, type NodeFixture } from './helpers/node-fixture.js';
 import { issueAccessToken } from './helpers/oauth-token.js';
 import { createOperatorAccount } from './helpers/operator-account.js';
@@ -46,7 +47,6 @@ async function mcp(url: string, token: string): Promise<Client> {
 
 const call = (client: Client, name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<CallToolResult>;
 const errorCodeOf = (r: CallToolResult) => (r._meta?.[ERROR_META_KEY] as { error_code?: string } | undefined)?.error_code;
-const textOf = (r: CallToolResult) => (r.content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 const remotePane = () => remote.tmux(['capture-pane', '-p', '-t', '=agent-work:']);
 
 describe.skipIf(unavailable !== undefined)('node sessions through MCP SDK clients with OAuth tokens', () => {
