@@ -15,9 +15,9 @@ export function closeSession(caller: LifecycleCaller, input: SessionPinnedInput)
     requireLifecycle(caller);
     const { host, name } = hostOfNamedSession(caller.deps, input.session);
     const { found, managed } = await requireClosable(caller, host, name, input.expect_session_id, { needsProfile: false });
-    const session = host.named(found.name);
+    const session = host.qualified(found.name);
     audit.session(session, auditedTargetOn(host, found));
-    const base = { session, session_id: host.idOf(found.sessionId), profile: managed?.profile ?? null };
+    const base = { session, session_id: host.qualified(found.sessionId), profile: managed?.profile ?? null };
     const summary = `close${managed ? ` profile=${managed.profile}` : ' (not started by a profile)'}`;
     if (input.confirm !== true) return { ...base, result: 'DRY_RUN', audit_id: audit.dryRun(summary) };
     const auditId = audit.begin(summary);

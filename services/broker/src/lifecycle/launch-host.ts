@@ -33,10 +33,8 @@ import type { LifecycleDeps } from './lifecycle-deps.js';
 export interface LaunchHost {
   /** undefined: this host. */
   readonly node: string | undefined;
-  /** A session's name as callers see it (`gpu:agent-1` on a node). */
-  named(name: string): string;
-  /** A session id as callers see it (`gpu:$3` on a node). */
-  idOf(sessionId: string): string;
+  /** A session's name or id as callers see it (`gpu:agent-1`, `gpu:$3` on a node). */
+  qualified(nameOrId: string): string;
   readonly tmux: Pick<TmuxAdapter, 'listSessions' | 'findSession'>;
   readonly sessions: SessionLifecycleTmux;
   processTree(panePid: number, currentCommand: string): Promise<PaneProcessFacts>;
@@ -51,8 +49,7 @@ export interface LaunchHost {
 export function localHost(deps: LifecycleDeps): LaunchHost {
   return {
     node: undefined,
-    named: (name) => name,
-    idOf: (id) => id,
+    qualified: (nameOrId) => nameOrId,
     tmux: deps.tmux,
     sessions: deps.lifecycle.tmux,
     processTree: readPaneProcessTree,
@@ -72,8 +69,7 @@ export function nodeHost(deps: LifecycleDeps, node: string): LaunchHost {
   const n = nodes.connected(node);
   return {
     node,
-    named: (name) => qualify(node, name),
-    idOf: (id) => qualify(node, id),
+    qualified: (nameOrId) => qualify(node, nameOrId),
     tmux: n.tmux,
     sessions: effects.sessions,
     processTree: (panePid, currentCommand) => n.input?.processTree(panePid, currentCommand) ?? Promise.resolve<PaneProcessFacts>({ source: 'unreadable', reason: 'no process reads on this node' }),
@@ -104,7 +100,7 @@ export function hostOfNamedSession(deps: LifecycleDeps, qualified: string): { ho
 export function auditedTargetOn(host: LaunchHost, s: SessionFacts): AuditedTarget {
   return {
     serverPid: s.serverPid,
-    sessionId: host.idOf(s.sessionId),
+    sessionId: host.qualified(s.sessionId),
     sessionCreated: s.created,
     paneId: s.activePane?.paneId ?? null,
     panePid: s.activePane?.panePid ?? null,

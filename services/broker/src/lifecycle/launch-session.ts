@@ -46,9 +46,9 @@ export async function launchSession(
     {
       profile: profile.name,
       node: host.node ?? null,
-      name: host.named(spec.name),
+      name: host.qualified(spec.name),
       serverPid: s.serverPid,
-      sessionId: host.idOf(s.sessionId),
+      sessionId: host.qualified(s.sessionId),
       sessionCreated: s.sessionCreated,
       paneId: s.paneId,
       cwd: spec.cwd,

@@ -91,15 +91,15 @@ export async function requireClosable(
 ): Promise<{ found: SessionFacts; managed: ManagedSession | undefined }> {
   const { deps } = caller;
   const protectedNames = deps.config.session_lifecycle.protected_sessions;
-  if (isSensitiveName(name) || protectedNames.includes(name) || protectedNames.includes(host.named(name))) {
+  if (isSensitiveName(name) || protectedNames.includes(name) || protectedNames.includes(host.qualified(name))) {
     throw new AppError('LAUNCH_NOT_ALLOWED', 'sensitive and protected sessions are never closed or restarted');
   }
   const found = await host.on(() => host.tmux.findSession(name));
   if (found === null) throw new AppError('SESSION_NOT_FOUND', 'no session has exactly that name');
-  if (host.idOf(found.sessionId) !== expectSessionId && found.sessionId !== expectSessionId) {
+  if (host.qualified(found.sessionId) !== expectSessionId && found.sessionId !== expectSessionId) {
     throw new AppError('IDENTITY_CHANGED', 'the session under that name is not the one you saw (its session_id differs)', 'Call terminal_list_sessions, check the session, and pass its current session_id.');
   }
-  const managed = deps.lifecycle.store.byIdentity(found.serverPid, host.idOf(found.sessionId), found.created);
+  const managed = deps.lifecycle.store.byIdentity(found.serverPid, host.qualified(found.sessionId), found.created);
   if (managed === undefined || managed.state !== 'RUNNING') {
     if (opts.needsProfile || !deps.config.session_lifecycle.close_unmanaged) throw new AppError('LAUNCH_NOT_ALLOWED', 'this session was not started by a launch profile');
     // Operator allowed more: still only a session the input policy lets this caller drive.

@@ -17,7 +17,7 @@ export function restartSession(caller: LifecycleCaller, input: SessionPinnedInpu
     const { host, name } = hostOfNamedSession(caller.deps, input.session);
     const { found, managed } = await requireClosable(caller, host, name, input.expect_session_id, { needsProfile: true });
     if (!managed) throw new AppError('LAUNCH_NOT_ALLOWED', 'this session was not started by a launch profile');
-    const session = host.named(found.name);
+    const session = host.qualified(found.name);
     audit.session(session, auditedTargetOn(host, found));
     // The profile as configured now: it may have changed since the session started.
     const profile = profileNamed(caller, managed.profile);
@@ -27,7 +27,7 @@ export function restartSession(caller: LifecycleCaller, input: SessionPinnedInpu
     requireLaunchName(caller, profile, host.node, found.name);
     requireUnguardedProfile(caller, profile, found.name);
     const cwd = await resolveLaunchCwd(host, profile, managed.cwd);
-    const base = { session, profile: profile.name, previous_session_id: host.idOf(found.sessionId) };
+    const base = { session, profile: profile.name, previous_session_id: host.qualified(found.sessionId) };
     const summary = `restart profile=${profile.name}${host.node === undefined ? '' : ` node=${host.node}`} cwd=${cwd}`;
     if (input.confirm !== true) return { ...base, result: 'DRY_RUN', session_id: null, pane_id: null, foreground: null, audit_id: audit.dryRun(summary) };
     const auditId = audit.begin(summary);

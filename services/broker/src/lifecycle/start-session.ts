@@ -35,13 +35,13 @@ export function startSession(caller: LifecycleCaller, input: SessionStartInput):
     const listing = await host.on(() => host.tmux.listSessions());
     const taken = new Set(listing.map((s) => s.name));
     const name = input.name ?? defaultLaunchName(profile, taken);
-    audit.session(host.named(name));
+    audit.session(host.qualified(name));
     requireLaunchName(caller, profile, host.node, name);
     requireUnguardedProfile(caller, profile, name);
     const cwd = await resolveLaunchCwd(host, profile, input.cwd);
     if (taken.has(name)) throw new AppError('SESSION_EXISTS', 'a session already has that name');
     const summary = `profile=${profile.name}${host.node === undefined ? '' : ` node=${host.node}`} cwd=${cwd}`;
-    const base = { profile: profile.name, session: host.named(name), cwd };
+    const base = { profile: profile.name, session: host.qualified(name), cwd };
     if (input.dry_run) {
       return { ...base, result: 'DRY_RUN', session_id: null, pane_id: null, foreground: null, audit_id: audit.dryRun(summary), prompt: null };
     }
