@@ -9,7 +9,7 @@ import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoPath } from './helpers/repo.js';
+import { stageReadableCheckout } from './helpers/readable-checkout.js';
 import { findSystemTool, missingSystemTools, SYSTEM_PATH } from './helpers/system-tool.js';
 import { testSocketName } from './helpers/tmux-server.js';
 
@@ -30,15 +30,16 @@ const SHARED_TMP_PREFIX = `/tmp/tmcp-deploy-${RUN_TAG ? `${RUN_TAG}-` : ''}`;
 
 const isRoot = process.getuid?.() === 0;
 const missing = isRoot ? missingSystemTools(['setpriv', 'useradd', 'groupadd', 'usermod', 'userdel', 'groupdel', 'getent', 'tmux', 'unshare', 'findmnt', 'timeout']) : undefined;
-// The service users must reach the checkout: the system units (ProtectHome=yes) and
-// install.sh refuse one under /home or /root, and /root is closed to other users anyway.
-const homeCheckout = /^\/(home|root|run\/user)\//.test(repoPath());
+// The service users must reach node and the checkout: the system units (ProtectHome=yes)
+// and install.sh refuse either under /home, /root or /run/user. The checkout is staged into
+// a readable copy below (wherever the developer cloned it); node is the machine's own.
+const homeNode = /^\/(home|root|run\/user)\//.test(process.execPath);
 const skipReason = !isRoot
   ? 'not running as root (needed to create users and switch to them)'
   : missing
     ? missing
-    : homeCheckout
-      ? `the checkout ${repoPath()} is under /home, /root or /run/user, which the service users cannot reach`
+    : homeNode
+      ? `node (${process.execPath}) is under /home, /root or /run/user, which the service users cannot reach: install node system-wide`
       : undefined;
 if (skipReason) console.warn(`deploy-separate-users: SKIPPED: ${skipReason}`);
 
@@ -91,8 +92,14 @@ function ensureOperatorUser(): void {
   if (r.status !== 0 && !exists('passwd', OPERATOR)) throw new Error(`${useradd} ${OPERATOR} (exit status ${r.status}): ${r.stderr || r.stdout}`);
 }
 
+/** The readable copy of the built checkout that every user of this file runs (set in
+ * beforeAll): the developer's checkout may be in a directory the service users cannot
+ * enter (e.g. a clone inside a 0700 `mktemp -d`, or under /root). */
+let checkoutRoot = '';
+const checkoutPath = (...parts: string[]): string => join(checkoutRoot, ...parts);
+
 function install(root: string, extra: string[] = []) {
-  return run('bash', [repoPath('deploy/install.sh'), '--operator', OPERATOR, '--root', root, '--node', process.execPath, ...extra]);
+  return run('bash', [checkoutPath('deploy/install.sh'), '--operator', OPERATOR, '--root', root, '--node', process.execPath, ...extra]);
 }
 
 /** Runs inside a client user's process: what it can connect to, open and list. */
@@ -185,6 +192,7 @@ const LIMIT_MS = 180_000;
 
 describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skipReason ? ` (skipped: ${skipReason})` : ''}`, { timeout: LIMIT_MS }, () => {
   let root: string;
+  let stageDir: string | undefined;
   let stateDir: string;
   let socketDir: string;
   let tmuxName: string;
@@ -202,6 +210,11 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
   beforeAll(async () => {
     accountsBefore = existingAccounts();
     ensureOperatorUser();
+    // The checkout the services run, readable by every user (removed with the file's other
+    // temporary directories in afterAll).
+    stageDir = mkdtempSync(SHARED_TMP_PREFIX);
+    chmodSync(stageDir, 0o755);
+    checkoutRoot = stageReadableCheckout(stageDir);
     // Short: socket paths must fit in ~107 bytes. 0755 so the service users can traverse.
     root = mkdtempSync(SHARED_TMP_PREFIX);
     chmodSync(root, 0o755);
@@ -227,9 +240,9 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
       TERMINAL_MCP_SOCKET_GROUPS: SOCKET_GROUPS,
       TERMINAL_MCP_TMUX_SOCKET: tmuxName,
     };
-    broker = startAs(OPERATOR, repoPath('services/broker/dist/bin/main.js'), brokerEnv);
+    broker = startAs(OPERATOR, checkoutPath('services/broker/dist/bin/main.js'), brokerEnv);
     // The unit's ExecStartPost: returns once every socket exists with its group.
-    const waiter = spawn('setpriv', asUser(OPERATOR, ['timeout', '150', repoPath('deploy/wait-for-sockets.sh')]), { env: brokerEnv, stdio: 'ignore' });
+    const waiter = spawn('setpriv', asUser(OPERATOR, ['timeout', '150', checkoutPath('deploy/wait-for-sockets.sh')]), { env: brokerEnv, stdio: 'ignore' });
     const waited = await new Promise<number | null>((resolve) => waiter.once('exit', (code) => resolve(code)));
     if (waited !== 0) throw new Error(`wait-for-sockets.sh exited ${waited}; broker output:\n${broker.output()}`);
   }, LIMIT_MS);
@@ -241,6 +254,7 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
     // tmux 3.3a leaves its socket file in the operator's /tmp/tmux-UID.
     if (tmuxSocketPath) rmSync(tmuxSocketPath, { force: true });
     if (root) rmSync(root, { recursive: true, force: true });
+    if (stageDir) rmSync(stageDir, { recursive: true, force: true });
     const failures = accountsBefore ? removeNewAccounts(accountsBefore) : [];
     if (failures.length > 0) throw new Error(`could not delete the accounts this file created:\n  ${failures.join('\n  ')}`);
   }, LIMIT_MS);
@@ -265,7 +279,7 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
       open: stateFiles,
       list: [stateDir, socketDir],
       own: own ? { role: own, socket: ownSocket } : undefined,
-      clientModule: pathToFileURL(repoPath('shared/broker-client/dist/index.js')).href,
+      clientModule: pathToFileURL(checkoutPath('shared/broker-client/dist/index.js')).href,
     };
     const r = run('setpriv', asUser(user, [process.execPath, '--input-type=module', '-e', PROBE, JSON.stringify(input)]), { PATH: BASE_PATH, HOME: '/nonexistent' });
     if (r.status !== 0) throw new Error(`probe as ${user} failed:\n${r.stderr}`);
@@ -305,7 +319,7 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
     const portVar: Record<Role, string> = { gateway: 'TERMINAL_MCP_GATEWAY_PORT', observer: 'TERMINAL_MCP_OBSERVER_PORT', web: 'TERMINAL_MCP_WEB_PORT' };
     // The gateway never starts open (no token, no OAuth): it gets a token as install.sh's env file would give it.
     const token = role === 'gateway' ? { TERMINAL_MCP_GATEWAY_TOKEN: 'separate-users-test-token' } : {};
-    const service = startAs(user, repoPath(files[role]), { PATH: BASE_PATH, HOME: '/nonexistent', TERMINAL_MCP_SOCKET_DIR: socketDir, [portVar[role]]: '0', ...token });
+    const service = startAs(user, checkoutPath(files[role]), { PATH: BASE_PATH, HOME: '/nonexistent', TERMINAL_MCP_SOCKET_DIR: socketDir, [portVar[role]]: '0', ...token });
     services.push(service);
     const patterns: Record<Role, RegExp> = {
       gateway: /health (http:\/\/127\.0\.0\.1:\d+)\/health\/ready/,
@@ -350,7 +364,7 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
       run('chown', [`${OPERATOR}:${OPERATOR}`, dir]);
       // The operator is not a member of tmcp-clients.
       const env = { PATH: BASE_PATH, HOME: '/nonexistent', TERMINAL_MCP_STATE_DIR: join(dir, 'state'), TERMINAL_MCP_SOCKET_DIR: join(dir, 'run'), TERMINAL_MCP_SOCKET_GROUPS: 'web=tmcp-clients', TERMINAL_MCP_TMUX_SOCKET: tmuxName };
-      const failed = startAs(OPERATOR, repoPath('services/broker/dist/bin/main.js'), env);
+      const failed = startAs(OPERATOR, checkoutPath('services/broker/dist/bin/main.js'), env);
       services.push(failed);
       const code = await waitFor('the broker to exit', () => (failed.child.exitCode ?? undefined), 120_000);
       expect(code).not.toBe(0);
@@ -389,13 +403,13 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
         HOME: '/nonexistent',
         STATE: state2,
         RUN: run2,
-        CHECKOUT: repoPath(),
+        CHECKOUT: checkoutRoot,
         TERMINAL_MCP_STATE_DIR: state2,
         TERMINAL_MCP_SOCKET_DIR: run2,
         TERMINAL_MCP_SOCKET_GROUPS: SOCKET_GROUPS,
         TERMINAL_MCP_TMUX_SOCKET: tmuxName,
       };
-      const child = spawn('unshare', ['--mount', 'sh', '-c', sandbox, 'sandbox', ...asUser(OPERATOR, [process.execPath, repoPath('services/broker/dist/bin/main.js')])], {
+      const child = spawn('unshare', ['--mount', 'sh', '-c', sandbox, 'sandbox', ...asUser(OPERATOR, [process.execPath, checkoutPath('services/broker/dist/bin/main.js')])], {
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
       });
