@@ -42,6 +42,24 @@ export type Effect = keyof typeof EFFECTS;
 export const STORES = ['audit', 'bindings', 'grants', 'leases', 'lifecycle', 'notes', 'notify', 'oauth', 'registry', 'supervisor', 'webauth'] as const;
 export type StoreName = (typeof STORES)[number];
 
+/** The database file each store's tables live in (`<name>.db` under the state directory):
+ * its own, except the launch profiles' store, whose tables are in registry.db next to the
+ * sessions they describe (effects/store/lifecycle-store.ts). docs/architecture.md names the
+ * files, so a reader looking for the data finds it. */
+export const STORE_DATABASE: Record<StoreName, string> = {
+  audit: 'audit',
+  bindings: 'bindings',
+  grants: 'grants',
+  leases: 'leases',
+  lifecycle: 'registry',
+  notes: 'notes',
+  notify: 'notify',
+  oauth: 'oauth',
+  registry: 'registry',
+  supervisor: 'supervisor',
+  webauth: 'webauth',
+};
+
 /** effects/store modules that name no one store: the set of them, the opener, backups. A
  * folder that imports one uses the stores it names as `stores.<name>`. */
 export const STORE_PLUMBING = ['store/store-set', 'store/database', 'store/backup'] as const;
