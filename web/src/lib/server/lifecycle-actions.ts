@@ -75,6 +75,23 @@ export function pinnedAction(kind: 'close' | 'restart') {
   };
 }
 
+/** Remove on the Gone sessions page: the gone session's registry rows become tombstones
+ * under the registry-cleanup rules (the broker decides; the page asked for confirmation). */
+export async function forgetAction(event: RequestEvent) {
+  requireUser(event);
+  const form = await event.request.formData();
+  const session = field(form, 'session', LIMITS.sessionName);
+  const expect = field(form, 'expect_session_id', 44);
+  if (!session || !expect) return invalid('forget', 'session');
+  try {
+    const r = await broker().lifecycle.forget.mutate({ session, expect_session_id: expect, confirm: true });
+    return { forget: { ok: true as const, session: r.session, session_id: r.session_id, rows: r.rows } };
+  } catch (err) {
+    const { status, error } = toUiError(err);
+    return fail(status, { forget: { session, session_id: expect, error } });
+  }
+}
+
 /** The full view's window size (the broker checks the bounds again, and the input policy). */
 export async function resizeAction(event: RequestEvent) {
   requireUser(event);
