@@ -201,6 +201,7 @@ export const CAPABILITY_TABLE = {
       "stores": [
         "audit",
         "lifecycle",
+        "registry",
         "supervisor"
       ]
     },

@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CAPABILITIES, EFFECTS, STORES, type Capability, type Effect, type StoreName } from '../services/broker/src/capabilities.js';
+import { CAPABILITIES, EFFECTS, STORE_DATABASE, STORES, type Capability, type Effect, type StoreName } from '../services/broker/src/capabilities.js';
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const ZONES_FILE = 'eslint-rules/capability-table.generated.js';
@@ -34,10 +34,13 @@ export function renderZones(): string {
   ].join('\n');
 }
 
+/** The database files a folder's stores live in, each once, in the order first named. */
+const databasesOf = (stores: readonly StoreName[]) => (stores.length > 0 ? [...new Set(stores.map((s) => `${STORE_DATABASE[s]}.db`))].join(', ') : 'none');
+
 /** The markdown table of docs/architecture.md section 3. */
 export function renderCapabilityTable(): string {
   const rows = (Object.entries(CAPABILITIES) as [Capability, { does: string; may: readonly Effect[]; stores: readonly StoreName[] }][]).map(
-    ([folder, c]) => `| \`${folder}/\` | ${c.does} | ${c.may.length > 0 ? c.may.join(', ') : 'none'} | ${c.stores.length > 0 ? c.stores.map((s) => `${s}.db`).join(', ') : 'none'} |`,
+    ([folder, c]) => `| \`${folder}/\` | ${c.does} | ${c.may.length > 0 ? c.may.join(', ') : 'none'} | ${databasesOf(c.stores)} |`,
   );
   const effects = ALL_EFFECTS.map((e) => `| ${e} | ${EFFECTS[e].what} | ${EFFECTS[e].modules.map((m) => `\`effects/${m}\``).join(', ')} |`);
   return [

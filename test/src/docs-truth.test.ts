@@ -1,4 +1,4 @@
-// Guards the docs against the code: tool counts and names (README, the claude.ai guide, docs/tools.md's sections), the statuses terminal_status returns, the stores and state-directory entries, and the bins, all derived from the code, so the next drift fails CI.
+// Guards the docs against the code: tool counts and names (README, the claude.ai guide, docs/tools.md's sections), the statuses terminal_status returns, the stores and state-directory entries, the bins and config.yaml's keys (docs/configuration.md), all derived from the code, so the next drift fails CI.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ATTACHMENTS_DIR, configSchema, STORE_NAMES, TRANSCRIPTS_DIR } from '@terminal-mcp/broker';
@@ -169,10 +169,11 @@ describe('environment variables', () => {
   });
 });
 
-describe('README configuration', () => {
+describe('docs/configuration.md', () => {
   it('shows every top-level key of config.yaml', () => {
-    const start = README.indexOf('```yaml', README.indexOf('## Configuration'));
-    const block = README.slice(start, README.indexOf('\n```', start + 7));
+    const CONFIGURATION = read('docs/configuration.md');
+    const start = CONFIGURATION.indexOf('```yaml', CONFIGURATION.indexOf('## config.yaml'));
+    const block = CONFIGURATION.slice(start, CONFIGURATION.indexOf('\n```', start + 7));
     const shown = new Set([...block.matchAll(/^([a-z_]+):/gm)].map((m) => m[1]!));
     const keys = Object.keys(configSchema.shape);
     expect(keys.length).toBeGreaterThan(10);

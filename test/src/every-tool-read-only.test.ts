@@ -33,7 +33,9 @@ let gw: RunningGatewayHttp;
 let obs: RunningObserverHttp;
 let stores: StoreWatch;
 const clients: Client[] = [];
-const fx = { managedId: '$0', noteId: 0, attachmentId: '', eventId: 0, actionId: 0 };
+const fx = { managedId: '$0', goneId: '$0', noteId: 0, attachmentId: '', eventId: 0, actionId: 0 };
+/** A session that is gone: terminal_session_forget would tombstone its registry row. */
+const GONE = 'agent-gonefx';
 const markers = () => ({ deploy: join(root, 'deploy-ran'), verify: join(root, 'verify-ran') });
 
 /** Every tool's arguments, by name: each one would have an effect if the call were allowed. */
@@ -83,6 +85,7 @@ const SAMPLES: Record<string, () => Record<string, unknown>> = {
   terminal_session_start: () => ({ profile: 'agent', name: 'agent-started-by-attack' }),
   terminal_session_close: () => ({ session: MANAGED, expect_session_id: fx.managedId, confirm: true }),
   terminal_session_restart: () => ({ session: MANAGED, expect_session_id: fx.managedId, confirm: true }),
+  terminal_session_forget: () => ({ session: GONE, expect_session_id: fx.goneId, confirm: true }),
   terminal_resize: () => ({ session: TARGET, width: 60, height: 15 }),
   supervisor_watch: () => ({ session: DONE, done_marker: 'FIXTURE-DONE' }),
   supervisor_unwatch: () => ({ session: TARGET }),
@@ -169,6 +172,10 @@ beforeAll(async () => {
   const owner = createBrokerClient({ role: 'gateway', env: broker.env });
   await owner.bindings.bind.mutate({ binding: 'fixture-bind', session: TARGET, input_enabled: true });
   fx.managedId = (await owner.lifecycle.start.mutate({ profile: 'agent', name: MANAGED })).session_id!;
+  await tmux.newSession(GONE, 'sleep 600');
+  fx.goneId = await waitFor(`${GONE} listed`, async () => (await owner.sessions.list.query({})).sessions.find((x) => x.name === GONE)?.session_id, 30_000, 100);
+  await tmux.tmux(['kill-session', '-t', `=${GONE}`]);
+  await waitFor(`${GONE} gone`, async () => (await owner.sessions.list.query({ include_dead: true })).dead_sessions?.some((d) => d.name === GONE && d.status === 'KILLED'), 30_000, 100);
   fx.noteId = (await owner.notes.create.mutate({ title: 'fixture note' })).id;
   fx.attachmentId = (await owner.notes.addAttachment.mutate({ id: fx.noteId, data_base64: TINY_PNG_BASE64 })).id;
   await owner.supervisor.watch.mutate({ session: TARGET });
@@ -229,4 +236,9 @@ describe('every MCP tool, derived from the registrations, with a read-only token
     }
     expect(found).toEqual([]);
   }, 300_000);
+
+  it('left the gone session in the registry (registry.db is not watched: the broker writes it on its own)', async () => {
+    const owner = createBrokerClient({ role: 'gateway', env: broker.env });
+    expect((await owner.sessions.list.query({ include_dead: true })).dead_sessions?.find((d) => d.name === GONE)).toMatchObject({ status: 'KILLED', session_id: fx.goneId });
+  });
 });

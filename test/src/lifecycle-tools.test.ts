@@ -11,7 +11,7 @@ import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 
 const TOKEN = 'lifecycle-e2e-token';
-const TOOLS = ['terminal_session_start', 'terminal_session_close', 'terminal_session_restart', 'terminal_resize'];
+const TOOLS = ['terminal_session_start', 'terminal_session_close', 'terminal_session_restart', 'terminal_session_forget', 'terminal_resize'];
 
 let root: string;
 let work: string;

@@ -1,4 +1,4 @@
-// Guards the dashboard's session lifecycle (production build, real broker and tmux, Chromium): "New session" starts each launch profile's own program; close and restart happen only after the page's confirmation step (cancel changes nothing), pinned to the session the page showed; a hostile name is refused with nothing started; a profile-started session's card shows its recovery state; its full view resizes its window.
+// Guards the dashboard's session lifecycle (production build, real broker and tmux, Chromium): "New session" starts each launch profile's own program; each start, close and restart shows every step's outcome (session started; first prompt sent, or refused with its reason) at 1280x800 and 390x844; close and restart happen only after the page's confirmation step (cancel changes nothing), pinned to the session the page showed; a hostile name is refused with nothing started; a profile-started session's card shows its recovery state; its full view resizes its window.
 import { tmpdir } from 'node:os';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,12 +16,20 @@ describe('dashboard session lifecycle', { timeout: 180_000 }, () => {
   const idOf = async (name: string) => (await sessions()).find((l) => l.startsWith(`${name} `))?.split(' ')[1];
   const row = (name: string) => page.locator(`[data-testid="managed"] li[data-session="${name}"]`);
 
-  async function startFromPage(profile: string, name: string) {
+  async function startFromPage(profile: string, name: string, prompt?: string) {
     await page.goto(`${stack.baseUrl}/launch`);
     await waitForHydration(page);
     await page.getByTestId('profile').selectOption(profile);
     await page.getByTestId('name').fill(name);
+    if (prompt !== undefined) await page.getByTestId('prompt').fill(prompt);
     await page.getByTestId('start').click();
+  }
+  /** The outcome is on screen without scrolling sideways (a phone too). */
+  async function expectWithinWidth(testId: string, width: number) {
+    const box = await page.getByTestId(testId).boundingBox();
+    expect(box, testId).not.toBeNull();
+    expect(box!.x).toBeGreaterThanOrEqual(0);
+    expect(box!.x + box!.width).toBeLessThanOrEqual(width);
   }
 
   beforeAll(async () => {
@@ -32,7 +40,10 @@ describe('dashboard session lifecycle', { timeout: 180_000 }, () => {
         launch_profiles: [
           { name: 'shell', command: ['env', 'PS1=$ ', 'bash', '--norc', '--noprofile', '-i'], roots: [tmpdir()], name_pattern: 'claude-*', ready_command: 'bash' },
           { name: 'sleeper', command: ['sleep', '3600'], roots: [tmpdir()], name_pattern: 'claude-*', recover: 'on_exit', max_restarts_per_hour: 3 },
+          // Its first prompt is refused: cat is not among the foreground programs that take input.
+          { name: 'catter', command: ['cat'], roots: [tmpdir()], name_pattern: 'claude-*' },
         ],
+        input_policy: { ...WEB_TEST_CONFIG.input_policy, allowed_foreground_commands: ['bash', 'sleep'] },
       },
     });
     page = await (await stack.browser.newContext({ locale: 'en-US' })).newPage();
@@ -76,6 +87,57 @@ describe('dashboard session lifecycle', { timeout: 180_000 }, () => {
       return now !== undefined && now !== id ? now : undefined;
     }, 30_000);
     await page.locator(`[data-testid="managed"] li[data-session="${name}"]`).filter({ hasText: next }).waitFor();
+  });
+
+  it.each([
+    [1280, 800],
+    [390, 844],
+  ])('shows each step of a start, close and restart at %ix%i: the session, and the first prompt sent or refused with its reason', async (width, height) => {
+    await page.setViewportSize({ width, height });
+    try {
+      // Sent: the shell runs the first prompt.
+      const shell = `claude-step-${width}`;
+      await startFromPage('shell', shell, 'echo first-$((6*7))');
+      await page.getByTestId('start-outcome').waitFor();
+      const id = await waitFor(`${shell} in tmux`, () => idOf(shell), 30_000);
+      expect(await page.getByTestId('started').textContent()).toBe(`Session started: ${shell} (${id}).`);
+      expect(await page.getByTestId('prompt-outcome').getAttribute('data-outcome')).toBe('sent');
+      expect(await page.getByTestId('prompt-outcome').textContent()).toBe('First prompt sent.');
+      await expectWithinWidth('start-outcome', width);
+      await waitFor('the first prompt ran', async () => (await stack.tmux.tmux(['capture-pane', '-p', '-t', `=${shell}:`])).includes('first-42'), 30_000);
+
+      // Refused: the session runs, the prompt is not typed, and the page says why.
+      const cat = `claude-cat-${width}`;
+      await startFromPage('catter', cat, 'never typed');
+      await page.getByTestId('start-outcome').waitFor();
+      const catId = await waitFor(`${cat} in tmux`, () => idOf(cat), 30_000);
+      expect(await page.getByTestId('started').textContent()).toContain(catId);
+      const refused = page.getByTestId('prompt-outcome');
+      expect(await refused.getAttribute('data-outcome')).toBe('refused');
+      expect(await refused.textContent()).toMatch(/^First prompt not sent: .+ FOREGROUND_NOT_ALLOWED$/);
+      await expectWithinWidth('prompt-outcome', width);
+      expect(await stack.tmux.tmux(['capture-pane', '-p', '-t', `=${cat}:`])).not.toContain('never typed');
+
+      // Close: the outcome names the session and the id that was closed.
+      await row(cat).getByTestId('close').click();
+      await row(cat).getByTestId('confirm').click();
+      await page.getByTestId('action-outcome').waitFor();
+      expect(await page.getByTestId('action-outcome').textContent()).toBe(`Closed ${cat} (${catId}).`);
+      await expectWithinWidth('action-outcome', width);
+      expect(await idOf(cat)).toBeUndefined();
+
+      // Restart: the outcome names the id that ended and the one that started.
+      await row(shell).getByTestId('restart').click();
+      await row(shell).getByTestId('confirm').click();
+      await page.getByTestId('action-outcome').filter({ hasText: 'Restarted' }).waitFor();
+      const next = await idOf(shell);
+      expect(next).toBeDefined();
+      expect(next).not.toBe(id);
+      expect(await page.getByTestId('action-outcome').textContent()).toBe(`Restarted ${shell}: ${id} ended, ${next} started.`);
+      await expectWithinWidth('action-outcome', width);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
   });
 
   it('refuses a hostile name and starts nothing', async () => {

@@ -42,6 +42,24 @@ export type Effect = keyof typeof EFFECTS;
 export const STORES = ['audit', 'bindings', 'grants', 'leases', 'lifecycle', 'notes', 'notify', 'oauth', 'registry', 'supervisor', 'webauth'] as const;
 export type StoreName = (typeof STORES)[number];
 
+/** The database file each store's tables live in (`<name>.db` under the state directory):
+ * its own, except the launch profiles' store, whose tables are in registry.db next to the
+ * sessions they describe (effects/store/lifecycle-store.ts). docs/architecture.md names the
+ * files, so a reader looking for the data finds it. */
+export const STORE_DATABASE: Record<StoreName, string> = {
+  audit: 'audit',
+  bindings: 'bindings',
+  grants: 'grants',
+  leases: 'leases',
+  lifecycle: 'registry',
+  notes: 'notes',
+  notify: 'notify',
+  oauth: 'oauth',
+  registry: 'registry',
+  supervisor: 'supervisor',
+  webauth: 'webauth',
+};
+
 /** effects/store modules that name no one store: the set of them, the opener, backups. A
  * folder that imports one uses the stores it names as `stores.<name>`. */
 export const STORE_PLUMBING = ['store/store-set', 'store/database', 'store/backup'] as const;
@@ -69,7 +87,7 @@ export const CAPABILITIES = {
   transcripts: { does: 'transcript cursors and reads of gone sessions', may: ['tmux read', 'tmux pipe'], stores: [] },
   registry: { does: 'every session seen, reconciled on tmux notifications', may: ['tmux read'], stores: ['registry'] },
   grants: { does: 'dashboard read/input grants and their views', may: ['tmux read', 'process read'], stores: ['grants'] },
-  lifecycle: { does: 'launch profiles: start, close, restart, resize, recovery; on nodes too', may: ['tmux read', 'tmux sessions', 'process read', 'files', 'ssh'], stores: ['audit', 'lifecycle', 'supervisor'] },
+  lifecycle: { does: 'launch profiles: start, close, restart, resize, recovery; on nodes too; forget a gone session', may: ['tmux read', 'tmux sessions', 'process read', 'files', 'ssh'], stores: ['audit', 'lifecycle', 'registry', 'supervisor'] },
   nodes: { does: 'other hosts over ssh: per-node gate and reader, health', may: ['tmux read', 'ssh'], stores: [] },
   attention: { does: 'notices for a person: requests for a human, notify_user, supervisor notices (channels deliver them)', may: [], stores: [] },
   audit: { does: 'input and read audit, retention', may: [], stores: ['audit'] },

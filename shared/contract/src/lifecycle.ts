@@ -75,6 +75,18 @@ export const sessionCloseOutputSchema = z.object({
 });
 export type SessionCloseOutput = z.infer<typeof sessionCloseOutputSchema>;
 
+/** terminal_session_forget: the gone session's registry row became a DELETED tombstone
+ * (or, without confirm, would). */
+export const sessionForgetOutputSchema = z.object({
+  result: z.enum(['DELETED', 'DRY_RUN']),
+  session: z.string(),
+  session_id: z.string(),
+  /** How many registry rows of that name and id (a tmux server restart can reuse an id). */
+  rows: z.number().int(),
+  audit_id: z.number(),
+});
+export type SessionForgetOutput = z.infer<typeof sessionForgetOutputSchema>;
+
 export const sessionRestartOutputSchema = z.object({
   result: z.enum(['RESTARTED', 'DRY_RUN']),
   session: z.string(),

@@ -8,7 +8,7 @@
  * The skill names only tools in the given list (the observer's has no input tools; a
  * gateway that one day serves a narrower list per scope gets a narrower skill).
  */
-import type { SocketRole } from '@terminal-mcp/contract';
+import { sessionStatusSchema, type SocketRole } from '@terminal-mcp/contract';
 import type { McpTool } from './define-tool.js';
 import { publishedInputSchema } from './tool-catalogue.js';
 
@@ -137,7 +137,8 @@ const STEPS: readonly { heading: string; steps: readonly Step[] }[] = [
     heading: 'Check an agent',
     steps: [
       { needs: ['terminal_list_sessions'], text: 'Call `terminal_list_sessions`: every tmux session with its `access`; only those with `r` can be read.' },
-      { needs: ['terminal_status'], text: 'Call `terminal_status {"session":"agent-1"}`: `IDLE`, `RUNNING`, `WAITING_INPUT`, `ERROR` with the evidence.' },
+      // The statuses come from the contract, so the skill names exactly what terminal_status returns.
+      { needs: ['terminal_status'], text: `Call \`terminal_status {"session":"agent-1"}\`: ${sessionStatusSchema.options.map((s) => `\`${s}\``).join(', ')} with the evidence (\`WAITING_HUMAN\`: a password prompt a person answers).` },
       { needs: ['terminal_batch_inspect'], text: 'Several at once: `terminal_batch_inspect {"lines":10}` (status and a short tail of each readable session).' },
       { needs: ['terminal_tail'], text: 'Read the end of its output: `terminal_tail {"session":"agent-1","lines":40}`.' },
     ],

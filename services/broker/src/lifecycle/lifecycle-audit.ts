@@ -9,7 +9,7 @@ import { AppError, readAppErrorData, type AuditDecision, type ErrorCode } from '
 import type { InputAttempt } from '../effects/store/audit-store.js';
 import type { LifecycleCaller } from './lifecycle-deps.js';
 
-export type LifecycleTool = 'terminal_session_start' | 'terminal_session_close' | 'terminal_session_restart' | 'terminal_resize' | 'session_recovery';
+export type LifecycleTool = 'terminal_session_start' | 'terminal_session_close' | 'terminal_session_restart' | 'terminal_resize' | 'terminal_session_forget' | 'session_recovery';
 
 export interface AuditedTarget {
   serverPid: number;

@@ -1,11 +1,12 @@
-/** What the session lifecycle use cases (start, close, restart, resize, recovery) use:
+/** What the session lifecycle use cases (start, close, restart, resize, recovery, forget) use:
  * the input slice (the prompt goes through the input attempt, input/send.ts; the node set
  * for sessions on nodes), the tmux session effects of this host and of each node, the
- * lifecycle records in registry.db and the supervisor's event log. */
+ * lifecycle records and the sessions in registry.db and the supervisor's event log. */
 import type { Caller } from '../access/caller.js';
 import type { NodeConfig } from '../config/nodes-schema.js';
 import type { NodeLifecycleEffects } from '../effects/ssh/node-lifecycle.js';
 import type { LifecycleStore } from '../effects/store/lifecycle-store.js';
+import type { SessionRegistryStore } from '../effects/store/registry-store.js';
 import type { SupervisorStore } from '../effects/store/supervisor-store.js';
 import { createSessionLifecycleTmux, type SessionLifecycleTmux } from '../effects/tmux/session-lifecycle.js';
 import type { InputDeps } from '../input/input-deps.js';
@@ -18,6 +19,8 @@ export interface LifecycleServices {
    * absent: profiles with a node answer NODE_UNAVAILABLE. */
   nodes?: ReadonlyMap<string, NodeLifecycleEffects> | undefined;
   store: LifecycleStore;
+  /** registry.db's sessions: terminal_session_forget tombstones a gone one. */
+  registry: Pick<SessionRegistryStore, 'list' | 'tombstone'>;
   /** Where recovery's deaths, restarts and crash loops are told (supervisor events). */
   events: Pick<SupervisorStore, 'addEvent'>;
   /** Called after every start (recovery looks for a program that died at once, possibly
@@ -33,7 +36,7 @@ export type LifecycleCaller = Caller & { deps: LifecycleDeps };
 
 export function createLifecycleServices(deps: {
   tmuxSocket: string | null;
-  stores: { lifecycle: LifecycleStore; supervisor: Pick<SupervisorStore, 'addEvent'> };
+  stores: { lifecycle: LifecycleStore; registry: Pick<SessionRegistryStore, 'list' | 'tombstone'>; supervisor: Pick<SupervisorStore, 'addEvent'> };
   /** The configured nodes and the builder of their lifecycle effects (the composition root's). */
   nodes?: readonly NodeConfig[];
   nodeLifecycleFor?: ((node: NodeConfig) => NodeLifecycleEffects) | undefined;
@@ -43,6 +46,7 @@ export function createLifecycleServices(deps: {
     tmux: createSessionLifecycleTmux({ socketName: deps.tmuxSocket ?? undefined }),
     nodes: build === undefined ? undefined : new Map((deps.nodes ?? []).map((n) => [n.name, build(n)])),
     store: deps.stores.lifecycle,
+    registry: deps.stores.registry,
     events: deps.stores.supervisor,
   };
 }

@@ -50,6 +50,7 @@ export const INPUT_TOOL_NAMES: ReadonlySet<string> = new Set([
   'terminal_session_start',
   'terminal_session_close',
   'terminal_session_restart',
+  'terminal_session_forget',
   'terminal_resize',
 ]);
 

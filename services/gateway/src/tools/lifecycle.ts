@@ -1,12 +1,14 @@
 /**
  * Session lifecycle tools (toolset `lifecycle`, not in the default catalogue): start a
  * session from one of the operator's launch profiles, close or restart one a profile
- * started, resize a window. No tool takes a command line: the profile is the command.
- * Each is off until permissions.session_lifecycle, audited like input; close and restart
- * are dry runs unless `confirm: true`, pinned to the session_id the caller saw.
+ * started, resize a window, forget a gone session (its registry rows become tombstones).
+ * No tool takes a command line: the profile is the command. Each is off until
+ * permissions.session_lifecycle, audited like input; close, restart and forget are dry runs
+ * unless `confirm: true`, pinned to the session_id the caller saw.
  */
 import {
   sessionCloseOutputSchema,
+  sessionForgetOutputSchema,
   sessionPinnedInputShape,
   sessionResizeInputShape,
   sessionResizeOutputSchema,
@@ -20,6 +22,8 @@ import { defineTool, type GatewayTool } from './define-tool.js';
 const quoted = (text: string) => JSON.stringify(text);
 /** Starting and resizing change the host but destroy nothing. */
 const CHANGES_HOST = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const satisfies ToolAnnotations;
+/** Forgetting ends nothing that runs, and the row stays as a tombstone; again is a refusal. */
+const TOMBSTONES = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const satisfies ToolAnnotations;
 /** Closing and restarting end a running program. */
 const ENDS_PROGRAM = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false } as const satisfies ToolAnnotations;
 
@@ -55,6 +59,16 @@ export const lifecycleTools: readonly GatewayTool[] = [
     annotations: ENDS_PROGRAM,
     run: (args, { broker, signal }) => broker.lifecycle.restart.mutate(args, { signal }),
     render: (r) => `${r.result} ${quoted(r.session)} (${r.previous_session_id} → ${r.session_id ?? '-'}, profile ${r.profile}); foreground ${r.foreground ?? '-'}; audit ${r.audit_id}`,
+  }),
+  defineTool({
+    name: 'terminal_session_forget',
+    title: 'Forget a gone session',
+    description: 'Tombstone a gone session in the registry (include_dead lists them), by name and session_id; never one alive, protected, or with notes. Dry run unless confirm: true.',
+    inputShape: sessionPinnedInputShape,
+    outputSchema: sessionForgetOutputSchema,
+    annotations: TOMBSTONES,
+    run: (args, { broker, signal }) => broker.lifecycle.forget.mutate(args, { signal }),
+    render: (r) => `${r.result} ${quoted(r.session)} (${r.session_id}): ${r.rows} registry row(s); audit ${r.audit_id}`,
   }),
   defineTool({
     name: 'terminal_resize',

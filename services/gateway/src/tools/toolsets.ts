@@ -51,7 +51,7 @@ export const TOOLSET_TOOLS: Readonly<Record<GatewayToolset, readonly string[]>> 
   ],
   projects: ['project_check', 'project_dispatch', 'deploy_preview'],
   /** Start, close, restart and resize sessions from the operator's launch profiles. */
-  lifecycle: ['terminal_session_start', 'terminal_session_close', 'terminal_session_restart', 'terminal_resize'],
+  lifecycle: ['terminal_session_start', 'terminal_session_close', 'terminal_session_restart', 'terminal_session_forget', 'terminal_resize'],
 };
 
 const TOOLSET_OF: ReadonlyMap<string, GatewayToolset> = new Map(Object.entries(TOOLSET_TOOLS).flatMap(([set, names]) => names.map((n) => [n, set as GatewayToolset] as const)));

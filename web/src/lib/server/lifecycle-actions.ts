@@ -3,7 +3,7 @@
  * through the broker's same gates and audit as the MCP tools, under the signed-in
  * operator. The form values are checked here only for shape: the broker decides. */
 import { fail, type RequestEvent } from '@sveltejs/kit';
-import { LIFECYCLE_LIMITS, LIMITS, type LaunchProfileView, type ManagedSessionState } from '@terminal-mcp/contract';
+import { ERROR_CODES, LIFECYCLE_LIMITS, LIMITS, type ErrorCode, type LaunchProfileView, type ManagedSessionState } from '@terminal-mcp/contract';
 import type { UiError } from '../ui-error.js';
 import { requireUser } from './auth.js';
 import { broker } from './broker.js';
@@ -19,6 +19,10 @@ export async function loadLifecycle(): Promise<LifecyclePage> {
   const [{ enabled, profiles }, managed] = await Promise.all([broker().lifecycle.profiles.query(), broker().lifecycle.managed.query()]);
   return { enabled, profiles, managed };
 }
+
+/** The broker's code for a refused first prompt, as one of the closed set (anything else
+ * is shown as the generic failure). */
+const promptCode = (code: string): ErrorCode => ((ERROR_CODES as readonly string[]).includes(code) ? (code as ErrorCode) : 'INTERNAL');
 
 const field = (form: FormData, key: string, max: number): string | undefined => {
   const v = form.get(key);
@@ -36,7 +40,10 @@ export async function startAction(event: RequestEvent) {
   const prompt = field(form, 'prompt', 32_000);
   try {
     const r = await broker().lifecycle.start.mutate({ profile, ...(name ? { name } : {}), ...(cwd ? { cwd } : {}), ...(prompt ? { prompt } : {}) });
-    return { start: { ok: true as const, session: r.session, session_id: r.session_id, prompt_error: r.prompt?.error_code ?? null } };
+    // Each step's outcome, for the page to show: the session started, then the first
+    // prompt sent or refused with its code (the session runs either way).
+    const firstPrompt = r.prompt === null ? null : { result: r.prompt.result, error: r.prompt.error_code === null ? null : ({ code: promptCode(r.prompt.error_code) } satisfies UiError) };
+    return { start: { ok: true as const, session: r.session, session_id: r.session_id, foreground: r.foreground, prompt: firstPrompt } };
   } catch (err) {
     const { status, error } = toUiError(err);
     return fail(status, { start: { error } });
@@ -55,13 +62,34 @@ export function pinnedAction(kind: 'close' | 'restart') {
     const confirm = form.get('confirm') === 'true';
     try {
       const input = { session, expect_session_id: expect, confirm };
-      const r = kind === 'close' ? await broker().lifecycle.close.mutate(input) : await broker().lifecycle.restart.mutate(input);
-      return { [kind]: { ok: true as const, session, result: r.result } };
+      if (kind === 'close') {
+        const r = await broker().lifecycle.close.mutate(input);
+        return { close: { ok: true as const, session, result: r.result, session_id: r.session_id } };
+      }
+      const r = await broker().lifecycle.restart.mutate(input);
+      return { restart: { ok: true as const, session, result: r.result, previous_session_id: r.previous_session_id, session_id: r.session_id, foreground: r.foreground } };
     } catch (err) {
       const { status, error } = toUiError(err);
       return fail(status, { [kind]: { session, error } });
     }
   };
+}
+
+/** Remove on the Gone sessions page: the gone session's registry rows become tombstones
+ * under the registry-cleanup rules (the broker decides; the page asked for confirmation). */
+export async function forgetAction(event: RequestEvent) {
+  requireUser(event);
+  const form = await event.request.formData();
+  const session = field(form, 'session', LIMITS.sessionName);
+  const expect = field(form, 'expect_session_id', 44);
+  if (!session || !expect) return invalid('forget', 'session');
+  try {
+    const r = await broker().lifecycle.forget.mutate({ session, expect_session_id: expect, confirm: true });
+    return { forget: { ok: true as const, session: r.session, session_id: r.session_id, rows: r.rows } };
+  } catch (err) {
+    const { status, error } = toUiError(err);
+    return fail(status, { forget: { session, session_id: expect, error } });
+  }
 }
 
 /** The full view's window size (the broker checks the bounds again, and the input policy). */

@@ -129,7 +129,7 @@ function configCheck(configPath: string | undefined): Check {
     loadConfigFile(configPath);
     return { level: 'ok', name: 'config', detail: configPath ? `${configPath} is valid` : 'no TERMINAL_MCP_CONFIG: safe defaults (read on, input off)' };
   } catch (err) {
-    return { level: 'FAIL', name: 'config', detail: (err as Error).message.replace(/\n\s*/g, ' '), fix: 'fix the named key in the file (README: Configuration)' };
+    return { level: 'FAIL', name: 'config', detail: (err as Error).message.replace(/\n\s*/g, ' '), fix: 'fix the named key in the file (docs/configuration.md)' };
   }
 }
 

@@ -38,6 +38,7 @@ export const gatewayRouter = router({
     close: lifecycle.close, // mutation
     restart: lifecycle.restart, // mutation
     resize: lifecycle.resize, // mutation
+    forget: lifecycle.forget, // mutation: a gone session's registry tombstone
   },
   /** Review mode: the proposer waits for a person's decision (never approves). */
   review: {

@@ -34,6 +34,7 @@ export const webRouter = router({
     close: dashboardLifecycle.close, // operator, mutation
     restart: dashboardLifecycle.restart, // operator, mutation
     resize: dashboardLifecycle.resize, // operator, mutation: the full view's window size
+    forget: dashboardLifecycle.forget, // operator, mutation: Remove on the Gone sessions page
   },
   /** Other hosts: each node's health with its sessions under it (the nodes page). */
   nodes: {
