@@ -151,7 +151,12 @@ export function renderReadSince(r: ReadSinceOutput): string {
 
 
 export function renderStatus(s: SessionStatusResult): string {
-  const extra = [`command ${quoted(s.current_command)}`, `idle ${s.idle_seconds}s`, s.in_copy_mode ? 'in copy mode' : ''].filter(Boolean);
+  const extra = [
+    `command ${quoted(s.current_command)}`,
+    `idle ${s.idle_seconds}s`,
+    s.in_copy_mode ? 'in copy mode' : '',
+    s.limit !== undefined ? `usage limit (${s.limit.kind}) resets ${s.limit.resets_at}` : '',
+  ].filter(Boolean);
   return `Session ${quoted(s.session)}: ${s.status} (${s.reason}); ${extra.join(', ')}.`;
 }
 
@@ -278,7 +283,7 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
       name: 'terminal_status',
       title: 'Classify what a terminal is doing',
       description:
-        'RUNNING, IDLE, WAITING_INPUT (a prompt), WAITING_HUMAN (a password prompt: a person answers) or UNKNOWN, with the evidence, current command and idle time. ' +
+        'RUNNING, IDLE, WAITING_INPUT (a prompt; with limit: an agent at its usage limit and when it resets), WAITING_HUMAN (a password prompt: a person answers) or UNKNOWN, with the evidence, current command and idle time. ' +
         `Cheaper than reading text. ${NEEDS_READ}`,
       inputShape: statusInputShape,
       inputSchema: statusInputSchema,

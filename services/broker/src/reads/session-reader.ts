@@ -27,6 +27,7 @@ import { redactSecrets } from '../policy/redact.js';
 import { stripTerminalControls } from '../policy/sanitize.js';
 import type { PaneWindow } from '../policy/pane-window.js';
 import { classifyPaneStatus } from '../policy/status.js';
+import { hostTimeZone } from '../policy/usage-limit.js';
 import type { SessionAccessFields } from '../policy/session-access.js';
 import { createDeliveryReads, type DeliveryReads, type IdentityReader } from './delivery-reads.js';
 import { lastLines, readPaneLines, readPaneWindow, startEarlyCapture, toLines, type EarlyCapture } from './pane-text.js';
@@ -91,7 +92,9 @@ export function statusOf(t: ReadableTarget, screenLines: readonly string[], now:
     currentCommand: t.currentCommand,
     inCopyMode: t.inCopyMode,
     idleSeconds,
+    limitContext: { now, hostZone: hostTimeZone() },
   });
+  const limit = verdict.limit;
   return {
     session: t.sessionName,
     session_id: t.identity.sessionId,
@@ -101,6 +104,9 @@ export function statusOf(t: ReadableTarget, screenLines: readonly string[], now:
     in_copy_mode: t.inCopyMode,
     last_activity: iso(lastOutput),
     idle_seconds: idleSeconds,
+    ...(limit === undefined
+      ? {}
+      : { limit: { kind: limit.kind, program: limit.program, resets_at: new Date(limit.resetsAt).toISOString(), zone: limit.zone, zone_source: limit.zoneSource } }),
   };
 }
 

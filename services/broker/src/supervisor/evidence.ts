@@ -6,7 +6,7 @@
  * has been quiet for idle_threshold_seconds is IDLE. Pure.
  */
 import { createHash } from 'node:crypto';
-import type { SessionStatusResult, WatchState } from '@terminal-mcp/contract';
+import type { SessionStatusResult, UsageLimitInfo, WatchState } from '@terminal-mcp/contract';
 import { SUPERVISOR_LIMITS } from '@terminal-mcp/contract';
 import { redactSecrets } from '../policy/redact.js';
 
@@ -40,6 +40,8 @@ export interface Observation {
   readonly hash: string;
   /** The last lines, redacted and cut to SUPERVISOR_LIMITS.previewMax. */
   readonly preview: string;
+  /** The agent hit a usage limit (state WAITING_INPUT): its reset. */
+  readonly limit?: UsageLimitInfo;
 }
 
 function nonEmptyBottom(lines: readonly string[], count: number): string[] {
@@ -72,6 +74,7 @@ export function observe(status: SessionStatusResult, lines: readonly string[], d
   // not hide a traceback or marker just printed: the program that printed it has often
   // exited, and the next program's start would make the state flap ERROR → RUNNING → ERROR.
   const recentOnly = status.status === 'RUNNING' && RECENCY_REASON.test(status.reason);
+  if (status.status === 'WAITING_INPUT' && status.limit !== undefined) return { ...base, state: 'WAITING_INPUT', reason: status.reason, limit: status.limit };
   if (status.status === 'WAITING_INPUT' || (status.status === 'RUNNING' && !recentOnly)) return { ...base, state: status.status, reason: status.reason };
   // A secret prompt waits for input too (a person's: the reason says so, and the watch's
   // attention event carries it).
