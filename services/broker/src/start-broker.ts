@@ -49,7 +49,6 @@ import { createNodeRegistries, createSessionRegistry } from './registry/session-
 import { createTranscriptReads } from './transcripts/transcript-reads.js';
 import { recoverSupervisorActions } from './supervisor/actions.js';
 import { createSupervisor } from './supervisor/wiring.js';
-import type { LimitResumeSend } from './supervisor/limit-parks.js';
 import { limitResumeSend } from './supervisor/limit-send.js';
 import { serveRoles } from './rpc/serve.js';
 import { BROKER_VERSION } from './effects/package-info.js';
@@ -105,10 +104,10 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
       : undefined;
   // Watches on node:session read through the node's reader (nodes/node-supervisor.ts).
   const watchRouting = nodeSupervisorRouting(reader, nodes);
-  // Bound below, once the deps a send needs exist (a resume only happens after start).
-  let limitSend: LimitResumeSend | undefined;
+  // A usage-limit resume types through the input path over the deps built below (it is
+  // only ever called after assembleDeps returned).
   const supervisor = createSupervisor(
-    { config, tmux, stores, log, reader: watchRouting.reader, remote: watchRouting.remote, limitSend: () => limitSend, onEvent: (event) => {
+    { config, tmux, stores, log, reader: watchRouting.reader, remote: watchRouting.remote, limitSend: () => limitResumeSend(deps), onEvent: (event) => {
       const notice = noticeOfSupervisorEvent(event);
       if (notice) attention.raise(notice);
     } },
@@ -117,7 +116,6 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   const transcriptReads = createTranscriptReads({ config, tmux, access, transcripts: parts.transcripts });
   const lifecycle = createLifecycleServices({ tmuxSocket: parts.info.tmuxSocket, stores, nodes: config.nodes, nodeLifecycleFor: parts.nodeLifecycleFor });
   const deps: BrokerDeps = { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork(), lifecycle, nodes, attention };
-  limitSend = limitResumeSend(deps);
   return deps;
 }
 
