@@ -47,6 +47,7 @@ export const sessionSummarySchema = z.object({
   read_granted: z.boolean().describe('the operator granted reading this session from the dashboard (beyond the config whitelist)'),
   input_allowed: z.boolean().describe('whether input would currently be accepted, before per-call checks (text, keys, confirmation)'),
   input_granted: z.boolean().describe('the operator granted sending input to this session from the dashboard'),
+  limit_resets_at: z.string().optional().describe('readable sessions the supervisor parked at a usage limit: when the limit resets (ISO 8601)'),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 

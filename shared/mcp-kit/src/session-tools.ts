@@ -86,12 +86,15 @@ export function compactSessionList(out: ListSessionsOutput, now = Date.now()): S
     attached: s.attached,
     access: accessFlags(s),
     copy_mode: s.in_copy_mode,
+    limit_resets: s.limit_resets_at ?? null,
   }));
+  // The column is there only when a session is parked at a usage limit (most lists have none).
+  const columns = out.sessions.some((s) => s.limit_resets_at !== undefined) ? [...SESSION_LIST_COLUMNS, 'limit_resets'] : SESSION_LIST_COLUMNS;
   return {
     tmux: out.tmux,
     read_enabled: out.read_enabled,
     count: out.sessions.length,
-    ...compactRows(records, SESSION_LIST_COLUMNS, ['name']),
+    ...compactRows(records, columns, ['name']),
     ...(out.dead_sessions ? { dead_sessions: out.dead_sessions } : {}),
     ...(out.nodes ? { nodes: out.nodes } : {}),
   };
@@ -230,7 +233,7 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
       title: 'List terminal sessions',
       description:
         'List every tmux session on this host, one row each: name, command, idle_s, windows, attached, copy_mode, access ' +
-        '(r: readable, i: input allowed, R/I: granted by the operator, -: neither); a value shared by all rows is given once under same. ' +
+        '(r: readable, i: input allowed, R/I: granted by the operator, -: neither), and limit_resets when the supervisor parked an agent at its usage limit; a value shared by all rows is given once under same. ' +
         'Discovery shows all sessions, but reading content (tail, capture, status, batch inspect) needs r. ' +
         'Call this first to get exact session names.',
       inputShape: listSessionsInputShape,

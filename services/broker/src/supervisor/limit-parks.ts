@@ -231,3 +231,15 @@ export function createLimitParks(deps: LimitParksDeps): LimitParks {
     },
   };
 }
+
+/** The reset instant of every session parked now, by the name the watch gave (`node:session`
+ * for a node's), for terminal_list_sessions. Binding watches are left out: the list names
+ * sessions. */
+export function parkedSessionResets(store: SupervisorStore): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const p of store.listParks({ openOnly: true, limit: 1000 })) {
+    const watch = store.watchById(p.watch_id);
+    if (watch?.kind === 'session') out.set(watch.target, iso(p.resets_at));
+  }
+  return out;
+}
