@@ -49,6 +49,7 @@ import { createNodeRegistries, createSessionRegistry } from './registry/session-
 import { createTranscriptReads } from './transcripts/transcript-reads.js';
 import { recoverSupervisorActions } from './supervisor/actions.js';
 import { createSupervisor } from './supervisor/wiring.js';
+import { processTimeZone } from './effects/proc/process-time-zone.js';
 import { limitResumeSend } from './supervisor/limit-send.js';
 import { serveRoles } from './rpc/serve.js';
 import { BROKER_VERSION } from './effects/package-info.js';
@@ -91,7 +92,7 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
     bindings: bindingsOn(services.bindings, null),
     delivery: services.delivery,
   });
-  const reader = createSessionReader({ config, tmux, access, reads: services.reads, identity: services.delivery });
+  const reader = createSessionReader({ config, tmux, access, reads: services.reads, identity: services.delivery, paneTimeZone: processTimeZone });
   const webauth = webauthEnv({ store: stores.webauth, stateDir: stores.stateDir, log });
   const oauthOf = (server: OAuthServer): OAuthLoginEnv => ({ ...oauthEnv({ store: stores.oauth, config, log, server }), webauth });
   const attention = createAttentionCenter();

@@ -289,6 +289,12 @@ export function findUsageLimit(lines: readonly string[], ctx: UsageLimitContext)
   return null;
 }
 
+/** Whether the bottom of the screen may hold a limit message: a cheap test, so the pane's
+ * TZ is looked up only for screens that need it. */
+export function mayShowUsageLimit(lines: readonly string[]): boolean {
+  return nonEmptyBottom(lines, LIMIT_WINDOW).some((line) => HEADLINES.some((h) => h.pattern.test(line)));
+}
+
 /** The host's zone, for callers that have no better one. */
 export function hostTimeZone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone;

@@ -27,7 +27,7 @@ import { redactSecrets } from '../policy/redact.js';
 import { stripTerminalControls } from '../policy/sanitize.js';
 import type { PaneWindow } from '../policy/pane-window.js';
 import { classifyPaneStatus } from '../policy/status.js';
-import { hostTimeZone } from '../policy/usage-limit.js';
+import { hostTimeZone, mayShowUsageLimit } from '../policy/usage-limit.js';
 import type { SessionAccessFields } from '../policy/session-access.js';
 import { createDeliveryReads, type DeliveryReads, type IdentityReader } from './delivery-reads.js';
 import { lastLines, readPaneLines, readPaneWindow, startEarlyCapture, toLines, type EarlyCapture } from './pane-text.js';
@@ -84,7 +84,7 @@ function paneText(t: ReadableTarget, lines: string[], redactions: number, trunca
 /** Classifies the target's pane. Quiet time is measured from the window's last output
  * (`#{window_activity}`), not `#{session_activity}`, which every attaching client (our
  * output watchers included) bumps. */
-export function statusOf(t: ReadableTarget, screenLines: readonly string[], now: number, iso: IsoOf = isoOnce): SessionStatusResult {
+export function statusOf(t: ReadableTarget, screenLines: readonly string[], now: number, iso: IsoOf = isoOnce, paneZone?: string): SessionStatusResult {
   const lastOutput = t.pane.windowActivity;
   const idleSeconds = Math.max(0, Math.floor(now / 1000) - lastOutput);
   const verdict = classifyPaneStatus({
@@ -92,7 +92,7 @@ export function statusOf(t: ReadableTarget, screenLines: readonly string[], now:
     currentCommand: t.currentCommand,
     inCopyMode: t.inCopyMode,
     idleSeconds,
-    limitContext: { now, hostZone: hostTimeZone() },
+    limitContext: { now, hostZone: hostTimeZone(), paneZone },
   });
   const limit = verdict.limit;
   return {
@@ -127,8 +127,9 @@ export interface ReadCallerId {
 export interface ContinuedRead {
   /** The target through the gate, pinned as asked; no content is read. */
   target(): Promise<ReadableTarget>;
-  /** The visible screen, redacted, as lines (what terminal_status classifies). */
-  screen(): Promise<{ target: ReadableTarget; lines: string[] }>;
+  /** The visible screen, redacted, as lines (what terminal_status classifies), and the
+   * pane's TZ when this host can tell it and the screen may show a usage limit. */
+  screen(): Promise<{ target: ReadableTarget; lines: string[]; paneZone?: string | undefined }>;
   /** The status of the visible screen, exactly as terminal_status computes it. */
   status(): Promise<{ target: ReadableTarget; status: SessionStatusResult }>;
   /** The visible screen with the rows above it that redaction needs, and the pane's
@@ -203,6 +204,9 @@ export interface SessionReaderDeps {
    * node's over ssh), behind `delivery.identity`. */
   identity: IdentityReader;
   now?: () => number;
+  /** The TZ a pane's process was started with (effects/proc/process-time-zone.ts): this
+   * host's reader only; a node's pane pids name another machine's processes. */
+  paneTimeZone?: ((panePid: number) => string | undefined) | undefined;
 }
 
 export function createSessionReader(deps: SessionReaderDeps): SessionReader {
@@ -221,8 +225,13 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
     return paneText(t, clean.lines, clean.redactions, lines > count);
   }
 
+  /** The pane's TZ, looked up only when the screen may show a usage limit. */
+  const zoneOf = (t: ReadableTarget, lines: readonly string[]) =>
+    deps.paneTimeZone !== undefined && mayShowUsageLimit(lines) ? deps.paneTimeZone(t.identity.panePid) : undefined;
+
   async function statusOfTarget(t: ReadableTarget): Promise<SessionStatusResult> {
-    return statusOf(t, (await readPane(t, 0, '-', true)).lines, now(), iso);
+    const { lines } = await readPane(t, 0, '-', true);
+    return statusOf(t, lines, now(), iso, zoneOf(t, lines));
   }
 
   function follow(caller: ReadCallerId, tool: string, ref: TargetRef, options: FollowOptions = {}): ContinuedRead {
@@ -259,15 +268,15 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
       const t = await target();
       const { lines } = await readPane(t, 0, '-', true).catch(refused);
       read(t, lines.length);
-      return { target: t, lines };
+      return { target: t, lines, paneZone: zoneOf(t, lines) };
     }
 
     return {
       target,
       screen,
       async status() {
-        const { target: t, lines } = await screen();
-        return { target: t, status: statusOf(t, lines, now(), iso) };
+        const { target: t, lines, paneZone } = await screen();
+        return { target: t, status: statusOf(t, lines, now(), iso, paneZone) };
       },
       async frame() {
         const t = await target();
@@ -402,7 +411,7 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
             session: name,
             ...(pane !== undefined && { pane: t.pane.paneId }),
             ok: true,
-            status: statusOf(t, screen, at, iso),
+            status: statusOf(t, screen, at, iso, zoneOf(t, screen)),
             tail: paneText(t, shown.lines, shown.redactions, false),
           };
         } catch (err) {

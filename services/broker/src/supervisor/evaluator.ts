@@ -88,8 +88,8 @@ export function createWatchEvaluator(deps: WatchEvaluatorDeps): WatchEvaluator {
       read = deps.reader.follow(SUPERVISOR, 'supervisor', refOf(watch));
       reads.set(watch.id, read);
     }
-    const { target, lines } = await read.screen();
-    const status = statusOf(target, lines, clock());
+    const { target, lines, paneZone } = await read.screen();
+    const status = statusOf(target, lines, clock(), undefined, paneZone);
     deps.looked(watch, target.identity.sessionId);
     return { obs: observe(status, lines, watch.done_marker, config.idle_threshold_seconds), status, identity: target.identity };
   }

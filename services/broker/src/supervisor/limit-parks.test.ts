@@ -204,3 +204,17 @@ describe('resume_after_limit on a real tmux pane', () => {
     supervisor.stop();
   });
 });
+
+describe("the pane's TZ", () => {
+  it('reads a reset without a zone in the TZ the pane was started with', async () => {
+    await tmux.newSession('agent-tz', `env TZ=Asia/Tokyo python3 -c 'print("5-hour limit reached \\u2219 resets 3pm"); input()'`, { width: 120, height: 20 });
+    await waitFor('the limit message', async () => (await tmux.tmux(['capture-pane', '-p', '-t', '=agent-tz:'])).includes('resets 3pm'), 30_000, 100);
+    const before = Date.now();
+    const status = await deps.reader.statusOf(await deps.reader.resolve({ session: 'agent-tz' }));
+    // 3pm in Tokyo (UTC+9, no DST) is 06:00 UTC: the next one after now.
+    const sixUtc = new Date(before);
+    sixUtc.setUTCHours(6, 0, 0, 0);
+    const expected = sixUtc.getTime() > before ? sixUtc.getTime() : sixUtc.getTime() + 86_400_000;
+    expect(status.limit).toEqual({ kind: 'session', program: 'claude code', resets_at: new Date(expected).toISOString(), zone: 'Asia/Tokyo', zone_source: 'pane' });
+  });
+});
