@@ -138,17 +138,6 @@ export const statusInputShape = {
 export const statusInputSchema = z.object(statusInputShape).strict();
 export type StatusInput = z.infer<typeof statusInputSchema>;
 
-/** An agent CLI on the screen says it hit a usage limit (the status is then WAITING_INPUT
- * with a reason starting `usage limit:`). */
-export const usageLimitSchema = z.object({
-  kind: z.enum(['session', 'weekly', 'extra_usage', 'usage']).describe('usage: Codex\'s plan limit, which names no period'),
-  program: z.enum(['claude code', 'codex']),
-  resets_at: z.string().describe('ISO 8601 instant the limit resets'),
-  zone: z.string().describe('the time zone the reset time was read in'),
-  zone_source: z.enum(['message', 'pane', 'host']),
-});
-export type UsageLimitInfo = z.infer<typeof usageLimitSchema>;
-
 export const sessionStatusResultSchema = z.object({
   session: z.string(),
   session_id: z.string(),
@@ -158,9 +147,18 @@ export const sessionStatusResultSchema = z.object({
   in_copy_mode: z.boolean(),
   last_activity: z.string(),
   idle_seconds: z.number().int(),
-  limit: usageLimitSchema.optional().describe('set when the agent hit a usage limit: when it resets'),
 });
 export type SessionStatusResult = z.infer<typeof sessionStatusResultSchema>;
+
+/** terminal_status's answer (and a bound status'): the status, and for an agent CLI at its
+ * usage limit (WAITING_INPUT, the reason starting `usage limit:` with the program, limit
+ * and zone) the instant it resets. Not in sessionStatusResultSchema: the waits publish that
+ * schema in tools/list, where every byte is paid by every conversation and any extra field
+ * would fail a client's validation. */
+export const statusResultSchema = sessionStatusResultSchema.extend({
+  limit_resets_at: z.string().optional(),
+});
+export type StatusResult = z.infer<typeof statusResultSchema>;
 
 export const batchInspectInputShape = {
   sessions: z

@@ -18,7 +18,7 @@ import {
   readSinceInputShape,
   readSinceInputSchema,
   readSinceOutputSchema,
-  sessionStatusResultSchema,
+  statusResultSchema,
   statusInputShape,
   statusInputSchema,
   tailInputShape,
@@ -27,7 +27,7 @@ import {
   type ReadSinceOutput,
   type ListSessionsOutput,
   type PaneText,
-  type SessionStatusResult,
+  type StatusResult,
   type SessionSummary,
 } from '@terminal-mcp/contract';
 import type { BrokerClient } from '@terminal-mcp/broker-client';
@@ -153,12 +153,12 @@ export function renderReadSince(r: ReadSinceOutput): string {
 }
 
 
-export function renderStatus(s: SessionStatusResult): string {
+export function renderStatus(s: StatusResult): string {
   const extra = [
     `command ${quoted(s.current_command)}`,
     `idle ${s.idle_seconds}s`,
     s.in_copy_mode ? 'in copy mode' : '',
-    s.limit !== undefined ? `usage limit (${s.limit.kind}) resets ${s.limit.resets_at}` : '',
+    s.limit_resets_at !== undefined ? `usage limit resets ${s.limit_resets_at}` : '',
   ].filter(Boolean);
   return `Session ${quoted(s.session)}: ${s.status} (${s.reason}); ${extra.join(', ')}.`;
 }
@@ -233,7 +233,7 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
       title: 'List terminal sessions',
       description:
         'List every tmux session on this host, one row each: name, command, idle_s, windows, attached, copy_mode, access ' +
-        '(r: readable, i: input allowed, R/I: granted by the operator, -: neither), and limit_resets when the supervisor parked an agent at its usage limit; a value shared by all rows is given once under same. ' +
+        '(r: readable, i: input allowed, R/I: granted by the operator, -: neither); a value shared by all rows is given once under same. ' +
         'Discovery shows all sessions, but reading content (tail, capture, status, batch inspect) needs r. ' +
         'Call this first to get exact session names.',
       inputShape: listSessionsInputShape,
@@ -286,11 +286,11 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
       name: 'terminal_status',
       title: 'Classify what a terminal is doing',
       description:
-        'RUNNING, IDLE, WAITING_INPUT (a prompt; with limit: an agent at its usage limit and when it resets), WAITING_HUMAN (a password prompt: a person answers) or UNKNOWN, with the evidence, current command and idle time. ' +
+        'RUNNING, IDLE, WAITING_INPUT (a prompt), WAITING_HUMAN (a password prompt: a person answers) or UNKNOWN, with the evidence, current command and idle time. ' +
         `Cheaper than reading text. ${NEEDS_READ}`,
       inputShape: statusInputShape,
       inputSchema: statusInputSchema,
-      outputSchema: sessionStatusResultSchema,
+      outputSchema: statusResultSchema,
       meta: LIVE_VIEW_TOOL_META,
       run: (args, { broker, signal }) => sessionsOf(broker).status.query(args, { signal }),
       render: renderStatus,

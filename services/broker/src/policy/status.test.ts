@@ -319,7 +319,7 @@ describe('classifyPaneStatus with a usage limit on the screen', () => {
   it('is WAITING_INPUT with the reset instant, not the idle input box under it', () => {
     const d = classifyPaneStatus({ lines: screen, currentCommand: 'claude', inCopyMode: false, idleSeconds: 40, limitContext: { now, hostZone: 'UTC' } });
     expect(d.status).toBe('WAITING_INPUT');
-    expect(d.reason).toBe('usage limit: claude code session limit, resets 2026-07-10T12:20:00.000Z');
+    expect(d.reason).toBe('usage limit: claude code session limit, resets 2026-07-10T12:20:00.000Z (Asia/Tbilisi, from the message)');
     expect(d.limit?.resetsAt).toBe(Date.parse('2026-07-10T12:20:00Z'));
   });
 

@@ -337,7 +337,8 @@ export function classifyPaneStatus(e: PaneEvidence): PaneStatusDecision {
   if (!shell && e.limitContext !== undefined) {
     const limit = findUsageLimit(e.lines, e.limitContext);
     if (limit !== null) {
-      return { status: 'WAITING_INPUT', reason: `usage limit: ${limit.program} ${limit.kind} limit, resets ${new Date(limit.resetsAt).toISOString()}`, limit };
+      const zone = limit.zoneSource === 'message' ? `${limit.zone}, from the message` : `${limit.zone}, the ${limit.zoneSource}'s zone`;
+      return { status: 'WAITING_INPUT', reason: `usage limit: ${limit.program} ${limit.kind} limit, resets ${new Date(limit.resetsAt).toISOString()} (${zone})`, limit };
     }
   }
 

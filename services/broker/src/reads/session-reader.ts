@@ -14,6 +14,7 @@ import {
   type ListPanesOutput,
   type PaneText,
   type SessionStatusResult,
+  type StatusResult,
   type SessionSummary,
 } from '@terminal-mcp/contract';
 import type { AccessGate } from '../access/gate.js';
@@ -27,7 +28,7 @@ import { redactSecrets } from '../policy/redact.js';
 import { stripTerminalControls } from '../policy/sanitize.js';
 import type { PaneWindow } from '../policy/pane-window.js';
 import { classifyPaneStatus } from '../policy/status.js';
-import { hostTimeZone, mayShowUsageLimit } from '../policy/usage-limit.js';
+import { hostTimeZone, mayShowUsageLimit, type UsageLimit } from '../policy/usage-limit.js';
 import type { SessionAccessFields } from '../policy/session-access.js';
 import { createDeliveryReads, type DeliveryReads, type IdentityReader } from './delivery-reads.js';
 import { lastLines, readPaneLines, readPaneWindow, startEarlyCapture, toLines, type EarlyCapture } from './pane-text.js';
@@ -85,6 +86,11 @@ function paneText(t: ReadableTarget, lines: string[], redactions: number, trunca
  * (`#{window_activity}`), not `#{session_activity}`, which every attaching client (our
  * output watchers included) bumps. */
 export function statusOf(t: ReadableTarget, screenLines: readonly string[], now: number, iso: IsoOf = isoOnce, paneZone?: string): SessionStatusResult {
+  return classifiedStatus(t, screenLines, now, iso, paneZone).status;
+}
+
+/** statusOf, and the usage limit behind it when there is one (the supervisor parks on it). */
+export function classifiedStatus(t: ReadableTarget, screenLines: readonly string[], now: number, iso: IsoOf = isoOnce, paneZone?: string): { status: SessionStatusResult; limit: UsageLimit | undefined } {
   const lastOutput = t.pane.windowActivity;
   const idleSeconds = Math.max(0, Math.floor(now / 1000) - lastOutput);
   const verdict = classifyPaneStatus({
@@ -95,7 +101,7 @@ export function statusOf(t: ReadableTarget, screenLines: readonly string[], now:
     limitContext: { now, hostZone: hostTimeZone(), paneZone },
   });
   const limit = verdict.limit;
-  return {
+  const status: SessionStatusResult = {
     session: t.sessionName,
     session_id: t.identity.sessionId,
     status: verdict.status,
@@ -104,10 +110,8 @@ export function statusOf(t: ReadableTarget, screenLines: readonly string[], now:
     in_copy_mode: t.inCopyMode,
     last_activity: iso(lastOutput),
     idle_seconds: idleSeconds,
-    ...(limit === undefined
-      ? {}
-      : { limit: { kind: limit.kind, program: limit.program, resets_at: new Date(limit.resetsAt).toISOString(), zone: limit.zone, zone_source: limit.zoneSource } }),
   };
+  return { status, limit };
 }
 
 /** Who a read is recorded for in the read audit: a socket's role and actor, or the
@@ -169,7 +173,8 @@ export interface SessionReader {
   /** The last lines of a target the gate admitted (capped by config and LIMITS). */
   tailOf(target: ReadableTarget, lines?: number, stripAnsi?: boolean): Promise<PaneText>;
   /** The status of a target the gate admitted, from its visible screen. */
-  statusOf(target: ReadableTarget): Promise<SessionStatusResult>;
+  /** terminal_status: the status, with limit_resets_at for an agent at its usage limit. */
+  statusOf(target: ReadableTarget): Promise<StatusResult>;
   /** The gate's read check on a session or a binding's pinned pane, without reading
    * content (a watch being set up); throws the same errors as `tail`. */
   resolve(ref: TargetRef): Promise<ReadableTarget>;
@@ -229,9 +234,10 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
   const zoneOf = (t: ReadableTarget, lines: readonly string[]) =>
     deps.paneTimeZone !== undefined && mayShowUsageLimit(lines) ? deps.paneTimeZone(t.identity.panePid) : undefined;
 
-  async function statusOfTarget(t: ReadableTarget): Promise<SessionStatusResult> {
+  async function statusOfTarget(t: ReadableTarget): Promise<StatusResult> {
     const { lines } = await readPane(t, 0, '-', true);
-    return statusOf(t, lines, now(), iso, zoneOf(t, lines));
+    const { status, limit } = classifiedStatus(t, lines, now(), iso, zoneOf(t, lines));
+    return limit === undefined ? status : { ...status, limit_resets_at: new Date(limit.resetsAt).toISOString() };
   }
 
   function follow(caller: ReadCallerId, tool: string, ref: TargetRef, options: FollowOptions = {}): ContinuedRead {

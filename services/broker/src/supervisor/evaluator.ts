@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import type { EventRow, SupervisorStore, WatchRow } from '../effects/store/supervisor-store.js';
 import type { TargetRef } from '../access/target.js';
 import { RECENT_OUTPUT_SECONDS } from '../policy/status.js';
-import { statusOf, type ContinuedRead, type ReadCallerId, type SessionReader } from '../reads/session-reader.js';
+import { classifiedStatus, type ContinuedRead, type ReadCallerId, type SessionReader } from '../reads/session-reader.js';
 import type { SupervisorConfig } from './engine.js';
 import { observe, type Observation } from './evidence.js';
 import type { PaneIdentity } from '../policy/identity.js';
@@ -89,9 +89,9 @@ export function createWatchEvaluator(deps: WatchEvaluatorDeps): WatchEvaluator {
       reads.set(watch.id, read);
     }
     const { target, lines, paneZone } = await read.screen();
-    const status = statusOf(target, lines, clock(), undefined, paneZone);
+    const { status, limit } = classifiedStatus(target, lines, clock(), undefined, paneZone);
     deps.looked(watch, target.identity.sessionId);
-    return { obs: observe(status, lines, watch.done_marker, config.idle_threshold_seconds), status, identity: target.identity };
+    return { obs: observe(status, lines, watch.done_marker, config.idle_threshold_seconds, limit), status, identity: target.identity };
   }
 
   function record(watch: WatchRow, planned: PlannedEvent, obs: Pick<Observation, 'hash' | 'preview'>, iteration: number, metadata: Record<string, string | number | boolean | null>): EventRow {
@@ -213,7 +213,7 @@ export function createWatchEvaluator(deps: WatchEvaluatorDeps): WatchEvaluator {
   /** What a limit_reached event says besides its reason: the reset and whether it is resumed. */
   function limitFacts(watch: WatchRow, planned: PlannedEvent, obs: Observation): Record<string, string> {
     if (planned.type !== 'limit_reached' || obs.limit === undefined) return {};
-    return { resets_at: obs.limit.resets_at, limit_kind: obs.limit.kind, program: obs.limit.program, resume: parks.enabledFor(watch) ? 'scheduled' : 'off' };
+    return { resets_at: new Date(obs.limit.resetsAt).toISOString(), limit_kind: obs.limit.kind, program: obs.limit.program, resume: parks.enabledFor(watch) ? 'scheduled' : 'off' };
   }
 
   return {

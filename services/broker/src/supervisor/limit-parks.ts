@@ -116,7 +116,7 @@ export function createLimitParks(deps: LimitParksDeps): LimitParks {
   function changed(park: ParkRow, obs: Observation, status: SessionStatusResult, identity: PaneIdentity): string | null {
     if (!samePane(pinnedOf(park), identity)) return 'the pane is another one than at the park (the session or pane was replaced)';
     if (status.current_command !== park.command) return `the foreground program changed (${JSON.stringify(park.command)} at the park, ${JSON.stringify(status.current_command)} now)`;
-    if (status.limit === undefined) return 'the limit message is no longer the last word on the screen (someone typed, or the agent went on)';
+    if (obs.limit === undefined) return 'the limit message is no longer the last word on the screen (someone typed, or the agent went on)';
     if (obs.hash !== park.screen_hash) return 'the screen changed since the park (someone typed, or the agent printed more)';
     return null;
   }
@@ -168,7 +168,7 @@ export function createLimitParks(deps: LimitParksDeps): LimitParks {
     observed(watch, obs, status, identity, recorded) {
       const latest = store.latestPark(watch.id);
       const open = latest !== undefined && latest.state === 'parked' ? latest : undefined;
-      const limit = status.limit;
+      const limit = obs.limit;
       if (limit === undefined) {
         // A person scrolling in copy mode has not answered anything.
         if (open === undefined || status.in_copy_mode) return [];
@@ -179,7 +179,7 @@ export function createLimitParks(deps: LimitParksDeps): LimitParks {
       if (!enabledFor(watch) || latest?.state === 'parked' || latest?.state === 'resuming') return [];
       // The screen a park already ended on (resumed, cancelled, failed) never parks again.
       if (latest !== undefined && latest.screen_hash === obs.hash) return [];
-      const resetsAt = Date.parse(limit.resets_at);
+      const resetsAt = limit.resetsAt;
       const delay = Math.floor(deps.random() * (settings.extra_delay_seconds + 1)) * 1000;
       const park = store.insertPark({
         watch_id: watch.id,
