@@ -1,4 +1,4 @@
-// Guards: an agent that prints a usage limit is parked (surviving a broker restart), resumed exactly once at the reset through the guarded, audited send, parked again when it prints the limit again, and never typed to once the pane changed.
+// Guards: an agent that prints a usage limit is parked (surviving a broker restart), resumed exactly once at the reset through the guarded, audited send (review mode applies), parked again when it prints the limit again, and never typed to once the pane changed.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,7 +41,7 @@ writeFileSync(
   ].join('\n'),
 );
 
-const CONFIG = configSchema.parse({
+const CONFIG_INPUT = {
   permissions: { terminal_read: true, terminal_input: true },
   allowed_session_patterns: ['agent-*'],
   input_policy: { allowed_session_patterns: ['agent-*'] },
@@ -49,7 +49,8 @@ const CONFIG = configSchema.parse({
     max_iterations: 1000,
     resume_after_limit: { enabled: true, session_patterns: ['agent-limit*'], extra_delay_seconds: 0 },
   },
-});
+};
+const CONFIG = configSchema.parse(CONFIG_INPUT);
 
 let tmux: TmuxTestServer;
 let adapter: ControlModeTmuxAdapter;
@@ -218,5 +219,33 @@ describe("the pane's TZ", () => {
     const expected = sixUtc.getTime() > before ? sixUtc.getTime() : sixUtc.getTime() + 86_400_000;
     expect(status.limit_resets_at).toBe(new Date(expected).toISOString());
     expect(status.reason).toContain("(Asia/Tokyo, the pane's zone)");
+  });
+});
+
+describe('review mode', () => {
+  it('queues the resume for a person under input_policy.review always: nothing is typed at the reset', async () => {
+    const reviewed = configSchema.parse({ ...CONFIG_INPUT, input_policy: { allowed_session_patterns: ['agent-*'], review: 'always' } });
+    const reviewDeps = testDeps({ config: reviewed, tmux: adapter, stateDir: join(root, 'state-review'), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
+    try {
+      const reset = minuteAfter(120_000);
+      const log = await agent('agent-limit-review', [reset]);
+      const watch = reviewDeps.stores.supervisor.upsertWatch({ key: 'session:agent-limit-review', kind: 'session', target: 'agent-limit-review', doneMarker: DEFAULT_DONE_MARKER, source: 'manual', by: 'test', now: clock() });
+      const supervisor = createSupervisor({ config: reviewed, tmux: adapter, stores: reviewDeps.stores, log: pino({ level: 'silent' }), reader: reviewDeps.reader, limitSend: () => limitResumeSend(reviewDeps), now: clock, random: () => 0 });
+      await waitFor('the park', async () => {
+        await supervisor.runOnce();
+        return reviewDeps.stores.supervisor.listParks({ limit: 10 }).some((p) => p.watch_id === watch.id);
+      });
+      offset += Math.max(0, reset - clock()) + 1_000;
+      await supervisor.runOnce();
+      const [park] = reviewDeps.stores.supervisor.listParks({ limit: 10 });
+      expect(park).toMatchObject({ state: 'resumed' });
+      expect(park?.outcome).toMatch(/^the resume text waits for review \(approval \d+, input audit \d+\)$/);
+      const rows = reviewDeps.stores.db('audit').prepare<[string], { decision: string }>('SELECT decision FROM input_audit WHERE tool = ?').all(LIMIT_RESUME_TOOL);
+      expect(rows).toEqual([{ decision: 'QUEUED' }]);
+      expect(readFileSync(log, 'utf8')).toBe('');
+      supervisor.stop();
+    } finally {
+      reviewDeps.stores.close();
+    }
   });
 });
