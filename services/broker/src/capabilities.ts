@@ -78,7 +78,7 @@ export const CAPABILITIES = {
   reads: { does: 'THE reader: tail, status, follow', may: ['tmux read'], stores: [] },
   input: { does: 'guarded input attempts, bindings, terminal_run', may: ['tmux read', 'tmux write', 'process read', 'files', 'runtime'], stores: ['audit', 'bindings'] },
   live: { does: 'live output and wait resume tokens', may: ['tmux read'], stores: [] },
-  supervisor: { does: 'watches, events, auto-continue, verifiers, the webhook', may: ['tmux read', 'process spawn', 'outbound HTTP'], stores: ['bindings', 'supervisor'] },
+  supervisor: { does: 'watches, events, auto-continue, usage-limit parks, verifiers, the webhook', may: ['tmux read', 'process spawn', 'outbound HTTP'], stores: ['bindings', 'supervisor'] },
   notes: { does: 'operator notes and attachments', may: ['files'], stores: ['notes'] },
   sources: { does: 'project source reads and search', may: ['git', 'files'], stores: [] },
   projects: { does: 'project profiles, readiness, deploy previews', may: ['process spawn'], stores: [] },

@@ -49,6 +49,8 @@ import { createNodeRegistries, createSessionRegistry } from './registry/session-
 import { createTranscriptReads } from './transcripts/transcript-reads.js';
 import { recoverSupervisorActions } from './supervisor/actions.js';
 import { createSupervisor } from './supervisor/wiring.js';
+import { processTimeZone } from './effects/proc/process-time-zone.js';
+import { limitResumeSend } from './supervisor/limit-send.js';
 import { serveRoles } from './rpc/serve.js';
 import { BROKER_VERSION } from './effects/package-info.js';
 import { ensureBootstrapAccount } from './webauth/bootstrap.js';
@@ -90,7 +92,7 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
     bindings: bindingsOn(services.bindings, null),
     delivery: services.delivery,
   });
-  const reader = createSessionReader({ config, tmux, access, reads: services.reads, identity: services.delivery });
+  const reader = createSessionReader({ config, tmux, access, reads: services.reads, identity: services.delivery, paneTimeZone: processTimeZone });
   const webauth = webauthEnv({ store: stores.webauth, stateDir: stores.stateDir, log });
   const oauthOf = (server: OAuthServer): OAuthLoginEnv => ({ ...oauthEnv({ store: stores.oauth, config, log, server }), webauth });
   const attention = createAttentionCenter();
@@ -103,8 +105,10 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
       : undefined;
   // Watches on node:session read through the node's reader (nodes/node-supervisor.ts).
   const watchRouting = nodeSupervisorRouting(reader, nodes);
+  // A usage-limit resume types through the input path over the deps built below (it is
+  // only ever called after assembleDeps returned).
   const supervisor = createSupervisor(
-    { config, tmux, stores, log, reader: watchRouting.reader, remote: watchRouting.remote, onEvent: (event) => {
+    { config, tmux, stores, log, reader: watchRouting.reader, remote: watchRouting.remote, limitSend: () => limitResumeSend(deps), onEvent: (event) => {
       const notice = noticeOfSupervisorEvent(event);
       if (notice) attention.raise(notice);
     } },
@@ -112,7 +116,8 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   );
   const transcriptReads = createTranscriptReads({ config, tmux, access, transcripts: parts.transcripts });
   const lifecycle = createLifecycleServices({ tmuxSocket: parts.info.tmuxSocket, stores, nodes: config.nodes, nodeLifecycleFor: parts.nodeLifecycleFor });
-  return { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork(), lifecycle, nodes, attention };
+  const deps: BrokerDeps = { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork(), lifecycle, nodes, attention };
+  return deps;
 }
 
 /** TERMINAL_MCP_LOG_LEVEL, the one log-level switch of every service, wins over

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { bindingNameSchema } from './input.js';
 import { LIMITS } from './limits.js';
-import { paneArg, paneTextSchema, sessionNameSchema, sessionStatusResultSchema } from './sessions.js';
+import { paneArg, paneTextSchema, sessionNameSchema, statusResultSchema } from './sessions.js';
 
 /** Postfix rule: bounded. One client (actor) holds at most this many bindings; a new one
  * past it is BINDING_LIMIT_REACHED (remapping or unbinding an existing one is not). */
@@ -68,5 +68,5 @@ export type TailBoundInput = z.infer<typeof tailBoundInputSchema>;
 export const boundPaneTextSchema = paneTextSchema.extend({ binding: z.string() });
 export type BoundPaneText = z.infer<typeof boundPaneTextSchema>;
 
-export const boundStatusSchema = sessionStatusResultSchema.extend({ binding: z.string() });
+export const boundStatusSchema = statusResultSchema.extend({ binding: z.string() });
 export type BoundStatus = z.infer<typeof boundStatusSchema>;

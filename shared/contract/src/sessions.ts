@@ -47,6 +47,7 @@ export const sessionSummarySchema = z.object({
   read_granted: z.boolean().describe('the operator granted reading this session from the dashboard (beyond the config whitelist)'),
   input_allowed: z.boolean().describe('whether input would currently be accepted, before per-call checks (text, keys, confirmation)'),
   input_granted: z.boolean().describe('the operator granted sending input to this session from the dashboard'),
+  limit_resets_at: z.string().optional().describe('readable sessions the supervisor parked at a usage limit: when the limit resets (ISO 8601)'),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 
@@ -148,6 +149,16 @@ export const sessionStatusResultSchema = z.object({
   idle_seconds: z.number().int(),
 });
 export type SessionStatusResult = z.infer<typeof sessionStatusResultSchema>;
+
+/** terminal_status's answer (and a bound status'): the status, and for an agent CLI at its
+ * usage limit (WAITING_INPUT, the reason starting `usage limit:` with the program, limit
+ * and zone) the instant it resets. Not in sessionStatusResultSchema: the waits publish that
+ * schema in tools/list, where every byte is paid by every conversation and any extra field
+ * would fail a client's validation. */
+export const statusResultSchema = sessionStatusResultSchema.extend({
+  limit_resets_at: z.string().optional(),
+});
+export type StatusResult = z.infer<typeof statusResultSchema>;
 
 export const batchInspectInputShape = {
   sessions: z

@@ -35,7 +35,21 @@ export const watchStateSchema = z.enum([
 ]);
 export type WatchState = z.infer<typeof watchStateSchema>;
 
-export const eventTypeSchema = z.enum(['state_changed', 'attention_required', 'completed', 'error_detected', 'stalled', 'watch_target_missing', 'session_died', 'session_recovered', 'crash_loop']);
+export const eventTypeSchema = z.enum([
+  'state_changed',
+  'attention_required',
+  'completed',
+  'error_detected',
+  'stalled',
+  'watch_target_missing',
+  'session_died',
+  'session_recovered',
+  'crash_loop',
+  // An agent hit a usage limit (metadata resets_at); parked, resumed at the reset, or the park cancelled.
+  'limit_reached',
+  'limit_resumed',
+  'limit_cancelled',
+]);
 export type SupervisorEventType = z.infer<typeof eventTypeSchema>;
 
 export const policyModeSchema = z.enum(['observe_only', 'suggest_only', 'approved_auto_continue']);
@@ -262,3 +276,34 @@ export const listActionsInputShape = {
 export const listActionsInputSchema = z.object(listActionsInputShape).strict();
 export const listActionsOutputSchema = z.object({ actions: z.array(actionSchema) });
 export type ListActionsOutput = z.infer<typeof listActionsOutputSchema>;
+
+// ---- usage-limit parks (supervisor.resume_after_limit) ----------------------------------
+
+/** parked: waiting for resume_at; resuming: the one resume is under way; resumed: the
+ * resume text was typed (or queued for review); cancelled: by the operator, or the pane
+ * changed before the reset; failed: the guarded send refused or failed. */
+export const limitParkStateSchema = z.enum(['parked', 'resuming', 'resumed', 'cancelled', 'failed']);
+export type LimitParkState = z.infer<typeof limitParkStateSchema>;
+
+export const limitParkSchema = z.object({
+  id: z.number().int(),
+  watch_key: z.string(),
+  kind: z.enum(['session', 'binding']),
+  target: z.string(),
+  state: limitParkStateSchema,
+  limit_kind: z.string().describe('session, weekly, extra_usage or usage'),
+  program: z.string(),
+  resets_at: z.string().describe('ISO 8601 instant the limit resets'),
+  resume_at: z.string().describe('ISO 8601 instant the resume text is typed (the reset plus a small random delay)'),
+  message: z.string().describe('the limit message as read (redacted)'),
+  outcome: z.string().nullable().describe('why the park ended, once it has'),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type LimitPark = z.infer<typeof limitParkSchema>;
+
+export const listParksOutputSchema = z.object({ parks: z.array(limitParkSchema) });
+export type ListParksOutput = z.infer<typeof listParksOutputSchema>;
+
+export const parkIdInputSchema = z.object({ park_id: z.number().int().min(1).max(2 ** 31) }).strict();
+export type ParkIdInput = z.infer<typeof parkIdInputSchema>;

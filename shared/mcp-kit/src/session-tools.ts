@@ -18,7 +18,7 @@ import {
   readSinceInputShape,
   readSinceInputSchema,
   readSinceOutputSchema,
-  sessionStatusResultSchema,
+  statusResultSchema,
   statusInputShape,
   statusInputSchema,
   tailInputShape,
@@ -27,7 +27,7 @@ import {
   type ReadSinceOutput,
   type ListSessionsOutput,
   type PaneText,
-  type SessionStatusResult,
+  type StatusResult,
   type SessionSummary,
 } from '@terminal-mcp/contract';
 import type { BrokerClient } from '@terminal-mcp/broker-client';
@@ -86,12 +86,15 @@ export function compactSessionList(out: ListSessionsOutput, now = Date.now()): S
     attached: s.attached,
     access: accessFlags(s),
     copy_mode: s.in_copy_mode,
+    limit_resets: s.limit_resets_at ?? null,
   }));
+  // The column is there only when a session is parked at a usage limit (most lists have none).
+  const columns = out.sessions.some((s) => s.limit_resets_at !== undefined) ? [...SESSION_LIST_COLUMNS, 'limit_resets'] : SESSION_LIST_COLUMNS;
   return {
     tmux: out.tmux,
     read_enabled: out.read_enabled,
     count: out.sessions.length,
-    ...compactRows(records, SESSION_LIST_COLUMNS, ['name']),
+    ...compactRows(records, columns, ['name']),
     ...(out.dead_sessions ? { dead_sessions: out.dead_sessions } : {}),
     ...(out.nodes ? { nodes: out.nodes } : {}),
   };
@@ -150,8 +153,13 @@ export function renderReadSince(r: ReadSinceOutput): string {
 }
 
 
-export function renderStatus(s: SessionStatusResult): string {
-  const extra = [`command ${quoted(s.current_command)}`, `idle ${s.idle_seconds}s`, s.in_copy_mode ? 'in copy mode' : ''].filter(Boolean);
+export function renderStatus(s: StatusResult): string {
+  const extra = [
+    `command ${quoted(s.current_command)}`,
+    `idle ${s.idle_seconds}s`,
+    s.in_copy_mode ? 'in copy mode' : '',
+    s.limit_resets_at !== undefined ? `usage limit resets ${s.limit_resets_at}` : '',
+  ].filter(Boolean);
   return `Session ${quoted(s.session)}: ${s.status} (${s.reason}); ${extra.join(', ')}.`;
 }
 
@@ -282,7 +290,7 @@ export function sessionReadTools<R extends ReadRole>(): readonly McpTool<R, type
         `Cheaper than reading text. ${NEEDS_READ}`,
       inputShape: statusInputShape,
       inputSchema: statusInputSchema,
-      outputSchema: sessionStatusResultSchema,
+      outputSchema: statusResultSchema,
       meta: LIVE_VIEW_TOOL_META,
       run: (args, { broker, signal }) => sessionsOf(broker).status.query(args, { signal }),
       render: renderStatus,

@@ -1,7 +1,8 @@
-// The dashboard's pure decisions: attention order and count, quick answers read from a waiting screen, and keystrokes mapped to allowlisted keys or text.
+// The dashboard's pure decisions: attention order and count, quick answers read from a waiting screen, keystrokes mapped to allowlisted keys or text, and a parked agent's countdown.
 import { SENSITIVE_KEYS } from '@terminal-mcp/contract';
 import { describe, expect, it } from 'vitest';
 import { attentionCount, attentionLevel, sortByAttention, titleWithCount } from './attention.js';
+import { remainingText } from './countdown.js';
 import { detectQuickAnswers } from './quick-answers.js';
 import type { SessionView } from './session-view.js';
 import { terminalDataToSteps } from './terminal-keys.js';
@@ -97,5 +98,18 @@ describe('terminalDataToSteps', () => {
     ['\x01a', [{ kind: 'refused', sequence: '\\x01' }, { kind: 'text', text: 'a' }]],
   ])('%j', (data, steps) => {
     expect(terminalDataToSteps(data, new Set(SENSITIVE_KEYS))).toEqual(steps);
+  });
+});
+
+describe('remainingText', () => {
+  it('words the time left down to the second, and nothing once it passed', () => {
+    const at = Date.parse('2026-07-10T12:00:00Z');
+    expect(remainingText(at + 9_000, at)).toBe('9s');
+    expect(remainingText(at + 4 * 60_000 + 7_000, at)).toBe('4m 07s');
+    expect(remainingText(at + 2 * 3600_000 + 5 * 60_000 + 9_000, at)).toBe('2h 05m 09s');
+    expect(remainingText(at + 3 * 86_400_000 + 3600_000, at)).toBe('3d 1h 00m');
+    expect(remainingText(at + 400, at)).toBe('1s');
+    expect(remainingText(at, at)).toBeNull();
+    expect(remainingText(at - 1000, at)).toBeNull();
   });
 });

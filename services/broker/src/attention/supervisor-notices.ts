@@ -18,6 +18,13 @@ export function noticeOfSupervisorEvent(event: SupervisorEvent): NoticeInput | n
       };
     case 'watch_target_missing':
       return { kind: 'session_died', level: 'warning', session, message: `${event.target}: ${event.reason}`, from };
+    // An agent parked at its usage limit, resumed at the reset, or a park that ended
+    // without a resume (the pane changed, the send was refused): a person may want to look.
+    case 'limit_reached':
+    case 'limit_resumed':
+      return { kind: 'supervisor_event', level: 'info', session, message: `${event.target} ${event.event_type.replace('_', ' ')}: ${event.reason}`, from };
+    case 'limit_cancelled':
+      return { kind: 'supervisor_event', level: 'warning', session, message: `${event.target} limit park ended: ${event.reason}`, from };
     case 'error_detected':
     case 'stalled':
     case 'completed':

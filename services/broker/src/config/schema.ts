@@ -299,6 +299,20 @@ export const verifierProfileSchema = z
   })
   .strict();
 
+/** Parking agents at a usage limit (supervisor/limit-parks.ts): off unless enabled, and
+ * then only for watches whose target matches `session_patterns` or whose key is listed in
+ * `watch_keys`. At the reset plus a random 0..`extra_delay_seconds`, `resume_text` is typed
+ * through the guarded, audited input path, once per park. */
+export const resumeAfterLimitSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    session_patterns: z.array(pattern).max(100).default([]),
+    watch_keys: z.array(z.string().min(1).max(200)).max(100).default([]),
+    resume_text: z.string().min(1).max(200).refine((t) => !/[\r\n\0]/.test(t), 'one line').default('continue'),
+    extra_delay_seconds: z.number().int().min(0).max(900).default(60),
+  })
+  .strict();
+
 export const supervisorSchema = z
   .object({
     enabled: z.boolean().default(false),
@@ -311,6 +325,7 @@ export const supervisorSchema = z
     watched_session_patterns: z.array(pattern).max(100).default([]),
     watched_bindings: z.array(z.string().regex(/^[a-z0-9._-]{1,64}$/)).max(100).default([]),
     notify: supervisorNotifySchema.default(() => supervisorNotifySchema.parse({})),
+    resume_after_limit: resumeAfterLimitSchema.default(() => resumeAfterLimitSchema.parse({})),
     verifier_profiles: z
       .array(verifierProfileSchema)
       .max(50)

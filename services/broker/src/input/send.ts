@@ -73,11 +73,19 @@ export async function pasteThenEnter(
 
 export async function sendText(
   caller: AttemptCaller,
-  args: { target: TargetRef; text: string; enter: boolean; dryRun: boolean; tool: string; review?: AttemptSpec['review'] },
+  args: { target: TargetRef; text: string; enter: boolean; dryRun: boolean; tool: string; review?: AttemptSpec['review']; pinned?: AttemptSpec['pinned'] },
 ): Promise<SendTextOutput> {
   const result = await runInputAttempt<SendTextOutput>(
     caller,
-    { tool: args.tool, target: args.target, request: { kind: 'text', text: args.text }, dryRun: args.dryRun, queueable: true, ...(args.review ? { review: args.review } : {}) },
+    {
+      tool: args.tool,
+      target: args.target,
+      request: { kind: 'text', text: args.text },
+      dryRun: args.dryRun,
+      queueable: true,
+      ...(args.review ? { review: args.review } : {}),
+      ...(args.pinned ? { pinned: args.pinned } : {}),
+    },
     async ({ target, live, decision, auditId, services }) => {
       if (decision.action !== 'paste_text') throw new AppError('INTERNAL', 'unexpected input decision');
       const base = {

@@ -311,3 +311,21 @@ describe('classifyPaneStatus', () => {
     expect(reason.length).toBeLessThan(120);
   });
 });
+
+describe('classifyPaneStatus with a usage limit on the screen', () => {
+  const now = Date.parse('2026-07-10T12:00:00Z');
+  const screen = ["⏺ You've hit your session limit · resets 4:20pm (Asia/Tbilisi)", '/upgrade to increase your usage limit.', '', '─────────', '❯ ', '─────────', '  ? for shortcuts'];
+
+  it('is WAITING_INPUT with the reset instant, not the idle input box under it', () => {
+    const d = classifyPaneStatus({ lines: screen, currentCommand: 'claude', inCopyMode: false, idleSeconds: 40, limitContext: { now, hostZone: 'UTC' } });
+    expect(d.status).toBe('WAITING_INPUT');
+    expect(d.reason).toBe('usage limit: claude code session limit, resets 2026-07-10T12:20:00.000Z (Asia/Tbilisi, from the message)');
+    expect(d.limit?.resetsAt).toBe(Date.parse('2026-07-10T12:20:00Z'));
+  });
+
+  it('is the ordinary status under a shell, in copy mode, or without a clock', () => {
+    expect(classifyPaneStatus({ lines: [...screen.slice(0, 2), '$'], currentCommand: 'bash', inCopyMode: false, idleSeconds: 40, limitContext: { now, hostZone: 'UTC' } }).limit).toBeUndefined();
+    expect(classifyPaneStatus({ lines: screen, currentCommand: 'claude', inCopyMode: true, idleSeconds: 40, limitContext: { now, hostZone: 'UTC' } }).status).toBe('UNKNOWN');
+    expect(classifyPaneStatus({ lines: screen, currentCommand: 'claude', inCopyMode: false, idleSeconds: 40 })).toMatchObject({ status: 'IDLE' });
+  });
+});

@@ -25,6 +25,8 @@
  *   `› 1. Yes, proceed (y)` / `Press enter to confirm or esc to cancel`.
  */
 
+import { findUsageLimit, type UsageLimit, type UsageLimitContext } from './usage-limit.js';
+
 export type PaneStatus = 'RUNNING' | 'IDLE' | 'WAITING_INPUT' | 'WAITING_HUMAN' | 'UNKNOWN';
 
 export interface PaneEvidence {
@@ -36,12 +38,17 @@ export interface PaneEvidence {
   readonly inCopyMode: boolean;
   /** Seconds since the pane last produced output. */
   readonly idleSeconds: number;
+  /** The clock and zones a usage-limit message's reset time is read with (usage-limit.ts);
+   * without it no usage limit is recognised. */
+  readonly limitContext?: UsageLimitContext | undefined;
 }
 
 export interface PaneStatusDecision {
   readonly status: PaneStatus;
   /** One short line naming the evidence. */
   readonly reason: string;
+  /** Set when an agent CLI at the bottom says it hit a usage limit (status WAITING_INPUT). */
+  readonly limit?: UsageLimit;
 }
 
 /** Output at most this many seconds old counts as "producing output now". */
@@ -321,6 +328,18 @@ export function classifyPaneStatus(e: PaneEvidence): PaneStatusDecision {
     if (writing) return found('RUNNING', `pane in copy mode; ${command} produced output ${age}s ago`);
     const screen = screenEvidence(bottom, command, shell);
     return found('UNKNOWN', `pane in copy mode, screen may be scrolled${screen === null ? '' : `; it shows ${screen.reason}`}`);
+  }
+
+  // Before the agents' footers: at its limit Claude Code shows its idle input box under the
+  // message, and the pane waits for the reset, not for the next task. WAITING_INPUT rather
+  // than a status of its own: the agent waits for an input (the resume text, after the
+  // reset), and every client that already handles WAITING_INPUT keeps working.
+  if (!shell && e.limitContext !== undefined) {
+    const limit = findUsageLimit(e.lines, e.limitContext);
+    if (limit !== null) {
+      const zone = limit.zoneSource === 'message' ? `${limit.zone}, from the message` : `${limit.zone}, the ${limit.zoneSource}'s zone`;
+      return { status: 'WAITING_INPUT', reason: `usage limit: ${limit.program} ${limit.kind} limit, resets ${new Date(limit.resetsAt).toISOString()} (${zone})`, limit };
+    }
   }
 
   const screen = screenEvidence(bottom, command, shell);

@@ -14,6 +14,7 @@ import {
   type ListPanesOutput,
   type PaneText,
   type SessionStatusResult,
+  type StatusResult,
   type SessionSummary,
 } from '@terminal-mcp/contract';
 import type { AccessGate } from '../access/gate.js';
@@ -27,6 +28,7 @@ import { redactSecrets } from '../policy/redact.js';
 import { stripTerminalControls } from '../policy/sanitize.js';
 import type { PaneWindow } from '../policy/pane-window.js';
 import { classifyPaneStatus } from '../policy/status.js';
+import { hostTimeZone, mayShowUsageLimit, type UsageLimit } from '../policy/usage-limit.js';
 import type { SessionAccessFields } from '../policy/session-access.js';
 import { createDeliveryReads, type DeliveryReads, type IdentityReader } from './delivery-reads.js';
 import { lastLines, readPaneLines, readPaneWindow, startEarlyCapture, toLines, type EarlyCapture } from './pane-text.js';
@@ -83,7 +85,12 @@ function paneText(t: ReadableTarget, lines: string[], redactions: number, trunca
 /** Classifies the target's pane. Quiet time is measured from the window's last output
  * (`#{window_activity}`), not `#{session_activity}`, which every attaching client (our
  * output watchers included) bumps. */
-export function statusOf(t: ReadableTarget, screenLines: readonly string[], now: number, iso: IsoOf = isoOnce): SessionStatusResult {
+export function statusOf(t: ReadableTarget, screenLines: readonly string[], now: number, iso: IsoOf = isoOnce, paneZone?: string): SessionStatusResult {
+  return classifiedStatus(t, screenLines, now, iso, paneZone).status;
+}
+
+/** statusOf, and the usage limit behind it when there is one (the supervisor parks on it). */
+export function classifiedStatus(t: ReadableTarget, screenLines: readonly string[], now: number, iso: IsoOf = isoOnce, paneZone?: string): { status: SessionStatusResult; limit: UsageLimit | undefined } {
   const lastOutput = t.pane.windowActivity;
   const idleSeconds = Math.max(0, Math.floor(now / 1000) - lastOutput);
   const verdict = classifyPaneStatus({
@@ -91,8 +98,10 @@ export function statusOf(t: ReadableTarget, screenLines: readonly string[], now:
     currentCommand: t.currentCommand,
     inCopyMode: t.inCopyMode,
     idleSeconds,
+    limitContext: { now, hostZone: hostTimeZone(), paneZone },
   });
-  return {
+  const limit = verdict.limit;
+  const status: SessionStatusResult = {
     session: t.sessionName,
     session_id: t.identity.sessionId,
     status: verdict.status,
@@ -102,6 +111,7 @@ export function statusOf(t: ReadableTarget, screenLines: readonly string[], now:
     last_activity: iso(lastOutput),
     idle_seconds: idleSeconds,
   };
+  return { status, limit };
 }
 
 /** Who a read is recorded for in the read audit: a socket's role and actor, or the
@@ -121,8 +131,9 @@ export interface ReadCallerId {
 export interface ContinuedRead {
   /** The target through the gate, pinned as asked; no content is read. */
   target(): Promise<ReadableTarget>;
-  /** The visible screen, redacted, as lines (what terminal_status classifies). */
-  screen(): Promise<{ target: ReadableTarget; lines: string[] }>;
+  /** The visible screen, redacted, as lines (what terminal_status classifies), and the
+   * pane's TZ when this host can tell it and the screen may show a usage limit. */
+  screen(): Promise<{ target: ReadableTarget; lines: string[]; paneZone?: string | undefined }>;
   /** The status of the visible screen, exactly as terminal_status computes it. */
   status(): Promise<{ target: ReadableTarget; status: SessionStatusResult }>;
   /** The visible screen with the rows above it that redaction needs, and the pane's
@@ -162,7 +173,8 @@ export interface SessionReader {
   /** The last lines of a target the gate admitted (capped by config and LIMITS). */
   tailOf(target: ReadableTarget, lines?: number, stripAnsi?: boolean): Promise<PaneText>;
   /** The status of a target the gate admitted, from its visible screen. */
-  statusOf(target: ReadableTarget): Promise<SessionStatusResult>;
+  /** terminal_status: the status, with limit_resets_at for an agent at its usage limit. */
+  statusOf(target: ReadableTarget): Promise<StatusResult>;
   /** The gate's read check on a session or a binding's pinned pane, without reading
    * content (a watch being set up); throws the same errors as `tail`. */
   resolve(ref: TargetRef): Promise<ReadableTarget>;
@@ -197,6 +209,9 @@ export interface SessionReaderDeps {
    * node's over ssh), behind `delivery.identity`. */
   identity: IdentityReader;
   now?: () => number;
+  /** The TZ a pane's process was started with (effects/proc/process-time-zone.ts): this
+   * host's reader only; a node's pane pids name another machine's processes. */
+  paneTimeZone?: ((panePid: number) => string | undefined) | undefined;
 }
 
 export function createSessionReader(deps: SessionReaderDeps): SessionReader {
@@ -215,8 +230,14 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
     return paneText(t, clean.lines, clean.redactions, lines > count);
   }
 
-  async function statusOfTarget(t: ReadableTarget): Promise<SessionStatusResult> {
-    return statusOf(t, (await readPane(t, 0, '-', true)).lines, now(), iso);
+  /** The pane's TZ, looked up only when the screen may show a usage limit. */
+  const zoneOf = (t: ReadableTarget, lines: readonly string[]) =>
+    deps.paneTimeZone !== undefined && mayShowUsageLimit(lines) ? deps.paneTimeZone(t.identity.panePid) : undefined;
+
+  async function statusOfTarget(t: ReadableTarget): Promise<StatusResult> {
+    const { lines } = await readPane(t, 0, '-', true);
+    const { status, limit } = classifiedStatus(t, lines, now(), iso, zoneOf(t, lines));
+    return limit === undefined ? status : { ...status, limit_resets_at: new Date(limit.resetsAt).toISOString() };
   }
 
   function follow(caller: ReadCallerId, tool: string, ref: TargetRef, options: FollowOptions = {}): ContinuedRead {
@@ -253,15 +274,15 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
       const t = await target();
       const { lines } = await readPane(t, 0, '-', true).catch(refused);
       read(t, lines.length);
-      return { target: t, lines };
+      return { target: t, lines, paneZone: zoneOf(t, lines) };
     }
 
     return {
       target,
       screen,
       async status() {
-        const { target: t, lines } = await screen();
-        return { target: t, status: statusOf(t, lines, now(), iso) };
+        const { target: t, lines, paneZone } = await screen();
+        return { target: t, status: statusOf(t, lines, now(), iso, paneZone) };
       },
       async frame() {
         const t = await target();
@@ -396,7 +417,7 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
             session: name,
             ...(pane !== undefined && { pane: t.pane.paneId }),
             ok: true,
-            status: statusOf(t, screen, at, iso),
+            status: statusOf(t, screen, at, iso, zoneOf(t, screen)),
             tail: paneText(t, shown.lines, shown.redactions, false),
           };
         } catch (err) {

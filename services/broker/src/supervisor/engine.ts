@@ -19,8 +19,10 @@ import { seedConfigWatches } from './config-watches.js';
 import { createEventWaiters } from './event-waiters.js';
 import { createWatchEvaluator, refOf } from './evaluator.js';
 import type { Observation } from './evidence.js';
+import type { PaneIdentity } from '../policy/identity.js';
 import { createWatchScheduler } from './scheduler.js';
 import type { VerifierOutcome } from './verify.js';
+import type { LimitParks, LimitResumeSend } from './limit-parks.js';
 
 export type SupervisorConfig = BrokerConfig['supervisor'];
 
@@ -41,6 +43,11 @@ export interface SupervisorEngineDeps {
   /** Told of every recorded event (the webhook). Must not throw. */
   notify?: ((event: SupervisorEvent) => void) | undefined;
   now?: () => number;
+  /** The guarded, audited send a usage-limit resume types through (input/send.ts sendText
+   * under the broker's supervisor identity), once the composition root has wired it. */
+  limitSend?: (() => LimitResumeSend | undefined) | undefined;
+  /** The random share of resume_after_limit.extra_delay_seconds (default Math.random). */
+  random?: (() => number) | undefined;
 }
 
 export interface SupervisorEngine {
@@ -60,7 +67,9 @@ export interface SupervisorEngine {
   /** Where a watch's target is now, through the read gate (throws its errors). */
   resolve(watch: Pick<WatchRow, 'kind' | 'target'>): Promise<ReadableTarget>;
   /** The watch's current screen, as an observation (for decision-time checks). */
-  look(watch: WatchRow): Promise<{ obs: Observation; status: SessionStatusResult }>;
+  look(watch: WatchRow): Promise<{ obs: Observation; status: SessionStatusResult; identity: PaneIdentity }>;
+  /** Agents parked at a usage limit (limit-parks.ts). */
+  readonly parks: LimitParks;
 }
 
 export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEngine {
@@ -83,6 +92,8 @@ export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEn
         // The webhook is best effort; an event is recorded regardless.
       }
     },
+    limitSend: () => deps.limitSend?.(),
+    random: deps.random,
     looked: (watch, sessionId) => (deps.remote?.is(watch) === true ? scheduler.tick(watch, deps.remote.tickMs) : scheduler.follow(watch, sessionId)),
   });
   const scheduler = createWatchScheduler({
@@ -100,6 +111,7 @@ export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEn
     await seedConfigWatches(deps, clock()).catch((err: unknown) => log.warn({ event: 'supervisor.seed_failed', err: String(err) }, 'could not seed config watches'));
     const events: EventRow[] = [];
     for (const w of store.listWatches()) if (w.enabled === 1) events.push(...(await scheduler.run(w.id, true, source)));
+    events.push(...(await evaluator.parks.resumeDue()));
     scheduler.refresh();
     return events;
   }
@@ -110,9 +122,15 @@ export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEn
      * (not the session's active one), refused once the server, session or pane is another. */
     resolve: (watch) => deps.reader.resolve(refOf(watch)),
     look: (watch) => evaluator.look(watch),
-    start: () => scheduler.start(),
+    parks: evaluator.parks,
+    start() {
+      scheduler.start();
+      // Parks wait for their reset whenever the broker runs: a restart keeps them.
+      if (config.enabled) evaluator.parks.start();
+    },
     stop() {
       scheduler.stop();
+      evaluator.parks.stop();
       evaluator.clear();
       waiters.fire();
     },

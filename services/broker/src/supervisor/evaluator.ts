@@ -12,26 +12,31 @@ import type { Logger } from 'pino';
 import type { EventRow, SupervisorStore, WatchRow } from '../effects/store/supervisor-store.js';
 import type { TargetRef } from '../access/target.js';
 import { RECENT_OUTPUT_SECONDS } from '../policy/status.js';
-import { statusOf, type ContinuedRead, type ReadCallerId, type SessionReader } from '../reads/session-reader.js';
+import { classifiedStatus, type ContinuedRead, type ReadCallerId, type SessionReader } from '../reads/session-reader.js';
 import type { SupervisorConfig } from './engine.js';
 import { observe, type Observation } from './evidence.js';
+import type { PaneIdentity } from '../policy/identity.js';
 import { stepWatch, type PlannedEvent } from './transition.js';
 import { createDoneVerifier } from './verify-done.js';
 import { settleOpenAction } from './post-send.js';
 import { eventView } from './views.js';
 import type { VerifierOutcome } from './verify.js';
+import { createLimitParks, type LimitParks, type LimitResumeSend } from './limit-parks.js';
 
 export interface WatchEvaluatorDeps {
   store: SupervisorStore;
   reader: Pick<SessionReader, 'follow'>;
   config: SupervisorConfig;
-  log: Pick<Logger, 'warn' | 'debug'>;
+  log: Pick<Logger, 'warn' | 'debug' | 'info'>;
   now: () => number;
   verify?: ((watch: WatchRow) => Promise<VerifierOutcome>) | undefined;
   /** Told of every recorded event (the webhook, the waiters). Must not throw. */
   recorded: (event: SupervisorEvent) => void;
   /** Told which session a watch's pane is in, each time its screen is read. */
   looked: (watch: WatchRow, sessionId: string) => void;
+  /** The guarded send a usage-limit resume types through (limit-parks.ts), once wired. */
+  limitSend: () => LimitResumeSend | undefined;
+  random?: (() => number) | undefined;
 }
 
 /** What an evaluation leaves the scheduler to do. */
@@ -47,7 +52,9 @@ export interface WatchEvaluator {
   /** Evaluates one watch after every evaluation of it asked before. */
   evaluate(watchId: number, poll: boolean, source: string): Promise<Evaluation>;
   /** The watch's current screen, as an observation (for decision-time checks). */
-  look(watch: WatchRow): Promise<{ obs: Observation; status: SessionStatusResult }>;
+  look(watch: WatchRow): Promise<{ obs: Observation; status: SessionStatusResult; identity: PaneIdentity }>;
+  /** Agents parked at a usage limit (limit-parks.ts). */
+  readonly parks: LimitParks;
   /** Drops the watch's continued read (it stopped or was removed). */
   forget(watchId: number): void;
   clear(): void;
@@ -81,10 +88,10 @@ export function createWatchEvaluator(deps: WatchEvaluatorDeps): WatchEvaluator {
       read = deps.reader.follow(SUPERVISOR, 'supervisor', refOf(watch));
       reads.set(watch.id, read);
     }
-    const { target, lines } = await read.screen();
-    const status = statusOf(target, lines, clock());
+    const { target, lines, paneZone } = await read.screen();
+    const { status, limit } = classifiedStatus(target, lines, clock(), undefined, paneZone);
     deps.looked(watch, target.identity.sessionId);
-    return { obs: observe(status, lines, watch.done_marker, config.idle_threshold_seconds), status };
+    return { obs: observe(status, lines, watch.done_marker, config.idle_threshold_seconds, limit), status, identity: target.identity };
   }
 
   function record(watch: WatchRow, planned: PlannedEvent, obs: Pick<Observation, 'hash' | 'preview'>, iteration: number, metadata: Record<string, string | number | boolean | null>): EventRow {
@@ -111,6 +118,30 @@ export function createWatchEvaluator(deps: WatchEvaluatorDeps): WatchEvaluator {
   }
 
   const doneVerifier = createDoneVerifier({ store, verify: deps.verify, record, now: clock });
+  const parks = createLimitParks({
+    store,
+    config,
+    log: deps.log,
+    now: clock,
+    random: deps.random ?? Math.random,
+    look,
+    record,
+    exclusive: (watchId, work) => inChain(watchId, work),
+    send: deps.limitSend,
+  });
+
+  /** Runs `work` after every evaluation of the watch asked before it. */
+  function inChain<T>(watchId: number, work: () => Promise<T>): Promise<T> {
+    const previous = chains.get(watchId) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    chains.set(watchId, next);
+    void next
+      .finally(() => {
+        if (chains.get(watchId) === next) chains.delete(watchId);
+      })
+      .catch(() => undefined);
+    return next;
+  }
 
   /** Autonomous watches (approved_auto_continue, with v2 on) need the verifier to reach
    * VERIFIED_DONE; every other watch's DONE is final as it is. */
@@ -123,8 +154,9 @@ export function createWatchEvaluator(deps: WatchEvaluatorDeps): WatchEvaluator {
     if (!watch || watch.enabled !== 1) return NOTHING;
     let obs: Observation;
     let status: SessionStatusResult;
+    let identity: PaneIdentity;
     try {
-      ({ obs, status } = await look(watch));
+      ({ obs, status, identity } = await look(watch));
     } catch (err) {
       const code = readAppErrorData(err)?.code;
       if (code === undefined || !TARGET_GONE.has(code)) {
@@ -140,10 +172,12 @@ export function createWatchEvaluator(deps: WatchEvaluatorDeps): WatchEvaluator {
       const event = record(watch, { type: 'watch_target_missing', previous: watch.state, state: watch.state as PlannedEvent['state'], reason }, { hash: '', preview: '' }, watch.iteration_count, { source, code });
       return { events: [event], next: 'stop' };
     }
+    // A parked watch waits for a reset hours away: its polls do not use up max_iterations.
+    const parked = store.latestPark(watch.id)?.state === 'parked';
     const step = stepWatch(
       { state: watch.state, lastOutputHash: watch.last_output_hash, failureCount: watch.failure_count, iterationCount: watch.iteration_count },
       obs,
-      poll,
+      poll && !parked,
       { sameFailureLimit: config.same_failure_limit, maxIterations: config.max_iterations },
     );
     const events: EventRow[] = [];
@@ -165,9 +199,10 @@ export function createWatchEvaluator(deps: WatchEvaluatorDeps): WatchEvaluator {
         },
         clock(),
       );
-      for (const planned of step.events) events.push(record(watch, planned, obs, step.next.iterationCount, { source }));
+      for (const planned of step.events) events.push(record(watch, planned, obs, step.next.iterationCount, { source, ...limitFacts(watch, planned, obs) }));
       stopped = step.disable !== null;
     }
+    if (!stopped) events.push(...parks.observed(watch, obs, status, identity, events));
     settleOpenAction(store, watch, obs, poll, events, clock());
     if (stopped) return { events, next: 'stop' };
     // A limit reached while the verifier decided DONE: the watch stays as the verifier left it.
@@ -175,22 +210,16 @@ export function createWatchEvaluator(deps: WatchEvaluatorDeps): WatchEvaluator {
     return { events, next: { recheckSeconds: recheckSeconds(obs, status, config) } };
   }
 
+  /** What a limit_reached event says besides its reason: the reset and whether it is resumed. */
+  function limitFacts(watch: WatchRow, planned: PlannedEvent, obs: Observation): Record<string, string> {
+    if (planned.type !== 'limit_reached' || obs.limit === undefined) return {};
+    return { resets_at: new Date(obs.limit.resetsAt).toISOString(), limit_kind: obs.limit.kind, program: obs.limit.program, resume: parks.enabledFor(watch) ? 'scheduled' : 'off' };
+  }
+
   return {
-    evaluate(watchId, poll, source) {
-      const previous = chains.get(watchId) ?? Promise.resolve();
-      const next = previous.then(
-        () => evaluateNow(watchId, poll, source),
-        () => evaluateNow(watchId, poll, source),
-      );
-      chains.set(watchId, next);
-      void next
-        .finally(() => {
-          if (chains.get(watchId) === next) chains.delete(watchId);
-        })
-        .catch(() => undefined);
-      return next;
-    },
+    evaluate: (watchId, poll, source) => inChain(watchId, () => evaluateNow(watchId, poll, source)),
     look,
+    parks,
     forget: (watchId) => void reads.delete(watchId),
     clear: () => reads.clear(),
   };

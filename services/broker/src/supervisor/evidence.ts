@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SessionStatusResult, WatchState } from '@terminal-mcp/contract';
+import type { UsageLimit } from '../policy/usage-limit.js';
 import { SUPERVISOR_LIMITS } from '@terminal-mcp/contract';
 import { redactSecrets } from '../policy/redact.js';
 
@@ -40,6 +41,8 @@ export interface Observation {
   readonly hash: string;
   /** The last lines, redacted and cut to SUPERVISOR_LIMITS.previewMax. */
   readonly preview: string;
+  /** The agent hit a usage limit (state WAITING_INPUT): its reset. */
+  readonly limit?: UsageLimit;
 }
 
 function nonEmptyBottom(lines: readonly string[], count: number): string[] {
@@ -66,12 +69,13 @@ export function screenHash(lines: readonly string[]): string {
   return createHash('sha256').update(nonEmptyBottom(lines, 200).join('\n')).digest('hex');
 }
 
-export function observe(status: SessionStatusResult, lines: readonly string[], doneMarker: string, idleThresholdSeconds: number): Observation {
+export function observe(status: SessionStatusResult, lines: readonly string[], doneMarker: string, idleThresholdSeconds: number, limit?: UsageLimit): Observation {
   const base = { hash: screenHash(lines), preview: previewOf(lines) };
   // RUNNING only because something wrote within the last seconds (not a busy footer) does
   // not hide a traceback or marker just printed: the program that printed it has often
   // exited, and the next program's start would make the state flap ERROR → RUNNING → ERROR.
   const recentOnly = status.status === 'RUNNING' && RECENCY_REASON.test(status.reason);
+  if (status.status === 'WAITING_INPUT' && limit !== undefined) return { ...base, state: 'WAITING_INPUT', reason: status.reason, limit };
   if (status.status === 'WAITING_INPUT' || (status.status === 'RUNNING' && !recentOnly)) return { ...base, state: status.status, reason: status.reason };
   // A secret prompt waits for input too (a person's: the reason says so, and the watch's
   // attention event carries it).

@@ -53,7 +53,10 @@ export function stepWatch(w: WatchBookkeeping, obs: Observation, poll: boolean, 
   const sameState = obs.state === w.state || (obs.state === 'DONE' && AFTER_DONE.has(w.state) && sameContent);
   const events: PlannedEvent[] = [];
   if (!sameState || (!sameContent && ATTENTION_STATES.has(obs.state))) {
-    events.push({ type: eventTypeFor(obs.state), previous: w.state, state: obs.state, reason: obs.reason });
+    // An agent at its usage limit waits for the reset, not for an answer: limit_reached,
+    // which no v2 client can claim (actions.ts ACTIONABLE), so nothing types before the reset.
+    const type = obs.limit !== undefined ? 'limit_reached' : eventTypeFor(obs.state);
+    events.push({ type, previous: w.state, state: obs.state, reason: obs.reason });
   }
   let failureCount = 0;
   if (obs.state === 'ERROR') failureCount = sameState && sameContent ? w.failureCount + (poll ? 1 : 0) : 1;

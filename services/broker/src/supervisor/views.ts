@@ -1,6 +1,7 @@
 /** Store rows as the public shapes of the supervisor tools (shared/contract/src/supervisor.ts). */
 import {
   SUPERVISOR_EVENT_SCHEMA_VERSION,
+  type LimitPark,
   type SupervisorAction,
   type SupervisorEvent,
   type SupervisorPolicy,
@@ -9,7 +10,7 @@ import {
   type Watch,
   type WatchState,
 } from '@terminal-mcp/contract';
-import type { ActionRow, EventRow, PolicyRow, SupervisorStore, WatchRow } from '../effects/store/supervisor-store.js';
+import type { ActionRow, EventRow, ParkRow, PolicyRow, SupervisorStore, WatchRow } from '../effects/store/supervisor-store.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
@@ -97,5 +98,26 @@ export function actionView(store: SupervisorStore, a: ActionRow): SupervisorActi
     resulting_event_id: a.resulting_event_id,
     created_at: iso(a.created_at),
     updated_at: iso(a.updated_at),
+  };
+}
+
+/** A park as the dashboard shows it; undefined when its watch was removed (the row goes with it). */
+export function parkView(store: SupervisorStore, p: ParkRow): LimitPark | undefined {
+  const w = store.watchById(p.watch_id);
+  if (w === undefined) return undefined;
+  return {
+    id: p.id,
+    watch_key: w.watch_key,
+    kind: w.kind,
+    target: w.target,
+    state: p.state,
+    limit_kind: p.limit_kind,
+    program: p.program,
+    resets_at: iso(p.resets_at),
+    resume_at: iso(p.resume_at),
+    message: p.message,
+    outcome: p.outcome,
+    created_at: iso(p.created_at),
+    updated_at: iso(p.updated_at),
   };
 }

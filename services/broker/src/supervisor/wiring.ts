@@ -22,6 +22,11 @@ export interface SupervisorParts {
   remote?: SupervisorEngineDeps['remote'];
   /** Every event also goes here (the notices for a person, attention/center.ts). */
   onEvent?: (event: SupervisorEvent) => void;
+  /** The guarded send a usage-limit resume types through, once the broker's deps exist. */
+  limitSend?: SupervisorEngineDeps['limitSend'];
+  /** The clock and the random delay source (tests); default Date.now and Math.random. */
+  now?: SupervisorEngineDeps['now'];
+  random?: SupervisorEngineDeps['random'];
 }
 
 function both(a?: (e: SupervisorEvent) => void, b?: (e: SupervisorEvent) => void): ((e: SupervisorEvent) => void) | undefined {
@@ -45,6 +50,9 @@ export function createSupervisor(deps: SupervisorParts, paneWatch?: PaneWatcher)
     log: deps.log,
     paneWatch,
     remote: deps.remote,
+    limitSend: deps.limitSend,
+    ...(deps.now !== undefined ? { now: deps.now } : {}),
+    random: deps.random,
     verify: createVerifier(store, deps.config.supervisor.verifier_profiles, deps.config.permissions.terminal_input),
     notify: both(notify.url === undefined ? undefined : createWebhookNotifier({ url: notify.url, timeoutSeconds: notify.timeout_seconds, retries: notify.retries, log: deps.log }), deps.onEvent),
   });

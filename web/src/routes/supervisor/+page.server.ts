@@ -1,7 +1,7 @@
 import { error } from '@sveltejs/kit';
 import { requirePageUser } from '$lib/server/auth.js';
 import { toUiError } from '$lib/server/failure.js';
-import { ackAction, loadSupervisor, pauseAction, reviewAction } from '$lib/server/supervisor-view.js';
+import { ackAction, loadSupervisor, parkAction, pauseAction, reviewAction } from '$lib/server/supervisor-view.js';
 import type { Actions, PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
@@ -20,4 +20,5 @@ export const actions: Actions = {
   ack: ackAction,
   review: reviewAction,
   pause: pauseAction,
+  park: parkAction,
 };

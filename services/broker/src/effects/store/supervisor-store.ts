@@ -3,7 +3,8 @@
  * counters of the stop policy), events (meaningful transitions only, redacted previews),
  * policies (v2 mode and hard-stop counters per watch), actions (claim → decision →
  * approval → send → outcome, changed only by compare-and-swap on `state`) and verifier
- * policies. Nothing here ever holds raw pane output or an unredacted prompt: callers
+ * policies, and parks (an agent at a usage limit, waiting for its reset: limit-parks.ts).
+ * Nothing here ever holds raw pane output or an unredacted prompt: callers
  * redact before they write. Times are milliseconds since the epoch.
  */
 import type { SqliteDatabase, StoreDefinition } from './database.js';
@@ -109,8 +110,56 @@ export const supervisorStoreDefinition: StoreDefinition = {
         updated_by TEXT NOT NULL
       ) STRICT`);
     },
+    // v3: parks. A row outlives a broker restart, so a parked agent is still resumed at its
+    // reset; a park left `resuming` by a dead broker is closed as failed, never re-sent.
+    (db) => {
+      db.exec(`CREATE TABLE parks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        watch_id INTEGER NOT NULL REFERENCES watches (id) ON DELETE CASCADE,
+        state TEXT NOT NULL,
+        limit_kind TEXT NOT NULL,
+        program TEXT NOT NULL,
+        resets_at INTEGER NOT NULL,
+        resume_at INTEGER NOT NULL,
+        session_id TEXT NOT NULL,
+        pane_id TEXT NOT NULL,
+        identity TEXT NOT NULL,
+        command TEXT NOT NULL,
+        screen_hash TEXT NOT NULL,
+        message TEXT NOT NULL,
+        outcome TEXT,
+        resume_audit_id INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT`);
+      // One open park per watch: a second sighting of the same limit changes nothing.
+      db.exec(`CREATE UNIQUE INDEX parks_one_open ON parks (watch_id) WHERE state IN ('parked', 'resuming')`);
+    },
   ],
 };
+
+export interface ParkRow {
+  id: number;
+  watch_id: number;
+  state: 'parked' | 'resuming' | 'resumed' | 'cancelled' | 'failed';
+  limit_kind: string;
+  program: string;
+  resets_at: number;
+  resume_at: number;
+  session_id: string;
+  pane_id: string;
+  /** JSON of the pane's full identity (policy/identity.ts PaneIdentity) at the park. */
+  identity: string;
+  command: string;
+  screen_hash: string;
+  message: string;
+  outcome: string | null;
+  resume_audit_id: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export type NewPark = Omit<ParkRow, 'id' | 'state' | 'outcome' | 'resume_audit_id' | 'updated_at'>;
 
 export interface WatchRow {
   id: number;
@@ -227,6 +276,14 @@ export interface SupervisorStore {
   casAction(id: number, from: string, to: string, fields: Partial<Omit<ActionRow, 'id' | 'state' | 'watch_id' | 'event_id' | 'created_at'>>, now: number): boolean;
   verifier(watchId: number): VerifierRow | undefined;
   setVerifier(v: VerifierRow): void;
+  /** Inserts a parked row; undefined when the watch already has an open park. */
+  insertPark(p: NewPark): ParkRow | undefined;
+  park(id: number): ParkRow | undefined;
+  /** The watch's newest park, open or not. */
+  latestPark(watchId: number): ParkRow | undefined;
+  listParks(filter: { openOnly?: boolean; limit: number }): ParkRow[];
+  /** Changes `state` only if it is still `from` (one resume per park). */
+  casPark(id: number, from: ParkRow['state'], to: ParkRow['state'], fields: Partial<Pick<ParkRow, 'outcome' | 'resume_audit_id'>>, now: number): boolean;
 }
 
 function setClause(fields: Record<string, unknown>): { sql: string; values: unknown[] } {
@@ -250,8 +307,34 @@ export function supervisorStore(db: SqliteDatabase): SupervisorStore {
     return eventById.get(id) as EventRow;
   });
 
+  const parkById = db.prepare<[number], ParkRow>('SELECT * FROM parks WHERE id = ?');
+
   const store: SupervisorStore = {
     db,
+    insertPark: (p) => {
+      try {
+        const id = db
+          .prepare(
+            `INSERT INTO parks (watch_id, state, limit_kind, program, resets_at, resume_at, session_id, pane_id, identity, command, screen_hash, message, created_at, updated_at)
+             VALUES (@watch_id, 'parked', @limit_kind, @program, @resets_at, @resume_at, @session_id, @pane_id, @identity, @command, @screen_hash, @message, @created_at, @created_at)`,
+          )
+          .run(p).lastInsertRowid;
+        return parkById.get(Number(id));
+      } catch (err) {
+        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return undefined;
+        throw err;
+      }
+    },
+    park: (id) => parkById.get(id),
+    latestPark: (watchId) => db.prepare<[number], ParkRow>('SELECT * FROM parks WHERE watch_id = ? ORDER BY id DESC LIMIT 1').get(watchId),
+    listParks: (f) =>
+      db
+        .prepare<[number], ParkRow>(`SELECT * FROM parks ${f.openOnly ? "WHERE state IN ('parked', 'resuming')" : ''} ORDER BY id DESC LIMIT ?`)
+        .all(f.limit),
+    casPark: (id, from, to, fields, now) => {
+      const { sql, values } = setClause({ ...fields, state: to, updated_at: now });
+      return db.prepare(`UPDATE parks SET ${sql} WHERE id = ? AND state = ?`).run(...values, id, from).changes === 1;
+    },
     watchByKey: (key) => watchByKey.get(key),
     watchById: (id) => watchById.get(id),
     listWatches: () => db.prepare<[], WatchRow>('SELECT * FROM watches ORDER BY watch_key').all(),

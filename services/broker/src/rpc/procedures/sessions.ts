@@ -21,6 +21,7 @@ import type { NodeRuntime } from '../../nodes/node-set.js';
 import type { SessionReader } from '../../reads/session-reader.js';
 import type { TranscriptReads } from '../../transcripts/transcript-reads.js';
 import { listDeadSessions } from '../../registry/session-registry.js';
+import { parkedSessionResets } from '../../supervisor/limit-parks.js';
 import { transcriptById, withDeadTranscripts } from '../../transcripts/transcript-reads.js';
 import type { BrokerContext } from '../context.js';
 import { operatorOf, operatorProcedure } from '../operator.js';
@@ -78,8 +79,13 @@ export const sessions = {
     }
     // Every node in the same call (nodes/node-reads.ts): its sessions as node:session, and whether it is up.
     const remote = ctx.deps.nodes !== undefined ? await listNodeSessions(ctx.deps.nodes, { nameContains: input.name_filter, readableOnly: input.readable_only }) : undefined;
+    // Parked at a usage limit (supervisor/limit-parks.ts): when it resets, for sessions the
+    // caller may read only (the time comes from the screen).
+    const resets = parkedSessionResets(ctx.deps.supervisor.deps.store);
+    const withResets = (list: typeof sessions) =>
+      resets.size === 0 ? list : list.map((s) => (s.read_allowed && resets.has(s.name) ? { ...s, limit_resets_at: resets.get(s.name) as string } : s));
     return {
-      sessions: remote === undefined ? sessions : [...sessions, ...remote.sessions],
+      sessions: withResets(remote === undefined ? sessions : [...sessions, ...remote.sessions]),
       read_enabled: ctx.deps.config.permissions.terminal_read,
       tmux,
       ...(dead && { dead_sessions: dead }),

@@ -12,6 +12,7 @@ import {
   listActionableInputSchema,
   listActionsInputSchema,
   listEventsInputSchema,
+  parkIdInputSchema,
   reviewActionInputSchema,
   setPolicyInputSchema,
   setVerifierPolicyInputSchema,
@@ -26,6 +27,7 @@ import type { WatchRow } from '../../effects/store/supervisor-store.js';
 import { preflightInput } from '../../input/authorize.js';
 import { sendText } from '../../input/send.js';
 import { claimEvent, executeSend, getPolicy, listActionable, listActions, pausePolicy, reviewAction, setPolicy, submitDecision } from '../../supervisor/actions.js';
+import { cancelPark, listParks, resumeParkNow } from '../../supervisor/park-actions.js';
 import { ackEvent, listEvents, listWatches, runOnce, setVerifierPolicy, status, unwatch, waitEvents, watch, type SupervisorCaller } from '../../supervisor/watches.js';
 import type { BrokerContext } from '../context.js';
 import { operatorProcedure } from '../operator.js';
@@ -68,8 +70,10 @@ export const supervisor2 = {
 };
 
 /** The dashboard's supervisor view, for a signed-in operator: watches, events (and a
- * live wait for new ones), acknowledge, the review queue (approve or reject), and pause.
- * Nothing here claims, decides or sends. */
+ * live wait for new ones), acknowledge, the review queue (approve or reject), pause, and
+ * agents parked at a usage limit (resume now, cancel). Nothing here claims or decides; the
+ * one thing that types, resumePark, types only through the input tools' guarded path
+ * (supervisor/limit-send.ts) after the park's own checks. */
 export const supervisorDashboard = {
   listWatches: operatorProcedure.input(empty).query(({ ctx }) => listWatches(caller(ctx))),
   listEvents: operatorProcedure.input(listEventsInputSchema).query(({ ctx, input }) => listEvents(caller(ctx), input)),
@@ -78,4 +82,9 @@ export const supervisorDashboard = {
   listActions: operatorProcedure.input(listActionsInputSchema).query(({ ctx, input }) => listActions(caller(ctx), input)),
   reviewAction: operatorProcedure.meta({ effect: 'input' }).input(reviewActionInputSchema).mutation(({ ctx, input }) => reviewAction(caller(ctx), input.action_id, input.decision)),
   pause: operatorProcedure.input(watchKeyInput).mutation(({ ctx, input }) => pausePolicy(caller(ctx), input.watch_key)),
+  listParks: operatorProcedure.input(empty).query(({ ctx }) => listParks(caller(ctx))),
+  // The operator must be one who may type (effect input); the resume itself then passes the
+  // input attempt's gates as the supervisor, exactly like the scheduled one.
+  resumePark: operatorProcedure.meta({ effect: 'input' }).input(parkIdInputSchema).mutation(({ ctx, input }) => resumeParkNow(caller(ctx), input.park_id)),
+  cancelPark: operatorProcedure.input(parkIdInputSchema).mutation(({ ctx, input }) => cancelPark(caller(ctx), input.park_id)),
 };

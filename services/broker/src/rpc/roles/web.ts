@@ -75,6 +75,9 @@ export const webRouter = router({
     listActions: supervisorDashboard.listActions, // operator
     reviewAction: supervisorDashboard.reviewAction, // operator, mutation
     pause: supervisorDashboard.pause, // operator, mutation
+    listParks: supervisorDashboard.listParks, // operator
+    resumePark: supervisorDashboard.resumePark, // operator, mutation: types through the input attempt
+    cancelPark: supervisorDashboard.cancelPark, // operator, mutation
   },
   /** The observer's OAuth clients and grants: list and revoke. */
   oauthAdmin: {
