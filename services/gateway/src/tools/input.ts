@@ -182,7 +182,7 @@ export const inputTools: readonly GatewayTool[] = [
     name: 'terminal_run',
     title: 'Run a command in a terminal shell',
     description:
-      'Run one command line at a shell prompt in a session (input_policy.run_allowed_shells, default bash zsh sh dash; else FOREGROUND_NOT_ALLOWED: use terminal_send_task); returns exit_status and output ' +
+      'Run one command line at a bash/zsh prompt in a session (else FOREGROUND_NOT_ALLOWED: use terminal_send_task); returns exit_status and output ' +
       `(redacted, last ${RUN_LIMITS.outputLines} lines). Still running after timeout_s: state RUNNING with a resume_token; pass it back (alone) to collect. ` +
       `${INPUT_SWITCH} Audited.`,
     inputShape: runInputShape,
