@@ -322,7 +322,12 @@ async function integratedAct(ctx: ActContext, shells: ShellIntegration, shell: I
   // Not at its prompt by its marks, yet its line editor reads a command line: the hook is
   // gone (a command replaced PROMPT_COMMAND or precmd); it is installed again.
   if (shells.state(key) === 'running' && (await services.run.lineEditing(paneId)) === true) await shells.forgetIfSilent(key, HOOK_GRACE_MS);
-  const ensured = await shells.ensure(key, shell, (line) => services.delivery.pasteLine(paneId, line, foreground));
+  const delivery = services.delivery;
+  const ensured = await shells.ensure(key, shell, {
+    holdBuffer: (name, code) => delivery.holdHookBuffer(name, code),
+    dropBuffer: (name) => delivery.dropHookBuffer(name),
+    typeLine: (line) => delivery.pasteLine(paneId, line, foreground),
+  });
   if (!ensured.ok) {
     if (ensured.typed === 'unknown') return { decision: 'DELIVERY_UNKNOWN', errorCode: 'TMUX_UNAVAILABLE', value: { refused: { code: 'INTERNAL', message: `${ensured.reason}; the shell integration line may have been typed, the command was not` } } };
     return refuse('FOREGROUND_NOT_ALLOWED', `${ensured.reason}; the command was not typed`, `terminal_run installs a small hook into ${shell} at its prompt; check with terminal_read_since what the pane shows, then retry`);
@@ -334,7 +339,7 @@ async function integratedAct(ctx: ActContext, shells: ShellIntegration, shell: I
       'Wait for it to finish (terminal_wait_for_state), or use terminal_send_task / terminal_send_text to type into what runs.',
     );
   if (shells.state(key) !== 'prompt') return notAtPrompt();
-  const line = await shells.inputLine(key, clearLine);
+  const line = await shells.inputLine(key, clearLine, (which) => delivery.pressEditorKeys(paneId, which, foreground));
   if (line === null) {
     // A command line that started meanwhile (its mark came while the editor was awaited).
     if (shells.state(key) !== 'prompt') return notAtPrompt();

@@ -56,7 +56,7 @@ export function createInputServices(deps: {
   let key: Buffer | undefined;
   const runner = createTmuxCommandRunner({ socketName: deps.tmuxSocket ?? undefined });
   const run = createRunSignals({ stateDir: stores.stateDir, socketName: deps.tmuxSocket ?? undefined, runner, ...(deps.tmux ? { tmux: deps.tmux } : {}) });
-  const shells = createShellIntegration({ stateDir: stores.stateDir, runner, control: deps.control, readCursor: cursorReader(runner, deps.tmux), lineEditing: (paneId) => run.lineEditing(paneId) });
+  const shells = createShellIntegration({ stateDir: stores.stateDir, readCursor: cursorReader(runner, deps.tmux), lineEditing: (paneId) => run.lineEditing(paneId) });
   return {
     audit,
     bindings: stores.bindings,

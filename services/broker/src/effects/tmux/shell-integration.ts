@@ -30,9 +30,7 @@ import type { Socket } from 'node:net';
 import { openRunFifos, type RunFifoPair, type RunFifos } from '../run-fifos.js';
 import { assertPaneId } from './format.js';
 import { findOutputEnd, type CursorReader, type EndCapture, type RunMark } from './run-signal.js';
-import { hookCode, installLine, LINE_CLEAR_KEYS, LINE_PROBE_KEYS, type IntegrableShell } from './shell-hook.js';
-import type { TmuxCommandRunner } from './tmux-command.js';
-import type { InputControl } from './types.js';
+import { hookCode, installLine, type IntegrableShell } from './shell-hook.js';
 
 /** Waits of the integration (generous: the machine may be loaded). */
 const INSTALL_WAIT_MS = 8_000;
@@ -40,6 +38,8 @@ const LINE_WAIT_MS = 4_000;
 const RAW_WAIT_MS = 8_000;
 /** Before an install: a shell at its prompt is in raw mode at once; a script's `read` never. */
 const INSTALL_RAW_WAIT_MS = 2_000;
+/** How long the cursor is watched for the prompt before the terminal mode is read. */
+const PROMPT_DRAWN_WAIT_MS = 300;
 /** Shells kept at most; the least recently used goes first. */
 const MAX_SHELLS = 256;
 /** Run channels kept at most (as run-signal.ts MAX_CHANNELS). */
@@ -60,15 +60,24 @@ export type EnsureOutcome =
   /** `typed`: the install line may have reached the pane. */
   | { ok: false; reason: string; typed: 'no' | 'unknown' | 'yes' };
 
+/** What an install writes, through the caller's delivery (deliver.ts). */
+export interface HookInput {
+  holdBuffer(name: string, code: string): Promise<boolean>;
+  dropBuffer(name: string): Promise<void>;
+  /** Types one line and Enter at the shell's prompt. */
+  typeLine(line: string): Promise<{ ok: boolean; delivered?: 'no' | 'unknown' }>;
+}
+
 export interface ShellIntegration {
   /** The shell's state as its hooks last reported it; null: not integrated. */
   state(key: ShellKey): ShellState | null;
   /** Installs the hook into this shell if it has none, and waits for its first prompt.
-   * `type` types one line and Enter at the shell's prompt (the caller's checked delivery). */
-  ensure(key: ShellKey, shell: IntegrableShell, type: (line: string) => Promise<{ ok: boolean; delivered?: 'no' | 'unknown' }>): Promise<EnsureOutcome>;
+   * `input` is the caller's checked delivery (every write into a pane goes through
+   * deliver.ts, from an input attempt's act step). */
+  ensure(key: ShellKey, shell: IntegrableShell, input: HookInput): Promise<EnsureOutcome>;
   /** Waits for the line editor (raw mode), then reads its input line; with `clear`, clears
    * it first with the editor's own variables. null: the editor did not answer. */
-  inputLine(key: ShellKey, clear: boolean): Promise<{ length: number; text: string } | null>;
+  inputLine(key: ShellKey, clear: boolean, press: (which: 'probe' | 'clear') => Promise<{ ok: boolean }>): Promise<{ length: number; text: string } | null>;
   /** The shell's hook is gone (it reached its prompt without a prompt mark: a command
    * replaced PROMPT_COMMAND or precmd): waits up to `graceMs` for a late prompt mark, and
    * if none came, forgets the shell (the next `ensure` installs the hook again). True when
@@ -100,6 +109,9 @@ interface Shell {
   state: ShellState | 'installing';
   /** The status of the last prompt mark. */
   lastStatus: number;
+  /** Where the prompt after a primed run starts (read while the shell waited for the ack);
+   * null when unknown (a prompt after a person's command). */
+  promptAt: { line: number; x: number } | null;
   received: string;
   /** Lines written into the ack FIFO that a prompt hook has not yet taken. */
   primed: boolean;
@@ -118,8 +130,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function createShellIntegration(options: {
   stateDir: string;
-  runner: TmuxCommandRunner;
-  control?: InputControl | undefined;
   readCursor: CursorReader;
   /** The pane's terminal is in raw mode (a line editor reads); null: unknown. */
   lineEditing(paneId: string): Promise<boolean | null>;
@@ -129,21 +139,6 @@ export function createShellIntegration(options: {
   /** Run channels by id, until released (a mark outlives its shell's next run). */
   const runs = new Map<string, RunChannelState>();
   let closed = false;
-
-  /** A tmux command made of constants and checked ids: through the control client when it
-   * is connected (no spawn), else spawned. */
-  const tmux = async (args: readonly string[]): Promise<boolean> => {
-    const written = options.control?.([{ command: args.join(' ') }]);
-    if (written) {
-      try {
-        return (await written)[0]?.ok === true;
-      } catch {
-        return false;
-      }
-    }
-    const r = await options.runner.run(args);
-    return r.exitCode === 0 && !r.timedOut;
-  };
 
   const writeAck = (shell: Shell) => {
     try {
@@ -161,6 +156,7 @@ export function createShellIntegration(options: {
 
   async function onPrompt(shell: Shell): Promise<void> {
     shell.state = 'prompt';
+    shell.promptAt = null;
     const run = shell.run;
     if (shell.primed) {
       if (run !== null && run.mark === null) {
@@ -173,6 +169,7 @@ export function createShellIntegration(options: {
         if (end !== null) {
           const { facts, output } = end;
           settle(run, { exitStatus: shell.lastStatus, endLine: facts.historySize + facts.cursorY, historySize: facts.historySize, cursorX: facts.cursorX, ...(output ? { output } : {}) });
+          shell.promptAt = { line: facts.historySize + facts.cursorY, x: facts.cursorX };
         }
       }
       shell.primed = false;
@@ -241,7 +238,7 @@ export function createShellIntegration(options: {
       throw err;
     }
     reader.on('error', () => undefined);
-    const shell: Shell = { key, pair, reader, ackFd, state: 'installing', received: '', primed: false, run: null, lineWaiters: new Set(), promptWaiters: new Set(), queue: Promise.resolve(), lastStatus: 0 };
+    const shell: Shell = { key, pair, reader, ackFd, state: 'installing', received: '', primed: false, run: null, lineWaiters: new Set(), promptWaiters: new Set(), queue: Promise.resolve(), lastStatus: 0, promptAt: null };
     reader.on('data', (chunk: Buffer) => {
       shell.received += chunk.toString('utf8');
       for (;;) {
@@ -278,6 +275,23 @@ export function createShellIntegration(options: {
     }
   };
 
+  /** The prompt after a run was drawn: the cursor left where the shell waited for the ack.
+   * bash's readline and zsh's zle put the terminal in raw mode before they draw the
+   * prompt, so this answers "raw mode" with a control-client read instead of two spawns
+   * (tmux for the tty, stty). False when unknown (an empty prompt, no run before). */
+  const promptDrawn = async (shell: Shell): Promise<boolean> => {
+    const deadline = Date.now() + PROMPT_DRAWN_WAIT_MS;
+    for (let wait = 1; shell.promptAt !== null; wait = Math.min(wait * 2, 20)) {
+      const at = shell.promptAt;
+      const c = await options.readCursor(shell.key.paneId);
+      if (c === null) return false;
+      if (c.historySize + c.cursorY !== at.line || c.cursorX !== at.x) return true;
+      if (Date.now() >= deadline) return false;
+      await sleep(wait);
+    }
+    return false;
+  };
+
   return {
     state(key) {
       const s = shells.get(keyOf(key));
@@ -294,7 +308,7 @@ export function createShellIntegration(options: {
       return true;
     },
 
-    async ensure(key, shellName, type) {
+    async ensure(key, shellName, input) {
       assertPaneId(key.paneId);
       if (closed) return { ok: false, reason: 'the broker is stopping', typed: 'no' };
       const existing = shells.get(keyOf(key));
@@ -311,25 +325,24 @@ export function createShellIntegration(options: {
       const buffer = `tmcp-sh-${randomBytes(12).toString('hex')}`;
       const code = hookCode(shellName, shell.pair.statusPath, shell.pair.ackPath, buffer);
       // The code goes in by stdin (it holds newlines and quotes), never on a command line.
-      const loaded = await options.runner.run(['load-buffer', '-b', buffer, '-'], { input: Buffer.from(code, 'utf8') });
-      if (loaded.exitCode !== 0 || loaded.timedOut) {
+      if (!(await input.holdBuffer(buffer, code))) {
         forget(shell);
         return { ok: false, reason: 'tmux could not hold the shell integration code', typed: 'no' };
       }
       const prompted = waitFor(shell.promptWaiters, INSTALL_WAIT_MS);
-      let typed: Awaited<ReturnType<typeof type>>;
+      let typed: Awaited<ReturnType<HookInput['typeLine']>>;
       try {
-        typed = await type(installLine(buffer));
+        typed = await input.typeLine(installLine(buffer));
       } catch {
         typed = { ok: false, delivered: 'unknown' };
       }
       if (!typed.ok) {
-        void tmux(['delete-buffer', '-b', buffer]);
+        void input.dropBuffer(buffer);
         forget(shell);
         return { ok: false, reason: 'the shell integration line could not be typed', typed: typed.delivered ?? 'unknown' };
       }
       const seen = await prompted;
-      void tmux(['delete-buffer', '-b', buffer]);
+      void input.dropBuffer(buffer);
       if (seen === null) {
         forget(shell);
         return { ok: false, reason: `the ${shellName} did not report its prompt after the shell integration was typed`, typed: 'yes' };
@@ -337,14 +350,13 @@ export function createShellIntegration(options: {
       return { ok: true, installed: true };
     },
 
-    async inputLine(key, clear) {
+    async inputLine(key, clear, press) {
       const shell = shells.get(keyOf(key));
       if (shell === undefined || shell.state !== 'prompt') return null;
       // Keys sent before the editor is in raw mode would be echoed by the terminal.
-      if (!(await waitRaw(key.paneId, RAW_WAIT_MS, () => shell.state !== 'prompt'))) return null;
+      if (!(await promptDrawn(shell)) && !(await waitRaw(key.paneId, RAW_WAIT_MS, () => shell.state !== 'prompt'))) return null;
       const answer = waitFor(shell.lineWaiters, LINE_WAIT_MS);
-      const keys = clear ? LINE_CLEAR_KEYS : LINE_PROBE_KEYS;
-      if (!(await tmux(['send-keys', '-t', key.paneId, '-H', ...keys]))) return null;
+      if (!(await press(clear ? 'clear' : 'probe')).ok) return null;
       return answer;
     },
 
