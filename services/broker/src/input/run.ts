@@ -434,7 +434,7 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
   const outcome = result.outcome;
   const value = outcome.value;
   if (value !== null && 'refused' in value) {
-    if (outcome.decision === 'DELIVERY_UNKNOWN') throw new AppError('TMUX_UNAVAILABLE', value.refused.message);
+    if (outcome.decision === 'DELIVERY_UNKNOWN') throw new AppError('DELIVERY_UNKNOWN', `${value.refused.message} (audit id ${result.auditId})`);
     throw new AppError(value.refused.code, value.refused.message, value.refused.hint);
   }
   if (outcome.decision === 'FAILED') {
@@ -443,7 +443,7 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
       ? new AppError('IDENTITY_CHANGED', "the pane's foreground program changed between the check and typing; nothing was typed")
       : new AppError('TMUX_UNAVAILABLE', 'tmux refused the input; nothing was typed');
   }
-  if (outcome.decision === 'DELIVERY_UNKNOWN') throw new AppError('TMUX_UNAVAILABLE', 'tmux stopped answering while typing: the command may or may not have been typed (audited as DELIVERY_UNKNOWN)');
+  if (outcome.decision === 'DELIVERY_UNKNOWN') throw new AppError('DELIVERY_UNKNOWN', `tmux stopped answering while typing: the command may or may not have been typed (audit id ${result.auditId})`);
   if (value === null) throw new AppError('INTERNAL', 'unexpected input attempt result');
   return answer(caller, hostOfRun(caller, value.node), value, timeoutMs, null);
 }

@@ -15,9 +15,9 @@ function targetFields(t: ResolvedTarget) {
   return { session: t.sessionName, session_id: t.identity.sessionId, pane_id: t.identity.paneId, binding: t.binding?.name ?? null };
 }
 
-/** Delivery failures reach the caller as TMUX_UNAVAILABLE, saying whether anything may
- * have been typed. */
-function deliveryError(outcome: ActOutcome<unknown>): AppError {
+/** Delivery failures: TMUX_UNAVAILABLE when nothing was typed, DELIVERY_UNKNOWN (with the
+ * audit id) when something may have been. */
+function deliveryError(outcome: ActOutcome<unknown>, auditId: number): AppError {
   if (outcome.errorCode === 'IDENTITY_CHANGED') {
     return new AppError(
       'IDENTITY_CHANGED',
@@ -27,7 +27,7 @@ function deliveryError(outcome: ActOutcome<unknown>): AppError {
   }
   return outcome.decision === 'FAILED'
     ? new AppError('TMUX_UNAVAILABLE', 'tmux refused the input; nothing was typed')
-    : new AppError('TMUX_UNAVAILABLE', 'tmux stopped answering mid-send: the input may or may not have reached the pane (audited as DELIVERY_UNKNOWN)');
+    : new AppError('DELIVERY_UNKNOWN', `tmux stopped answering mid-send: the input may or may not have reached the pane (audit id ${auditId})`);
 }
 
 function settle<T>(
@@ -45,7 +45,7 @@ function settle<T>(
     case 'replayed':
       throw new AppError('INTERNAL', 'unexpected idempotent replay');
     case 'acted':
-      if (result.outcome.decision !== 'SENT') throw deliveryError(result.outcome);
+      if (result.outcome.decision !== 'SENT') throw deliveryError(result.outcome, result.auditId);
       return result.outcome.value;
   }
 }
