@@ -1,4 +1,4 @@
-// Guards terminal_run through shell integration (real bash and zsh on a private tmux server, a broker process, an MCP client): the pane shows exactly the commands as typed, their output and prompts (no wrapper, no state-dir path), statuses are exact over 200 back-to-back runs, a shell not at its prompt (a `while read` loop, a REPL, a pager) is refused and gets nothing typed, and text left on the input line is refused INPUT_LINE_NOT_EMPTY unless clear_line clears it.
+// Guards terminal_run through shell integration (real bash and zsh on a private tmux server, a broker process, an MCP client): the pane shows exactly the commands as typed, their output and prompts (no wrapper, no state-dir path), statuses are exact over 200 back-to-back runs, terminal_read_since over runs holds no wrapper text, a shell not at its prompt (a `while read` loop, a REPL, a pager) is refused and gets nothing typed, and text left on the input line is refused INPUT_LINE_NOT_EMPTY unless clear_line clears it.
 import { existsSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 import { waitFor } from './helpers/wait-for.js';
+import { readAnswerOf } from './helpers/answer-text.js';
 
 const TOKEN = 'shell-integration-token';
 const CONFIG = {
@@ -97,6 +98,41 @@ describe('terminal_run through shell integration', () => {
   it(`runs ${RUNS} commands back to back into bash: none refused, every status exact, the pane holds only them`, backToBack('agent-bash', BASH), 600_000);
 
   it.skipIf(!HAS_ZSH)(`runs ${RUNS} commands back to back into zsh the same way`, backToBack('agent-zsh', ZSH, 1), 600_000);
+
+  it('terminal_read_since over runs holds the commands, their output and prompts, and no wrapper text', async () => {
+    await shellPane('agent-since', BASH);
+    await waitFor('recorded', async () => (await tmux.tmux(['display-message', '-p', '-t', '=agent-since:', '#{pane_pipe}'])) === '1', 20_000, 50);
+    const tool = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 }) as Promise<CallToolResult>;
+    const tail = await tool('terminal_tail', { session: 'agent-since', lines: 5 });
+    const beforeInstall = (tail.structuredContent as { cursor: string }).cursor;
+    // The first run installs the hook (its one line is printed, then erased on screen).
+    expect(await run({ session: 'agent-since', command: 'echo first' })).toMatchObject({ state: 'DONE', output: 'first' });
+    const cursor = (((await tool('terminal_tail', { session: 'agent-since', lines: 5 })).structuredContent) as { cursor: string }).cursor;
+    const expected: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      expect(await run({ session: 'agent-since', command: `echo since-${i}` })).toMatchObject({ state: 'DONE', exit_status: 0, output: `since-${i}` });
+      expected.push(`$ echo since-${i}`, `since-${i}`);
+    }
+    let text = '';
+    await waitFor('the transcript has the last run', async () => {
+      const r = await tool('terminal_read_since', { session: 'agent-since', cursor, max_lines: 2000 });
+      text = String(readAnswerOf(r).text ?? '');
+      return text.includes('since-19\n');
+    }, 20_000, 100);
+    // The transcript keeps the line editor's redraws as printed (a carriage return and the
+    // prompt again: `$ $ echo x` + the echo repeated), so lines are matched by what they
+    // hold: each command line carries its command, and the outputs are exact.
+    const lines = text.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '' && l !== '$');
+    expect(lines.length).toBe(expected.length);
+    lines.forEach((l, i) => (i % 2 === 0 ? expect(l).toMatch(new RegExp(`^(\\$ )+(echo since-${i / 2})+$`)) : expect(l).toBe(expected[i])));
+    expect(text).not.toMatch(/tmcp|show-buffer|__tmcp|\/runs\/|\/shells\//);
+    // From before the install: the one install line is the only other text.
+    const all = String(readAnswerOf(await tool('terminal_read_since', { session: 'agent-since', cursor: beforeInstall, max_lines: 2000 })).text ?? '');
+    const other = all.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '' && !/^(\$ ?)+((echo (first|since-\d+))+)?$/.test(l) && !/^(first|since-\d+)$/.test(l));
+    // At most the one install line (typed, then erased on screen), without any path.
+    expect(other.length).toBeLessThanOrEqual(1);
+    expect(other.join('\n')).not.toMatch(/\/runs\/|\/shells\/|__tmcp_/);
+  }, 120_000);
 
   it('refuses a shell that is not at its prompt (a while-read loop, a Python REPL, less) and types nothing', async () => {
     await shellPane('agent-busy', BASH);
