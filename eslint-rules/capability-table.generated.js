@@ -11,7 +11,10 @@ export const CAPABILITY_TABLE = {
     ],
     "tmux write": [
       "tmux/deliver",
-      "tmux/run-signal"
+      "tmux/run-signal",
+      "tmux/shell-integration",
+      "tmux/shell-hook",
+      "tmux/tmux-command"
     ],
     "tmux sessions": [
       "tmux/session-lifecycle"

@@ -23,7 +23,7 @@ import type { Stores } from './effects/store/store-set.js';
  * whole folder) that perform it. */
 export const EFFECTS = {
   'tmux read': { what: 'list sessions, read pane facts and text, follow output (control mode)', modules: ['tmux/types', 'tmux/adapter', 'tmux/pane-watch', 'tmux/pane-identity', 'tmux/coalesce'] },
-  'tmux write': { what: 'type into panes, send keys (load-buffer/paste-buffer), learn where a run ended', modules: ['tmux/deliver', 'tmux/run-signal'] },
+  'tmux write': { what: 'type into panes, send keys (load-buffer/paste-buffer), learn where a run ended and what a shell reports (shell integration)', modules: ['tmux/deliver', 'tmux/run-signal', 'tmux/shell-integration', 'tmux/shell-hook', 'tmux/tmux-command'] },
   'tmux sessions': { what: 'create, kill and resize the sessions of launch profiles (new-session with an argv, no shell)', modules: ['tmux/session-lifecycle'] },
   ssh: { what: 'reach other hosts\' tmux over OpenSSH (argv from the config only, host keys verified)', modules: ['ssh/', 'tmux/transport'] },
   'tmux pipe': { what: 'record pane output through pipe-pane into FIFOs and transcript files', modules: ['transcripts/'] },

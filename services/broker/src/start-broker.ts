@@ -217,6 +217,7 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
     // terminal_run's FIFOs go with the broker: a status line that runs later finds none and
     // goes on at once (one already waiting gives up within 3 s).
     onStop('run channels', () => deps.input.run.close());
+    onStop('shell integrations', () => deps.input.shells?.close() ?? Promise.resolve());
     // Each node's control client, then its ssh master connection (ssh -O exit).
     onStop('nodes', () => deps.nodes?.close());
     // Queued read-audit records are written before the stores close (cleanups run in

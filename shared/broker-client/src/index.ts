@@ -130,6 +130,20 @@ function isConnectionFailure(err: unknown): boolean {
   return false;
 }
 
+/** The call reached the broker and its connection broke before the answer (reset, or the
+ * socket closed mid-response), as opposed to one that never connected (refused, no
+ * socket): the broker may have acted on it. */
+export function wasCutAfterSend(err: unknown): boolean {
+  if (readAppErrorData(err)) return false;
+  let cur: unknown = err;
+  for (let depth = 0; depth < 6 && cur; depth++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === 'string' && ['ECONNRESET', 'UND_ERR_SOCKET'].includes(code)) return true;
+    cur = (cur as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 export function describeBrokerFailure(err: unknown): BrokerFailure {
   const app = readAppErrorData(err);
   if (app) {

@@ -262,6 +262,7 @@ export const runInputShape = {
     .optional()
     .describe('one shell command line, run exactly as typed at the prompt (no newlines)'),
   pane: targetPane,
+  clear_line: z.boolean().optional().describe('clear text left on the input line first'),
   resume_token: z.string().min(1).max(RUN_LIMITS.resumeTokenMax).optional().describe('instead of session+command: collect a RUNNING run'),
   timeout_s: z
     .number()

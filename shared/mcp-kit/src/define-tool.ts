@@ -55,6 +55,9 @@ export interface ToolSpec<R extends SocketRole, Shape extends z.ZodRawShape, Out
   annotations: A;
   /** `_meta` in tools/list, e.g. the MCP Apps view the tool's result is shown in (live-view.ts). */
   meta?: Readonly<Record<string, unknown>>;
+  /** The tool types into a pane: a broker call cut (or out of time) after it was sent
+   * answers DELIVERY_UNKNOWN, not BROKER_UNAVAILABLE or TIMEOUT (tool-server.ts). */
+  delivers?: boolean;
   run(args: z.output<z.ZodObject<Shape>>, ctx: ToolContext<R>): Promise<z.output<Out>>;
   /** The answer as text (`content`): exact and complete, because it is the whole answer
    * unless the tool returns `structuredContent` (see `returnsStructured`). */
@@ -74,6 +77,8 @@ export interface McpTool<R extends SocketRole, A extends ToolAnnotations = ToolA
   readonly publishOutputSchema: boolean;
   readonly annotations: A;
   readonly meta?: Readonly<Record<string, unknown>>;
+  /** See ToolSpec.delivers. */
+  readonly delivers: boolean;
   /** Whether the result also travels as `structuredContent` (returnsStructured). */
   readonly structured: boolean;
   /** `args` have already been checked against `inputSchema` (tool-arguments.ts). */
@@ -109,6 +114,7 @@ export function defineMcpTool<R extends SocketRole, Shape extends z.ZodRawShape,
     publishOutputSchema: spec.publishOutputSchema ?? false,
     annotations: spec.annotations,
     ...(spec.meta ? { meta: spec.meta } : {}),
+    delivers: spec.delivers === true,
     structured: returnsStructured(spec),
     async invoke(args, ctx) {
       const result = await spec.run(args as z.output<z.ZodObject<Shape>>, ctx);

@@ -45,6 +45,9 @@ export const ERROR_PRESENTATION: Record<ErrorCode, ErrorPresentation> = {
   TEXT_TOO_LONG: REFUSAL,
   TEXT_REJECTED: REFUSAL,
   IDENTITY_CHANGED: REFUSAL,
+  INPUT_LINE_NOT_EMPTY: REFUSAL,
+  // The broker (or the gateway, for a call cut after it was sent) says exactly this.
+  DELIVERY_UNKNOWN: UNAVAILABLE,
   LEASE_BUSY: REFUSAL,
   BINDING_NOT_FOUND: REFUSAL,
   BINDING_EXISTS: REFUSAL,
@@ -142,6 +145,17 @@ export function describeToolFailure(err: unknown): DescribedFailure {
   const failure = describeBrokerFailure(err);
   if (failure.code === 'INTERNAL' && !failure.correlationId) failure.correlationId = randomUUID();
   return { failure, presentation: ERROR_PRESENTATION[failure.code] };
+}
+
+/** An input tool's call whose answer was lost after the broker got it: the input may or
+ * may not have been typed (its audit row says which, once the broker wrote it). */
+export function deliveryUnknownFailure(why: string): DescribedFailure {
+  const failure: BrokerFailure = {
+    code: 'DELIVERY_UNKNOWN',
+    message: `${why}: the input may or may not have reached the pane; its audit row is the newest of this client in terminal_list_input_audit`,
+    hint: ERROR_SPECS.DELIVERY_UNKNOWN.hint,
+  };
+  return { failure, presentation: ERROR_PRESENTATION.DELIVERY_UNKNOWN };
 }
 
 /** A call that ran out of its time budget or was cancelled by the client: no broker

@@ -9,12 +9,12 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Implementation, type ServerNotification, type ServerRequest, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { BrokerClient, BrokerFailure } from '@terminal-mcp/broker-client';
+import { wasCutAfterSend, type BrokerClient, type BrokerFailure } from '@terminal-mcp/broker-client';
 import { closeMatches, type SocketRole } from '@terminal-mcp/contract';
 import type { McpTool } from './define-tool.js';
 import { checkToolArguments } from './tool-arguments.js';
 import { publishedInputSchema, publishedOutputSchema } from './tool-catalogue.js';
-import { describeToolFailure, ERROR_PRESENTATION, timeoutFailure, toolErrorResult, type DescribedFailure } from './tool-errors.js';
+import { deliveryUnknownFailure, describeToolFailure, ERROR_PRESENTATION, timeoutFailure, toolErrorResult, type DescribedFailure } from './tool-errors.js';
 import { callBudget } from './call-budget.js';
 
 /** Generous for a read (they take milliseconds); it exists so a stuck broker or tmux
@@ -134,11 +134,16 @@ export function registerTools<R extends SocketRole>(server: McpServer, tools: re
       hooks.succeeded(tool.name, elapsedMs());
       return { content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}) };
     } catch (err) {
-      const described = budget.timedOut()
-        ? timeoutFailure(`the broker did not answer within ${Math.round(timeoutMs / 1000)} s`)
-        : extra.signal.aborted
-          ? timeoutFailure('the call was cancelled')
-          : describeToolFailure(err);
+      // An input tool's call that reached the broker and then lost its answer (cut, out of
+      // time, cancelled) may have typed: say exactly that, never "unavailable".
+      const described =
+        tool.delivers && (budget.timedOut() || extra.signal.aborted || wasCutAfterSend(err))
+          ? deliveryUnknownFailure(budget.timedOut() ? `the broker did not answer within ${Math.round(timeoutMs / 1000)} s` : extra.signal.aborted ? 'the call was cancelled' : 'the connection to the broker broke during the call')
+          : budget.timedOut()
+            ? timeoutFailure(`the broker did not answer within ${Math.round(timeoutMs / 1000)} s`)
+            : extra.signal.aborted
+              ? timeoutFailure('the call was cancelled')
+              : describeToolFailure(err);
       hooks.failed(tool.name, elapsedMs(), described, err);
       return toolErrorResult(described.failure);
     } finally {

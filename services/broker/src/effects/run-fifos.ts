@@ -61,12 +61,12 @@ export const isTypeableRunPath = (path: string): boolean => SAFE_DIR_RE.test(pat
 
 /** `<state dir>/runs`, or, when that path has characters the typed line must not carry, a
  * directory under the temp dir named after a hash of the state dir. */
-export function runsDirFor(stateDir: string): string {
-  const preferred = join(resolve(stateDir), 'runs');
+export function runsDirFor(stateDir: string, sub = 'runs'): string {
+  const preferred = join(resolve(stateDir), sub);
   if (SAFE_DIR_RE.test(preferred)) return preferred;
   const base = SAFE_DIR_RE.test(resolve(tmpdir())) ? resolve(tmpdir()) : '/tmp';
   const hash = createHash('sha256').update(resolve(stateDir)).digest('hex').slice(0, 16);
-  return join(base, `terminal-mcp-${process.getuid?.() ?? 0}-${hash}-runs`);
+  return join(base, `terminal-mcp-${process.getuid?.() ?? 0}-${hash}-${sub}`);
 }
 
 function ensurePrivateDir(dir: string): void {
@@ -82,8 +82,10 @@ const mkfifo = (paths: readonly string[]) =>
 
 const isFifo = (path: string) => lstatSync(path, { throwIfNoEntry: false })?.isFIFO() === true;
 
-export function openRunFifos(stateDir: string): RunFifos {
-  const dir = runsDirFor(stateDir);
+/** `sub`: the directory under the state dir (each user of pairs has its own: a first
+ * take removes every pair it finds there). */
+export function openRunFifos(stateDir: string, sub = 'runs'): RunFifos {
+  const dir = runsDirFor(stateDir, sub);
   let ready = false;
   let closed = false;
   const pool: RunFifoPair[] = [];

@@ -33,6 +33,7 @@ export const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'KEY_NOT_ALLOWED',
   'CONFIRMATION_REQUIRED',
   'IDENTITY_CHANGED',
+  'INPUT_LINE_NOT_EMPTY',
   'LEASE_BUSY',
   'BINDING_NOT_FOUND',
   'SESSION_NOT_FOUND',

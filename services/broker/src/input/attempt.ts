@@ -320,6 +320,12 @@ export async function runInputAttempt<T>(
     const c = classifyAttemptError(err, phase);
     if (c.decision === null) throw c.error;
     const auditId = log.record(c.decision, c.error.code);
+    // Something may have been typed: the caller is told exactly that (never "tmux is
+    // unavailable", which says nothing was). A node's broken link keeps its code: its
+    // message already says the text may have arrived (docs/errors.md).
+    if (c.decision === 'DELIVERY_UNKNOWN' && c.error.code !== 'NODE_UNAVAILABLE' && c.error.code !== 'DELIVERY_UNKNOWN') {
+      throw new AppError('DELIVERY_UNKNOWN', `the input may or may not have reached the pane: ${c.error.message} (audit id ${auditId})`);
+    }
     if (c.rethrow) throw err;
     return { kind: 'blocked', auditId, error: c.error, target: log.target, at };
   };

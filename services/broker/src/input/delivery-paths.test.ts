@@ -1,4 +1,4 @@
-// Derives from the source every place that can put bytes into a pane and pins them to the input attempt: tmux's load-buffer/paste-buffer/send-keys appear only in effects/tmux/deliver.ts, the delivery is made only by input/services.ts (and, for each node, effects/ssh/node-adapters.ts, reaching the attempt only through input/node-route.ts), and its writing calls (pasteText, pasteLine, pressKeys, exitCopyMode) are made only inside the act steps of input/send.ts, input/task.ts and input/run.ts (the dashboard's secret entry, input/secret-entry.ts, reaches them only through send.ts's pasteThenEnter, inside its own act step), which runInputAttempt calls after THE input authorization (input/authorize.ts). A planted call elsewhere is found (the control).
+// Derives from the source every place that can put bytes into a pane and pins them to the input attempt: tmux's load-buffer/paste-buffer/send-keys appear only in effects/tmux/deliver.ts, the delivery is made only by input/services.ts (and, for each node, effects/ssh/node-adapters.ts, reaching the attempt only through input/node-route.ts), and its writing calls (pasteText, pasteLine, pasteSubmit, pressKeys, pressEditorKeys, holdHookBuffer, exitCopyMode) are made only inside the act steps of input/send.ts, input/task.ts and input/run.ts (the dashboard's secret entry, input/secret-entry.ts, reaches them only through send.ts's pasteThenEnter, inside its own act step), which runInputAttempt calls after THE input authorization (input/authorize.ts). A planted call elsewhere is found (the control).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +20,7 @@ const FILES = sourceFiles(BROKER_SRC).map((f) => ({ path: relative(BROKER_SRC, f
 const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
 
 const TMUX_WRITES = /['"](?:load-buffer|paste-buffer|send-keys|send-prefix|set-buffer|pipe-pane|respawn-pane|run-shell)['"]/;
-const DELIVERY_WRITES = /\.(?:pasteText|pasteLine|pressKeys|exitCopyMode)\(/;
+const DELIVERY_WRITES = /\.(?:pasteText|pasteLine|pasteSubmit|pressKeys|pressEditorKeys|holdHookBuffer|exitCopyMode)\(/;
 const MAKES_DELIVERY = /\bcreatePaneDelivery\(/;
 
 function where(files: { path: string; text: string }[], pattern: RegExp): string[] {

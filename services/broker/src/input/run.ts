@@ -31,6 +31,7 @@
  */
 import { AppError, readAppErrorData, RUN_LIMITS, type RunResult } from '@terminal-mcp/contract';
 import { recordRead } from '../audit/record-read.js';
+import { redactSecrets } from '../policy/redact.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { EndCapture, RunChannel, RunMark, RunSignals } from '../effects/tmux/run-signal.js';
 import type { AccessGate } from '../access/gate.js';
@@ -45,6 +46,9 @@ import { classifyDelivery } from './attempt-outcome.js';
 import { authorizedForeground, runInputAttempt, type AttemptCaller } from './attempt.js';
 import { authorizeInputCaller } from './authorize.js';
 import { answerWithNode } from './node-route.js';
+import { INTEGRABLE_SHELLS, type IntegrableShell } from '../effects/tmux/shell-hook.js';
+import type { ShellIntegration } from '../effects/tmux/shell-integration.js';
+import type { ActContext, ActOutcome } from './attempt.js';
 import { recordRejectedInputCall } from './rejected-call.js';
 
 /** How often a running command's pane is looked at (identity, process tree). */
@@ -144,7 +148,7 @@ interface RunHost {
 }
 
 function hostOfRun(caller: AttemptCaller, node: string | undefined): RunHost {
-  if (node === undefined) return { signals: caller.deps.input.run, reads: caller.deps.reader.delivery, processTree: readPaneProcessTree, access: caller.deps.access };
+  if (node === undefined) return { signals: withShellRuns(caller.deps.input.run, caller.deps.input.shells), reads: caller.deps.reader.delivery, processTree: readPaneProcessTree, access: caller.deps.access };
   const nodes = caller.deps.nodes;
   const n = nodes?.get(node);
   const input = n?.input;
@@ -158,6 +162,21 @@ function hostOfRun(caller: AttemptCaller, node: string | undefined): RunHost {
     return live;
   };
   return { signals: input.run, reads: { ...reads, identity }, processTree: (pid, command) => input.processTree(pid, command), access: n.access };
+}
+
+/** This host's run signals, with the channels of integrated shells (ids `sh-…`) answered
+ * by the shell integration. */
+function withShellRuns(signals: RunSignals, shells: ShellIntegration | undefined): RunSignals {
+  if (shells === undefined) return signals;
+  return {
+    ...signals,
+    open: (paneId, capture) => signals.open(paneId, capture),
+    waitMark: (id, ms) => (shells.owns(id) ? shells.waitMark(id, ms) : signals.waitMark(id, ms)),
+    takeMark: (id) => (shells.owns(id) ? shells.takeMark(id) : signals.takeMark(id)),
+    release: (id) => (shells.owns(id) ? shells.release(id) : signals.release(id)),
+    lineEditing: (paneId) => signals.lineEditing(paneId),
+    close: () => signals.close(),
+  };
 }
 
 /** Waits for the run to end, at most `timeoutMs`. */
@@ -271,14 +290,118 @@ async function answer(caller: AttemptCaller, host: RunHost, run: PendingRun, tim
 
 const timeoutMsOf = (seconds: number | undefined) => Math.round((seconds ?? RUN_LIMITS.defaultTimeoutSeconds) * 1000);
 
-export async function runCommand(caller: AttemptCaller, args: { target: TargetRef; command: string; timeoutS?: number | undefined }): Promise<RunResult> {
+/** An act's refusal after the audit row (nothing of the command typed): its code and why. */
+interface RunRefusal {
+  refused: { code: 'FOREGROUND_NOT_ALLOWED' | 'INPUT_LINE_NOT_EMPTY' | 'INTERNAL'; message: string; hint?: string };
+}
+
+/** A prompt mark still on its way is awaited this long before the hook is taken as gone. */
+const HOOK_GRACE_MS = 1_000;
+
+const isIntegrable = (shell: string): shell is IntegrableShell => (INTEGRABLE_SHELLS as readonly string[]).includes(shell);
+
+/** What is on an input line, as an answer may show it: redacted, and cut. */
+function shownLeftover(text: string): string {
+  // Redacted whole, then cut: a secret cut in half would escape the redactor.
+  const shown = redactSecrets(text).text;
+  return shown.length > 80 ? `${shown.slice(0, 80)}…` : shown;
+}
+
+/**
+ * A run into a local bash or zsh through its shell integration
+ * (effects/tmux/shell-integration.ts): installed at the first run into this shell, then
+ * the shell's own marks say whether it is at its prompt, what is on its input line, and
+ * when the command ended with which status. What is typed is exactly the command.
+ */
+async function integratedAct(ctx: ActContext, shells: ShellIntegration, shell: IntegrableShell, shellPid: number, clearLine: boolean, base: Omit<PendingRun, 'channel' | 'startLine' | 'startedAt'>): Promise<ActOutcome<PendingRun | RunRefusal>> {
+  const { target, live, decision, services, reads } = ctx;
+  const paneId = target.identity.paneId;
+  const key = { paneId, panePid: live.panePid, shellPid };
+  const foreground = authorizedForeground(live);
+  const refuse = (code: RunRefusal['refused']['code'], message: string, hint?: string): ActOutcome<RunRefusal> => ({ decision: 'FAILED', errorCode: code, value: { refused: { code, message, ...(hint ? { hint } : {}) } } });
+  // Not at its prompt by its marks, yet its line editor reads a command line: the hook is
+  // gone (a command replaced PROMPT_COMMAND or precmd); it is installed again.
+  if (shells.state(key) === 'running' && (await services.run.lineEditing(paneId)) === true) await shells.forgetIfSilent(key, HOOK_GRACE_MS);
+  const delivery = services.delivery;
+  const ensured = await shells.ensure(key, shell, {
+    holdBuffer: (name, code) => delivery.holdHookBuffer(name, code),
+    dropBuffer: (name) => delivery.dropHookBuffer(name),
+    typeLine: (line) => delivery.pasteLine(paneId, line, foreground),
+  });
+  if (!ensured.ok) {
+    if (ensured.typed === 'unknown') return { decision: 'DELIVERY_UNKNOWN', errorCode: 'TMUX_UNAVAILABLE', value: { refused: { code: 'INTERNAL', message: `${ensured.reason}; the shell integration line may have been typed, the command was not` } } };
+    return refuse('FOREGROUND_NOT_ALLOWED', `${ensured.reason}; the command was not typed`, `terminal_run installs a small hook into ${shell} at its prompt; check with terminal_read_since what the pane shows, then retry`);
+  }
+  const notAtPrompt = () =>
+    refuse(
+      'FOREGROUND_NOT_ALLOWED',
+      `the ${shell} in ${paneId} is not at its prompt: its shell integration reported a command line that started and has not ended (the foreground is ${JSON.stringify(live.currentCommand)}, e.g. a script reading input, a REPL or a pager started from the shell); nothing was typed`,
+      'Wait for it to finish (terminal_wait_for_state), or use terminal_send_task / terminal_send_text to type into what runs.',
+    );
+  if (shells.state(key) !== 'prompt') return notAtPrompt();
+  const line = await shells.inputLine(key, clearLine, (which) => delivery.pressEditorKeys(paneId, which, foreground));
+  if (line === null) {
+    // A command line that started meanwhile (its mark came while the editor was awaited).
+    if (shells.state(key) !== 'prompt') return notAtPrompt();
+    return refuse('FOREGROUND_NOT_ALLOWED', `the ${shell}'s line editor did not answer at its prompt; nothing was typed`, 'Retry in a moment; terminal_read_since shows what the pane is doing.');
+  }
+  if (line.length > 0) {
+    return refuse(
+      'INPUT_LINE_NOT_EMPTY',
+      `the ${shell}'s input line already holds ${line.length} character(s): ${JSON.stringify(shownLeftover(line.text))}; typing now would join them to the command. Nothing was typed`,
+      'Call again with clear_line: true to clear that line (with the line editor) before typing, or find out who typed it (terminal_read_since).',
+    );
+  }
+  // The line the command is typed on: read now (the hook's install, if any, is done).
+  const facts = await reads.facts(paneId);
+  if (facts === null || facts.panePid !== live.panePid) return refuse('FOREGROUND_NOT_ALLOWED', 'the pane changed before the command was typed; nothing was typed');
+  const startLine = facts.historySize + facts.cursor.y;
+  const channel = shells.beginRun(key, endCapture(reads, paneId, live.panePid, startLine));
+  const run: PendingRun = { ...base, channel, startLine, startedAt: Date.now() };
+  let typed;
+  try {
+    typed = await services.delivery.pasteLine(paneId, decision.action === 'run_command' ? decision.text : '', foreground);
+  } catch (err) {
+    shells.release(channel);
+    throw err;
+  }
+  if (!typed.ok) {
+    shells.release(channel);
+    return { ...classifyDelivery(typed), value: run };
+  }
+  const receipt = { run: { shell, channel, integrated: true, ...(clearLine && ensured.ok ? { cleared_line: true } : {}) } };
+  return { decision: 'SENT', errorCode: null, value: run, receiptJson: JSON.stringify(receipt) };
+}
+
+export async function runCommand(caller: AttemptCaller, args: { target: TargetRef; command: string; timeoutS?: number | undefined; clearLine?: boolean | undefined }): Promise<RunResult> {
   const timeoutMs = timeoutMsOf(args.timeoutS);
-  const result = await runInputAttempt<PendingRun | null>(
+  const result = await runInputAttempt<PendingRun | RunRefusal | null>(
     caller,
     { tool: 'terminal_run', target: args.target, request: { kind: 'command', text: args.command }, dryRun: false },
     // The attempt's context is the target host's (a node's for `node:session`).
-    async ({ target, live, decision, auditId, services, reads, node }) => {
+    async (ctx) => {
+      const { target, live, decision, auditId, services, reads, node } = ctx;
       if (decision.action !== 'run_command') throw new AppError('INTERNAL', 'unexpected input decision');
+      const base = { role: caller.role, client: caller.actor, node, sessionName: target.sessionName, identity: target.identity, shellPid: decision.shellPid, auditId };
+      // This host's bash and zsh: through their shell integration. A node's panes, and a
+      // shell whose pid the process tree did not give, keep the typed status line below.
+      const shells = node === undefined ? services.shells : undefined;
+      if (shells !== undefined && decision.shellPid !== null) {
+        if (!isIntegrable(decision.shell)) {
+          return {
+            decision: 'FAILED',
+            errorCode: 'FOREGROUND_NOT_ALLOWED',
+            value: {
+              refused: {
+                code: 'FOREGROUND_NOT_ALLOWED',
+                message: `terminal_run needs shell integration, which ${decision.shell} cannot carry (it has no hook that runs when a command line starts); nothing was typed`,
+                hint: `Start bash or zsh in the pane for terminal_run, or type into this ${decision.shell} with terminal_send_task.`,
+              },
+            },
+          };
+        }
+        return integratedAct(ctx, shells, decision.shell, decision.shellPid, args.clearLine === true, base);
+      }
       // The channel exists before the line is typed: a status line that runs at once
       // finds its FIFOs. It goes again if nothing was typed.
       const startLine = live.historySize + live.cursorY;
@@ -290,18 +413,7 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
         return { decision: 'FAILED', errorCode: 'INTERNAL', value: null };
       }
       const line = runWrapper(decision.text, channel, decision.shell);
-      const run: PendingRun = {
-        role: caller.role,
-        client: caller.actor,
-        node,
-        sessionName: target.sessionName,
-        identity: target.identity,
-        shellPid: decision.shellPid,
-        channel: channel.id,
-        startLine,
-        startedAt: Date.now(),
-        auditId,
-      };
+      const run: PendingRun = { ...base, channel: channel.id, startLine, startedAt: Date.now() };
       let typed;
       try {
         typed = await services.delivery.pasteLine(target.identity.paneId, line, authorizedForeground(live));
@@ -320,15 +432,20 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
   if (result.kind === 'blocked') throw result.error;
   if (result.kind !== 'acted') throw new AppError('INTERNAL', 'unexpected input attempt result');
   const outcome = result.outcome;
+  const value = outcome.value;
+  if (value !== null && 'refused' in value) {
+    if (outcome.decision === 'DELIVERY_UNKNOWN') throw new AppError('DELIVERY_UNKNOWN', `${value.refused.message} (audit id ${result.auditId})`);
+    throw new AppError(value.refused.code, value.refused.message, value.refused.hint);
+  }
   if (outcome.decision === 'FAILED') {
     if (outcome.errorCode === 'INTERNAL') throw new AppError('INTERNAL', "terminal_run could not make its completion channel (the broker's state directory, or a node's temp directory); nothing was typed");
     throw outcome.errorCode === 'IDENTITY_CHANGED'
       ? new AppError('IDENTITY_CHANGED', "the pane's foreground program changed between the check and typing; nothing was typed")
       : new AppError('TMUX_UNAVAILABLE', 'tmux refused the input; nothing was typed');
   }
-  if (outcome.decision === 'DELIVERY_UNKNOWN') throw new AppError('TMUX_UNAVAILABLE', 'tmux stopped answering while typing: the command may or may not have been typed (audited as DELIVERY_UNKNOWN)');
-  if (outcome.value === null) throw new AppError('INTERNAL', 'unexpected input attempt result');
-  return answer(caller, hostOfRun(caller, outcome.value.node), outcome.value, timeoutMs, null);
+  if (outcome.decision === 'DELIVERY_UNKNOWN') throw new AppError('DELIVERY_UNKNOWN', `tmux stopped answering while typing: the command may or may not have been typed (audit id ${result.auditId})`);
+  if (value === null) throw new AppError('INTERNAL', 'unexpected input attempt result');
+  return answer(caller, hostOfRun(caller, value.node), value, timeoutMs, null);
 }
 
 /** Collects a run that answered RUNNING: the same caller, the read gate again on the

@@ -15,9 +15,9 @@ function targetFields(t: ResolvedTarget) {
   return { session: t.sessionName, session_id: t.identity.sessionId, pane_id: t.identity.paneId, binding: t.binding?.name ?? null };
 }
 
-/** Delivery failures reach the caller as TMUX_UNAVAILABLE, saying whether anything may
- * have been typed. */
-function deliveryError(outcome: ActOutcome<unknown>): AppError {
+/** Delivery failures: TMUX_UNAVAILABLE when nothing was typed, DELIVERY_UNKNOWN (with the
+ * audit id) when something may have been. */
+function deliveryError(outcome: ActOutcome<unknown>, auditId: number): AppError {
   if (outcome.errorCode === 'IDENTITY_CHANGED') {
     return new AppError(
       'IDENTITY_CHANGED',
@@ -27,7 +27,7 @@ function deliveryError(outcome: ActOutcome<unknown>): AppError {
   }
   return outcome.decision === 'FAILED'
     ? new AppError('TMUX_UNAVAILABLE', 'tmux refused the input; nothing was typed')
-    : new AppError('TMUX_UNAVAILABLE', 'tmux stopped answering mid-send: the input may or may not have reached the pane (audited as DELIVERY_UNKNOWN)');
+    : new AppError('DELIVERY_UNKNOWN', `tmux stopped answering mid-send: the input may or may not have reached the pane (audit id ${auditId})`);
 }
 
 function settle<T>(
@@ -45,16 +45,15 @@ function settle<T>(
     case 'replayed':
       throw new AppError('INTERNAL', 'unexpected idempotent replay');
     case 'acted':
-      if (result.outcome.decision !== 'SENT') throw deliveryError(result.outcome);
+      if (result.outcome.decision !== 'SENT') throw deliveryError(result.outcome, result.auditId);
       return result.outcome.value;
   }
 }
 
 /**
  * The act of a text send (terminal_send_text, terminal_send_bound, the dashboard's secret
- * entry): paste the text, then press Enter when asked, both under tmux's last-instant
- * foreground check. Once the paste landed, a refused Enter leaves the send's outcome
- * unknown (the text is in the pane), whatever tmux said.
+ * entry): paste the text, with Enter when asked in the same tmux step, under tmux's
+ * last-instant foreground check (effects/tmux/deliver.ts pasteSubmit).
  */
 export async function pasteThenEnter(
   { target, live, services }: Pick<ActContext, 'target' | 'live' | 'services'>,
@@ -62,13 +61,15 @@ export async function pasteThenEnter(
   enter: boolean,
 ): Promise<{ decision: ActOutcome<unknown>['decision']; errorCode: ErrorCode | null; enterPressed: boolean }> {
   const expected = authorizedForeground(live);
+  if (enter) {
+    // The text and its Enter in one tmux step: a connection that drops mid-send cannot
+    // leave the text on the line without its Enter (to be glued to the next input).
+    const submitted = await services.delivery.pasteSubmit(target.identity.paneId, text, expected);
+    return submitted.ok ? { decision: 'SENT', errorCode: null, enterPressed: true } : { ...classifyDelivery(submitted), enterPressed: false };
+  }
   const pasted = await services.delivery.pasteText(target.identity.paneId, text, expected);
   if (!pasted.ok) return { ...classifyDelivery(pasted), enterPressed: false };
-  if (enter) {
-    const pressed = await services.delivery.pressKeys(target.identity.paneId, ['Enter'], expected);
-    if (!pressed.ok) return { decision: 'DELIVERY_UNKNOWN', errorCode: classifyDelivery(pressed).errorCode, enterPressed: false };
-  }
-  return { decision: 'SENT', errorCode: null, enterPressed: enter };
+  return { decision: 'SENT', errorCode: null, enterPressed: false };
 }
 
 export async function sendText(

@@ -10,7 +10,9 @@ import type { AuditStore } from '../effects/store/audit-store.js';
 import type { BindingStore } from '../effects/store/bindings-store.js';
 import type { Logger } from 'pino';
 import { createPaneDelivery, type PaneDelivery } from '../effects/tmux/deliver.js';
-import { createRunSignals, type RunSignals } from '../effects/tmux/run-signal.js';
+import { createRunSignals, cursorReader, type RunSignals } from '../effects/tmux/run-signal.js';
+import { createShellIntegration, type ShellIntegration } from '../effects/tmux/shell-integration.js';
+import { createTmuxCommandRunner } from '../effects/tmux/tmux-command.js';
 import type { InputControl, TmuxAdapter } from '../effects/tmux/types.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
@@ -30,6 +32,9 @@ export interface InputServices {
   /** terminal_run's completion channels (effects/tmux/run-signal.ts); closed when the
    * broker stops. */
   run: RunSignals;
+  /** The shell integration of this host's panes (effects/tmux/shell-integration.ts):
+   * terminal_run into a local bash or zsh goes through it. */
+  shells?: ShellIntegration;
   /** The pane's process tree, read now where the pane runs (effects/proc/process-tree.ts
    * here; a node's over ssh). */
   processTree(panePid: number, tmuxCommand: string): Promise<PaneProcessFacts>;
@@ -49,6 +54,9 @@ export function createInputServices(deps: {
   const { stores, log } = deps;
   const audit = stores.audit;
   let key: Buffer | undefined;
+  const runner = createTmuxCommandRunner({ socketName: deps.tmuxSocket ?? undefined });
+  const run = createRunSignals({ stateDir: stores.stateDir, socketName: deps.tmuxSocket ?? undefined, runner, ...(deps.tmux ? { tmux: deps.tmux } : {}) });
+  const shells = createShellIntegration({ stateDir: stores.stateDir, readCursor: cursorReader(runner, deps.tmux), lineEditing: (paneId) => run.lineEditing(paneId) });
   return {
     audit,
     bindings: stores.bindings,
@@ -56,7 +64,8 @@ export function createInputServices(deps: {
     reviews: createReviewQueue(),
     reads: createReadAuditRecorder(audit, log),
     delivery: createPaneDelivery({ socketName: deps.tmuxSocket ?? undefined, ...(deps.tmux ? { tmux: deps.tmux } : {}), ...(deps.control ? { control: deps.control } : {}) }),
-    run: createRunSignals({ stateDir: stores.stateDir, socketName: deps.tmuxSocket ?? undefined, ...(deps.tmux ? { tmux: deps.tmux } : {}) }),
+    run,
+    shells,
     processTree: (panePid, tmuxCommand) => readPaneProcessTree(panePid, tmuxCommand),
     auditKey() {
       if (key) return key;

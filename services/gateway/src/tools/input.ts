@@ -174,6 +174,7 @@ export const inputTools: readonly GatewayTool[] = [
     // Automation branches on `receipt` (SUBMIT_CONFIRMED / NEEDS_ENTER / DELIVERY_UNKNOWN / BLOCKED).
     publishOutputSchema: true,
     annotations: INPUT_ANNOTATIONS,
+    delivers: true,
     run: (args, { broker, signal }) => broker.input.sendTask.mutate(args, { signal }),
     render: renderReceipt,
   }),
@@ -182,7 +183,7 @@ export const inputTools: readonly GatewayTool[] = [
     name: 'terminal_run',
     title: 'Run a command in a terminal shell',
     description:
-      'Run one command line at a shell prompt in a session (input_policy.run_allowed_shells, default bash zsh sh dash; else FOREGROUND_NOT_ALLOWED: use terminal_send_task); returns exit_status and output ' +
+      'Run one command line at a bash/zsh prompt in a session (else FOREGROUND_NOT_ALLOWED: use terminal_send_task); returns exit_status and output ' +
       `(redacted, last ${RUN_LIMITS.outputLines} lines). Still running after timeout_s: state RUNNING with a resume_token; pass it back (alone) to collect. ` +
       `${INPUT_SWITCH} Audited.`,
     inputShape: runInputShape,
@@ -191,6 +192,7 @@ export const inputTools: readonly GatewayTool[] = [
     // Automation branches on `state` and `exit_status`.
     publishOutputSchema: true,
     annotations: INPUT_ANNOTATIONS,
+    delivers: true,
     run: async (args, { broker, signal, progress }) => {
       const started = Date.now();
       const timer = progress ? setInterval(() => progress(Date.now() - started, 'waiting for the command to finish'), RUN_PROGRESS_MS) : undefined;
@@ -215,6 +217,7 @@ export const inputTools: readonly GatewayTool[] = [
     retired: NO_IDEMPOTENCY_KEY,
     outputSchema: sendTextOutputSchema,
     annotations: INPUT_ANNOTATIONS,
+    delivers: true,
     run: (args, { broker, signal }) => broker.input.sendText.mutate(args, { signal }),
     render: renderSendText,
   }),
@@ -231,6 +234,7 @@ export const inputTools: readonly GatewayTool[] = [
     retired: NO_IDEMPOTENCY_KEY,
     outputSchema: sendTextOutputSchema,
     annotations: INPUT_ANNOTATIONS,
+    delivers: true,
     run: (args, { broker, signal }) => broker.input.sendBound.mutate(args, { signal }),
     render: renderSendText,
   }),
@@ -246,6 +250,7 @@ export const inputTools: readonly GatewayTool[] = [
     inputSchema: sendKeysInputSchema,
     outputSchema: sendKeysOutputSchema,
     annotations: KEY_ANNOTATIONS,
+    delivers: true,
     run: (args, { broker, signal }) => broker.input.sendKeys.mutate(args, { signal }),
     render: renderSendKeys,
   }),

@@ -263,6 +263,7 @@ export const supervisorTools: readonly GatewayTool[] = [
     inputSchema: actionIdInputSchema,
     outputSchema: executeSendOutputSchema,
     annotations: INPUT_ANNOTATIONS,
+    delivers: true,
     run: (args, { broker, signal }) => broker.supervisor2.executeSend.mutate(args, { signal }),
     render: (r) => `${r.sent ? 'Sent' : 'Not sent'}: ${renderAction(r.action)}`,
   }),

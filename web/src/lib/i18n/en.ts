@@ -328,6 +328,8 @@ export const en = {
   'error.PANE_IN_COPY_MODE': 'The pane is in copy mode: press q in it, then retry.',
   'error.TEXT_TOO_LONG': 'The text is too long.',
   'error.TEXT_REJECTED': 'The text contains control characters.',
+  'error.DELIVERY_UNKNOWN': 'The input may or may not have reached the terminal. Look at the terminal before sending it again.',
+  'error.INPUT_LINE_NOT_EMPTY': 'Text is already on the shell\'s input line; nothing was typed. Clear the line first.',
   'error.IDENTITY_CHANGED': 'The session was replaced since the page loaded. Check it again.',
   'error.LEASE_BUSY': 'Someone else is typing into this pane. Retry in a few seconds.',
   'error.BINDING_NOT_FOUND': 'No such binding.',

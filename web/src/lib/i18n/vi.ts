@@ -329,6 +329,8 @@ export const vi: Messages = {
   'error.PANE_IN_COPY_MODE': 'Khung đang ở chế độ sao chép: nhấn q trong đó rồi thử lại.',
   'error.TEXT_TOO_LONG': 'Văn bản quá dài.',
   'error.TEXT_REJECTED': 'Văn bản chứa ký tự điều khiển.',
+  'error.DELIVERY_UNKNOWN': 'Dữ liệu nhập có thể đã hoặc chưa đến terminal. Hãy xem terminal trước khi gửi lại.',
+  'error.INPUT_LINE_NOT_EMPTY': 'Dòng nhập của shell đã có sẵn văn bản; chưa gõ gì. Hãy xóa dòng đó trước.',
   'error.IDENTITY_CHANGED': 'Phiên đã bị thay thế từ khi tải trang. Hãy kiểm tra lại.',
   'error.LEASE_BUSY': 'Có người khác đang gõ vào khung này. Thử lại sau vài giây.',
   'error.BINDING_NOT_FOUND': 'Không có liên kết đó.',

@@ -15,8 +15,15 @@
  * Stream integrity (control-protocol.ts has the rules): commands whose reply contains
  * pane text run `fenced`, so a pane that prints a reply terminator cannot end its reply
  * early; other replies carry only tmux-escaped names, numbers and `pane_current_command`
- * (last field, see adapter.ts). Any protocol violation, and any command timing out,
- * drops the connection, fails everything pending and reconnects.
+ * (last field, see adapter.ts). Any protocol violation, and the control process exiting,
+ * drop the connection, fail everything pending and reconnect.
+ *
+ * A slow command fails alone: past its deadline its caller gets TIMEOUT, and its entry
+ * stays in the queue (abandoned) so its late reply is still consumed in order and
+ * matched by number; the commands behind it get their own replies. The connection goes
+ * only when tmux has sent nothing at all for `stallMs` while a command waited (a server
+ * that stopped answering, not one that is slow): under load one command taking 5 s must
+ * not fail every send in flight, half-finished pastes included (issue 43).
  */
 import { randomBytes } from 'node:crypto';
 import { AppError } from '@terminal-mcp/contract';
@@ -66,6 +73,9 @@ export interface ControlClientOptions {
   tmuxPath?: string;
   /** Default per-command timeout. */
   commandTimeoutMs?: number;
+  /** A connection that received nothing for this long while a command timed out is
+   * dropped (default 30 s). */
+  stallMs?: number;
   /** Upper bound for spawn + attach + handshake. */
   connectTimeoutMs?: number;
   /** Reconnect backoff: starts at initialDelayMs, doubles up to maxDelayMs; each wait is
@@ -139,6 +149,8 @@ interface Connection {
   /** A "is anyone but us left?" check is running / another was asked for meanwhile. */
   checking: boolean;
   recheck: boolean;
+  /** When this connection last received bytes (the stall check of a timed-out command). */
+  lastDataAt: number;
 }
 
 export class TmuxControlClient {
@@ -147,6 +159,7 @@ export class TmuxControlClient {
     configFile: string | undefined;
     tmuxPath: string;
     commandTimeoutMs: number;
+    stallMs: number;
     connectTimeoutMs: number;
     initialDelayMs: number;
     maxDelayMs: number;
@@ -184,6 +197,7 @@ export class TmuxControlClient {
       configFile: options.configFile,
       tmuxPath: options.tmuxPath ?? 'tmux',
       commandTimeoutMs: options.commandTimeoutMs ?? 5_000,
+      stallMs: options.stallMs ?? 30_000,
       connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
       initialDelayMs: options.reconnect?.initialDelayMs ?? 100,
       maxDelayMs: options.reconnect?.maxDelayMs ?? 5_000,
@@ -284,9 +298,10 @@ export class TmuxControlClient {
       entry.abandoned = true;
       entry.timer = undefined;
       reject(new AppError('TIMEOUT', 'tmux did not answer in time'));
-      // A stuck stream does not heal: start over rather than queue behind it.
+      // This command fails alone (the header): its reply, when it comes, is consumed. Only
+      // a stream silent for stallMs is taken as stuck, and started over.
       const conn = this.conn;
-      if (conn !== null && this.stateValue === 'connected') this.connectionLost(conn, 'a tmux command timed out');
+      if (conn !== null && this.stateValue === 'connected' && Date.now() - conn.lastDataAt >= this.opts.stallMs) this.connectionLost(conn, `tmux sent nothing for ${Math.round(this.opts.stallMs / 1000)} s while a command waited`);
     }, timeoutMs);
     entry.timer.unref();
     return entry;
@@ -433,6 +448,7 @@ export class TmuxControlClient {
       connectTimer: undefined,
       checking: false,
       recheck: false,
+      lastDataAt: Date.now(),
     };
     this.conn = conn;
     conn.connectTimer = setTimeout(() => this.connectionLost(conn, 'timed out connecting to tmux'), this.opts.connectTimeoutMs);
@@ -559,6 +575,7 @@ export class TmuxControlClient {
 
   private onData(conn: Connection, chunk: string): void {
     if (this.conn !== conn || this.stateValue === 'closed') return;
+    conn.lastDataAt = Date.now();
     for (const event of conn.stream.push(chunk)) {
       this.onEvent(conn, event);
       if (this.conn !== conn) return; // the event ended this connection

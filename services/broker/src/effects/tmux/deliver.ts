@@ -38,6 +38,7 @@
 import { randomBytes } from 'node:crypto';
 import { ALLOWED_KEYS, readAppErrorData, type AllowedKey } from '@terminal-mcp/contract';
 import { assertPaneId } from './format.js';
+import { LINE_CLEAR_KEYS, LINE_PROBE_KEYS } from './shell-hook.js';
 import { readPaneIdentity, type PaneIdentityFacts } from './pane-identity.js';
 import { createTmuxCommandRunner, type TmuxCommandResult, type TmuxCommandRunner } from './tmux-command.js';
 import type { InputControl, TmuxAdapter } from './types.js';
@@ -61,8 +62,21 @@ export interface PaneDelivery {
   /** Pastes one line and presses Enter in the same checked tmux step (terminal_run: the
    * shell either gets the whole line and Enter, or nothing). */
   pasteLine(paneId: string, text: string, expected: AuthorizedForeground): Promise<DeliveryOutcome>;
+  /** Pastes a text (newlines allowed) and presses Enter in the same checked tmux step, one
+   * control-mode line (or one spawned command list): a connection that drops cannot leave
+   * the text without its Enter (terminal_send_text with enter: true). */
+  pasteSubmit(paneId: string, text: string, expected: AuthorizedForeground): Promise<DeliveryOutcome>;
   exitCopyMode(paneId: string): Promise<DeliveryOutcome>;
+  /** Presses one of the shell integration's key sequences (shell-hook.ts: ask the line
+   * editor for its line, or clear it), checked like any key press; nothing else. */
+  pressEditorKeys(paneId: string, which: 'probe' | 'clear', expected: AuthorizedForeground): Promise<DeliveryOutcome>;
+  /** A named tmux buffer holding the shell integration's hook code, which the shell reads
+   * with `show-buffer` (never pasted); loaded by stdin. */
+  holdHookBuffer(name: string, code: string): Promise<boolean>;
+  dropHookBuffer(name: string): Promise<void>;
 }
+
+const HOOK_BUFFER_RE = /^tmcp-sh-[0-9a-f]{24}$/;
 
 /** The pane user option that carries the authorized foreground name to tmux. */
 const EXPECTED_OPTION = '@tmcp-input-foreground';
@@ -215,6 +229,29 @@ export function createPaneDelivery(
   const control = options.control;
   const byControl = options.tmux?.readPaneIdentity?.bind(options.tmux);
   const oneSpawn = options.oneSpawn === true;
+  /** The text (a line, or lines for a multi-line paste) and Enter as one checked step. */
+  async function pasteSubmit(paneId: string, text: string, expected: AuthorizedForeground): Promise<DeliveryOutcome> {
+    assertPaneId(paneId);
+    if (!SAFE_OPTION_VALUE_RE.test(expected.currentCommand)) return FOREGROUND_CHANGED;
+    if (control && byControlAllowed(text)) {
+      const buffer = `tmcp-input-${randomBytes(12).toString('hex')}`;
+      const outcome = await checkedByControl(control, paneId, expected, { text, buffer, then: `paste-buffer -p -d -b ${buffer} -t ${paneId} ; send-keys -t ${paneId} Enter`, thenCommands: 2, otherwise: `delete-buffer -b ${buffer} ; ` });
+      if (outcome !== null) return outcome;
+    }
+    const buffer = `tmcp-input-${randomBytes(12).toString('hex')}`;
+    // Not connected (or a control character in the line): one tmux command list, one
+    // spawn (terminal_run is timed by agents): paste AND press Enter as the one branch
+    // of the checked if-shell (the same server step: nothing can take the foreground
+    // between them), or drop the buffer and say so.
+    return checkedList(
+      runner,
+      paneId,
+      expected,
+      { text, buffer, then: `paste-buffer -p -d -b ${buffer} -t ${paneId} ; send-keys -t ${paneId} Enter`, otherwise: `delete-buffer -b ${buffer} ; ` },
+      'the line',
+    );
+  }
+
   return {
     // Through the broker's control client (no spawn: this read is on every send's path);
     // while that client is not connected, by spawning tmux, which tells a server that is
@@ -248,28 +285,12 @@ export function createPaneDelivery(
       return outcome;
     },
 
-    async pasteLine(paneId, text, expected) {
-      assertPaneId(paneId);
+    pasteLine(paneId, text, expected) {
       if (text.includes('\n')) throw new Error('pasteLine takes one line');
-      if (!SAFE_OPTION_VALUE_RE.test(expected.currentCommand)) return FOREGROUND_CHANGED;
-      if (control && byControlAllowed(text)) {
-        const buffer = `tmcp-input-${randomBytes(12).toString('hex')}`;
-        const outcome = await checkedByControl(control, paneId, expected, { text, buffer, then: `paste-buffer -p -d -b ${buffer} -t ${paneId} ; send-keys -t ${paneId} Enter`, thenCommands: 2, otherwise: `delete-buffer -b ${buffer} ; ` });
-        if (outcome !== null) return outcome;
-      }
-      const buffer = `tmcp-input-${randomBytes(12).toString('hex')}`;
-      // Not connected (or a control character in the line): one tmux command list, one
-      // spawn (terminal_run is timed by agents): paste AND press Enter as the one branch
-      // of the checked if-shell (the same server step: nothing can take the foreground
-      // between them), or drop the buffer and say so.
-      return checkedList(
-        runner,
-        paneId,
-        expected,
-        { text, buffer, then: `paste-buffer -p -d -b ${buffer} -t ${paneId} ; send-keys -t ${paneId} Enter`, otherwise: `delete-buffer -b ${buffer} ; ` },
-        'the line',
-      );
+      return pasteSubmit(paneId, text, expected);
     },
+
+    pasteSubmit: (paneId, text, expected) => pasteSubmit(paneId, text, expected),
 
     async pressKeys(paneId, keys, expected) {
       assertPaneId(paneId);
@@ -280,6 +301,31 @@ export function createPaneDelivery(
       }
       if (oneSpawn) return checkedList(runner, paneId, expected, { then: `send-keys -t ${paneId} ${keys.join(' ')}`, otherwise: '' }, 'the keys');
       return runIfSameForeground(runner, paneId, expected, `send-keys -t ${paneId} ${keys.join(' ')}`, 'the keys');
+    },
+
+    async pressEditorKeys(paneId, which, expected) {
+      assertPaneId(paneId);
+      // Only the integration's constants: hex bytes no keyboard sends for one key.
+      const command = `send-keys -t ${paneId} -H ${(which === 'clear' ? LINE_CLEAR_KEYS : LINE_PROBE_KEYS).join(' ')}`;
+      if (control && SAFE_OPTION_VALUE_RE.test(expected.currentCommand)) {
+        const outcome = await checkedByControl(control, paneId, expected, { then: command, thenCommands: 1, otherwise: '' });
+        if (outcome !== null) return outcome;
+      }
+      if (oneSpawn) return checkedList(runner, paneId, expected, { then: command, otherwise: '' }, 'the keys');
+      return runIfSameForeground(runner, paneId, expected, command, 'the keys');
+    },
+
+    async holdHookBuffer(name, code) {
+      if (!HOOK_BUFFER_RE.test(name)) throw new Error('invalid hook buffer name');
+      const loaded = await runner.run(['load-buffer', '-b', name, '-'], { input: Buffer.from(code, 'utf8') });
+      return loaded.exitCode === 0 && !loaded.timedOut;
+    },
+
+    async dropHookBuffer(name) {
+      if (!HOOK_BUFFER_RE.test(name)) throw new Error('invalid hook buffer name');
+      const written = control?.([{ command: `delete-buffer -b ${name}` }]);
+      if (written) await written.catch(() => undefined);
+      else await runner.run(['delete-buffer', '-b', name]).catch(() => undefined);
     },
 
     async exitCopyMode(paneId) {

@@ -175,8 +175,33 @@ export interface CursorFacts {
   cursorY: number;
 }
 
+const agree = (a: CursorFacts, b: CursorFacts) => a.historySize === b.historySize && a.cursorY === b.cursorY && a.cursorX === b.cursorX && a.panePid === b.panePid;
+
+/** Where a command's output ended, read while its shell waits for the ack: cursor reads
+ * until two in a row agree; with `capture`, each read after the first also takes the rows
+ * up to where the read before it ended (the header says why). Also used by the shell
+ * integration (shell-integration.ts), whose prompt hook waits the same way. */
+export async function findOutputEnd(readCursor: CursorReader, paneId: string, capture: EndCapture | undefined): Promise<{ facts: CursorFacts; output?: CapturedOutput } | null> {
+  let last = await readCursor(paneId);
+  for (let i = 0; last !== null && i < MAX_CURSOR_READS; i++) {
+    if (capture) {
+      const read = await capture(last.historySize + last.cursorY, last.historySize);
+      if (read === null) return null;
+      if (agree(read.facts, last)) return { facts: read.facts, ...(read.output !== null ? { output: read.output } : {}) };
+      last = read.facts;
+    } else {
+      const next = await readCursor(paneId);
+      if (next === null || agree(next, last)) return next && { facts: next };
+      last = next;
+    }
+  }
+  return last && { facts: last };
+}
+
+export type CursorReader = (paneId: string) => Promise<CursorFacts | null>;
+
 /** The pane's cursor facts, through the control client where there is one. */
-function cursorReader(runner: TmuxCommandRunner, tmux: Pick<TmuxAdapter, 'paneFacts'> | undefined) {
+export function cursorReader(runner: TmuxCommandRunner, tmux: Pick<TmuxAdapter, 'paneFacts'> | undefined): CursorReader {
   return async (paneId: string): Promise<CursorFacts | null> => {
     if (tmux) {
       const f = await tmux.paneFacts(paneId);
@@ -192,7 +217,7 @@ function cursorReader(runner: TmuxCommandRunner, tmux: Pick<TmuxAdapter, 'paneFa
 /** `stty -a` of a tty of the pane's host, in the C locale; null when it failed. */
 export type SttyReader = (tty: string) => Promise<string | null>;
 
-const localStty: SttyReader = async (tty) => {
+export const localStty: SttyReader = async (tty) => {
   const r = await execa('stty', ['-F', tty, '-a'], { reject: false, timeout: 2_000, stdin: 'ignore', env: { LC_ALL: 'C', PATH: process.env.PATH ?? '/usr/bin:/bin' }, extendEnv: false });
   return r.exitCode === 0 && typeof r.stdout === 'string' ? r.stdout : null;
 };
@@ -230,33 +255,11 @@ export function createRunSignals(options: {
     if (channel.mark === null) settle(channel, null);
   };
 
-  const agree = (a: CursorFacts, b: CursorFacts) => a.historySize === b.historySize && a.cursorY === b.cursorY && a.cursorX === b.cursorX && a.panePid === b.panePid;
-
-  /** Where the output ended: cursor reads until two in a row agree; with `capture`, each
-   * read after the first also takes the rows up to where the read before it ended. */
-  async function endOf(channel: Channel): Promise<{ facts: CursorFacts; output?: CapturedOutput } | null> {
-    const { paneId, capture } = channel;
-    let last = await readCursor(paneId);
-    for (let i = 0; last !== null && i < MAX_CURSOR_READS; i++) {
-      if (capture) {
-        const read = await capture(last.historySize + last.cursorY, last.historySize);
-        if (read === null) return null;
-        if (agree(read.facts, last)) return { facts: read.facts, ...(read.output !== null ? { output: read.output } : {}) };
-        last = read.facts;
-      } else {
-        const next = await readCursor(paneId);
-        if (next === null || agree(next, last)) return next && { facts: next };
-        last = next;
-      }
-    }
-    return last && { facts: last };
-  }
-
   async function onStatus(channel: Channel, exitStatus: number): Promise<void> {
     channel.settling = true;
-    let end: Awaited<ReturnType<typeof endOf>> = null;
+    let end: Awaited<ReturnType<typeof findOutputEnd>> = null;
     try {
-      end = await endOf(channel);
+      end = await findOutputEnd(readCursor, channel.paneId, channel.capture);
     } catch {
       // tmux did not answer: no mark; the wait goes on by the process tree.
     }

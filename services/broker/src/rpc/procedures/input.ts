@@ -97,7 +97,7 @@ export const input = {
     input.resume_token !== undefined
       ? resumeRun(ctx, { token: input.resume_token, timeoutS: input.timeout_s })
       : answerWithNode(ctx, { session: input.session ?? '', pane: input.pane }, () =>
-          runCommand(ctx, { target: { session: input.session ?? '', pane: input.pane }, command: input.command ?? '', timeoutS: input.timeout_s }),
+          runCommand(ctx, { target: { session: input.session ?? '', pane: input.pane }, command: input.command ?? '', timeoutS: input.timeout_s, clearLine: input.clear_line }),
         ),
   ),
 };
