@@ -85,6 +85,8 @@ const SAMPLES: Record<string, () => unknown> = {
   'lifecycle.close': () => ({ session: MANAGED, expect_session_id: fx.managedId, confirm: true }),
   'lifecycle.restart': () => ({ session: MANAGED, expect_session_id: fx.managedId, confirm: true }),
   'lifecycle.resize': () => ({ session: TARGET, width: 60, height: 15 }),
+  // A live session: forgetting it is refused by rule; the read-only and other-role calls must not even get that far.
+  'lifecycle.forget': () => ({ session: MANAGED, expect_session_id: fx.managedId, confirm: true }),
   'lifecycle.profiles': () => undefined,
   'lifecycle.managed': () => undefined,
   'bindings.bind': () => ({ binding: 'fixture-bind', session: DONE, replace: true, input_enabled: true }),
