@@ -131,18 +131,10 @@ export function encodedForms(value: string): string[] {
   return forms.filter((f) => f.length >= KNOWN_SECRET_WINDOW);
 }
 
-/** A text with the accidental encodings of issue 46 A.5 undone, and where each of its
- * characters came from: `[from[i], to[i])` in the original. */
-export interface NormalizedText {
-  readonly text: string;
-  readonly from: Uint32Array;
-  readonly to: Uint32Array;
-}
-
 const HEX_DIGIT = /^[0-9a-fA-F]+$/;
 
 /** The escape at `i` (`%XX`, `\uXXXX`, `\xXX`, `&#xHH;`, `&#DD;`): its character and length. */
-function escapeAt(text: string, i: number): [string, number] | null {
+export function escapeAt(text: string, i: number): [string, number] | null {
   const c = text[i];
   if (c === '%' && HEX_DIGIT.test(text.slice(i + 1, i + 3)) && i + 3 <= text.length) return [String.fromCharCode(parseInt(text.slice(i + 1, i + 3), 16)), 3];
   if (c === '\\') {
@@ -163,37 +155,34 @@ function escapeAt(text: string, i: number): [string, number] | null {
 }
 
 /**
- * The text as a matcher compares it with indexed forms (each form is indexed normalized
- * too): URL `%XX`, JSON `\u`, `\x` and HTML `&#x;` escapes decoded, blanks dropped (groups
- * of N, `od -c`, `od -An -tx1` and `hexdump -C` byte columns become runs), case folded.
+ * A secret's form as the index holds it, and printed text as the matcher compares it
+ * (fingerprint-index.ts scans text the same way without building this string): URL
+ * `%XX`, JSON `\\u`, `\\x` and HTML `&#x;` escapes decoded, blanks dropped (groups of N,
+ * `od -c`, `od -An -tx1` and `hexdump -C` byte columns become runs), case folded.
  * Newlines stay: a window never spans lines.
  */
-export function normalizeForMatch(text: string): NormalizedText {
-  const from = new Uint32Array(text.length);
-  const to = new Uint32Array(text.length);
-  const codes = new Uint16Array(text.length);
-  let n = 0;
+export function normalizedText(text: string): string {
+  let out = '';
+  let runStart = 0;
+  // Copies runs that need no change; lowers, decodes or drops only where needed.
   for (let i = 0; i < text.length; ) {
-    let c = text.charCodeAt(i);
-    if (c === 0x20 || c === 0x09) {
+    const c = text.charCodeAt(i);
+    const blank = c === 0x20 || c === 0x09;
+    const upper = (c >= 0x41 && c <= 0x5a) || c >= 0x80;
+    const esc = c === 0x25 || c === 0x5c || c === 0x26 ? escapeAt(text, i) : null;
+    if (!blank && !upper && esc === null) {
       i += 1;
       continue;
     }
-    let len = 1;
-    const esc = c === 0x25 || c === 0x5c || c === 0x26 ? escapeAt(text, i) : null;
+    out += text.slice(runStart, i);
     if (esc !== null) {
-      c = esc[0].charCodeAt(0);
-      len = esc[1];
+      out += esc[0].toLowerCase();
+      i += esc[1];
+    } else {
+      if (!blank) out += text[i]!.toLowerCase();
+      i += 1;
     }
-    if (c >= 0x41 && c <= 0x5a) c += 0x20;
-    else if (c >= 0x80) c = String.fromCharCode(c).toLowerCase().charCodeAt(0);
-    codes[n] = c;
-    from[n] = i;
-    to[n] = i + len;
-    n += 1;
-    i += len;
+    runStart = i;
   }
-  let out = '';
-  for (let at = 0; at < n; at += 8192) out += String.fromCharCode(...codes.subarray(at, Math.min(n, at + 8192)));
-  return { text: out, from: from.subarray(0, n), to: to.subarray(0, n) };
+  return out + text.slice(runStart);
 }

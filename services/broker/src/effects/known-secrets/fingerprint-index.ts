@@ -1,15 +1,20 @@
 /**
  * The known-secret index: keyed hashes of every KNOWN_SECRET_WINDOW-character window of
- * each secret form (policy/known-secrets.ts), never the secrets. Two sets:
- * - a 32-bit keyed rolling hash per window (random base and per-character table from a
- *   per-process key): output is scanned with it in O(1) per character;
+ * each secret form, normalized (policy/known-secrets.ts normalizedText), never the
+ * secrets. Two sets:
+ * - a 30-bit keyed rolling hash per window (random base and per-character table from a
+ *   per-process key; 30 bits so V8 keeps the keys small integers): output is scanned
+ *   normalized, in O(1) per character;
  * - a 64-bit truncated HMAC-SHA256 (per-process random key) per window, which confirms a
  *   rolling-hash hit (a 32-bit hash of 16 characters cannot be inverted to them, and the
  *   HMAC key never leaves this process).
  * A confirmed window marks its 16 characters; overlapping marks merge into one span.
+ * Values of 8-15 characters are matched as whole tokens (a hash and an HMAC of the
+ * token), and the first 3-15 characters of each value are kept as HMACs so an unfinished
+ * line can hold them back (policy/partial-token.ts).
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { KNOWN_SECRET_KIND, KNOWN_SECRET_WINDOW, MIN_KNOWN_SECRET, normalizeForMatch, type KnownSecretFinder } from '../../policy/known-secrets.js';
+import { escapeAt, KNOWN_SECRET_KIND, KNOWN_SECRET_WINDOW, MIN_KNOWN_SECRET, normalizedText, type KnownSecretFinder } from '../../policy/known-secrets.js';
 
 const W = KNOWN_SECRET_WINDOW;
 /** The shortest start of a known secret an unfinished line holds back. */
@@ -27,7 +32,7 @@ function isTokenBoundary(c: number): boolean {
 
 /**
  * `forms`: encoded forms of secrets of 16+ characters, matched by window, as printed and
- * normalized (normalizeForMatch: escapes decoded, blanks dropped, case folded).
+ * normalized (normalizedText: escapes decoded, blanks dropped, case folded).
  * `shortValues`: secrets of MIN_KNOWN_SECRET..15 characters, matched only as a whole
  * token (between blanks, quotes, brackets, `,`/`;`/`|`, or after `=`/`:`), so a short
  * value does not blank every word that holds it.
@@ -53,22 +58,20 @@ export function buildFingerprintIndex(forms: readonly string[], shortValues: rea
       h = (Math.imul(h, base) + code(form.charCodeAt(i))) >>> 0;
       if (i >= W) h = (h - Math.imul(outFactor, code(form.charCodeAt(i - W)))) >>> 0;
       if (i >= W - 1) {
-        rolling.add(h);
+        rolling.add(h >>> 2);
         confirmed.add(hmac(form.slice(i - W + 1, i + 1)));
       }
     }
   };
-  for (const form of forms) {
-    addForm(form);
-    const normal = normalizeForMatch(form).text;
-    if (normal !== form) addForm(normal);
-  }
+  // Only the normalized forms: the text is scanned normalized too (scanNormalized), and a
+  // form printed as is is still itself once both sides are normalized.
+  for (const form of forms) addForm(normalizedText(form));
 
   /** Short values: a keyed hash of the whole token, confirmed by HMAC. */
   const tokenHash = (text: string, start: number, end: number) => {
     let h = end - start;
     for (let i = start; i < end; i += 1) h = (Math.imul(h, base) + code(text.charCodeAt(i))) >>> 0;
-    return h;
+    return h >>> 2;
   };
   const shortRolling = new Set<number>();
   const shortConfirmed = new Set<string>();
@@ -84,29 +87,59 @@ export function buildFingerprintIndex(forms: readonly string[], shortValues: rea
     for (let k = MIN_PREFIX; k < Math.min(W, value.length); k += 1) prefixes.add(hmac(`prefix\0${value.slice(0, k)}`));
   }
 
-  /** Windows of `text` that are indexed; `emit` gets [start, end) in `text`. */
-  const scan = (text: string, emit: (start: number, end: number) => void) => {
+  /**
+   * The windows of `text` as normalizedText would give it (escapes decoded, blanks
+   * dropped, case folded), found in one pass without building that text: the last W
+   * normalized characters and where each came from sit in rings. `emit` gets spans of
+   * `text`.
+   */
+  const ring = new Uint16Array(W);
+  const ringFrom = new Uint32Array(W);
+  const scanNormalized = (text: string, emit: (start: number, end: number) => void) => {
     let spanStart = -1;
     let spanEnd = -1;
     let h = 0;
-    let lineStart = 0;
-    for (let i = 0; i < text.length; i += 1) {
-      const c = text.charCodeAt(i);
+    let count = 0;
+    let pos = 0;
+    for (let i = 0; i < text.length; ) {
+      let c = text.charCodeAt(i);
       if (c === 0x0a) {
         h = 0;
-        lineStart = i + 1;
+        count = 0;
+        i += 1;
         continue;
       }
+      if (c === 0x20 || c === 0x09) {
+        i += 1;
+        continue;
+      }
+      let len = 1;
+      if (c === 0x25 || c === 0x5c || c === 0x26) {
+        const esc = escapeAt(text, i);
+        if (esc !== null) {
+          c = esc[0].charCodeAt(0);
+          len = esc[1];
+        }
+      }
+      if (c >= 0x41 && c <= 0x5a) c += 0x20;
+      else if (c >= 0x80) c = String.fromCharCode(c).toLowerCase().charCodeAt(0);
       h = (Math.imul(h, base) + code(c)) >>> 0;
-      if (i - lineStart >= W) h = (h - Math.imul(outFactor, code(text.charCodeAt(i - W)))) >>> 0;
-      if (i - lineStart < W - 1 || !rolling.has(h)) continue;
-      const start = i - W + 1;
-      if (!confirmed.has(hmac(text.slice(start, i + 1)))) continue;
-      if (spanStart >= 0 && start <= spanEnd) spanEnd = i + 1;
+      if (count >= W) h = (h - Math.imul(outFactor, code(ring[pos]!))) >>> 0;
+      ring[pos] = c;
+      ringFrom[pos] = i;
+      pos = (pos + 1) % W;
+      count += 1;
+      i += len;
+      if (count < W || !rolling.has(h >>> 2)) continue;
+      let window = '';
+      for (let k = 0; k < W; k += 1) window += String.fromCharCode(ring[(pos + k) % W]!);
+      if (!confirmed.has(hmac(window))) continue;
+      const start = ringFrom[pos]!;
+      if (spanStart >= 0 && start <= spanEnd) spanEnd = i;
       else {
         if (spanStart >= 0) emit(spanStart, spanEnd);
         spanStart = start;
-        spanEnd = i + 1;
+        spanEnd = i;
       }
     }
     if (spanStart >= 0) emit(spanStart, spanEnd);
@@ -150,12 +183,8 @@ export function buildFingerprintIndex(forms: readonly string[], shortValues: rea
     },
     find(visible, emit) {
       if (rolling.size === 0 && shortRolling.size === 0) return;
-      if (rolling.size > 0) {
-        scan(visible, (s, e) => emit(s, e, KNOWN_SECRET_KIND));
-        // Accidental encodings (issue 46 A.5): the same windows in the normalized text.
-        const normal = normalizeForMatch(visible);
-        scan(normal.text, (s, e) => emit(normal.from[s]!, normal.to[e - 1]!, KNOWN_SECRET_KIND));
-      }
+      // As printed and in the accidental encodings of issue 46 A.5, in one pass.
+      if (rolling.size > 0) scanNormalized(visible, (s, e) => emit(s, e, KNOWN_SECRET_KIND));
       if (shortRolling.size > 0) scanShort(visible, (s, e) => emit(s, e, KNOWN_SECRET_KIND));
     },
   };
