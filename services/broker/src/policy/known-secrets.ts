@@ -1,10 +1,13 @@
 /**
- * Known-secret fingerprints (issue 25): the secrets that exist on this host — the
- * operator's SSH keys, cloud and registry credentials, `.env` files — are caught in ANY
- * format nobody wrote a rule for, because the broker knows them. It keeps only keyed
- * hashes of their overlapping windows (effects/known-secrets/fingerprint-index.ts builds
- * them; never the secret itself), and any output holding KNOWN_SECRET_WINDOW or more
- * consecutive characters of one — as printed, in base64 or in hex — is redacted.
+ * Known-secret fingerprints (issue 25, 46): the secrets that exist on this host — the
+ * operator's SSH keys, cloud and registry credentials, `.env` files — are caught in
+ * formats nobody wrote a rule for (as printed, base64, hex, and the accidental encodings
+ * normalizedText undoes), because the broker knows them; not in transformations only a
+ * shell user makes (`rev`, `rot13`, compression, encryption: docs/redaction.md). It
+ * keeps only keyed hashes of their overlapping windows
+ * (effects/known-secrets/fingerprint-index.ts builds them; never the secret itself), and
+ * any output holding KNOWN_SECRET_WINDOW or more consecutive characters of one is
+ * redacted; values of 8-15 characters as whole tokens.
  *
  * This module is the pure part: which values of a file are secrets (by its format), the
  * encoded forms each is indexed under, and the process-wide index every redaction
