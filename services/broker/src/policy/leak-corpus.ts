@@ -8,6 +8,7 @@
  *
  * Values come from a fixed seed (fakeText), so the source holds no real token.
  */
+import { FORM_CASES } from './leak-corpus-forms.js';
 import { fakeText, type CorpusEntry } from './redaction-corpus.js';
 
 export type LeakKind = 'key-block' | 'encoding' | 'command-line' | 'key-value' | 'token';
@@ -296,6 +297,8 @@ export const LEAK_CORPUS: readonly LeakCase[] = [
   ...TOKENS.flatMap(([name, token]) =>
     TOKEN_CONTEXTS.map((context, c): LeakCase => ({ kind: 'token', name: `${name} (${['echoed', 'json', 'prose'][c]})`, lines: [context(token)], secrets: [tokenSecret(token)] })),
   ),
+  // Issue 46's cases, a group per form (leak-corpus-forms.ts).
+  ...FORM_CASES,
 ];
 
 /** Files as they sit in a home directory, for the known-secret fingerprint tests. */

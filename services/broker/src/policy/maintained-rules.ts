@@ -10,6 +10,7 @@
  * (`github-pat` -> `github_pat`), so a marker says which upstream rule fired.
  */
 import { GITLEAKS_RULES } from './secret-rules/gitleaks.generated.js';
+import { OWN_RULES } from './secret-rules/own-rules.js';
 import type { GeneratedAllowlist, GeneratedRuleSet } from './secret-rules/rule-types.js';
 
 export type FindingSink = (start: number, end: number, kind: string) => void;
@@ -355,3 +356,6 @@ export function compileRuleSet(set: GeneratedRuleSet): MaintainedRules {
 
 /** The gitleaks rules, compiled once per process. */
 export const MAINTAINED_RULES: MaintainedRules = compileRuleSet(GITLEAKS_RULES);
+
+/** Our own rules in the same format (secret-rules/own-rules.ts), compiled the same way. */
+export const OWN_MAINTAINED_RULES: MaintainedRules = compileRuleSet(OWN_RULES);

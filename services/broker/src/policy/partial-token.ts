@@ -4,9 +4,11 @@
  * fragment of an unfinished line is held back — replaced by a marker — when it could be
  * the start of a token: it begins like a known token prefix (ours or a maintained rule's
  * keyword), it follows a secret's key or flag (`password=`, `--token `, `Bearer `, a URL's
- * `user:`), or it is a long mixed run of token characters. It shows once the line ends
+ * `user:`), it is a long mixed run of token characters, or it spells the start of a
+ * secret the host-secret index knows (known-secrets.ts). It shows once the line ends
  * (the whole line is then redacted as usual) or grows out of that shape. Pure.
  */
+import { knownSecrets } from './known-secrets.js';
 import { GITLEAKS_RULES } from './secret-rules/gitleaks.generated.js';
 
 export const PARTIAL_TOKEN_MARKER = '[REDACTED:partial_token]';
@@ -38,7 +40,9 @@ function couldStartToken(run: string, before: string): boolean {
  * be the start of a token. */
 export function holdBackPartialToken(line: string): string {
   const m = TRAILING_RUN.exec(line);
-  if (m === null) return line;
-  const before = line.slice(0, m.index);
-  return couldStartToken(m[0], before) ? `${before}${PARTIAL_TOKEN_MARKER}` : line;
+  if (m !== null && couldStartToken(m[0], line.slice(0, m.index))) return `${line.slice(0, m.index)}${PARTIAL_TOKEN_MARKER}`;
+  // A known secret printed slowly (issue 46 A.6): its first characters, fewer than the
+  // index's window, would show until the window is complete.
+  const known = knownSecrets()?.prefixStart?.(line) ?? -1;
+  return known >= 0 ? `${line.slice(0, known)}${PARTIAL_TOKEN_MARKER}` : line;
 }

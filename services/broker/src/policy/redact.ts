@@ -29,11 +29,13 @@
  *   or 20+ characters of mixed case) so "Bearer authentication" is prose.
  * - OpenAI and Slack keys need a digit in the body, so kebab-case words after `sk-`
  *   (`sk-learn-...`) are not keys.
- * - Private key blocks cut by the capture window: BEGIN without END is redacted to the
- *   end of the text; END without BEGIN takes the run of base64 lines above it.
+ * - Private key blocks cut by the capture window: BEGIN without END is redacted up to the
+ *   first line after it that is not key material (a key cut short does not blank the
+ *   output after it); END without BEGIN takes the run of base64 lines above it.
  * - Key material without markers: a run of base64 lines of key-block width (64, 70 or
  *   76 characters: PEM, OpenSSH, MIME), at least two of them, or one touching the top or
- *   bottom of the text (a window cut it), with upper case, lower case and digits in the
+ *   bottom of the text (a window cut it), or one line of exactly 64 or 70 (`sed -n 5p
+ *   key`), with upper case, lower case and digits in the
  *   run (so hex digests are not keys), or any line starting with `b3BlbnNzaC1rZXktdjE`
  *   (base64 of `openssh-key-v1`). A run right under a `BEGIN CERTIFICATE` (or other
  *   non-private) marker is public and kept. `base64` output (76 columns) of anything is
@@ -55,8 +57,9 @@
 import { findCommandLineSecrets } from './command-line-secrets.js';
 import { findEncodedSecrets } from './encoded-secrets.js';
 import { findKeyValueSecrets } from './key-value-secrets.js';
+import { findStructuralSecrets } from './structural-secrets.js';
 import { knownSecrets } from './known-secrets.js';
-import { MAINTAINED_RULES } from './maintained-rules.js';
+import { MAINTAINED_RULES, OWN_MAINTAINED_RULES } from './maintained-rules.js';
 import { terminalControlLengthAt } from './sanitize.js';
 
 export const SECRET_KINDS = [
@@ -175,9 +178,13 @@ function findPrivateKeys(visible: string, emit: Emit): void {
     KEY_END.lastIndex = begin.index + begin[0].length;
     const end = KEY_END.exec(visible);
     if (end === null) {
-      // Cut off by the bottom of the capture: everything after BEGIN may be key material.
-      blocks.push([begin.index, visible.length]);
-      break;
+      // No END: the bottom of a capture cut the block, or the key was cut short
+      // (`head -n 5 key`). The block is the key material after BEGIN, up to the first
+      // line that is not key material; blanking everything after it hid ordinary output.
+      const blockEnd = keyMaterialEnd(visible, begin.index + begin[0].length);
+      blocks.push([begin.index, blockEnd]);
+      KEY_BEGIN.lastIndex = Math.max(blockEnd, begin.index + begin[0].length);
+      continue;
     }
     blocks.push([begin.index, end.index + end[0].length]);
     KEY_BEGIN.lastIndex = end.index + end[0].length;
@@ -197,19 +204,61 @@ function findPrivateKeys(visible: string, emit: Emit): void {
     const lineStart = lines.startOf(end.index);
     if (lineStart !== cachedLineStart) {
       cachedLineStart = lineStart;
-      cachedRunStart = base64RunStartAbove(visible, lineStart);
+      cachedRunStart = base64RunStartAbove(visible, lineStart, visible.slice(lineStart, end.index));
     }
     emit(Math.min(cachedRunStart, end.index), end.index + end[0].length, 'private_key');
   }
 }
 
+/** Encrypted PEM headers (`Proc-Type: 4,ENCRYPTED`, `DEK-Info: ...`) inside a block. */
+const PEM_HEADER_LINE = /^[ \t]*[A-Za-z-]{1,32}: /;
+/** A body line this long (or longer) continues a block; a shorter one ends it. */
+const MIN_BLOCK_LINE = 16;
+
+/**
+ * Where the key material that follows a BEGIN line (its rest starting at `from`) ends:
+ * lines of a key body (base64 runs with the same prefix, `grep -H`/`cat -n` style, and
+ * the suffixes bodyOfLine knows), PEM headers and blank lines continue it; a short body
+ * line (the last of a block) ends it; any other line stops it before that line.
+ */
+function keyMaterialEnd(visible: string, from: number): number {
+  let lineStart = visible.indexOf('\n', from);
+  if (lineStart < 0) return visible.length;
+  let end = lineStart;
+  let offset = -1;
+  lineStart += 1;
+  while (lineStart <= visible.length) {
+    const newline = visible.indexOf('\n', lineStart);
+    const lineEnd = newline < 0 ? visible.length : newline;
+    const line = visible.slice(lineStart, lineEnd);
+    const found = bodyOfLine(line);
+    if (found !== null && found.body.length >= MIN_BLOCK_LINE && (offset < 0 || found.offset === offset)) {
+      offset = found.offset;
+      end = lineEnd;
+    } else if (found !== null && found.offset === offset) {
+      return lineEnd; // the short last line of the body
+    } else if (line.trim() === '' || (offset < 0 && PEM_HEADER_LINE.test(line))) {
+      // A blank line or a header continues the block without extending what is redacted.
+    } else {
+      return end;
+    }
+    if (newline < 0) return visible.length;
+    lineStart = newline + 1;
+  }
+  return end;
+}
+
 /** Start of the run of base64-only lines directly above the line starting at `lineStart`. */
-function base64RunStartAbove(visible: string, lineStart: number): number {
+function base64RunStartAbove(visible: string, lineStart: number, prefix = ''): number {
+  // The END line's prefix (`grep -H`'s file name, `cat -n`'s number when it repeats) is on
+  // every line of the block: the run is of lines with that prefix and a base64 rest.
+  const samePrefix = prefix.length <= MAX_BODY_PREFIX && !/[A-Za-z0-9+/=]$/.test(prefix) ? prefix : '';
   let start = lineStart;
   while (start > 0) {
     const prevEnd = start - 1; // the '\n' ending the previous line
     const prevStart = visible.lastIndexOf('\n', prevEnd - 1) + 1;
-    if (!BASE64_LINE.test(visible.slice(prevStart, prevEnd))) break;
+    const line = visible.slice(prevStart, prevEnd);
+    if (!(BASE64_LINE.test(line) || (samePrefix !== '' && line.startsWith(samePrefix) && BASE64_LINE.test(line.slice(samePrefix.length))))) break;
     start = prevStart;
   }
   return start === lineStart ? Number.MAX_SAFE_INTEGER : start;
@@ -217,8 +266,11 @@ function base64RunStartAbove(visible: string, lineStart: number): number {
 
 /** Widths of the base64 lines in key blocks: PEM (64), OpenSSH (70), MIME/PGP (76). */
 const KEY_BODY_WIDTHS: ReadonlySet<number> = new Set([64, 70, 76]);
-/** What may follow a body line: `cat -A`/`cat -e` line ends, a table border, blanks. */
-const BODY_LINE_SUFFIX = /(?:\^M\$|\$|[ \t]*[│|┃][ \t]*|[ \t]+)$/;
+/** Widths only key files use (76 is any `base64` output). */
+const PRIVATE_LINE_WIDTHS: ReadonlySet<number> = new Set([64, 70]);
+/** What may follow a body line: `cat -A`/`cat -e` line ends, the `>` a pager (`less -S`)
+ * puts on a line it chops, a table border, blanks. */
+const BODY_LINE_SUFFIX = /(?:\^M\$|\$|>|[ \t]*[│|┃][ \t]*|[ \t]+)$/;
 const MAX_BODY_PREFIX = 160;
 
 function isBase64Char(c: number): boolean {
@@ -293,7 +345,10 @@ function findKeyBodies(visible: string, emit: Emit): void {
     const mixed = run.classes === 7;
     const keyWidth = KEY_BODY_WIDTHS.has(run.width);
     const sameWidth = run.fullLines >= SAME_WIDTH_LINES;
-    if (!run.public && (run.openssh || (mixed && ((keyWidth && (run.fullLines >= 2 || (edge && run.fullLines >= 1))) || sameWidth)))) {
+    // One line of exactly PEM or OpenSSH width is enough (`sed -n 5p key`): digests are
+    // hex (one case), images and public keys are lines far longer than 128.
+    const lone = PRIVATE_LINE_WIDTHS.has(run.width) && run.fullLines >= 1;
+    if (!run.public && (run.openssh || (mixed && ((keyWidth && (run.fullLines >= 2 || edge || lone)) || sameWidth)))) {
       emit(run.start, run.end, 'private_key');
     }
     run = null;
@@ -303,12 +358,30 @@ function findKeyBodies(visible: string, emit: Emit): void {
     const newline = visible.indexOf('\n', lineStart);
     const lineEnd = newline < 0 ? visible.length : newline;
     const line = visible.slice(lineStart, lineEnd);
-    const found = bodyOfLine(line);
+    let found = bodyOfLine(line);
+    if (found !== null && run !== null && !run.closed) {
+      // A body line that starts with `+` has it taken for a diff marker (bodyOfLine):
+      // inside a run of whole lines at the line start it is the body's first character.
+      if (found.offset === 1 && line.charCodeAt(0) === 0x2b && run.offset === 0 && found.body.length + 1 <= run.width) {
+        found = { offset: 0, body: line.slice(0, found.body.length + 1) };
+      } else if (run.fullLines === 1 && found.offset !== run.offset) {
+        // The run's one line was that `+` case, or a pager's prompt glued to the first line
+        // it draws (`:` then the line, `less +8 key`): it joins a next line of its width.
+        if (run.offset === 1 && found.offset === 0 && found.body.length === run.width + 1 && visible.charCodeAt(run.start - 1) === 0x2b) {
+          run.start -= 1;
+          run.width += 1;
+          run.offset = 0;
+        } else if (found.body.length === run.width) {
+          run.offset = found.offset;
+        }
+      }
+    }
     const body = found?.body ?? '';
     const isBase64 = found !== null;
-    const bodyStart = lineStart + (found?.offset ?? 0);
+    const bodyOffset = found?.offset ?? 0;
+    const bodyStart = lineStart + bodyOffset;
     const bodyEnd = bodyStart + body.length;
-    if (isBase64 && run !== null && !run.closed && body.length <= run.width && found.offset === run.offset) {
+    if (isBase64 && run !== null && !run.closed && body.length <= run.width && bodyOffset === run.offset) {
       run.end = bodyEnd;
       run.classes |= charClasses(body);
       if (body.length === run.width) run.fullLines += 1;
@@ -319,7 +392,7 @@ function findKeyBodies(visible: string, emit: Emit): void {
       if (isBase64 && (body.length >= MIN_SAME_WIDTH || openssh)) {
         run = {
           start: bodyStart,
-          offset: found.offset,
+          offset: bodyOffset,
           end: bodyEnd,
           width: body.length,
           fullLines: 1,
@@ -639,6 +712,14 @@ function isInvisibleFormatCode(c: number): boolean {
   );
 }
 
+/** A tag character (U+E0000..U+E007F, default-ignorable, drawn as nothing) at `i`: its
+ * surrogate pair, which splits a token for a matcher and not for a reader (issue 46). */
+function tagCharacterAt(text: string, i: number): boolean {
+  if (text.charCodeAt(i) !== 0xdb40) return false;
+  const low = text.charCodeAt(i + 1);
+  return low >= 0xdc00 && low <= 0xdc7f;
+}
+
 /** The text without escape sequences and controls, and for each of its indexes the
  * original index; `map` is null when nothing was dropped (the indexes are the same).
  * That is the common case on the read path, so the first pass only looks for the first
@@ -648,7 +729,7 @@ function visibleWithMap(text: string): { visible: string; map: Uint32Array | nul
   while (first < text.length) {
     const c = text.charCodeAt(first);
     // Printable ASCII, newline and tab are never dropped (see terminalControlLengthAt).
-    if (!((c >= 0x20 && c < 0x7f) || c === 0x0a || c === 0x09) && (terminalControlLengthAt(text, first) !== 0 || isInvisibleFormatCode(c))) break;
+    if (!((c >= 0x20 && c < 0x7f) || c === 0x0a || c === 0x09) && (terminalControlLengthAt(text, first) !== 0 || isInvisibleFormatCode(c) || tagCharacterAt(text, first))) break;
     first += 1;
   }
   if (first === text.length) return { visible: text, map: null };
@@ -659,7 +740,7 @@ function visibleWithMap(text: string): { visible: string; map: Uint32Array | nul
   let runStart = 0;
   let i = first;
   while (i < text.length) {
-    const control = terminalControlLengthAt(text, i) || (isInvisibleFormatCode(text.charCodeAt(i)) ? 1 : 0);
+    const control = terminalControlLengthAt(text, i) || (isInvisibleFormatCode(text.charCodeAt(i)) ? 1 : tagCharacterAt(text, i) ? 2 : 0);
     if (control === 0) {
       map[length] = i;
       length += 1;
@@ -728,6 +809,8 @@ function collectSpans(visible: string, depth: number, emit: Emit): void {
   findKeyBodies(visible, emit);
   for (const rule of TOKEN_RULES) runTokenRule(rule, visible, emit);
   MAINTAINED_RULES.find(visible, emit);
+  OWN_MAINTAINED_RULES.find(visible, emit);
+  findStructuralSecrets(visible, emit);
   // Cheap guards first: the read path is hot, and most text has no `@` or `cookie`.
   if (visible.includes('@')) {
     runValueRule(URL_CREDENTIALS, 'url_password', visible, emit, (v) => !isPlaceholder(v));

@@ -39,3 +39,38 @@ export function redactedRange(allLines: readonly string[], start: number, end: n
   for (let i = 0; i < lines.length; i += 1) if (lines[i] !== allLines[start - 1 + i]) count += 1;
   return { lines, count };
 }
+
+/** A patch's hunk line: its first column is the diff's, not the file's. */
+const HUNK_LINE = /^[ +-]/;
+
+/**
+ * A patch redacted twice over: as printed, and with the diff's first column taken off the
+ * lines of its hunks, so each line is judged as the file holds it (a base64 line with a
+ * `+` glued in front decodes to something else; a key body's run has a `+` where the
+ * file has none). A line either view changes comes out changed: the file's view wins,
+ * with the diff's column put back. `count` is the number of changed lines.
+ */
+export function redactPatch(text: string): RedactedText {
+  const lines = text.split('\n');
+  let inHunk = false;
+  const inHunkAt = lines.map((line) => {
+    if (line.startsWith('@@')) inHunk = true;
+    else if (line.startsWith('diff --git ')) inHunk = false;
+    return inHunk && HUNK_LINE.test(line);
+  });
+  const printed = redactSecrets(text, { keepLines: true }).text.split('\n');
+  const stripped = lines.map((line, i) => (inHunkAt[i] ? line.slice(1) : line));
+  const asFile = redactSecrets(stripped.join('\n'), { keepLines: true }).text.split('\n');
+  let count = 0;
+  const out = lines.map((line, i) => {
+    const file = asFile[i] ?? '';
+    if (file !== stripped[i]) {
+      count += 1;
+      return inHunkAt[i] ? `${line[0]}${file}` : file;
+    }
+    const shown = printed[i] ?? '';
+    if (shown !== line) count += 1;
+    return shown;
+  });
+  return { text: out.join('\n'), count };
+}

@@ -55,7 +55,7 @@ const KEY_BLOCK_MAX_LINES = 1000;
 const KEY_BEGIN = /-----BEGIN (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----/;
 const KEY_END = /-----END (?:[A-Z0-9]{1,20} ){0,3}PRIVATE KEY(?: BLOCK)?-----/;
 const KEY_MARKER = '[REDACTED:private_key]';
-const KEY_BLOCK_LINE = /^[^\n]{0,160}?[A-Za-z0-9+/]{16,}={0,2}(?:\$|\^M\$|[ \t]*[│|]?[ \t]*)$|^[ \t]*[A-Za-z0-9+/]{1,76}={0,2}[ \t]*$|^[ \t]*$|^[A-Za-z-]+: /;
+const KEY_BLOCK_LINE = /^[^\n]{0,160}?[A-Za-z0-9+/]{16,}={0,2}(?:\$|\^M\$|>|[ \t]*[│|]?[ \t]*)$|^[ \t]*[A-Za-z0-9+/]{1,76}={0,2}[ \t]*$|^[ \t]*$|^[A-Za-z-]+: /;
 
 export interface RedactedLines {
   readonly lines: string[];

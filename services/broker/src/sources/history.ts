@@ -27,7 +27,7 @@ import {
 } from '../policy/source-paths.js';
 import { filterPatchSections, LOG_FORMAT, parseBlamePorcelain, parseLog, parseNumstat, parseRefs, REF_FORMAT, type ParsedCommit } from './git-output.js';
 import { emptyTree, headCommit, openSourceProject, resolveCommit } from './project.js';
-import { redactLines, redactText } from '../policy/source-redaction.js';
+import { redactLines, redactPatch, redactText } from '../policy/source-redaction.js';
 
 /** Options every diff-producing command gets: no program from config or attributes runs,
  * output shape is fixed whatever the repository's diff.* config says. */
@@ -118,7 +118,7 @@ async function patchBetween(git: GitRepo, base: string, target: string | null, p
   if (diff.exitCode !== 0 && !diff.truncated) throw new Error(`git diff failed (${diff.exitCode})`);
   const raw = diff.truncated ? cutAtLineEnd(diff.stdout) : diff.stdout.toString('utf8');
   const filtered = filterPatchSections(raw, (p) => !isHiddenPath(p));
-  const redacted = redactText(filtered.text);
+  const redacted = redactPatch(filtered.text);
   return {
     files,
     hidden_paths: [...new Set([...hidden, ...filtered.withheld])],

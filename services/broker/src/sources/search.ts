@@ -10,10 +10,10 @@
  *
  * Secret files are excluded by pathspec and again by path.
  *
- * No oracle: no field of the answer (which hits, their order, `truncated`) may depend on
- * text that is withheld. git grep matches the original text, so each hit is judged on the
- * REDACTED text only: its file is redacted as a whole (line by line, in context, exactly
- * as readFile shows it) and
+ * No oracle: no field of the answer (which hits, their order, `truncated`) and not its
+ * timing may depend on text that is withheld. git grep matches the original text, so
+ * each hit is judged on the REDACTED text only: its line is redacted in context, on a
+ * bounded window of the file around it (RedactedFiles), and
  * - a line that redaction left unchanged is shown (unless it is a bare base64 line);
  * - a changed line is shown only for a fixed-string query found in it outside every
  *   `[REDACTED:...]` marker (then the original holds the query at the same place, so git
@@ -25,6 +25,11 @@
  * output cap: if git's output exceeds SEARCH_MAX_BYTES before max_results + 1 hits
  * survive, the answer is `truncated: true` with what survived, and where that cut falls
  * depends on the length of withheld lines too.
+ *
+ * Timing: judging the hits takes at least SEARCH_JUDGE_FLOOR_MS (or twice git's time), and one hit's judging
+ * (a read of the file head, one window redacted) fits well under it, so a right guess of
+ * a withheld line answers after the same time as a wrong one (issue 46 A.1: judging used
+ * to redact the whole file on a hit only, 0.5 s against 40 ms for a miss).
  */
 import { AppError, SOURCE_LIMITS, type SearchTextOutput } from '@terminal-mcp/contract';
 import type { BrokerConfig } from '../config/schema.js';
@@ -74,39 +79,97 @@ function foundOutsideMarkers(line: string, needle: string, ignoreCase = false): 
   return false;
 }
 
-/** Working-tree files with hits, each read once (up to readScanBytes) and redacted whole,
- * line by line, as readFile shows them. */
+/** Lines judged together: a hit's line is redacted with the other lines of its chunk,
+ * and with WINDOW_ABOVE lines above the chunk and WINDOW_BELOW below as context. */
+const CHUNK_LINES = 64;
+/** Context above a chunk: a key block's BEGIN (a 4096-bit PEM key is 51 lines), a YAML
+ * block scalar's key. Key body lines further down than this are recognised as a run of
+ * base64 lines touching the window's top (redact.ts) or as a bare base64 line below. */
+const WINDOW_ABOVE = 64;
+const WINDOW_BELOW = 16;
+/**
+ * The least time judging hits takes, whatever git reported (or twice as long as git
+ * took, if that is longer: a loaded machine slows both). A right guess of a withheld line
+ * gives git one hit more than a wrong guess; judging it (a read of the file head, a
+ * window redacted) is a few milliseconds, hidden under this floor, so a right and a
+ * wrong guess answer after the same time (test/src/source-search-timing.test.ts).
+ * Judging many hits can take longer than the floor; then the time tells roughly how many
+ * lines matched, which the caller's own query mostly decides.
+ */
+export const SEARCH_JUDGE_FLOOR_MS = 50;
+
+/** A file's text read once, and the starts of its lines found only as far as needed. */
+class FileText {
+  private readonly starts: number[] = [0];
+  constructor(private readonly text: string) {}
+
+  /** Lines `from`..`to` (0-based, `to` exclusive, cut at the end of the file). */
+  lines(from: number, to: number): string[] {
+    while (this.starts.length <= to && this.starts.at(-1)! <= this.text.length) {
+      const nl = this.text.indexOf('\n', this.starts.at(-1)!);
+      this.starts.push(nl < 0 ? this.text.length + 1 : nl + 1);
+    }
+    const out: string[] = [];
+    for (let i = from; i < to && i + 1 < this.starts.length; i += 1) {
+      const start = this.starts[i]!;
+      if (start > this.text.length || (start === this.text.length && this.text.endsWith('\n'))) break;
+      out.push(this.text.slice(start, this.starts[i + 1]! - 1).replace(/\0/g, '\uFFFD'));
+    }
+    return out;
+  }
+}
+
+/** Working-tree files with hits, each read once (up to readScanBytes); a hit's line is
+ * judged on a bounded window of the file redacted in context (never the whole file: that
+ * cost hundreds of milliseconds on a big file, only for a hit, which was a timing oracle,
+ * issue 46), and only the lines up to that window are even split. Redacted chunks are
+ * kept for the other hits of the same call. */
 class RedactedFiles {
-  private readonly cache = new Map<string, { original: string[]; redacted: string[] } | null>();
+  private readonly cache = new Map<string, { file: FileText; chunks: Map<number, { original: string[]; redacted: string[] }> } | null>();
   constructor(private readonly root: string) {}
 
-  /** Line `n` (1-based) of the redacted file, or null when it cannot be judged in context
+  /** Line `n` (1-based) of the file redacted in context, or null when it cannot be judged
    * (past the part read, or the file no longer holds the line git reported: it changed,
    * or the path is a symlink, which git greps as its target name). */
   async line(path: string, n: number, reported: string): Promise<string | null> {
-    let file = this.cache.get(path);
-    if (file === undefined) {
-      file = await this.load(path);
-      this.cache.set(path, file);
+    let entry = this.cache.get(path);
+    if (entry === undefined) {
+      entry = await this.load(path);
+      this.cache.set(path, entry);
     }
-    if (file === null || file.original[n - 1] !== reported) return null;
-    return file.redacted[n - 1] ?? null;
+    if (entry === null) return null;
+    const chunk = Math.floor((n - 1) / CHUNK_LINES);
+    let judged = entry.chunks.get(chunk);
+    if (judged === undefined) {
+      const first = chunk * CHUNK_LINES;
+      const from = Math.max(0, first - WINDOW_ABOVE);
+      const window = entry.file.lines(from, first + CHUNK_LINES + WINDOW_BELOW);
+      const redacted = redactLines(window).lines;
+      judged = { original: window.slice(first - from, first - from + CHUNK_LINES), redacted: redacted.slice(first - from, first - from + CHUNK_LINES) };
+      entry.chunks.set(chunk, judged);
+    }
+    const at = n - 1 - chunk * CHUNK_LINES;
+    if (judged.original[at] !== reported) return null;
+    return judged.redacted[at] ?? null;
   }
 
-  private async load(path: string): Promise<{ original: string[]; redacted: string[] } | null> {
+  private async load(path: string): Promise<{ file: FileText; chunks: Map<number, { original: string[]; redacted: string[] }> } | null> {
     try {
       const head = await readResolvedFile(await resolveInsideRoot(this.root, path), { maxBytes: SOURCE_LIMITS.readScanBytes });
       if (head.binary) return null;
       const text = head.complete ? head.bytes.subarray(0, wholeUtf8Length(head.bytes)).toString('utf8') : cutAtLineEnd(head.bytes);
-      const lines = text.split('\n');
-      if (lines.at(-1) === '') lines.pop();
-      const original = lines.map((l) => l.replace(/\0/g, '\uFFFD'));
-      return { original, redacted: redactLines(original).lines };
+      return { file: new FileText(text), chunks: new Map() };
     } catch {
       // Gone, a symlink out of the root, not a regular file: nothing to show.
       return null;
     }
   }
+}
+
+/** Resolves once `ms` have passed since `since` (performance.now()). */
+function until(since: number, ms: number): Promise<void> {
+  const left = since + ms - performance.now();
+  return left <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, left));
 }
 
 export async function searchText(
@@ -143,6 +206,7 @@ export async function searchText(
     ...secretExclusionPathspecs(),
   ];
   const release = running.takeSearchSlot(MAX_CONCURRENT_SEARCHES);
+  const grepping = performance.now();
   let out;
   try {
     out = await git.run(args, { timeoutMs: config.observer.search_timeout_ms, maxBytes: SEARCH_MAX_BYTES });
@@ -156,6 +220,11 @@ export async function searchText(
 
   const text = out.truncated ? cutAtLineEnd(out.stdout) : out.stdout.toString('utf8');
   const needle = input.ignore_case ? asciiLower(input.query) : input.query;
+  const judging = performance.now();
+  // On a loaded machine judging a hit slows down as git did: the floor grows with it,
+  // with room to spare (twice git's time), since a starved process stretches a few
+  // milliseconds of judging further than it stretches git's own work.
+  const floor = Math.max(SEARCH_JUDGE_FLOOR_MS, 2 * (judging - grepping));
   const files = new RedactedFiles(root);
   const matches: SearchTextOutput['matches'] = [];
   let more = false;
@@ -177,5 +246,6 @@ export async function searchText(
   }
   // Cut by the output cap before enough hits survived: more may exist.
   if (out.truncated) more = true;
+  await until(judging, floor);
   return { project: input.project, matches, truncated: more };
 }

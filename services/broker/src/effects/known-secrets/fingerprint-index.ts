@@ -1,24 +1,43 @@
 /**
  * The known-secret index: keyed hashes of every KNOWN_SECRET_WINDOW-character window of
- * each secret form (policy/known-secrets.ts), never the secrets. Two sets:
- * - a 32-bit keyed rolling hash per window (random base and per-character table from a
- *   per-process key): output is scanned with it in O(1) per character;
+ * each secret form, normalized (policy/known-secrets.ts normalizedText), never the
+ * secrets. Two sets:
+ * - a 30-bit keyed rolling hash per window (random base and per-character table from a
+ *   per-process key; 30 bits so V8 keeps the keys small integers): output is scanned
+ *   normalized, in O(1) per character;
  * - a 64-bit truncated HMAC-SHA256 (per-process random key) per window, which confirms a
  *   rolling-hash hit (a 32-bit hash of 16 characters cannot be inverted to them, and the
  *   HMAC key never leaves this process).
  * A confirmed window marks its 16 characters; overlapping marks merge into one span.
+ * Values of 8-15 characters are matched as whole tokens (a hash and an HMAC of the
+ * token), and the first 3-15 characters of each value are kept as HMACs so an unfinished
+ * line can hold them back (policy/partial-token.ts).
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { KNOWN_SECRET_KIND, KNOWN_SECRET_WINDOW, type KnownSecretFinder } from '../../policy/known-secrets.js';
+import { escapeAt, KNOWN_SECRET_KIND, KNOWN_SECRET_WINDOW, MIN_KNOWN_SECRET, normalizedText, type KnownSecretFinder } from '../../policy/known-secrets.js';
 
 const W = KNOWN_SECRET_WINDOW;
+/** The shortest start of a known secret an unfinished line holds back. */
+const MIN_PREFIX = 3;
 
 export interface FingerprintIndex extends KnownSecretFinder {
   /** Windows indexed (for logs and tests; no secret material). */
   readonly windows: number;
 }
 
-export function buildFingerprintIndex(forms: readonly string[]): FingerprintIndex {
+/** Characters that end a token, for short values matched whole. */
+function isTokenBoundary(c: number): boolean {
+  return c <= 0x20 || c === 0x22 || c === 0x27 || c === 0x60 || c === 0x2c || c === 0x3b || c === 0x28 || c === 0x29 || c === 0x3c || c === 0x3e || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d || c === 0x7c;
+}
+
+/**
+ * `forms`: encoded forms of secrets of 16+ characters, matched by window, as printed and
+ * normalized (normalizedText: escapes decoded, blanks dropped, case folded).
+ * `shortValues`: secrets of MIN_KNOWN_SECRET..15 characters, matched only as a whole
+ * token (between blanks, quotes, brackets, `,`/`;`/`|`, or after `=`/`:`), so a short
+ * value does not blank every word that holds it.
+ */
+export function buildFingerprintIndex(forms: readonly string[], shortValues: readonly string[] = [], values: readonly string[] = []): FingerprintIndex {
   const key = randomBytes(32);
   const seed = randomBytes(4 * 257);
   const table = new Uint32Array(256);
@@ -33,46 +52,140 @@ export function buildFingerprintIndex(forms: readonly string[]): FingerprintInde
   const confirmed = new Set<string>();
   const hmac = (window: string) => createHmac('sha256', key).update(window, 'utf8').digest('hex').slice(0, 16);
 
-  for (const form of forms) {
+  const addForm = (form: string) => {
     let h = 0;
     for (let i = 0; i < form.length; i += 1) {
       h = (Math.imul(h, base) + code(form.charCodeAt(i))) >>> 0;
       if (i >= W) h = (h - Math.imul(outFactor, code(form.charCodeAt(i - W)))) >>> 0;
       if (i >= W - 1) {
-        rolling.add(h);
+        rolling.add(h >>> 2);
         confirmed.add(hmac(form.slice(i - W + 1, i + 1)));
       }
     }
+  };
+  // Only the normalized forms: the text is scanned normalized too (scanNormalized), and a
+  // form printed as is is still itself once both sides are normalized.
+  for (const form of forms) addForm(normalizedText(form));
+
+  /** Short values: a keyed hash of the whole token, confirmed by HMAC. */
+  const tokenHash = (text: string, start: number, end: number) => {
+    let h = end - start;
+    for (let i = start; i < end; i += 1) h = (Math.imul(h, base) + code(text.charCodeAt(i))) >>> 0;
+    return h >>> 2;
+  };
+  const shortRolling = new Set<number>();
+  const shortConfirmed = new Set<string>();
+  for (const value of shortValues) {
+    if (value.length < MIN_KNOWN_SECRET || value.length >= W) continue;
+    shortRolling.add(tokenHash(value, 0, value.length));
+    shortConfirmed.add(hmac(`short\0${value}`));
   }
 
-  return {
-    windows: confirmed.size,
-    find(visible, emit) {
-      if (rolling.size === 0) return;
-      let spanStart = -1;
-      let spanEnd = -1;
-      let h = 0;
-      let lineStart = 0;
-      for (let i = 0; i < visible.length; i += 1) {
-        const c = visible.charCodeAt(i);
-        if (c === 0x0a) {
-          h = 0;
-          lineStart = i + 1;
-          continue;
-        }
-        h = (Math.imul(h, base) + code(c)) >>> 0;
-        if (i - lineStart >= W) h = (h - Math.imul(outFactor, code(visible.charCodeAt(i - W)))) >>> 0;
-        if (i - lineStart < W - 1 || !rolling.has(h)) continue;
-        const start = i - W + 1;
-        if (!confirmed.has(hmac(visible.slice(start, i + 1)))) continue;
-        if (spanStart >= 0 && start <= spanEnd) spanEnd = i + 1;
-        else {
-          if (spanStart >= 0) emit(spanStart, spanEnd, KNOWN_SECRET_KIND);
-          spanStart = start;
-          spanEnd = i + 1;
+  /** The first MIN_PREFIX..W-1 characters of each value, for unfinished lines. */
+  const prefixes = new Set<string>();
+  for (const value of values) {
+    for (let k = MIN_PREFIX; k < Math.min(W, value.length); k += 1) prefixes.add(hmac(`prefix\0${value.slice(0, k)}`));
+  }
+
+  /**
+   * The windows of `text` as normalizedText would give it (escapes decoded, blanks
+   * dropped, case folded), found in one pass without building that text: the last W
+   * normalized characters and where each came from sit in rings. `emit` gets spans of
+   * `text`.
+   */
+  const ring = new Uint16Array(W);
+  const ringFrom = new Uint32Array(W);
+  const scanNormalized = (text: string, emit: (start: number, end: number) => void) => {
+    let spanStart = -1;
+    let spanEnd = -1;
+    let h = 0;
+    let count = 0;
+    let pos = 0;
+    for (let i = 0; i < text.length; ) {
+      let c = text.charCodeAt(i);
+      if (c === 0x0a) {
+        h = 0;
+        count = 0;
+        i += 1;
+        continue;
+      }
+      if (c === 0x20 || c === 0x09) {
+        i += 1;
+        continue;
+      }
+      let len = 1;
+      if (c === 0x25 || c === 0x5c || c === 0x26) {
+        const esc = escapeAt(text, i);
+        if (esc !== null) {
+          c = esc[0].charCodeAt(0);
+          len = esc[1];
         }
       }
-      if (spanStart >= 0) emit(spanStart, spanEnd, KNOWN_SECRET_KIND);
+      if (c >= 0x41 && c <= 0x5a) c += 0x20;
+      else if (c >= 0x80) c = String.fromCharCode(c).toLowerCase().charCodeAt(0);
+      h = (Math.imul(h, base) + code(c)) >>> 0;
+      if (count >= W) h = (h - Math.imul(outFactor, code(ring[pos]!))) >>> 0;
+      ring[pos] = c;
+      ringFrom[pos] = i;
+      pos = (pos + 1) % W;
+      count += 1;
+      i += len;
+      if (count < W || !rolling.has(h >>> 2)) continue;
+      let window = '';
+      for (let k = 0; k < W; k += 1) window += String.fromCharCode(ring[(pos + k) % W]!);
+      if (!confirmed.has(hmac(window))) continue;
+      const start = ringFrom[pos]!;
+      if (spanStart >= 0 && start <= spanEnd) spanEnd = i;
+      else {
+        if (spanStart >= 0) emit(spanStart, spanEnd);
+        spanStart = start;
+        spanEnd = i;
+      }
+    }
+    if (spanStart >= 0) emit(spanStart, spanEnd);
+  };
+
+  /** Whole tokens of MIN_KNOWN_SECRET..15 characters, and the part after a `=`/`:` in one. */
+  const scanShort = (text: string, emit: (start: number, end: number) => void) => {
+    const check = (start: number, end: number) => {
+      const len = end - start;
+      if (len < MIN_KNOWN_SECRET || len >= W || !shortRolling.has(tokenHash(text, start, end))) return;
+      if (shortConfirmed.has(hmac(`short\0${text.slice(start, end)}`))) emit(start, end);
+    };
+    let start = 0;
+    for (let i = 0; i <= text.length; i += 1) {
+      if (i < text.length && !isTokenBoundary(text.charCodeAt(i))) continue;
+      if (i - start >= MIN_KNOWN_SECRET) {
+        check(start, i);
+        for (let k = start; k < i; k += 1) {
+          const c = text.charCodeAt(k);
+          if (c === 0x3d || c === 0x3a) {
+            check(start, k);
+            check(k + 1, i);
+          }
+        }
+      }
+      start = i + 1;
+    }
+  };
+
+  return {
+    windows: confirmed.size + shortConfirmed.size,
+    prefixStart(text) {
+      if (prefixes.size === 0) return -1;
+      // Longest first: hold back as much as spells a secret's start.
+      for (let k = Math.min(W - 1, text.length); k >= MIN_PREFIX; k -= 1) {
+        const start = text.length - k;
+        if (start > 0 && !isTokenBoundary(text.charCodeAt(start - 1)) && text.charCodeAt(start - 1) !== 0x3d && text.charCodeAt(start - 1) !== 0x3a) continue;
+        if (prefixes.has(hmac(`prefix\0${text.slice(start)}`))) return start;
+      }
+      return -1;
+    },
+    find(visible, emit) {
+      if (rolling.size === 0 && shortRolling.size === 0) return;
+      // As printed and in the accidental encodings of issue 46 A.5, in one pass.
+      if (rolling.size > 0) scanNormalized(visible, (s, e) => emit(s, e, KNOWN_SECRET_KIND));
+      if (shortRolling.size > 0) scanShort(visible, (s, e) => emit(s, e, KNOWN_SECRET_KIND));
     },
   };
 }

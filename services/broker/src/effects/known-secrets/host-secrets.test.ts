@@ -30,7 +30,7 @@ beforeAll(() => {
   writeFileSync(join(home, '.netrc'), `machine git.example.test login deploy password ${NETRC_PW}\n`);
   writeFileSync(join(home, '.pgpass'), `db.internal:5432:app:app:${PGPASS_PW}\n`);
   writeFileSync(join(home, '.docker/config.json'), JSON.stringify({ auths: { 'r.example.test': { auth: Buffer.from(`ci:${DOCKER_PW}`).toString('base64') } } }));
-  writeFileSync(join(project, '.env'), `FEATURE_FLAG=${ENV_VALUE}\n`);
+  writeFileSync(join(project, '.env'), `SESSION_SECRET=${ENV_VALUE}\n`);
   watcher = watchHostSecrets({ home, projectRoots: [project], files: [] }, 3600);
 });
 

@@ -2,7 +2,9 @@
  * Which files hold this host's secrets, reading them, and keeping the fingerprint index
  * current: the operator's `~/.ssh` private keys, `~/.aws/credentials`, `~/.netrc`,
  * `~/.pgpass`, `~/.kube/config`, `~/.docker/config.json`, `~/.config/gh/hosts.yml`,
- * `~/.npmrc`, the `.env*` files at the root of each configured project, and the files the
+ * `~/.npmrc`, `~/.vault-token`, `~/.pypirc`, cargo, gcloud, s3cmd, terraform and rclone
+ * credentials, the `.env*` and `.envrc` files of each configured project (its root and
+ * up to ENV_DEPTH directories below), and the files the
  * operator lists (`known_secrets.files`). The files are stat'ed every
  * `known_secrets.refresh_seconds`; when one changed (or appeared, or went) the index is
  * rebuilt and installed for every read path (policy/known-secrets.ts). File text is held
@@ -10,12 +12,35 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodedForms, installKnownSecrets, secretValuesOf } from '../../policy/known-secrets.js';
+import { encodedForms, installKnownSecrets, KNOWN_SECRET_WINDOW, secretValuesOf } from '../../policy/known-secrets.js';
 import { buildFingerprintIndex, type FingerprintIndex } from './fingerprint-index.js';
 
 const MAX_FILE_BYTES = 1024 * 1024;
-const HOME_FILES = ['.aws/credentials', '.netrc', '.pgpass', '.kube/config', '.docker/config.json', '.config/gh/hosts.yml', '.npmrc', '.git-credentials', '.my.cnf'];
-const ENV_FILES = /^\.env(?:\.[A-Za-z0-9_-]+)?$/;
+const HOME_FILES = [
+  '.aws/credentials',
+  '.netrc',
+  '.pgpass',
+  '.kube/config',
+  '.docker/config.json',
+  '.config/gh/hosts.yml',
+  '.npmrc',
+  '.git-credentials',
+  '.my.cnf',
+  '.vault-token',
+  '.pypirc',
+  '.cargo/credentials.toml',
+  '.cargo/credentials',
+  '.config/gcloud/application_default_credentials.json',
+  '.s3cfg',
+  '.terraform.d/credentials.tfrc.json',
+  '.config/rclone/rclone.conf',
+];
+/** `.env`, `.env.local`, `.env.production.local` (any number of suffixes), `.envrc`. */
+const ENV_FILES = /^\.env(?:\.[A-Za-z0-9_-]+)*$|^\.envrc$/;
+/** How deep below a project root `.env*` files are looked for, and how many directories
+ * at most (a monorepo's packages; never node_modules, .git or other dot directories). */
+const ENV_DEPTH = 3;
+const ENV_MAX_DIRS = 500;
 
 export interface HostSecretSources {
   /** The operator's home directory (tests point it at a temp dir). */
@@ -24,6 +49,18 @@ export interface HostSecretSources {
   projectRoots: readonly string[];
   /** Further files the operator lists. */
   files: readonly string[];
+}
+
+/** Directories below `dir` that may hold a package's `.env`: not dot directories, not
+ * node_modules, not symlinks. */
+function subdirectories(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules')
+      .map((e) => join(dir, e.name));
+  } catch {
+    return [];
+  }
 }
 
 /** The files to index now: existing regular files only. */
@@ -38,7 +75,19 @@ export function hostSecretFiles(sources: HostSecretSources): string[] {
   };
   listDir(join(sources.home, '.ssh'), (n) => !n.endsWith('.pub') && n !== 'known_hosts' && n !== 'known_hosts.old' && n !== 'config' && n !== 'authorized_keys');
   for (const f of HOME_FILES) found.push(join(sources.home, f));
-  for (const root of sources.projectRoots) listDir(root, (n) => ENV_FILES.test(n));
+  for (const root of sources.projectRoots) {
+    let dirs = [root];
+    let seen = 0;
+    for (let depth = 0; depth <= ENV_DEPTH && dirs.length > 0 && seen < ENV_MAX_DIRS; depth += 1) {
+      const next: string[] = [];
+      for (const dir of dirs) {
+        if ((seen += 1) > ENV_MAX_DIRS) break;
+        listDir(dir, (n) => ENV_FILES.test(n));
+        if (depth < ENV_DEPTH) next.push(...subdirectories(dir));
+      }
+      dirs = next;
+    }
+  }
   found.push(...sources.files);
   return found.filter((f) => {
     try {
@@ -50,24 +99,31 @@ export function hostSecretFiles(sources: HostSecretSources): string[] {
   });
 }
 
-/** The indexed forms of one file's secrets. */
-function formsOfFile(text: string): string[] {
-  const forms = secretValuesOf(text).flatMap(encodedForms);
+/** The indexed forms of one file's secrets, and its values too short for windows. */
+function formsOfFile(text: string): { forms: string[]; short: string[]; values: string[] } {
+  const values = secretValuesOf(text);
+  const forms = values.flatMap(encodedForms);
   // A key file is also printed whole, encoded (`base64 id_rsa`, `xxd -p id_rsa`).
   if (/PRIVATE KEY-----/.test(text)) forms.push(...encodedForms(text).slice(1));
-  return forms;
+  return { forms, short: values.filter((v) => v.length < KNOWN_SECRET_WINDOW), values };
 }
 
 export function indexHostSecrets(files: readonly string[]): FingerprintIndex {
   const forms: string[] = [];
+  const short: string[] = [];
+  const values: string[] = [];
   for (const f of files) {
     try {
-      forms.push(...formsOfFile(readFileSync(f, 'utf8')));
+      const found = formsOfFile(readFileSync(f, 'utf8'));
+      forms.push(...found.forms);
+      short.push(...found.short);
+      // Key bodies and their hex are left out: every RSA key starts `MIIE`.
+      values.push(...found.values.filter((v) => v.length <= 512 && !v.includes('\n')));
     } catch {
       // vanished or unreadable since it was listed
     }
   }
-  return buildFingerprintIndex(forms);
+  return buildFingerprintIndex(forms, short, values);
 }
 
 export interface KnownSecretWatcher {
