@@ -47,6 +47,7 @@ import { benchNodes, BENCH_NODES, BENCH_NODE_SESSIONS } from './nodes.js';
 import { measureSupervisorLatency } from './supervisor-latency.js';
 import { cpuSeconds, load, memoryParts, rssMb } from './proc-stats.js';
 import { roundedRatio, summarize, time, type Stats } from './stats.js';
+import { createTeardown } from './teardown.js';
 
 const SECTIONS = ['tail', 'list', 'batch', 'hops', 'idle', 'live', 'browser', 'notes', 'supervisor', 'scale', 'redact', 'catalogue', 'answers', 'run', 'nodes'] as const;
 /** Sections that start what they need themselves (no shared 50-session stack). */
@@ -73,6 +74,8 @@ const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 1)));
  * their own row (`cold`), so the start-up cost stays visible. */
 const WARMUP = Math.max(1, Math.floor(Number(process.env.BENCH_WARMUP ?? 300)));
 const COLD_CALLS = 20;
+/** The dashboard operator the idle and live sections sign in as. */
+const OPERATOR = { username: 'operator', password: 'idle and live frames 2048' } as const;
 const BATCH_ITER = Number(process.env.BENCH_BATCH_ITER ?? 30);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
 const LIVE_SAMPLES = Number(process.env.BENCH_LIVE_SAMPLES ?? 40);
@@ -213,6 +216,17 @@ function newMarks(text: string, seen: Set<string>, at: number): number[] {
   return out;
 }
 
+/** Everything the run started (brokers, the HTTP gateway, tmux servers, clients): stopped
+ * when it ends, however it ends (teardown.ts). */
+const owned = createTeardown();
+/** BENCH_FAIL_SECTION=<section>: that section throws once the shared stack is up (or, for a
+ * standalone section, once its own parts are), so the bench's own test (teardown.test.ts)
+ * can check a failing section leaves nothing running. */
+const FAIL_SECTION = process.env.BENCH_FAIL_SECTION;
+function failHere(name: Section): void {
+  if (FAIL_SECTION === name) throw new Error(`BENCH_FAIL_SECTION=${name}: failing the section on purpose`);
+}
+
 async function main(): Promise<void> {
   console.log(`Terminal MCP bench, node ${process.version}, sections: ${[...only].join(',')}, warm-up ${WARMUP} calls per path, ${ROUNDS} round(s)   [${load()}]`);
   const spawnEnv = { ...process.env };
@@ -222,6 +236,7 @@ async function main(): Promise<void> {
   const needsStack = [...only].some((s) => !STANDALONE.includes(s));
   if (needsStack) {
     const tmux = await startTmuxServer();
+    owned.add('the 50-session tmux server', () => tmux.kill());
     const names: string[] = [];
     const panes: string[] = [];
     const addSession = async (i: number) => {
@@ -234,19 +249,24 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 500));
     // Every toolset: the notes section calls note_* (not in the default catalogue).
     const broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { log_level: 'warn', gateway: { toolsets: { default: [...GATEWAY_TOOLSETS] } } } });
+    owned.add('the broker', () => broker.stop());
     // The gateway as npm start runs it: with a bearer token (it refuses to start open).
     const token = randomBytes(24).toString('hex');
     const gateway = spawn(process.execPath, [repoPath('services/gateway/dist/bin/http.js')], {
       env: { ...broker.env, TERMINAL_MCP_GATEWAY_PORT: '0', TERMINAL_MCP_GATEWAY_TOKEN: token },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    owned.add('the HTTP gateway', () => stopChild(gateway));
     const port = await waitForPort(gateway);
     const http = new Client({ name: 'bench-http', version: '1' });
     const httpTransport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
     await http.connect(httpTransport);
+    owned.add('the HTTP MCP client', () => http.close());
     const stdio = new Client({ name: 'bench-stdio', version: '1' });
+    owned.add('the stdio gateway', () => stdio.close());
     await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [repoPath('services/gateway/dist/bin/stdio.js')], env: broker.env as Record<string, string>, stderr: 'ignore' }));
     const direct = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') });
+    for (const name of ['tail', 'list', 'batch', 'hops', 'idle', 'live', 'notes', 'supervisor', 'scale'] as const) if (only.has(name)) failHere(name);
 
     const tmuxArgs = ['-L', tmux.socketName];
     const execFileAsync = promisify(execFile);
@@ -447,9 +467,11 @@ async function main(): Promise<void> {
 
     if (only.has('idle') || only.has('live')) {
       const live = createBrokerLiveClient({ role: 'web', socketPath: join(broker.socketDir, 'web.sock'), actor: () => 'bench' });
+      const closeLive = owned.add('the live client', () => live.close());
       // Live output is served to a signed-in operator only.
-      await createOperatorAccount(broker.env, 'bench', 'bench operator passphrase 5');
-      const operatorSession = (await live.client.auth.login.mutate({ username: 'bench', password: 'bench operator passphrase 5', sourceIp: '127.0.0.1' })).token;
+      // The password rules refuse one that contains the user name (webauth/passwords.ts).
+      await createOperatorAccount(broker.env, OPERATOR.username, OPERATOR.password);
+      const operatorSession = (await live.client.auth.login.mutate({ ...OPERATOR, sourceIp: '127.0.0.1' })).token;
       if (only.has('idle')) {
         let frames = 0;
         const sub = live.client.live.paneOutput.subscribe({ session: names[0]!, operatorSession }, { onData: () => frames++, onError: (e) => console.error('subscription failed', e) });
@@ -493,7 +515,7 @@ async function main(): Promise<void> {
         row('broker subscription', s);
         if (!only.has('browser')) target('live p50 <= 100 ms (broker subscription, not the browser)', `${s.p50.toFixed(1)} ms`, s.p50 <= 100);
       }
-      await live.close();
+      await closeLive();
     }
 
     if (only.has('notes')) {
@@ -517,11 +539,8 @@ async function main(): Promise<void> {
       target(`broker RSS <= 120 MB at ${SCALE_SESSIONS} sessions`, `${rss.toFixed(1)} MB`, rss <= 120);
     }
 
-    await http.close();
-    await stdio.close();
-    gateway.kill('SIGTERM');
-    await broker.stop();
-    await tmux.kill();
+    // Stopped before the standalone sections start their own stacks.
+    await owned.run();
   }
 
   if (only.has('browser')) await browserLatency();
@@ -562,7 +581,7 @@ async function main(): Promise<void> {
     if (at50) target('terminal_list_sessions at 50 sessions <= 6 KB', `${at50.after.total} B`, at50.after.total <= 6_000);
   }
   if (only.has('run')) {
-    const rows = await benchRunCommand(Number(process.env.BENCH_RUN_ITER ?? 30));
+    const rows = await benchRunCommand(owned, Number(process.env.BENCH_RUN_ITER ?? 30));
     section('run: terminal_run (stdio SDK client) vs naive send-keys of bash -c + capture-pane every 100 ms');
     for (const r of rows) {
       row(`terminal_run ${JSON.stringify(r.command)}`, r.ours);
@@ -577,7 +596,7 @@ async function main(): Promise<void> {
     const why = sshdUnavailable();
     if (why !== undefined) console.log(`\nnodes: skipped (${why})`);
     else {
-      const r = await benchNodes(Number(process.env.BENCH_NODES_ITER ?? 30), Number(process.env.BENCH_NODES_IDLE_SECONDS ?? 30));
+      const r = await benchNodes(owned, Number(process.env.BENCH_NODES_ITER ?? 30), Number(process.env.BENCH_NODES_IDLE_SECONDS ?? 30), () => failHere('nodes'));
       section(`nodes: ${BENCH_NODES} nodes x ${BENCH_NODE_SESSIONS} sessions over a real sshd on loopback (broker calls on gateway.sock)`);
       row('tail 200 lines, this host', r.localTail);
       row('tail 200 lines, node n01 (kept ssh)', r.remoteTail);
@@ -598,7 +617,7 @@ async function main(): Promise<void> {
   }
   if (only.has('supervisor')) {
     // Its own broker and tmux server: a watch on a pane that prints a [y/N] prompt.
-    const s = await measureSupervisorLatency();
+    const s = await measureSupervisorLatency(owned);
     section('supervisor: prompt on screen -> attention_required event (broker in process, real tmux)');
     console.log(`  p50 ${ms(s.p50)}   p99 ${ms(s.p99)}   (n=${s.n})`);
     target('supervisor attention event within about 1 s of the prompt (p50)', ms(s.p50), s.p50 <= 1000);
@@ -615,6 +634,7 @@ async function main(): Promise<void> {
  * web build; the page notes when each new MARK line appears in the DOM. */
 async function browserLatency(): Promise<void> {
   const stack = await startWebStack();
+  const stopStack = owned.add('the web stack', () => stack.stop());
   try {
     await stack.tmux.newSession('claude-clock', CLOCK_COMMAND, { width: 120, height: 30 });
     const context = await stack.browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
@@ -649,11 +669,33 @@ async function browserLatency(): Promise<void> {
     row('browser frame', s);
     target('live p50 <= 100 ms (real browser)', `${s.p50.toFixed(1)} ms`, s.p50 <= 100);
   } finally {
-    await stack.stop();
+    await stopStack();
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+/** SIGTERM to a child we spawned, SIGKILL if it is still there after 10 s. */
+async function stopChild(child: ReturnType<typeof spawn>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+// Ctrl-C or a SIGTERM stops what the run started before the bench exits.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`bench: ${signal}, stopping what the run started`);
+    void owned.run().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  });
+}
+
+main().then(
+  () => owned.run(),
+  async (err: unknown) => {
+    console.error(err);
+    await owned.run();
+    process.exit(1);
+  },
+);
