@@ -3,6 +3,9 @@
  * spawning one tmux process per read, side by side in ONE run on one private tmux server,
  * so the ratios hold on a loaded machine (absolute figures do not). Sections:
  *
+ *   first    a fresh broker at 200 sessions under BENCH_HOGS (2) CPU hogs: time to listen, its first
+ *            list and tail, failures in the first BENCH_FIRST_SECONDS (15); the stdio launcher's
+ *            first answer with a broker running and when it must start one (quiet and loaded)
  *   tail     terminal_tail (200 lines) over MCP stdio and HTTP vs `tmux capture-pane`
  *   list     terminal_list_sessions (50 sessions) vs `tmux list-sessions -F` with the fields the
  *            answer carries (LIST_FORMAT: last_activity as the broker reads it, a #{W:} loop)
@@ -44,14 +47,15 @@ import { benchCatalogue } from './catalogue.js';
 import { benchListAnswers, type AnswerBytes } from './list-answers.js';
 import { benchRunCommand } from './run-command.js';
 import { benchNodes, BENCH_NODES, BENCH_NODE_SESSIONS } from './nodes.js';
+import { benchFirstCall, FIRST_SESSIONS } from './first-call.js';
 import { measureSupervisorLatency } from './supervisor-latency.js';
 import { cpuSeconds, load, memoryParts, rssMb } from './proc-stats.js';
 import { roundedRatio, summarize, time, type Stats } from './stats.js';
 import { createTeardown } from './teardown.js';
 
-const SECTIONS = ['tail', 'list', 'batch', 'hops', 'idle', 'live', 'browser', 'notes', 'supervisor', 'scale', 'redact', 'catalogue', 'answers', 'run', 'nodes'] as const;
+const SECTIONS = ['first', 'tail', 'list', 'batch', 'hops', 'idle', 'live', 'browser', 'notes', 'supervisor', 'scale', 'redact', 'catalogue', 'answers', 'run', 'nodes'] as const;
 /** Sections that start what they need themselves (no shared 50-session stack). */
-const STANDALONE: readonly Section[] = ['browser', 'redact', 'catalogue', 'answers', 'run', 'nodes'];
+const STANDALONE: readonly Section[] = ['first', 'browser', 'redact', 'catalogue', 'answers', 'run', 'nodes'];
 type Section = (typeof SECTIONS)[number];
 
 function parseArgs(argv: readonly string[]): Set<Section> {
@@ -233,6 +237,26 @@ async function main(): Promise<void> {
   delete spawnEnv.TMUX;
   delete spawnEnv.TMUX_PANE;
 
+  if (only.has('first')) {
+    const hogs = Number(process.env.BENCH_HOGS ?? 2);
+    const f = await benchFirstCall(owned, hogs, Number(process.env.BENCH_FIRST_SECONDS ?? 15), () => failHere('first'));
+    // Everything it started is stopped before the next section measures anything.
+    await owned.run();
+    section(`first call: a fresh broker at ${FIRST_SESSIONS} sessions (all readable, all recording) with ${f.hogs} CPU hog(s)`);
+    const call = (c: { ms: number; error?: string }) => `${ms(c.ms)}${c.error === undefined ? '' : `   FAILED: ${c.error}`}`;
+    console.log(`  spawn -> gateway.sock accepts              ${ms(f.listenMs)}`);
+    console.log(`  first terminal_list_sessions (at once)     ${call(f.firstList)}`);
+    console.log(`  first terminal_tail (at once)              ${call(f.firstTail)}`);
+    console.log(`  calls in the next ${f.early.seconds} s: ${f.early.calls}, failed ${f.early.failed}${f.early.errors.length > 0 ? ` (${f.early.errors.join(' | ')})` : ''}`);
+    const l = f.launcher;
+    console.log(`  stdio launcher (median of its launches), broker running:  initialize ${ms(l.quiet.runningInitMs)} quiet, ${ms(l.runningInitMs)} loaded; first list ${ms(l.quiet.runningListMs)} quiet, ${ms(l.runningListMs)} loaded`);
+    console.log(`  stdio launcher (median of its launches), starts a broker: initialize ${ms(l.quiet.startingInitMs)} quiet, ${ms(l.startingInitMs)} loaded; first list ${ms(l.quiet.startingListMs)} quiet, ${ms(l.startingListMs)} loaded`);
+    target(`first list and tail at ${FIRST_SESSIONS} sessions succeed under ${f.hogs} hogs, none failing for ${f.early.seconds} s`, `${f.early.failed + (f.firstList.error ? 1 : 0) + (f.firstTail.error ? 1 : 0)} failed`, f.early.failed === 0 && f.firstList.error === undefined && f.firstTail.error === undefined);
+    target('broker listens within 1 s of start (under the hogs)', ms(f.listenMs), f.listenMs <= 1000);
+    target('launcher first answer <= 1 s with a broker running (quiet)', ms(l.quiet.runningListMs), l.quiet.runningListMs <= 1000);
+    target('launcher first answer <= 3 s when it starts a broker (quiet)', ms(l.quiet.startingListMs), l.quiet.startingListMs <= 3000);
+  }
+
   const needsStack = [...only].some((s) => !STANDALONE.includes(s));
   if (needsStack) {
     const tmux = await startTmuxServer();
@@ -325,6 +349,12 @@ async function main(): Promise<void> {
       const busyBase = summarize(bb!);
       row('ours, stdio, pane printing meanwhile', summarize(bs!), busyBase);
       row('baseline, execFile, same pane', busyBase);
+      // What a 200-line tail costs on the wire (issue 48: the text used to travel twice),
+      // against the pane text itself (what a peer that returns the raw capture sends).
+      const answer = await tail(stdio, names[0]!);
+      const answerBytes = Buffer.byteLength(JSON.stringify({ content: answer.content, ...(answer.structuredContent ? { structuredContent: answer.structuredContent } : {}) }));
+      const paneBytes = Buffer.byteLength((await spawnTmux(captureArgs(panes[0]!))).stdout);
+      console.log(`  answer bytes (stdio client, no MCP Apps): ${answerBytes} B for ${TAIL_LINES} lines = ${(answerBytes / TAIL_LINES).toFixed(1)} B/line; the capture itself ${paneBytes} B (${(paneBytes / TAIL_LINES).toFixed(1)} B/line); answer / capture ${(answerBytes / paneBytes).toFixed(2)}x; structuredContent ${answer.structuredContent ? 'present' : 'absent'}`);
       ratioTarget('tail stdio p50 <= 0.5x baseline', s!, base!, 0.5);
       ratioTarget('tail HTTP p50 <= 0.6x baseline', h!, base!, 0.6);
     }
