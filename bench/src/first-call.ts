@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { BROKER_NODE_FLAGS, repoPath, startTmuxServer } from '@terminal-mcp/test';
+import { BROKER_NODE_FLAGS, createBrokerClient, repoPath, startTmuxServer } from '@terminal-mcp/test';
 import type { Teardown } from './teardown.js';
 
 export const FIRST_SESSIONS = 200;
@@ -38,6 +38,8 @@ async function medianOf(n: number, run: () => Promise<{ initMs: number; listMs: 
 export interface FirstCallBench {
   hogs: number;
   listenMs: number;
+  /** Spawn to the first broker answer (health.info on gateway.sock, asked the moment it listens). */
+  answerMs: number;
   firstList: { ms: number; error?: string };
   firstTail: { ms: number; error?: string };
   /** Calls in the first seconds after listening (list and tail alternately) and how many failed. */
@@ -135,7 +137,7 @@ async function launcherStarting(owned: Teardown, tmuxSocket: string): Promise<{ 
 }
 
 /** Spawns a broker on `env`; resolves with it and the time until gateway.sock accepted a connection. */
-async function spawnBroker(owned: Teardown, env: NodeJS.ProcessEnv, label: string): Promise<{ child: ChildProcess; listenMs: number; stop: () => Promise<void> }> {
+async function spawnBroker(owned: Teardown, env: NodeJS.ProcessEnv, label: string): Promise<{ child: ChildProcess; listenMs: number; startedAt: number; stop: () => Promise<void> }> {
   const started = performance.now();
   const child = spawn(process.execPath, [...BROKER_NODE_FLAGS, repoPath('services/broker/dist/bin/main.js')], { env, stdio: 'ignore' });
   const stop = owned.add(label, () => stopChild(child));
@@ -144,7 +146,7 @@ async function spawnBroker(owned: Teardown, env: NodeJS.ProcessEnv, label: strin
     if (child.exitCode !== null) throw new Error(`${label} exited (${child.exitCode})`);
     await new Promise((r) => setTimeout(r, 10));
   }
-  return { child, listenMs: performance.now() - started, stop };
+  return { child, listenMs: performance.now() - started, startedAt: started, stop };
 }
 
 export async function benchFirstCall(owned: Teardown, hogs: number, earlySeconds: number, failHere: () => void = () => undefined): Promise<FirstCallBench> {
@@ -159,7 +161,11 @@ export async function benchFirstCall(owned: Teardown, hogs: number, earlySeconds
   // first (no hogs of ours): the launcher with a settled broker running, then with none.
   const settledEnv = brokerEnv(owned, socketName);
   const settled = await spawnBroker(owned, settledEnv, 'the settled broker');
-  await new Promise((r) => setTimeout(r, 5_000));
+  // Settled: every pane recording (its pipe open), so the start's work is over.
+  for (const deadline = Date.now() + 180_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 500))) {
+    const piped = (await tmux.tmux(['list-panes', '-a', '-F', '#{pane_pipe}'])).split('\n').filter((l) => l === '1').length;
+    if (piped >= FIRST_SESSIONS) break;
+  }
   const quietRunning = await medianOf(LAUNCHES, () => launcherFirstAnswer(owned, settledEnv));
   await settled.stop();
   const quietStarting = await medianOf(LAUNCHES, () => launcherStarting(owned, socketName));
@@ -171,6 +177,9 @@ export async function benchFirstCall(owned: Teardown, hogs: number, earlySeconds
   // A fresh broker under the hogs: time to listen, then its first calls at once.
   const env = brokerEnv(owned, socketName);
   const fresh = await spawnBroker(owned, env, 'the fresh broker');
+  const direct = createBrokerClient({ role: 'gateway', socketPath: join(env.TERMINAL_MCP_SOCKET_DIR!, 'gateway.sock') });
+  await direct.health.info.query();
+  const answerMs = performance.now() - fresh.startedAt;
   const client = new Client({ name: 'bench-first', version: '1' });
   const closeClient = owned.add('the first-call stdio gateway', () => client.close());
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [repoPath('services/gateway/dist/bin/stdio.js')], env: stringEnv(env), stderr: 'ignore' }));
@@ -190,6 +199,7 @@ export async function benchFirstCall(owned: Teardown, hogs: number, earlySeconds
   return {
     hogs,
     listenMs: fresh.listenMs,
+    answerMs,
     firstList,
     firstTail,
     early: { calls, failed: errors.length, errors: errors.slice(0, 3), seconds: earlySeconds },

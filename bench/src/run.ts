@@ -245,6 +245,7 @@ async function main(): Promise<void> {
     section(`first call: a fresh broker at ${FIRST_SESSIONS} sessions (all readable, all recording) with ${f.hogs} CPU hog(s)`);
     const call = (c: { ms: number; error?: string }) => `${ms(c.ms)}${c.error === undefined ? '' : `   FAILED: ${c.error}`}`;
     console.log(`  spawn -> gateway.sock accepts              ${ms(f.listenMs)}`);
+    console.log(`  spawn -> first broker answer (health.info) ${ms(f.answerMs)}   (asked the moment it listened: the rest of the start)`);
     console.log(`  first terminal_list_sessions (at once)     ${call(f.firstList)}`);
     console.log(`  first terminal_tail (at once)              ${call(f.firstTail)}`);
     console.log(`  calls in the next ${f.early.seconds} s: ${f.early.calls}, failed ${f.early.failed}${f.early.errors.length > 0 ? ` (${f.early.errors.join(' | ')})` : ''}`);
