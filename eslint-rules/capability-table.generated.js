@@ -53,7 +53,8 @@ export const CAPABILITY_TABLE = {
       "audit-key-file",
       "secret-file",
       "config-file",
-      "socket-files"
+      "socket-files",
+      "early-sockets"
     ],
     "password hashing": [
       "argon2"

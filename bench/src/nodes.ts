@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createBrokerClient, startBrokerProcess, startSshd, startTmuxServer, type TmuxTestServer } from '@terminal-mcp/test';
 import { cpuSeconds, rssMb } from './proc-stats.js';
+import type { Teardown } from './teardown.js';
 import { summarize, time, type Stats } from './stats.js';
 
 export const BENCH_NODES = 20;
@@ -68,18 +69,26 @@ function sshProcessesOf(stateDir: string): number[] {
   return pids;
 }
 
-export async function benchNodes(iterations: number, idleSeconds: number): Promise<NodesBench> {
+/** `owned`: the run's teardown. Every part is registered there the moment it starts (the
+ * sshd, each tmux server, the broker), so a section that fails half-way, or an interrupt,
+ * stops exactly what was started. `failHere` throws once everything is up (the bench's
+ * own cleanup test). */
+export async function benchNodes(owned: Teardown, iterations: number, idleSeconds: number, failHere: () => void = () => undefined): Promise<NodesBench> {
+  const stoppers: (() => Promise<void>)[] = [];
   const local = await startTmuxServer();
+  stoppers.push(owned.add('the nodes bench local tmux server', () => local.kill()));
   const remotes: TmuxTestServer[] = [];
-  const sshd = await startSshd();
   let broker: Awaited<ReturnType<typeof startBrokerProcess>> | undefined;
   try {
+    const sshd = await startSshd();
+    stoppers.push(owned.add('the nodes bench sshd', () => sshd.stop()));
     await local.newSession('agent-local', SCREEN, { width: 160, height: 50 });
     await local.newSession('agent-sink', 'cat > /dev/null');
     await local.newSession('agent-shell', SHELL, { width: 160, height: 50 });
     for (let n = 0; n < BENCH_NODES; n++) {
       const remote = await startTmuxServer();
       remotes.push(remote);
+      stoppers.push(owned.add(`the tmux server of node ${nodeName(n)}`, () => remote.kill()));
       for (let s = 0; s < BENCH_NODE_SESSIONS; s++) await remote.newSession(n === 0 && s === 0 ? 'agent-remote' : `agent-${s}`, n === 0 && s === 0 ? SCREEN : 'sleep 3600', { width: 160, height: 50 });
       if (n === 0) await remote.newSession('agent-sink', 'cat > /dev/null');
       if (n === 0) await remote.newSession('agent-shell', SHELL, { width: 160, height: 50 });
@@ -94,6 +103,8 @@ export async function benchNodes(iterations: number, idleSeconds: number): Promi
         nodes: remotes.map((r, n) => ({ name: nodeName(n), ssh: sshd.destination, tmux_socket: r.socketName, identity_file: sshd.clientKey, known_hosts: sshd.knownHosts })),
       },
     });
+    const running = broker;
+    stoppers.push(owned.add('the nodes bench broker', () => running.stop()));
     const client = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') });
     // Up to 5 minutes: twenty ssh connections on a busy 2-core machine.
     for (let started = Date.now(); ; ) {
@@ -103,6 +114,7 @@ export async function benchNodes(iterations: number, idleSeconds: number): Promi
       if (Date.now() - started > 300_000) throw new Error(`the bench nodes did not come up: ${notUp.map((n) => `${n.node} ${n.state} (${n.reason ?? ''})`).join(', ')}`);
       await new Promise((r) => setTimeout(r, 100));
     }
+    failHere();
     const port = sshd.destination.slice(sshd.destination.lastIndexOf(':') + 1);
     const userHost = sshd.destination.slice(0, sshd.destination.lastIndexOf(':'));
     const sshArgv = ['-T', '-p', port, '-i', sshd.clientKey, '-o', 'IdentitiesOnly=yes', '-o', 'BatchMode=yes', '-o', `UserKnownHostsFile=${sshd.knownHosts}`, '-o', 'StrictHostKeyChecking=yes', '-o', 'ControlMaster=no', '-o', 'ControlPath=none', userHost, '--', 'tmux', '-L', remotes[0]!.socketName, 'capture-pane', '-p', '-J', '-t', '=agent-remote:', '-S', '-200'];
@@ -174,9 +186,7 @@ export async function benchNodes(iterations: number, idleSeconds: number): Promi
       idleSeconds,
     };
   } finally {
-    await broker?.stop();
-    await sshd.stop();
-    for (const r of remotes) await r.kill();
-    await local.kill();
+    // Newest first: the broker (and its ssh links), then the sshd and the tmux servers.
+    for (const stop of stoppers.reverse()) await stop();
   }
 }

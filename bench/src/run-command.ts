@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { repoPath, startBrokerProcess, startTmuxServer } from '@terminal-mcp/test';
+import type { Teardown } from './teardown.js';
 import { summarize, type Stats } from './stats.js';
 
 const POLL_MS = 100;
@@ -26,8 +27,11 @@ export interface RunBenchRow {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function benchRunCommand(iterations: number, warmup = 5): Promise<RunBenchRow[]> {
+/** `owned`: the run's teardown; what this starts is registered there as it starts, so a
+ * failure or an interrupt anywhere leaves nothing running. */
+export async function benchRunCommand(owned: Teardown, iterations: number, warmup = 5): Promise<RunBenchRow[]> {
   const tmux = await startTmuxServer();
+  const stopTmux = owned.add('the run tmux server', () => tmux.kill());
   const env = { ...process.env };
   delete env.TMUX;
   delete env.TMUX_PANE;
@@ -41,7 +45,9 @@ export async function benchRunCommand(iterations: number, warmup = 5): Promise<R
     tmuxSocket: tmux.socketName,
     config: { log_level: 'warn', permissions: { terminal_read: true, terminal_input: true }, allowed_session_patterns: ['agent-*'], input_policy: { allowed_session_patterns: ['agent-*'] } },
   });
+  const stopBroker = owned.add('the run broker', () => broker.stop());
   const client = new Client({ name: 'bench-run', version: '1' });
+  const stopClient = owned.add('the run stdio gateway', () => client.close());
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [repoPath('services/gateway/dist/bin/stdio.js')], env: broker.env as Record<string, string>, stderr: 'ignore' }));
   let n = 0;
 
@@ -100,8 +106,8 @@ export async function benchRunCommand(iterations: number, warmup = 5): Promise<R
     }
     return rows;
   } finally {
-    await client.close();
-    await broker.stop();
-    await tmux.kill();
+    await stopClient();
+    await stopBroker();
+    await stopTmux();
   }
 }

@@ -3,6 +3,9 @@
  * spawning one tmux process per read, side by side in ONE run on one private tmux server,
  * so the ratios hold on a loaded machine (absolute figures do not). Sections:
  *
+ *   first    a fresh broker at 200 sessions under BENCH_HOGS (2) CPU hogs: time to listen, its first
+ *            list and tail, failures in the first BENCH_FIRST_SECONDS (15); the stdio launcher's
+ *            first answer with a broker running and when it must start one (quiet and loaded)
  *   tail     terminal_tail (200 lines) over MCP stdio and HTTP vs `tmux capture-pane`
  *   list     terminal_list_sessions (50 sessions) vs `tmux list-sessions -F` with the fields the
  *            answer carries (LIST_FORMAT: last_activity as the broker reads it, a #{W:} loop)
@@ -44,13 +47,15 @@ import { benchCatalogue } from './catalogue.js';
 import { benchListAnswers, type AnswerBytes } from './list-answers.js';
 import { benchRunCommand } from './run-command.js';
 import { benchNodes, BENCH_NODES, BENCH_NODE_SESSIONS } from './nodes.js';
+import { benchFirstCall, FIRST_SESSIONS } from './first-call.js';
 import { measureSupervisorLatency } from './supervisor-latency.js';
 import { cpuSeconds, load, memoryParts, rssMb } from './proc-stats.js';
 import { roundedRatio, summarize, time, type Stats } from './stats.js';
+import { createTeardown } from './teardown.js';
 
-const SECTIONS = ['tail', 'list', 'batch', 'hops', 'idle', 'live', 'browser', 'notes', 'supervisor', 'scale', 'redact', 'catalogue', 'answers', 'run', 'nodes'] as const;
+const SECTIONS = ['first', 'tail', 'list', 'batch', 'hops', 'idle', 'live', 'browser', 'notes', 'supervisor', 'scale', 'redact', 'catalogue', 'answers', 'run', 'nodes'] as const;
 /** Sections that start what they need themselves (no shared 50-session stack). */
-const STANDALONE: readonly Section[] = ['browser', 'redact', 'catalogue', 'answers', 'run', 'nodes'];
+const STANDALONE: readonly Section[] = ['first', 'browser', 'redact', 'catalogue', 'answers', 'run', 'nodes'];
 type Section = (typeof SECTIONS)[number];
 
 function parseArgs(argv: readonly string[]): Set<Section> {
@@ -73,6 +78,8 @@ const ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 1)));
  * their own row (`cold`), so the start-up cost stays visible. */
 const WARMUP = Math.max(1, Math.floor(Number(process.env.BENCH_WARMUP ?? 300)));
 const COLD_CALLS = 20;
+/** The dashboard operator the idle and live sections sign in as. */
+const OPERATOR = { username: 'operator', password: 'idle and live frames 2048' } as const;
 const BATCH_ITER = Number(process.env.BENCH_BATCH_ITER ?? 30);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 60);
 const LIVE_SAMPLES = Number(process.env.BENCH_LIVE_SAMPLES ?? 40);
@@ -213,15 +220,48 @@ function newMarks(text: string, seen: Set<string>, at: number): number[] {
   return out;
 }
 
+/** Everything the run started (brokers, the HTTP gateway, tmux servers, clients): stopped
+ * when it ends, however it ends (teardown.ts). */
+const owned = createTeardown();
+/** BENCH_FAIL_SECTION=<section>: that section throws once the shared stack is up (or, for a
+ * standalone section, once its own parts are), so the bench's own test (teardown.test.ts)
+ * can check a failing section leaves nothing running. */
+const FAIL_SECTION = process.env.BENCH_FAIL_SECTION;
+function failHere(name: Section): void {
+  if (FAIL_SECTION === name) throw new Error(`BENCH_FAIL_SECTION=${name}: failing the section on purpose`);
+}
+
 async function main(): Promise<void> {
   console.log(`Terminal MCP bench, node ${process.version}, sections: ${[...only].join(',')}, warm-up ${WARMUP} calls per path, ${ROUNDS} round(s)   [${load()}]`);
   const spawnEnv = { ...process.env };
   delete spawnEnv.TMUX;
   delete spawnEnv.TMUX_PANE;
 
+  if (only.has('first')) {
+    const hogs = Number(process.env.BENCH_HOGS ?? 2);
+    const f = await benchFirstCall(owned, hogs, Number(process.env.BENCH_FIRST_SECONDS ?? 15), () => failHere('first'));
+    // Everything it started is stopped before the next section measures anything.
+    await owned.run();
+    section(`first call: a fresh broker at ${FIRST_SESSIONS} sessions (all readable, all recording) with ${f.hogs} CPU hog(s)`);
+    const call = (c: { ms: number; error?: string }) => `${ms(c.ms)}${c.error === undefined ? '' : `   FAILED: ${c.error}`}`;
+    console.log(`  spawn -> gateway.sock accepts              ${ms(f.listenMs)}`);
+    console.log(`  spawn -> first broker answer (health.info) ${ms(f.answerMs)}   (asked the moment it listened: the rest of the start)`);
+    console.log(`  first terminal_list_sessions (at once)     ${call(f.firstList)}`);
+    console.log(`  first terminal_tail (at once)              ${call(f.firstTail)}`);
+    console.log(`  calls in the next ${f.early.seconds} s: ${f.early.calls}, failed ${f.early.failed}${f.early.errors.length > 0 ? ` (${f.early.errors.join(' | ')})` : ''}`);
+    const l = f.launcher;
+    console.log(`  stdio launcher (median of its launches), broker running:  initialize ${ms(l.quiet.runningInitMs)} quiet, ${ms(l.runningInitMs)} loaded; first list ${ms(l.quiet.runningListMs)} quiet, ${ms(l.runningListMs)} loaded`);
+    console.log(`  stdio launcher (median of its launches), starts a broker: initialize ${ms(l.quiet.startingInitMs)} quiet, ${ms(l.startingInitMs)} loaded; first list ${ms(l.quiet.startingListMs)} quiet, ${ms(l.startingListMs)} loaded`);
+    target(`first list and tail at ${FIRST_SESSIONS} sessions succeed under ${f.hogs} hogs, none failing for ${f.early.seconds} s`, `${f.early.failed + (f.firstList.error ? 1 : 0) + (f.firstTail.error ? 1 : 0)} failed`, f.early.failed === 0 && f.firstList.error === undefined && f.firstTail.error === undefined);
+    target('broker listens within 1 s of start (under the hogs)', ms(f.listenMs), f.listenMs <= 1000);
+    target('launcher first answer <= 1 s with a broker running (quiet)', ms(l.quiet.runningListMs), l.quiet.runningListMs <= 1000);
+    target('launcher first answer <= 3 s when it starts a broker (quiet)', ms(l.quiet.startingListMs), l.quiet.startingListMs <= 3000);
+  }
+
   const needsStack = [...only].some((s) => !STANDALONE.includes(s));
   if (needsStack) {
     const tmux = await startTmuxServer();
+    owned.add('the 50-session tmux server', () => tmux.kill());
     const names: string[] = [];
     const panes: string[] = [];
     const addSession = async (i: number) => {
@@ -234,19 +274,24 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 500));
     // Every toolset: the notes section calls note_* (not in the default catalogue).
     const broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { log_level: 'warn', gateway: { toolsets: { default: [...GATEWAY_TOOLSETS] } } } });
+    owned.add('the broker', () => broker.stop());
     // The gateway as npm start runs it: with a bearer token (it refuses to start open).
     const token = randomBytes(24).toString('hex');
     const gateway = spawn(process.execPath, [repoPath('services/gateway/dist/bin/http.js')], {
       env: { ...broker.env, TERMINAL_MCP_GATEWAY_PORT: '0', TERMINAL_MCP_GATEWAY_TOKEN: token },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    owned.add('the HTTP gateway', () => stopChild(gateway));
     const port = await waitForPort(gateway);
     const http = new Client({ name: 'bench-http', version: '1' });
     const httpTransport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
     await http.connect(httpTransport);
+    owned.add('the HTTP MCP client', () => http.close());
     const stdio = new Client({ name: 'bench-stdio', version: '1' });
+    owned.add('the stdio gateway', () => stdio.close());
     await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [repoPath('services/gateway/dist/bin/stdio.js')], env: broker.env as Record<string, string>, stderr: 'ignore' }));
     const direct = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') });
+    for (const name of ['tail', 'list', 'batch', 'hops', 'idle', 'live', 'notes', 'supervisor', 'scale'] as const) if (only.has(name)) failHere(name);
 
     const tmuxArgs = ['-L', tmux.socketName];
     const execFileAsync = promisify(execFile);
@@ -305,6 +350,12 @@ async function main(): Promise<void> {
       const busyBase = summarize(bb!);
       row('ours, stdio, pane printing meanwhile', summarize(bs!), busyBase);
       row('baseline, execFile, same pane', busyBase);
+      // What a 200-line tail costs on the wire (issue 48: the text used to travel twice),
+      // against the pane text itself (what a peer that returns the raw capture sends).
+      const answer = await tail(stdio, names[0]!);
+      const answerBytes = Buffer.byteLength(JSON.stringify({ content: answer.content, ...(answer.structuredContent ? { structuredContent: answer.structuredContent } : {}) }));
+      const paneBytes = Buffer.byteLength((await spawnTmux(captureArgs(panes[0]!))).stdout);
+      console.log(`  answer bytes (stdio client, no MCP Apps): ${answerBytes} B for ${TAIL_LINES} lines = ${(answerBytes / TAIL_LINES).toFixed(1)} B/line; the capture itself ${paneBytes} B (${(paneBytes / TAIL_LINES).toFixed(1)} B/line); answer / capture ${(answerBytes / paneBytes).toFixed(2)}x; structuredContent ${answer.structuredContent ? 'present' : 'absent'}`);
       ratioTarget('tail stdio p50 <= 0.5x baseline', s!, base!, 0.5);
       ratioTarget('tail HTTP p50 <= 0.6x baseline', h!, base!, 0.6);
     }
@@ -447,9 +498,11 @@ async function main(): Promise<void> {
 
     if (only.has('idle') || only.has('live')) {
       const live = createBrokerLiveClient({ role: 'web', socketPath: join(broker.socketDir, 'web.sock'), actor: () => 'bench' });
+      const closeLive = owned.add('the live client', () => live.close());
       // Live output is served to a signed-in operator only.
-      await createOperatorAccount(broker.env, 'bench', 'bench operator passphrase 5');
-      const operatorSession = (await live.client.auth.login.mutate({ username: 'bench', password: 'bench operator passphrase 5', sourceIp: '127.0.0.1' })).token;
+      // The password rules refuse one that contains the user name (webauth/passwords.ts).
+      await createOperatorAccount(broker.env, OPERATOR.username, OPERATOR.password);
+      const operatorSession = (await live.client.auth.login.mutate({ ...OPERATOR, sourceIp: '127.0.0.1' })).token;
       if (only.has('idle')) {
         let frames = 0;
         const sub = live.client.live.paneOutput.subscribe({ session: names[0]!, operatorSession }, { onData: () => frames++, onError: (e) => console.error('subscription failed', e) });
@@ -493,7 +546,7 @@ async function main(): Promise<void> {
         row('broker subscription', s);
         if (!only.has('browser')) target('live p50 <= 100 ms (broker subscription, not the browser)', `${s.p50.toFixed(1)} ms`, s.p50 <= 100);
       }
-      await live.close();
+      await closeLive();
     }
 
     if (only.has('notes')) {
@@ -517,11 +570,8 @@ async function main(): Promise<void> {
       target(`broker RSS <= 120 MB at ${SCALE_SESSIONS} sessions`, `${rss.toFixed(1)} MB`, rss <= 120);
     }
 
-    await http.close();
-    await stdio.close();
-    gateway.kill('SIGTERM');
-    await broker.stop();
-    await tmux.kill();
+    // Stopped before the standalone sections start their own stacks.
+    await owned.run();
   }
 
   if (only.has('browser')) await browserLatency();
@@ -562,7 +612,7 @@ async function main(): Promise<void> {
     if (at50) target('terminal_list_sessions at 50 sessions <= 6 KB', `${at50.after.total} B`, at50.after.total <= 6_000);
   }
   if (only.has('run')) {
-    const rows = await benchRunCommand(Number(process.env.BENCH_RUN_ITER ?? 30));
+    const rows = await benchRunCommand(owned, Number(process.env.BENCH_RUN_ITER ?? 30));
     section('run: terminal_run (stdio SDK client) vs naive send-keys of bash -c + capture-pane every 100 ms');
     for (const r of rows) {
       row(`terminal_run ${JSON.stringify(r.command)}`, r.ours);
@@ -577,7 +627,7 @@ async function main(): Promise<void> {
     const why = sshdUnavailable();
     if (why !== undefined) console.log(`\nnodes: skipped (${why})`);
     else {
-      const r = await benchNodes(Number(process.env.BENCH_NODES_ITER ?? 30), Number(process.env.BENCH_NODES_IDLE_SECONDS ?? 30));
+      const r = await benchNodes(owned, Number(process.env.BENCH_NODES_ITER ?? 30), Number(process.env.BENCH_NODES_IDLE_SECONDS ?? 30), () => failHere('nodes'));
       section(`nodes: ${BENCH_NODES} nodes x ${BENCH_NODE_SESSIONS} sessions over a real sshd on loopback (broker calls on gateway.sock)`);
       row('tail 200 lines, this host', r.localTail);
       row('tail 200 lines, node n01 (kept ssh)', r.remoteTail);
@@ -598,7 +648,7 @@ async function main(): Promise<void> {
   }
   if (only.has('supervisor')) {
     // Its own broker and tmux server: a watch on a pane that prints a [y/N] prompt.
-    const s = await measureSupervisorLatency();
+    const s = await measureSupervisorLatency(owned);
     section('supervisor: prompt on screen -> attention_required event (broker in process, real tmux)');
     console.log(`  p50 ${ms(s.p50)}   p99 ${ms(s.p99)}   (n=${s.n})`);
     target('supervisor attention event within about 1 s of the prompt (p50)', ms(s.p50), s.p50 <= 1000);
@@ -615,6 +665,7 @@ async function main(): Promise<void> {
  * web build; the page notes when each new MARK line appears in the DOM. */
 async function browserLatency(): Promise<void> {
   const stack = await startWebStack();
+  const stopStack = owned.add('the web stack', () => stack.stop());
   try {
     await stack.tmux.newSession('claude-clock', CLOCK_COMMAND, { width: 120, height: 30 });
     const context = await stack.browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
@@ -649,11 +700,33 @@ async function browserLatency(): Promise<void> {
     row('browser frame', s);
     target('live p50 <= 100 ms (real browser)', `${s.p50.toFixed(1)} ms`, s.p50 <= 100);
   } finally {
-    await stack.stop();
+    await stopStack();
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err);
-  process.exit(1);
-});
+/** SIGTERM to a child we spawned, SIGKILL if it is still there after 10 s. */
+async function stopChild(child: ReturnType<typeof spawn>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+// Ctrl-C or a SIGTERM stops what the run started before the bench exits.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.error(`bench: ${signal}, stopping what the run started`);
+    void owned.run().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  });
+}
+
+main().then(
+  () => owned.run(),
+  async (err: unknown) => {
+    console.error(err);
+    await owned.run();
+    process.exit(1);
+  },
+);

@@ -12,15 +12,19 @@ import { join } from 'node:path';
 import { createBrokerClient } from '@terminal-mcp/broker-client';
 import { startBrokerProcess, startTmuxServer } from '@terminal-mcp/test';
 import { summarize } from './stats.js';
+import { createTeardown, type Teardown } from './teardown.js';
 
 const RUNS = Number(process.env.BENCH_SUPERVISOR_RUNS ?? 20);
 
-export async function measureSupervisorLatency(runs = RUNS): Promise<{ p50: number; p99: number; n: number }> {
+/** `owned`: the run's teardown, which stops what this starts if the bench is interrupted. */
+export async function measureSupervisorLatency(owned: Teardown, runs = RUNS): Promise<{ p50: number; p99: number; n: number }> {
   const tmux = await startTmuxServer();
+  const stopTmux = owned.add('the supervisor tmux server', () => tmux.kill());
   const broker = await startBrokerProcess({
     tmuxSocket: tmux.socketName,
     config: { log_level: 'warn', supervisor: { enabled: true, poll_interval_seconds: 3600, idle_threshold_seconds: 3600 } },
   });
+  const stopBroker = owned.add('the supervisor broker', () => broker.stop());
   const client = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') });
   const samples: number[] = [];
   try {
@@ -45,14 +49,15 @@ export async function measureSupervisorLatency(runs = RUNS): Promise<{ p50: numb
       await tmux.tmux(['kill-session', '-t', name]);
     }
   } finally {
-    await broker.stop();
-    await tmux.kill();
+    await stopBroker();
+    await stopTmux();
   }
   const s = summarize(samples);
   return { p50: s.p50, p99: s.p99, n: s.n };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const s = await measureSupervisorLatency();
+  const owned = createTeardown();
+  const s = await measureSupervisorLatency(owned).finally(() => owned.run());
   console.log(`supervisor: prompt → attention_required event   p50 ${s.p50.toFixed(1)} ms   p99 ${s.p99.toFixed(1)} ms   (n=${s.n})`);
 }

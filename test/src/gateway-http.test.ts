@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { repoPath } from './helpers/repo.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+import { APPS_HOST_OPTIONS } from './helpers/apps-host.js';
 
 const ALLOWED = 'allowed-one';
 const DENIED = 'secret-one';
@@ -36,7 +37,7 @@ async function waitForPaneText(session: string, mark: string): Promise<void> {
 }
 
 async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
-  const client = new Client({ name: 'gateway-http-e2e', version: '0.0.0' });
+  const client = new Client({ name: 'gateway-http-e2e', version: '0.0.0' }, APPS_HOST_OPTIONS);
   await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   clients.push(client);
   return client;
@@ -296,7 +297,7 @@ describe('HTTP edge: Host, Origin, body, methods', () => {
   });
 
   it('the SDK client ends its session with terminateSession', async () => {
-    const client = new Client({ name: 'gateway-http-e2e', version: '0.0.0' });
+    const client = new Client({ name: 'gateway-http-e2e', version: '0.0.0' }, APPS_HOST_OPTIONS);
     const transport = new StreamableHTTPClientTransport(new URL(gw.mcpUrl));
     await client.connect(transport);
     clients.push(client);
@@ -320,7 +321,9 @@ describe('HTTP edge: Host, Origin, body, methods', () => {
     const id = init.headers['mcp-session-id'] as string;
     const inSession = await raw(gw, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, 'mcp-session-id': id }, body: statusCallBody(ALLOWED) });
     expect(inSession.status).toBe(200);
-    expect(inSession.body).toContain('"session":"allowed-one"');
+    // This client declared no MCP Apps support at initialize: the answer is its text alone.
+    expect(inSession.body).toContain('Session \\"allowed-one\\"');
+    expect(inSession.body).not.toContain('structuredContent');
     // Served by the live session: its transport names it on every answer.
     expect(inSession.headers['mcp-session-id']).toBe(id);
     // Answers carry a tool's output: never cached, like every other answer of the gateway.

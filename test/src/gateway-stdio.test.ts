@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { repoPath } from './helpers/repo.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
+import { APPS_HOST_OPTIONS } from './helpers/apps-host.js';
 
 const STDIO_BIN = repoPath('services/gateway/dist/bin/stdio.js');
 const ALLOWED = 'allowed-stdio';
@@ -46,7 +47,7 @@ beforeAll(async () => {
   await waitForPaneText(ALLOWED, ALLOWED_MARK);
   await waitForPaneText(DENIED, DENIED_MARK);
   broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { allowed_session_patterns: ['allowed-*'], log_level: 'warn', gateway: { toolsets: { stdio: ['input', 'transcripts', 'bindings'] } } } });
-  client = new Client({ name: 'gateway-stdio-e2e', version: '0.0.0' });
+  client = new Client({ name: 'gateway-stdio-e2e', version: '0.0.0' }, APPS_HOST_OPTIONS);
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [STDIO_BIN], env: gatewayEnv(), stderr: 'pipe' }));
 });
 

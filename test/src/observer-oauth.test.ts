@@ -21,6 +21,7 @@ import { repoPath } from './helpers/repo.js';
 import { makeSourceRepo, type SourceRepo } from './helpers/source-repo.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 import { waitFor } from './helpers/wait-for.js';
+import { APPS_HOST_OPTIONS } from './helpers/apps-host.js';
 
 const SESSION = 'claude-observed';
 const MARK = 'observer-mark-31c7';
@@ -174,7 +175,7 @@ async function fullFlow(o: RunningObserverHttp, client: oauth.Client): Promise<o
 }
 
 async function mcpClient(o: RunningObserverHttp, accessToken: string): Promise<Client> {
-  const client = new Client({ name: 'observer-e2e', version: '0.0.0' });
+  const client = new Client({ name: 'observer-e2e', version: '0.0.0' }, APPS_HOST_OPTIONS);
   await client.connect(new StreamableHTTPClientTransport(new URL(o.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${accessToken}` } } }));
   clients.push(client);
   return client;

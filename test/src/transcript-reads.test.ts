@@ -12,6 +12,7 @@ import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process
 import { repoPath } from './helpers/repo.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 import { waitFor } from './helpers/wait-for.js';
+import { APPS_HOST_OPTIONS } from './helpers/apps-host.js';
 
 const STDIO_BIN = repoPath('services/gateway/dist/bin/stdio.js');
 const TICKS = 40;
@@ -40,13 +41,13 @@ const castOf = (r: Result) => {
 function stdioClient(): Promise<Client> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(broker.env)) if (v !== undefined && k !== 'TMUX' && k !== 'TMUX_PANE') env[k] = v;
-  const client = new Client({ name: 'transcripts-stdio', version: '0.0.0' });
+  const client = new Client({ name: 'transcripts-stdio', version: '0.0.0' }, APPS_HOST_OPTIONS);
   clients.push(client);
   return client.connect(new StdioClientTransport({ command: process.execPath, args: [STDIO_BIN], env: { ...env, TERMINAL_MCP_LOG_LEVEL: 'warn' }, stderr: 'pipe' })).then(() => client);
 }
 
 async function httpClient(): Promise<Client> {
-  const client = new Client({ name: 'transcripts-http', version: '0.0.0' });
+  const client = new Client({ name: 'transcripts-http', version: '0.0.0' }, APPS_HOST_OPTIONS);
   clients.push(client);
   await client.connect(new StreamableHTTPClientTransport(new URL(http.mcpUrl)));
   return client;

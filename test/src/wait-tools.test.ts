@@ -9,6 +9,7 @@ import { createGatewayMcpServer, createToolMetrics, ERROR_META_KEY } from '@term
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 import { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from './helpers/tmux-server.js';
+import { APPS_HOST_OPTIONS } from './helpers/apps-host.js';
 
 const DENIED_MARK = 'wait-denied-5b1e';
 const PROMPT = 'read -p "Continue? [y/N] "';
@@ -39,7 +40,7 @@ beforeAll(async () => {
     broker: createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') }),
     metrics: createToolMetrics(),
   });
-  client = new Client({ name: 'wait-tools-e2e', version: '0.0.0' });
+  client = new Client({ name: 'wait-tools-e2e', version: '0.0.0' }, APPS_HOST_OPTIONS);
   const [a, b] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(a), client.connect(b)]);
   close = async () => {

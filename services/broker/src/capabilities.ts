@@ -31,7 +31,7 @@ export const EFFECTS = {
   'process spawn': { what: 'run operator-configured commands (verifiers, deploy previews) and the terminal-mcp CLIs', modules: ['processes', 'child-bounds', 'deploy/', 'verifier/', 'launch/'] },
   'process read': { what: 'read /proc (process trees, start times, liveness)', modules: ['proc/', 'pid-alive'] },
   'outbound HTTP': { what: 'POST supervisor events and notices to the configured webhook and push channels', modules: ['notify/'] },
-  files: { what: 'read or write files: project sources, note attachments, the state and socket directories, secret files, terminal_run\'s FIFOs', modules: ['run-fifos', 'source-files/', 'attachments/', 'known-secrets/', 'launch-dir', 'webauth-bootstrap-file', 'audit-key-file', 'secret-file', 'config-file', 'socket-files'] },
+  files: { what: 'read or write files: project sources, note attachments, the state and socket directories, secret files, terminal_run\'s FIFOs', modules: ['run-fifos', 'source-files/', 'attachments/', 'known-secrets/', 'launch-dir', 'webauth-bootstrap-file', 'audit-key-file', 'secret-file', 'config-file', 'socket-files', 'early-sockets'] },
   'password hashing': { what: 'argon2id (native)', modules: ['argon2'] },
   runtime: { what: 'the log, the package version, idle exit and test fault injection', modules: ['logger', 'package-info', 'idle-exit', 'fault-injection'] },
 } as const satisfies Record<string, { what: string; modules: readonly string[] }>;

@@ -22,7 +22,8 @@ import { loadConfigFile } from './effects/config-file.js';
 import { crashAfterAuditIgnored, hangOnStopRequested } from './effects/fault-injection.js';
 import { removeBrokerState, writeBrokerState } from './effects/launch/broker-state-file.js';
 import { processStartTime } from './effects/proc/process-identity.js';
-import { acquireInstanceLock, ensureSocketDir, resolveSocketGroups } from './effects/socket-files.js';
+import { acquireInstanceLock, ensureSocketDir, resolveSocketGroups, type InstanceLock } from './effects/socket-files.js';
+import type { EarlySockets } from './effects/early-sockets.js';
 import { idleExitSeconds, watchForIdle } from './effects/idle-exit.js';
 import { recordBrokerRun } from './effects/store/registry-store.js';
 import { openStoreSet } from './effects/store/store-set.js';
@@ -74,6 +75,9 @@ export interface StartBrokerOptions {
   /** Called once when TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS is set and no client has been
    * connected for that long (main.ts stops the broker). */
   onIdle?: () => void;
+  /** Sockets main.ts opened before loading the rest (effects/early-sockets.ts), under the
+   * instance lock it took: served once the broker is built; closed if the start fails. */
+  early?: { sockets: EarlySockets; lock: InstanceLock };
 }
 
 /** Builds what procedures use over the long-lived `parts`, in dependency order: input
@@ -138,8 +142,8 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
   const socketGroups = resolveSocketGroups(env.TERMINAL_MCP_SOCKET_GROUPS);
   const idleSeconds = idleExitSeconds(env);
 
-  ensureSocketDir(paths.socketDir);
-  const lock = acquireInstanceLock(paths.socketDir);
+  if (options.early === undefined) ensureSocketDir(paths.socketDir);
+  const lock = options.early?.lock ?? acquireInstanceLock(paths.socketDir);
   // Each step of stop() is named, so a stop that overruns says what it waits on.
   const cleanups: { step: string; close: () => unknown }[] = [{ step: 'instance lock', close: () => lock.release() }];
   const onStop = (step: string, close: () => unknown) => cleanups.push({ step, close });
@@ -157,6 +161,10 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
       current = undefined;
       log.info({ event: 'broker.stopped', ms: Date.now() - began }, 'stopped');
     })());
+  // Early sockets not yet served when the start fails: what they hold is answered 503.
+  let served = false;
+  const early = options.early?.sockets;
+  if (early) onStop('early sockets', () => (served ? undefined : early.close()));
   try {
     const stores = openStoreSet(paths.stateDir);
     onStop('stores', () => stores.close());
@@ -242,7 +250,8 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
     onStop('supervisor', () => deps.supervisor.stop());
     const recovery = startRecovery(deps);
     onStop('session recovery', () => recovery.stop());
-    const servers = await serveRoles(deps, paths.socketDir, socketGroups);
+    const servers = await serveRoles(deps, paths.socketDir, socketGroups, early);
+    served = true;
     onStop('role sockets', () => servers.close());
     if (hangOnStopRequested()) onStop('fault injection: a step that never ends', () => new Promise<never>(() => {}));
     writeBrokerState(paths.socketDir, {

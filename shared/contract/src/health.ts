@@ -4,6 +4,8 @@ export const readinessSchema = z.object({
   ready: z.boolean(),
   tmux: z.object({ ok: z.boolean(), detail: z.string() }),
   stores: z.array(z.object({ name: z.string(), ok: z.boolean() })),
+  /** Set only by a broker that listens but is still being built (effects/early-sockets.ts). */
+  starting: z.literal(true).optional(),
 });
 export type Readiness = z.infer<typeof readinessSchema>;
 

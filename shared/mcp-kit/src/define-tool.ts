@@ -91,7 +91,8 @@ export interface McpTool<R extends SocketRole, A extends ToolAnnotations = ToolA
  * where a client acts on its fields itself, which a tool states in its definition:
  * - it publishes its output schema (automation branches on a field: a receipt, a wait's
  *   state and resume token; the MCP SDK also requires structured content then), or
- * - it declares an MCP Apps view (`_meta.ui`), whose script reads the fields (live-view.ts).
+ * - it declares an MCP Apps view (`_meta.ui`), whose script reads the fields (live-view.ts);
+ *   then only to a client that declared the MCP Apps ui extension (tool-server.ts).
  * Every other tool answers with text only, and that text is the whole answer.
  * docs/tools.md states the rule; test/src/answer-bytes.test.ts holds every answer to it.
  */

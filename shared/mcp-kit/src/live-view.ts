@@ -52,7 +52,9 @@ const textOf = (r) => (r.content || []).filter((c) => c.type === 'text').map((c)
 function showTail(r) {
   if (r.isError) { el('screen').textContent = ''; el('state').textContent = textOf(r).split(' Hint:')[0]; return false; }
   const s = r.structuredContent || {};
-  el('screen').textContent = typeof s.text === 'string' ? s.text : textOf(r);
+  // A host that hands the view no structuredContent (Claude Desktop strips it): the text
+  // answer is the head line and then the pane text.
+  el('screen').textContent = typeof s.text === 'string' ? s.text : textOf(r).replace(/^[^\\n]*\\n/, '');
   el('lines').textContent = (s.line_count ?? '?') + ' lines' + (s.redactions ? ', ' + s.redactions + ' redacted' : '');
   return true;
 }

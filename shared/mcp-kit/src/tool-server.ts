@@ -5,6 +5,7 @@
  * whose actor, metrics, the audit record, log levels — arrives as hooks.
  */
 import { performance } from 'node:perf_hooks';
+import { getUiCapability } from '@modelcontextprotocol/ext-apps/server';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Implementation, type ServerNotification, type ServerRequest, type Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -103,6 +104,19 @@ export function registerTools<R extends SocketRole>(server: McpServer, tools: re
 
   server.server.setRequestHandler(ListToolsRequestSchema, () => listing);
 
+  /** Whether this connection's client said at initialize that it shows MCP Apps views
+   * (the `io.modelcontextprotocol/ui` extension). A tool that carries structured content
+   * only for its view (terminal_tail, terminal_status: no published output schema) sends
+   * it only then: to any other client it would be the same text a second time (issue 48:
+   * a 200-line tail was 8.1 KB, its text twice). Hosts that do show views keep both lanes,
+   * because they differ in which one their model reads (docs/tools.md). A request served
+   * statelessly (the observer; an HTTP client without a session) comes with no initialize
+   * on this server: what its client shows is unknown, and it gets both, as before. */
+  const showsViews = () => {
+    const capabilities = server.server.getClientCapabilities();
+    return capabilities === undefined || getUiCapability(capabilities) !== undefined;
+  };
+
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra: ToolCallExtra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     const started = performance.now();
@@ -132,7 +146,8 @@ export function registerTools<R extends SocketRole>(server: McpServer, tools: re
       const ctx = { broker, signal: budget.signal, ...(progress ? { progress } : {}) };
       const { structured, text } = await hooks.asActor(extra, () => tool.invoke(checked.args, ctx));
       hooks.succeeded(tool.name, elapsedMs());
-      return { content: [{ type: 'text', text }], ...(structured ? { structuredContent: structured } : {}) };
+      const sendStructured = structured !== undefined && (tool.publishOutputSchema || showsViews());
+      return { content: [{ type: 'text', text }], ...(sendStructured ? { structuredContent: structured } : {}) };
     } catch (err) {
       // An input tool's call that reached the broker and then lost its answer (cut, out of
       // time, cancelled) may have typed: say exactly that, never "unavailable".

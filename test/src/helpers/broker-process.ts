@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { BROKER_NODE_FLAGS } from '@terminal-mcp/broker/node-flags';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { createConnection } from 'node:net';
 import { execa } from 'execa';
 import { tmpdir } from 'node:os';
@@ -93,6 +94,21 @@ async function controlClientAttached(env: NodeJS.ProcessEnv, child: ChildProcess
   }
 }
 
+/** Whether the broker is built: its sockets listen before it is (effects/early-sockets.ts),
+ * holding calls meanwhile, so a call answered means the start is over and broker.json
+ * written. GET /health.info over HTTP on gateway.sock, held until then (at most `ms`). */
+function brokerBuilt(path: string, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request({ socketPath: path, path: '/health.info', method: 'GET', timeout: Math.max(1, ms) }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode === 200));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
 function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
   return new Promise((resolve) => {
@@ -174,7 +190,7 @@ async function launchBroker(launch: LaunchOptions): Promise<BrokerProcess> {
       await stop();
       throw new Error(`broker exited during start (code ${child.exitCode}, signal ${child.signalCode}):\n${stderr}`);
     }
-    if (await socketAnswers(gatewaySocket)) {
+    if ((await socketAnswers(gatewaySocket)) && (await brokerBuilt(gatewaySocket, deadline - Date.now()))) {
       await controlClientAttached(env, child);
       break;
     }

@@ -3,11 +3,18 @@
  * SIGINT/SIGTERM, and by itself after an idle period when TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS
  * is set (only the stdio launcher sets it). An invalid config stops it with a message
  * naming the key. */
-import { serviceCommandFlags } from '@terminal-mcp/contract';
+import { homedir } from 'node:os';
+import { resolvePaths, serviceCommandFlags } from '@terminal-mcp/contract';
 import { ConfigError } from '../config/parse.js';
+import { loadConfigFile } from '../effects/config-file.js';
+import { listenEarly } from '../effects/early-sockets.js';
+import { holdStartIfRequested } from '../effects/fault-injection.js';
 import { BROKER_VERSION } from '../effects/package-info.js';
-import { BrokerAlreadyRunningError } from '../effects/socket-files.js';
-import { createBroker } from '../start-broker.js';
+import { acquireInstanceLock, BrokerAlreadyRunningError, ensureSocketDir, resolveSocketGroups } from '../effects/socket-files.js';
+// start-broker.js (every procedure, store and effect) is imported only once the sockets
+// listen: loading it is most of a start (seconds on a busy machine), and a client that
+// connects meanwhile waits for it instead of finding no broker (effects/early-sockets.ts).
+import type { RunningBroker } from '../start-broker.js';
 
 const SUMMARY = `The privileged Terminal MCP broker: the only process that runs tmux and git and opens
 the SQLite stores. Serves gateway.sock, observer.sock and web.sock in the socket directory.
@@ -31,7 +38,7 @@ async function main(): Promise<void> {
     process[flags.stream].write(flags.text);
     process.exit(flags.exitCode);
   }
-  let broker: Awaited<ReturnType<typeof createBroker>> | undefined;
+  let broker: RunningBroker | undefined;
   /** Why the broker was asked to stop (a signal may come while it still starts). */
   let stopReason: string | undefined;
   const stopOnce = (running: NonNullable<typeof broker>) => {
@@ -57,7 +64,24 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   try {
-    broker = await createBroker({ onIdle: () => shutdown('idle') });
+    // The config first (a bad one stops the broker before it listens), then the instance
+    // lock and the sockets, then everything else.
+    const env = process.env;
+    const paths = resolvePaths(env, homedir());
+    const config = loadConfigFile(paths.configPath);
+    ensureSocketDir(paths.socketDir);
+    const groups = resolveSocketGroups(env.TERMINAL_MCP_SOCKET_GROUPS);
+    const lock = acquireInstanceLock(paths.socketDir);
+    let sockets;
+    try {
+      sockets = await listenEarly(paths.socketDir, groups);
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+    await holdStartIfRequested();
+    const { createBroker } = await import('../start-broker.js');
+    broker = await createBroker({ env, config, early: { sockets, lock }, onIdle: () => shutdown('idle') });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof BrokerAlreadyRunningError) {
       process.stderr.write(`terminal-mcp-broker: ${err.message}\n`);

@@ -6,6 +6,8 @@
  * prove that such a send reaches the pane at most once and is reported DELIVERY_UNKNOWN
  * after the restart. Never set it in production: every input call would kill the broker.
  */
+import { existsSync } from 'node:fs';
+
 const REQUESTED = process.env.TERMINAL_MCP_TEST_CRASH_AFTER_AUDIT === '1';
 /** Honoured only inside a test run (vitest sets NODE_ENV=test and the test brokers inherit
  * it), so a stray variable in an MCP client's config cannot make every input call kill
@@ -27,4 +29,14 @@ export function crashAfterAuditWriteIfRequested(): void {
  * still ends the broker within its stop deadline (bin/main.ts). */
 export function hangOnStopRequested(): boolean {
   return process.env.TERMINAL_MCP_TEST_HANG_ON_STOP === '1' && process.env.NODE_ENV === 'test';
+}
+
+/** With `TERMINAL_MCP_TEST_HOLD_START=<file>` (test runs only, like the above), the broker
+ * waits, once its sockets listen and before it loads and builds the rest, until that file
+ * exists: the end-to-end test uses it to hold a start open for as long as it needs to
+ * prove that clients connecting meanwhile are held, not refused (effects/early-sockets.ts). */
+export async function holdStartIfRequested(): Promise<void> {
+  const path = process.env.TERMINAL_MCP_TEST_HOLD_START;
+  if (path === undefined || path === '' || process.env.NODE_ENV !== 'test') return;
+  while (!existsSync(path)) await new Promise((r) => setTimeout(r, 20));
 }

@@ -3,14 +3,16 @@
  * messages on one WebSocket, shared/contract/src/broker-link.ts; what our clients use).
  * The context's role comes from the server the request arrived on, never from anything
  * the client sends. */
-import type { Server } from 'node:http';
-import { createHTTPServer } from '@trpc/server/adapters/standalone';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import { applyWSSHandler } from '@trpc/server/adapters/ws';
 import { callProcedure, getErrorShape, getTRPCErrorFromUnknown } from '@trpc/server/unstable-core-do-not-import';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { BROKER_CALL_PATH, brokerLinkMessageSchema, NOTE_LIMITS, SOCKET_ROLES, socketPathFor, type BrokerCall, type BrokerCallReply, type SocketRole } from '@terminal-mcp/contract';
 import type { BrokerDeps } from './deps.js';
 import { listenOnSocket, type SocketGroups } from '../effects/socket-files.js';
+import type { EarlySockets } from '../effects/early-sockets.js';
 import { contextFromRequest, type BrokerContext } from './context.js';
 import { ROLE_ROUTERS } from './roles/index.js';
 
@@ -30,8 +32,8 @@ const MAX_BODY_BYTES = 256 * 1024;
 const ATTACHMENT_BODY_BYTES = Math.ceil((NOTE_LIMITS.attachmentBytes * 4) / 3) + 64 * 1024;
 const MAX_BODY_BYTES_BY_ROLE: Record<SocketRole, number> = { gateway: ATTACHMENT_BODY_BYTES, observer: MAX_BODY_BYTES, web: ATTACHMENT_BODY_BYTES };
 
-function createRoleServer(role: SocketRole, deps: BrokerDeps): Server {
-  return createHTTPServer({
+function createRoleHandler(role: SocketRole, deps: BrokerDeps): ReturnType<typeof createHTTPHandler> {
+  return createHTTPHandler({
     router: ROLE_ROUTERS[role],
     maxBodySize: MAX_BODY_BYTES_BY_ROLE[role],
     createContext: ({ req }) => contextFromRequest(role, deps, req.headers),
@@ -100,7 +102,7 @@ function serveCallConnection(role: SocketRole, deps: BrokerDeps, ws: WebSocket):
  * role's own socket: the same router and context factory, so an upgraded connection has
  * exactly the HTTP requests' privilege. Returns the closer: it tells clients to reconnect
  * (wsLink then resubscribes to the next broker) and closes their sockets. */
-function serveWebSocket(role: SocketRole, server: Server, deps: BrokerDeps): () => void {
+function serveWebSocket(role: SocketRole, deps: BrokerDeps): { upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void; close: () => void } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES });
   const calls = new WebSocketServer({ noServer: true, maxPayload: MAX_BODY_BYTES, perMessageDeflate: false });
   const handler = applyWSSHandler({
@@ -114,11 +116,11 @@ function serveWebSocket(role: SocketRole, server: Server, deps: BrokerDeps): () 
     },
   });
   calls.on('connection', (ws) => serveCallConnection(role, deps, ws));
-  server.on('upgrade', (req, socket, head) => {
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const target = req.url === BROKER_CALL_PATH ? calls : wss;
     target.handleUpgrade(req, socket, head, (ws) => target.emit('connection', ws, req));
-  });
-  return () => {
+  };
+  const close = () => {
     handler.broadcastReconnectNotification();
     for (const client of [...wss.clients, ...calls.clients]) {
       client.close(1012, 'broker restarting');
@@ -127,17 +129,29 @@ function serveWebSocket(role: SocketRole, server: Server, deps: BrokerDeps): () 
     wss.close();
     calls.close();
   };
+  return { upgrade, close };
 }
 
-/** `groups`: the group each role's socket is handed to (separate service users). */
-export async function serveRoles(deps: BrokerDeps, socketDir: string, groups: SocketGroups = {}): Promise<RoleServers> {
+/** `groups`: the group each role's socket is handed to (separate service users).
+ * `early`: sockets that already listen (effects/early-sockets.ts, bin/main.ts): each role's
+ * handlers are attached to its server, and what it held meanwhile is served now. */
+export async function serveRoles(deps: BrokerDeps, socketDir: string, groups: SocketGroups = {}, early?: EarlySockets): Promise<RoleServers> {
   const servers: Server[] = [];
   const closeWebSockets: (() => void)[] = [];
   const sockets = {} as Record<SocketRole, string>;
   try {
     for (const role of SOCKET_ROLES) {
-      const server = createRoleServer(role, deps);
-      closeWebSockets.push(serveWebSocket(role, server, deps));
+      const request = createRoleHandler(role, deps);
+      const ws = serveWebSocket(role, deps);
+      closeWebSockets.push(ws.close);
+      if (early) {
+        early.attach(role, { request, upgrade: ws.upgrade });
+        servers.push(early.servers[role]);
+        sockets[role] = early.sockets[role];
+        continue;
+      }
+      const server = createServer(request);
+      server.on('upgrade', ws.upgrade);
       const path = socketPathFor(socketDir, role);
       await listenOnSocket(server, path, groups[role]);
       servers.push(server);

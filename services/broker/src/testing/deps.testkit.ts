@@ -42,7 +42,7 @@ export interface TestParts {
 function panePipesOf(tmux: TmuxAdapter): PanePipes {
   if ('openPanePipe' in tmux) return tmux as TmuxAdapter & PanePipes;
   const none = () => Promise.reject(new Error('this test adapter cannot pipe panes'));
-  return { listPanePipes: none, openPanePipe: none, closePanePipe: () => Promise.resolve() };
+  return { listPanePipes: none, openPanePipe: none, closePanePipe: () => Promise.resolve(), whenIdle: () => Promise.resolve() };
 }
 
 export function testDeps(parts: TestParts): BrokerDeps {

@@ -31,7 +31,9 @@ async function waitForSocket(path: string, deadline: number): Promise<boolean> {
   return false;
 }
 
-export async function ensureBrokerRunning(env: NodeJS.ProcessEnv): Promise<'running' | 'started' | 'failed'> {
+/** `meanwhile`: work of the caller's that overlaps the broker's start (the launcher loads
+ * the gateway's code); awaited before the socket is waited for, only when a broker is started. */
+export async function ensureBrokerRunning(env: NodeJS.ProcessEnv, meanwhile: () => Promise<unknown> = () => Promise.resolve()): Promise<'running' | 'started' | 'failed'> {
   const paths = resolvePaths(env, homedir());
   const socket = socketPathFor(paths.socketDir, 'gateway');
   if (await socketAnswers(socket)) return 'running';
@@ -52,6 +54,7 @@ export async function ensureBrokerRunning(env: NodeJS.ProcessEnv): Promise<'runn
     `terminal-mcp: no broker was running; started one in the background (pid ${child.pid}), logs in ${log.path}; ` +
       `${idle > 0 ? `it exits after ${idle} s with no client (${IDLE_EXIT_ENV})` : 'it never exits by itself'}\n`,
   );
+  await meanwhile();
   // Another launcher may race us; whichever broker wins, we wait for the socket.
   return (await waitForSocket(socket, Date.now() + STARTUP_TIMEOUT_MS)) ? 'started' : 'failed';
 }

@@ -11,13 +11,9 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { BROKER_VERSION } from '../package-info.js';
-import { backupCommand, restoreCommand } from './backup-command.js';
-import { CLIENTS, clientConfigCommand } from './client-config-command.js';
-import { doctorCommand } from './doctor-command.js';
-import { registryCleanupMain } from './registry-cleanup-cli.js';
-import { statusCommand } from './status-command.js';
-import { ensureBrokerRunning, holdBrokerPresence } from './stdio-launch.js';
-import { stopCommand } from './stop-command.js';
+// Each command's module is imported when that command runs (issue 48): a desktop client
+// waits for the stdio server's first answer, and loading doctor, backup and status code
+// it never uses only delays it.
 
 const USAGE = `usage: terminal-mcp [command]
 
@@ -28,7 +24,7 @@ const USAGE = `usage: terminal-mcp [command]
   stop                  stop the broker and every service npm start started
   doctor [--json]       check node, tmux, bins, directories, stores, ports and config; prints fixes
   client-config CLIENT  a config snippet with this checkout's absolute paths; CLIENT is one of
-                        ${CLIENTS.join(', ')}
+                        CLIENTS
   backup DIR            consistent copy of every store, the audit key, note images and the config
                         (the broker may run; its config when TERMINAL_MCP_CONFIG is not set)
   restore DIR           restore a backup into the state directory (the broker must be stopped)
@@ -40,20 +36,31 @@ Paths come from TERMINAL_MCP_STATE_DIR, TERMINAL_MCP_SOCKET_DIR, TERMINAL_MCP_CO
 TERMINAL_MCP_TMUX_SOCKET, as for every service. See docs/operations.md.
 `;
 
+/** The usage text, with the client names client-config knows. */
+async function usage(): Promise<string> {
+  const { CLIENTS } = await import('./client-config-command.js');
+  return USAGE.replace('CLIENTS', CLIENTS.join(', '));
+}
+
 async function serveStdio(): Promise<void> {
-  const state = await ensureBrokerRunning(process.env);
-  if (state === 'failed') {
-    process.stderr.write('terminal-mcp: the broker did not come up; tools will answer BROKER_UNAVAILABLE until it does\n');
-  }
-  holdBrokerPresence(process.env);
   // The stdio launcher is the one process that is both: it starts the broker (an effect of
   // this package) and then serves MCP over stdio with the gateway's code, in-process.
   // @terminal-mcp/gateway is therefore a declared dependency of this package
   // (package.json), so the edge shows in the package graph; the gateway imports broker
   // TYPES only, as every client does.
   const require = createRequire(import.meta.url);
-  const gatewayStdio = require.resolve('@terminal-mcp/gateway/stdio');
-  await import(pathToFileURL(gatewayStdio).href);
+  // When we start a broker, the gateway's code (its library entry: no side effects) loads
+  // while the broker comes up in its own process, so the two overlap instead of adding up;
+  // the stdio entry below then finds its modules loaded. It serves only once a broker
+  // answers, because it asks the broker for the operator's toolsets when it starts.
+  const loadGateway = () => import(pathToFileURL(require.resolve('@terminal-mcp/gateway')).href).catch(() => undefined);
+  const { ensureBrokerRunning, holdBrokerPresence } = await import('./stdio-launch.js');
+  const state = await ensureBrokerRunning(process.env, loadGateway);
+  if (state === 'failed') {
+    process.stderr.write('terminal-mcp: the broker did not come up; tools will answer BROKER_UNAVAILABLE until it does\n');
+  }
+  holdBrokerPresence(process.env);
+  await import(pathToFileURL(require.resolve('@terminal-mcp/gateway/stdio')).href);
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -66,28 +73,28 @@ async function main(argv: string[]): Promise<void> {
     case '--help':
     case '-h':
     case 'help':
-      process.stdout.write(USAGE);
+      process.stdout.write(await usage());
       return exit(0);
     case '--version':
     case '-V':
       process.stdout.write(`terminal-mcp ${BROKER_VERSION}\n`);
       return exit(0);
     case 'status':
-      return exit(await statusCommand(args, env));
+      return exit(await (await import('./status-command.js')).statusCommand(args, env));
     case 'stop':
-      return exit(await stopCommand(args, env));
+      return exit(await (await import('./stop-command.js')).stopCommand(args, env));
     case 'doctor':
-      return exit(await doctorCommand(args, env));
+      return exit(await (await import('./doctor-command.js')).doctorCommand(args, env));
     case 'client-config':
-      return exit(clientConfigCommand(args, env));
+      return exit((await import('./client-config-command.js')).clientConfigCommand(args, env));
     case 'backup':
-      return exit(await backupCommand(args, env));
+      return exit(await (await import('./backup-command.js')).backupCommand(args, env));
     case 'restore':
-      return exit(await restoreCommand(args, env));
+      return exit(await (await import('./backup-command.js')).restoreCommand(args, env));
     case 'registry-cleanup':
-      return exit(await registryCleanupMain(['cleanup', ...args]));
+      return exit(await (await import('./registry-cleanup-cli.js')).registryCleanupMain(['cleanup', ...args]));
     default:
-      process.stderr.write(`terminal-mcp: unknown command ${JSON.stringify(command.slice(0, 40))}\n${USAGE}`);
+      process.stderr.write(`terminal-mcp: unknown command ${JSON.stringify(command.slice(0, 40))}\n${await usage()}`);
       return exit(2);
   }
 }

@@ -525,6 +525,7 @@ export function createTmuxAdapter(options: TmuxAdapterOptions = {}): ControlMode
     listPanePipes: () => listPanePipes((c, o) => control.run(c, o)),
     openPanePipe: (paneId, fifoPath, historyLines) => openPanePipe((cs) => control.runBatch(cs), paneId, fifoPath, historyLines),
     closePanePipe: (paneId) => closePanePipe((c, o) => control.run(c, o), paneId),
+    whenIdle: (maxWaitMs) => control.whenIdle(maxWaitMs),
     noServer: () => control.waitingForServer,
     onSessionsChanged,
     close: () => control.close(),

@@ -188,6 +188,8 @@ export class TmuxControlClient {
   private retryAt = 0;
   private lastErrorValue = 'not started';
   private closing: Promise<void> | null = null;
+  /** whenIdle() callers, woken when the last reply in flight arrives. */
+  private readonly idleWaiters = new Set<() => void>();
   private readonly notificationListeners = new Set<(n: ControlNotification) => void>();
   private readonly stateListeners = new Set<(s: ControlState) => void>();
 
@@ -288,6 +290,34 @@ export class TmuxControlClient {
       const entry = this.pendingCommand(command, options?.fenced === true, options?.timeoutMs ?? this.opts.commandTimeoutMs, resolve, reject);
       if (state === 'connected' && this.conn !== null) this.enqueue(this.conn, entry);
       else this.waiting.push(entry);
+    });
+  }
+
+  /** True when no command is written and unanswered, and none waits for the connection. */
+  private isIdle(): boolean {
+    return this.waiting.length === 0 && (this.conn?.stream.pendingReplies ?? 0) === 0;
+  }
+
+  /**
+   * Resolves once no command is in flight on this client (at once when none is, or when not
+   * connected: a command then fails fast anyway), or after `maxWaitMs` regardless, so
+   * background work is never starved for good. Background work (transcript pipes at start)
+   * writes its commands only then: tmux answers in the order commands were written, so a
+   * caller's command issued meanwhile waits behind at most one background command, never
+   * behind a queue of them (issue 48: 200 pipe-panes queued at start made a caller's first
+   * command time out and drop the connection).
+   */
+  whenIdle(maxWaitMs: number): Promise<void> {
+    if (this.stateValue !== 'connected' || this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.idleWaiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, maxWaitMs);
+      timer.unref();
+      this.idleWaiters.add(wake);
     });
   }
 
@@ -580,6 +610,7 @@ export class TmuxControlClient {
       this.onEvent(conn, event);
       if (this.conn !== conn) return; // the event ended this connection
     }
+    if (this.idleWaiters.size > 0 && this.isIdle()) for (const wake of [...this.idleWaiters]) wake();
   }
 
   private onEvent(conn: Connection, event: ControlEvent<PendingCommand>): void {

@@ -146,6 +146,11 @@ export class ControlStream<T = unknown> {
     this.expected.push({ token, fence, compound });
   }
 
+  /** How many commands written are still waiting for their reply. */
+  get pendingReplies(): number {
+    return this.expected.length - this.head;
+  }
+
   /** Takes every token still waiting for a reply, oldest first. */
   drain(): T[] {
     const tokens = this.expected.slice(this.head).map((e) => e.token);

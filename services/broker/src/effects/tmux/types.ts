@@ -100,6 +100,9 @@ export interface PanePipes {
   openPanePipe(paneId: string, fifoPath: string, historyLines: number): Promise<OpenedPanePipe>;
   /** Closes the pane's pipe; ignores a pane that is gone. */
   closePanePipe(paneId: string): Promise<void>;
+  /** Resolves once no command is in flight on the control client, or after `maxWaitMs`
+   * (TmuxControlClient.whenIdle): the recorder writes its commands only then. */
+  whenIdle(maxWaitMs: number): Promise<void>;
 }
 
 export interface CaptureOptions {

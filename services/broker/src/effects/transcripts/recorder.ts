@@ -40,6 +40,7 @@ import { overlap } from '../../policy/line-overlap.js';
 import { createTranscriptLineRedactor, type TranscriptLineRedactor } from '../../policy/transcript-redaction.js';
 import { snapshotLines } from '../../policy/transcript-snapshot.js';
 import type { PanePipeFacts, PanePipes, SessionFacts } from '../tmux/types.js';
+import { createRecordingLane } from './recording-lane.js';
 import { openPaneFifos, paneKeyText, type PaneFifos, type PaneKey } from './pane-fifos.js';
 import { createRecordings, openRecordingTranscript } from './recordings.js';
 import { dirNameOf, openTranscriptStore, type TranscriptMeta, type TranscriptStore, type TranscriptWriter } from './transcript-files.js';
@@ -184,6 +185,8 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
   let scanTimer: NodeJS.Timeout | undefined;
   let scanning: Promise<void> | null = null;
   const closing = new Set<Promise<void>>();
+  /** Listings and pipe openings take turns behind callers' commands (recording-lane.ts). */
+  const lane = createRecordingLane((maxWaitMs) => tmux.whenIdle(maxWaitMs));
 
   /** Every pane of the server; callers in the same turn of the event loop share one
    * `list-panes` (sessions start recording in bursts). */
@@ -191,7 +194,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
   function listPanes(): Promise<PanePipeFacts[]> {
     listing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       listing = null;
-      return tmux.listPanePipes();
+      return lane.run(() => tmux.listPanePipes());
     });
     return listing;
   }
@@ -433,7 +436,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     });
     let opened;
     try {
-      opened = await tmux.openPanePipe(pane.paneId, fifo, depth === 'history' ? config.max_capture_lines : 0);
+      opened = await lane.run(() => tmux.openPanePipe(pane.paneId, fifo, depth === 'history' ? config.max_capture_lines : 0));
     } catch (err) {
       log.debug({ event: 'transcripts.pipe_not_opened', paneId: pane.paneId, err: (err as Error).message }, 'pane not piped');
       if (r.panes.get(pane.paneId) === tap) r.panes.delete(pane.paneId);
@@ -650,6 +653,8 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     },
     async close() {
       closed = true;
+      // Queued openings are refused, so the waits below end at once.
+      lane.close();
       if (scanTimer !== undefined) clearInterval(scanTimer);
       scanTimer = undefined;
       await Promise.allSettled([...bySessionId.values()].map((r) => r.ready));
