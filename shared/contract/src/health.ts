@@ -3,7 +3,8 @@ import { z } from 'zod';
 export const readinessSchema = z.object({
   ready: z.boolean(),
   tmux: z.object({ ok: z.boolean(), detail: z.string() }),
-  stores: z.array(z.object({ name: z.string(), ok: z.boolean() })),
+  // detail: why a store is not ok (a damaged audit.db names its file and the next step).
+  stores: z.array(z.object({ name: z.string().max(40), ok: z.boolean(), detail: z.string().max(600).optional() })),
 });
 export type Readiness = z.infer<typeof readinessSchema>;
 

@@ -7,6 +7,7 @@ import { serviceCommandFlags } from '@terminal-mcp/contract';
 import { ConfigError } from '../config/parse.js';
 import { BROKER_VERSION } from '../effects/package-info.js';
 import { BrokerAlreadyRunningError } from '../effects/socket-files.js';
+import { StoreDamagedError } from '../effects/store/database.js';
 import { createBroker } from '../start-broker.js';
 
 const SUMMARY = `The privileged Terminal MCP broker: the only process that runs tmux and git and opens
@@ -59,7 +60,7 @@ async function main(): Promise<void> {
   try {
     broker = await createBroker({ onIdle: () => shutdown('idle') });
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof BrokerAlreadyRunningError) {
+    if (err instanceof ConfigError || err instanceof BrokerAlreadyRunningError || err instanceof StoreDamagedError) {
       process.stderr.write(`terminal-mcp-broker: ${err.message}\n`);
       process.exit(2);
     }
