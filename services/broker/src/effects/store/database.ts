@@ -4,7 +4,7 @@
  * Each migration runs in its own transaction, so a failed one leaves the previous
  * version intact.
  */
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
@@ -77,6 +77,40 @@ export function checkStoreIntegrity(db: SqliteDatabase, name: string): StoreInte
     detail = (err as Error).message;
   }
   return { name, ok: detail === 'ok', ms: Math.round((performance.now() - began) * 10) / 10, detail: detail.slice(0, 200) };
+}
+
+/**
+ * A store opened to look only (a dry run, a report): never creates the state directory or
+ * the file, never migrates, and refuses every write. Null when the store does not exist yet.
+ */
+export function openStoreReadOnly(stateDir: string, def: StoreDefinition): SqliteDatabase | null {
+  const file = join(stateDir, `${def.name}.db`);
+  if (!existsSync(file)) return null;
+  const db = existsSync(`${file}-wal`) ? new Database(file, { readonly: true, fileMustExist: true }) : inMemoryCopy(file);
+  try {
+    db.pragma('busy_timeout = 5000');
+    const version = schemaVersion(db);
+    if (version !== def.migrations.length) throw new Error(`${def.name}.db has schema version ${version}, this version reads ${def.migrations.length}: start the broker once (it migrates the store), then look again`);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+/**
+ * A WAL-mode store with no `-wal` beside it (no broker has it open): even a read-only
+ * connection would create `-wal` and `-shm` next to it, so it is read from an in-memory
+ * copy instead. The copy's header is set to the rollback journal (bytes 18-19: SQLite's
+ * file format versions, 2 for WAL), which an in-memory database needs; the file is only read.
+ */
+function inMemoryCopy(file: string): SqliteDatabase {
+  const bytes = readFileSync(file);
+  if (bytes.length >= 20) {
+    bytes[18] = 1;
+    bytes[19] = 1;
+  }
+  return new Database(bytes, { readonly: true });
 }
 
 export function openStore(stateDir: string, def: StoreDefinition): SqliteDatabase {
