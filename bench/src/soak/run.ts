@@ -1,5 +1,5 @@
 /**
- * `npm run soak [-- --only clients,sigterm --clients 8 --seconds 20]`: the reliability
+ * `npm run soak [-- --only clients,sigterm --clients 8 --seconds 20 --repeat 5]`: the reliability
  * suite (not part of npm test). Each scenario prints what was acknowledged, what arrived,
  * what was lost and its stop/recovery times; the run exits 1 when anything acknowledged was
  * lost or a scenario failed. Every scenario is bounded (its seconds plus SCENARIO_SLACK_MS)
@@ -20,9 +20,11 @@ function parseArgs(argv: readonly string[]) {
   for (const name of only) if (!(name in SCENARIOS)) throw new Error(`unknown scenario ${name}; scenarios: ${Object.keys(SCENARIOS).join(',')}`);
   const clients = Number(value('--clients') ?? 4);
   const seconds = Number(value('--seconds') ?? 20);
+  const repeat = Number(value('--repeat') ?? 1);
+  if (!Number.isInteger(repeat) || repeat < 1 || repeat > 20) throw new Error('--repeat: 1 to 20');
   if (!Number.isInteger(clients) || clients < 1 || clients > 32) throw new Error('--clients: 1 to 32');
   if (!Number.isInteger(seconds) || seconds < 4 || seconds > 3600) throw new Error('--seconds: 4 to 3600');
-  return { only: only as ScenarioName[], clients, seconds };
+  return { only: only as ScenarioName[], clients, seconds, repeat };
 }
 
 function bounded<T>(ms: number, work: Promise<T>): Promise<T> {
@@ -39,13 +41,14 @@ function line(name: string, r: ScenarioResult, ms: number): string {
 
 async function main(): Promise<void> {
   const settings = parseArgs(process.argv.slice(2));
-  process.stdout.write(`soak: ${settings.only.join(', ')}; ${settings.clients} clients, ${settings.seconds} s each; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
+  process.stdout.write(`soak: ${settings.only.join(', ')}; ${settings.clients} clients, ${settings.seconds} s each, broker stops x${settings.repeat}; load ${loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
   let failed = 0;
   for (const name of settings.only) {
     const began = Date.now();
     let result: ScenarioResult;
     try {
-      result = await bounded(settings.seconds * 1000 + SCENARIO_SLACK_MS, SCENARIOS[name](settings));
+      // sigterm and kill9 run (repeat + 1) halves of `seconds`, each with a restart.
+      result = await bounded(settings.seconds * 1000 * (1 + settings.repeat / 2) + SCENARIO_SLACK_MS * settings.repeat, SCENARIOS[name](settings));
     } catch (err) {
       result = { ok: false, note: (err as Error).message.split('\n')[0]!.slice(0, 300), figures: {} };
     }
