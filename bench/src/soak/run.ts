@@ -34,7 +34,7 @@ function bounded<T>(ms: number, work: Promise<T>): Promise<T> {
 
 function line(name: string, r: ScenarioResult, ms: number): string {
   const t = r.traffic;
-  const traffic = t ? ` acknowledged ${t.acknowledged} arrived ${t.arrived} lost ${t.lost}; ${t.calls} calls p50 ${t.p50Ms} ms p99 ${t.p99Ms} ms; refused ${JSON.stringify(t.refused)};` : '';
+  const traffic = t ? ` acknowledged ${t.acknowledged} arrived ${t.arrived}${t.arrivedJoined > 0 ? ` (${t.arrivedJoined} joined behind an unacknowledged paste)` : ''} lost ${t.lost}${t.lost > 0 ? ` [${t.lostSamples.join(' ')}]` : ''}; ${t.calls} calls p50 ${t.p50Ms} ms p99 ${t.p99Ms} ms; refused ${JSON.stringify(t.refused)};` : '';
   const figures = Object.entries(r.figures).map(([k, v]) => `${k} ${v}`).join(', ');
   return `${r.ok ? 'ok  ' : 'FAIL'} ${name.padEnd(14)}${traffic} ${figures}${r.note ? ` (${r.note})` : ''} [${(ms / 1000).toFixed(1)} s]`;
 }

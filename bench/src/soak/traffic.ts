@@ -11,7 +11,13 @@ export interface TrafficFigures {
   calls: number;
   acknowledged: number;
   arrived: number;
+  /** Of `arrived`: tokens that arrived joined to the end of another line, behind text a
+   * send that was NOT acknowledged left on the pane's input line without its Enter (the
+   * broker killed between paste and Enter: DELIVERY_UNKNOWN). Their bytes arrived. */
+  arrivedJoined: number;
   lost: number;
+  /** Up to 3 lost tokens, to look for. */
+  lostSamples: string[];
   /** Sends refused or failed, by error code (not acknowledged, so never "lost"). */
   refused: Record<string, number>;
   p50Ms: number;
@@ -59,13 +65,31 @@ export async function startTraffic(stack: SoakStack, label: string): Promise<Tra
       running = false;
       await Promise.all(loops);
       // What was acknowledged has 10 s to show up in its pane's file (a loaded machine).
-      const arrivedNow = () => stack.panes.reduce((n, p) => n + (acked.get(p.name) ?? []).filter((t) => p.lines().includes(t)).length, 0);
+      // Tokens are unique (client, sequence, time), so a line containing one holds that send.
+      const check = () => {
+        let exact = 0;
+        let joined = 0;
+        const lost: string[] = [];
+        for (const p of stack.panes) {
+          const lines = p.lines();
+          const whole = new Set(lines);
+          for (const t of acked.get(p.name) ?? []) {
+            if (whole.has(t)) exact++;
+            else if (lines.some((l) => l.endsWith(t))) joined++;
+            else lost.push(t);
+          }
+        }
+        return { exact, joined, lost };
+      };
       const total = [...acked.values()].reduce((n, a) => n + a.length, 0);
       const deadline = Date.now() + 10_000;
-      while (arrivedNow() < total && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-      const arrived = arrivedNow();
+      let seen = check();
+      while (seen.lost.length > 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        seen = check();
+      }
       const sorted = [...latencies].sort((a, b) => a - b);
-      return { calls, acknowledged: total, arrived, lost: total - arrived, refused, p50Ms: Math.round(percentile(sorted, 50)), p99Ms: Math.round(percentile(sorted, 99)) };
+      return { calls, acknowledged: total, arrived: seen.exact + seen.joined, arrivedJoined: seen.joined, lost: seen.lost.length, lostSamples: seen.lost.slice(0, 3), refused, p50Ms: Math.round(percentile(sorted, 50)), p99Ms: Math.round(percentile(sorted, 99)) };
     },
   };
 }
