@@ -24,6 +24,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildIsCurrent, sourceStamp, writeBuildStamp } from './lib/build-stamp.mjs';
+import { preflight } from './lib/preflight.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (p) => import(pathToFileURL(join(root, p)).href);
@@ -77,6 +78,24 @@ async function alreadyRunning() {
   return false;
 }
 
+/** The config checked with the last build's own parser, so a bad key stops the start
+ * before a build that may take minutes. A stale build may not know a key the sources do:
+ * then its refusal is only a warning, and the fresh build's check (below) decides. */
+async function validateConfigBeforeBuild() {
+  if (!env.TERMINAL_MCP_CONFIG || !existsSync(join(root, 'services/broker/dist/effects/config-file.js'))) return;
+  const { loadConfigFile } = await dist('services/broker/dist/effects/config-file.js');
+  try {
+    loadConfigFile(env.TERMINAL_MCP_CONFIG);
+  } catch (err) {
+    if (env.TERMINAL_MCP_START_SKIP_BUILD === '1' || buildIsCurrent(root, sourceStamp(root))) {
+      warn(err.message);
+      warn('nothing was built or started.');
+      process.exit(2);
+    }
+    warn(`the last build refuses the config (${err.message.split('\n')[0]}); checking again after building the changed sources`);
+  }
+}
+
 // --- 2. Build when the sources changed
 // The build belongs to the checkout, not to a state directory (several checkouts may share one).
 function buildLogPath() {
@@ -111,7 +130,19 @@ async function buildIfChanged() {
   say(`done in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
+// Before anything slow: a missing config file or a state directory open to others
+// (scripts/lib/preflight.mjs; `npm start` also ran it before installing). Then the config's
+// keys and values with the last build's schema, when there is one, before building.
+{
+  const { problems, fixed } = preflight(env);
+  for (const line of fixed) say(`terminal-mcp: ${line}`);
+  if (problems.length > 0) {
+    for (const line of problems) warn(line);
+    process.exit(2);
+  }
+}
 if (await alreadyRunning()) process.exit(0);
+await validateConfigBeforeBuild();
 await buildIfChanged();
 
 // --- 3. Start (modules from the fresh build)

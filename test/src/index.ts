@@ -14,3 +14,4 @@ export { answerBytes, LIST_CALLS, measureListAnswers, startListAnswersFixture, t
 export { expandRows, parseRows, type CompactRows } from '@terminal-mcp/gateway';
 /** The session bursts that crashed tmux 3.3a while the broker recorded (bench/src/crash-bursts.ts). */
 export { BURSTS, recordedCount, runBurst, type BurstName, type BurstOutcome } from './helpers/crash-bursts.js';
+export { freePort } from './helpers/ports.js';

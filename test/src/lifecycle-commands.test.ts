@@ -95,6 +95,14 @@ describe('terminal-mcp client-config', () => {
     else expect(r.stdout).toContain(CLI);
   });
 
+  it('carries TMUX_TMPDIR and TERMINAL_MCP_TMUX_SOCKET, so a desktop client\'s broker finds the user\'s tmux', async () => {
+    const r = await runNode([CLI, 'client-config', 'claude-desktop'], { ...broker.env, TMUX_TMPDIR: '/run/user/4242/tmux-home' });
+    const json = JSON.parse(r.stdout.split('\n').filter((l) => !l.startsWith('#')).join('\n'));
+    expect(json.mcpServers['terminal-mcp'].env).toMatchObject({ TMUX_TMPDIR: '/run/user/4242/tmux-home', TERMINAL_MCP_TMUX_SOCKET: broker.env.TERMINAL_MCP_TMUX_SOCKET });
+    const codex = await runNode([CLI, 'client-config', 'codex'], { ...broker.env, TMUX_TMPDIR: '/run/user/4242/tmux-home' });
+    expect(codex.stdout).toContain('"TMUX_TMPDIR" = "/run/user/4242/tmux-home"');
+  });
+
   it('refuses an unknown client with the list of known ones', async () => {
     const r = await runNode([CLI, 'client-config', 'emacs'], broker.env);
     expect(r.code).toBe(2);

@@ -53,6 +53,20 @@ const guardSameOrigin: Handle = ({ event, resolve }) => {
   return resolve(event);
 };
 
+/** SvelteKit lets a form action through with `text/plain` (an HTML form may send it), but
+ * `request.formData()` cannot read it and the action failed with a 500. None of our forms
+ * sends it: refused here with 415 (issue 44: every bad body gets its 4xx). */
+const refuseUnreadableBodies: Handle = ({ event, resolve }) => {
+  if (!SAFE_METHODS.has(event.request.method)) {
+    const type = (event.request.headers.get('content-type') ?? '').split(';', 1)[0]!.trim().toLowerCase();
+    if (type === 'text/plain') {
+      logEvent('warn', { event: 'web.body_refused', method: event.request.method, path: event.url.pathname, contentType: type });
+      return new Response('unsupported media type: send the form as application/x-www-form-urlencoded or multipart/form-data', { status: 415, headers: { 'content-type': 'text/plain' } });
+    }
+  }
+  return resolve(event);
+};
+
 const authenticate: Handle = async ({ event, resolve }) => {
   event.locals.user = null;
   event.locals.sessionToken = null;
@@ -117,13 +131,25 @@ const securityHeaders: Handle = async ({ event, resolve }) => {
   return response;
 };
 
-export const handle: Handle = sequence(guardHost, guardSameOrigin, securityHeaders, language, authenticate, enforcePasswordChange);
+export const handle: Handle = sequence(guardHost, guardSameOrigin, refuseUnreadableBodies, securityHeaders, language, authenticate, enforcePasswordChange);
+
+/** What the browser is told for a refusal SvelteKit raised itself (a body over the size
+ * limit, a wrong content type): the request's fault, so never "Internal error". */
+const CLIENT_ERROR_MESSAGES: Readonly<Record<number, string>> = {
+  400: 'Bad request',
+  404: 'Not found',
+  405: 'Method not allowed',
+  413: 'Payload too large: the request body is over the size limit',
+  415: 'Unsupported media type: send the form as application/x-www-form-urlencoded or multipart/form-data',
+};
 
 /** Unexpected errors: details to the log with an id, a generic message to the browser. */
 export const handleError: HandleServerError = ({ error: err, event, status }) => {
   const id = randomUUID();
-  if (status !== 404) {
-    logEvent('error', { event: 'web.internal_error', id, path: event.url.pathname, status, err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
+  if (status >= 400 && status < 500) {
+    if (status !== 404) logEvent('warn', { event: 'web.request_refused', id, path: event.url.pathname, status });
+    return { message: CLIENT_ERROR_MESSAGES[status] ?? 'Bad request', id };
   }
-  return { message: status === 404 ? 'Not found' : 'Internal error', id };
+  logEvent('error', { event: 'web.internal_error', id, path: event.url.pathname, status, err: err instanceof Error ? { name: err.name, message: err.message, stack: err.stack } : String(err) });
+  return { message: 'Internal error', id };
 };

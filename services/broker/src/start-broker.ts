@@ -168,8 +168,17 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
   try {
     const stores = openStoreSet(paths.stateDir);
     onStop('stores', () => stores.close());
-    // Input attempts a dead broker left PENDING become DELIVERY_UNKNOWN (never re-sent).
-    recoverInterruptedInput({ stores, log });
+    // Each store was checked as it opened (effects/store/store-set.ts DAMAGE_POLICY): a
+    // damaged one that must not start empty stopped us above, naming the file.
+    for (const r of stores.opened) {
+      if (r.outcome === 'opened') log.debug({ event: 'store.checked', store: r.name, ms: r.ms }, 'store checked');
+      else log.error({ event: 'store.damaged', store: r.name, outcome: r.outcome, detail: r.detail, setAsideTo: r.setAsideTo, ms: r.ms }, r.outcome === 'set-aside' ? 'damaged store set aside; it starts empty' : 'damaged store: it refuses every write (audit.db: input is refused, readiness is false); run terminal-mcp doctor');
+    }
+    log.info({ event: 'stores.checked', ms: Math.round(stores.opened.reduce((sum, r) => sum + r.ms, 0)) }, 'stores checked');
+    // Input attempts a dead broker left PENDING become DELIVERY_UNKNOWN (never re-sent);
+    // not possible on a damaged audit.db, which refuses every write (and so every input).
+    if (stores.opened.some((r) => r.name === 'audit' && r.outcome === 'refusing-writes')) log.error({ event: 'audit.recovery_skipped' }, 'audit.db is damaged: PENDING input attempts were not marked DELIVERY_UNKNOWN');
+    else recoverInterruptedInput({ stores, log });
     // audit.db stays bounded: pruned to audit.retention now and periodically (audited).
     const retention = startAuditRetention({ stores, config, log });
     onStop('audit retention', () => retention.stop());

@@ -3,9 +3,13 @@ import { z } from 'zod';
 export const readinessSchema = z.object({
   ready: z.boolean(),
   tmux: z.object({ ok: z.boolean(), detail: z.string() }),
-  stores: z.array(z.object({ name: z.string(), ok: z.boolean() })),
+  // detail: why a store is not ok (a damaged audit.db names its file and the next step).
+  stores: z.array(z.object({ name: z.string().max(40), ok: z.boolean(), detail: z.string().max(600).optional() })),
   /** Set only by a broker that listens but is still being built (effects/early-sockets.ts). */
   starting: z.literal(true).optional(),
+  // Transcript writes failing now (a full disk): output is not being recorded. Readiness
+  // stays true (reads and input work); `terminal-mcp status` shows it.
+  recording: z.object({ failing: z.boolean(), since: z.string().max(40).optional(), sessions: z.number().int().optional(), lines_lost: z.number().int().optional() }).optional(),
 });
 export type Readiness = z.infer<typeof readinessSchema>;
 

@@ -9,6 +9,8 @@ export const TRANSCRIPT_LIMITS = {
   defaultReadSinceLines: 200,
   /** Bytes of asciicast text one export returns; the dashboard serves the whole file. */
   exportBytes: 256 * 1024,
+  /** write_failed spans one read_since lists (the newest; each is one disk-full episode). */
+  maxWriteFailedSpans: 20,
 } as const;
 
 export const cursorSchema = z.string().min(1).max(TRANSCRIPT_LIMITS.cursor).describe('from an earlier read');
@@ -34,9 +36,14 @@ export const readSinceOutputSchema = z.object({
   dropped: z.boolean(),
   dropped_lines: z.number().int().optional(),
   dropped_reason: z
-    .enum(['rotated', 'unrecorded', 'max_lines'])
+    .enum(['rotated', 'write_failed', 'unrecorded', 'max_lines'])
     .optional()
-    .describe('rotated: the cursor is before the oldest kept output; unrecorded: output the broker did not record (it was not running, the session was not readable, or output came faster than it could be redacted); max_lines: only the newest lines are returned'),
+    .describe('rotated: the cursor is before the oldest kept output; write_failed: output was lost because transcript writes failed (a full disk; write_failed_spans says when and how much); unrecorded: output the broker did not record (it was not running, the session was not readable, or output came faster than it could be redacted); max_lines: only the newest lines are returned'),
+  write_failed_spans: z
+    .array(z.object({ from: z.string().max(40), to: z.string().max(40), lines: z.number().int() }))
+    .max(TRANSCRIPT_LIMITS.maxWriteFailedSpans)
+    .optional()
+    .describe('where output after the cursor was lost because transcript writes failed: from/to (ISO times) and the lines not written'),
   pending: z.string().optional().describe('the unfinished last line (a prompt); returned again once complete'),
   dead: z.boolean(),
 });

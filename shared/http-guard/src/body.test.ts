@@ -1,10 +1,11 @@
-// Guards: a request body is read only up to its cap — a declared Content-Length over the cap is refused unread, a chunked body is cut off once it passes the cap, and a client that goes away is reported, not waited for.
+// Guards: a request body is kept only up to its cap — an over-cap body is read to its end and discarded (bounded) so the client sees the 413 instead of a reset, one declared over the drain bound is refused unread, and a client that goes away is reported, not waited for.
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLimitedBody, type BodyResult } from './body.js';
 
 const CAP = 1024;
+const DRAIN = 8 * 1024 * 1024;
 let server: Server;
 let port: number;
 const results: Array<(r: BodyResult) => void> = [];
@@ -12,7 +13,7 @@ const nextResult = () => new Promise<BodyResult>((resolve) => results.push(resol
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    void readLimitedBody(req, CAP).then((result) => {
+    void readLimitedBody(req, CAP, { drainBytes: DRAIN, drainMs: 5_000 }).then((result) => {
       results.shift()?.(result);
       if (result.ok) res.end(`${result.text.length}`);
       else res.writeHead(413, { Connection: 'close' }).end();
@@ -48,9 +49,9 @@ describe('readLimitedBody', () => {
     expect(await result).toEqual({ ok: true, text: `héllo ${'x'.repeat(CAP - 8)}` });
   });
 
-  it('refuses a declared Content-Length over the cap before reading', async () => {
+  it('refuses a declared Content-Length over the drain bound before reading', async () => {
     const result = nextResult();
-    const status = await post([], { 'Content-Length': String(CAP + 1) }).catch(() => 413);
+    const status = await post([], { 'Content-Length': String(DRAIN + 1) }).catch(() => 413);
     expect(status).toBe(413);
     expect(await result).toEqual({ ok: false, reason: 'too_large' });
   });
@@ -59,6 +60,15 @@ describe('readLimitedBody', () => {
     const result = nextResult();
     const status = await post(['y'.repeat(CAP), 'y']).catch(() => 413);
     expect(status).toBe(413);
+    expect(await result).toEqual({ ok: false, reason: 'too_large' });
+  });
+
+  it('answers an over-cap body the client declared with a 413 the client reads, never a reset', async () => {
+    // fetch (undici), as MCP clients send: unlike node:http's client it reports a
+    // connection closed under its upload as a failure, not the response it got.
+    const result = nextResult();
+    const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: 'z'.repeat(4 * 1024 * 1024) });
+    expect(res.status).toBe(413);
     expect(await result).toEqual({ ok: false, reason: 'too_large' });
   });
 

@@ -140,9 +140,11 @@ export function renderReadSince(r: ReadSinceOutput): string {
     r.dropped
       ? r.dropped_reason === 'max_lines'
         ? `${r.dropped_lines ?? 0} older line(s) dropped (max_lines)`
-        : r.dropped_reason === 'unrecorded'
-          ? 'output the broker did not record is missing (unrecorded)'
-          : 'output before the oldest kept segment was dropped (rotated)'
+        : r.dropped_reason === 'write_failed'
+          ? `output was lost because transcript writes failed (write_failed): ${(r.write_failed_spans ?? []).map((s) => `${s.lines} line(s) from ${s.from} to ${s.to}`).join('; ')}`
+          : r.dropped_reason === 'unrecorded'
+            ? 'output the broker did not record is missing (unrecorded)'
+            : 'output before the oldest kept segment was dropped (rotated)'
       : '',
     r.dead ? 'DEAD session' : '',
     r.pending !== undefined ? 'an unfinished line pending at the end' : '',

@@ -18,7 +18,7 @@ export interface ReadAnswer {
   cursor?: string;
   dead: boolean;
   dropped: boolean;
-  dropped_reason?: 'max_lines' | 'rotated' | 'unrecorded';
+  dropped_reason?: 'max_lines' | 'rotated' | 'write_failed' | 'unrecorded';
   dropped_lines?: number;
   pending?: string;
 }
@@ -36,7 +36,7 @@ export function readAnswerOf(r: CallToolResult): ReadAnswer {
     pending = text.slice(at + '\n[pending, unfinished line] '.length);
     text = text.slice(0, at);
   }
-  const reason = /\((max_lines|rotated|unrecorded)\)/.exec(head)?.[1] as ReadAnswer['dropped_reason'];
+  const reason = /\((max_lines|rotated|write_failed|unrecorded)\)/.exec(head)?.[1] as ReadAnswer['dropped_reason'];
   const droppedLines = /(\d+) older line\(s\) dropped/.exec(head)?.[1];
   return {
     text,

@@ -83,7 +83,9 @@ async function main(): Promise<void> {
     const { createBroker } = await import('../start-broker.js');
     broker = await createBroker({ env, config, early: { sockets, lock }, onIdle: () => shutdown('idle') });
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof BrokerAlreadyRunningError) {
+    // A damaged store is matched by name: its class lives with the stores, which are loaded
+    // only after the sockets listen (importing it here would load SQLite first).
+    if (err instanceof ConfigError || err instanceof BrokerAlreadyRunningError || (err instanceof Error && err.name === 'StoreDamagedError')) {
       process.stderr.write(`terminal-mcp-broker: ${err.message}\n`);
       process.exit(2);
     }

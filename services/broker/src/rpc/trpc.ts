@@ -11,6 +11,7 @@ import { AppError, ERROR_SPECS, readAppErrorData, type AppErrorData, type Socket
 import { refuseEffect, type Effect } from '../policy/authority.js';
 import type { BrokerContext } from './context.js';
 import { withOperator } from './operator-session.js';
+import { storeFailureOf } from './store-failure.js';
 
 /**
  * What a procedure does, for the one authorization decision (policy/authority.ts
@@ -52,12 +53,30 @@ function zodIssuePaths(cause: unknown): string[] {
     .slice(0, 10);
 }
 
+/** tRPC's own refusals of a request it could not read (raised by its HTTP adapter before
+ * any procedure runs, so they carry no AppError): each its 4xx. */
+const REFUSED_REQUESTS: Partial<Record<TRPCError['code'], { http: number; message: string; hint: string }>> = {
+  PAYLOAD_TOO_LARGE: { http: 413, message: 'request body too large', hint: 'Send a smaller request: the socket refuses bodies over its size limit.' },
+  UNSUPPORTED_MEDIA_TYPE: { http: 415, message: 'request body must be application/json', hint: 'Send the call as JSON with Content-Type: application/json.' },
+  METHOD_NOT_SUPPORTED: { http: 405, message: 'method not allowed for this procedure', hint: 'Queries are GET, mutations POST.' },
+  UNPROCESSABLE_CONTENT: { http: 422, message: 'request not understood', hint: 'Send a well-formed tRPC call.' },
+};
+
 const t = initTRPC.context<BrokerContext>().meta<ProcedureMeta>().create({
   errorFormatter({ shape, error, ctx, path }) {
     let app: AppErrorData;
     let message: string;
+    let httpStatus: number | undefined;
     const known = readAppErrorData(error.cause);
-    if (known) {
+    const refusedRequest = known ? undefined : REFUSED_REQUESTS[error.code];
+    if (refusedRequest) {
+      // The request itself was refused before any procedure ran (too large, not JSON, a
+      // wrong method): the caller's fault, answered with its own 4xx, never INTERNAL/500.
+      app = { code: 'INVALID_ARGUMENT', hint: refusedRequest.hint };
+      message = refusedRequest.message;
+      httpStatus = refusedRequest.http;
+      ctx?.deps.log.warn({ event: 'security.invalid_request', role: ctx.role, path: loggablePath(path), refused: error.code }, 'unreadable request refused');
+    } else if (known) {
       app = known;
       message = error.message;
     } else if (error.code === 'BAD_REQUEST' || error.code === 'PARSE_ERROR') {
@@ -80,7 +99,7 @@ const t = initTRPC.context<BrokerContext>().meta<ProcedureMeta>().create({
     return {
       message,
       code: shape.code,
-      data: { code: shape.data.code, httpStatus: ERROR_SPECS[app.code].http, path: shape.data.path, app },
+      data: { code: shape.data.code, httpStatus: httpStatus ?? ERROR_SPECS[app.code].http, path: shape.data.path, app },
     };
   },
 });
@@ -88,12 +107,19 @@ const t = initTRPC.context<BrokerContext>().meta<ProcedureMeta>().create({
 /** An `AppError` thrown deep inside (reader, adapter) reaches tRPC as an unknown error,
  * i.e. INTERNAL_SERVER_ERROR/500. Re-raise it with the tRPC code of its `ErrorCode`, so the
  * HTTP status a client sees agrees with `data.app.code`. */
-const appErrorsKeepTheirStatus = t.middleware(async ({ next }) => {
+const appErrorsKeepTheirStatus = t.middleware(async ({ ctx, path, next }) => {
   const result = await next();
   if (!result.ok && result.error.code === 'INTERNAL_SERVER_ERROR') {
     const app = readAppErrorData(result.error.cause);
     if (app && app.code !== 'INTERNAL') {
       throw new TRPCError({ code: ERROR_SPECS[app.code].trpc, message: result.error.message, cause: result.error.cause });
+    }
+    // A full disk or an unusable store is not a bug: its own code (rpc/store-failure.ts),
+    // the underlying error in the log only.
+    const storage = app ? null : storeFailureOf(result.error.cause);
+    if (storage) {
+      ctx.deps.log.error({ event: 'store.write_failed', code: storage.code, path: loggablePath(path), err: result.error.cause }, 'a store could not be written');
+      throw new TRPCError({ code: ERROR_SPECS[storage.code].trpc, message: storage.message, cause: storage });
     }
   }
   return result;

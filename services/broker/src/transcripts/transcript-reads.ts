@@ -165,9 +165,23 @@ export function transcriptById(deps: TranscriptReadDeps, id: string, format: 'ca
     const cast = stored ? [stored.header, ...stored.events].join('\n') + '\n' : '';
     return { name: found.meta.name, session_id: found.meta.sessionId, cast, truncated: false };
   }
-  const all = allLines(deps, dead.identity);
-  const shown = all.lines.slice(-TRANSCRIPT_LIMITS.maxReadSinceLines);
-  return { name: found.meta.name, session_id: found.meta.sessionId, text: shown.join('\n'), truncated: shown.length < all.lines.length };
+  const all = linesWithWriteFailures(deps, dead.identity, found.meta.startedAt);
+  const shown = all.slice(-TRANSCRIPT_LIMITS.maxReadSinceLines);
+  return { name: found.meta.name, session_id: found.meta.sessionId, text: shown.join('\n'), truncated: shown.length < all.length };
+}
+
+/** Every output line, and where transcript writes failed (a full disk) a line saying so in
+ * place, for the dashboard's view: a person reading a transcript must see that lines are
+ * missing there, not text that runs on as if nothing were lost. */
+function linesWithWriteFailures(deps: TranscriptReadDeps, identity: SessionIdentity, startedAt: number): string[] {
+  const store = deps.transcripts.store;
+  const range = store.range(identity);
+  if (range === null) return [];
+  const iso = (seconds: number) => new Date(startedAt + Math.round(seconds * 1000)).toISOString();
+  return store.eventsFrom(identity, range.first).flatMap((e) => {
+    if (e.writeFailed) return [`[terminal-mcp: ${e.writeFailed.lines} line(s) not recorded from ${iso(e.writeFailed.fromSeconds)} to ${iso(e.seconds)}: transcript writes failed (write_failed)]`];
+    return e.gap ? [] : [e.text];
+  });
 }
 
 export interface TranscriptReads {
@@ -248,11 +262,17 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
     const read = store.eventsFrom(identity, Math.max(offset, range.first));
     // A gap marker after the cursor: output the broker never recorded lies in between.
     const unrecorded = read.some((e) => e.gap === true);
+    // Gaps left by failed writes (a full disk) say when and how much (transcript-files.ts).
+    const startedAt = store.meta(identity)?.startedAt ?? 0;
+    const iso = (seconds: number) => new Date(startedAt + Math.round(seconds * 1000)).toISOString();
+    const writeFailed = read
+      .flatMap((e) => (e.writeFailed ? [{ from: iso(e.writeFailed.fromSeconds), to: iso(e.seconds), lines: e.writeFailed.lines }] : []))
+      .slice(-TRANSCRIPT_LIMITS.maxWriteFailedSpans);
     let events = read.filter((e) => e.gap !== true && ofPane(e, pane));
     const overflow = Math.max(0, events.length - maxLines);
     if (overflow > 0) events = events.slice(overflow);
     const text = events.map((e) => e.text).join('\n');
-    const droppedReason = rotated ? ('rotated' as const) : unrecorded ? ('unrecorded' as const) : overflow > 0 ? ('max_lines' as const) : undefined;
+    const droppedReason = rotated ? ('rotated' as const) : writeFailed.length > 0 ? ('write_failed' as const) : unrecorded ? ('unrecorded' as const) : overflow > 0 ? ('max_lines' as const) : undefined;
     const pending = dead ? '' : recorder.pending(identity, pane);
     return {
       session: name,
@@ -266,6 +286,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
       dropped: droppedReason !== undefined,
       ...(overflow > 0 && { dropped_lines: overflow }),
       ...(droppedReason !== undefined && { dropped_reason: droppedReason }),
+      ...(writeFailed.length > 0 && { write_failed_spans: writeFailed }),
       ...(pending !== '' && { pending }),
       dead,
     };

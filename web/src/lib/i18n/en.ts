@@ -355,6 +355,7 @@ export const en = {
   'error.TMUX_UNAVAILABLE': 'tmux is not reachable.',
   'error.NODE_UNAVAILABLE': 'That node is not reachable.',
   'error.STORE_UNAVAILABLE': 'A broker store is unavailable.',
+  'error.STORE_FULL': 'The broker\'s disk is full, so nothing was saved.',
   'error.AUDIT_UNAVAILABLE': 'The audit log could not be written, so nothing was done.',
   'error.BROKER_UNAVAILABLE': 'The broker is not reachable.',
   'error.INTERNAL': 'Internal error (reference {id}).',

@@ -356,6 +356,7 @@ export const vi: Messages = {
   'error.TMUX_UNAVAILABLE': 'Không kết nối được tmux.',
   'error.NODE_UNAVAILABLE': 'Không kết nối được node đó.',
   'error.STORE_UNAVAILABLE': 'Một kho dữ liệu của broker không khả dụng.',
+  'error.STORE_FULL': 'Ổ đĩa của broker đã đầy nên không lưu được gì.',
   'error.AUDIT_UNAVAILABLE': 'Không ghi được nhật ký kiểm toán nên không thực hiện gì.',
   'error.BROKER_UNAVAILABLE': 'Không kết nối được broker.',
   'error.INTERNAL': 'Lỗi nội bộ (mã tham chiếu {id}).',

@@ -3,7 +3,8 @@
  * client with this checkout's absolute paths: `node /abs/.../terminal-mcp.js`, never
  * `npx` (a name npx cannot resolve locally is fetched from the public registry, where our
  * names are not ours). The TERMINAL_MCP_* variables that pick the broker (state, socket,
- * config, tmux server) are carried over when set, so the client reaches the same broker.
+ * config, tmux server) and tmux's TMUX_TMPDIR are carried over when set, so the client
+ * reaches the same broker and the broker the same tmux server.
  */
 import { homedir } from 'node:os';
 import { resolvePaths } from '@terminal-mcp/contract';
@@ -14,7 +15,10 @@ import { serviceEndpoint } from './service-endpoints.js';
 export const CLIENTS = ['claude-desktop', 'claude-code', 'codex', 'cursor', 'chatgpt', 'http'] as const;
 export type ClientName = (typeof CLIENTS)[number];
 
-const CARRIED_ENV = ['TERMINAL_MCP_CONFIG', 'TERMINAL_MCP_STATE_DIR', 'TERMINAL_MCP_SOCKET_DIR', 'TERMINAL_MCP_TMUX_SOCKET', 'TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS', 'TERMINAL_MCP_LOG_LEVEL'];
+/** TMUX_TMPDIR is tmux's own: where it keeps its socket directory. A desktop client starts
+ * the broker with its own environment, so without it the broker looked in /tmp/tmux-UID and
+ * answered "tmux is not running" while the user's server was alive (issue 44). */
+const CARRIED_ENV = ['TERMINAL_MCP_CONFIG', 'TERMINAL_MCP_STATE_DIR', 'TERMINAL_MCP_SOCKET_DIR', 'TERMINAL_MCP_TMUX_SOCKET', 'TMUX_TMPDIR', 'TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS', 'TERMINAL_MCP_LOG_LEVEL'];
 
 function carriedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};

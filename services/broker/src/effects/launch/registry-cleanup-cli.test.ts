@@ -1,6 +1,6 @@
-// Guards terminal-mcp-registry cleanup (real registry.db, real tmux, the built bin as a process): a dry run changes nothing, --apply needs the reviewed count and refuses a mismatch without changing anything, live and protected sessions and curated rows are never selected, and applied rows become DELETED tombstones naming who and when.
+// Guards terminal-mcp-registry cleanup (real registry.db, real tmux, the built bin as a process): a dry run changes nothing (not a byte, no directory made), --apply needs the reviewed count and refuses a mismatch without changing anything, live and protected sessions and curated rows are never selected, and applied rows become DELETED tombstones naming who and when.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -78,6 +78,18 @@ describe('terminal-mcp-registry cleanup', { timeout: 180_000 }, () => {
     expect(await runRegistryCleanup(['cleanup'], env)).toContain('4 row(s) would be tombstoned; 5 held back');
     expect(await runRegistryCleanup(['cleanup', '--verbose'], env)).toContain('[LIVE_NOW: a tmux session by that name is alive now]');
     expect(statuses()).toEqual(before);
+  });
+
+  it('writes nothing on a dry run: the store file is untouched, and no state directory is made', async () => {
+    const file = join(root, 'state', 'registry.db');
+    const before = { bytes: readFileSync(file), mtime: statSync(file).mtimeMs, entries: readdirSync(join(root, 'state')).sort() };
+    await runRegistryCleanup(['cleanup', '--verbose'], env);
+    expect(readFileSync(file).equals(before.bytes)).toBe(true);
+    expect(statSync(file).mtimeMs).toBe(before.mtime);
+    expect(readdirSync(join(root, 'state')).sort()).toEqual(before.entries);
+    const fresh = join(root, 'never-made');
+    expect(await runRegistryCleanup(['cleanup'], { ...env, TERMINAL_MCP_STATE_DIR: fresh })).toContain('0 row(s) would be tombstoned');
+    expect(existsSync(fresh)).toBe(false);
   });
 
   it('refuses --apply without the reviewed count, or with a count that no longer matches', async () => {

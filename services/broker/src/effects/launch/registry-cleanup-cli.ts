@@ -24,7 +24,7 @@ import { resolvePaths } from '@terminal-mcp/contract';
 import { execa } from 'execa';
 import { loadConfigFile } from '../config-file.js';
 import { BROKER_VERSION } from '../package-info.js';
-import { openStore } from '../store/database.js';
+import { openStore, openStoreReadOnly } from '../store/database.js';
 import { registryStoreDefinition, sessionRegistryStore, type RegistryRecord } from '../store/registry-store.js';
 import { GUARD_REASONS, planRegistryCleanup, registryName, type CleanupPlan } from '../../policy/registry-cleanup.js';
 import { qualify, splitQualified } from '../../policy/qualified-name.js';
@@ -159,11 +159,21 @@ export async function runRegistryCleanup(args: readonly string[], env: NodeJS.Pr
   const paths = resolvePaths(env, homedir());
   const config = loadConfigFile(paths.configPath);
   const liveNames = await liveSessionNames(paths.tmuxSocket);
+  const criteria = { liveNames, protectedNames: new Set(config.session_lifecycle.protected_sessions), minAgeDays: opts.minAgeDays, now: Date.now() };
+  // A dry run writes nothing: no state directory, no registry.db made, the file opened
+  // read-only (issue 44: a dry run had created both).
+  if (!opts.apply) {
+    const existing = openStoreReadOnly(paths.stateDir, registryStoreDefinition);
+    if (existing === null) return describePlan({ selected: [], needsReview: [] }, opts, null);
+    try {
+      return describePlan(planRegistryCleanup(sessionRegistryStore(existing).list(), criteria), opts, null);
+    } finally {
+      existing.close();
+    }
+  }
   const db = openStore(paths.stateDir, registryStoreDefinition);
   try {
     const store = sessionRegistryStore(db);
-    const criteria = { liveNames, protectedNames: new Set(config.session_lifecycle.protected_sessions), minAgeDays: opts.minAgeDays, now: Date.now() };
-    if (!opts.apply) return describePlan(planRegistryCleanup(store.list(), criteria), opts, null);
     let plan: CleanupPlan | undefined;
     const applied = store.tombstone(
       (rows) => {

@@ -57,6 +57,7 @@ export async function collectStatus(env: NodeJS.ProcessEnv) {
           config_path: broker.state ? broker.state.config_path : null,
           config: broker.state?.config ?? null,
           stores: readiness?.stores ?? null,
+          recording: readiness?.recording ?? null,
           ready: readiness?.ready ?? false,
         }
       : { running: false as const, lock_holder: broker.lockHolder ?? null },
@@ -111,6 +112,10 @@ export function formatStatus(s: Status): string {
   }
   const cap = s.broker.running ? s.broker.config?.transcripts?.max_total_bytes : undefined;
   row('transcripts:', `${s.transcripts.stored} stored, ${formatBytes(s.transcripts.bytes)}${cap !== undefined ? ` of ${formatBytes(cap)}` : ''} on disk`);
+  const recording = s.broker.running ? s.broker.recording : null;
+  if (recording?.failing) {
+    row('', `RECORDING FAILING since ${recording.since}: ${recording.lines_lost} line(s) of ${recording.sessions} session(s) not written (is the disk of ${s.state_dir} full?); the gap is marked once writes work again`);
+  }
   row('supervisor:', s.supervisor ? `npm start, pid ${s.supervisor.pid}, since ${s.supervisor.started_at}` : 'none (no npm start running)');
   row('logs:', s.log_dir ?? '(none yet; systemd services log to the journal)');
   return `${lines.join('\n')}\n`;

@@ -86,6 +86,11 @@ export interface RecorderStats {
   readonly panesPipedByUser: number;
   readonly storedTranscripts: number;
   readonly storedBytes: number;
+  /** Transcript writes are failing now (a full disk): since when (ms since the epoch, the
+   * earliest of the failing recordings), in how many sessions, and how many lines were not
+   * written so far. Null while every write succeeds. Each gap is marked in its transcript
+   * once writing works again (read_since `dropped_reason: "write_failed"`). */
+  readonly writeFailing: { readonly sinceMs: number; readonly sessions: number; readonly lines: number } | null;
 }
 
 export interface TranscriptRecorder {
@@ -107,6 +112,8 @@ export interface TranscriptRecorder {
   /** Identities being recorded now (started). */
   recording(): SessionIdentity[];
   stats(): RecorderStats;
+  /** `stats().writeFailing` without measuring the disk (for readiness probes). */
+  writeFailing(): RecorderStats['writeFailing'];
   /** Stops every recording (partial lines written, pipes closed) without marking sessions
    * ended. */
   close(): Promise<void>;
@@ -219,15 +226,27 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
 
   function write(r: Recording, tap: Tap, lines: readonly string[], snapshot = false): void {
     if (lines.length === 0) return;
+    guardedWrite(r, () => (snapshot ? r.writer.appendSnapshot(lines, now(), tap.paneId) : r.writer.append(lines, now(), tap.paneId)));
+    trimIfOver();
+  }
+
+  /** Every write to a transcript goes through here: a failure (a full disk) is logged when
+   * it starts and when writing works again, not at every line, and never escapes into the
+   * FIFO reader's turn of the event loop. The writer keeps the lost span and marks it. */
+  function guardedWrite(r: Recording, writeIt: () => void): void {
     const before = r.writer.end();
+    const wasFailing = r.writer.failing();
     try {
-      if (snapshot) r.writer.appendSnapshot(lines, now(), tap.paneId);
-      else r.writer.append(lines, now(), tap.paneId);
+      writeIt();
     } catch (err) {
-      log.warn({ event: 'transcripts.write_failed', err: (err as Error).message }, 'transcript not written');
+      if (wasFailing === null) {
+        log.error({ event: 'transcripts.write_failed', sessionId: r.identity.sessionId, code: (err as { code?: unknown }).code, err: (err as Error).message }, 'transcript writes fail: output is not recorded until they work again (the gap is marked then)');
+      }
+    }
+    if (wasFailing !== null && r.writer.failing() === null) {
+      log.warn({ event: 'transcripts.write_recovered', sessionId: r.identity.sessionId, sinceMs: wasFailing.sinceMs, lines: wasFailing.lines }, 'transcript writes work again; the lines lost meanwhile are marked write_failed');
     }
     storedBytes += r.writer.end() - before;
-    trimIfOver();
   }
 
   // ---- reading the FIFOs: a bounded queue per pane, redacted in slices ----
@@ -314,11 +333,9 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
   function markDropped(r: Recording, tap: Tap): void {
     log.warn({ event: 'transcripts.output_dropped', paneId: tap.paneId, bytes: tap.dropped }, 'pane printed faster than it could be redacted; output dropped and marked unrecorded');
     tap.dropped = 0;
-    const before = r.writer.end();
     // Even as the first event: a reader's cursor may be at offset 0 (taken before the pane's
     // first line), and it must learn that output after it was lost.
-    r.writer.markGap(now(), true);
-    storedBytes += r.writer.end() - before;
+    guardedWrite(r, () => r.writer.markGap(now(), true));
   }
 
   // ---- pipes ----
@@ -497,9 +514,7 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
     // Recording resumes on a transcript with output already (a broker restart, a grant
     // given again): what the pane printed meanwhile was not recorded, and a reader whose
     // cursor is from before must be told (read_since `unrecorded`).
-    const before = writer.end();
-    writer.markGap(now());
-    storedBytes += writer.end() - before;
+    guardedWrite(r, () => writer.markGap(now()));
     bySessionId.set(identity.sessionId, r);
     r.ready = (async () => {
       try {
@@ -649,8 +664,10 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
         panesPipedByUser: recs.reduce((n, r) => n + r.leftAlone.size, 0),
         storedTranscripts: usage.transcripts,
         storedBytes: usage.bytes,
+        writeFailing: writeFailingOf(recs.map((r) => r.writer)),
       };
     },
+    writeFailing: () => writeFailingOf([...bySessionId.values()].map((r) => r.writer)),
     async close() {
       closed = true;
       // Queued openings are refused, so the waits below end at once.
@@ -662,4 +679,11 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
       await Promise.allSettled([...closing]);
     },
   };
+}
+
+/** The recorder's write failures, summed over its recordings' writers (null: none fail). */
+export function writeFailingOf(writers: readonly Pick<TranscriptWriter, 'failing'>[]): RecorderStats['writeFailing'] {
+  const failing = writers.map((w) => w.failing()).filter((f): f is { sinceMs: number; lines: number } => f !== null);
+  if (failing.length === 0) return null;
+  return { sinceMs: Math.min(...failing.map((f) => f.sinceMs)), sessions: failing.length, lines: failing.reduce((n, f) => n + f.lines, 0) };
 }

@@ -19,7 +19,7 @@
  * Files are 0600 and directories 0700: the text is redacted, but it is still terminal
  * output of the operator's sessions.
  */
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SessionIdentity } from '../../policy/identity.js';
 
@@ -52,6 +52,9 @@ export interface TranscriptEvent {
   readonly text: string;
   /** A GAP_MARKER: output before it and after it are not contiguous (for every pane). */
   readonly gap?: true;
+  /** A gap left by transcript writes that failed (a full disk): from when (seconds, like
+   * `seconds`) and how many lines were lost. Absent for other gaps. */
+  readonly writeFailed?: { readonly fromSeconds: number; readonly lines: number };
   /** The pane (`%3`) that printed the line, when a pane marker said so. */
   readonly pane?: string;
   /** A line of a snapshot (between SNAPSHOT_MARKER and SNAPSHOT_END_MARKER): what the
@@ -63,6 +66,12 @@ export interface TranscriptEvent {
  * resumed on a transcript that has output already: whatever the pane printed in between
  * (the broker was not running, the session was not readable) was never recorded. */
 export const GAP_MARKER = 'unrecorded';
+
+/** The label of the gap marker written once transcript writes work again after failing
+ * (a full disk, an I/O error): `unrecorded write_failed <from seconds> <lines lost>`. The
+ * event's own time is when writing resumed, so the marker carries the whole span. */
+const WRITE_FAILED_GAP_RE = /^unrecorded write_failed (\d{1,12}(?:\.\d{1,3})?) (\d{1,12})$/;
+const writeFailedGap = (fromSeconds: number, lines: number) => `${GAP_MARKER} write_failed ${fromSeconds} ${lines}`;
 
 /** Marker events around a snapshot: the lines between them are the pane's screen (and
  * scrollback, as far as the read policy allows) when recording of it began, so a session
@@ -200,6 +209,10 @@ export interface TranscriptWriter {
    * (output dropped): always, since a cursor taken at offset 0 before the first line must
    * still be told that output was lost after it. */
   markGap(atMs: number, evenFirst?: boolean): void;
+  /** While writes fail: since when (ms since the epoch) and how many lines were not
+   * written. The next write that succeeds first writes the `write_failed` gap marker with
+   * that span, and this is null again. */
+  failing(): { sinceMs: number; lines: number } | null;
   close(): void;
 }
 
@@ -244,6 +257,9 @@ export function openTranscriptStore(stateDir: string, node?: string): Transcript
               out.push({ offset, end, seconds: ev[0], text: ev[2].replace(/\r?\n$/, ''), ...(inSnapshot && { snapshot: true as const }), ...(pane !== undefined && { pane }) });
             } else if (ev[1] === 'm' && ev[2] === GAP_MARKER && offset >= from) {
               out.push({ offset, end, seconds: ev[0], text: '', gap: true });
+            } else if (ev[1] === 'm' && WRITE_FAILED_GAP_RE.test(ev[2]) && offset >= from) {
+              const [, fromSeconds, lines] = WRITE_FAILED_GAP_RE.exec(ev[2])!;
+              out.push({ offset, end, seconds: ev[0], text: '', gap: true, writeFailed: { fromSeconds: Number(fromSeconds), lines: Number(lines) } });
             } else if (ev[1] === 'm' && PANE_MARKER_RE.test(ev[2])) {
               pane = PANE_MARKER_RE.exec(ev[2])![1];
             } else if (ev[1] === 'm') {
@@ -327,7 +343,7 @@ export function openTranscriptStore(stateDir: string, node?: string): Transcript
         }
         // One pane: its output lines (in and out of snapshots) and the gaps, as written.
         for (const e of parseEvents(Buffer.from(text, 'utf8'), seg.start, 0)) {
-          if (e.gap) events.push(JSON.stringify([e.seconds, 'm', GAP_MARKER]));
+          if (e.gap) events.push(JSON.stringify([e.seconds, 'm', e.writeFailed ? writeFailedGap(e.writeFailed.fromSeconds, e.writeFailed.lines) : GAP_MARKER]));
           else if (e.pane === pane) events.push(JSON.stringify([e.seconds, 'o', `${e.text}\r\n`]));
         }
       }
@@ -384,6 +400,8 @@ export function openTranscriptStore(stateDir: string, node?: string): Transcript
       let lastSeconds = 0;
       /** The pane whose lines the open segment ends with (null: none said yet). */
       let lastPane: string | null = null;
+      /** Writes failed since then, losing this many lines: marked by the next write. */
+      let failed: { sinceMs: number; fromSeconds: number; lines: number } | null = null;
 
       function header(): string {
         return `${JSON.stringify({ version: 2, width: meta.width, height: meta.height, timestamp: Math.floor(meta.startedAt / 1000), title: meta.name, env: { TERM: 'xterm-256color' } })}\n`;
@@ -414,16 +432,17 @@ export function openTranscriptStore(stateDir: string, node?: string): Transcript
         append(lines, atMs, pane) {
           if (lines.length === 0) return;
           const t = secondsAt(atMs);
-          writeEvents([...paneSaid(t, pane), ...lines.map((l) => [t, 'o', `${l}\r\n`] as const)], pane);
+          writeEvents([...paneSaid(t, pane), ...lines.map((l) => [t, 'o', `${l}\r\n`] as const)], pane, lines.length, atMs);
         },
         appendSnapshot(lines, atMs, pane) {
           if (lines.length === 0) return;
           const t = secondsAt(atMs);
-          writeEvents([...paneSaid(t, pane), [t, 'm', SNAPSHOT_MARKER], ...lines.map((l) => [t, 'o', `${l}\r\n`] as const), [t, 'm', SNAPSHOT_END_MARKER]], pane);
+          writeEvents([...paneSaid(t, pane), [t, 'm', SNAPSHOT_MARKER], ...lines.map((l) => [t, 'o', `${l}\r\n`] as const), [t, 'm', SNAPSHOT_END_MARKER]], pane, lines.length, atMs);
         },
         markGap(atMs, evenFirst = false) {
-          if (end > 0 || evenFirst) writeEvents([[secondsAt(atMs), 'm', GAP_MARKER]]);
+          if (end > 0 || evenFirst) writeEvents([[secondsAt(atMs), 'm', GAP_MARKER]], undefined, 0, atMs);
         },
+        failing: () => (failed === null ? null : { sinceMs: failed.sinceMs, lines: failed.lines }),
         close() {
           if (fd !== null) closeSync(fd);
           fd = null;
@@ -441,14 +460,40 @@ export function openTranscriptStore(stateDir: string, node?: string): Transcript
         return fd !== null && lastPane === pane ? [] : [[t, 'm', paneMarker(pane)]];
       }
 
-      function writeEvents(events: readonly (readonly [number, string, string])[], pane?: string): void {
-        if (fd === null) {
-          startSegment();
-          lastPane = null;
+      /**
+       * Writes `events` (after the pending write_failed gap marker, if writes failed
+       * before) all or nothing: a failed or short write (ENOSPC mid-buffer) is cut back
+       * off the file, so offsets stay exact and no half line is left, and the lines are
+       * counted as lost until a write succeeds again. Rethrows for the caller to log.
+       */
+      function writeEvents(events: readonly (readonly [number, string, string])[], pane: string | undefined, lineCount: number, atMs: number): void {
+        const t = events[0]![0];
+        // A pane marker is written again after a failure: the segment may end elsewhere.
+        const withGap = failed === null ? events : [[t, 'm', writeFailedGap(failed.fromSeconds, failed.lines)] as const, ...(pane !== undefined && events[0]![2] !== paneMarker(pane) ? [[t, 'm', paneMarker(pane)] as const] : []), ...events];
+        const bytes = Buffer.from(withGap.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8');
+        let sizeBefore = -1;
+        try {
+          if (fd === null) {
+            startSegment();
+            lastPane = null;
+          }
+          sizeBefore = fstatSync(fd!).size;
+          const written = writeSync(fd!, bytes);
+          if (written !== bytes.length) throw Object.assign(new Error(`short transcript write (${written} of ${bytes.length} bytes)`), { code: 'ENOSPC' });
+        } catch (err) {
+          if (fd !== null && sizeBefore >= 0) {
+            try {
+              ftruncateSync(fd, sizeBefore);
+            } catch {
+              // Shrinking needs no space; if even that fails the reader skips the cut line.
+            }
+          }
+          failed ??= { sinceMs: atMs, fromSeconds: t, lines: 0 };
+          failed.lines += lineCount;
+          throw err;
         }
+        failed = null;
         if (pane !== undefined) lastPane = pane;
-        const bytes = Buffer.from(events.map((e) => `${JSON.stringify(e)}\n`).join(''), 'utf8');
-        writeSync(fd!, bytes);
         end += bytes.length;
         segmentBytes += bytes.length;
         if (segmentBytes >= limits.segmentBytes) {

@@ -9,7 +9,9 @@ export const health = {
   ready: servedTo('gateway', 'observer', 'web').query(async ({ ctx }): Promise<Readiness> => {
     const tmux = await ctx.deps.tmux.health();
     const stores = ctx.deps.stores.check();
-    return { ready: tmux.ok && stores.every((s) => s.ok), tmux, stores };
+    const failing = ctx.deps.transcripts.writeFailing();
+    const recording = failing === null ? { failing: false } : { failing: true, since: new Date(failing.sinceMs).toISOString(), sessions: failing.sessions, lines_lost: failing.lines };
+    return { ready: tmux.ok && stores.every((s) => s.ok), tmux, stores, recording };
   }),
 
   info: servedTo('gateway').query(({ ctx }): BrokerInfo => ({
