@@ -29,6 +29,10 @@
  *  7. KEY_NOT_ALLOWED    a key outside ALLOWED_KEYS.
  *  8. CONFIRMATION_REQUIRED  C-c or C-d without confirm_sensitive: true.
  *
+ * The dashboard's secret entry (kind `secret`) skips the guarded-command and foreground
+ * gates but must be read by a credential program (policy/credential-reader.ts), else
+ * NOT_A_CREDENTIAL_PROMPT.
+ *
  * A command for terminal_run (kind `command`) passes gates 1-6 as text (a newline is
  * refused: it is one command line), then two of its own: the pane's foreground program
  * must be a shell listed in input_policy.run_allowed_shells (else FOREGROUND_NOT_ALLOWED,
@@ -43,6 +47,7 @@
  */
 import { ALLOWED_KEYS, COPY_MODE_EXIT_KEY, SENSITIVE_KEYS, type AllowedKey } from '@terminal-mcp/contract';
 import { isSensitiveName, matchesAny } from './access.js';
+import { DEFAULT_CREDENTIAL_PROGRAMS, judgeCredentialReader } from './credential-reader.js';
 import { commandName, firstGuardedCommand, foregroundAdmitted, foregroundLeader, nameIs, summarizeForeground, type PaneProcessFacts } from './foreground.js';
 
 /** What an operator may not type into by default: programs holding credentials, another
@@ -85,6 +90,9 @@ export interface InputPolicy {
   readonly allowedForegroundCommands: readonly string[] | null;
   /** input_policy.run_allowed_shells: the shells terminal_run types into. */
   readonly runAllowedShells: readonly string[];
+  /** human_input.credential_programs: what the secret entry may answer
+   * (policy/credential-reader.ts); absent: the default list. */
+  readonly credentialPrograms?: readonly string[];
 }
 
 export interface InputTargetFacts {
@@ -124,7 +132,8 @@ export type InputRefusalCode =
   | 'TEXT_TOO_LONG'
   | 'TEXT_REJECTED'
   | 'KEY_NOT_ALLOWED'
-  | 'CONFIRMATION_REQUIRED';
+  | 'CONFIRMATION_REQUIRED'
+  | 'NOT_A_CREDENTIAL_PROMPT';
 
 export interface InputRefusal {
   readonly allowed: false;
@@ -278,6 +287,10 @@ export function decideInput(policy: InputPolicy, facts: InputTargetFacts, reques
   if (request.kind === 'command') return decideCommand(policy, facts, request.text);
 
   if (request.kind === 'secret') {
+    // The answer goes only to a credential program identified by its executable, never to
+    // whatever printed a password prompt (a shell's `read -s` an agent typed).
+    const reader = judgeCredentialReader(facts.processes, policy.credentialPrograms ?? DEFAULT_CREDENTIAL_PROGRAMS);
+    if (!reader.admitted) return refuse('NOT_A_CREDENTIAL_PROMPT', `the program waiting in the pane is not a credential program: ${reader.reason}; nothing was typed`);
     const length = countCharacters(request.text);
     if (length > policy.maxTextLength) return refuse('TEXT_TOO_LONG', `the answer has ${length} characters; at most ${policy.maxTextLength} may be sent at once`);
     // Positions only, never the character itself: this text is a secret.
