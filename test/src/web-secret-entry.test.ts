@@ -80,7 +80,7 @@ describe('a password prompt handed to the person (dashboard secret entry)', { ti
     await waitFor('the shells', async () => (await screen(KEYGEN)).includes('keygen$') && (await screen(SHELL)).includes('work$'));
     // The person's own command, typed by the test as the person would: ssh-keygen leads
     // the terminal's foreground group and asks for the passphrase.
-    await stack.tmux.tmux(['send-keys', '-t', KEYGEN, '-l', `ssh-keygen -y -f ${key} > ${key}.check && echo KEY-UNLOCKED`]);
+    await stack.tmux.tmux(['send-keys', '-t', KEYGEN, '-l', `ssh-keygen -y -f ${key} > ${key}.check && echo KEY-UNLOCKED-$((6*7))`]);
     await stack.tmux.tmux(['send-keys', '-t', KEYGEN, 'Enter']);
     gw = await startGatewayHttp({ port: 0, env: stack.broker.env, log: createGatewayLogger('silent'), token: TOKEN });
     mcp = new Client({ name: 'agent-under-test', version: '0.0.0' });
@@ -137,8 +137,9 @@ describe('a password prompt handed to the person (dashboard secret entry)', { ti
     await waitFor('the confirmation', async () => (await page.getByTestId('secret-sent').count()) > 0 || (await page.getByTestId('secret-error').count()) > 0);
     expect(await page.getByTestId('secret-error').count()).toBe(0);
     expect(await page.getByTestId('secret-sent').innerText()).toContain(String(SECRET.length));
-    await waitFor('the prompt took the secret', async () => (await screen(KEYGEN)).includes('KEY-UNLOCKED'));
-    expect(readFileSync(`${key}.check`, 'utf8')).toBe(readFileSync(`${key}.pub`, 'utf8').split(' ').slice(0, 2).join(' ') + ' secret-entry\n');
+    await waitFor('the prompt took the secret', async () => (await screen(KEYGEN)).includes('KEY-UNLOCKED-42'));
+    const fields = (text: string) => text.split(' ').slice(0, 2).join(' ');
+    expect(fields(readFileSync(`${key}.check`, 'utf8'))).toBe(fields(readFileSync(`${key}.pub`, 'utf8')));
     // The status is read again after the answer: no "waiting for you" left behind.
     await waitFor('the status left WAITING_HUMAN', async () => (await page.getByTestId('view-status').getAttribute('data-status')) !== 'WAITING_HUMAN');
     expect(await page.getByTestId('secret-text').inputValue()).toBe('');
