@@ -55,6 +55,9 @@ export const CAPABILITY_TABLE = {
     "password hashing": [
       "argon2"
     ],
+    "shell parsing": [
+      "shell-syntax/"
+    ],
     "runtime": [
       "logger",
       "package-info",
@@ -105,7 +108,8 @@ export const CAPABILITY_TABLE = {
         "tmux write",
         "process read",
         "files",
-        "runtime"
+        "runtime",
+        "shell parsing"
       ],
       "stores": [
         "audit",

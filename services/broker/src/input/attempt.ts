@@ -358,7 +358,7 @@ export async function runInputAttempt<T>(
     decision = await authorizeBeforeLock(caller, resolved, spec);
     if (spec.dryRun) return { kind: 'dry_run', auditId: log.record('DRY_RUN', null), target: resolved, decision, at };
     // review: the one place review mode decides; an approved delivery carries `review`.
-    const reason = spec.review?.approvalId !== undefined ? null : needsReview(caller, resolved, spec);
+    const reason = spec.review?.approvalId !== undefined ? null : await needsReview(caller, resolved, spec);
     if (reason !== null) return queueForReview(caller, spec, resolved, reason, log, act, at, { caller: origin, spec: originSpec, node: route.node });
 
     // audit-before: nothing is sent unless this row is written.
@@ -394,9 +394,12 @@ export async function runInputAttempt<T>(
 /** Why this attempt needs a person's review (policy/review.ts), or null. Only MCP clients
  * (the gateway's role) are reviewed: the operator on the dashboard is the reviewer. A
  * tool that cannot wait for a person (task, run) is refused rather than sent unreviewed. */
-function needsReview(caller: AttemptCaller, target: ResolvedTarget, spec: AttemptSpec): string | null {
+async function needsReview(caller: AttemptCaller, target: ResolvedTarget, spec: AttemptSpec): Promise<string | null> {
   if (caller.role !== 'gateway') return null;
-  const reason = reviewReason(caller.deps.config.input_policy, target.sessionName, spec.request);
+  const rules = caller.deps.config.input_policy;
+  // The bash grammar is loaded only when risky review judges text (once per broker).
+  const parse = rules.review === 'risky' && spec.request.kind !== 'keys' ? await caller.deps.input.shellParser().catch(() => null) : null;
+  const reason = reviewReason(rules, target.sessionName, spec.request, parse);
   if (reason !== null && !spec.queueable) {
     throw new AppError(
       'INPUT_NOT_ALLOWED',

@@ -3,6 +3,8 @@
  * audit and binding stores, the per-pane locks (built by createBroker), the read-audit
  * batcher, the HMAC key and the tmux delivery. Procedures reach them as `deps.input`.
  */
+import { createBashParserLoader } from '../effects/shell-syntax/bash-parser.js';
+import type { ShellParse } from '../policy/shell-review.js';
 import { AppError } from '@terminal-mcp/contract';
 import { createReadAuditRecorder, type ReadAuditRecorder } from '../audit/read-audit.js';
 import { loadOrCreateAuditKey } from '../effects/audit-key-file.js';
@@ -35,6 +37,9 @@ export interface InputServices {
   processTree(panePid: number, tmuxCommand: string): Promise<PaneProcessFacts>;
   /** The audit HMAC key; AUDIT_UNAVAILABLE when it cannot be read or created. */
   auditKey(): Buffer;
+  /** The bash grammar review mode judges text with (effects/shell-syntax/bash-parser.ts),
+   * loaded on first use and kept. */
+  shellParser(): Promise<ShellParse>;
 }
 
 export function createInputServices(deps: {
@@ -58,6 +63,7 @@ export function createInputServices(deps: {
     delivery: createPaneDelivery({ socketName: deps.tmuxSocket ?? undefined, ...(deps.tmux ? { tmux: deps.tmux } : {}), ...(deps.control ? { control: deps.control } : {}) }),
     run: createRunSignals({ stateDir: stores.stateDir, socketName: deps.tmuxSocket ?? undefined, ...(deps.tmux ? { tmux: deps.tmux } : {}) }),
     processTree: (panePid, tmuxCommand) => readPaneProcessTree(panePid, tmuxCommand),
+    shellParser: createBashParserLoader(),
     auditKey() {
       if (key) return key;
       try {
