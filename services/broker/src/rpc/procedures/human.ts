@@ -32,9 +32,10 @@ export const humanGateway = {
    * write (Terminal MCP's own state), so a read-only OAuth token may not. */
   request: gatewayProcedure
     .input(requestHumanInputSchema)
-    .mutation(({ ctx, input }) => auditedRead(ctx, 'terminal_request_human', input.session, () => requestHuman({ reader: statusReader(ctx), attention: ctx.deps.attention }, ctx.actor, input), () => ({}))),
+    .mutation(({ ctx, input }) => auditedRead(ctx, 'terminal_request_human', input.session, () => requestHuman({ reader: statusReader(ctx), attention: ctx.deps.attention, perMinute: ctx.deps.config.notifications.agent_per_minute }, ctx.actor, input), () => ({}))),
 
-  /** notify_user: one line for the person, rate-limited per client (a write, like a note). */
+  /** notify_user: one line for the person, rate-limited per client (a write, like a note);
+   * the same budget as terminal_request_human. */
   notify: gatewayProcedure
     .input(notifyUserInputSchema)
     .mutation(({ ctx, input }) => notifyUser({ reader: statusReader(ctx), attention: ctx.deps.attention, perMinute: ctx.deps.config.notifications.agent_per_minute }, ctx.actor, input)),
