@@ -109,7 +109,14 @@ export const listNoticesInputSchema = z.object({ after_id: z.number().int().min(
 // ---- notify_user ---------------------------------------------------------------------------
 
 export const notifyUserInputShape = {
-  message: z.string().trim().min(1, 'message is empty').max(HUMAN_LIMITS.reasonMax).describe('one line (redacted)'),
+  message: z
+    .string()
+    .trim()
+    .min(1, 'message is empty')
+    .max(HUMAN_LIMITS.reasonMax)
+    // One line, as described: a line break would forge a second line in a push notice.
+    .refine((m) => !/[\r\n\u0085\u2028\u2029]/.test(m), 'message: one line, no line breaks')
+    .describe('one line (redacted)'),
   level: noticeLevelSchema.optional().describe('info (default), warning or urgent'),
   session: sessionNameSchema.optional().describe('the session it is about (readable)'),
 };

@@ -24,5 +24,6 @@ export function inputPolicyOf(config: BrokerConfig): InputPolicy {
     allowedForegroundCommands: p.allowed_foreground_commands ?? null,
     runAllowedShells: p.run_allowed_shells,
     credentialPrograms: config.human_input.credential_programs,
+    allowInvisibleCharacters: p.allow_invisible_characters,
   };
 }

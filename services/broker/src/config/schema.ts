@@ -119,6 +119,9 @@ export const inputPolicySchema = z
     denied_session_patterns: z.array(pattern).max(500).default([]),
     allow_send_text: z.boolean().default(true),
     max_text_length: z.number().int().min(1).max(32_000).default(12_000),
+    /** Bidirectional overrides and zero-width characters in sent text (policy/input.ts):
+     * refused unless true. */
+    allow_invisible_characters: z.boolean().default(false),
     guarded_commands: z.array(z.string().min(1).max(64)).max(200).default([...DEFAULT_GUARDED_COMMANDS]),
     guarded_command_allow: z
       .array(
