@@ -437,8 +437,11 @@ function queueForReview<T>(
     expiresAt: Date.now() + caller.deps.config.input_policy.review_timeout_seconds * 1000,
     async deliver(approvedBy) {
       const review = { approvalId: auditId, proposedBy: caller.actor, approvedBy };
-      // Re-entered as the caller asked (routed again), pinned to the pane resolved now.
-      const result = await runInputAttempt(origin.caller, { ...origin.spec, review, pinned: resolved.identity }, act);
+      // Re-entered as the caller asked (routed again), pinned to the pane resolved now, with
+      // the proposer's credential verified again: a client revoked while its input waited
+      // is refused like any call it made now (issue 45).
+      const proposer = origin.caller.reverify === undefined ? origin.caller : { ...origin.caller, principal: origin.caller.reverify() };
+      const result = await runInputAttempt(proposer, { ...origin.spec, review, pinned: resolved.identity }, act);
       if (result.kind === 'acted') return { sent: result.outcome.decision === 'SENT', auditId: result.auditId, errorCode: result.outcome.errorCode };
       if (result.kind === 'blocked') return { sent: false, auditId: result.auditId, errorCode: result.error.code };
       return { sent: false, auditId: result.auditId, errorCode: 'INTERNAL' };
