@@ -60,7 +60,10 @@ beforeAll(async () => {
       allowed_session_patterns: ['agent-*', 'watch-*'],
       input_policy: { allowed_session_patterns: ['agent-*'] },
       session_lifecycle: { close_unmanaged: true },
-      launch_profiles: [{ name: 'shell', command: ['sleep', '600'], roots: [join(root, 'work')] }],
+      launch_profiles: [
+        { name: 'shell', command: ['sleep', '600'], roots: [join(root, 'work')] },
+        { name: 'capped', command: ['sleep', '600'], roots: [join(root, 'work')], name_pattern: 'agent-cap-*', max_sessions: 3, max_sessions_per_client: 2 },
+      ],
     }),
     stateDir: join(root, 'state'),
     graceMs: 150,
@@ -125,5 +128,19 @@ describe('every lifecycle procedure, derived from the role routers', () => {
       expect(rowsOf(tool).at(-1), path).toMatchObject({ decision: 'BLOCKED', errorCode: 'INVALID_ARGUMENT', sessionName: 'agent-door' });
     }
     expect(await broker.adapter.findSession('agent-door')).toBeNull();
+  });
+
+  it('caps the sessions a profile runs, per client and in all (QUOTA_EXCEEDED, audited)', async () => {
+    const as = (actor: string) => createCallerFactory(ROLE_ROUTERS.gateway)(createContextInner({ role: 'gateway', deps, principal: principalOf('gateway', 'token', actor) }));
+    const a = as('gateway:client-a');
+    const b = as('gateway:client-b');
+    expect(await a.lifecycle.start({ profile: 'capped', name: 'agent-cap-1' })).toMatchObject({ result: 'STARTED' });
+    expect(await a.lifecycle.start({ profile: 'capped', name: 'agent-cap-2' })).toMatchObject({ result: 'STARTED' });
+    expect(await codeOf(a.lifecycle.start({ profile: 'capped', name: 'agent-cap-3' }))).toBe('QUOTA_EXCEEDED');
+    expect(rowsOf('terminal_session_start').at(-1)).toMatchObject({ actor: 'gateway:client-a', decision: 'BLOCKED', errorCode: 'QUOTA_EXCEEDED' });
+    expect(await b.lifecycle.start({ profile: 'capped', name: 'agent-cap-3' })).toMatchObject({ result: 'STARTED' });
+    // Three run: the profile's own cap holds for another client too.
+    expect(await codeOf(b.lifecycle.start({ profile: 'capped', name: 'agent-cap-4' }))).toBe('QUOTA_EXCEEDED');
+    expect((await broker.adapter.listSessions()).filter((s) => s.name.startsWith('agent-cap-')).map((s) => s.name).sort()).toEqual(['agent-cap-1', 'agent-cap-2', 'agent-cap-3']);
   });
 });

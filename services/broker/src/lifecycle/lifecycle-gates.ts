@@ -60,6 +60,20 @@ export function requireUnguardedProfile(caller: LifecycleCaller, profile: Config
   }
 }
 
+/** Room for one more session of `profile` on its host: its `max_sessions` in all, and its
+ * `max_sessions_per_client` started by this caller (RUNNING rows of the registry, which
+ * recovery keeps current); else QUOTA_EXCEEDED. */
+export function requireSessionRoom(caller: LifecycleCaller, profile: ConfigLaunchProfile): void {
+  const running = caller.deps.lifecycle.store.runningOn(profile.node ?? null).filter((s) => s.profile === profile.name);
+  if (profile.max_sessions !== undefined && running.length >= profile.max_sessions) {
+    throw new AppError('QUOTA_EXCEEDED', `profile ${profile.name} already runs ${running.length} sessions (max_sessions ${profile.max_sessions}): close one first`);
+  }
+  const mine = running.filter((s) => s.startedBy === caller.actor).length;
+  if (mine >= profile.max_sessions_per_client) {
+    throw new AppError('QUOTA_EXCEEDED', `you already run ${mine} sessions of profile ${profile.name} (max_sessions_per_client ${profile.max_sessions_per_client}): close one first`);
+  }
+}
+
 /** The real directory to start in: the requested one (or the first root), with symlinks
  * resolved ON the host the session starts on, under one of the profile's roots (also
  * resolved there). */
