@@ -59,6 +59,9 @@ export const CAPABILITY_TABLE = {
     "password hashing": [
       "argon2"
     ],
+    "shell parsing": [
+      "shell-syntax/"
+    ],
     "runtime": [
       "logger",
       "package-info",
@@ -109,7 +112,8 @@ export const CAPABILITY_TABLE = {
         "tmux write",
         "process read",
         "files",
-        "runtime"
+        "runtime",
+        "shell parsing"
       ],
       "stores": [
         "audit",

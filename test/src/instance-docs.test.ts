@@ -123,6 +123,11 @@ describe('self-describing instance', () => {
       const skill = await client.readResource({ uri: SKILL_DOC_URI });
       expect((skill.contents[0] as { text: string }).text).toMatch(/^---\nname: terminal-mcp/);
       await expect(client.readResource({ uri: 'terminal-mcp://docs/nope.md' })).rejects.toThrow(/no resource/);
+      // The live view declares a strict CSP (no origin of any kind), listed and read.
+      const strict = { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] };
+      expect(resources.find((r) => r.uri === 'ui://terminal-mcp/live-terminal.html')?._meta).toMatchObject({ ui: { csp: strict } });
+      const view = await client.readResource({ uri: 'ui://terminal-mcp/live-terminal.html' });
+      expect(view.contents[0]?._meta).toMatchObject({ ui: { csp: strict } });
 
       const { prompts } = await client.listPrompts();
       expect(prompts.map((p) => p.name)).toEqual([LEARN_PROMPT]);

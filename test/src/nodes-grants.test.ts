@@ -6,6 +6,9 @@
 // stale; the grant admits the node's transcript (read_since); a sensitive node session can never be granted; grants of an unknown node are
 // refused; while the node is down its grant is listed as such (not as a gone session) and
 // admits nothing, and it admits again once the node is back; revoking takes it away.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createBrokerClient, type BrokerClient } from '@terminal-mcp/broker-client';
@@ -22,6 +25,9 @@ const unavailable = sshdUnavailable();
 if (unavailable !== undefined) console.log(`skipping the node grant tests: ${unavailable}`);
 
 const PASSWORD = 'node grants passphrase 31';
+/** The key passphrase the operator types on the node (21 characters). */
+const KEY_SECRET = 'correct horse battery';
+let keyDir: string;
 
 let remote: TmuxTestServer;
 let sshd: TestSshd;
@@ -55,8 +61,15 @@ describe.skipIf(unavailable !== undefined)('grants on node sessions over a real 
         await there.newSession('review-box', shell('node-review-marker'));
         await there.newSession('replaced-box', shell('first-incarnation'));
         await there.newSession('vault-password', shell('node-secret-box'));
-        // A password prompt on the node: it prints the length of what was typed, never the text.
-        await there.newSession('agent-login', `bash --norc --noprofile -c 'read -r -s -p "[sudo] password for tester: " pw; echo; echo got-\${#pw}-chars; exec sleep 3600'`);
+        // A real credential program's prompt on the node (ssh-keygen asking for a key's
+        // passphrase, typed at an interactive shell): a shell's `read -s` would be refused
+        // (NOT_A_CREDENTIAL_PROMPT). The marker is printed only once the key unlocked.
+        keyDir = mkdtempSync(join(tmpdir(), 'tmcp-node-key-'));
+        execFileSync('ssh-keygen', ['-t', 'ed25519', '-N', KEY_SECRET, '-q', '-f', join(keyDir, 'id_test')]);
+        await there.newSession('agent-login', "env PS1='node$ ' bash --norc --noprofile -i");
+        await waitFor('the node shell', async () => (await there.tmux(['capture-pane', '-p', '-t', '=agent-login:'])).includes('node$'));
+        await there.tmux(['send-keys', '-t', '=agent-login:', '-l', `ssh-keygen -y -f ${join(keyDir, 'id_test')} >/dev/null && echo got-$((20+1))-chars`]);
+        await there.tmux(['send-keys', '-t', '=agent-login:', 'Enter']);
       },
     });
     ({ remote, sshd, broker } = fixture);
@@ -68,6 +81,7 @@ describe.skipIf(unavailable !== undefined)('grants on node sessions over a real 
   });
 
   afterAll(async () => {
+    if (keyDir) rmSync(keyDir, { recursive: true, force: true });
     await fixture?.stop();
   });
 
@@ -167,14 +181,17 @@ describe.skipIf(unavailable !== undefined)('grants on node sessions over a real 
   });
 
   it('a node session waiting for a password is handed to the person, and the dashboard\'s secret entry types it there, unaudited as text', async () => {
-    await waitFor('the prompt on the node', async () => (await remote.tmux(['capture-pane', '-p', '-t', '=agent-login:'])).includes('password for tester'));
+    await waitFor('the prompt on the node', async () => /passphrase/i.test(await remote.tmux(['capture-pane', '-p', '-t', '=agent-login:'])));
     const asked = await gateway.human.request.mutate({ session: 'gpu:agent-login', reason: 'sudo on the gpu box' });
     expect(asked).toMatchObject({ session: 'gpu:agent-login', status: 'WAITING_HUMAN', notified: true });
     const notice = (await web.human.notices.query({})).find((n) => n.kind === 'waiting_for_human' && n.session === 'gpu:agent-login');
     expect(notice?.message).toBe('sudo on the gpu box');
 
-    const secret = 'correct horse battery';
-    await web.human.answerSecret.mutate({ session: 'gpu:agent-login', secret, source_ip: '127.0.0.1' });
+    // The program that reads it, read on the node: ssh-keygen by its executable.
+    const reader = await web.human.promptReader.query({ session: 'gpu:agent-login' });
+    expect(reader).toMatchObject({ session: 'gpu:agent-login', admitted: true });
+    expect(reader.readers.map((r) => r.exe_path)).toEqual(['/usr/bin/ssh-keygen']);
+    await web.human.answerSecret.mutate({ session: 'gpu:agent-login', secret: KEY_SECRET, source_ip: '127.0.0.1' });
     await waitFor('the secret typed on the node', async () => /^got-21-chars$/m.test(await remote.tmux(['capture-pane', '-p', '-t', '=agent-login:'])));
     // This host has no such session: nothing was typed here.
     expect(await fixture!.local.tmux(['list-sessions', '-F', '#{session_name}'])).not.toContain('agent-login');

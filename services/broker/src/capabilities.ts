@@ -33,6 +33,7 @@ export const EFFECTS = {
   'outbound HTTP': { what: 'POST supervisor events and notices to the configured webhook and push channels', modules: ['notify/'] },
   files: { what: 'read or write files: project sources, note attachments, the state and socket directories, secret files, terminal_run\'s FIFOs', modules: ['run-fifos', 'source-files/', 'attachments/', 'known-secrets/', 'launch-dir', 'webauth-bootstrap-file', 'audit-key-file', 'secret-file', 'config-file', 'socket-files', 'early-sockets'] },
   'password hashing': { what: 'argon2id (native)', modules: ['argon2'] },
+  'shell parsing': { what: 'parse shell text with tree-sitter-bash\'s bundled WebAssembly grammar (read once from its package)', modules: ['shell-syntax/'] },
   runtime: { what: 'the log, the package version, idle exit and test fault injection', modules: ['logger', 'package-info', 'idle-exit', 'fault-injection'] },
 } as const satisfies Record<string, { what: string; modules: readonly string[] }>;
 
@@ -76,7 +77,7 @@ export const CAPABILITIES = {
   config: { does: 'config.yaml schema and parsing', may: [], stores: [] },
   access: { does: 'the one gate: read and input targets, identity re-read through delivery', may: ['tmux read', 'tmux write'], stores: ['bindings'] },
   reads: { does: 'THE reader: tail, status, follow', may: ['tmux read'], stores: [] },
-  input: { does: 'guarded input attempts, bindings, terminal_run', may: ['tmux read', 'tmux write', 'process read', 'files', 'runtime'], stores: ['audit', 'bindings'] },
+  input: { does: 'guarded input attempts, bindings, terminal_run', may: ['tmux read', 'tmux write', 'process read', 'files', 'runtime', 'shell parsing'], stores: ['audit', 'bindings'] },
   live: { does: 'live output and wait resume tokens', may: ['tmux read'], stores: [] },
   supervisor: { does: 'watches, events, auto-continue, usage-limit parks, verifiers, the webhook', may: ['tmux read', 'process spawn', 'outbound HTTP'], stores: ['bindings', 'supervisor'] },
   notes: { does: 'operator notes and attachments', may: ['files'], stores: ['notes'] },

@@ -58,6 +58,33 @@ export const secretEntryOutputSchema = z.object({
 });
 export type SecretEntryOutput = z.infer<typeof secretEntryOutputSchema>;
 
+// ---- what would read the secret entry's answer -------------------------------------------
+
+export const promptReaderInputSchema = z.object({ session: sessionNameSchema, pane: paneArg }).strict();
+export type PromptReaderInput = z.infer<typeof promptReaderInputSchema>;
+
+/** One process as read from the pane's process tree (never from the screen). */
+export const programFactsSchema = z.object({
+  pid: z.number().int(),
+  exe_path: z.string().nullable().describe('the executable (/proc/<pid>/exe); null when unreadable'),
+  name: z.string(),
+  uid: z.number().int().nullable(),
+  user: z.string().nullable().describe('the user it runs as'),
+});
+export type ProgramFacts = z.infer<typeof programFactsSchema>;
+
+/** The pane's foreground program as the secret entry judges it (policy/credential-reader.ts). */
+export const promptReaderOutputSchema = z.object({
+  session: z.string(),
+  pane_id: z.string(),
+  admitted: z.boolean().describe('the secret entry would type into it'),
+  reason: z.string(),
+  readers: z.array(programFactsSchema).describe('what holds the terminal'),
+  chain: z.array(programFactsSchema).describe('its parent chain, from the pane process down'),
+  password_needed: z.boolean().describe("the operator's sign-in is older than the freshness window: the entry asks for their password"),
+});
+export type PromptReaderOutput = z.infer<typeof promptReaderOutputSchema>;
+
 // ---- notices: one model for everything that wants a person's attention --------------------
 
 export const NOTICE_KINDS = ['waiting_for_input', 'waiting_for_human', 'approval_needed', 'session_died', 'supervisor_event', 'agent_message'] as const;
@@ -82,7 +109,14 @@ export const listNoticesInputSchema = z.object({ after_id: z.number().int().min(
 // ---- notify_user ---------------------------------------------------------------------------
 
 export const notifyUserInputShape = {
-  message: z.string().trim().min(1, 'message is empty').max(HUMAN_LIMITS.reasonMax).describe('one line (redacted)'),
+  message: z
+    .string()
+    .trim()
+    .min(1, 'message is empty')
+    .max(HUMAN_LIMITS.reasonMax)
+    // One line, as described: a line break would forge a second line in a push notice.
+    .refine((m) => !/[\r\n\u0085\u2028\u2029]/.test(m), 'message: one line, no line breaks')
+    .describe('one line (redacted)'),
   level: noticeLevelSchema.optional().describe('info (default), warning or urgent'),
   session: sessionNameSchema.optional().describe('the session it is about (readable)'),
 };

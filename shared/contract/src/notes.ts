@@ -64,9 +64,12 @@ export const noteUrlSchema = z
   .max(NOTE_LIMITS.url)
   .refine((u) => /^https?:\/\/[^\s]+$/i.test(u) && URL.canParse(u), 'source_url: an http(s) URL');
 
-const title = z.string().trim().min(1).max(NOTE_LIMITS.title);
-const body = z.string().max(NOTE_LIMITS.body);
-const analysis = z.string().max(NOTE_LIMITS.analysis);
+/** A NUL ends a C string: kept in a title it cut what SQLite tools, logs and terminals show
+ * (issue 45). No note field takes one. */
+const NO_NUL = (v: string) => !v.includes('\u0000');
+const title = z.string().trim().min(1).max(NOTE_LIMITS.title).refine(NO_NUL, 'title: no NUL character');
+const body = z.string().max(NOTE_LIMITS.body).refine(NO_NUL, 'body: no NUL character');
+const analysis = z.string().max(NOTE_LIMITS.analysis).refine(NO_NUL, 'analysis: no NUL character');
 const tags = z.array(noteTagSchema).max(NOTE_LIMITS.tags);
 
 export const noteCreateInputShape = {

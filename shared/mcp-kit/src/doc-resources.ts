@@ -34,6 +34,8 @@ const RESOURCES: readonly (Resource & { key: keyof InstanceDocs; mimeType: strin
 export interface ServedResource {
   resource: Resource & { mimeType: string };
   read(): string;
+  /** `_meta` of the content read (an MCP Apps view's `ui.csp`, ...). */
+  contentMeta?: Record<string, unknown>;
 }
 
 /** Serves `resources` (resources/list, resources/read), low-level like the tools. */
@@ -44,7 +46,7 @@ export function registerServedResources(server: McpServer, resources: readonly S
   server.server.setRequestHandler(ReadResourceRequestSchema, (request): ReadResourceResult => {
     const entry = resources.find((r) => r.resource.uri === request.params.uri);
     if (!entry) throw new McpError(ErrorCode.InvalidParams, `no resource ${JSON.stringify(request.params.uri.slice(0, 100))}; resources/list names ${resources.map((r) => r.resource.uri).join(', ')}`);
-    return { contents: [{ uri: entry.resource.uri, mimeType: entry.resource.mimeType, text: entry.read() }] };
+    return { contents: [{ uri: entry.resource.uri, mimeType: entry.resource.mimeType, text: entry.read(), ...(entry.contentMeta !== undefined && { _meta: entry.contentMeta }) }] };
   });
 }
 

@@ -22,6 +22,13 @@ export const LIVE_VIEW_URI = 'ui://terminal-mcp/live-terminal.html';
  * and the one older hosts read, as the ext-apps server helpers do). */
 export const LIVE_VIEW_TOOL_META = { ui: { resourceUri: LIVE_VIEW_URI }, [RESOURCE_URI_META_KEY]: LIVE_VIEW_URI } as const;
 
+/** The view's Content Security Policy for the host (MCP Apps `_meta.ui.csp`): no network
+ * origin, no resource origin, no nested frame, no other base: the view reaches nothing but
+ * the host's own tools/call channel (issue 45 LOW: it declared none). */
+export const LIVE_VIEW_UI_META = {
+  ui: { csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] }, prefersBorder: true },
+} as const;
+
 /** The view as a resource (resources/list, resources/read) of the gateway and the observer. */
 export const LIVE_VIEW: ServedResource = {
   resource: {
@@ -30,8 +37,10 @@ export const LIVE_VIEW: ServedResource = {
     title: 'Live terminal',
     description: 'A read-only, redacted live view of a session, refreshed through terminal_tail',
     mimeType: RESOURCE_MIME_TYPE,
+    _meta: LIVE_VIEW_UI_META,
   },
   read: () => liveViewHtml(),
+  contentMeta: LIVE_VIEW_UI_META,
 };
 
 /** Seconds between refreshes while the view is visible; refusals and errors back off. */

@@ -9,4 +9,9 @@ export interface Caller {
   role: SocketRole;
   actor: string;
   principal: Principal;
+  /** The principal as the caller's credential verifies NOW (an OAuth token checked again:
+   * a client revoked since is a principal that may do nothing); absent when the
+   * credential cannot change (a socket, a static token). Used where an act outlives the
+   * request that asked for it (an approved review, input/attempt.ts). */
+  reverify?: (() => Principal) | undefined;
 }

@@ -195,6 +195,7 @@ const SAMPLES: Record<string, () => unknown> = {
   'review.approve': () => ({ approval_id: 1 }),
   'review.reject': () => ({ approval_id: 1 }),
   'human.answerSecret': () => ({ session: TARGET, secret: 'typed-by-the-attack' }),
+  'human.promptReader': () => ({ session: TARGET }),
   'catalogue.toolsets': () => undefined,
 };
 

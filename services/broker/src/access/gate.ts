@@ -135,6 +135,10 @@ export interface AccessGate {
   /** Every input gate on a resolved target's facts (grant and process tree included);
    * throws the refusal. */
   decideInput(target: ResolvedTarget, processes: PaneProcessFacts, request: InputRequest): AllowedDecision;
+  /** The gates on the target itself, whatever is sent (switches, patterns, readability,
+   * grant, guarded and foreground commands): what a lifecycle act on a pane (resize) must
+   * pass like a send. Throws the refusal. */
+  checkInputTarget(target: ResolvedTarget, processes: PaneProcessFacts): void;
 }
 
 const readDisabled = () => new AppError('READ_DISABLED', 'reading terminals is turned off');
@@ -244,6 +248,23 @@ export function createAccessGate(deps: AccessGateDeps): AccessGate {
     },
 
     regrant: withGrant,
+
+    checkInputTarget(target, processes) {
+      const refusal = decideInputTarget(
+        inputPolicy,
+        {
+          sessionName: target.sessionName,
+          readable: canRead(target.sessionName, target.grant),
+          currentCommand: target.currentCommand,
+          processes,
+          inCopyMode: target.inCopyMode,
+          binding: target.binding,
+          grant: target.grant,
+        },
+        'keys',
+      );
+      if (refusal) throw new AppError(refusal.code, refusal.message);
+    },
 
     decideInput(target, processes, request) {
       const decision = decideInput(

@@ -1,4 +1,4 @@
-// Guards the notices for a person: notify_user and terminal_request_human reach a local HTTP receiver as a JSON webhook and as ntfy-style push, filtered per channel (kinds, level), rate-limited per channel and per client, de-duplicated, redacted, and every delivery is recorded in notify.db; the dashboard lists them.
+// Guards the notices for a person: notify_user and terminal_request_human (one per-client budget) reach a local HTTP receiver as a JSON webhook and as ntfy-style push, filtered per channel (kinds, level), rate-limited per channel (client-raised notices to half of it, so the broker's own are never starved) and per client, de-duplicated, redacted, and every delivery is recorded in notify.db; the dashboard lists them.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,13 +8,15 @@ import { readAppErrorData } from '@terminal-mcp/contract';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
-import { configSchema } from '../config/schema.js';
+import { configSchema, notificationChannelSchema as channelSchema } from '../config/schema.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createContextInner } from '../rpc/context.js';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { webRouter } from '../rpc/roles/web.js';
 import { createCallerFactory } from '../rpc/trpc.js';
+import { attachNotificationChannels } from '../effects/notify/channels.js';
+import { createAttentionCenter } from './center.js';
 import { testDeps } from '../testing/deps.testkit.js';
 import { operatorToken } from '../webauth/operator-token.testkit.js';
 
@@ -33,6 +35,7 @@ let tmux: TmuxTestServer;
 let adapter: ControlModeTmuxAdapter;
 let root: string;
 let deps: BrokerDeps;
+let base: string;
 
 beforeAll(async () => {
   receiver = createServer((req, res) => {
@@ -45,7 +48,7 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   tmux = await startTmuxServer();
   await tmux.newSession('agent-notify', 'exec cat');
   adapter = createTmuxAdapter({ socketName: tmux.socketName, configFile: '/dev/null' });
@@ -111,28 +114,57 @@ describe('notices for a person', () => {
     await vi.waitFor(() => expect(at('/hook')).toHaveLength(2), { timeout: 10_000 });
   });
 
-  it('rate-limits notify_user per client, and each channel per minute (audited RATE_LIMITED)', async () => {
+  it('rate-limits notify_user and terminal_request_human per client on one budget, and each channel per minute, clients to half of it (audited RATE_LIMITED)', async () => {
     const a = agent('gateway:agent-a');
-    expect(await codeOf(a.human.notify({ message: 'second distinct notice', level: 'warning' }))).toBe('OK');
-    // agent-a has used its three notices this minute (the deduplicated one counted too).
-    expect(await codeOf(a.human.notify({ message: 'one too many', level: 'warning' }))).toBe('RATE_LIMITED');
+    // agent-a has used its three notices this minute: two notify_user (the deduplicated one
+    // counted too) and one terminal_request_human, which spends the same budget (issue 45).
+    expect(await codeOf(a.human.notify({ message: 'second distinct notice', level: 'warning' }))).toBe('RATE_LIMITED');
+    expect(await codeOf(a.human.request({ session: 'agent-notify', reason: 'another urgent request' }))).toBe('RATE_LIMITED');
     // Another client has its own allowance.
     expect(await codeOf(agent('gateway:agent-b').human.notify({ message: 'from another client', level: 'urgent' }))).toBe('OK');
+    await vi.waitFor(() => expect(deliveries().filter((d) => d.channel === 'hook')).toHaveLength(3), { timeout: 10_000 });
+    // The webhook takes 3 a minute, notices clients raised 2 of them: the third client
+    // notice is refused, and what the broker raises itself still goes out.
+    deps.attention.raise({ kind: 'approval_needed', level: 'warning', session: 'agent-notify', message: 'gateway:agent-b proposed input (approval 1)', from: 'broker:review' });
     await vi.waitFor(() => expect(deliveries().filter((d) => d.channel === 'hook')).toHaveLength(4), { timeout: 10_000 });
-    // The webhook takes 3 a minute: the request for a human was its second, one more, then refused.
     // (A refusal is recorded at once, a delivery when the receiver answered: compare as a set.)
     expect(deliveries().filter((d) => d.channel === 'hook').map((d) => d.outcome).sort()).toEqual(['RATE_LIMITED', 'SENT', 'SENT', 'SENT']);
-    expect(at('/hook')).toHaveLength(3);
-    await vi.waitFor(() => expect(at('/phone-topic')).toHaveLength(3), { timeout: 10_000 });
+    expect(deliveries().filter((d) => d.channel === 'hook' && d.outcome === 'RATE_LIMITED')).toEqual([expect.objectContaining({ kind: 'agent_message', raised_by: 'gateway:agent-b' })]);
+    await vi.waitFor(() => expect(at('/hook')).toHaveLength(3), { timeout: 10_000 });
+    expect(JSON.parse(at('/hook').at(-1)!.body)).toMatchObject({ notice: { kind: 'approval_needed', from: 'broker:review' } });
+    await vi.waitFor(() => expect(at('/phone-topic')).toHaveLength(2), { timeout: 10_000 });
     expect(deliveries().filter((d) => d.channel === 'phone').every((d) => d.outcome === 'SENT' && d.http_status === 200)).toBe(true);
     expect(deliveries()[0]).toMatchObject({ kind: 'agent_message', raised_by: 'gateway:agent-a' });
+  });
+
+  it('keeps a flood of client requests from starving the broker\'s own notices on a channel', async () => {
+    // A channel of its own (per_minute 4) on a fresh attention center: 25 urgent requests
+    // for a person from 25 clients, then the broker's approval_needed.
+    const center = createAttentionCenter();
+    const detach = attachNotificationChannels({
+      channels: [channelSchema.parse({ name: 'pager', url: `${base}/pager`, format: 'ntfy', per_minute: 4 })],
+      store: deps.stores.notify,
+      log: pino({ level: 'silent' }),
+      subscribe: center.onNotice,
+    });
+    try {
+      for (let i = 0; i < 25; i++) center.raise({ kind: 'waiting_for_human', level: 'urgent', session: 'agent-notify', message: `flood request ${i}`, from: `gateway:flood-${i}` });
+      center.raise({ kind: 'approval_needed', level: 'warning', session: 'agent-notify', message: 'a real approval (approval 7)', from: 'broker:review' });
+      await vi.waitFor(() => expect(deliveries().filter((d) => d.channel === 'pager')).toHaveLength(26), { timeout: 10_000 });
+      const pager = deliveries().filter((d) => d.channel === 'pager');
+      expect(pager.filter((d) => d.kind === 'waiting_for_human' && d.outcome === 'SENT')).toHaveLength(2);
+      expect(pager.filter((d) => d.kind === 'approval_needed')).toEqual([expect.objectContaining({ outcome: 'SENT', raised_by: 'broker:review' })]);
+      await vi.waitFor(() => expect(at('/pager').map((r) => r.headers.tags)).toContain('approval_needed'), { timeout: 10_000 });
+    } finally {
+      detach();
+    }
   });
 
   it('refuses a notice about a session the client may not read, and lists every notice for the signed-in operator', async () => {
     expect(await codeOf(agent('gateway:agent-c').human.notify({ message: 'about a stranger', session: 'no-such-session' }))).toBe('SESSION_NOT_FOUND');
     const web = createCallerFactory(webRouter)(createContextInner({ role: 'web', deps, operatorToken: operatorToken(deps, 'admin') }));
     const notices = await web.human.notices({});
-    expect(notices.map((n) => n.kind)).toEqual(['agent_message', 'waiting_for_human', 'agent_message', 'agent_message']);
+    expect(notices.map((n) => n.kind).slice(0, 4)).toEqual(['agent_message', 'waiting_for_human', 'agent_message', 'approval_needed']);
     expect(JSON.stringify(notices)).not.toContain(TOKEN);
     expect(await codeOf(createCallerFactory(webRouter)(createContextInner({ role: 'web', deps })).human.notices({}))).toBe('UNAUTHENTICATED');
   });

@@ -23,5 +23,7 @@ export function inputPolicyOf(config: BrokerConfig): InputPolicy {
     guardedCommandAllow: p.guarded_command_allow,
     allowedForegroundCommands: p.allowed_foreground_commands ?? null,
     runAllowedShells: p.run_allowed_shells,
+    credentialPrograms: config.human_input.credential_programs,
+    allowInvisibleCharacters: p.allow_invisible_characters,
   };
 }

@@ -12,6 +12,7 @@ describe('input_policy', () => {
       denied_session_patterns: [],
       allow_send_text: true,
       max_text_length: 12_000,
+      allow_invisible_characters: false,
       guarded_commands: [...DEFAULT_GUARDED_COMMANDS],
       guarded_command_allow: [],
       run_allowed_shells: ['bash', 'zsh', 'sh', 'dash'],

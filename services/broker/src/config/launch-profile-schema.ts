@@ -49,6 +49,12 @@ export const launchProfileSchema = z
     recover: z.enum(['on_exit', 'never']).default('never'),
     max_restarts_per_hour: z.number().int().min(1).max(60).default(3),
     backoff_seconds: z.number().min(0).max(300).default(2),
+    /** Sessions of this profile running at once, whoever started them (absent: no cap
+     * but the per-client one). */
+    max_sessions: z.number().int().min(1).max(1000).optional(),
+    /** Sessions of this profile one client (principal) may have running at once: a client
+     * that may start sessions cannot start without end (issue 45). */
+    max_sessions_per_client: z.number().int().min(1).max(1000).default(10),
     /** The configured node (`nodes:`) whose tmux the profile's sessions start on; absent:
      * this host. The operator decides where a program runs: a client never names a host
      * for a start (the session is then `node:name`). Checked against `nodes:` in schema.ts;

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_RUN_SHELLS, gatewayToolsetsConfigSchema, NOTE_LIMITS, PROJECT_LIMITS, RUN_SHELLS, type RunShell } from '@terminal-mcp/contract';
+import { DEFAULT_CREDENTIAL_PROGRAMS } from '../policy/credential-reader.js';
 import { DEFAULT_GUARDED_COMMANDS } from '../policy/input.js';
 import { launchProfileSchema } from './launch-profile-schema.js';
 import { nodesSchema } from './nodes-schema.js';
@@ -118,6 +119,9 @@ export const inputPolicySchema = z
     denied_session_patterns: z.array(pattern).max(500).default([]),
     allow_send_text: z.boolean().default(true),
     max_text_length: z.number().int().min(1).max(32_000).default(12_000),
+    /** Bidirectional overrides and zero-width characters in sent text (policy/input.ts):
+     * refused unless true. */
+    allow_invisible_characters: z.boolean().default(false),
     guarded_commands: z.array(z.string().min(1).max(64)).max(200).default([...DEFAULT_GUARDED_COMMANDS]),
     guarded_command_allow: z
       .array(
@@ -354,6 +358,18 @@ export const notificationChannelSchema = z
   })
   .strict();
 
+/** The dashboard's secret entry (policy/credential-reader.ts): the programs whose password,
+ * passphrase or PIN prompt the operator may answer, by executable basename (a trailing
+ * `*` matches any suffix). A shell or interpreter is never one, whatever this lists. */
+export const humanInputSchema = z
+  .object({
+    credential_programs: z
+      .array(z.string().regex(/^[A-Za-z0-9._+-]{1,63}\*?$/, 'a program name (basename), optionally ending in *'))
+      .max(200)
+      .default([...DEFAULT_CREDENTIAL_PROGRAMS]),
+  })
+  .strict();
+
 export const notificationsSchema = z
   .object({
     channels: z
@@ -426,6 +442,7 @@ export const configSchema = z
     supervisor: supervisorSchema.default(() => supervisorSchema.parse({})),
     transcripts: transcriptsSchema.default(() => transcriptsSchema.parse({})),
     notifications: notificationsSchema.default(() => notificationsSchema.parse({})),
+    human_input: humanInputSchema.default(() => humanInputSchema.parse({})),
     known_secrets: knownSecretsSchema.default(() => knownSecretsSchema.parse({})),
     /** Other hosts reached over OpenSSH (config/nodes-schema.ts). */
     nodes: nodesSchema,

@@ -27,6 +27,7 @@ export const REFUSALS: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'UNAUTHENTICATED',
   'COMMAND_GUARDED',
   'FOREGROUND_NOT_ALLOWED',
+  'NOT_A_CREDENTIAL_PROMPT',
   'PANE_IN_COPY_MODE',
   'TEXT_TOO_LONG',
   'TEXT_REJECTED',

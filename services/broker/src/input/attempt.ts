@@ -364,7 +364,7 @@ export async function runInputAttempt<T>(
     decision = await authorizeBeforeLock(caller, resolved, spec);
     if (spec.dryRun) return { kind: 'dry_run', auditId: log.record('DRY_RUN', null), target: resolved, decision, at };
     // review: the one place review mode decides; an approved delivery carries `review`.
-    const reason = spec.review?.approvalId !== undefined ? null : needsReview(caller, resolved, spec);
+    const reason = spec.review?.approvalId !== undefined ? null : await needsReview(caller, resolved, spec);
     if (reason !== null) return queueForReview(caller, spec, resolved, reason, log, act, at, { caller: origin, spec: originSpec, node: route.node });
 
     // audit-before: nothing is sent unless this row is written.
@@ -400,9 +400,12 @@ export async function runInputAttempt<T>(
 /** Why this attempt needs a person's review (policy/review.ts), or null. Only MCP clients
  * (the gateway's role) are reviewed: the operator on the dashboard is the reviewer. A
  * tool that cannot wait for a person (task, run) is refused rather than sent unreviewed. */
-function needsReview(caller: AttemptCaller, target: ResolvedTarget, spec: AttemptSpec): string | null {
+async function needsReview(caller: AttemptCaller, target: ResolvedTarget, spec: AttemptSpec): Promise<string | null> {
   if (caller.role !== 'gateway') return null;
-  const reason = reviewReason(caller.deps.config.input_policy, target.sessionName, spec.request);
+  const rules = caller.deps.config.input_policy;
+  // The bash grammar is loaded only when risky review judges text (once per broker).
+  const parse = rules.review === 'risky' && spec.request.kind !== 'keys' ? await caller.deps.input.shellParser().catch(() => null) : null;
+  const reason = reviewReason(rules, target.sessionName, spec.request, parse);
   if (reason !== null && !spec.queueable) {
     throw new AppError(
       'INPUT_NOT_ALLOWED',
@@ -440,8 +443,11 @@ function queueForReview<T>(
     expiresAt: Date.now() + caller.deps.config.input_policy.review_timeout_seconds * 1000,
     async deliver(approvedBy) {
       const review = { approvalId: auditId, proposedBy: caller.actor, approvedBy };
-      // Re-entered as the caller asked (routed again), pinned to the pane resolved now.
-      const result = await runInputAttempt(origin.caller, { ...origin.spec, review, pinned: resolved.identity }, act);
+      // Re-entered as the caller asked (routed again), pinned to the pane resolved now, with
+      // the proposer's credential verified again: a client revoked while its input waited
+      // is refused like any call it made now (issue 45).
+      const proposer = origin.caller.reverify === undefined ? origin.caller : { ...origin.caller, principal: origin.caller.reverify() };
+      const result = await runInputAttempt(proposer, { ...origin.spec, review, pinned: resolved.identity }, act);
       if (result.kind === 'acted') return { sent: result.outcome.decision === 'SENT', auditId: result.auditId, errorCode: result.outcome.errorCode };
       if (result.kind === 'blocked') return { sent: false, auditId: result.auditId, errorCode: result.error.code };
       return { sent: false, auditId: result.auditId, errorCode: 'INTERNAL' };

@@ -134,7 +134,7 @@ describe('hostile texts arrive as exactly those bytes and nothing runs', () => {
       '; kill-server',
       ' ; new-session -d -s pwned ;',
       `it's "double" and 'single' quoted \\ back\\slash`,
-      'unicode: héllo wörld 日本語 ✓ 😀 \u202e',
+      'unicode: héllo wörld 日本語 ✓ 😀 שלום',
       'tab\tseparated\nmulti\nline',
       'crlf one\r\ncrlf two\r\n',
       twelveK,
@@ -160,7 +160,8 @@ describe('hostile texts arrive as exactly those bytes and nothing runs', () => {
 
   it('refuses a bracketed-paste breakout and every other control character, sending nothing', async () => {
     const pane = await rawPane();
-    for (const text of ['\x1b[201~; touch /tmp/never', 'a\x1bb', 'bell\x07', 'cr\ronly', 'nul\x00', 'c1\u009b2J']) {
+    // Bidirectional overrides and zero-width characters too (issue 45), unless the operator allows them.
+    for (const text of ['\x1b[201~; touch /tmp/never', 'a\x1bb', 'bell\x07', 'cr\ronly', 'nul\x00', 'c1\u009b2J', 'rlo \u202e', 'zw\u200bsp']) {
       expect(await codeOf(gw().input.sendText({ session: pane.name, text }))).toBe('TEXT_REJECTED');
       expect(await newestAudit()).toMatchObject({ decision: 'BLOCKED', error_code: 'TEXT_REJECTED', session: pane.name });
     }

@@ -3,6 +3,8 @@
  * audit and binding stores, the per-pane locks (built by createBroker), the read-audit
  * batcher, the HMAC key and the tmux delivery. Procedures reach them as `deps.input`.
  */
+import { createBashParserLoader } from '../effects/shell-syntax/bash-parser.js';
+import type { ShellParse } from '../policy/shell-review.js';
 import { AppError } from '@terminal-mcp/contract';
 import { createReadAuditRecorder, type ReadAuditRecorder } from '../audit/read-audit.js';
 import { loadOrCreateAuditKey } from '../effects/audit-key-file.js';
@@ -40,6 +42,9 @@ export interface InputServices {
   processTree(panePid: number, tmuxCommand: string): Promise<PaneProcessFacts>;
   /** The audit HMAC key; AUDIT_UNAVAILABLE when it cannot be read or created. */
   auditKey(): Buffer;
+  /** The bash grammar review mode judges text with (effects/shell-syntax/bash-parser.ts),
+   * loaded on first use and kept. */
+  shellParser(): Promise<ShellParse>;
 }
 
 export function createInputServices(deps: {
@@ -67,6 +72,7 @@ export function createInputServices(deps: {
     run,
     shells,
     processTree: (panePid, tmuxCommand) => readPaneProcessTree(panePid, tmuxCommand),
+    shellParser: createBashParserLoader(),
     auditKey() {
       if (key) return key;
       try {

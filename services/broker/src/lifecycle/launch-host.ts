@@ -42,6 +42,9 @@ export interface LaunchHost {
   realDirectories(paths: readonly string[]): Promise<(string | null)[]>;
   /** The input policy's gates on a session name of this host (close_unmanaged). */
   checkInputName(session: string): void;
+  /** The whole input decision of a send on the session's resolved target (patterns,
+   * grant, guarded and foreground commands on its pane's process tree read now). */
+  checkInputTarget(session: string): Promise<void>;
   /** Runs `act` on the host: a failure because a node went down is NODE_UNAVAILABLE. */
   on<T>(act: () => Promise<T>): Promise<T>;
 }
@@ -55,6 +58,10 @@ export function localHost(deps: LifecycleDeps): LaunchHost {
     processTree: readPaneProcessTree,
     realDirectories: (paths) => Promise.resolve(paths.map(realDirectory)),
     checkInputName: (session) => void deps.access.checkInputName({ session }, 'text'),
+    async checkInputTarget(session) {
+      const target = await deps.access.inputTarget({ session }, 'keys');
+      deps.access.checkInputTarget(target, await readPaneProcessTree(target.identity.panePid, target.currentCommand));
+    },
     on: (act) => act(),
   };
 }
@@ -75,6 +82,11 @@ export function nodeHost(deps: LifecycleDeps, node: string): LaunchHost {
     processTree: (panePid, currentCommand) => n.input?.processTree(panePid, currentCommand) ?? Promise.resolve<PaneProcessFacts>({ source: 'unreadable', reason: 'no process reads on this node' }),
     realDirectories: (paths) => effects.realDirectories(paths),
     checkInputName: (session) => void n.access.checkInputName({ session }, 'text'),
+    async checkInputTarget(session) {
+      const target = await n.access.inputTarget({ session }, 'keys');
+      const processes = (await n.input?.processTree(target.identity.panePid, target.currentCommand)) ?? { source: 'unreadable' as const, reason: 'no process reads on this node' };
+      n.access.checkInputTarget(target, processes);
+    },
     on: async (act) => {
       try {
         return await act();

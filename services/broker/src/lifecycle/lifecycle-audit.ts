@@ -5,7 +5,7 @@
  * AUDIT_UNAVAILABLE), then finished SENT or FAILED. The row's preview says which profile
  * and directory, never a command line from a client (there is none).
  */
-import { AppError, readAppErrorData, type AuditDecision, type ErrorCode } from '@terminal-mcp/contract';
+import { AppError, readAppErrorData, sessionNameSchema, type AuditDecision, type ErrorCode } from '@terminal-mcp/contract';
 import type { InputAttempt } from '../effects/store/audit-store.js';
 import type { LifecycleCaller } from './lifecycle-deps.js';
 
@@ -103,5 +103,32 @@ export async function withLifecycleAudit<T>(caller: LifecycleCaller, tool: Lifec
       audit.finish('FAILED', code, null);
     }
     throw err;
+  }
+}
+
+/** The public tool behind each lifecycle procedure (the last part of its path). */
+const LIFECYCLE_TOOLS: Readonly<Record<string, LifecycleTool>> = {
+  start: 'terminal_session_start',
+  close: 'terminal_session_close',
+  restart: 'terminal_session_restart',
+  resize: 'terminal_resize',
+};
+
+/**
+ * A lifecycle call refused at the procedure's door (the caller's principal lacks the
+ * `lifecycle` effect, a web call without an operator session, an input its schema
+ * refused) never reaches withLifecycleAudit: it is written here, BLOCKED with its code,
+ * like a refusal inside the use case, so every call leaves one row (docs/tools.md). The
+ * raw input is hostile by assumption: only a well-formed session name is kept.
+ */
+export function recordRefusedLifecycleCall(caller: Pick<LifecycleCaller, 'role' | 'actor' | 'deps'>, path: string, raw: unknown, code: ErrorCode): void {
+  const tool = LIFECYCLE_TOOLS[path.slice(path.lastIndexOf('.') + 1)];
+  if (tool === undefined) return;
+  const value = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>).session ?? (raw as Record<string, unknown>).name : undefined;
+  const parsed = sessionNameSchema.safeParse(value);
+  try {
+    caller.deps.input.audit.insertAttempt(row(caller as LifecycleCaller, tool, parsed.success ? parsed.data : null, undefined, 'BLOCKED', code, null));
+  } catch {
+    // The refusal stands whether or not it could be recorded.
   }
 }

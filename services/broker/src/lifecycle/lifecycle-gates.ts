@@ -4,7 +4,8 @@
  *  1. the caller's principal may cause the `lifecycle` effect (policy/authority.ts);
  *  2. `permissions.session_lifecycle` is on (LIFECYCLE_DISABLED);
  *  3. the profile exists and allows the name and directory (policy/launch.ts);
- *  4. for an existing session: exactly the session the caller saw (IDENTITY_CHANGED), a
+ *  4. for an existing session: exactly the session the caller saw (IDENTITY_CHANGED), the
+ *     input decision of a send on it (input/authorize's gates on the target), a
  *     name that is not sensitive or protected, started by a profile (unless
  *     `session_lifecycle.close_unmanaged`, and then the input policy must allow it), and no
  *     guarded command anywhere in its pane's process tree (COMMAND_GUARDED).
@@ -59,6 +60,20 @@ export function requireUnguardedProfile(caller: LifecycleCaller, profile: Config
   }
 }
 
+/** Room for one more session of `profile` on its host: its `max_sessions` in all, and its
+ * `max_sessions_per_client` started by this caller (RUNNING rows of the registry, which
+ * recovery keeps current); else QUOTA_EXCEEDED. */
+export function requireSessionRoom(caller: LifecycleCaller, profile: ConfigLaunchProfile): void {
+  const running = caller.deps.lifecycle.store.runningOn(profile.node ?? null).filter((s) => s.profile === profile.name);
+  if (profile.max_sessions !== undefined && running.length >= profile.max_sessions) {
+    throw new AppError('QUOTA_EXCEEDED', `profile ${profile.name} already runs ${running.length} sessions (max_sessions ${profile.max_sessions}): close one first`);
+  }
+  const mine = running.filter((s) => s.startedBy === caller.actor).length;
+  if (mine >= profile.max_sessions_per_client) {
+    throw new AppError('QUOTA_EXCEEDED', `you already run ${mine} sessions of profile ${profile.name} (max_sessions_per_client ${profile.max_sessions_per_client}): close one first`);
+  }
+}
+
 /** The real directory to start in: the requested one (or the first root), with symlinks
  * resolved ON the host the session starts on, under one of the profile's roots (also
  * resolved there). */
@@ -99,6 +114,9 @@ export async function requireClosable(
   if (host.qualified(found.sessionId) !== expectSessionId && found.sessionId !== expectSessionId) {
     throw new AppError('IDENTITY_CHANGED', 'the session under that name is not the one you saw (its session_id differs)', 'Call terminal_list_sessions, check the session, and pass its current session_id.');
   }
+  // The same decision as a send on this session: a session the caller may not type into
+  // is not closed or restarted either (issue 45).
+  await host.on(() => host.checkInputTarget(name));
   const managed = deps.lifecycle.store.byIdentity(found.serverPid, host.qualified(found.sessionId), found.created);
   if (managed === undefined || managed.state !== 'RUNNING') {
     if (opts.needsProfile || !deps.config.session_lifecycle.close_unmanaged) throw new AppError('LAUNCH_NOT_ALLOWED', 'this session was not started by a launch profile');

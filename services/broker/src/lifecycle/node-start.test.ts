@@ -49,7 +49,7 @@ function harness(opts: { nodeUp: boolean; auditWorks: boolean }) {
       unavailableOr: (_name: string, err: unknown) => err,
     },
     lifecycle: {
-      store: {},
+      store: { runningOn: () => [] },
       events: {},
       nodes: new Map([
         [

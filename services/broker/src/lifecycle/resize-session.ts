@@ -1,7 +1,7 @@
 /** terminal_resize: sets the size of a session's current window, within the contract's
  * bounds (checked by the schema and again by the effect). The session must be one the
- * caller may type into (the input policy on its name): resizing changes what its program
- * sees. The broker's control clients attach with ignore-size and keep out of sizing.
+ * caller may type into (the whole input decision on the target, as for a send): resizing
+ * changes what its program sees. The broker's control clients attach with ignore-size and keep out of sizing.
  * This host's sessions only: a `node:session` is refused by name (docs/nodes.md). */
 import { AppError, LIFECYCLE_LIMITS, type SessionResizeInput, type SessionResizeOutput } from '@terminal-mcp/contract';
 import { hostOfSession } from '../nodes/host-route.js';
@@ -23,6 +23,11 @@ export function resizeSession(caller: LifecycleCaller, input: SessionResizeInput
     }
     caller.deps.access.checkInputName({ session: input.session }, 'text');
     const target = await caller.deps.access.inputTarget({ session: input.session }, 'text');
+    // The same decision as a send on the resolved target (patterns, grant, guarded and
+    // foreground commands on the pane's process tree read now): a session an agent may
+    // not type into is not resized either (issue 45).
+    const processes = await localHost(caller.deps).processTree(target.identity.panePid, target.currentCommand);
+    caller.deps.access.checkInputTarget(target, processes);
     const found = await caller.deps.tmux.findSession(target.sessionName);
     if (found === null || found.sessionId !== target.identity.sessionId) throw new AppError('SESSION_NOT_FOUND', 'no session has exactly that name');
     audit.session(found.name, auditedTargetOn(localHost(caller.deps), found));

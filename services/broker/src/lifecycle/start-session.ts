@@ -13,7 +13,7 @@ import { hostOfProfile } from './launch-host.js';
 import { launchSession, waitForProgram } from './launch-session.js';
 import { withLifecycleAudit } from './lifecycle-audit.js';
 import type { LifecycleCaller } from './lifecycle-deps.js';
-import { profileNamed, requireLaunchName, requireLifecycle, requireUnguardedProfile, resolveLaunchCwd } from './lifecycle-gates.js';
+import { profileNamed, requireLaunchName, requireLifecycle, requireSessionRoom, requireUnguardedProfile, resolveLaunchCwd } from './lifecycle-gates.js';
 
 const TOOL = 'terminal_session_start';
 
@@ -40,6 +40,7 @@ export function startSession(caller: LifecycleCaller, input: SessionStartInput):
     requireUnguardedProfile(caller, profile, name);
     const cwd = await resolveLaunchCwd(host, profile, input.cwd);
     if (taken.has(name)) throw new AppError('SESSION_EXISTS', 'a session already has that name');
+    requireSessionRoom(caller, profile);
     const summary = `profile=${profile.name}${host.node === undefined ? '' : ` node=${host.node}`} cwd=${cwd}`;
     const base = { profile: profile.name, session: host.qualified(name), cwd };
     if (input.dry_run) {

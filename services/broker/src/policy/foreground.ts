@@ -29,6 +29,15 @@ export interface PaneProcess {
   readonly comm: string;
   /** Basename of argv[0]; null when empty (a zombie). */
   readonly argv0: string | null;
+  /** The executable's full path (/proc/<pid>/exe); null when unreadable; absent when the
+   * reader does not collect it. The secret entry identifies a credential program by it
+   * (policy/credential-reader.ts). */
+  readonly exePath?: string | null;
+  /** The effective user id the process runs as; null or absent when unknown. */
+  readonly uid?: number | null;
+  /** The executable file is owned by root and writable by nobody else (so no unprivileged
+   * agent put it there); null or absent when it could not be checked. */
+  readonly exeTrusted?: boolean | null;
 }
 
 export type PaneProcessFacts =

@@ -73,6 +73,13 @@ const cases: Case[] = [
   ['C1 CSI', {}, {}, TEXT('a\u009b2J'), 'TEXT_REJECTED'],
   ['lone surrogate', {}, {}, TEXT('a\ud800b'), 'TEXT_REJECTED'],
   ['newline and tab are fine', {}, {}, TEXT('a\n\tb'), 'paste_text'],
+  // Issue 45: what a reviewer sees is not what runs.
+  ['right-to-left override', {}, {}, TEXT('rm -rf \u202e/ svd'), 'TEXT_REJECTED'],
+  ['zero-width space', {}, {}, TEXT('r\u200bm -rf /'), 'TEXT_REJECTED'],
+  ['byte order mark', {}, {}, TEXT('\ufeffls'), 'TEXT_REJECTED'],
+  ['bidi isolate', {}, {}, TEXT('a\u2066b'), 'TEXT_REJECTED'],
+  ['invisible characters when the operator allows them', { allowInvisibleCharacters: true }, {}, TEXT('r\u200bm'), 'paste_text'],
+  ['right-to-left text itself is fine', {}, {}, TEXT('שלום עולם'), 'paste_text'],
   ['CRLF is a newline', {}, {}, TEXT('a\r\nb'), 'paste_text'],
   ['unknown key', {}, {}, KEYS(['Enter', 'F1']), 'KEY_NOT_ALLOWED'],
   ['key names are case-sensitive', {}, {}, KEYS(['enter']), 'KEY_NOT_ALLOWED'],
@@ -94,6 +101,12 @@ describe('decideInput', () => {
     const decision = decideInput(POLICY, FACTS, KEYS(['Enter', 'C-c'], true));
     if (!decision.allowed || decision.action !== 'press_keys') throw new Error('expected keys');
     for (const key of decision.keys) expect(ALLOWED_KEYS).toContain(key);
+  });
+
+  it('names an invisible character and the setting that allows it', () => {
+    const decision = decideInput(POLICY, FACTS, TEXT('ab\u202ec'));
+    expect(decision).toMatchObject({ allowed: false, code: 'TEXT_REJECTED' });
+    expect(!decision.allowed && decision.message).toMatch(/character 3 is U\+202E.*input_policy\.allow_invisible_characters/);
   });
 
   it('normalises CRLF and says so; a lone CR is refused with its position', () => {

@@ -29,6 +29,10 @@
  *  7. KEY_NOT_ALLOWED    a key outside ALLOWED_KEYS.
  *  8. CONFIRMATION_REQUIRED  C-c or C-d without confirm_sensitive: true.
  *
+ * The dashboard's secret entry (kind `secret`) skips the guarded-command and foreground
+ * gates but must be read by a credential program (policy/credential-reader.ts), else
+ * NOT_A_CREDENTIAL_PROMPT.
+ *
  * A command for terminal_run (kind `command`) passes gates 1-6 as text (a newline is
  * refused: it is one command line), then two of its own: the pane's foreground program
  * must be a shell listed in input_policy.run_allowed_shells (else FOREGROUND_NOT_ALLOWED,
@@ -43,6 +47,7 @@
  */
 import { ALLOWED_KEYS, COPY_MODE_EXIT_KEY, SENSITIVE_KEYS, type AllowedKey } from '@terminal-mcp/contract';
 import { isSensitiveName, matchesAny } from './access.js';
+import { DEFAULT_CREDENTIAL_PROGRAMS, judgeCredentialReader } from './credential-reader.js';
 import { commandName, firstGuardedCommand, foregroundAdmitted, foregroundLeader, nameIs, summarizeForeground, type PaneProcessFacts } from './foreground.js';
 
 /** What an operator may not type into by default: programs holding credentials, another
@@ -85,6 +90,12 @@ export interface InputPolicy {
   readonly allowedForegroundCommands: readonly string[] | null;
   /** input_policy.run_allowed_shells: the shells terminal_run types into. */
   readonly runAllowedShells: readonly string[];
+  /** human_input.credential_programs: what the secret entry may answer
+   * (policy/credential-reader.ts); absent: the default list. */
+  readonly credentialPrograms?: readonly string[];
+  /** input_policy.allow_invisible_characters: bidirectional overrides and zero-width
+   * characters pass in text (absent: refused). */
+  readonly allowInvisibleCharacters?: boolean;
 }
 
 export interface InputTargetFacts {
@@ -124,7 +135,8 @@ export type InputRefusalCode =
   | 'TEXT_TOO_LONG'
   | 'TEXT_REJECTED'
   | 'KEY_NOT_ALLOWED'
-  | 'CONFIRMATION_REQUIRED';
+  | 'CONFIRMATION_REQUIRED'
+  | 'NOT_A_CREDENTIAL_PROMPT';
 
 export interface InputRefusal {
   readonly allowed: false;
@@ -175,6 +187,34 @@ export function findRejectedCharacter(text: string): { position: number; codePoi
     if (control || loneSurrogate) return { position, codePoint: cp };
   }
   return null;
+}
+
+/** Characters that change how text looks without being seen: bidirectional embeddings,
+ * overrides and isolates (U+202A-U+202E, U+2066-U+2069, the marks U+200E/U+200F, U+061C) and
+ * zero-width ones (U+200B-U+200D, U+2060-U+2064, U+FEFF, U+180E). A reviewer or the
+ * operator reading the audit preview sees `rm -rf ‮/` differently from what runs. */
+const INVISIBLE = /[\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/u;
+
+/** The first invisible character: its 1-based position (in characters) and code point. */
+export function findInvisibleCharacter(text: string): { position: number; codePoint: number } | null {
+  let position = 0;
+  for (const ch of text) {
+    position += 1;
+    if (INVISIBLE.test(ch)) return { position, codePoint: ch.codePointAt(0) as number };
+  }
+  return null;
+}
+
+const hexOf = (cp: number) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`;
+
+function refuseInvisible(policy: InputPolicy, text: string): InputRefusal | null {
+  if (policy.allowInvisibleCharacters === true) return null;
+  const hidden = findInvisibleCharacter(text);
+  if (hidden === null) return null;
+  return refuse(
+    'TEXT_REJECTED',
+    `character ${hidden.position} is ${hexOf(hidden.codePoint)}, a bidirectional or zero-width character that hides what the text says; the operator can allow them with input_policy.allow_invisible_characters; nothing was sent`,
+  );
 }
 
 export function countCharacters(text: string): number {
@@ -278,6 +318,10 @@ export function decideInput(policy: InputPolicy, facts: InputTargetFacts, reques
   if (request.kind === 'command') return decideCommand(policy, facts, request.text);
 
   if (request.kind === 'secret') {
+    // The answer goes only to a credential program identified by its executable, never to
+    // whatever printed a password prompt (a shell's `read -s` an agent typed).
+    const reader = judgeCredentialReader(facts.processes, policy.credentialPrograms ?? DEFAULT_CREDENTIAL_PROGRAMS);
+    if (!reader.admitted) return refuse('NOT_A_CREDENTIAL_PROMPT', `the program waiting in the pane is not a credential program: ${reader.reason}; nothing was typed`);
     const length = countCharacters(request.text);
     if (length > policy.maxTextLength) return refuse('TEXT_TOO_LONG', `the answer has ${length} characters; at most ${policy.maxTextLength} may be sent at once`);
     // Positions only, never the character itself: this text is a secret.
@@ -300,6 +344,8 @@ export function decideInput(policy: InputPolicy, facts: InputTargetFacts, reques
         `character ${bad.position} is ${codePointLabel(bad.codePoint)}: only printable text, newline and tab may be sent (\\r\\n is accepted as a newline); nothing was sent`,
       );
     }
+    const hidden = refuseInvisible(policy, text);
+    if (hidden) return hidden;
     return { allowed: true, action: 'paste_text', text, crlfNormalized };
   }
 
@@ -372,6 +418,8 @@ function decideCommand(policy: InputPolicy, facts: InputTargetFacts, raw: string
   }
   const bad = findRejectedCharacter(text);
   if (bad) return refuse('TEXT_REJECTED', `character ${bad.position} is ${codePointLabel(bad.codePoint)}: only printable text and tab may be sent; nothing was sent`);
+  const hidden = refuseInvisible(policy, text);
+  if (hidden) return hidden;
   const allowedHere = policy.guardedCommandAllow.filter((entry) => entry.session === facts.sessionName).flatMap((entry) => entry.commands);
   for (const word of commandWords(text)) {
     const hit = policy.guardedCommands.find((g) => nameIs(word, g));

@@ -1,4 +1,4 @@
-// Which input review mode holds for a person (policy/review.ts): off, always, a listed session, and what risky means.
+// Which input review mode holds for a person (policy/review.ts): off, always, a listed session, and what risky means for keys and lines (parsed text: effects/shell-syntax/review-corpus.test.ts).
 import { describe, expect, it } from 'vitest';
 import { reviewReason, type ReviewRules } from './review.js';
 
@@ -8,22 +8,16 @@ const keys = (...k: string[]) => ({ kind: 'keys', keys: k, confirmSensitive: tru
 
 describe('reviewReason', () => {
   it('off reviews nothing, always everything, a listed session always', () => {
-    expect(reviewReason(rules('off'), 's', text('rm -rf /'))).toBeNull();
-    expect(reviewReason(rules('always'), 's', text('ls'))).toMatch(/always/);
-    expect(reviewReason(rules('off', ['prod-*']), 'prod-db', text('ls'))).toMatch(/review_always_session_patterns/);
+    expect(reviewReason(rules('off'), 's', text('rm -rf /'), null)).toBeNull();
+    expect(reviewReason(rules('always'), 's', text('ls'), null)).toMatch(/always/);
+    expect(reviewReason(rules('off', ['prod-*']), 'prod-db', text('ls'), null)).toMatch(/review_always_session_patterns/);
   });
 
-  it('risky: control keys, several lines, guarded and destructive command words; not plain text or Enter', () => {
+  it('risky: control keys and several lines; not Enter; every text when no parser is loaded', () => {
     const r = rules('risky');
-    expect(reviewReason(r, 's', text('please summarise the failing test'))).toBeNull();
-    expect(reviewReason(r, 's', text('ls -la\n'))).toBeNull();
-    expect(reviewReason(r, 's', keys('Enter'))).toBeNull();
-    expect(reviewReason(r, 's', keys('C-c'))).toMatch(/C-c/);
-    expect(reviewReason(r, 's', text('echo a\necho b'))).toMatch(/more than one line/);
-    expect(reviewReason(r, 's', text('sudo reboot'))).toMatch(/guarded command sudo/);
-    expect(reviewReason(r, 's', text('rm -rf build'))).toMatch(/destructive command rm/);
-    expect(reviewReason(r, 's', text('cd x && Kubectl delete ns a'))).toMatch(/kubectl/);
-    // A word inside another word is not the command.
-    expect(reviewReason(r, 's', text('form the summary'))).toBeNull();
+    expect(reviewReason(r, 's', keys('Enter'), null)).toBeNull();
+    expect(reviewReason(r, 's', keys('C-c'), null)).toMatch(/C-c/);
+    expect(reviewReason(r, 's', text('echo a\necho b'), null)).toMatch(/more than one line/);
+    expect(reviewReason(r, 's', text('y'), null)).toMatch(/parser is not available/);
   });
 });

@@ -235,7 +235,9 @@ describe('classifyPaneStatus', () => {
     ['ssh password', "alice@10.0.0.2's password: ", { command: 'ssh', idle: 9 }, 'WAITING_HUMAN', 'secret prompt "password:" on the last line: a person answers it (terminal_request_human)'],
     ['PAM one-time code', 'Verification code: ', { command: 'sudo', idle: 2 }, 'WAITING_HUMAN', 'secret prompt "Verification code:" on the last line: a person answers it (terminal_request_human)'],
     ['Duo passcode', 'Passcode or option (1-3): ', { command: 'ssh', idle: 2 }, 'WAITING_HUMAN', 'secret prompt "Passcode or option (1-3):" on the last line: a person answers it (terminal_request_human)'],
-    ['read -s under a script', 'deploy: unlocking the vault\nVault password: ', { command: 'bash', idle: 1 }, 'WAITING_HUMAN', 'secret prompt "password:" on the last line: a person answers it (terminal_request_human)'],
+    // A shell's own read -s (a script, or one an agent typed) is not a person's prompt (issue 45).
+    ['read -s under a script', 'deploy: unlocking the vault\nVault password: ', { command: 'bash', idle: 1 }, 'WAITING_INPUT', 'prompt "password:" on the last line read by the shell itself (bash), not by a credential program'],
+    ['staged sudo prompt in a shell', '[sudo] password for root: ', { command: 'bash', idle: 1 }, 'WAITING_INPUT', 'prompt "password for root:" on the last line read by the shell itself (bash), not by a credential program'],
     ['ssh-keygen file', 'Generating public/private ed25519 key pair.\nEnter file in which to save the key (/home/u/.ssh/id_ed25519): ', { command: 'ssh-keygen', idle: 9 }, 'WAITING_INPUT', 'prompt "Enter file in which to save the key (/home/u/.ssh/id_ed2551…" on the last line'],
     ['terraform apply', 'Do you want to perform these actions?\n  Terraform will perform the actions described above.\n  Only \'yes\' will be accepted to approve.\n\n  Enter a value: ', { command: 'terraform', idle: 9 }, 'WAITING_INPUT', 'prompt "Enter a value:" on the last line'],
     ['unzip replace', 'Archive:  site.zip\nreplace index.html? [y]es, [n]o, [A]ll, [N]one, [r]ename: ', { command: 'unzip', idle: 9 }, 'WAITING_INPUT', 'prompt "[y]es, [n]o" on the last line'],

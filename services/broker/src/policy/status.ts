@@ -287,6 +287,10 @@ function screenEvidence(bottom: readonly string[], command: string, shell: boole
   const last = bottom.at(-1);
   if (last === undefined) return null;
   const secret = SECRET_PROMPT.exec(last.trimEnd());
+  // A shell holding the terminal under a password prompt is its own builtin (`read -s`, a
+  // script): anyone who may type there could have printed it, and the secret entry
+  // refuses it (policy/credential-reader.ts). Only another program's prompt is a person's.
+  if (secret !== null && shell) return found('WAITING_INPUT', `prompt ${quote(secret[0])} ${fromBottom(0)} read by the shell itself (${command}), not by a credential program`);
   if (secret !== null) return found('WAITING_HUMAN', `secret prompt ${quote(secret[0])} ${fromBottom(0)}: a person answers it (terminal_request_human)`);
   const onLast = lastLinePrompt(last, command);
   if (onLast !== null) return found('WAITING_INPUT', `prompt ${quote(onLast)} ${fromBottom(0)}`);
@@ -305,7 +309,8 @@ function screenEvidence(bottom: readonly string[], command: string, shell: boole
  * Classify a pane from its screen and tmux facts. Evidence in order:
  * a. (non-shell foreground) agent CLI menus => WAITING_INPUT, busy footers => RUNNING,
  *    idle footers or input box => IDLE;
- * b. a password, passphrase or one-time-code prompt on the last line => WAITING_HUMAN;
+ * b. a password, passphrase or one-time-code prompt on the last line => WAITING_HUMAN,
+ *    unless a shell holds the terminal (its own `read -s`: WAITING_INPUT);
  *    another interactive prompt on the last line ([y/N], (Y/n), Username for ...:,
  *    Press Enter, Continue?, git's [y,n,q,...]?, npx's (y), or any `?` question from a
  *    coreutils -i program in the foreground) => WAITING_INPUT, however recent the output;

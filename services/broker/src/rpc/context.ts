@@ -11,7 +11,7 @@
 import { BROKER_HEADERS, CREDENTIAL_HEADER, type OperatorUser, type SocketRole } from '@terminal-mcp/contract';
 import type { BrokerDeps } from './deps.js';
 import { oauthPrincipalFromHeader } from '../oauth/caller.js';
-import { principalOf, type Principal } from '../policy/authority.js';
+import { oauthPrincipal, principalOf, type Principal } from '../policy/authority.js';
 
 export interface BrokerContext {
   role: SocketRole;
@@ -27,6 +27,8 @@ export interface BrokerContext {
   operatorToken?: string | undefined;
   /** web.sock only: the operator behind `operatorToken`, once validated (operator-session.ts). */
   operator?: OperatorUser | undefined;
+  /** The principal as the request's credential verifies now (access/caller.ts). */
+  reverify?: (() => Principal) | undefined;
 }
 
 /** Tests name a principal, or an actor (a principal of kind `socket`: everything its
@@ -86,10 +88,15 @@ function principalFromRequest(role: SocketRole, deps: BrokerDeps, headers: Recor
 
 /** The context of one request or WebSocket connection on `role`'s socket. */
 export function contextFromRequest(role: SocketRole, deps: BrokerDeps, headers: Record<string, string | string[] | undefined>): BrokerContext {
-  return createContextInner({
+  const ctx = createContextInner({
     role,
     deps,
     principal: principalFromRequest(role, deps, headers),
     operatorToken: operatorTokenFromHeader(role, headers[OPERATOR_SESSION_HEADER]),
   });
+  // An OAuth token can be revoked after the request: whatever acts later for this caller
+  // (an approved review) verifies it again (the token stays in this closure, in memory).
+  const credential = role === 'gateway' ? headers[CREDENTIAL_HEADER] : undefined;
+  if (credential !== undefined && ctx.principal.kind === 'oauth') ctx.reverify = () => oauthPrincipalFromHeader(deps, credential) ?? oauthPrincipal(ctx.actor, []);
+  return ctx;
 }

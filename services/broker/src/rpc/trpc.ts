@@ -11,6 +11,7 @@ import { AppError, ERROR_SPECS, readAppErrorData, type AppErrorData, type Socket
 import { refuseEffect, type Effect } from '../policy/authority.js';
 import type { BrokerContext } from './context.js';
 import { withOperator } from './operator-session.js';
+import { recordRefusedLifecycleCall } from '../lifecycle/lifecycle-audit.js';
 import { storeFailureOf } from './store-failure.js';
 
 /**
@@ -139,6 +140,17 @@ export function servedTo(...roles: [SocketRole, ...SocketRole[]]) {
   return t.procedure
     .meta({ roles })
     .use(appErrorsKeepTheirStatus)
+    .use(async ({ ctx, path, meta, type, next, getRawInput }) => {
+      const result = await next();
+      // A lifecycle call refused here (its effect, an operator session) or by its schema
+      // is audited BLOCKED like one refused inside the use case (lifecycle-audit.ts).
+      if (!result.ok && effectOf(meta, type) === 'lifecycle' && roles.includes(ctx.role)) {
+        const app = readAppErrorData(result.error.cause);
+        const door = app === undefined ? (result.error.code === 'BAD_REQUEST' ? 'INVALID_ARGUMENT' : null) : raisedAtDoor(result.error.cause) ? app.code : null;
+        if (door !== null) recordRefusedLifecycleCall(withOperator(ctx), path, await getRawInput().catch(() => undefined), door);
+      }
+      return result;
+    })
     .use(({ ctx, path, meta, type, next }) => {
       if (!roles.includes(ctx.role)) {
         ctx.deps.log.warn({ event: 'security.wrong_role', role: ctx.role, path: loggablePath(path) }, 'procedure called on a role that does not serve it');
@@ -150,12 +162,12 @@ export function servedTo(...roles: [SocketRole, ...SocketRole[]]) {
       if (effect === 'sign-in' || effect === 'delivery') return next({ ctx: acting });
       if (acting.role === 'web' && effect !== 'read' && acting.principal.kind !== 'operator') {
         ctx.deps.log.warn({ event: 'security.operator_session_refused', role: ctx.role, path: loggablePath(path), token: ctx.operatorToken === undefined ? 'absent' : 'invalid' }, 'operator session refused');
-        raise(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
+        raiseAtDoor(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
       }
       const refusal = refuseEffect(acting.principal, effect);
       if (refusal) {
         ctx.deps.log.warn({ event: 'security.effect_refused', role: ctx.role, path: loggablePath(path), effect, actor: acting.actor }, 'effect refused for this caller');
-        raise(new AppError(refusal.code, refusal.message, refusal.hint));
+        raiseAtDoor(new AppError(refusal.code, refusal.message, refusal.hint));
       }
       return next({ ctx: acting });
     });
@@ -168,6 +180,14 @@ export const observerProcedure = servedTo('observer');
 /** The dashboard's own procedures (sign-in, live output). Those that change something or
  * reveal per-user data are `operatorProcedure`s (rpc/operator.ts). */
 export const webProcedure = servedTo('web');
+
+/** Marks an error the door raised (not the use case, which audits its own refusals). */
+const RAISED_AT_DOOR = Symbol('raised at the procedure door');
+function raiseAtDoor(appError: AppError): never {
+  Object.defineProperty(appError, RAISED_AT_DOOR, { value: true });
+  raise(appError);
+}
+const raisedAtDoor = (err: unknown): boolean => typeof err === 'object' && err !== null && RAISED_AT_DOOR in err;
 
 /** Throw our error with the matching tRPC code so HTTP status and data agree. */
 export function raise(appError: { code: keyof typeof ERROR_SPECS; message: string; hint: string }): never {

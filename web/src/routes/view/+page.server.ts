@@ -55,10 +55,14 @@ export const load: PageServerLoad = async (event) => {
     // the secret entry.
     const notices = session?.read_allowed ? await broker().human.notices.query({}).catch(() => []) : [];
     const requests = notices.filter((n) => n.kind === 'waiting_for_human' && n.session === name);
-    return { name, pane, panes, session, nodeDown, input_enabled: page.input_enabled, keys, requests, failure: null };
+    // Which program would read the secret entry's answer, read from the pane's process tree
+    // (never the screen), shown next to the entry while a person is asked for.
+    const humanWaiting = session?.read_allowed === true && (session.status?.status === 'WAITING_HUMAN' || requests.length > 0);
+    const reader = humanWaiting ? await broker().human.promptReader.query({ session: name, ...(pane !== undefined ? { pane } : {}) }).catch(() => null) : null;
+    return { name, pane, panes, session, nodeDown, input_enabled: page.input_enabled, keys, requests, reader, failure: null };
   } catch (err) {
     const { status, error: failure } = toUiError(err);
-    if (failure.code === 'BROKER_UNAVAILABLE') return { name, pane, panes: [] as ListedPane[], session: null, nodeDown: null, input_enabled: false, keys, requests: [], failure };
+    if (failure.code === 'BROKER_UNAVAILABLE') return { name, pane, panes: [] as ListedPane[], session: null, nodeDown: null, input_enabled: false, keys, requests: [], reader: null, failure };
     error(status, 'could not load the session');
   }
 };

@@ -1,7 +1,8 @@
 /**
  * Notification channels: each notice (attention/center.ts, already redacted and
  * de-duplicated) goes to every configured channel whose filter takes it (kinds, minimum
- * level), at most `per_minute` a minute per channel, as a JSON POST (a generic webhook)
+ * level), at most `per_minute` a minute per channel (notices clients raised at most half
+ * of it, so the broker's own are never starved by them), as a JSON POST (a generic webhook)
  * or ntfy's format (the message as the body, Title/Priority/Tags headers; ntfy.sh and
  * compatible push servers). Every delivery is written to notify.db with its outcome
  * (SENT, FAILED, RATE_LIMITED), one row per channel and notice; a failure is logged and
@@ -18,6 +19,14 @@ type Channel = BrokerConfig['notifications']['channels'][number];
 const LEVEL_RANK: Record<NoticeLevel, number> = { info: 0, warning: 1, urgent: 2 };
 const NTFY_PRIORITY: Record<NoticeLevel, string> = { info: '3', warning: '4', urgent: '5' };
 const WINDOW_MS = 60_000;
+
+/** Notices a client raised (notify_user, terminal_request_human): they may use at most
+ * half of a channel's minute (rounded up), so the rest is always there for what the broker
+ * raises itself (approval_needed, session_died, supervisor events). */
+export function raisedByClient(notice: Pick<Notice, 'kind'>): boolean {
+  return notice.kind === 'agent_message' || notice.kind === 'waiting_for_human';
+}
+export const clientShareOf = (perMinute: number): number => Math.ceil(perMinute / 2);
 
 /** Whether this channel takes this notice (pure). */
 export function channelTakes(channel: Pick<Channel, 'kinds' | 'min_level'>, notice: Pick<Notice, 'kind' | 'level'>): boolean {
@@ -57,13 +66,17 @@ export function attachNotificationChannels(opts: {
 
   async function deliver(channel: Channel, notice: Notice): Promise<void> {
     const recent = (sentAt.get(channel.name) ?? []).filter((t) => now() - t < WINDOW_MS);
-    if (recent.length >= channel.per_minute) {
-      sentAt.set(channel.name, recent);
+    const clientKey = `${channel.name}\u0000client`;
+    const fromClients = (sentAt.get(clientKey) ?? []).filter((t) => now() - t < WINDOW_MS);
+    const client = raisedByClient(notice);
+    sentAt.set(channel.name, recent);
+    sentAt.set(clientKey, fromClients);
+    if (recent.length >= channel.per_minute || (client && fromClients.length >= clientShareOf(channel.per_minute))) {
       record(channel, notice, 'RATE_LIMITED', null);
       return;
     }
     recent.push(now());
-    sentAt.set(channel.name, recent);
+    if (client) fromClients.push(now());
     const { headers, body } = request(channel, notice);
     try {
       const res = await fetch(channel.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(channel.timeout_seconds * 1000), redirect: 'error' });

@@ -113,16 +113,53 @@ function readStatSync(procRoot: string, pid: string, buffer: Buffer): StatFields
 
 const basename = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
+/** The effective uid from /proc/<pid>/status (`Uid: real effective saved fs`); null when
+ * the process exited. Readable for every process, even another user's. */
+function effectiveUid(procRoot: string, pid: number): number | null {
+  try {
+    const m = /^Uid:\s+\d+\s+(\d+)/m.exec(readFileSync(`${procRoot}/${pid}/status`, 'utf8'));
+    return m === null ? null : Number(m[1]);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the executable behind /proc/<pid>/exe is owned by root and writable by no one
+ * else (group or others), as is its directory: a file no unprivileged agent could have put
+ * there. null when it cannot be checked (another user's process, a deleted file). */
+function executableTrusted(procRoot: string, pid: number, path: string | null): boolean | null {
+  if (path === null || path.endsWith(' (deleted)')) return null;
+  try {
+    const file = statSync(`${procRoot}/${pid}/exe`);
+    const dir = statSync(path.slice(0, path.lastIndexOf('/')) || '/');
+    const rootOnly = (st: { uid: number; mode: number }) => st.uid === 0 && (st.mode & 0o022) === 0;
+    return rootOnly(file) && rootOnly(dir);
+  } catch {
+    return null;
+  }
+}
+
 async function describe(procRoot: string, s: StatFields, foreground: boolean): Promise<PaneProcess> {
-  const exe = await readlink(`${procRoot}/${s.pid}/exe`).then(
-    (link) => basename(link.replace(/ \(deleted\)$/, '')),
+  const exePath = await readlink(`${procRoot}/${s.pid}/exe`).then(
+    (link) => link,
     () => null, // another user's process (sudo), a kernel thread, or exited
   );
+  const exe = exePath === null ? null : basename(exePath.replace(/ \(deleted\)$/, ''));
   const argv0 = await readArgv0(`${procRoot}/${s.pid}/cmdline`).then(
     (first) => (first === null || first === '' ? null : basename(first.split(' ')[0] ?? '')),
     () => null,
   );
-  return { pid: s.pid, ppid: s.ppid, foreground, exe, comm: s.comm, argv0: argv0 === '' ? null : argv0 };
+  return {
+    pid: s.pid,
+    ppid: s.ppid,
+    foreground,
+    exe,
+    comm: s.comm,
+    argv0: argv0 === '' ? null : argv0,
+    exePath,
+    uid: effectiveUid(procRoot, s.pid),
+    exeTrusted: executableTrusted(procRoot, s.pid, exePath),
+  };
 }
 
 /** Bytes of /proc/<pid>/cmdline read per round trip; argv[0] ends at its first NUL. */

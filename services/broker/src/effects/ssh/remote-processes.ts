@@ -193,7 +193,9 @@ async function readRemoteOnce(run: RemoteRun, panePid: number): Promise<PaneProc
   const reads = (t: ThreadRow) => (foregroundGroup > 0 && t.pgid === foregroundGroup) || holders.includes(t);
   const processes: PaneProcess[] = [...members.values()].map((t) => {
     const exe = links.exe.get(t.pid);
-    return { pid: t.pid, ppid: t.ppid, foreground: reads(t), exe: exe === undefined ? null : basename(exe), comm: t.comm, argv0: argv0Of(ps.args.get(t.pid)) };
+    // The executable's path and the effective uid (ps `uid`) as here; whether the file is
+    // root's alone is not read on a node (exeTrusted absent: the path's directory decides).
+    return { pid: t.pid, ppid: t.ppid, foreground: reads(t), exe: exe === undefined ? null : basename(exe), comm: t.comm, argv0: argv0Of(ps.args.get(t.pid)), exePath: exe ?? null, uid: t.uid };
   });
   const foregroundThreads = foregroundGroup > 0 ? [...members.values()].filter((t) => t.pgid === foregroundGroup).flatMap((t) => threadsOf.get(t.pid) ?? []) : [];
   return { source: 'proc', panePid, foregroundGroup, processes, inputWait: foregroundGroup > 0 ? inputWaitOf(foregroundThreads) : 'unknown' };

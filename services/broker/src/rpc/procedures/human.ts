@@ -5,13 +5,16 @@
  * (input/secret-entry.ts); the operator's fresh password is checked here, before it, and
  * its time handed to the one input authorization, which decides.
  */
-import { listNoticesInputSchema, notifyUserInputSchema, readAppErrorData, requestHumanInputSchema, secretEntryInputSchema } from '@terminal-mcp/contract';
+import { listNoticesInputSchema, notifyUserInputSchema, promptReaderInputSchema, readAppErrorData, requestHumanInputSchema, secretEntryInputSchema } from '@terminal-mcp/contract';
 import { auditedRead } from '../../audit/record-read.js';
 import { notifyUser } from '../../attention/notify-user.js';
 import { requestHuman } from '../../attention/request-human.js';
 import { answerSecretPrompt } from '../../input/secret-entry.js';
+import { promptReaderOf } from '../../input/prompt-reader.js';
 import { recordRejectedInputCall } from '../../input/rejected-call.js';
 import { lastReauthentication } from '../../webauth/reauthenticate.js';
+import { validateSessionToken } from '../../webauth/sessions.js';
+import { SECRET_REAUTH_FRESH_MS } from '../../policy/authority.js';
 import { routeRead } from '../../nodes/node-reads.js';
 import type { BrokerContext } from '../context.js';
 import { operatorProcedure } from '../operator.js';
@@ -29,9 +32,10 @@ export const humanGateway = {
    * write (Terminal MCP's own state), so a read-only OAuth token may not. */
   request: gatewayProcedure
     .input(requestHumanInputSchema)
-    .mutation(({ ctx, input }) => auditedRead(ctx, 'terminal_request_human', input.session, () => requestHuman({ reader: statusReader(ctx), attention: ctx.deps.attention }, ctx.actor, input), () => ({}))),
+    .mutation(({ ctx, input }) => auditedRead(ctx, 'terminal_request_human', input.session, () => requestHuman({ reader: statusReader(ctx), attention: ctx.deps.attention, perMinute: ctx.deps.config.notifications.agent_per_minute }, ctx.actor, input), () => ({}))),
 
-  /** notify_user: one line for the person, rate-limited per client (a write, like a note). */
+  /** notify_user: one line for the person, rate-limited per client (a write, like a note);
+   * the same budget as terminal_request_human. */
   notify: gatewayProcedure
     .input(notifyUserInputSchema)
     .mutation(({ ctx, input }) => notifyUser({ reader: statusReader(ctx), attention: ctx.deps.attention, perMinute: ctx.deps.config.notifications.agent_per_minute }, ctx.actor, input)),
@@ -40,6 +44,17 @@ export const humanGateway = {
 export const humanDashboard = {
   /** Notices for the dashboard (live list and the browser's Notification API). */
   notices: operatorProcedure.input(listNoticesInputSchema).query(({ ctx, input }) => ctx.deps.attention.list(input.after_id)),
+
+  /** The program that would read the secret entry's answer (executable, parent chain,
+   * user) and whether the entry would type into it: shown next to the entry. */
+  promptReader: operatorProcedure.input(promptReaderInputSchema).query(async ({ ctx, input }) => {
+    const reader = await promptReaderOf(ctx, { session: input.session, pane: input.pane });
+    // The same window the input authorization applies (policy/authority.ts): within it the
+    // sign-in is the proof, so the page leaves the password field out.
+    const valid = validateSessionToken(ctx.deps.webauth, ctx.operatorToken ?? '');
+    const age = valid ? ctx.deps.webauth.now() - valid.session.createdAt : Number.POSITIVE_INFINITY;
+    return { ...reader, password_needed: !(age >= 0 && age <= SECRET_REAUTH_FRESH_MS) };
+  }),
 
   answerSecret: operatorProcedure
     .meta({ effect: 'delivery' })

@@ -139,6 +139,7 @@ describe('role routers', () => {
           "health.ready:query",
           "human.answerSecret:mutation",
           "human.notices:query",
+          "human.promptReader:query",
           "input.sendKeys:mutation",
           "input.sendText:mutation",
           "lifecycle.close:mutation",

@@ -112,6 +112,7 @@ export const webRouter = router({
   human: {
     notices: humanDashboard.notices, // operator
     answerSecret: humanDashboard.answerSecret, // operator, mutation
+    promptReader: humanDashboard.promptReader, // operator
   },
   // Not served: sessions.tail/capture/batchInspect, input.sendTask/sendBound/context,
   // bindings.*, wait.*, source.*, health.info.
