@@ -49,6 +49,7 @@ const NOT_LISTS: Readonly<Record<string, string>> = {
   project_check: "one project: the few sessions of its profile, each with its status",
   terminal_list_panes: 'the windows and panes of one session (what a person split it into), not a list that grows with use of the service',
   terminal_node_health: 'one row per configured node (a fixed handful from config.yaml), not a list that grows with use',
+  terminal_read_since: "one read of one session's output (text lines); write_failed_spans lists the few gaps inside it, capped by TRANSCRIPT_LIMITS.maxWriteFailedSpans",
 };
 
 /** An output field that is an array of objects or of rows: what makes an answer a list. */
