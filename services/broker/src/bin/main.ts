@@ -4,9 +4,12 @@
  * is set (only the stdio launcher sets it). An invalid config stops it with a message
  * naming the key. */
 import { serviceCommandFlags } from '@terminal-mcp/contract';
+import { createLogSink } from '@terminal-mcp/http-guard/log-sink';
 import { ConfigError } from '../config/parse.js';
 import { BROKER_VERSION } from '../effects/package-info.js';
 import { BrokerAlreadyRunningError } from '../effects/socket-files.js';
+import { armStopWatchdog, type StopWatchdog } from '../effects/stop-watchdog.js';
+import { closeInterruptedInput } from '../input/services.js';
 import { createBroker } from '../start-broker.js';
 
 const SUMMARY = `The privileged Terminal MCP broker: the only process that runs tmux and git and opens
@@ -18,12 +21,20 @@ TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS (0 or unset: never exit when idle).
 See docs/operations.md; \`terminal-mcp status\` shows a running broker.`;
 
 /** The broker promises to exit within 5 s of SIGTERM. Its stop takes well under a second
- * (every step is bounded: tmux children get SIGKILL after a few seconds, WebSocket
- * clients are cut after 1 s); should a step hang anyway, the broker exits at this
- * deadline, logging the step, rather than wait for `terminal-mcp stop` or systemd to
- * SIGKILL it. Exiting there is as safe as a crash: every store write is a transaction,
- * tmux clients end with the broker (death signal) and the hidden session goes by itself. */
+ * (every step is bounded by its own deadline, start-broker.ts STOP_STEP_DEADLINE_MS);
+ * should the whole overrun anyway, the broker closes the input attempts still PENDING as
+ * DELIVERY_UNKNOWN, logs the step it waited on, and exits with STOP_FORCED_EXIT_CODE at
+ * this deadline rather than wait for `terminal-mcp stop` or systemd to SIGKILL it.
+ * Exiting there is as safe as a crash: every store write is a transaction, tmux clients
+ * end with the broker (death signal) and the hidden session goes by itself. */
 const STOP_DEADLINE_MS = 4_000;
+/** A stop whose event loop no longer turns (a synchronous step) cannot reach the deadline
+ * above: a watchdog thread SIGKILLs it here (effects/stop-watchdog.ts). */
+const STOP_WATCHDOG_MS = 4_700;
+/** The exit status of a stop that was forced at its deadline (docs/operations.md). */
+const STOP_FORCED_EXIT_CODE = 3;
+/** How long the last log lines may take to reach stderr's reader before the exit. */
+const LOG_DRAIN_MS = 300;
 
 async function main(): Promise<void> {
   const flags = serviceCommandFlags(process.argv.slice(2), { name: 'terminal-mcp-broker', version: BROKER_VERSION, summary: SUMMARY });
@@ -31,22 +42,41 @@ async function main(): Promise<void> {
     process[flags.stream].write(flags.text);
     process.exit(flags.exitCode);
   }
+  // Never blocks or loops, whatever became of stderr's reader (effects/logger.ts).
+  const logSink = createLogSink();
+  let exiting = false;
+  const exitAfterDrain = (code: number) => {
+    if (exiting) return;
+    exiting = true;
+    void logSink.drain(LOG_DRAIN_MS).then(() => process.exit(code));
+  };
   let broker: Awaited<ReturnType<typeof createBroker>> | undefined;
   /** Why the broker was asked to stop (a signal may come while it still starts). */
   let stopReason: string | undefined;
+  let watchdog: StopWatchdog | undefined;
   const stopOnce = (running: NonNullable<typeof broker>) => {
     running.deps.log.info({ event: 'broker.stopping', why: stopReason }, 'stopping');
-    running.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
+    running.stop((step) => watchdog?.step(step)).then(
+      () => exitAfterDrain(0),
+      () => exitAfterDrain(1),
     );
   };
   const shutdown = (why: string) => {
     if (stopReason !== undefined) return;
     stopReason = why;
+    try {
+      watchdog = armStopWatchdog(STOP_WATCHDOG_MS);
+    } catch {
+      // No thread to spare: the deadline below is the bound.
+    }
     setTimeout(() => {
-      broker?.deps.log.error({ event: 'broker.stop_overdue', step: broker.stoppingStep() ?? 'starting', deadlineMs: STOP_DEADLINE_MS }, 'stop did not finish in time; exiting without it');
-      process.exit(1);
+      if (exiting) return;
+      const closed = broker ? closeInterruptedInput({ audit: broker.deps.stores.audit }) : 0;
+      const step = broker?.stoppingStep() ?? (broker ? 'exit' : 'starting');
+      const line = { event: 'broker.stop_overdue', step, deadlineMs: STOP_DEADLINE_MS, inputClosedAsDeliveryUnknown: closed, exitCode: STOP_FORCED_EXIT_CODE };
+      if (broker) broker.deps.log.error(line, 'stop did not finish in time; exiting without it');
+      else logSink.write(`${JSON.stringify({ level: 50, time: Date.now(), pid: process.pid, name: 'terminal-mcp-broker', ...line, msg: 'stop did not finish in time' })}\n`);
+      exitAfterDrain(STOP_FORCED_EXIT_CODE);
     }, STOP_DEADLINE_MS).unref();
     // Still starting: stopped as soon as it is built (createBroker closes what it built
     // when it fails).
@@ -57,7 +87,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   try {
-    broker = await createBroker({ onIdle: () => shutdown('idle') });
+    broker = await createBroker({ onIdle: () => shutdown('idle'), logSink });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof BrokerAlreadyRunningError) {
       process.stderr.write(`terminal-mcp-broker: ${err.message}\n`);

@@ -218,8 +218,11 @@ export interface AuditStore {
   insertAttempt(attempt: InputAttempt): number;
   finishAttempt(id: number, outcome: AttemptOutcome): void;
   getAttempt(id: number): StoredAttempt | undefined;
-  /** PENDING rows become DELIVERY_UNKNOWN; returns how many. Run at broker start. */
+  /** PENDING rows become DELIVERY_UNKNOWN; returns how many. Run at broker start and
+   * at its stop. */
   recoverPending(now: number): number;
+  /** How many attempts are PENDING now (in flight). */
+  countPending(): number;
   /** The attempt that claimed (scope, key) at or after `freshSince`, if any. */
   lookupIdempotencyKey(scope: string, key: string, freshSince: number): { fingerprint: string; attempt: StoredAttempt } | undefined;
   /**
@@ -328,6 +331,7 @@ export function auditStore(db: SqliteDatabase): AuditStore {
          preview = CASE WHEN ? = 'BLOCKED' THEN NULL ELSE preview END WHERE id = ?`,
     ),
     get: db.prepare<[number], AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM input_audit WHERE id = ?`),
+    countPending: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM input_audit WHERE decision = 'PENDING'"),
     recover: db.prepare<[number]>(
       "UPDATE input_audit SET decision = 'DELIVERY_UNKNOWN', finished_at = ?, receipt = CASE WHEN tool = 'terminal_send_task' THEN 'DELIVERY_UNKNOWN' ELSE receipt END WHERE decision = 'PENDING'",
     ),
@@ -427,6 +431,7 @@ export function auditStore(db: SqliteDatabase): AuditStore {
       return row ? toAttempt(row) : undefined;
     },
     recoverPending: (now) => q.recover.run(now).changes,
+    countPending: () => q.countPending.get()?.n ?? 0,
     // IMMEDIATE: the write lock is taken at BEGIN, so two claims of one key serialise.
     lookupIdempotencyKey(scope, key, freshSince) {
       const row = q.keyRow.get(scope, key);
