@@ -20,7 +20,7 @@ import { ConfigError } from './config/parse.js';
 import { configSchema, type BrokerConfig } from './config/schema.js';
 import type { BrokerDeps, BrokerParts } from './rpc/deps.js';
 import { loadConfigFile } from './effects/config-file.js';
-import { crashAfterAuditIgnored, hangOnStopRequested } from './effects/fault-injection.js';
+import { crashAfterAuditIgnored, stopFaultRequested } from './effects/fault-injection.js';
 import { removeBrokerState, writeBrokerState } from './effects/launch/broker-state-file.js';
 import { processStartTime } from './effects/proc/process-identity.js';
 import { acquireInstanceLock, ensureSocketDir, resolveSocketGroups } from './effects/socket-files.js';
@@ -267,7 +267,13 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
     onStop('input attempts', () => closeInFlightInput({ audit: stores.audit, log }, INPUT_SETTLE_MS));
     const servers = await serveRoles(deps, paths.socketDir, socketGroups);
     onStop('role sockets', () => servers.close());
-    if (hangOnStopRequested()) onStop('fault injection: a step that never ends', () => new Promise<never>(() => {}));
+    const fault = stopFaultRequested();
+    for (let i = 1; i <= (fault?.hangingSteps ?? 0); i++) onStop(`fault injection: a step that never ends (${i})`, () => new Promise<never>(() => {}));
+    if (fault?.blocksLoop) {
+      onStop('fault injection: a step that blocks the event loop', () => {
+        for (;;);
+      });
+    }
     writeBrokerState(paths.socketDir, {
       pid: process.pid,
       pid_start: processStartTime(process.pid),

@@ -30,7 +30,7 @@ See docs/operations.md; \`terminal-mcp status\` shows a running broker.`;
 const STOP_DEADLINE_MS = 4_000;
 /** A stop whose event loop no longer turns (a synchronous step) cannot reach the deadline
  * above: a watchdog thread SIGKILLs it here (effects/stop-watchdog.ts). */
-const STOP_WATCHDOG_MS = 4_700;
+const STOP_WATCHDOG_MS = 4_300;
 /** The exit status of a stop that was forced at its deadline (docs/operations.md). */
 const STOP_FORCED_EXIT_CODE = 3;
 /** How long the last log lines may take to reach stderr's reader before the exit. */

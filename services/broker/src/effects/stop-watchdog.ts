@@ -4,8 +4,8 @@
  * keeps every timer of the main thread from firing, and so the stop deadline in
  * bin/main.ts with it (issue 44: an overdue timer due at 4 s fired at 10-13.7 s under
  * load). This runs on a worker thread with its own loop: armed when the stop begins, told
- * each step as it starts, and at its deadline it says which step was pending (on stderr,
- * where a write cannot block) and SIGKILLs the process. A stop that ends first never
+ * each step as it starts, and at its deadline it says which step was pending on stderr
+ * (waiting at most 200 ms for that write) and SIGKILLs the process. A stop that ends first never
  * hears from it (it is unref'd and dies with the process).
  */
 import { Worker } from 'node:worker_threads';
@@ -20,23 +20,20 @@ const WATCHDOG_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
 let step = 'starting';
+const LINE_WAIT_MS = 200;
 parentPort.on('message', (m) => { if (typeof m === 'string') step = m.slice(0, 200); });
 setTimeout(() => {
   const line = JSON.stringify({ level: 60, time: Date.now(), pid: workerData.pid, name: 'terminal-mcp-broker', event: 'broker.stop_killed', step, deadlineMs: workerData.ms, msg: 'the stop did not end and the event loop did not turn; killing the broker' }) + '\\n';
-  try {
-    // Only where a write cannot block: a file or terminal, or a pipe reopened non-blocking.
-    const st = fs.fstatSync(2);
-    if (st.isFile() || st.isCharacterDevice()) fs.writeSync(2, line);
-    else if (st.isFIFO()) {
-      const fd = fs.openSync('/proc/self/fd/2', fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-      fs.writeSync(fd, line);
-    }
-  } catch {}
-  process.kill(workerData.pid, 'SIGKILL');
+  const kill = () => process.kill(workerData.pid, 'SIGKILL');
+  // Written on the thread pool, never here: a reader that stopped reading may block the
+  // write (stderr is often a socket), and the kill must not wait for it beyond a moment.
+  setTimeout(kill, LINE_WAIT_MS);
+  fs.write(2, line, kill);
 }, Math.max(0, workerData.at - Date.now()));
 `;
 
-/** Starts the watchdog: the process is SIGKILLed `ms` from now unless it has exited. */
+/** Starts the watchdog: the process is SIGKILLed `ms` (+ up to 200 ms for its last line)
+ * from now unless it has exited. */
 export function armStopWatchdog(ms: number): StopWatchdog {
   const worker = new Worker(WATCHDOG_SOURCE, { eval: true, workerData: { pid: process.pid, ms, at: Date.now() + ms }, resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1 } });
   worker.unref();
