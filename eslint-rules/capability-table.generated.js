@@ -59,6 +59,7 @@ export const CAPABILITY_TABLE = {
       "logger",
       "package-info",
       "idle-exit",
+      "stop-watchdog",
       "fault-injection"
     ]
   },
@@ -240,6 +241,7 @@ export const CAPABILITY_TABLE = {
         "runtime"
       ],
       "stores": [
+        "audit",
         "oauth",
         "webauth"
       ]
