@@ -1,6 +1,8 @@
-// Guards "every service stops after SIGTERM, whatever became of its stderr and its tmux server" (issue 53): broker, gateway, observer and dashboard SIGTERMed and frozen (SIGSTOP), the tmux server killed, each one's stderr reader closed, then SIGCONT: every one exits, none is left running; and a broker whose state and socket directories were removed while it ran stops cleanly.
+// Guards "every service stops after SIGTERM, whatever became of its stderr, its tmux server or its input in flight" (issues 53, 44): broker, gateway, observer and dashboard SIGTERMed and frozen (SIGSTOP), the tmux server killed, each one's stderr reader closed, then SIGCONT: every one exits, none is left running; a broker whose state and socket directories were removed while it ran stops cleanly; a broker stopped with input attempts in flight leaves no PENDING row.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { createBrokerClient } from '@terminal-mcp/broker-client';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
@@ -146,5 +148,50 @@ describe('SIGTERM, frozen, tmux killed, stderr closed: every service exits', { t
     expect(exit, broker.stderr().slice(-2000)).toEqual({ code: 0, signal: null });
     expect(ms).toBeLessThan(EXIT_BOUND_MS);
     expect(broker.stderr()).toContain('"event":"broker.stopped"');
+  });
+
+  it('SIGTERM with 20 input attempts in flight: the broker exits and leaves no PENDING row', async () => {
+    tmux = await startTmuxServer();
+    const sessions = Array.from({ length: 20 }, (_, i) => `work-${i}`);
+    for (const name of sessions) await tmux.newSession(name, 'cat > /dev/null');
+    broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { ...CONFIG, log_level: 'info' } });
+    const client = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock'), principal: () => 'stop-test' });
+    let stopping = false;
+    const answers: string[] = [];
+    // Each sender types into its own session until the broker is gone.
+    const senders = sessions.map(async (session, i) => {
+      for (let n = 0; !stopping || n === 0; n++) {
+        try {
+          await client.input.sendText.mutate({ session, text: `line ${i}-${n}`, enter: true });
+          answers.push('ok');
+        } catch (err) {
+          answers.push((err as { data?: { code?: string } }).data?.code ?? 'error');
+          if (stopping) return;
+        }
+      }
+    });
+    await waitFor('attempts in flight', () => {
+      const db = new Database(join(broker!.stateDir, 'audit.db'), { readonly: true });
+      try {
+        return (db.prepare("SELECT COUNT(*) AS n FROM input_audit WHERE decision = 'PENDING'").get() as { n: number }).n > 0;
+      } finally {
+        db.close();
+      }
+    }, 120_000, 20);
+    const since = Date.now();
+    stopping = true;
+    broker.kill('SIGTERM');
+    const exit = await broker.exited();
+    const ms = Date.now() - since;
+    await Promise.race([Promise.allSettled(senders), new Promise((r) => setTimeout(r, 30_000))]);
+    const db = new Database(join(broker.stateDir, 'audit.db'), { readonly: true });
+    const rows = db.prepare('SELECT decision, error_code AS code, COUNT(*) AS n FROM input_audit GROUP BY decision, error_code').all() as { decision: string; code: string | null; n: number }[];
+    db.close();
+    console.log(`SIGTERM in flight: exit ${JSON.stringify(exit)} after ${ms} ms; rows ${JSON.stringify(rows)}; answers ${answers.length}`);
+    expect(exit.signal).toBeNull();
+    expect(ms).toBeLessThan(EXIT_BOUND_MS);
+    expect(rows.filter((r) => r.decision === 'PENDING')).toEqual([]);
+    // What the stop refused (nothing sent) says so.
+    for (const r of rows.filter((r) => r.decision === 'FAILED')) expect(['BROKER_UNAVAILABLE', 'TMUX_UNAVAILABLE']).toContain(r.code);
   });
 });

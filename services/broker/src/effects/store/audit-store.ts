@@ -13,7 +13,7 @@
  * Retention (`prune`): both logs are cut to an age and a row cap in one transaction that
  * also records what it removed in `audit_prunes`, so a shortened log says so itself.
  */
-import type { AuditDecision } from '@terminal-mcp/contract';
+import { AppError, type AuditDecision } from '@terminal-mcp/contract';
 import type { SqliteDatabase, StoreDefinition } from './database.js';
 
 const DECISIONS_V1 = "('PENDING', 'SENT', 'BLOCKED', 'DRY_RUN', 'FAILED', 'DELIVERY_UNKNOWN')";
@@ -223,6 +223,10 @@ export interface AuditStore {
   recoverPending(now: number): number;
   /** How many attempts are PENDING now (in flight). */
   countPending(): number;
+  /** The broker stops: from now on no attempt may begin (a PENDING row, with or without
+   * an idempotency claim, is refused BROKER_UNAVAILABLE: nothing is sent), so the PENDING
+   * rows the stop closes are all there will be. Finished rows are still written. */
+  refuseNewAttempts(): void;
   /** The attempt that claimed (scope, key) at or after `freshSince`, if any. */
   lookupIdempotencyKey(scope: string, key: string, freshSince: number): { fingerprint: string; attempt: StoredAttempt } | undefined;
   /**
@@ -423,8 +427,16 @@ export function auditStore(db: SqliteDatabase): AuditStore {
     return pruned;
   });
 
+  let refusing = false;
+  const stopping = () => new AppError('BROKER_UNAVAILABLE', 'the broker is stopping: nothing was sent', 'Try again once the broker is back.');
   const store: AuditStore = {
-    insertAttempt,
+    insertAttempt: (a) => {
+      if (refusing && a.decision === 'PENDING') throw stopping();
+      return insertAttempt(a);
+    },
+    refuseNewAttempts: () => {
+      refusing = true;
+    },
     finishAttempt,
     getAttempt: (id) => {
       const row = q.get.get(id);
@@ -439,7 +451,10 @@ export function auditStore(db: SqliteDatabase): AuditStore {
       const attempt = q.get.get(row.audit_id);
       return attempt ? { fingerprint: row.fingerprint, attempt: toAttempt(attempt) } : undefined;
     },
-    claimIdempotencyKey: (scope, key, fingerprint, freshSince, attempt) => claim.immediate(scope, key, fingerprint, freshSince, attempt),
+    claimIdempotencyKey: (scope, key, fingerprint, freshSince, attempt) => {
+      if (refusing) throw stopping();
+      return claim.immediate(scope, key, fingerprint, freshSince, attempt);
+    },
     finishAndReleaseKey: (id, o, scope, key) => finishAndRelease.immediate(id, o, scope, key),
     list(filter) {
       const where: string[] = [];
