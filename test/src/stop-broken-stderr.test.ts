@@ -156,17 +156,18 @@ describe('SIGTERM, frozen, tmux killed, stderr closed: every service exits', { t
     for (const name of sessions) await tmux.newSession(name, 'cat > /dev/null');
     broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { ...CONFIG, log_level: 'info' } });
     const client = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock'), principal: () => 'stop-test' });
-    let stopping = false;
+    let gone = false;
     const answers: string[] = [];
-    // Each sender types into its own session until the broker is gone.
+    // Each sender types into its own session, call after call, until the broker is gone:
+    // the stop meets attempts in every phase.
     const senders = sessions.map(async (session, i) => {
-      for (let n = 0; !stopping || n === 0; n++) {
+      for (let n = 0; !gone; n++) {
         try {
           await client.input.sendText.mutate({ session, text: `line ${i}-${n}`, enter: true });
           answers.push('ok');
         } catch (err) {
           answers.push((err as { data?: { code?: string } }).data?.code ?? 'error');
-          if (stopping) return;
+          await new Promise((r) => setTimeout(r, 20));
         }
       }
     });
@@ -179,10 +180,10 @@ describe('SIGTERM, frozen, tmux killed, stderr closed: every service exits', { t
       }
     }, 120_000, 20);
     const since = Date.now();
-    stopping = true;
     broker.kill('SIGTERM');
     const exit = await broker.exited();
     const ms = Date.now() - since;
+    gone = true;
     await Promise.race([Promise.allSettled(senders), new Promise((r) => setTimeout(r, 30_000))]);
     const db = new Database(join(broker.stateDir, 'audit.db'), { readonly: true });
     const rows = db.prepare('SELECT decision, error_code AS code, COUNT(*) AS n FROM input_audit GROUP BY decision, error_code').all() as { decision: string; code: string | null; n: number }[];
