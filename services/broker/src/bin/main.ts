@@ -3,6 +3,7 @@
  * SIGINT/SIGTERM, and by itself after an idle period when TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS
  * is set (only the stdio launcher sets it). An invalid config stops it with a message
  * naming the key. */
+import { join } from 'node:path';
 import { serviceCommandFlags } from '@terminal-mcp/contract';
 import { createLogSink } from '@terminal-mcp/http-guard/log-sink';
 import { ConfigError } from '../config/parse.js';
@@ -67,7 +68,7 @@ async function main(): Promise<void> {
     if (stopReason !== undefined) return;
     stopReason = why;
     try {
-      watchdog = armStopWatchdog(STOP_WATCHDOG_MS);
+      watchdog = armStopWatchdog(STOP_WATCHDOG_MS, broker ? join(broker.deps.stores.stateDir, 'audit.db') : undefined);
     } catch {
       // No thread to spare: the deadline below is the bound.
     }

@@ -4,11 +4,14 @@
  * keeps every timer of the main thread from firing, and so the stop deadline in
  * bin/main.ts with it (issue 44: an overdue timer due at 4 s fired at 10-13.7 s under
  * load). This runs on a worker thread with its own loop: armed when the stop begins, told
- * each step as it starts, and at its deadline it says which step was pending on stderr
+ * each step as it starts, and at its deadline it closes the input attempts still PENDING
+ * (audit.db, its own connection), says which step was pending on stderr
  * (waiting at most 200 ms for that write) and SIGKILLs the process. A stop that ends first never
  * hears from it (it is unref'd and dies with the process).
  */
+import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { RECOVER_PENDING_SQL } from './store/audit-store.js';
 
 export interface StopWatchdog {
   /** The step the stop is in now, named in the watchdog's last line. */
@@ -22,8 +25,20 @@ const fs = require('node:fs');
 let step = 'starting';
 const LINE_WAIT_MS = 200;
 parentPort.on('message', (m) => { if (typeof m === 'string') step = m.slice(0, 200); });
+// Loaded now, while nothing is late yet.
+let Database = null;
+try { if (workerData.auditDb) Database = require(workerData.sqliteModule); } catch {}
 setTimeout(() => {
-  const line = JSON.stringify({ level: 60, time: Date.now(), pid: workerData.pid, name: 'terminal-mcp-broker', event: 'broker.stop_killed', step, deadlineMs: workerData.ms, msg: 'the stop did not end and the event loop did not turn; killing the broker' }) + '\\n';
+  // First the input attempts in flight: PENDING becomes DELIVERY_UNKNOWN over a connection
+  // of our own (a main thread stuck inside a write transaction makes this give up at once).
+  let closed = null;
+  if (Database) {
+    try {
+      const db = new Database(workerData.auditDb, { fileMustExist: true, timeout: 100 });
+      try { closed = db.prepare(workerData.recoverSql).run(Date.now()).changes; } finally { db.close(); }
+    } catch {}
+  }
+  const line = JSON.stringify({ level: 60, time: Date.now(), pid: workerData.pid, name: 'terminal-mcp-broker', event: 'broker.stop_killed', step, deadlineMs: workerData.ms, inputClosedAsDeliveryUnknown: closed, msg: 'the stop did not end and the event loop did not turn; killing the broker' }) + '\\n';
   const kill = () => process.kill(workerData.pid, 'SIGKILL');
   // Written on the thread pool, never here: a reader that stopped reading may block the
   // write (stderr is often a socket), and the kill must not wait for it beyond a moment.
@@ -33,9 +48,15 @@ setTimeout(() => {
 `;
 
 /** Starts the watchdog: the process is SIGKILLed `ms` (+ up to 200 ms for its last line)
- * from now unless it has exited. */
-export function armStopWatchdog(ms: number): StopWatchdog {
-  const worker = new Worker(WATCHDOG_SOURCE, { eval: true, workerData: { pid: process.pid, ms, at: Date.now() + ms }, resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1 } });
+ * from now unless it has exited; before that, the PENDING attempts in `auditDb` (when
+ * given) are closed as DELIVERY_UNKNOWN. */
+export function armStopWatchdog(ms: number, auditDb?: string): StopWatchdog {
+  const sqliteModule = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(WATCHDOG_SOURCE, {
+    eval: true,
+    workerData: { pid: process.pid, ms, at: Date.now() + ms, auditDb, sqliteModule, recoverSql: RECOVER_PENDING_SQL },
+    resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 1 },
+  });
   worker.unref();
   // A worker that cannot start leaves the main thread's own deadline as the bound.
   worker.on('error', () => undefined);

@@ -214,6 +214,12 @@ export type IdempotentClaim =
   | { kind: 'claimed'; auditId: number }
   | { kind: 'existing'; fingerprint: string; attempt: StoredAttempt };
 
+/** PENDING attempts become DELIVERY_UNKNOWN (parameter: finished_at). Also run by the stop
+ * watchdog (effects/stop-watchdog.ts) over its own connection, right before it kills a
+ * broker whose event loop no longer turns. */
+export const RECOVER_PENDING_SQL =
+  "UPDATE input_audit SET decision = 'DELIVERY_UNKNOWN', finished_at = ?, receipt = CASE WHEN tool = 'terminal_send_task' THEN 'DELIVERY_UNKNOWN' ELSE receipt END WHERE decision = 'PENDING'";
+
 export interface AuditStore {
   insertAttempt(attempt: InputAttempt): number;
   finishAttempt(id: number, outcome: AttemptOutcome): void;
@@ -336,9 +342,7 @@ export function auditStore(db: SqliteDatabase): AuditStore {
     ),
     get: db.prepare<[number], AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM input_audit WHERE id = ?`),
     countPending: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM input_audit WHERE decision = 'PENDING'"),
-    recover: db.prepare<[number]>(
-      "UPDATE input_audit SET decision = 'DELIVERY_UNKNOWN', finished_at = ?, receipt = CASE WHEN tool = 'terminal_send_task' THEN 'DELIVERY_UNKNOWN' ELSE receipt END WHERE decision = 'PENDING'",
-    ),
+    recover: db.prepare<[number]>(RECOVER_PENDING_SQL),
     keyRow: db.prepare<[string, string], { fingerprint: string; created_at: number; audit_id: number }>(
       'SELECT fingerprint, created_at, audit_id FROM task_idempotency WHERE scope = ? AND key = ?',
     ),
