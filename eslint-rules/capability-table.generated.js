@@ -66,6 +66,7 @@ export const CAPABILITY_TABLE = {
       "logger",
       "package-info",
       "idle-exit",
+      "stop-watchdog",
       "fault-injection"
     ]
   },
@@ -249,6 +250,7 @@ export const CAPABILITY_TABLE = {
         "runtime"
       ],
       "stores": [
+        "audit",
         "oauth",
         "webauth"
       ]

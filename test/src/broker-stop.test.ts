@@ -1,4 +1,4 @@
-// Guards "the broker stops when asked": with the gateway, observer and dashboard connected, backups taken and the user's tmux server killed, `terminal-mcp stop` ends the broker by SIGTERM (never by its 20 s SIGKILL fallback), also when nobody collects the exited broker; and a stop step that hangs cannot keep the broker alive past its stop deadline.
+// Guards "the broker stops when asked": with the gateway, observer and dashboard connected, backups taken and the user's tmux server killed, `terminal-mcp stop` ends the broker by SIGTERM (never by its 20 s SIGKILL fallback), also when nobody collects the exited broker; and a stop step that hangs or blocks the event loop cannot keep the broker alive past its stop deadline.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -180,7 +180,7 @@ describe('terminal-mcp stop: clients connected, backups, tmux server killed', { 
   });
 });
 
-describe('a stop step that never finishes', { timeout: 240_000 }, () => {
+describe('stop steps that never finish', { timeout: 400_000 }, () => {
   let tmux: TmuxTestServer;
   beforeAll(async () => {
     tmux = await startTmuxServer();
@@ -189,17 +189,47 @@ describe('a stop step that never finishes', { timeout: 240_000 }, () => {
     await tmux?.kill();
   });
 
-  it('cannot keep the broker alive: it exits at its stop deadline and logs the step it waited on', async () => {
-    const broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, env: { TERMINAL_MCP_TEST_HANG_ON_STOP: '1', NODE_ENV: 'test' }, readyTimeoutMs: 120_000 });
+  /** SIGTERM to a broker started with this stop fault: how it ended, its log, and when. */
+  async function stopWithFault(fault: string, lastEvent: string) {
+    const broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, env: { TERMINAL_MCP_TEST_HANG_ON_STOP: fault, NODE_ENV: 'test', TERMINAL_MCP_LOG_LEVEL: 'debug' }, readyTimeoutMs: 120_000 });
     try {
+      const began = Date.now();
       process.kill(broker.pid, 'SIGTERM');
       // exited() gives up after 60 s (code null): a broker still alive then is hung.
-      expect(await broker.exited()).toEqual({ code: 1, signal: null });
-      const overdue = events(broker.stderr(), 'broker.stop_overdue');
-      expect(overdue).toHaveLength(1);
-      expect(overdue[0]!.step).toBe('fault injection: a step that never ends');
+      const exit = await broker.exited();
+      const ms = Date.now() - began;
+      console.log(`stop fault ${fault}: exit ${JSON.stringify(exit)} after ${ms} ms`);
+      // The pipe may still hold the last lines when the exit is reported.
+      await waitFor('the last log line', () => broker.stderr().includes(lastEvent), 30_000).catch(() => undefined);
+      return { exit, ms, log: broker.stderr() };
     } finally {
       await broker.stop();
     }
+  }
+
+  it('one step past its own deadline: the stop goes on without it and ends cleanly (exit 0)', async () => {
+    const { exit, log } = await stopWithFault('1', '"event":"broker.stopped"');
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(events(log, 'broker.stop_step_overdue').map((e) => e.step)).toEqual(['fault injection: a step that never ends (1)']);
+    // The steps after it still ran: the stores were closed, the stop logged as done.
+    expect(events(log, 'broker.stop_step').map((e) => e.step)).toContain('stores');
+    expect(events(log, 'broker.stopped')).toHaveLength(1);
+  });
+
+  it('a stop that overruns as a whole: forced at its deadline, exit 3, naming the step it waited on', async () => {
+    const { exit, log } = await stopWithFault('3', '"event":"broker.stop_overdue"');
+    expect(exit).toEqual({ code: 3, signal: null });
+    const overdue = events(log, 'broker.stop_overdue');
+    expect(overdue).toHaveLength(1);
+    expect(String(overdue[0]!.step)).toMatch(/^fault injection: a step that never ends \(\d\)$/);
+    expect(overdue[0]!.exitCode).toBe(3);
+  });
+
+  it('a step that blocks the event loop: the watchdog thread kills the broker and says which step', async () => {
+    const { exit, log } = await stopWithFault('block', '"event":"broker.stop_killed"');
+    expect(exit).toEqual({ code: null, signal: 'SIGKILL' });
+    const killed = events(log, 'broker.stop_killed');
+    expect(killed).toHaveLength(1);
+    expect(killed[0]!.step).toBe('fault injection: a step that blocks the event loop');
   });
 });

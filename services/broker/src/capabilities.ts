@@ -34,7 +34,7 @@ export const EFFECTS = {
   files: { what: 'read or write files: project sources, note attachments, the state and socket directories, secret files, terminal_run\'s FIFOs', modules: ['run-fifos', 'source-files/', 'attachments/', 'known-secrets/', 'launch-dir', 'webauth-bootstrap-file', 'audit-key-file', 'secret-file', 'config-file', 'socket-files', 'early-sockets'] },
   'password hashing': { what: 'argon2id (native)', modules: ['argon2'] },
   'shell parsing': { what: 'parse shell text with tree-sitter-bash\'s bundled WebAssembly grammar (read once from its package)', modules: ['shell-syntax/'] },
-  runtime: { what: 'the log, the package version, idle exit and test fault injection', modules: ['logger', 'package-info', 'idle-exit', 'fault-injection'] },
+  runtime: { what: 'the log, the package version, idle exit, the stop watchdog and test fault injection', modules: ['logger', 'package-info', 'idle-exit', 'stop-watchdog', 'fault-injection'] },
 } as const satisfies Record<string, { what: string; modules: readonly string[] }>;
 
 export type Effect = keyof typeof EFFECTS;
@@ -93,7 +93,7 @@ export const CAPABILITIES = {
   attention: { does: 'notices for a person: requests for a human, notify_user, supervisor notices (channels deliver them)', may: [], stores: [] },
   audit: { does: 'input and read audit, retention', may: [], stores: ['audit'] },
   rpc: { does: 'tRPC procedures, role routers, sockets', may: ['tmux read', 'tmux pipe', 'files'], stores: ['grants', 'supervisor', 'webauth'] },
-  bin: { does: 'command-line entry points (composition roots of the CLIs)', may: ['process spawn', 'files', 'runtime'], stores: ['oauth', 'webauth'] },
+  bin: { does: 'command-line entry points (composition roots of the CLIs)', may: ['process spawn', 'files', 'runtime'], stores: ['audit', 'oauth', 'webauth'] },
 } as const satisfies Record<string, CapabilityEffects>;
 
 export type Capability = keyof typeof CAPABILITIES;

@@ -9,6 +9,7 @@
  */
 import { homedir } from 'node:os';
 import { resolvePaths, type OAuthServer, type SocketRole } from '@terminal-mcp/contract';
+import type { LogSink } from '@terminal-mcp/http-guard/log-sink';
 import type { Logger } from 'pino';
 import { bindingsOn, createAccessGate } from './access/gate.js';
 import { createAttentionCenter } from './attention/center.js';
@@ -19,7 +20,7 @@ import { ConfigError } from './config/parse.js';
 import { configSchema, type BrokerConfig } from './config/schema.js';
 import type { BrokerDeps, BrokerParts } from './rpc/deps.js';
 import { loadConfigFile } from './effects/config-file.js';
-import { crashAfterAuditIgnored, hangOnStopRequested } from './effects/fault-injection.js';
+import { crashAfterAuditIgnored, stopFaultRequested } from './effects/fault-injection.js';
 import { removeBrokerState, writeBrokerState } from './effects/launch/broker-state-file.js';
 import { processStartTime } from './effects/proc/process-identity.js';
 import { acquireInstanceLock, ensureSocketDir, resolveSocketGroups, type InstanceLock } from './effects/socket-files.js';
@@ -32,7 +33,7 @@ import { nodeAdapters, nodeInputEffects } from './effects/ssh/node-adapters.js';
 import { nodeLifecycleEffects } from './effects/ssh/node-lifecycle.js';
 import { createNodeSet } from './nodes/node-set.js';
 import { startAuditRetention } from './audit/retention.js';
-import { createInputServices, recoverInterruptedInput, type InputServices } from './input/services.js';
+import { closeInFlightInput, createInputServices, recoverInterruptedInput, type InputServices } from './input/services.js';
 import { createPaneLocks } from './input/pane-lock.js';
 import { createPaneWatcher } from './effects/tmux/pane-watch.js';
 import { watchHostSecrets } from './effects/known-secrets/host-secrets.js';
@@ -57,11 +58,25 @@ import { BROKER_VERSION } from './effects/package-info.js';
 import { ensureBootstrapAccount } from './webauth/bootstrap.js';
 import { webauthEnv } from './webauth/env.js';
 
+/** Each stop step's own bound. bin/main.ts bounds the whole stop (4 s) and, beyond it, a
+ * watchdog thread bounds a stop whose event loop no longer turns. */
+export const STOP_STEP_DEADLINE_MS = 1_500;
+/** How long input attempts in flight at a stop may take to finish with their own outcome. */
+const INPUT_SETTLE_MS = 1_000;
+
+/** True when `work` settles within `ms`, false when the deadline comes first. */
+function withDeadline(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  return Promise.race([work.then(() => true), deadline]).finally(() => clearTimeout(timer));
+}
+
 export interface RunningBroker {
   deps: BrokerDeps;
   sockets: Record<SocketRole, string>;
-  /** Closes everything createBroker built, in reverse order. */
-  stop(): Promise<void>;
+  /** Closes everything createBroker built, in reverse order, each step bounded by
+   * STOP_STEP_DEADLINE_MS; `onStep` hears each step's name as it begins. */
+  stop(onStep?: (step: string) => void): Promise<void>;
   /** The step stop() is in (e.g. "tmux adapter"), or undefined: what a stop that
    * overran its deadline was waiting on (bin/main.ts). */
   stoppingStep(): string | undefined;
@@ -72,6 +87,8 @@ export interface StartBrokerOptions {
   /** Overrides the config file (tests). */
   config?: BrokerConfig;
   log?: Logger;
+  /** Where the broker's own logger writes (bin/main.ts drains it before exiting). */
+  logSink?: LogSink;
   /** Called once when TERMINAL_MCP_BROKER_IDLE_EXIT_SECONDS is set and no client has been
    * connected for that long (main.ts stops the broker). */
   onIdle?: () => void;
@@ -138,7 +155,7 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
   const env = options.env ?? process.env;
   const paths = resolvePaths(env, homedir());
   const config = options.config ?? loadConfigFile(paths.configPath);
-  const log = options.log ?? createLogger(logLevel(env, config));
+  const log = options.log ?? createLogger(logLevel(env, config), undefined, options.logSink);
   const socketGroups = resolveSocketGroups(env.TERMINAL_MCP_SOCKET_GROUPS);
   const idleSeconds = idleExitSeconds(env);
 
@@ -149,13 +166,20 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
   const onStop = (step: string, close: () => unknown) => cleanups.push({ step, close });
   let current: string | undefined;
   let stopped: Promise<void> | undefined;
-  const stop = () =>
+  const stop = (onStep?: (step: string) => void) =>
     (stopped ??= (async () => {
       const began = Date.now();
       for (const { step, close } of cleanups.reverse()) {
         current = step;
+        onStep?.(step);
         const t = Date.now();
-        await close();
+        // A step that overruns its deadline is left running and the stop goes on: the
+        // later steps (closing input attempts, the stores) matter more than its end.
+        const ended = await withDeadline(Promise.resolve().then(close), STOP_STEP_DEADLINE_MS).catch((err: unknown) => {
+          log.warn({ event: 'broker.stop_step_failed', step, err: (err as Error).message }, 'a stop step failed; going on');
+          return true;
+        });
+        if (!ended) log.warn({ event: 'broker.stop_step_overdue', step, deadlineMs: STOP_STEP_DEADLINE_MS }, 'a stop step overran its deadline; going on without it');
         log.debug({ event: 'broker.stop_step', step, ms: Date.now() - t }, 'stopped a part');
       }
       current = undefined;
@@ -259,10 +283,21 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
     onStop('supervisor', () => deps.supervisor.stop());
     const recovery = startRecovery(deps);
     onStop('session recovery', () => recovery.stop());
+    // Right after the sockets close (no new call can start): attempts in flight get the
+    // time to finish with their own outcome, and any still PENDING then is closed as
+    // DELIVERY_UNKNOWN while the stores are open (one that ends later still writes its
+    // true outcome over it).
+    onStop('input attempts', () => closeInFlightInput({ audit: stores.audit, log }, INPUT_SETTLE_MS));
     const servers = await serveRoles(deps, paths.socketDir, socketGroups, early);
     served = true;
     onStop('role sockets', () => servers.close());
-    if (hangOnStopRequested()) onStop('fault injection: a step that never ends', () => new Promise<never>(() => {}));
+    const fault = stopFaultRequested();
+    for (let i = 1; i <= (fault?.hangingSteps ?? 0); i++) onStop(`fault injection: a step that never ends (${i})`, () => new Promise<never>(() => {}));
+    if (fault?.blocksLoop) {
+      onStop('fault injection: a step that blocks the event loop', () => {
+        for (;;);
+      });
+    }
     writeBrokerState(paths.socketDir, {
       pid: process.pid,
       pid_start: processStartTime(process.pid),

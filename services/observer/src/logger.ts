@@ -1,11 +1,14 @@
 /** JSON logs to stderr. Tokens, codes, passwords and pane or file text are never logged:
  * log facts (endpoint, client id, user, error code, durations); the redact paths are a
  * net under that rule, not the rule. */
+import { createLogSink, type LogSink } from '@terminal-mcp/http-guard/log-sink';
 import pino, { type Logger } from 'pino';
 
 export type { Logger };
 
-export function createObserverLogger(level: string = process.env.TERMINAL_MCP_LOG_LEVEL || 'info'): Logger {
+/** `sink`: stderr through a sink that never blocks or loops when its reader is gone
+ * (http-guard/log-sink.ts); the bin passes its own, to drain it before it exits. */
+export function createObserverLogger(level: string = process.env.TERMINAL_MCP_LOG_LEVEL || 'info', sink: LogSink = createLogSink()): Logger {
   return pino(
     {
       name: 'terminal-mcp-observer',
@@ -15,6 +18,6 @@ export function createObserverLogger(level: string = process.env.TERMINAL_MCP_LO
         censor: '[REDACTED]',
       },
     },
-    pino.destination({ fd: 2, sync: false }),
+    sink,
   );
 }

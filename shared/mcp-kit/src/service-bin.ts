@@ -4,9 +4,12 @@
  * at a terminal on stdout (stderr carries only the JSON log, which npm start writes to
  * the log file), and a clean stop on SIGINT/SIGTERM. Exit status 2 when a setting is
  * refused (a ServiceConfigError, e.g. a non-loopback host), 1 on other start failures
- * (a port in use names the variable that moves it).
+ * (a port in use names the variable that moves it). The stop is bounded: exit 3 at its
+ * deadline (http-guard/stop-deadline.ts), its log through a sink that never blocks.
  */
 import { serviceCommandFlags } from '@terminal-mcp/contract';
+import { createLogSink, type LogSink } from '@terminal-mcp/http-guard/log-sink';
+import { boundedStop } from '@terminal-mcp/http-guard/stop-deadline';
 import type { Logger } from 'pino';
 import { ServiceConfigError } from './service-settings.js';
 
@@ -26,7 +29,8 @@ export interface ServiceBin {
   event: string;
   /** Named when the port is in use. */
   portVariable: string;
-  createLogger(): Logger;
+  /** The service's logger, writing to `sink` (drained before the process exits). */
+  createLogger(sink: LogSink): Logger;
   /** Reads the settings and starts the service. */
   start(log: Logger): Promise<StartedService>;
 }
@@ -45,7 +49,8 @@ async function main(bin: ServiceBin): Promise<void> {
     process[flags.stream].write(flags.text);
     process.exit(flags.exitCode);
   }
-  const log = bin.createLogger();
+  const sink = createLogSink();
+  const log = bin.createLogger(sink);
   let running: StartedService;
   try {
     running = await bin.start(log);
@@ -68,10 +73,7 @@ async function main(bin: ServiceBin): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ event: `${bin.event}.stopping`, signal }, 'stopping');
-    running.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    boundedStop({ sink, overdue: (deadlineMs) => log.error({ event: `${bin.event}.stop_overdue`, deadlineMs }, 'stop did not finish in time; exiting without it') }).run(() => running.close());
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -35,6 +35,9 @@ export interface BrokerProcess {
    * and socket directories, as an operator's restart does. Use the returned process from
    * then on; its stop() removes the temp directory. */
   restart(overrides?: { env?: Record<string, string | undefined>; whileStopped?: () => Promise<void> }): Promise<BrokerProcess>;
+  /** Closes this end of the broker's stderr pipe, as a reader that went away does: the
+   * broker's next write to stderr fails with EPIPE. */
+  closeStderr(): void;
   /** Resolves when the broker process has exited (by itself or after stop()). */
   exited(): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
@@ -209,6 +212,9 @@ async function launchBroker(launch: LaunchOptions): Promise<BrokerProcess> {
     stderr: () => stderr,
     kill: (signal) => {
       child.kill(signal);
+    },
+    closeStderr: () => {
+      child.stderr!.destroy();
     },
     stop,
     async restart(overrides) {

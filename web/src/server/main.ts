@@ -19,9 +19,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { NOTE_LIMITS, serviceCommandFlags } from '@terminal-mcp/contract';
 import { createHostPolicy, hostForUrl, isAllowedHost, isSameOriginMutation, listenOnLoopback, ownOrigin, type HostPolicy } from '@terminal-mcp/http-guard';
+import { boundedStop } from '@terminal-mcp/http-guard/stop-deadline';
 import { CLIENT_IP_HEADER, PROTO_HEADER, resolveRequestOrigin } from '../lib/server/forwarded.js';
 import { createLiveBridge } from '../lib/server/live-bridge.js';
-import { logEvent } from '../lib/server/log.js';
+import { logEvent, webLogSink } from '../lib/server/log.js';
 import { sessionTokenFromCookieHeader } from '../lib/server/session-cookie.js';
 import { WebConfigError, webSettingsFromEnv } from '../lib/server/settings.js';
 
@@ -136,10 +137,17 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logEvent('info', { event: 'web.stopping', signal });
-    void live.close().finally(() => {
+    // Bounded as every service's stop is (exit 3 at the deadline): a broker that does not
+    // answer the live bridge's close, or a connection that never ends, cannot hold it.
+    boundedStop({ sink: webLogSink(), overdue: (deadlineMs) => logEvent('error', { event: 'web.stop_overdue', deadlineMs }) }).run(async () => {
+      await live.close().catch(() => undefined);
       server.closeAllConnections();
-      server.close(() => process.exit(0));
-      setTimeout(() => process.exit(0), 3_000).unref();
+      // Upgraded sockets the bridge already cut may keep close() from calling back: as
+      // before, 3 s is enough for what still has to end.
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        setTimeout(resolve, 3_000).unref();
+      });
     });
   };
   process.on('SIGINT', () => shutdown('SIGINT'));

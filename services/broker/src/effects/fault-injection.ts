@@ -24,11 +24,17 @@ export function crashAfterAuditWriteIfRequested(): void {
 }
 
 
-/** With `TERMINAL_MCP_TEST_HANG_ON_STOP=1` (test runs only, like the above), one step of
- * the broker's stop never finishes: the end-to-end test uses it to prove that SIGTERM
- * still ends the broker within its stop deadline (bin/main.ts). */
-export function hangOnStopRequested(): boolean {
-  return process.env.TERMINAL_MCP_TEST_HANG_ON_STOP === '1' && process.env.NODE_ENV === 'test';
+/** With `TERMINAL_MCP_TEST_HANG_ON_STOP` (test runs only, like the above), the broker's
+ * stop meets steps that never end: `1` one step (its own deadline passes and the stop goes
+ * on), `3` three in a row (the whole stop overruns its deadline: a forced exit), `block`
+ * one that blocks the event loop for good (only the watchdog thread ends it). The
+ * end-to-end tests use them to prove that SIGTERM always ends the broker within 5 s. */
+export function stopFaultRequested(): { hangingSteps: number; blocksLoop: boolean } | undefined {
+  if (process.env.NODE_ENV !== 'test') return undefined;
+  const value = process.env.TERMINAL_MCP_TEST_HANG_ON_STOP;
+  if (value === 'block') return { hangingSteps: 0, blocksLoop: true };
+  if (value === '1' || value === '3') return { hangingSteps: Number(value), blocksLoop: false };
+  return undefined;
 }
 
 /** With `TERMINAL_MCP_TEST_HOLD_START=<file>` (test runs only, like the above), the broker

@@ -271,6 +271,9 @@ function attemptRecord(caller: AttemptCaller, spec: AttemptSpec, at: number, fre
         if (claim.kind === 'existing') return claim;
         return { kind: 'written', auditId: (self.auditId = claim.auditId) };
       } catch (err) {
+        // A stopping broker refuses to begin an attempt (BROKER_UNAVAILABLE): recorded
+        // FAILED, nothing sent; any other failure is the audit log's.
+        if (err instanceof AppError && err.code === 'BROKER_UNAVAILABLE') throw err;
         throw unavailable(err);
       }
     },

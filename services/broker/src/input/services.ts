@@ -103,3 +103,28 @@ export function recoverInterruptedInput(deps: { stores: StoresOf<'input'>; log: 
     deps.log.error({ event: 'audit.key_unavailable', err: (err as Error).message }, 'audit HMAC key unusable: input is refused until it is fixed');
   }
 }
+
+/** Broker stop: refuses to begin new attempts (BROKER_UNAVAILABLE, recorded FAILED:
+ * nothing sent), waits (at most `settleMs`) for the attempts still PENDING to finish with
+ * their own outcome, then closes the rest as DELIVERY_UNKNOWN (what a restart would say of
+ * them; never re-sent). A stop thus leaves no PENDING row; an attempt that finishes
+ * after this still writes its true outcome over it. */
+export async function closeInFlightInput(deps: { audit: AuditStore; log: Logger }, settleMs: number): Promise<void> {
+  // Calls accepted before the sockets closed may still be resolving their target: none of
+  // them may write a PENDING row after this step has closed them.
+  deps.audit.refuseNewAttempts();
+  const deadline = Date.now() + settleMs;
+  while (deps.audit.countPending() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  const closed = closeInterruptedInput(deps);
+  if (closed > 0) deps.log.warn({ event: 'audit.delivery_unknown', count: closed, at: 'stop' }, 'input attempts still in flight at the stop are now DELIVERY_UNKNOWN');
+}
+
+/** The synchronous close of PENDING attempts, also for a forced stop (bin/main.ts): how
+ * many it closed; 0 when the store is already closed or failing. */
+export function closeInterruptedInput(deps: { audit: AuditStore }): number {
+  try {
+    return deps.audit.recoverPending(Date.now());
+  } catch {
+    return 0;
+  }
+}

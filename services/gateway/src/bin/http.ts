@@ -21,7 +21,7 @@ runServiceBin({
   summary: SUMMARY,
   event: 'gateway',
   portVariable: 'TERMINAL_MCP_GATEWAY_PORT',
-  createLogger: () => createGatewayLogger(),
+  createLogger: (sink) => createGatewayLogger(undefined, undefined, sink),
   async start(log) {
     const settings = httpSettingsFromEnv(process.env);
     const running = await startGatewayHttp({ ...settings, env: process.env, log });

@@ -11,6 +11,8 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { createBrokerClient, defaultSocketPath } from '@terminal-mcp/broker-client';
 import { serviceCommandFlags, toolsetsForCaller } from '@terminal-mcp/contract';
 import { gatewayCatalogue } from '../catalogue.js';
+import { createLogSink } from '@terminal-mcp/http-guard/log-sink';
+import { boundedStop } from '@terminal-mcp/http-guard/stop-deadline';
 import { createGatewayLogger } from '../logger.js';
 import { createToolMetrics } from '../metrics.js';
 import { createGatewayMcpServer } from '../server.js';
@@ -32,7 +34,8 @@ async function main(): Promise<void> {
     process[flags.stream].write(flags.text);
     process.exit(flags.exitCode);
   }
-  const log = createGatewayLogger();
+  const sink = createLogSink();
+  const log = createGatewayLogger(undefined, undefined, sink);
   // The stdio gateway's caller is the local user who started it: the broker audits and
   // scopes its calls as that user, whatever name the MCP client gives itself.
   const user = userInfo().username;
@@ -48,10 +51,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ event: 'gateway.stopping', why }, 'stopping');
-    server.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    boundedStop({ sink, overdue: (deadlineMs) => log.error({ event: 'gateway.stop_overdue', deadlineMs }, 'stop did not finish in time; exiting without it') }).run(() => server.close());
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

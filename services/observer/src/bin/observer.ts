@@ -22,7 +22,7 @@ runServiceBin({
   summary: SUMMARY,
   event: 'observer',
   portVariable: 'TERMINAL_MCP_OBSERVER_PORT',
-  createLogger: () => createObserverLogger(),
+  createLogger: (sink) => createObserverLogger(undefined, sink),
   async start(log) {
     const settings = observerSettingsFromEnv(process.env);
     const running = await startObserverHttp({ ...settings, env: process.env, log });

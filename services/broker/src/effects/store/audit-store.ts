@@ -13,7 +13,7 @@
  * Retention (`prune`): both logs are cut to an age and a row cap in one transaction that
  * also records what it removed in `audit_prunes`, so a shortened log says so itself.
  */
-import type { AuditDecision } from '@terminal-mcp/contract';
+import { AppError, type AuditDecision } from '@terminal-mcp/contract';
 import type { SqliteDatabase, StoreDefinition } from './database.js';
 
 const DECISIONS_V1 = "('PENDING', 'SENT', 'BLOCKED', 'DRY_RUN', 'FAILED', 'DELIVERY_UNKNOWN')";
@@ -214,12 +214,25 @@ export type IdempotentClaim =
   | { kind: 'claimed'; auditId: number }
   | { kind: 'existing'; fingerprint: string; attempt: StoredAttempt };
 
+/** PENDING attempts become DELIVERY_UNKNOWN (parameter: finished_at). Also run by the stop
+ * watchdog (effects/stop-watchdog.ts) over its own connection, right before it kills a
+ * broker whose event loop no longer turns. */
+export const RECOVER_PENDING_SQL =
+  "UPDATE input_audit SET decision = 'DELIVERY_UNKNOWN', finished_at = ?, receipt = CASE WHEN tool = 'terminal_send_task' THEN 'DELIVERY_UNKNOWN' ELSE receipt END WHERE decision = 'PENDING'";
+
 export interface AuditStore {
   insertAttempt(attempt: InputAttempt): number;
   finishAttempt(id: number, outcome: AttemptOutcome): void;
   getAttempt(id: number): StoredAttempt | undefined;
-  /** PENDING rows become DELIVERY_UNKNOWN; returns how many. Run at broker start. */
+  /** PENDING rows become DELIVERY_UNKNOWN; returns how many. Run at broker start and
+   * at its stop. */
   recoverPending(now: number): number;
+  /** How many attempts are PENDING now (in flight). */
+  countPending(): number;
+  /** The broker stops: from now on no attempt may begin (a PENDING row, with or without
+   * an idempotency claim, is refused BROKER_UNAVAILABLE: nothing is sent), so the PENDING
+   * rows the stop closes are all there will be. Finished rows are still written. */
+  refuseNewAttempts(): void;
   /** The attempt that claimed (scope, key) at or after `freshSince`, if any. */
   lookupIdempotencyKey(scope: string, key: string, freshSince: number): { fingerprint: string; attempt: StoredAttempt } | undefined;
   /**
@@ -328,9 +341,8 @@ export function auditStore(db: SqliteDatabase): AuditStore {
          preview = CASE WHEN ? = 'BLOCKED' THEN NULL ELSE preview END WHERE id = ?`,
     ),
     get: db.prepare<[number], AttemptRow>(`SELECT ${ATTEMPT_COLUMNS} FROM input_audit WHERE id = ?`),
-    recover: db.prepare<[number]>(
-      "UPDATE input_audit SET decision = 'DELIVERY_UNKNOWN', finished_at = ?, receipt = CASE WHEN tool = 'terminal_send_task' THEN 'DELIVERY_UNKNOWN' ELSE receipt END WHERE decision = 'PENDING'",
-    ),
+    countPending: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM input_audit WHERE decision = 'PENDING'"),
+    recover: db.prepare<[number]>(RECOVER_PENDING_SQL),
     keyRow: db.prepare<[string, string], { fingerprint: string; created_at: number; audit_id: number }>(
       'SELECT fingerprint, created_at, audit_id FROM task_idempotency WHERE scope = ? AND key = ?',
     ),
@@ -419,14 +431,23 @@ export function auditStore(db: SqliteDatabase): AuditStore {
     return pruned;
   });
 
+  let refusing = false;
+  const stopping = () => new AppError('BROKER_UNAVAILABLE', 'the broker is stopping: nothing was sent', 'Try again once the broker is back.');
   const store: AuditStore = {
-    insertAttempt,
+    insertAttempt: (a) => {
+      if (refusing && a.decision === 'PENDING') throw stopping();
+      return insertAttempt(a);
+    },
+    refuseNewAttempts: () => {
+      refusing = true;
+    },
     finishAttempt,
     getAttempt: (id) => {
       const row = q.get.get(id);
       return row ? toAttempt(row) : undefined;
     },
     recoverPending: (now) => q.recover.run(now).changes,
+    countPending: () => q.countPending.get()?.n ?? 0,
     // IMMEDIATE: the write lock is taken at BEGIN, so two claims of one key serialise.
     lookupIdempotencyKey(scope, key, freshSince) {
       const row = q.keyRow.get(scope, key);
@@ -434,7 +455,10 @@ export function auditStore(db: SqliteDatabase): AuditStore {
       const attempt = q.get.get(row.audit_id);
       return attempt ? { fingerprint: row.fingerprint, attempt: toAttempt(attempt) } : undefined;
     },
-    claimIdempotencyKey: (scope, key, fingerprint, freshSince, attempt) => claim.immediate(scope, key, fingerprint, freshSince, attempt),
+    claimIdempotencyKey: (scope, key, fingerprint, freshSince, attempt) => {
+      if (refusing) throw stopping();
+      return claim.immediate(scope, key, fingerprint, freshSince, attempt);
+    },
     finishAndReleaseKey: (id, o, scope, key) => finishAndRelease.immediate(id, o, scope, key),
     list(filter) {
       const where: string[] = [];
