@@ -8,32 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNodeFixture, type NodeFixture } from './helpers/node-fixture.js';
 import { sshdUnavailable } from './helpers/sshd.js';
 import { waitFor } from './helpers/wait-for.js';
+import { limitStandInScript, resetLabel } from './helpers/limit-stand-in.js';
 
 const unavailable = sshdUnavailable();
 if (unavailable !== undefined) console.log(`skipping the node usage-limit test: ${unavailable}`);
-
-/** A stand-in for an agent CLI at its limit: Claude Code's message with each reset in turn,
- * a line of input read after each, every line it reads recorded. */
-const STAND_IN = [
-  'import sys',
-  'labels, log = sys.argv[1:-1], sys.argv[-1]',
-  'def record(line):',
-  '    with open(log, "a") as f:',
-  '        f.write(line)',
-  'for label in labels:',
-  '    print("\\u23fa You\'ve hit your session limit \\u00b7 resets " + label + " (UTC)")',
-  '    print("/upgrade to increase your usage limit.", flush=True)',
-  '    record(sys.stdin.readline())',
-  'while True:',
-  '    record(sys.stdin.readline())',
-].join('\n');
-
-/** `4:20pm`, the UTC wall clock at `ms` as Claude Code prints a reset. */
-function label(ms: number): string {
-  const d = new Date(ms);
-  const h = d.getUTCHours();
-  return `${h % 12 === 0 ? 12 : h % 12}:${String(d.getUTCMinutes()).padStart(2, '0')}${h < 12 ? 'am' : 'pm'}`;
-}
 
 const root = mkdtempSync(join(tmpdir(), 'tmcp-node-limits-'));
 let fixture: NodeFixture | undefined;
@@ -41,7 +19,7 @@ let client: BrokerClient<'gateway'>;
 
 describe.skipIf(unavailable !== undefined)('resume_after_limit on a node session', { timeout: 300_000 }, () => {
   beforeAll(async () => {
-    writeFileSync(join(root, 'stand-in.py'), STAND_IN);
+    writeFileSync(join(root, 'stand-in.py'), limitStandInScript());
     fixture = await startNodeFixture({
       config: {
         allowed_session_patterns: ['agent-*'],
@@ -66,7 +44,7 @@ describe.skipIf(unavailable !== undefined)('resume_after_limit on a node session
     // loaded machine still parks before the reset passes.
     const first = Math.ceil((Date.now() + 45_000) / 60_000) * 60_000;
     const second = first + 5 * 3600_000;
-    await fixture!.remote.newSession('agent-limit', `python3 ${join(root, 'stand-in.py')} ${label(first)} ${label(second)} ${log}`, { width: 120, height: 30 });
+    await fixture!.remote.newSession('agent-limit', `python3 ${join(root, 'stand-in.py')} ${resetLabel(first)} ${resetLabel(second)} ${log}`, { width: 120, height: 30 });
     await client.supervisor.watch.mutate({ session: 'gpu:agent-limit' });
 
     const reached = await waitFor('the park on the node session', async () =>

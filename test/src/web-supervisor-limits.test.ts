@@ -6,29 +6,7 @@ import { createBrokerClient } from '@terminal-mcp/broker-client';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInFirstTime, startWebStack, waitFor, WEB_TEST_CONFIG, type WebStack } from './helpers/web-stack.js';
-
-/** A stand-in for an agent CLI at its limit: Claude Code's message with each reset in turn,
- * a line of input read after each, every line it reads recorded. */
-const STAND_IN = [
-  'import sys',
-  'labels, log = sys.argv[1:-1], sys.argv[-1]',
-  'def record(line):',
-  '    with open(log, "a") as f:',
-  '        f.write(line)',
-  'for label in labels:',
-  '    print("\\u23fa You\'ve hit your session limit \\u00b7 resets " + label + " (UTC)")',
-  '    print("/upgrade to increase your usage limit.", flush=True)',
-  '    record(sys.stdin.readline())',
-  'while True:',
-  '    record(sys.stdin.readline())',
-].join('\n');
-
-/** `4:20pm`, the UTC wall clock at `ms` as Claude Code prints a reset. */
-function label(ms: number): string {
-  const d = new Date(ms);
-  const h = d.getUTCHours();
-  return `${h % 12 === 0 ? 12 : h % 12}:${String(d.getUTCMinutes()).padStart(2, '0')}${h < 12 ? 'am' : 'pm'}`;
-}
+import { limitStandInScript, resetLabel } from './helpers/limit-stand-in.js';
 
 describe('dashboard: agents parked at a usage limit (production build, real broker)', { timeout: 240_000 }, () => {
   const root = mkdtempSync(join(tmpdir(), 'tmcp-web-limits-'));
@@ -38,7 +16,7 @@ describe('dashboard: agents parked at a usage limit (production build, real brok
   const gateway = () => createBrokerClient({ role: 'gateway', socketPath: join(stack.broker.socketDir, 'gateway.sock') });
 
   beforeAll(async () => {
-    writeFileSync(join(root, 'stand-in.py'), STAND_IN);
+    writeFileSync(join(root, 'stand-in.py'), limitStandInScript());
     writeFileSync(log, '');
     stack = await startWebStack({
       config: {
@@ -60,7 +38,7 @@ describe('dashboard: agents parked at a usage limit (production build, real brok
     // Two minutes ahead (the next whole minute at least two minutes away), then five hours later.
     const first = Math.ceil((Date.now() + 120_000) / 60_000) * 60_000;
     const second = first + 5 * 3600_000;
-    await stack.tmux.newSession('claude-limit', `python3 ${join(root, 'stand-in.py')} ${label(first)} ${label(second)} ${log}`, { width: 120, height: 30 });
+    await stack.tmux.newSession('claude-limit', `python3 ${join(root, 'stand-in.py')} ${resetLabel(first)} ${resetLabel(second)} ${log}`, { width: 120, height: 30 });
     await waitFor('the limit message', async () => (await stack.tmux.tmux(['capture-pane', '-p', '-t', '=claude-limit:'])).includes('/upgrade'));
     const gw = gateway();
     await gw.supervisor.watch.mutate({ session: 'claude-limit' });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { SupervisorEvent } from '@terminal-mcp/contract';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { limitStandInScript, resetLabel } from '../../../../test/src/helpers/limit-stand-in.js';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
 import { waitFor } from '../../../../test/src/helpers/wait-for.js';
 import { noticeOfSupervisorEvent } from '../attention/supervisor-notices.js';
@@ -23,23 +24,7 @@ const STAND_IN = join(root, 'stand-in.py');
 
 /** A stand-in for an agent CLI at its limit: prints Claude Code's message with each reset
  * label in turn, waiting for a line of input after each, and records every line it reads. */
-writeFileSync(
-  STAND_IN,
-  [
-    'import sys',
-    'labels, log = sys.argv[1:-1], sys.argv[-1]',
-    'def record(line):',
-    '    with open(log, "a") as f:',
-    '        f.write(line)',
-    'for label in labels:',
-    '    print("\\u23fa You\'ve hit your session limit \\u00b7 resets " + label + " (UTC)")',
-    '    print("/upgrade to increase your usage limit.", flush=True)',
-    '    record(sys.stdin.readline())',
-    'print("working again", flush=True)',
-    'while True:',
-    '    record(sys.stdin.readline())',
-  ].join('\n'),
-);
+writeFileSync(STAND_IN, limitStandInScript('working again'));
 
 const CONFIG_INPUT = {
   permissions: { terminal_read: true, terminal_input: true },
@@ -89,12 +74,6 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** `4:20pm`: the UTC wall clock at `ms`, as Claude Code prints a reset. */
-function label(ms: number): string {
-  const d = new Date(ms);
-  const h = d.getUTCHours();
-  return `${h % 12 === 0 ? 12 : h % 12}:${String(d.getUTCMinutes()).padStart(2, '0')}${h < 12 ? 'am' : 'pm'}`;
-}
 
 /** The first whole minute at least `ms` after the supervisor's now. */
 const minuteAfter = (ms: number) => Math.ceil((clock() + ms) / 60_000) * 60_000;
@@ -106,7 +85,7 @@ function watchOf(name: string) {
 async function agent(name: string, resets: readonly number[]): Promise<string> {
   const log = join(root, `${name}.log`);
   writeFileSync(log, '');
-  await tmux.newSession(name, `python3 ${STAND_IN} ${resets.map(label).join(' ')} ${log}`, { width: 120, height: 20 });
+  await tmux.newSession(name, `python3 ${STAND_IN} ${resets.map(resetLabel).join(' ')} ${log}`, { width: 120, height: 20 });
   await waitFor('the limit message on the screen', async () => (await tmux.tmux(['capture-pane', '-p', '-t', `=${name}:`])).includes('/upgrade'), 30_000, 100);
   return log;
 }
