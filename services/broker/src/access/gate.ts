@@ -16,7 +16,7 @@ import { decideReadAccess, isSensitiveName } from '../policy/access.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
 import { effectiveGrant, type EffectiveGrant, type GrantRecord } from '../policy/grants.js';
 import type { SessionIdentity } from '../policy/identity.js';
-import { decideInput, decideInputByName, decideInputTarget, type InputDecision, type InputRequest } from '../policy/input.js';
+import { decideInput, decideInputByName, decideInputTarget, type InputDecision, type InputRequest, type InputTargetFacts } from '../policy/input.js';
 import { describeSessionAccess, type SessionAccessFields } from '../policy/session-access.js';
 import { sessionNotFound } from './not-found.js';
 import { parsePaneRef } from '../policy/pane-ref.js';
@@ -126,6 +126,11 @@ export interface AccessGate {
    * deny patterns, sensitive names), on the bare name before tmux is asked anything;
    * returns the binding's record when `ref` names one. */
   checkInputName(ref: TargetRef, kind: InputRequest['kind']): BindingRecord | null;
+  /** The gates a gone session can still be judged by (it has no pane): the name gates,
+   * readability and the allowed patterns or the operator's grant for that very session
+   * (`identity`: the registry row's; undefined when no such row exists, refused like one
+   * nothing admits, so the answer does not tell whether it exists). Throws the refusal. */
+  checkInputGone(name: string, identity: SessionIdentity | undefined, kind: InputRequest['kind']): void;
   /** Name gates → resolve exactly → the operator's grant for that very session. A
    * missing session that nothing but a grant could admit is refused like an existing one
    * (INPUT_NOT_ALLOWED), so the answer does not tell whether it exists. */
@@ -154,6 +159,16 @@ export function createAccessGate(deps: AccessGateDeps): AccessGate {
   const grantOf = (name: string, identity: SessionIdentity) => effectiveGrant(name, deps.grants?.find(name), identity, now());
   const canRead = (name: string, grant?: EffectiveGrant | null) => decideReadAccess(readPolicy, name, grant).allowed;
   const withGrant = <T extends ResolvedTarget>(t: T): T => ({ ...t, grant: grantOf(t.sessionName, t.identity) });
+  /** What the input policy judges about a resolved target, read now (never a client's claim). */
+  const inputFacts = (target: ResolvedTarget, processes: PaneProcessFacts): InputTargetFacts => ({
+    sessionName: target.sessionName,
+    readable: canRead(target.sessionName, target.grant),
+    currentCommand: target.currentCommand,
+    processes,
+    inCopyMode: target.inCopyMode,
+    binding: target.binding,
+    grant: target.grant,
+  });
 
   function assertCanRead(name: string, grant?: EffectiveGrant | null): void {
     const decision = decideReadAccess(readPolicy, name, grant);
@@ -217,6 +232,19 @@ export function createAccessGate(deps: AccessGateDeps): AccessGate {
       return null;
     },
 
+    checkInputGone(name, identity, kind) {
+      checkName(name, null, kind);
+      const grant = identity === undefined ? null : grantOf(name, identity);
+      const refusal = decideInputTarget(
+        inputPolicy,
+        // No pane: nothing runs in it, so the process gates have nothing to judge ('secret'
+        // stops the decision before them; the name gates for `kind` ran above).
+        { sessionName: name, readable: canRead(name, grant), currentCommand: '', processes: { source: 'tmux', command: '' }, inCopyMode: false, grant },
+        'secret',
+      );
+      if (refusal) throw new AppError(refusal.code, refusal.message);
+    },
+
     async inputTarget(ref, kind) {
       const record = gate.checkInputName(ref, kind);
       if (record) return withGrant((await requireBoundTarget(record, tmux, deps.delivery)).target);
@@ -250,36 +278,12 @@ export function createAccessGate(deps: AccessGateDeps): AccessGate {
     regrant: withGrant,
 
     checkInputTarget(target, processes) {
-      const refusal = decideInputTarget(
-        inputPolicy,
-        {
-          sessionName: target.sessionName,
-          readable: canRead(target.sessionName, target.grant),
-          currentCommand: target.currentCommand,
-          processes,
-          inCopyMode: target.inCopyMode,
-          binding: target.binding,
-          grant: target.grant,
-        },
-        'keys',
-      );
+      const refusal = decideInputTarget(inputPolicy, inputFacts(target, processes), 'keys');
       if (refusal) throw new AppError(refusal.code, refusal.message);
     },
 
     decideInput(target, processes, request) {
-      const decision = decideInput(
-        inputPolicy,
-        {
-          sessionName: target.sessionName,
-          readable: canRead(target.sessionName, target.grant),
-          currentCommand: target.currentCommand,
-          processes,
-          inCopyMode: target.inCopyMode,
-          binding: target.binding,
-          grant: target.grant,
-        },
-        request,
-      );
+      const decision = decideInput(inputPolicy, inputFacts(target, processes), request);
       if (!decision.allowed) throw new AppError(decision.code, decision.message);
       return decision;
     },

@@ -26,6 +26,16 @@ export function forgetSession(caller: LifecycleCaller, input: SessionPinnedInput
     // A bare name or `local:name` is this host's; `node:name` a node's, as everywhere.
     const { node, session } = splitQualified(input.session, LOCAL_NODE);
     const name = qualify(node, session);
+    // The gates of a send that a gone session can still be judged by (names, readability,
+    // patterns or the operator's grant for that very session): a client forgets only what
+    // it could have typed into, so it cannot erase the record of a session it may not act
+    // on. Judged before the rules below answer, so a refusal does not tell whether the
+    // session exists. (A node's session: this host's gate does not judge its names; the
+    // registry row is all this touches.)
+    if (node === null) {
+      const row = caller.deps.lifecycle.registry.list().find((r) => registryName(r) === name && qualify(r.node, r.sessionId) === input.expect_session_id);
+      caller.deps.access.checkInputGone(session, row && { serverPid: row.serverPid, sessionId: row.sessionId, created: row.sessionCreated }, 'text');
+    }
     const isTarget = (r: RegistryRecord) => registryName(r) === name && qualify(r.node, r.sessionId) === input.expect_session_id;
     const criteria = async (): Promise<CleanupCriteria> => ({
       liveNames: new Set((await caller.deps.tmux.listSessions()).map((s) => s.name)),

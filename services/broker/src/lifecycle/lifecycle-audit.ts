@@ -112,6 +112,7 @@ const LIFECYCLE_TOOLS: Readonly<Record<string, LifecycleTool>> = {
   close: 'terminal_session_close',
   restart: 'terminal_session_restart',
   resize: 'terminal_resize',
+  forget: 'terminal_session_forget',
 };
 
 /**

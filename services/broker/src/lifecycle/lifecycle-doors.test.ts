@@ -21,7 +21,7 @@ const lifecycleProcedures = (role: Role) =>
     .filter(([, p]) => p._def.meta?.effect === 'lifecycle')
     .map(([path]) => path);
 
-const TOOLS: Record<string, string> = { start: 'terminal_session_start', close: 'terminal_session_close', restart: 'terminal_session_restart', resize: 'terminal_resize' };
+const TOOLS: Record<string, string> = { start: 'terminal_session_start', close: 'terminal_session_close', restart: 'terminal_session_restart', resize: 'terminal_resize', forget: 'terminal_session_forget' };
 /** Readable, but input_policy refuses it: terminal_send_text answers INPUT_NOT_ALLOWED. */
 const NO_INPUT = 'watch-only';
 
@@ -81,8 +81,8 @@ afterAll(async () => {
 
 describe('every lifecycle procedure, derived from the role routers', () => {
   it('finds the lifecycle procedures of the gateway and the dashboard', () => {
-    expect(lifecycleProcedures('gateway').sort()).toEqual(['lifecycle.close', 'lifecycle.resize', 'lifecycle.restart', 'lifecycle.start']);
-    expect(lifecycleProcedures('web').sort()).toEqual(['lifecycle.close', 'lifecycle.resize', 'lifecycle.restart', 'lifecycle.start']);
+    expect(lifecycleProcedures('gateway').sort()).toEqual(['lifecycle.close', 'lifecycle.forget', 'lifecycle.resize', 'lifecycle.restart', 'lifecycle.start']);
+    expect(lifecycleProcedures('web').sort()).toEqual(['lifecycle.close', 'lifecycle.forget', 'lifecycle.resize', 'lifecycle.restart', 'lifecycle.start']);
     expect(lifecycleProcedures('observer')).toEqual([]);
   });
 
