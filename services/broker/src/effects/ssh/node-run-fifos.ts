@@ -27,17 +27,21 @@ import { isTypeableRunPath } from '../run-fifos.js';
 import type { RunEndpoint, RunEndpoints, SttyReader } from '../tmux/run-signal.js';
 import { sshCommandArgs, type SshTarget } from './ssh-argv.js';
 
-/** The helper, one line (a remote word may not hold a newline). */
-const HELPER = [
+/** The helper, one line (a remote word may not hold a newline). Exported for its test. */
+export const NODE_RUN_HELPER = [
   'umask 077',
   'c=',
-  // `cat` holds the FIFO too: it goes with the helper however the helper ends.
   `trap 'kill "$c" 2>/dev/null; rm -rf "$d"' EXIT`,
   `trap 'exit 0' HUP INT TERM PIPE`,
   'd=$(mktemp -d "${TMPDIR:-/tmp}/tmcp-run.XXXXXXXXXX") || exit 3',
   'mkfifo "$d/status" "$d/ack" || exit 3',
   'exec 3<>"$d/status"',
-  'cat <&3 & c=$!',
+  // `cat` reads the FIFO on its own read-only descriptor and does not keep the helper's
+  // read-write one (3<&-): the helper's is then the only lasting writer, so `cat` sees
+  // end-of-file and ends with the helper however the helper ends, even by SIGKILL, where
+  // the EXIT trap never runs (a cat holding fd 3 itself never saw end-of-file, and was
+  // left running for as long as the node stayed up).
+  'cat <"$d/status" 3<&- & c=$!',
   `printf 'dir %s\\n' "$d"`,
   `while IFS= read -r l; do [ "$l" = ack ] && printf '\\n' 1<>"$d/ack"; done`,
   'exit 0',
@@ -66,7 +70,7 @@ export function nodeRunEndpoints(target: SshTarget, sshPath = 'ssh'): RunEndpoin
   return {
     make() {
       if (closed) return Promise.reject(new Error('run channels are closed'));
-      const child = spawn(sshPath, sshCommandArgs(target, ['sh', '-c', HELPER]), { stdio: ['pipe', 'pipe', 'pipe'], cwd: '/' });
+      const child = spawn(sshPath, sshCommandArgs(target, ['sh', '-c', NODE_RUN_HELPER]), { stdio: ['pipe', 'pipe', 'pipe'], cwd: '/' });
       live.add(child);
       child.stderr.resume();
       child.stdin.on('error', () => undefined);
