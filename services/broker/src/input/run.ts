@@ -5,26 +5,27 @@
  * authorization on the caller and on facts re-read under the pane's lease, an audit row
  * before typing, tmux's last-instant foreground check); the policy adds its own gates for
  * a command (policy/input.ts: the foreground must be a shell in run_allowed_shells, one
- * line, no guarded command named in it). What is typed is the caller's command, quoted
- * into `eval '...'` (so `;`, `$()` and quotes run exactly as typed), followed by a status
- * line of shell builtins that writes `$?` into a FIFO of this run and waits (at most 3 s)
- * for the broker to acknowledge once it has read where the output ended
- * (effects/tmux/run-signal.ts: no process is started, in the pane or by the broker).
- * Printing marker text ends nothing: only a write into the run's FIFO does.
+ * line, no guarded command named in it).
  *
- * Ctrl-C must end the command as it does at a prompt (the rest of `build; deploy` must
- * not run) and still leave a status line that runs:
- * - bash: the status line is a one-shot PROMPT_COMMAND set before the command, so it
- *   runs when bash is back at its prompt however the line ended (an interrupted line is
- *   dropped by bash, `$?` is 130); the command runs in the shell itself, so `cd` and
- *   variables persist like typed commands;
- * - other POSIX shells (dash, sh, zsh, ksh): the command runs in a subshell `( eval ... )`
- *   that dies with the interrupt, while the shell traps INT for the length of the line
- *   and runs the status line (`$?` 130); `cd` and variables do not outlive the run.
- * If the shell is back at its prompt and no status line ran (the command replaced
- * PROMPT_COMMAND, a shell that drops the line anyway), the wait sees it in the process
- * tree (the shell leads the terminal's foreground group with no child, its line editor in
- * raw mode, twice in a row) and answers NO_STATUS.
+ * This host's bash and zsh (`integratedAct`): the shell's own integration
+ * (effects/tmux/shell-integration.ts) is installed once per shell and reports over private
+ * FIFOs when a prompt is shown, a command line starts and with which status it ended. A
+ * run checks that the shell is at its prompt (else FOREGROUND_NOT_ALLOWED, nothing typed)
+ * and that its input line is empty (else INPUT_LINE_NOT_EMPTY, unless clear_line), then
+ * types exactly the command and Enter; the end is the next prompt mark, and the output is
+ * what lies between the typed line and that prompt. dash, sh and ksh cannot carry the
+ * integration (no hook when a line starts) and are refused, naming the shell.
+ *
+ * A node's panes (no integration there yet) still get the older wrapper (`runWrapper`):
+ * the command quoted into `eval '...'` followed by a status line of shell builtins that
+ * writes `$?` into a FIFO pair the node holds (effects/ssh/node-run-fifos.ts) and waits for
+ * the broker's ack; in bash a one-shot PROMPT_COMMAND, elsewhere a subshell with INT
+ * trapped, so Ctrl-C ends the command as at a prompt and still reports 130. If the shell is
+ * back at its prompt and no status line ran, the wait sees it in the process tree (the
+ * shell leads the terminal's foreground group with no child, its line editor in raw mode,
+ * twice in a row) and answers NO_STATUS.
+ *
+ * Either way printed text ends nothing: only a write into a FIFO does.
  *
  * Waits at most timeout_s; still running then, the answer is RUNNING with a resume token
  * (live/resume-tokens.ts, the wait tools' design) that a later call passes back.
