@@ -243,6 +243,12 @@ describe('a command for terminal_run', () => {
     ['names a guarded command', {}, at([BASH]), 'ssh host', 'COMMAND_GUARDED'],
     ['behind a pipe and a path', {}, at([BASH]), 'x|/usr/bin/sudo y', 'COMMAND_GUARDED'],
     ['inside $()', {}, at([BASH]), 'a $(tmux ls)', 'COMMAND_GUARDED'],
+    // Quotes and backslashes inside a word are removed by the shell before it runs the name
+    // (issue 45: `s''sh prod-host` passed as harmless words).
+    ['a name split by empty quotes', {}, at([BASH]), "s''sh prod-host", 'COMMAND_GUARDED'],
+    ['a name split by double quotes', {}, at([BASH]), 'ss""h host', 'COMMAND_GUARDED'],
+    ['a name with a backslash', {}, at([BASH]), 's\\sh prod-host', 'COMMAND_GUARDED'],
+    ['a quoted part of a name behind a pipe', {}, at([BASH]), 'x | "ps"ql db', 'COMMAND_GUARDED'],
     ['allowed for this session', {}, { ...at([BASH]), sessionName: 'agent-ops' }, 'ssh h', 'run_command'],
     ['a word that only contains a guarded name', {}, at([BASH]), 'git log --grep=ssh', 'run_command'],
     ['input off', { terminalInput: false }, at([BASH]), 'ls', 'INPUT_DISABLED'],

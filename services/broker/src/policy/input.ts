@@ -421,7 +421,12 @@ function decideCommand(policy: InputPolicy, facts: InputTargetFacts, raw: string
   const hidden = refuseInvisible(policy, text);
   if (hidden) return hidden;
   const allowedHere = policy.guardedCommandAllow.filter((entry) => entry.session === facts.sessionName).flatMap((entry) => entry.commands);
-  for (const word of commandWords(text)) {
+  // The words as written and as the shell reads them once quotes and backslashes inside a
+  // word are removed (`s''sh`, `s\sh` and `"ps"ql` run ssh and psql). A name the shell
+  // builds at run time (`${a}h`) is beyond any reading of the text: the process tree
+  // refuses input once it runs (gate 3), and docs/security.md says so.
+  const dequoted = text.replace(/(?<=\S)['"\\]+|['"\\]+(?=\S)/g, '');
+  for (const word of new Set([...commandWords(text), ...commandWords(dequoted)])) {
     const hit = policy.guardedCommands.find((g) => nameIs(word, g));
     if (hit !== undefined && !allowedHere.some((a) => nameIs(word, a))) {
       return refuse('COMMAND_GUARDED', `the command names ${JSON.stringify(commandName(hit))}, a guarded command; input_policy.guarded_command_allow can allow it for this session`);
