@@ -5,7 +5,7 @@
 // sockets, the state directory, every store, the audit key and the tmux socket. Needs
 // root (to create users and switch to them); skipped, saying so, otherwise.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -245,6 +245,10 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
     const waiter = spawn('setpriv', asUser(OPERATOR, ['timeout', '150', checkoutPath('deploy/wait-for-sockets.sh')]), { env: brokerEnv, stdio: 'ignore' });
     const waited = await new Promise<number | null>((resolve) => waiter.once('exit', (code) => resolve(code)));
     if (waited !== 0) throw new Error(`wait-for-sockets.sh exited ${waited}; broker output:\n${broker.output()}`);
+    // The sockets listen before the broker has built the rest (it holds early callers):
+    // the probes below need its stores and keys to exist, so wait for the files too.
+    const built = ['audit-hmac.key', 'audit.db', 'grants.db', 'webauth.db', 'oauth.db', 'webauth-bootstrap.txt'];
+    await waitFor('the broker to make its stores', () => built.every((f) => existsSync(join(stateDir, f))) || undefined, 120_000);
   }, LIMIT_MS);
 
   afterAll(async () => {

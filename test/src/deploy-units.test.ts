@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BROKER_NODE_FLAGS } from '@terminal-mcp/broker/node-flags';
 import { afterAll, describe, expect, it } from 'vitest';
+import { stageReadableCheckout } from './helpers/readable-checkout.js';
 import { repoPath } from './helpers/repo.js';
 
 const ROLES = ['gateway', 'observer', 'web'] as const;
@@ -191,7 +192,10 @@ describe('hardening the units promise', () => {
 describe('install.sh --dry-run', () => {
   it('prints every step it would take and changes nothing', () => {
     const root = temp('tmcp-dry-');
-    const r = install(['--dry-run', '--operator', operator, '--root', root]);
+    // System units refuse a checkout under /home, /root or /run/user (their ProtectHome):
+    // the dry run is given a readable copy outside them, wherever this checkout lives.
+    const checkout = stageReadableCheckout(temp('tmcp-dry-checkout-'));
+    const r = install(['--dry-run', '--operator', operator, '--root', root, '--checkout', checkout]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).not.toMatch(/^do:/m);
     for (const name of UNITS) expect(r.stdout).toContain(`would: write ${root}/etc/systemd/system/${name}`);

@@ -50,6 +50,10 @@ describe('the README a newcomer opens', () => {
   it("the first client's command is what `terminal-mcp client-config claude-code` prints, with this checkout's paths", async () => {
     const env = cleanEnv();
     delete env.TERMINAL_MCP_STATE_DIR;
+    // The README shows a user's default setup: no private tmux directory or socket name
+    // (a test run sets TMUX_TMPDIR, which client-config rightly carries into the config).
+    delete env.TMUX_TMPDIR;
+    delete env.TERMINAL_MCP_TMUX_SOCKET;
     const printed = await runNode([repoPath('services/broker/dist/effects/launch/terminal-mcp.js'), 'client-config', 'claude-code'], env);
     const command = printed.stdout.split('\n').find((l) => l.startsWith('claude mcp add '));
     expect(command, printed.stdout).toBeDefined();
