@@ -11,6 +11,7 @@ import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 import { waitFor } from './helpers/wait-for.js';
 import { launchChromium } from './helpers/web-stack.js';
+import { APPS_HOST_OPTIONS } from './helpers/apps-host.js';
 
 const SESSION = 'agent-live';
 const FAKE_KEY = `sk-ant-api03-${'Q7x'.repeat(30)}AA`;
@@ -58,7 +59,7 @@ describe('the live terminal view in a host', { timeout: 240_000 }, () => {
     await tmux.newSession(SESSION, 'bash --norc --noprofile', { width: 100, height: 30 });
     broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: { allowed_session_patterns: ['agent-*'], log_level: 'warn' }, readyTimeoutMs: 90_000 });
     gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), allowOpen: true });
-    client = new Client({ name: 'apps-host', version: '0.0.0' });
+    client = new Client({ name: 'apps-host', version: '0.0.0' }, APPS_HOST_OPTIONS);
     await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl)));
     browser = await launchChromium();
   }, 240_000);
@@ -106,7 +107,7 @@ describe('the live terminal view in a host', { timeout: 240_000 }, () => {
 
     // The host: the official AppBridge, forwarding the view's tools/call to the caller's own
     // MCP client (each call recorded here, so the test sees every call the view makes).
-    const forwarding = new Client({ name: 'apps-host-view', version: '0.0.0' });
+    const forwarding = new Client({ name: 'apps-host-view', version: '0.0.0' }, APPS_HOST_OPTIONS);
     await forwarding.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl)));
     const bridge = new AppBridge(forwarding, { name: 'test-host', version: '0.0.0' }, { serverTools: {} });
     const initialized = new Promise<void>((resolve) => {

@@ -10,6 +10,7 @@ import { startBrokerProcess, type BrokerProcess } from './helpers/broker-process
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 import { waitFor } from './helpers/wait-for.js';
 import { readAnswerOf } from './helpers/answer-text.js';
+import { APPS_HOST_OPTIONS } from './helpers/apps-host.js';
 
 const TOKEN = 'shell-integration-token';
 const CONFIG = {
@@ -53,7 +54,9 @@ describe('terminal_run through shell integration', () => {
     tmux = await startTmuxServer();
     broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: CONFIG });
     gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), token: TOKEN });
-    client = new Client({ name: 'shell-integration', version: '0' });
+    // As a host that shows MCP Apps views: only such a client gets terminal_tail's cursor
+    // as a field (structuredContent); the test reads it from there.
+    client = new Client({ name: 'shell-integration', version: '0' }, APPS_HOST_OPTIONS);
     await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
   }, 60_000);
   afterAll(async () => {
