@@ -118,13 +118,19 @@ describe('dashboard session lifecycle', { timeout: 180_000 }, () => {
       await expectWithinWidth('prompt-outcome', width);
       expect(await stack.tmux.tmux(['capture-pane', '-p', '-t', `=${cat}:`])).not.toContain('never typed');
 
-      // Close: the outcome names the session and the id that was closed.
-      await row(cat).getByTestId('close').click();
-      await row(cat).getByTestId('confirm').click();
+      // Close: the outcome names the session and the id that was closed. (Not the cat one:
+      // a close passes the input decision of a send on its session, issue 45, and cat is not
+      // among the foreground programs that take input here.)
+      const sleeper = `claude-sleep-${width}`;
+      await startFromPage('sleeper', sleeper);
+      await page.getByTestId('start-outcome').waitFor();
+      const sleeperId = await waitFor(`${sleeper} in tmux`, () => idOf(sleeper), 30_000);
+      await row(sleeper).getByTestId('close').click();
+      await row(sleeper).getByTestId('confirm').click();
       await page.getByTestId('action-outcome').waitFor();
-      expect(await page.getByTestId('action-outcome').textContent()).toBe(`Closed ${cat} (${catId}).`);
+      expect(await page.getByTestId('action-outcome').textContent()).toBe(`Closed ${sleeper} (${sleeperId}).`);
       await expectWithinWidth('action-outcome', width);
-      expect(await idOf(cat)).toBeUndefined();
+      expect(await idOf(sleeper)).toBeUndefined();
 
       // Restart: the outcome names the id that ended and the one that started.
       await row(shell).getByTestId('restart').click();
