@@ -14,6 +14,7 @@ import { repoPath } from './helpers/repo.js';
 import { runNode } from './helpers/run-node.js';
 import { startTmuxServer, type TmuxTestServer } from './helpers/tmux-server.js';
 import { waitFor } from './helpers/wait-for.js';
+import { APPS_HOST_OPTIONS } from './helpers/apps-host.js';
 
 const TOKEN = 'full-disk-token';
 const CONFIG = {
@@ -70,7 +71,8 @@ beforeAll(async () => {
   await tmux.newSession('agent-print', `bash --norc --noprofile -c 'i=0; while :; do echo line-$i; i=$((i+1)); sleep 0.05; done'`);
   broker = await startBrokerProcess({ tmuxSocket: tmux.socketName, config: CONFIG, env: { TERMINAL_MCP_STATE_DIR: stateDir } });
   gw = await startGatewayHttp({ port: 0, env: broker.env, log: createGatewayLogger('silent'), token: TOKEN });
-  client = new Client({ name: 'full-disk', version: '0.0.0' });
+  // As an MCP Apps host: the test reads terminal_tail's cursor from its structuredContent.
+  client = new Client({ name: 'full-disk', version: '0.0.0' }, APPS_HOST_OPTIONS);
   await client.connect(new StreamableHTTPClientTransport(new URL(gw.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
 });
 afterAll(async () => {

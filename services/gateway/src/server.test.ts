@@ -80,6 +80,8 @@ const CHANGING_TOOLS: Record<string, { destructiveHint: boolean; idempotentHint?
   terminal_resize: { destructiveHint: false },
   terminal_session_close: { destructiveHint: true },
   terminal_session_restart: { destructiveHint: true },
+  // Forgetting a gone session leaves a tombstone (nothing running ends); the same call again changes nothing.
+  terminal_session_forget: { destructiveHint: false, idempotentHint: true },
   // Reaching a person: a notice (the same request again is the same notice) and a message.
   terminal_request_human: { destructiveHint: false, idempotentHint: true },
   notify_user: { destructiveHint: false },
