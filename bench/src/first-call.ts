@@ -14,12 +14,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { BROKER_NODE_FLAGS, createBrokerClient, repoPath, startTmuxServer } from '@terminal-mcp/test';
+import { BROKER_NODE_FLAGS, createBrokerClient, repoPath, socketAnswers, startTmuxServer } from '@terminal-mcp/test';
 import type { Teardown } from './teardown.js';
 
 export const FIRST_SESSIONS = 200;
@@ -48,19 +47,6 @@ export interface FirstCallBench {
 }
 
 const history = (name: string) => `for i in $(seq 1 300); do echo "line $i of ${name}: lorem ipsum dolor sit amet"; done`;
-
-function socketAnswers(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = createConnection(path);
-    const done = (ok: boolean) => {
-      sock.destroy();
-      resolve(ok);
-    };
-    sock.setTimeout(500, () => done(false));
-    sock.once('connect', () => done(true));
-    sock.once('error', () => done(false));
-  });
-}
 
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;

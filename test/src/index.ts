@@ -1,6 +1,6 @@
 /** Shared test helpers, also used by the bench. */
 export { startTmuxServer, type TmuxTestServer, type TmuxTestSession } from './helpers/tmux-server.js';
-export { BROKER_NODE_FLAGS, startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
+export { BROKER_NODE_FLAGS, socketAnswers, startBrokerProcess, type BrokerProcess } from './helpers/broker-process.js';
 export { REPO_ROOT, repoPath } from './helpers/repo.js';
 export { launchChromium, signInFirstTime, startWebStack, type WebStack } from './helpers/web-stack.js';
 export { createOperatorAccount } from './helpers/operator-account.js';

@@ -56,7 +56,8 @@ export interface StartBrokerProcessOptions {
 
 const MAX_STDERR_CHARS = 64 * 1024;
 
-function socketAnswers(path: string): Promise<boolean> {
+/** Whether something accepts connections on the Unix socket at `path` (within 500 ms). */
+export function socketAnswers(path: string): Promise<boolean> {
   return new Promise((resolve) => {
     const sock = createConnection(path);
     const done = (ok: boolean) => {
