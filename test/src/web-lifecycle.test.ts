@@ -117,6 +117,9 @@ describe('dashboard session lifecycle', { timeout: 180_000 }, () => {
       expect(await refused.textContent()).toMatch(/^First prompt not sent: .+ FOREGROUND_NOT_ALLOWED$/);
       await expectWithinWidth('prompt-outcome', width);
       expect(await stack.tmux.tmux(['capture-pane', '-p', '-t', `=${cat}:`])).not.toContain('never typed');
+      // Done with it: ended here, as the page may not close it (below), so later tests see
+      // the sessions they made and no other profile's card.
+      await stack.tmux.tmux(['kill-session', '-t', `=${cat}`]);
 
       // Close: the outcome names the session and the id that was closed. (Not the cat one:
       // a close passes the input decision of a send on its session, issue 45, and cat is not
