@@ -59,8 +59,8 @@ describe('capabilities with declared effects (re-derived from source)', () => {
   });
 
   it('the derivation sees an effect planted in a capability', () => {
-    const text = "import { postEvent } from '../effects/notify/webhook.js';";
-    expect([...text.matchAll(EFFECT_IMPORT)].map((m) => effectOf(m[1]!))).toEqual(['outbound HTTP']);
+    const text = "import { gitLog } from '../effects/git/log.js';";
+    expect([...text.matchAll(EFFECT_IMPORT)].map((m) => effectOf(m[1]!))).toEqual(['git']);
   });
 });
 
