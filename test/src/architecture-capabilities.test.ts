@@ -82,7 +82,7 @@ describe('generated from the table', () => {
   };
 
   it.each([
-    ['services/broker/src/notes/probe.ts', "import { createWebhookNotifier } from '../effects/notify/webhook.js';\nexport const x = createWebhookNotifier;\n"],
+    ['services/broker/src/notes/probe.ts', "import { openGitRepo } from '../effects/git/git-runner.js';\nexport const x = openGitRepo;\n"],
     ['services/broker/src/reads/probe.ts', "import type { PaneDelivery } from '../effects/tmux/deliver.js';\nexport type X = PaneDelivery;\n"],
     ['services/broker/src/sources/probe.ts', "import { runFixedCommand } from '../effects/deploy/run-command.js';\nexport const x = runFixedCommand;\n"],
     ['services/broker/src/registry/probe.ts', "import type { GrantsStore } from '../effects/store/grants-store.js';\nexport type X = GrantsStore;\n"],

@@ -25,7 +25,8 @@ export interface RunningNotifier {
 }
 
 export function startNotifier(opts: { client: BrokerClient<'notifier'>; log: Pick<Logger, 'info' | 'warn' | 'debug'>; waitMs?: number }): RunningNotifier {
-  const { client, log } = opts;
+  const { log } = opts;
+  const broker = opts.client;
   const stopping = new AbortController();
   const waitMs = opts.waitMs ?? NOTIFIER_WAIT_MAX_MS;
 
@@ -58,12 +59,12 @@ export function startNotifier(opts: { client: BrokerClient<'notifier'>; log: Pic
   const report = async (r: DeliveryReport, target: string) => {
     log.info({ event: 'notifier.delivery', delivery: r.id, target, outcome: r.outcome, status: r.http_status, reason: r.reason, attempts: r.attempts }, r.outcome === 'SENT' ? 'delivered' : 'not delivered');
     // A report lost to a stop leaves the row claimed: UNKNOWN at the next start.
-    await untilAnswered('report', () => client.notifier.report.mutate(r));
+    await untilAnswered('report', () => broker.notifier.report.mutate(r));
   };
 
   const queues = createTargetQueues(async (d: PendingDelivery) => report(await sendDelivery(d, { signal: stopping.signal }), d.target));
 
-  const ready = untilAnswered('started', () => client.notifier.started.mutate({})).then((answer) => {
+  const ready = untilAnswered('started', () => broker.notifier.started.mutate({})).then((answer) => {
     if (answer !== undefined && answer.abandoned > 0) log.warn({ event: 'notifier.abandoned', deliveries: answer.abandoned }, 'deliveries the previous notifier claimed and did not report are recorded UNKNOWN, not sent again');
     if (answer !== undefined) log.info({ event: 'notifier.started' }, 'connected to the broker');
   });
@@ -71,7 +72,7 @@ export function startNotifier(opts: { client: BrokerClient<'notifier'>; log: Pic
   const loop = (async () => {
     await ready;
     while (!stopping.signal.aborted) {
-      const answer = await untilAnswered('claim', () => client.notifier.claim.mutate({ max: 20, wait_ms: waitMs }, { signal: stopping.signal }));
+      const answer = await untilAnswered('claim', () => broker.notifier.claim.mutate({ max: 20, wait_ms: waitMs }, { signal: stopping.signal }));
       for (const d of answer?.deliveries ?? []) queues.push(d);
     }
   })();

@@ -34,9 +34,16 @@ export interface NoticeOutbox {
   report(report: DeliveryReport): boolean;
   /** A notifier (re)started: what an earlier one claimed and did not report is UNKNOWN. */
   notifierStarted(): number;
+  /** Whether a notifier is connected (a claim waits now, or one ended moments ago: it
+   * claims again at once) and how many deliveries wait for it. */
+  notifierState(): { connected: boolean; waiting: number };
   /** Wakes every waiting claim (the broker stops). */
   close(): void;
 }
+
+/** A notifier claims again right after a claim ends; longer than this without a waiting
+ * claim means none is connected. */
+const CLAIM_GAP_MS = 5_000;
 
 export function createNoticeOutbox(opts: {
   config: Pick<BrokerConfig, 'notifications' | 'supervisor'>;
@@ -50,6 +57,7 @@ export function createNoticeOutbox(opts: {
   const webhook = opts.config.supervisor.notify;
   const budget = createChannelBudget(now);
   const waiters = new Set<() => void>();
+  let lastClaimAt = Number.NEGATIVE_INFINITY;
   const wake = () => {
     for (const w of [...waiters]) w();
   };
@@ -118,6 +126,7 @@ export function createNoticeOutbox(opts: {
       });
     },
     async claim(max, waitMs, signal) {
+      lastClaimAt = now();
       const first = claimNow(max);
       if (first.length > 0 || waitMs <= 0 || signal?.aborted) return first;
       await new Promise<void>((resolve) => {
@@ -131,6 +140,7 @@ export function createNoticeOutbox(opts: {
         waiters.add(done);
         signal?.addEventListener('abort', done, { once: true });
       });
+      lastClaimAt = now();
       return signal?.aborted ? [] : claimNow(max);
     },
     report(r) {
@@ -143,6 +153,7 @@ export function createNoticeOutbox(opts: {
       if (abandoned > 0) log.warn({ event: 'notify.delivery_unknown', deliveries: abandoned }, 'the notifier stopped before reporting these deliveries; they are not sent again');
       return abandoned;
     },
+    notifierState: () => ({ connected: waiters.size > 0 || now() - lastClaimAt < CLAIM_GAP_MS, waiting: store.waitingCount() }),
     close: wake,
   };
 }

@@ -25,18 +25,23 @@ if (flags) {
   process.exit(flags.exitCode);
 }
 
-const sink = createLogSink();
-const log = createNotifierLogger(undefined, sink);
-const client = createBrokerClient({ role: 'notifier', env: process.env });
-const running = startNotifier({ client, log });
-log.info({ event: 'notifier.starting', version: NOTIFIER_VERSION }, 'starting');
+/** The process's life: start, and a bounded stop on the first SIGINT/SIGTERM. */
+function main(): void {
+  const sink = createLogSink();
+  const log = createNotifierLogger(undefined, sink);
+  const client = createBrokerClient({ role: 'notifier', env: process.env });
+  const running = startNotifier({ client, log });
+  log.info({ event: 'notifier.starting', version: NOTIFIER_VERSION }, 'starting');
 
-let stopping = false;
-const shutdown = (signal: string) => {
-  if (stopping) return;
-  stopping = true;
-  log.info({ event: 'notifier.stopping', signal }, 'stopping');
-  boundedStop({ sink, overdue: (deadlineMs) => log.error({ event: 'notifier.stop_overdue', deadlineMs }, 'stop did not finish in time; exiting without it') }).run(() => running.close());
-};
-process.on('SIGINT', () => shutdown('SIGINT'));
-process.on('SIGTERM', () => shutdown('SIGTERM'));
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ event: 'notifier.stopping', signal }, 'stopping');
+    boundedStop({ sink, overdue: (deadlineMs) => log.error({ event: 'notifier.stop_overdue', deadlineMs }, 'stop did not finish in time; exiting without it') }).run(() => running.close());
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
+main();

@@ -101,6 +101,8 @@ export interface NotifyStore {
   listDeliveries(limit: number): (NoticeDelivery & { id: number })[];
   /** Adds a pending delivery; its id. */
   enqueue(entry: Omit<OutboxEntry, 'id'>): number;
+  /** How many deliveries wait in the outbox (claimed or not). */
+  waitingCount(): number;
   /** How many deliveries to `target` wait unclaimed. */
   pendingCount(target: string): number;
   /** Removes the oldest unclaimed delivery to `target` and records it DROPPED. */
@@ -148,6 +150,7 @@ export function notifyStore(db: SqliteDatabase): NotifyStore {
   const add = db.prepare<[number, string, number, string, string | null, string, string, string]>(
     "INSERT INTO notice_outbox (at, target, notice_id, kind, session, raised_by, headers, body, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'PENDING')",
   );
+  const countAll = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM notice_outbox');
   const countPending = db.prepare<[string], { n: number }>("SELECT count(*) AS n FROM notice_outbox WHERE target = ? AND state = 'PENDING'");
   const oldestPending = db.prepare<[string], OutboxRow>("SELECT * FROM notice_outbox WHERE target = ? AND state = 'PENDING' ORDER BY id LIMIT 1");
   const pending = db.prepare<[number], OutboxRow>("SELECT * FROM notice_outbox WHERE state = 'PENDING' ORDER BY id LIMIT ?");
@@ -168,6 +171,7 @@ export function notifyStore(db: SqliteDatabase): NotifyStore {
     listDeliveries: (limit) =>
       list.all(limit).map((r) => ({ id: r.id, at: r.at, noticeId: r.notice_id, kind: r.kind, session: r.session, raisedBy: r.raised_by, channel: r.channel, outcome: r.outcome, httpStatus: r.http_status, reason: r.reason, attempts: r.attempts })),
     enqueue: (e) => Number(add.run(e.at, e.target, e.noticeId, e.kind, e.session, e.raisedBy, JSON.stringify(e.headers), e.body).lastInsertRowid),
+    waitingCount: () => countAll.get()?.n ?? 0,
     pendingCount: (target) => countPending.get(target)?.n ?? 0,
     dropOldestPending: db.transaction((target: string, at: number, reason: string) => {
       const row = oldestPending.get(target);
