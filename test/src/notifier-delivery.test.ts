@@ -1,4 +1,4 @@
-// The notifier process (services/notifier, notifier.sock) delivers what a real broker queues to real local HTTP receivers (JSON webhook, ntfy push), once each; notices raised while it is stopped wait and go out once when it returns; a send cut by its stop is recorded UNKNOWN and never repeated; and the broker process holds no TCP or UDP socket at any point (its /proc fds against the TCP/UDP tables) while the notifier holds the connection.
+// The notifier process (services/notifier, notifier.sock) delivers what a real broker queues to real local HTTP receivers (JSON webhook, ntfy push), once each; notices raised while it is stopped wait and go out once when it returns; a send cut by its stop is recorded UNKNOWN and never repeated; it rides out a broker restart; and the broker process holds no TCP or UDP socket at any point (its /proc fds against the TCP/UDP tables) while the notifier holds the connection.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -173,6 +173,18 @@ describe('the notifier process', () => {
     await gateway.human.notify.mutate({ message: 'after the cut', level: 'info' });
     await waitFor('the next notice delivered', () => hookBodies().includes('after the cut'));
     expect(hookBodies().filter((m) => m === 'cut by the stop')).toHaveLength(1);
+  });
+
+  it('rides out a broker restart: it reconnects by itself and delivers what the new broker queues', async () => {
+    const notifier = notifiers.at(-1)!;
+    expect(brokerSockets.stop()).toEqual([]);
+    broker = await broker.restart();
+    brokerSockets = watchNetworkSockets(broker.pid);
+    gateway = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') });
+    await gateway.human.notify.mutate({ message: 'after the broker restarted', level: 'info' });
+    await waitFor('delivered through the new broker', () => hookBodies().includes('after the broker restarted'));
+    expect(notifier.child.exitCode).toBeNull();
+    await waitFor('recorded SENT', () => rows().at(-1)?.outcome === 'SENT' && waiting().length === 0);
   });
 
   it('the broker held no TCP or UDP socket at any moment of these deliveries', () => {
