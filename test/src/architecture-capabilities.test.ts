@@ -92,7 +92,7 @@ describe('generated from the table', () => {
   });
 
   it.each([
-    ['services/broker/src/supervisor/probe.ts', "import { createWebhookNotifier } from '../effects/notify/webhook.js';\nexport const x = createWebhookNotifier;\n"],
+    ['services/broker/src/supervisor/probe.ts', "import type { PaneWatcher } from '../effects/tmux/pane-watch.js';\nexport type X = PaneWatcher;\n"],
     ['services/broker/src/sources/probe.ts', "import { openGitRepo } from '../effects/git/git-runner.js';\nexport const x = openGitRepo;\n"],
     ['services/broker/src/notes/probe.ts', "import type { NotesStore } from '../effects/store/notes-store.js';\nexport type X = NotesStore;\n"],
   ])('ESLint allows a declared effect in %s', async (path, code) => {

@@ -338,9 +338,9 @@ export const supervisorSchema = z
   })
   .strict();
 
-/** Where notices for a person go besides the dashboard (attention/center.ts,
- * effects/notify/channels.ts): each channel a URL, a payload format, which notices and
- * how many a minute. */
+/** Where notices for a person go besides the dashboard (attention/center.ts; queued by
+ * attention/notice-outbox.ts, sent by the notifier process): each channel a URL, a payload
+ * format, which notices and how many a minute. */
 export const notificationChannelSchema = z
   .object({
     name: z.string().regex(/^[a-z0-9._-]{1,40}$/),
