@@ -1,7 +1,8 @@
 // Lint rules, including the privilege boundary (docs/architecture.md section 2): only
 // services/broker/src/effects/** may spawn processes, open SQLite or touch files;
 // clients import broker TYPES only; shared/contract imports nothing from the repo;
-// shared/http-guard imports Node built-ins only. Inside the broker, the layers
+// shared/http-guard imports Node built-ins only; the broker opens no network connection
+// (eslint-rules/no-network-egress.js). Inside the broker, the layers
 // (docs/architecture.md section 3): bin -> rpc -> use cases -> access -> policy (pure) and
 // effects (adapters); an import never points up.
 // test/src/architecture.test.ts re-derives the same rules from the source.
@@ -137,6 +138,14 @@ export default tseslint.config(
     ignores: ['**/*.test.ts', '**/*.testkit.ts'],
     plugins: { 'terminal-mcp': terminalMcpPlugin },
     rules: { 'terminal-mcp/no-module-state': 'error' },
+  },
+  {
+    // The broker opens no network connection (eslint-rules/no-network-egress.js): the
+    // notifier process delivers notices; the broker's clients reach Unix sockets only.
+    files: ['services/broker/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/*.testkit.ts'],
+    plugins: { 'terminal-mcp': terminalMcpPlugin },
+    rules: { 'terminal-mcp/no-network-egress': 'error' },
   },
   // Each broker folder imports only the effects services/broker/src/capabilities.ts declares for it.
   ...capabilityZones,

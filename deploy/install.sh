@@ -49,7 +49,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-ROLES=(gateway observer web)
+ROLES=(gateway observer web notifier)
 CLIENTS_GROUP=tmcp-clients
 
 # ---- helpers -------------------------------------------------------------------------
@@ -101,7 +101,7 @@ put_dir() {
 node="$(readlink -f "$node")"
 [ -x "$node" ] || die "$node is not executable"
 checkout="$(cd "$checkout" 2>/dev/null && pwd)" || die "no checkout directory $checkout"
-for f in services/broker/dist/bin/main.js services/gateway/dist/bin/http.js services/observer/dist/bin/observer.js web/dist/server/main.js web/build/handler.js; do
+for f in services/broker/dist/bin/main.js services/gateway/dist/bin/http.js services/observer/dist/bin/observer.js services/notifier/dist/bin/notifier.js web/dist/server/main.js web/build/handler.js; do
   [ -f "$checkout/$f" ] || die "$checkout/$f is missing: run \`npm ci && npm run build\` in $checkout first"
 done
 for p in "$checkout" "$node"; do
@@ -192,7 +192,7 @@ if [ "$user_units" = 0 ]; then
   # The service users must reach node and the built files (every directory on the way
   # must be enterable by others).
   if [ "$dry" = 0 ]; then
-    declare -A entry=([gateway]=services/gateway/dist/bin/http.js [observer]=services/observer/dist/bin/observer.js [web]=web/build/handler.js)
+    declare -A entry=([gateway]=services/gateway/dist/bin/http.js [observer]=services/observer/dist/bin/observer.js [web]=web/build/handler.js [notifier]=services/notifier/dist/bin/notifier.js)
     for r in "${ROLES[@]}"; do
       for f in "$node" "$checkout/${entry[$r]}"; do
         setpriv --reuid="tmcp-$r" --regid="tmcp-$r" --init-groups test -r "$f" ||
@@ -208,10 +208,10 @@ if [ -n "$root" ]; then
   ok "--root given: not reloading systemd"
 elif [ "$user_units" = 1 ]; then
   run "systemctl --user daemon-reload" -- systemctl --user daemon-reload
-  echo "next: systemctl --user enable --now terminal-mcp-broker terminal-mcp-gateway terminal-mcp-observer terminal-mcp-web"
+  echo "next: systemctl --user enable --now terminal-mcp-broker terminal-mcp-gateway terminal-mcp-observer terminal-mcp-web terminal-mcp-notifier"
 elif [ -d /run/systemd/system ]; then
   run "systemctl daemon-reload" -- systemctl daemon-reload
-  echo "next: edit $conf_dir/*.env, then systemctl enable --now terminal-mcp-broker terminal-mcp-gateway terminal-mcp-observer terminal-mcp-web"
+  echo "next: edit $conf_dir/*.env, then systemctl enable --now terminal-mcp-broker terminal-mcp-gateway terminal-mcp-observer terminal-mcp-web terminal-mcp-notifier"
 else
   ok "systemd is not running here: units installed, nothing reloaded"
 fi

@@ -12,7 +12,7 @@ wanted_group() {
 }
 
 ready() {
-  for role in gateway observer web; do
+  for role in gateway observer web notifier; do
     sock="$dir/$role.sock"
     [ -S "$sock" ] || return 1
     want="$(wanted_group "$role")"

@@ -40,9 +40,6 @@ export const CAPABILITY_TABLE = {
       "proc/",
       "pid-alive"
     ],
-    "outbound HTTP": [
-      "notify/"
-    ],
     "files": [
       "run-fifos",
       "source-files/",
@@ -130,8 +127,7 @@ export const CAPABILITY_TABLE = {
     "supervisor": {
       "may": [
         "tmux read",
-        "process spawn",
-        "outbound HTTP"
+        "process spawn"
       ],
       "stores": [
         "bindings",
@@ -223,7 +219,9 @@ export const CAPABILITY_TABLE = {
     },
     "attention": {
       "may": [],
-      "stores": []
+      "stores": [
+        "notify"
+      ]
     },
     "audit": {
       "may": [],

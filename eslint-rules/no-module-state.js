@@ -54,4 +54,6 @@ export const noModuleState = {
   },
 };
 
-export const terminalMcpPlugin = { rules: { 'no-module-state': noModuleState } };
+import { noNetworkEgress } from './no-network-egress.js';
+
+export const terminalMcpPlugin = { rules: { 'no-module-state': noModuleState, 'no-network-egress': noNetworkEgress } };

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// `npm start`: runs the broker, the HTTP gateway, the observer and the dashboard on
-// loopback and supervises them until Ctrl-C.
+// `npm start`: runs the broker, the HTTP gateway, the observer, the dashboard (on
+// loopback) and the notifier (no listener: it sends the broker's notices over HTTP) and
+// supervises them until Ctrl-C.
 //  - Already running (a live supervisor.json)? Says so, with pids and URLs, and exits 0
 //    without touching it.
 //  - Builds only when the sources changed since the last build (scripts/lib/build-stamp.mjs),
@@ -268,6 +269,9 @@ try {
 }
 const gatewayEnv = gatewayAuth.source === 'file' ? { TERMINAL_MCP_GATEWAY_TOKEN: gatewayAuth.token } : {};
 for (const s of SERVICES) run(s.name, s.script, serviceEndpoint(s.name, env).url, [], s.name === 'gateway' ? gatewayEnv : {});
+// The notifier delivers notices to the configured channels (the broker opens no network
+// connection); with no listener, it is ready once the broker says it is connected.
+run('notifier', 'services/notifier/dist/bin/notifier.js', undefined);
 recordRun(ownsBroker);
 
 await waitUntil('the broker', async () => (await probeBrokerReadiness(paths.socketDir, 2_000)) !== undefined);
@@ -280,6 +284,7 @@ for (const s of SERVICES) {
     return status !== undefined && status < 500;
   });
 }
+await waitUntil('the notifier', async () => (await probeBrokerReadiness(paths.socketDir, 2_000))?.notifier?.connected === true);
 
 // --- 4. The banner: what the broker reports, not what the files say
 const info = (await findBroker(paths.socketDir)).info;
@@ -313,7 +318,7 @@ if (state && state.pid === info?.pid) {
 }
 row('tmux', info?.tmux_socket ? `tmux -L ${info.tmux_socket}` : 'your default tmux server');
 row('State', paths.stateDir);
-row('Logs', `${logDir(paths.stateDir)}/{${ownsBroker ? 'broker,' : ''}gateway,observer,web}.log (JSON lines; TERMINAL_MCP_LOG_LEVEL=debug for more)`);
+row('Logs', `${logDir(paths.stateDir)}/{${ownsBroker ? 'broker,' : ''}gateway,observer,web,notifier}.log (JSON lines; TERMINAL_MCP_LOG_LEVEL=debug for more)`);
 say('');
 row('MCP (HTTP)', `${gateway.url}    health ${gateway.readyUrl}`);
 const oauthOn = Boolean(env.TERMINAL_MCP_GATEWAY_PUBLIC_URL);
@@ -323,6 +328,7 @@ else if (gatewayAuth.token) row('', `protected by a bearer token (${tokenWhere})
 else row('', 'OPEN: no token, no OAuth: every local user can read and type through it (TERMINAL_MCP_GATEWAY_ALLOW_OPEN=1)');
 row('Observer', `${observer.url}    read-only, OAuth: claude.ai through a tunnel (docs/claude-web-connector.md)`);
 row('Dashboard', web.url);
+row('Notifier', `pid ${children.find((c) => c.name === 'notifier')?.proc.pid ?? '?'}; sends notices to the configured channels over HTTP (the broker opens no network connection)`);
 if (existsSync(bootstrap)) row('', `first sign-in: user "admin", one-time password in ${bootstrap}`);
 say('');
 say('Connect a client (absolute paths, no npx):');

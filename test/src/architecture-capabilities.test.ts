@@ -59,8 +59,8 @@ describe('capabilities with declared effects (re-derived from source)', () => {
   });
 
   it('the derivation sees an effect planted in a capability', () => {
-    const text = "import { postEvent } from '../effects/notify/webhook.js';";
-    expect([...text.matchAll(EFFECT_IMPORT)].map((m) => effectOf(m[1]!))).toEqual(['outbound HTTP']);
+    const text = "import { gitLog } from '../effects/git/log.js';";
+    expect([...text.matchAll(EFFECT_IMPORT)].map((m) => effectOf(m[1]!))).toEqual(['git']);
   });
 });
 
@@ -82,7 +82,7 @@ describe('generated from the table', () => {
   };
 
   it.each([
-    ['services/broker/src/notes/probe.ts', "import { createWebhookNotifier } from '../effects/notify/webhook.js';\nexport const x = createWebhookNotifier;\n"],
+    ['services/broker/src/notes/probe.ts', "import { openGitRepo } from '../effects/git/git-runner.js';\nexport const x = openGitRepo;\n"],
     ['services/broker/src/reads/probe.ts', "import type { PaneDelivery } from '../effects/tmux/deliver.js';\nexport type X = PaneDelivery;\n"],
     ['services/broker/src/sources/probe.ts', "import { runFixedCommand } from '../effects/deploy/run-command.js';\nexport const x = runFixedCommand;\n"],
     ['services/broker/src/registry/probe.ts', "import type { GrantsStore } from '../effects/store/grants-store.js';\nexport type X = GrantsStore;\n"],
@@ -92,7 +92,7 @@ describe('generated from the table', () => {
   });
 
   it.each([
-    ['services/broker/src/supervisor/probe.ts', "import { createWebhookNotifier } from '../effects/notify/webhook.js';\nexport const x = createWebhookNotifier;\n"],
+    ['services/broker/src/supervisor/probe.ts', "import type { PaneWatcher } from '../effects/tmux/pane-watch.js';\nexport type X = PaneWatcher;\n"],
     ['services/broker/src/sources/probe.ts', "import { openGitRepo } from '../effects/git/git-runner.js';\nexport const x = openGitRepo;\n"],
     ['services/broker/src/notes/probe.ts', "import type { NotesStore } from '../effects/store/notes-store.js';\nexport type X = NotesStore;\n"],
   ])('ESLint allows a declared effect in %s', async (path, code) => {

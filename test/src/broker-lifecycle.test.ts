@@ -102,7 +102,7 @@ describe('one broker per socket directory', () => {
       const second = await run([BROKER], first.env as Record<string, string>);
       expect(second.code).toBe(2);
       expect(second.stderr).toMatch(/another broker \(pid \d+\) is already serving/);
-      for (const role of ['gateway', 'observer', 'web']) {
+      for (const role of ['gateway', 'observer', 'web', 'notifier']) {
         expect(statSync(join(first.socketDir, `${role}.sock`)).mode & 0o777).toBe(0o660);
       }
       expect(statSync(first.socketDir).mode & 0o777).toBe(0o700);

@@ -13,10 +13,10 @@ import { stageReadableCheckout } from './helpers/readable-checkout.js';
 import { findSystemTool, missingSystemTools, SYSTEM_PATH } from './helpers/system-tool.js';
 import { testSocketName } from './helpers/tmux-server.js';
 
-const ROLES = ['gateway', 'observer', 'web'] as const;
+const ROLES = ['gateway', 'observer', 'web', 'notifier'] as const;
 type Role = (typeof ROLES)[number];
 const OPERATOR = 'tmcp-test-op';
-const SOCKET_GROUPS = 'gateway=tmcp-gateway,observer=tmcp-observer,web=tmcp-web';
+const SOCKET_GROUPS = 'gateway=tmcp-gateway,observer=tmcp-observer,web=tmcp-web,notifier=tmcp-notifier';
 /** The PATH of a system unit (systemd's default, sbin included): the broker and services
  * run with it as their units do, and install.sh and useradd are found on it as root finds
  * them (Debian keeps useradd in /usr/sbin). */
@@ -61,7 +61,7 @@ const tool = (name: string): string => findSystemTool(name) ?? name;
 /** The users and groups this file may create: the operator (made here) and the service
  * users and groups that install.sh creates. Those that did not exist before the file ran
  * are deleted after it, so a run leaves no account behind. */
-const ACCOUNTS = { users: [OPERATOR, 'tmcp-gateway', 'tmcp-observer', 'tmcp-web'], groups: [OPERATOR, 'tmcp-gateway', 'tmcp-observer', 'tmcp-web', 'tmcp-clients'] };
+const ACCOUNTS = { users: [OPERATOR, 'tmcp-gateway', 'tmcp-observer', 'tmcp-web', 'tmcp-notifier'], groups: [OPERATOR, 'tmcp-gateway', 'tmcp-observer', 'tmcp-web', 'tmcp-notifier', 'tmcp-clients'] };
 const exists = (db: 'passwd' | 'group', name: string) => run(tool('getent'), [db, name]).status === 0;
 
 function existingAccounts(): { users: string[]; groups: string[] } {
@@ -128,8 +128,10 @@ if (own) {
   // Each socket serves only what its client calls: the broker's pid on the gateway's (the
   // operator's lifecycle commands ask there), readiness on the MCP sockets, the session list on web's.
   if (own.role === 'gateway') try { result.health = await client.health.info.query(); } catch (err) { result.health = { error: code(err) }; }
-  if (own.role !== 'web') try { result.ready = await client.health.ready.query(); } catch (err) { result.ready = { error: code(err) }; }
-  else try { result.listed = (await client.sessions.list.query({})).sessions.length; } catch (err) { result.listed = code(err); }
+  if (own.role === 'gateway' || own.role === 'observer') try { result.ready = await client.health.ready.query(); } catch (err) { result.ready = { error: code(err) }; }
+  else if (own.role === 'web') try { result.listed = (await client.sessions.list.query({})).sessions.length; } catch (err) { result.listed = code(err); }
+  // The notifier's socket serves the notice outbox only.
+  else try { result.listed = (await client.notifier.claim.mutate({ max: 1, wait_ms: 0 })).deliveries.length; } catch (err) { result.listed = code(err); }
 }
 process.stdout.write(JSON.stringify(result));
 process.exit(0);
@@ -140,8 +142,8 @@ interface ProbeResult {
   open: Record<string, string>;
   list: Record<string, string>;
   health: { pid?: number; version?: string; error?: string } | null;
-  ready: { ready?: boolean; tmux?: { ok: boolean }; error?: string } | null;
-  /** web only: how many sessions sessions.list returned (or the error code). */
+  ready: { ready?: boolean; tmux?: { ok: boolean }; notifier?: { connected: boolean; waiting: number }; error?: string } | null;
+  /** web: how many sessions sessions.list returned; notifier: how many deliveries it claimed (or the error code). */
   listed: number | string | null;
 }
 
@@ -297,7 +299,7 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
     const result = probe(`tmcp-${role}`, role);
 
     if (role === 'gateway') expect(result.health).toMatchObject({ pid: broker!.child.pid });
-    if (role === 'web') expect(typeof result.listed, String(result.listed)).toBe('number');
+    if (role === 'web' || role === 'notifier') expect(typeof result.listed, String(result.listed)).toBe('number');
     else expect(result.ready).toMatchObject({ ready: true, tmux: { ok: true } });
     expect(result.connect[sockets[role]]).toBe('ok');
     for (const other of ROLES.filter((r) => r !== role)) expect(result.connect[sockets[other]], `${other}.sock`).toBe('EACCES');
@@ -319,8 +321,10 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
       gateway: 'services/gateway/dist/bin/http.js',
       observer: 'services/observer/dist/bin/observer.js',
       web: 'web/dist/server/main.js',
+      notifier: 'services/notifier/dist/bin/notifier.js',
     };
-    const portVar: Record<Role, string> = { gateway: 'TERMINAL_MCP_GATEWAY_PORT', observer: 'TERMINAL_MCP_OBSERVER_PORT', web: 'TERMINAL_MCP_WEB_PORT' };
+    // The notifier listens on nothing: it has no port.
+    const portVar: Record<Role, string> = { gateway: 'TERMINAL_MCP_GATEWAY_PORT', observer: 'TERMINAL_MCP_OBSERVER_PORT', web: 'TERMINAL_MCP_WEB_PORT', notifier: 'TERMINAL_MCP_NOTIFIER_UNUSED_PORT' };
     // The gateway never starts open (no token, no OAuth): it gets a token as install.sh's env file would give it.
     const token = role === 'gateway' ? { TERMINAL_MCP_GATEWAY_TOKEN: 'separate-users-test-token' } : {};
     const service = startAs(user, checkoutPath(files[role]), { PATH: BASE_PATH, HOME: '/nonexistent', TERMINAL_MCP_SOCKET_DIR: socketDir, [portVar[role]]: '0', ...token });
@@ -329,6 +333,7 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
       gateway: /health (http:\/\/127\.0\.0\.1:\d+)\/health\/ready/,
       observer: /listening on 127\.0\.0\.1:(\d+)\)/,
       web: /dashboard (http:\/\/127\.0\.0\.1:\d+)\//,
+      notifier: /"event":"notifier\.started"()/,
     };
     const base = await waitFor(`${role} to listen as ${user}`, () => {
       if (service.child.exitCode !== null) throw new Error(`${role} as ${user} exited ${service.child.exitCode}:\n${service.output()}`);
@@ -346,6 +351,17 @@ describe.skipIf(skipReason !== undefined)(`separate Unix users per service${skip
       expect(res.status, service.output()).toBe(200);
       await service.stop();
     }
+  });
+
+  it('the real notifier runs as tmcp-notifier: the broker sees it connected through notifier.sock', async () => {
+    const { service } = await startService('tmcp-notifier', 'notifier');
+    const seen = await waitFor('the broker to see the notifier', () => {
+      const ready = probe('tmcp-gateway', 'gateway').ready;
+      return ready?.notifier?.connected === true ? ready.notifier : undefined;
+    });
+    expect(seen).toEqual({ connected: true, waiting: 0 });
+    await service.stop();
+    expect(service.child.exitCode, service.output()).toBe(0);
   });
 
   it('the real dashboard runs as tmcp-web (its build is readable, its socket usable)', async () => {

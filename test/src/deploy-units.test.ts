@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { stageReadableCheckout } from './helpers/readable-checkout.js';
 import { repoPath } from './helpers/repo.js';
 
-const ROLES = ['gateway', 'observer', 'web'] as const;
+const ROLES = ['gateway', 'observer', 'web', 'notifier'] as const;
 const UNITS = ['broker', ...ROLES].map((s) => `terminal-mcp-${s}.service`);
 const hasAnalyze = spawnSync('sh', ['-c', 'command -v systemd-analyze']).status === 0;
 if (!hasAnalyze) console.warn('deploy-units: systemd-analyze verify SKIPPED: systemd-analyze is not installed (.ci/run installs the systemd package)');
@@ -146,7 +146,17 @@ describe('hardening the units promise', () => {
     expect(setting(broker, 'StateDirectory')).toBe('terminal-mcp');
     expect(setting(broker, 'RuntimeDirectory')).toBe('terminal-mcp');
     // The groups install.sh creates, one per client role.
-    expect(broker).toMatch(/^Environment=TERMINAL_MCP_SOCKET_GROUPS=gateway=tmcp-gateway,observer=tmcp-observer,web=tmcp-web$/m);
+    expect(broker).toMatch(/^Environment=TERMINAL_MCP_SOCKET_GROUPS=gateway=tmcp-gateway,observer=tmcp-observer,web=tmcp-web,notifier=tmcp-notifier$/m);
+    // No network at all: notices go out through the notifier (its own unit below).
+    expect(setting(broker, 'IPAddressDeny')).toBe('any');
+  });
+
+  it('the notifier is the one unit that reaches the channels: any address, no listener, no port', () => {
+    const text = unit(systemDir, 'terminal-mcp-notifier.service');
+    expect(setting(text, 'IPAddressDeny')).toBeUndefined();
+    expect(setting(text, 'RestrictAddressFamilies')).toBe('AF_UNIX AF_INET AF_INET6');
+    expect(text).not.toMatch(/_PORT=/);
+    expect(setting(text, 'ExecStart')).toMatch(/services\/notifier\/dist\/bin\/notifier\.js$/);
   });
 
   it('no system unit uses a specifier that means root\'s home in a system unit', () => {

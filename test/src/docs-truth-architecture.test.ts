@@ -16,10 +16,11 @@ describe('docs/architecture.md', () => {
     expect(DOC).toContain(renderCapabilityTable());
   });
 
-  it('names the webhook and operator-configured commands among what the broker may do', () => {
+  it('names operator-configured commands among what the broker may do, no network egress, and the notifier as the process that sends notices', () => {
     const row = renderBrokerRow();
-    expect(row).toMatch(/webhook/);
     expect(row).toMatch(/operator-configured commands/);
+    expect(row).not.toMatch(/HTTP|webhook/);
+    expect(DOC).toMatch(/^\| notifier \| `terminal-mcp-notifier` \| its own user \(`tmcp-notifier`, unit `terminal-mcp-notifier`\) \| connect to `notifier\.sock` only/m);
   });
 
   it('no longer calls the privileged process small', () => {

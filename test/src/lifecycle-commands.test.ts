@@ -32,12 +32,15 @@ describe('terminal-mcp status', () => {
     const s = JSON.parse(r.stdout);
     expect(s.broker).toMatchObject({ running: true, pid: broker.pid, config_path: broker.env.TERMINAL_MCP_CONFIG, idle_exit_seconds: 0, ready: true });
     expect(s.broker.config).toMatchObject({ terminal_read: true, terminal_input: true, allowed_session_patterns: ['zeta-*'] });
-    expect(s.sockets.map((x: { answers: boolean }) => x.answers)).toEqual([true, true, true]);
+    expect(s.sockets.map((x: { role: string; answers: boolean }) => `${x.role}:${x.answers}`)).toEqual(['gateway:true', 'observer:true', 'web:true', 'notifier:true']);
+    // No notifier runs here: the broker says so, and what waits for it.
+    expect(s.broker.notifier).toEqual({ connected: false, waiting: 0 });
     expect(s.tmux.reachable).toBe(true);
     const human = await runNode([CLI, 'status'], broker.env);
     expect(human.stdout).toMatch(new RegExp(`broker: +running, pid ${broker.pid}`));
     expect(human.stdout).toContain('read on, input on');
     expect(human.stdout).toContain('readable sessions: zeta-*');
+    expect(human.stdout).toMatch(/notifier: +NOT connected \(start terminal-mcp-notifier: npm start or its systemd unit\), no notice waiting/);
     // Recording is on by default, bounded, and its disk use shown.
     expect(human.stdout).toContain('transcripts: on, at most 8 MB per session and 256 MB in all, kept 14 days after a session ends');
     await waitFor('zeta-1 recorded', async () => JSON.parse((await runNode([CLI, 'status', '--json'], broker.env)).stdout).transcripts.stored === 1);

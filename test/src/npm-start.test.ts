@@ -93,8 +93,14 @@ describe('npm start', () => {
     expect(status.broker.running).toBe(true);
     expect(status.broker.config.terminal_input).toBe(false);
     expect(status.services.every((s: { answers: boolean }) => s.answers)).toBe(true);
+    // The notifier runs beside them (no listener): the broker says it is connected.
+    expect(status.broker.notifier).toEqual({ connected: true, waiting: 0 });
+    expect(banner).toMatch(/Notifier {4}pid \d+; sends notices to the configured channels over HTTP/);
     expect(status.services.find((s: { service: string }) => s.service === 'gateway').protection).toBe('token');
-    expect((await runNode([CLI, 'status'], env)).stdout).toContain('/mcp protected by a bearer token');
+    const statusText = (await runNode([CLI, 'status'], env)).stdout;
+    expect(statusText).toContain('/mcp protected by a bearer token');
+    expect(statusText).toContain('notifier.sock answers');
+    expect(statusText).toMatch(/notifier: +connected, no notice waiting/);
     // Recording is on by default: the readable session is recorded (through pipe-pane).
     expect(banner).toMatch(/transcripts: on, at most 8 MB per session and 256 MB in all, kept 14 days/);
     await waitFor('the readable session recorded', async () => (await tmux.tmux(['display-message', '-p', '-t', '=test-start:', '#{pane_pipe}'])) === '1', 60_000);
@@ -103,7 +109,7 @@ describe('npm start', () => {
     expect(recorded.broker.config.transcripts).toMatchObject({ enabled: true, max_total_bytes: 256 * 1024 * 1024 });
 
     const run = JSON.parse(readFileSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'supervisor.json'), 'utf8')) as { children: { name: string; pid: number }[] };
-    expect(run.children.map((c) => c.name).sort()).toEqual(['broker', 'gateway', 'observer', 'web']);
+    expect(run.children.map((c) => c.name).sort()).toEqual(['broker', 'gateway', 'notifier', 'observer', 'web']);
     // The broker runs with the broker's node flags (effects/launch/node-flags.ts).
     const brokerPid = run.children.find((c) => c.name === 'broker')!.pid;
     expect(readFileSync(`/proc/${brokerPid}/cmdline`, 'utf8').split('\0').slice(1, 1 + BROKER_NODE_FLAGS.length)).toEqual([...BROKER_NODE_FLAGS]);
@@ -153,7 +159,7 @@ describe('npm start', () => {
     expect(existsSync(join(env.TERMINAL_MCP_SOCKET_DIR!, 'broker.lock'))).toBe(false);
     // The log files hold one JSON object per line (jq reads them); the services' banners
     // went to the terminal, never into a file.
-    for (const name of ['broker', 'gateway', 'observer', 'web']) {
+    for (const name of ['broker', 'gateway', 'observer', 'web', 'notifier']) {
       const lines = readFileSync(join(env.TERMINAL_MCP_STATE_DIR!, 'logs', `${name}.log`), 'utf8').trim().split('\n');
       expect(lines.length, name).toBeGreaterThan(0);
       for (const line of lines) expect(() => JSON.parse(line) as unknown, `${name}.log: ${line}`).not.toThrow();

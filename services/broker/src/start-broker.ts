@@ -13,7 +13,7 @@ import type { LogSink } from '@terminal-mcp/http-guard/log-sink';
 import type { Logger } from 'pino';
 import { bindingsOn, createAccessGate } from './access/gate.js';
 import { createAttentionCenter } from './attention/center.js';
-import { attachNotificationChannels } from './effects/notify/channels.js';
+import { createNoticeOutbox } from './attention/notice-outbox.js';
 import { noticeOfSupervisorEvent } from './attention/supervisor-notices.js';
 import { summarizeConfig } from './config/config-summary.js';
 import { ConfigError } from './config/parse.js';
@@ -117,7 +117,10 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   const webauth = webauthEnv({ store: stores.webauth, stateDir: stores.stateDir, log });
   const oauthOf = (server: OAuthServer): OAuthLoginEnv => ({ ...oauthEnv({ store: stores.oauth, config, log, server }), webauth });
   const attention = createAttentionCenter();
-  attachNotificationChannels({ channels: config.notifications.channels, store: stores.notify, log, subscribe: attention.onNotice });
+  // Notices and supervisor events wait in notify.db for the notifier process, which sends
+  // them: the broker itself opens no network connection.
+  const noticeOutbox = createNoticeOutbox({ config, store: stores.notify, log });
+  attention.onNotice((notice) => noticeOutbox.enqueueNotice(notice));
   // Other hosts' tmux over ssh: a gate and a reader per node, over the same read audit.
   const adapterFor = parts.nodeAdapterFor;
   const nodes =
@@ -130,6 +133,7 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   // only ever called after assembleDeps returned).
   const supervisor = createSupervisor(
     { config, tmux, stores, log, reader: watchRouting.reader, remote: watchRouting.remote, limitSend: () => limitResumeSend(deps), onEvent: (event) => {
+      noticeOutbox.enqueueSupervisorEvent(event);
       const notice = noticeOfSupervisorEvent(event);
       if (notice) attention.raise(notice);
     } },
@@ -137,7 +141,7 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   );
   const transcriptReads = createTranscriptReads({ config, tmux, access, transcripts: parts.transcripts });
   const lifecycle = createLifecycleServices({ tmuxSocket: parts.info.tmuxSocket, stores, nodes: config.nodes, nodeLifecycleFor: parts.nodeLifecycleFor });
-  const deps: BrokerDeps = { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork(), lifecycle, nodes, attention };
+  const deps: BrokerDeps = { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork(), lifecycle, nodes, attention, noticeOutbox };
   return deps;
 }
 
@@ -291,6 +295,8 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
     const servers = await serveRoles(deps, paths.socketDir, socketGroups, early);
     served = true;
     onStop('role sockets', () => servers.close());
+    // The notifier's waiting claim answers at once, so its socket closes without waiting.
+    onStop('notifier claims', () => deps.noticeOutbox.close());
     const fault = stopFaultRequested();
     for (let i = 1; i <= (fault?.hangingSteps ?? 0); i++) onStop(`fault injection: a step that never ends (${i})`, () => new Promise<never>(() => {}));
     if (fault?.blocksLoop) {

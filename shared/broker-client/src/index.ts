@@ -15,7 +15,7 @@ import {
   type ErrorCode,
   type SocketRole,
 } from '@terminal-mcp/contract';
-import type { GatewayRouter, ObserverRouter, WebRouter } from '@terminal-mcp/broker/router-types';
+import type { GatewayRouter, NotifierRouter, ObserverRouter, WebRouter } from '@terminal-mcp/broker/router-types';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { homedir } from 'node:os';
 import { callLink } from './call-link.js';
@@ -24,6 +24,7 @@ export interface RouterForRole {
   gateway: GatewayRouter;
   observer: ObserverRouter;
   web: WebRouter;
+  notifier: NotifierRouter;
 }
 
 export type BrokerClient<R extends SocketRole> = TRPCClient<RouterForRole[R]>;

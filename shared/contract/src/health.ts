@@ -10,6 +10,9 @@ export const readinessSchema = z.object({
   // Transcript writes failing now (a full disk): output is not being recorded. Readiness
   // stays true (reads and input work); `terminal-mcp status` shows it.
   recording: z.object({ failing: z.boolean(), since: z.string().max(40).optional(), sessions: z.number().int().optional(), lines_lost: z.number().int().optional() }).optional(),
+  // The notifier process (notifier.sock): whether it is connected now, and how many notice
+  // deliveries wait for it. Readiness does not depend on it: notices wait while it is down.
+  notifier: z.object({ connected: z.boolean(), waiting: z.number().int().min(0) }).optional(),
 });
 export type Readiness = z.infer<typeof readinessSchema>;
 

@@ -2,7 +2,7 @@
  * in every process (broker, gateway, observer, web). String work only: callers pass the
  * environment and home directory, so this module stays free of Node imports. */
 
-export const SOCKET_ROLES = ['gateway', 'observer', 'web'] as const;
+export const SOCKET_ROLES = ['gateway', 'observer', 'web', 'notifier'] as const;
 export type SocketRole = (typeof SOCKET_ROLES)[number];
 
 /** Request headers a broker client may send. `actor`: the name the observer or the

@@ -37,6 +37,8 @@ const STAGED = [
   'services/gateway/dist',
   'services/observer/package.json',
   'services/observer/dist',
+  'services/notifier/package.json',
+  'services/notifier/dist',
   'web/package.json',
   'web/dist',
   'web/build',

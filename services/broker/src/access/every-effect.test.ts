@@ -189,6 +189,9 @@ const SAMPLES: Record<string, () => unknown> = {
   'nodes.overview': () => undefined,
   'human.request': () => ({ session: TARGET, reason: 'asked by the attack' }),
   'human.notify': () => ({ message: 'sent by the attack', level: 'urgent' }),
+  'notifier.started': () => ({}),
+  'notifier.claim': () => ({ max: 1, wait_ms: 0 }),
+  'notifier.report': () => ({ id: 1, outcome: 'SENT', http_status: 200, reason: null, attempts: 1 }),
   'human.notices': () => ({}),
   'review.waitForApproval': () => ({ approval_id: 1, timeout_s: 0 }),
   'review.list': () => undefined,
@@ -317,6 +320,8 @@ describe('every procedure, derived from the role routers', () => {
       observer: () => contextFromRequest('observer', depsOn, { [BROKER_HEADERS.actor]: 'reader' }),
       // web.sock without an operator session: what the dashboard can ask before sign-in.
       web: () => contextFromRequest('web', depsOn, {}),
+      // The notifier can name only the notice outbox (empty here: nothing to claim or report).
+      notifier: () => contextFromRequest('notifier', depsOn, {}),
     };
     const found: string[] = [];
     for (const role of ROLES) {

@@ -4,12 +4,13 @@
  * event, an agent's own message). Every notice is redacted once, here, before anything
  * keeps or sends it; a notice that repeats one still fresh (same kind, session and
  * message within DEDUP_MS) is dropped; the dashboard reads the last MAX_KEPT (in memory:
- * a notice is a nudge, the audit log is the record). Channels that reach a phone
- * subscribe with `onNotice`.
+ * a notice is a nudge, the audit log is the record). The notice outbox
+ * (attention/notice-outbox.ts) subscribes with `onNotice` and queues each for the
+ * notifier, which sends it to the channels that reach a phone.
  */
 import { HUMAN_LIMITS, type Notice, type NoticeKind, type NoticeLevel } from '@terminal-mcp/contract';
 import { redactSecrets } from '../policy/redact.js';
-import { createAgentNoticeLimiter, type AgentNoticeLimiter } from './notify-user.js';
+import { createAgentNoticeLimiter, type AgentNoticeLimiter } from './agent-notice-limiter.js';
 
 const MAX_KEPT = 200;
 /** The same notice again within this long is the same nudge. */
@@ -32,7 +33,7 @@ export interface AttentionCenter {
   /** Open requests for a person (waiting_for_human), newest last. */
   humanRequests(): Notice[];
   onNotice(listener: (notice: Notice) => void): () => void;
-  /** notify_user's per-client rate limit (attention/notify-user.ts). */
+  /** notify_user's per-client rate limit (attention/agent-notice-limiter.ts). */
   readonly agentNotices: AgentNoticeLimiter;
 }
 

@@ -1,4 +1,4 @@
-// Guards the notices for a person: notify_user and terminal_request_human (one per-client budget) reach a local HTTP receiver as a JSON webhook and as ntfy-style push, filtered per channel (kinds, level), rate-limited per channel (client-raised notices to half of it, so the broker's own are never starved) and per client, de-duplicated, redacted, and every delivery is recorded in notify.db; the dashboard lists them.
+// Guards the notices for a person: notify_user and terminal_request_human (one per-client budget) reach a local HTTP receiver, through the broker's notice outbox and the notifier's sending loop (services/notifier, over the real notifier.sock procedures), as a JSON webhook and as ntfy-style push, filtered per channel (kinds, level), rate-limited per channel (client-raised notices to half of it, so the broker's own are never starved) and per client, de-duplicated, redacted, and every delivery is recorded in notify.db; the dashboard lists them.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,15 +8,16 @@ import { readAppErrorData } from '@terminal-mcp/contract';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
-import { configSchema, notificationChannelSchema as channelSchema } from '../config/schema.js';
+import { configSchema } from '../config/schema.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import { createContextInner } from '../rpc/context.js';
 import type { BrokerDeps } from '../rpc/deps.js';
 import { gatewayRouter } from '../rpc/roles/gateway.js';
 import { webRouter } from '../rpc/roles/web.js';
 import { createCallerFactory } from '../rpc/trpc.js';
-import { attachNotificationChannels } from '../effects/notify/channels.js';
-import { createAttentionCenter } from './center.js';
+import { startNotifier, type RunningNotifier } from '@terminal-mcp/notifier';
+import type { BrokerClient } from '@terminal-mcp/broker-client';
+import { notifierRouter } from '../rpc/roles/notifier.js';
 import { testDeps } from '../testing/deps.testkit.js';
 import { operatorToken } from '../webauth/operator-token.testkit.js';
 
@@ -35,6 +36,7 @@ let tmux: TmuxTestServer;
 let adapter: ControlModeTmuxAdapter;
 let root: string;
 let deps: BrokerDeps;
+let notifier: RunningNotifier;
 let base: string;
 
 beforeAll(async () => {
@@ -66,15 +68,32 @@ beforeAll(async () => {
     },
   });
   deps = testDeps({ config, tmux: adapter, stateDir: join(root, 'state'), log: pino({ level: 'silent' }), info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName } });
+  notifier = inProcessNotifier(deps);
 }, 60_000);
 
 afterAll(async () => {
+  await notifier?.close();
   await adapter?.close();
   deps?.stores.close();
   await tmux?.kill();
   await new Promise((resolve) => receiver?.close(resolve));
   if (root) rmSync(root, { recursive: true, force: true });
 });
+
+/** The notifier's loop (services/notifier) over this broker's notifier procedures, called
+ * in process instead of over notifier.sock (the cross-process path is
+ * test/src/notifier-delivery.test.ts). */
+function inProcessNotifier(brokerDeps: BrokerDeps): RunningNotifier {
+  const caller = createCallerFactory(notifierRouter)(createContextInner({ role: 'notifier', deps: brokerDeps }));
+  const client = {
+    notifier: {
+      started: { mutate: (input: Record<string, never>) => caller.notifier.started(input) },
+      claim: { mutate: (input: { max: number; wait_ms: number }) => caller.notifier.claim(input) },
+      report: { mutate: (input: Parameters<typeof caller.notifier.report>[0]) => caller.notifier.report(input) },
+    },
+  } as unknown as BrokerClient<'notifier'>;
+  return startNotifier({ client, log: pino({ level: 'silent' }), waitMs: 200 });
+}
 
 const agent = (actor: string) => createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps, actor }));
 const at = (path: string) => received.filter((r) => r.path === path);
@@ -138,25 +157,28 @@ describe('notices for a person', () => {
   });
 
   it('keeps a flood of client requests from starving the broker\'s own notices on a channel', async () => {
-    // A channel of its own (per_minute 4) on a fresh attention center: 25 urgent requests
+    // A broker of its own whose one channel (per_minute 4) is the pager: 25 urgent requests
     // for a person from 25 clients, then the broker's approval_needed.
-    const center = createAttentionCenter();
-    const detach = attachNotificationChannels({
-      channels: [channelSchema.parse({ name: 'pager', url: `${base}/pager`, format: 'ntfy', per_minute: 4 })],
-      store: deps.stores.notify,
+    const own = testDeps({
+      config: configSchema.parse({ notifications: { channels: [{ name: 'pager', url: `${base}/pager`, format: 'ntfy', per_minute: 4 }] } }),
+      tmux: adapter,
+      stateDir: join(root, 'pager-state'),
       log: pino({ level: 'silent' }),
-      subscribe: center.onNotice,
+      info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName },
     });
+    const pagerNotifier = inProcessNotifier(own);
+    const pagerRows = () => own.stores.db('notify').prepare('SELECT channel, kind, raised_by, outcome, http_status FROM notice_delivery ORDER BY id').all() as Record<string, unknown>[];
     try {
-      for (let i = 0; i < 25; i++) center.raise({ kind: 'waiting_for_human', level: 'urgent', session: 'agent-notify', message: `flood request ${i}`, from: `gateway:flood-${i}` });
-      center.raise({ kind: 'approval_needed', level: 'warning', session: 'agent-notify', message: 'a real approval (approval 7)', from: 'broker:review' });
-      await vi.waitFor(() => expect(deliveries().filter((d) => d.channel === 'pager')).toHaveLength(26), { timeout: 10_000 });
-      const pager = deliveries().filter((d) => d.channel === 'pager');
+      for (let i = 0; i < 25; i++) own.attention.raise({ kind: 'waiting_for_human', level: 'urgent', session: 'agent-notify', message: `flood request ${i}`, from: `gateway:flood-${i}` });
+      own.attention.raise({ kind: 'approval_needed', level: 'warning', session: 'agent-notify', message: 'a real approval (approval 7)', from: 'broker:review' });
+      await vi.waitFor(() => expect(pagerRows()).toHaveLength(26), { timeout: 10_000 });
+      const pager = pagerRows();
       expect(pager.filter((d) => d.kind === 'waiting_for_human' && d.outcome === 'SENT')).toHaveLength(2);
       expect(pager.filter((d) => d.kind === 'approval_needed')).toEqual([expect.objectContaining({ outcome: 'SENT', raised_by: 'broker:review' })]);
       await vi.waitFor(() => expect(at('/pager').map((r) => r.headers.tags)).toContain('approval_needed'), { timeout: 10_000 });
     } finally {
-      detach();
+      await pagerNotifier.close();
+      own.stores.close();
     }
   });
 

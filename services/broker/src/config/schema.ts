@@ -338,9 +338,9 @@ export const supervisorSchema = z
   })
   .strict();
 
-/** Where notices for a person go besides the dashboard (attention/center.ts,
- * effects/notify/channels.ts): each channel a URL, a payload format, which notices and
- * how many a minute. */
+/** Where notices for a person go besides the dashboard (attention/center.ts; queued by
+ * attention/notice-outbox.ts, sent by the notifier process): each channel a URL, a payload
+ * format, which notices and how many a minute. */
 export const notificationChannelSchema = z
   .object({
     name: z.string().regex(/^[a-z0-9._-]{1,40}$/),
@@ -376,7 +376,9 @@ export const notificationsSchema = z
       .array(notificationChannelSchema)
       .max(10)
       .default([])
-      .refine((cs) => new Set(cs.map((c) => c.name)).size === cs.length, 'notifications.channels names must be unique'),
+      .refine((cs) => new Set(cs.map((c) => c.name)).size === cs.length, 'notifications.channels names must be unique')
+      // The notifier's deliveries to the supervisor webhook go by this name (attention/notice-outbox.ts).
+      .refine((cs) => cs.every((c) => c.name !== 'supervisor.notify'), 'notifications.channels: the name supervisor.notify is reserved for the supervisor webhook'),
     /** notify_user: at most this many notices per MCP client a minute. */
     agent_per_minute: z.number().int().min(1).max(60).default(5),
   })

@@ -9,6 +9,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, lstatSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+// eslint-disable-next-line terminal-mcp/no-network-egress -- probes whether a Unix socket in the socket directory answers (a path, never a host or port)
 import { createConnection, type Server } from 'node:net';
 import { join } from 'node:path';
 import { SOCKET_ROLES, type SocketRole } from '@terminal-mcp/contract';

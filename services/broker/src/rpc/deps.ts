@@ -7,6 +7,7 @@ import type { OAuthServer } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
 import type { AccessGate } from '../access/gate.js';
 import type { AttentionCenter } from '../attention/center.js';
+import type { NoticeOutbox } from '../attention/notice-outbox.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { StoreSet } from '../effects/store/store-set.js';
 import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
@@ -83,4 +84,6 @@ export interface BrokerDeps extends BrokerParts {
   /** Notices for a person (attention/center.ts): the dashboard's list, requests for a
    * human, and the notification channels that subscribe to it. */
   attention: AttentionCenter;
+  /** Deliveries waiting for the notifier (attention/notice-outbox.ts, notifier.sock). */
+  noticeOutbox: NoticeOutbox;
 }

@@ -30,7 +30,7 @@ const MAX_BODY_BYTES = 256 * 1024;
  * in band (base64 of at most NOTE_LIMITS.attachmentBytes); only their sockets take
  * requests that large (the observer never writes notes). */
 const ATTACHMENT_BODY_BYTES = Math.ceil((NOTE_LIMITS.attachmentBytes * 4) / 3) + 64 * 1024;
-const MAX_BODY_BYTES_BY_ROLE: Record<SocketRole, number> = { gateway: ATTACHMENT_BODY_BYTES, observer: MAX_BODY_BYTES, web: ATTACHMENT_BODY_BYTES };
+const MAX_BODY_BYTES_BY_ROLE: Record<SocketRole, number> = { gateway: ATTACHMENT_BODY_BYTES, observer: MAX_BODY_BYTES, web: ATTACHMENT_BODY_BYTES, notifier: MAX_BODY_BYTES };
 
 function createRoleHandler(role: SocketRole, deps: BrokerDeps): ReturnType<typeof createHTTPHandler> {
   return createHTTPHandler({

@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import type { BrokerConfig } from '../config/schema.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { SessionReader } from '../reads/session-reader.js';
-import { createWebhookNotifier } from '../effects/notify/webhook.js';
 import type { PaneWatcher } from '../effects/tmux/pane-watch.js';
 import { createSupervisorEngine, type SupervisorEngine, type SupervisorEngineDeps } from './engine.js';
 import { createVerifier } from './verify.js';
@@ -29,18 +28,9 @@ export interface SupervisorParts {
   random?: SupervisorEngineDeps['random'];
 }
 
-function both(a?: (e: SupervisorEvent) => void, b?: (e: SupervisorEvent) => void): ((e: SupervisorEvent) => void) | undefined {
-  if (!a || !b) return a ?? b;
-  return (e) => {
-    a(e);
-    b(e);
-  };
-}
-
 export function createSupervisor(deps: SupervisorParts, paneWatch?: PaneWatcher): SupervisorEngine {
   const store = deps.stores.supervisor;
   const bindings = deps.stores.bindings;
-  const notify = deps.config.supervisor.notify;
   return createSupervisorEngine({
     store,
     reader: deps.reader,
@@ -54,6 +44,8 @@ export function createSupervisor(deps: SupervisorParts, paneWatch?: PaneWatcher)
     ...(deps.now !== undefined ? { now: deps.now } : {}),
     random: deps.random,
     verify: createVerifier(store, deps.config.supervisor.verifier_profiles, deps.config.permissions.terminal_input),
-    notify: both(notify.url === undefined ? undefined : createWebhookNotifier({ url: notify.url, timeoutSeconds: notify.timeout_seconds, retries: notify.retries, log: deps.log }), deps.onEvent),
+    // supervisor.notify.url is delivered by the notifier process (the broker queues each
+    // event in onEvent: attention/notice-outbox.ts).
+    notify: deps.onEvent,
   });
 }

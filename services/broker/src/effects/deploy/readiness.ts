@@ -20,6 +20,10 @@ export async function programFound(program: string): Promise<boolean> {
 
 export async function probeUrl(url: string, timeoutMs: number): Promise<{ ok: boolean; httpStatus: number | null; error: string | null }> {
   try {
+    // The one TCP connection the broker still opens: an operator-configured deploy-preview
+    // probe, loopback only (config/schema.ts loopbackUrl). Not a notification; moving it out
+    // of the broker is left for later (issue 47).
+    // eslint-disable-next-line terminal-mcp/no-network-egress -- loopback-only deploy-preview readiness probe (config refuses any other host)
     const res = await fetch(url, { method: 'GET', redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
     await res.body?.cancel();
     return { ok: res.status >= 200 && res.status < 400, httpStatus: res.status, error: null };

@@ -2,6 +2,7 @@
  * `health.ready`: every role may call them), for the lifecycle commands. Plain HTTP/1.1
  * over the Unix socket: the broker package cannot use the client package (that one
  * imports the broker's types). */
+// eslint-disable-next-line terminal-mcp/no-network-egress -- HTTP over the broker's own gateway.sock (a Unix socket path, never a host or port)
 import { request } from 'node:http';
 import { brokerInfoSchema, nodeHealthOutputSchema, readinessSchema, socketPathFor, type BrokerInfo, type Readiness } from '@terminal-mcp/contract';
 import type { z } from 'zod';

@@ -58,6 +58,7 @@ export async function collectStatus(env: NodeJS.ProcessEnv) {
           config: broker.state?.config ?? null,
           stores: readiness?.stores ?? null,
           recording: readiness?.recording ?? null,
+          notifier: readiness?.notifier ?? null,
           ready: readiness?.ready ?? false,
         }
       : { running: false as const, lock_holder: broker.lockHolder ?? null },
@@ -99,6 +100,11 @@ export function formatStatus(s: Status): string {
   row('state dir:', s.state_dir);
   row('sockets:', s.socket_dir);
   for (const sock of s.sockets) row('', `${sock.role}.sock ${sock.answers ? 'answers' : 'not answering'}`);
+  const notifier = s.broker.running ? s.broker.notifier : null;
+  if (notifier !== null) {
+    const waiting = notifier.waiting === 0 ? 'no notice waiting' : `${notifier.waiting} notice deliveries waiting${notifier.connected ? '' : ' (sent once it starts)'}`;
+    row('notifier:', `${notifier.connected ? 'connected' : 'NOT connected (start terminal-mcp-notifier: npm start or its systemd unit)'}, ${waiting}`);
+  }
   row('tmux:', `${s.tmux.server}: ${s.tmux.reachable ? 'reachable' : 'NOT reachable'} (${s.tmux.detail})`);
   for (const [i, n] of s.nodes.entries()) {
     const state = `${n.transport}, ${n.execution}${n.latency_ms !== undefined ? `, ${n.latency_ms} ms` : ''}${n.reason !== undefined ? ` (${n.reason})` : ''}${n.next_retry_at !== undefined ? `, retry at ${n.next_retry_at}` : ''}`;

@@ -14,6 +14,7 @@ import { closeSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { resolvePaths, socketPathFor } from '@terminal-mcp/contract';
+// eslint-disable-next-line terminal-mcp/no-network-egress -- the launcher's WebSocket to the broker's gateway.sock (a Unix socket path, never a host or port)
 import WebSocket from 'ws';
 import { IDLE_EXIT_ENV } from '../idle-exit.js';
 import { socketAnswers } from '../socket-files.js';

@@ -11,6 +11,7 @@
  * 'absent' is trusted; 'listening' and 'unknown' both mean "ask tmux".
  */
 import { realpathSync, statSync } from 'node:fs';
+// eslint-disable-next-line terminal-mcp/no-network-egress -- probes tmux's own Unix socket (a path, never a host or port)
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 

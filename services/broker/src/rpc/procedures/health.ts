@@ -11,7 +11,7 @@ export const health = {
     const stores = ctx.deps.stores.check();
     const failing = ctx.deps.transcripts.writeFailing();
     const recording = failing === null ? { failing: false } : { failing: true, since: new Date(failing.sinceMs).toISOString(), sessions: failing.sessions, lines_lost: failing.lines };
-    return { ready: tmux.ok && stores.every((s) => s.ok), tmux, stores, recording };
+    return { ready: tmux.ok && stores.every((s) => s.ok), tmux, stores, recording, notifier: ctx.deps.noticeOutbox.notifierState() };
   }),
 
   info: servedTo('gateway').query(({ ctx }): BrokerInfo => ({

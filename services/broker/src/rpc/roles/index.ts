@@ -1,5 +1,6 @@
 import type { SocketRole } from '@terminal-mcp/contract';
 import { gatewayRouter } from './gateway.js';
+import { notifierRouter } from './notifier.js';
 import { observerRouter } from './observer.js';
 import { webRouter } from './web.js';
 
@@ -8,4 +9,5 @@ export const ROLE_ROUTERS = {
   gateway: gatewayRouter,
   observer: observerRouter,
   web: webRouter,
+  notifier: notifierRouter,
 } as const satisfies Record<SocketRole, unknown>;

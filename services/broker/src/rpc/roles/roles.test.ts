@@ -97,6 +97,11 @@ describe('role routers', () => {
           "wait.forState:query",
           "wait.resume:query",
         ],
+        "notifier": [
+          "notifier.claim:mutation",
+          "notifier.report:mutation",
+          "notifier.started:mutation",
+        ],
         "observer": [
           "health.ready:query",
           "notes.get:query",
@@ -243,6 +248,11 @@ describe('role routers', () => {
           "supervisor2.reviewAction:input",
           "supervisor2.setPolicy:input",
           "supervisor2.submitDecision:write",
+        ],
+        "notifier": [
+          "notifier.claim:write",
+          "notifier.report:write",
+          "notifier.started:write",
         ],
         "observer": [
           "oauth.approveAuthorization:sign-in",
