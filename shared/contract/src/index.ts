@@ -26,3 +26,4 @@ export * from './nodes.js';
 export * from './node-overview.js';
 export * from './human.js';
 export * from './review.js';
+export * from './operations/index.js';
