@@ -33,3 +33,4 @@ export const INPUT_TOOL_NAMES: ReadonlySet<string> = new Set(GATEWAY_TOOL_OPERAT
 export function gatewayOperationOfTool(toolName: string): GatewayToolOperation | undefined {
   return GATEWAY_TOOL_OPERATIONS.find((op) => op.tool.name === toolName);
 }
+export { OPERATION_INDEX_BEGIN, OPERATION_INDEX_END, renderOperationIndex } from './index-markdown.js';
