@@ -235,8 +235,8 @@ describe('the scripts API, every route from the OpenAPI document', () => {
   });
 
   it.each([
-    ['the full token', () => TOKEN],
-    ['a read-only OAuth token', () => readOnly],
+    ['the full token', (): string => TOKEN],
+    ['a read-only OAuth token', (): string => readOnly],
   ] as const)('with %s, answers each route with the HTTP status of the MCP answer to the same call', async (_label, token) => {
     const client = await mcp(token());
     const differ: string[] = [];
