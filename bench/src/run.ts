@@ -300,6 +300,13 @@ async function main(): Promise<void> {
     const tail = (client: Client, name: string) => client.callTool({ name: 'terminal_tail', arguments: { session: name, lines: TAIL_LINES } }).then(check);
     const captureArgs = (pane: string) => ['capture-pane', '-p', '-J', '-t', pane, '-S', `-${TAIL_LINES}`];
     const list = (client: Client) => client.callTool({ name: 'terminal_list_sessions', arguments: {} }).then(check);
+    /** The scripts' API (issue 49): the same tail as a JSON route on the same gateway. */
+    const apiTail = async (name: string) => {
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/sessions/${encodeURIComponent(name)}/tail?lines=${TAIL_LINES}`, { headers: { authorization: `Bearer ${token}` } });
+      const body = (await res.json()) as { text?: unknown };
+      if (res.status !== 200 || typeof body.text !== 'string') throw new Error(`API tail failed: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
+      return body;
+    };
 
     // Warm up every path (JIT, connections, the control client); the first calls of the
     // new stdio gateway are kept as the cold figures.
@@ -308,6 +315,7 @@ async function main(): Promise<void> {
     for (let i = 0; i < WARMUP; i++) {
       const cold = i < COLD_CALLS;
       await tail(http, names[i % SESSIONS]!);
+      await apiTail(names[i % SESSIONS]!);
       await (cold ? time(coldTail, () => tail(stdio, names[i % SESSIONS]!)) : tail(stdio, names[i % SESSIONS]!));
       await (cold ? time(coldList, () => list(stdio)) : list(stdio));
       await direct.sessions.tail.query({ session: names[i % SESSIONS]!, lines: TAIL_LINES });
@@ -315,11 +323,12 @@ async function main(): Promise<void> {
     }
 
     if (only.has('tail')) {
-      const [h, s, base, ea] = [[], [], [], []] as number[][];
+      const [h, s, base, ea, api] = [[], [], [], [], []] as number[][];
       for (let i = 0; i < ITER * ROUNDS; i++) {
         const idx = i % SESSIONS;
         // Interleaved so machine noise hits every path alike.
         await time(h!, () => tail(http, names[idx]!));
+        await time(api!, () => apiTail(names[idx]!));
         await time(s!, () => tail(stdio, names[idx]!));
         await time(base!, () => spawnTmux(captureArgs(panes[idx]!)));
         await time(ea!, () => execaTmux(captureArgs(panes[idx]!)));
@@ -329,6 +338,9 @@ async function main(): Promise<void> {
       const [hs, ss] = [summarize(h!), summarize(s!)];
       row('ours, MCP over stdio', ss, b);
       row('ours, MCP over HTTP', hs, b);
+      row('ours, HTTP API (GET /api/v1/.../tail)', summarize(api!), b);
+      // The scripts' API must cost no more than MCP over HTTP (issue 49).
+      ratioTarget('tail through the HTTP API / through MCP over HTTP (<= 1.0x)', api!, h!, 1.0);
       row(`ours, stdio, first ${coldTail.length} calls (cold)`, summarize(coldTail), b);
       row('baseline, execFile capture-pane', b);
       row('second baseline, execa capture-pane', summarize(ea!), b);

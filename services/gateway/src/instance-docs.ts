@@ -3,13 +3,16 @@
  * and cached per distinct list by its owner (createDocsCache), since stateless HTTP builds
  * a server per request. */
 import { renderApiMarkdown, renderSkillMarkdown, type InstanceDocs } from '@terminal-mcp/mcp-kit';
+import { renderCurlSection } from './curl-docs.js';
 import type { GatewayTool } from './tools/index.js';
 
 const TITLE = 'Terminal MCP gateway';
 /** Renders api.md and skills.md for a tool list. */
 export function gatewayDocs(tools: readonly GatewayTool[], mcpUrl?: string): InstanceDocs {
   const info = { title: TITLE, ...(mcpUrl ? { mcpUrl } : {}) };
-  return { api: renderApiMarkdown(tools, info), skills: renderSkillMarkdown(tools, info) };
+  // The scripts' API lives on the HTTP gateway only (stdio has no URL).
+  const curl = mcpUrl ? renderCurlSection(tools, mcpUrl.replace(/\/mcp$/, '')) : '';
+  return { api: renderApiMarkdown(tools, info), skills: renderSkillMarkdown(tools, info) + (curl ? `\n${curl}` : '') };
 }
 
 export type GatewayDocsOf = typeof gatewayDocs;

@@ -8,7 +8,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { BrokerClient } from '@terminal-mcp/broker-client';
-import { createToolServer, DEFAULT_BROKER_TIMEOUT_MS, LIVE_VIEW, registerDocResources, registerTools } from '@terminal-mcp/mcp-kit';
+import { createToolServer, DEFAULT_BROKER_TIMEOUT_MS, LIVE_VIEW, registerDocResources, registerTools, type ToolCallObserver } from '@terminal-mcp/mcp-kit';
 import pino, { type Logger } from 'pino';
 import { createDocsCache, type GatewayDocsOf } from './instance-docs.js';
 import type { ToolMetrics } from './metrics.js';
@@ -40,6 +40,23 @@ export interface GatewayServerDeps {
   docs?: GatewayDocsOf;
 }
 
+/** Metrics and a log line with facts only, for every tool call (MCP or the scripts' API). */
+export function toolCallObserver(metrics: ToolMetrics, log: Logger): ToolCallObserver {
+  return {
+    succeeded(tool, ms) {
+      metrics.observeToolCall(tool, ms / 1000);
+      log.debug({ event: 'tool.ok', tool, ms: Math.round(ms) }, 'tool call');
+    },
+    failed(tool, ms, { failure, presentation }, err) {
+      metrics.observeToolCall(tool, ms / 1000, failure.code);
+      const fields = { event: 'tool.error', tool, error_code: failure.code, correlation_id: failure.correlationId, ms: Math.round(ms) };
+      if (presentation.kind === 'fault') log.error({ ...fields, err }, 'tool call failed');
+      else if (presentation.kind === 'unavailable') log.warn(fields, 'tool call failed: dependency unavailable');
+      else log.info(fields, 'tool call refused');
+    },
+  };
+}
+
 export function createGatewayMcpServer(deps: GatewayServerDeps): McpServer {
   const log = deps.log ?? pino({ level: 'silent' });
   const server = createToolServer({ name: 'terminal-mcp', title: 'Terminal MCP', version: GATEWAY_VERSION }, SERVER_INSTRUCTIONS);
@@ -55,17 +72,7 @@ export function createGatewayMcpServer(deps: GatewayServerDeps): McpServer {
     hooks: {
       // Identity travels with the request's authentication (http/gateway-http.ts serveAs, bin/stdio.ts).
       asActor: (_extra, call) => call(),
-      succeeded(tool, ms) {
-        deps.metrics.observeToolCall(tool, ms / 1000);
-        log.debug({ event: 'tool.ok', tool, ms: Math.round(ms) }, 'tool call');
-      },
-      failed(tool, ms, { failure, presentation }, err) {
-        deps.metrics.observeToolCall(tool, ms / 1000, failure.code);
-        const fields = { event: 'tool.error', tool, error_code: failure.code, correlation_id: failure.correlationId, ms: Math.round(ms) };
-        if (presentation.kind === 'fault') log.error({ ...fields, err }, 'tool call failed');
-        else if (presentation.kind === 'unavailable') log.warn(fields, 'tool call failed: dependency unavailable');
-        else log.info(fields, 'tool call refused');
-      },
+      ...toolCallObserver(deps.metrics, log),
     },
   });
   return server;

@@ -27,3 +27,4 @@ export * from './node-overview.js';
 export * from './human.js';
 export * from './review.js';
 export * from './notifier.js';
+export * from './operations/index.js';

@@ -26,7 +26,7 @@ describe('defineMcpTool', () => {
 
   it('answers with text only when no client reads the fields', async () => {
     expect(tool.structured).toBe(false);
-    await expect(tool.invoke({ n: 21 }, ctx())).resolves.toEqual({ text: 'doubled: 42' });
+    await expect(tool.invoke({ n: 21 }, ctx())).resolves.toEqual({ result: { doubled: 42 }, text: 'doubled: 42' });
   });
 
   it('returns the structured result too for a published output schema or an MCP Apps view', async () => {
@@ -34,7 +34,7 @@ describe('defineMcpTool', () => {
     const viewed = defineMcpTool({ ...spec, meta: { ui: { resourceUri: 'ui://x/view.html' } } });
     for (const t of [published, viewed]) {
       expect(t.structured).toBe(true);
-      await expect(t.invoke({ n: 21 }, ctx())).resolves.toEqual({ structured: { doubled: 42 }, text: 'doubled: 42' });
+      await expect(t.invoke({ n: 21 }, ctx())).resolves.toEqual({ result: { doubled: 42 }, structured: { doubled: 42 }, text: 'doubled: 42' });
     }
     expect(returnsStructured({ meta: { other: 1 } })).toBe(false);
   });

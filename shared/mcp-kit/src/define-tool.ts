@@ -81,8 +81,9 @@ export interface McpTool<R extends SocketRole, A extends ToolAnnotations = ToolA
   readonly delivers: boolean;
   /** Whether the result also travels as `structuredContent` (returnsStructured). */
   readonly structured: boolean;
-  /** `args` have already been checked against `inputSchema` (tool-arguments.ts). */
-  invoke(args: Record<string, unknown>, ctx: ToolContext<R>): Promise<{ structured?: Record<string, unknown>; text: string }>;
+  /** `args` have already been checked against `inputSchema` (tool-arguments.ts). `result` is
+   * the procedure's answer as is (the HTTP API's JSON), `text` its rendering for a model. */
+  invoke(args: Record<string, unknown>, ctx: ToolContext<R>): Promise<{ result: unknown; structured?: Record<string, unknown>; text: string }>;
 }
 
 /**
@@ -119,7 +120,7 @@ export function defineMcpTool<R extends SocketRole, Shape extends z.ZodRawShape,
     structured: returnsStructured(spec),
     async invoke(args, ctx) {
       const result = await spec.run(args as z.output<z.ZodObject<Shape>>, ctx);
-      return { ...(returnsStructured(spec) ? { structured: result as Record<string, unknown> } : {}), text: spec.render(result) };
+      return { result, ...(returnsStructured(spec) ? { structured: result as Record<string, unknown> } : {}), text: spec.render(result) };
     },
   };
 }

@@ -61,3 +61,4 @@ export { SESSION_ID_HEADER, type McpCaller, type McpLiveSession, type RefusalRea
 export { createMcpSessionTable, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_MS, type LiveSession, type McpSessionTable, type SessionLookup } from './mcp-sessions.js';
 export { httpServiceSettingsFromEnv, ServiceConfigError, type HttpServiceSettings, type HttpServiceSettingsSpec } from './service-settings.js';
 export { runServiceBin, type ServiceBin, type StartedService } from './service-bin.js';
+export { callServedTool, refuseUnservedTool, type ToolCallObserver, type ToolCallOptions, type ToolCallOutcome } from './tool-call.js';

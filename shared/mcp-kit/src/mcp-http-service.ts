@@ -89,6 +89,8 @@ export interface McpHttpServiceHandlers<A extends McpCaller> {
   /** Serves one MCP request in the caller's context. */
   serveAs?: (caller: A, serve: () => Promise<void>) => Promise<void>;
   routes?: Readonly<Record<string, ServiceRoute<A>>>;
+  /** Routes for every path below a prefix (`/api/v1/`): the handler reads the rest. */
+  prefixRoutes?: Readonly<Record<string, ServiceRoute<A>>>;
 }
 
 export interface McpHttpServiceOptions<A extends McpCaller> {
@@ -179,6 +181,8 @@ export async function createMcpHttpService<A extends McpCaller>(options: McpHttp
 
   const handlers = options.handlers({ host, port: address.port, base, urls, refuse });
   const routes = handlers.routes ?? {};
+  const prefixRoutes = Object.entries(handlers.prefixRoutes ?? {});
+  const routeFor = (path: string): ServiceRoute<A> | undefined => routes[path] ?? prefixRoutes.find(([prefix]) => path.startsWith(prefix))?.[1];
   const endpoint: McpEndpointDeps<A> = {
     log,
     maxBodyBytes,
@@ -207,7 +211,7 @@ export async function createMcpHttpService<A extends McpCaller>(options: McpHttp
     const path = pathOf(req);
     if (path === '/mcp') return serveMcp(req, res);
     const oauthRoute = oauthTable[path];
-    const route: ServiceRoute<A> | undefined = oauthRoute ? { methods: oauthRoute } : routes[path];
+    const route: ServiceRoute<A> | undefined = oauthRoute ? { methods: oauthRoute } : routeFor(path);
     if (!route) return sendJson(res, 404, errors.notFound);
     let caller: A | undefined;
     if (route.guard === 'mcp') {

@@ -4,19 +4,17 @@
  * failures turned into `isError` results (tool-errors.ts). What differs per service —
  * whose actor, metrics, the audit record, log levels — arrives as hooks.
  */
-import { performance } from 'node:perf_hooks';
 import { getUiCapability } from '@modelcontextprotocol/ext-apps/server';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Implementation, type ServerNotification, type ServerRequest, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { wasCutAfterSend, type BrokerClient, type BrokerFailure } from '@terminal-mcp/broker-client';
+import type { BrokerClient, BrokerFailure } from '@terminal-mcp/broker-client';
 import { closeMatches, type SocketRole } from '@terminal-mcp/contract';
 import type { McpTool } from './define-tool.js';
-import { checkToolArguments } from './tool-arguments.js';
+import { callServedTool, refuseUnservedTool, type ToolCallObserver } from './tool-call.js';
 import { publishedInputSchema, publishedOutputSchema } from './tool-catalogue.js';
-import { deliveryUnknownFailure, describeToolFailure, ERROR_PRESENTATION, timeoutFailure, toolErrorResult, type DescribedFailure } from './tool-errors.js';
-import { callBudget } from './call-budget.js';
+import { toolErrorResult } from './tool-errors.js';
 
 /** Generous for a read (they take milliseconds); it exists so a stuck broker or tmux
  * cannot hold a client's call open forever. */
@@ -58,12 +56,9 @@ export function createToolServer(info: Implementation, instructions: string): Mc
   return new McpServer(info, { instructions, capabilities: { tools: {} }, jsonSchemaValidator: sharedSchemaValidator });
 }
 
-export interface ToolCallHooks {
+export interface ToolCallHooks extends ToolCallObserver {
   /** Runs `call` with the broker actor this call acts for set (the broker records it). */
   asActor<T>(extra: ToolCallExtra, call: () => Promise<T>): Promise<T>;
-  /** `ms` is unrounded elapsed milliseconds. */
-  succeeded(tool: string, ms: number): void;
-  failed(tool: string, ms: number, described: DescribedFailure, err: unknown): void;
 }
 
 export interface RegisterToolsOptions<R extends SocketRole> {
@@ -119,50 +114,27 @@ export function registerTools<R extends SocketRole>(server: McpServer, tools: re
 
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra: ToolCallExtra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
-    const started = performance.now();
-    const elapsedMs = () => performance.now() - started;
     const refusal = tool ? undefined : hidden?.get(request.params.name);
-    if (refusal) {
-      hooks.failed(request.params.name, elapsedMs(), { failure: refusal, presentation: ERROR_PRESENTATION[refusal.code] }, undefined);
-      return toolErrorResult(refusal);
-    }
+    if (refusal) return toolErrorResult(refuseUnservedTool(request.params.name, refusal, hooks).failure);
     // No hooks: the name is the caller's, and metrics label by tool name.
     if (!tool) return unknownToolResult(request.params.name, all);
-    const checked = checkToolArguments(request.params.arguments, { tool: tool.name, valid: Object.keys(tool.inputShape), aliases: tool.aliases, retired: tool.retired }, tool.inputSchema);
-    if (!checked.ok) {
-      const described = { failure: checked.failure, presentation: ERROR_PRESENTATION.INVALID_ARGUMENT };
-      hooks.failed(tool.name, elapsedMs(), described, undefined);
-      return toolErrorResult(checked.failure);
-    }
-    const budget = callBudget(extra.signal, timeoutMs);
-    try {
-      const progressToken = request.params._meta?.progressToken;
-      const progress =
-        progressToken === undefined
-          ? undefined
-          : (value: number, message: string) => {
-              void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: value, message } }).catch(() => undefined);
-            };
-      const ctx = { broker, signal: budget.signal, ...(progress ? { progress } : {}) };
-      const { structured, text } = await hooks.asActor(extra, () => tool.invoke(checked.args, ctx));
-      hooks.succeeded(tool.name, elapsedMs());
-      const sendStructured = structured !== undefined && (tool.publishOutputSchema || showsViews());
-      return { content: [{ type: 'text', text }], ...(sendStructured ? { structuredContent: structured } : {}) };
-    } catch (err) {
-      // An input tool's call that reached the broker and then lost its answer (cut, out of
-      // time, cancelled) may have typed: say exactly that, never "unavailable".
-      const described =
-        tool.delivers && (budget.timedOut() || extra.signal.aborted || wasCutAfterSend(err))
-          ? deliveryUnknownFailure(budget.timedOut() ? `the broker did not answer within ${Math.round(timeoutMs / 1000)} s` : extra.signal.aborted ? 'the call was cancelled' : 'the connection to the broker broke during the call')
-          : budget.timedOut()
-            ? timeoutFailure(`the broker did not answer within ${Math.round(timeoutMs / 1000)} s`)
-            : extra.signal.aborted
-              ? timeoutFailure('the call was cancelled')
-              : describeToolFailure(err);
-      hooks.failed(tool.name, elapsedMs(), described, err);
-      return toolErrorResult(described.failure);
-    } finally {
-      budget.dispose();
-    }
+    const progressToken = request.params._meta?.progressToken;
+    const progress =
+      progressToken === undefined
+        ? undefined
+        : (value: number, message: string) => {
+            void extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: value, message } }).catch(() => undefined);
+          };
+    const outcome = await callServedTool(tool, request.params.arguments, {
+      broker,
+      timeoutMs,
+      cancelled: extra.signal,
+      observer: hooks,
+      around: (call) => hooks.asActor(extra, call),
+      ...(progress ? { progress } : {}),
+    });
+    if (!outcome.ok) return toolErrorResult(outcome.failure);
+    const sendStructured = outcome.structured !== undefined && (tool.publishOutputSchema || showsViews());
+    return { content: [{ type: 'text', text: outcome.text }], ...(sendStructured ? { structuredContent: outcome.structured } : {}) };
   });
 }

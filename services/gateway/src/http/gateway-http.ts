@@ -16,7 +16,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createBrokerClient, withBrokerCredential, withBrokerPrincipal, type BrokerClient } from '@terminal-mcp/broker-client';
 import { toolsetsForCaller } from '@terminal-mcp/contract';
-import { bearerTokenMatches, isLoopbackBindAddress, parseHostHeader, sendText, wwwAuthenticate, type HttpLimits, type PublicHost } from '@terminal-mcp/http-guard';
+import { bearerTokenMatches, DEFAULT_MAX_BODY_BYTES, isLoopbackBindAddress, parseHostHeader, sendJson, sendText, wwwAuthenticate, type HttpLimits, type PublicHost } from '@terminal-mcp/http-guard';
 import { createMcpHttpService, requireLoopbackHost, type RouteHandler } from '@terminal-mcp/mcp-kit';
 import { authenticateBearer, readPublicUrl, type OAuthUrls } from '@terminal-mcp/oauth-http';
 import type { Logger } from 'pino';
@@ -24,7 +24,10 @@ import { createCatalogues } from '../catalogue.js';
 import { createDocsCache } from '../instance-docs.js';
 import { createGatewayLogger } from '../logger.js';
 import { createToolMetrics, type ToolMetrics } from '../metrics.js';
-import { createGatewayMcpServer, DEFAULT_BROKER_TIMEOUT_MS } from '../server.js';
+import { createGatewayMcpServer, DEFAULT_BROKER_TIMEOUT_MS, toolCallObserver } from '../server.js';
+import { apiRoute } from './api/api-handler.js';
+import { buildOpenApiDocument } from './api/openapi.js';
+import { API_PREFIX } from './api/routes.js';
 import { brokerToolsetConfig } from '../toolset-config.js';
 import { versionInfo } from '../version.js';
 import { sendLive, sendMetrics, sendReady, sendVersion } from './health.js';
@@ -152,6 +155,11 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
     return catalogues({ toolsets: toolsetsForCaller(await toolsetConfig.current(), caller), ...(auth.scopes ? { scopes: auth.scopes } : {}) });
   };
 
+  /** Every broker call made while serving (/mcp and the API) names how the request was authenticated. */
+  const serveAs = (caller: GatewayCaller, serve: () => Promise<void>) =>
+    withBrokerPrincipal(caller.credential === undefined ? caller.brokerPrincipal : undefined, () => withBrokerCredential(caller.credential, serve));
+  let openApi: Record<string, unknown> | undefined;
+
   const service = await createMcpHttpService<GatewayCaller>({
     host,
     port: options.port ?? DEFAULT_GATEWAY_PORT,
@@ -192,9 +200,10 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
           return { principal: principalKey({ oauth: { userId: user.id, clientId, scopes } }), scopes, clientId, credential: auth.accessToken };
         },
         createServer: async (caller) => createGatewayMcpServer({ broker, metrics, log, brokerTimeoutMs, mcpUrl, catalogue: await catalogueFor(caller), docs: docsOf }),
-        // Every broker call made while serving names how the request was authenticated.
-        serveAs: (caller, serve) => withBrokerPrincipal(caller.credential === undefined ? caller.brokerPrincipal : undefined, () => withBrokerCredential(caller.credential, serve)),
+        serveAs,
         routes: {
+          // The scripts' API: its OpenAPI document, then every route of the operation table.
+          [`${API_PREFIX}/openapi.json`]: { guard: 'mcp', methods: read((_req, res) => sendJson(res, 200, (openApi ??= buildOpenApiDocument()))) },
           // The instance's docs, generated from the tools the caller may use: same gate as /mcp.
           '/api.md': { guard: 'mcp', methods: read(docs('api')) },
           '/skills.md': { guard: 'mcp', methods: read(docs('skills')) },
@@ -202,6 +211,9 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
           '/health/ready': { methods: read((req, res) => sendReady(res, broker, log, detailsAllowed(req))) },
           '/health/metrics': { guard: (req, res) => detailsAllowed(req) || (refuseToken(req, res), false), methods: read((_req, res) => sendMetrics(res, metrics)) },
           '/version': { methods: read((req, res) => sendVersion(res, version, detailsAllowed(req))) },
+        },
+        prefixRoutes: {
+          [`${API_PREFIX}/`]: apiRoute<GatewayCaller>({ broker, timeoutMs: brokerTimeoutMs, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, observer: toolCallObserver(metrics, log), catalogueFor, serveAs }),
         },
       };
     },

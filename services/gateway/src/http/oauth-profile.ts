@@ -9,7 +9,7 @@
  * A token without the input scope is not listed the tools that type (INPUT_TOOL_NAMES,
  * catalogue.ts); a call by a name from a cached list still reaches the broker, which refuses it.
  */
-import { GATEWAY_INPUT_SCOPE, GATEWAY_READ_SCOPE, GATEWAY_WRITE_SCOPE } from '@terminal-mcp/contract';
+import { GATEWAY_INPUT_SCOPE, GATEWAY_READ_SCOPE, GATEWAY_WRITE_SCOPE, INPUT_TOOL_NAMES } from '@terminal-mcp/contract';
 import type { OAuthResourceProfile } from '@terminal-mcp/oauth-http';
 
 export const GATEWAY_OAUTH_PROFILE: OAuthResourceProfile = {
@@ -35,24 +35,10 @@ export const GATEWAY_OAUTH_PROFILE: OAuthResourceProfile = {
   ],
 };
 
-/** The tools that type into a pane: every path to the broker's input.send* and input.run (project_dispatch
- * and supervisor2_execute_send type through the same path), and the session lifecycle tools
- * (the broker's `lifecycle` effect comes with the same scope). A token without the input
- * scope is not listed them; the broker refuses and audits a call anyway. */
-export const INPUT_TOOL_NAMES: ReadonlySet<string> = new Set([
-  'terminal_send_task',
-  'terminal_send_text',
-  'terminal_send_bound',
-  'terminal_send_keys',
-  'terminal_run',
-  'project_dispatch',
-  'supervisor2_execute_send',
-  'terminal_session_start',
-  'terminal_session_close',
-  'terminal_session_restart',
-  'terminal_session_forget',
-  'terminal_resize',
-]);
+/** The tools that type into a pane or start, stop and resize sessions: the operation
+ * table's rows with effect `delivery` or `lifecycle` (shared/contract operations). A token
+ * without the input scope is not listed them; the broker refuses and audits a call anyway. */
+export { INPUT_TOOL_NAMES };
 
 /** Whether a token with these scopes lacks the input scope this tool needs (it is then not
  * listed the tool; catalogue.ts). */

@@ -159,10 +159,11 @@ describe('live.paneOutput', () => {
     expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1)); // no gaps, no repeats
 
     await it.return?.();
-    // The stream is one read in the read audit, however many frames it sent.
+    // The stream is one read in the read audit, however many frames it sent, under the
+    // operator whose token opened it (not the dashboard process's own label).
     deps.input.reads.flush();
-    const reads = deps.stores.db('audit').prepare("SELECT role, pane_id, error_code FROM read_audit WHERE tool = 'dashboard_live' AND session_name = 'agent-live'").all();
-    expect(reads).toEqual([{ role: 'web', pane_id: s.paneId, error_code: null }]);
+    const reads = deps.stores.db('audit').prepare("SELECT role, actor, pane_id, error_code FROM read_audit WHERE tool = 'dashboard_live' AND session_name = 'agent-live'").all();
+    expect(reads).toEqual([{ role: 'web', actor: 'web:admin', pane_id: s.paneId, error_code: null }]);
     await server.tmux(['kill-session', '-t', s.sessionId]);
   });
 

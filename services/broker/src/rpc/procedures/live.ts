@@ -18,7 +18,9 @@ export const live = {
       ctx.deps.log.warn({ event: 'security.operator_session_refused', role: ctx.role, path: 'live.paneOutput' }, 'live output without an operator session refused');
       raise(new AppError('UNAUTHENTICATED', 'sign in to the dashboard first'));
     }
-    const caller = { role: ctx.role, actor: ctx.actor };
+    // The read audit names the operator whose token opened the stream (as withOperator
+    // does for every other web.sock call), not the actor label of the shared connection.
+    const caller = { role: ctx.role, actor: `web:${valid!.user.username}` };
     const node = nodeLiveRoute(ctx.deps.nodes, input.session);
     if (node !== undefined) {
       yield* pollScreenFrames({ reader: node.reader, caller, name: node.session, shownAs: input.session, pane: input.pane, host: node.host, signal });
