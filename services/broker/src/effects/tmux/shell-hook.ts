@@ -79,7 +79,7 @@ export function hookCode(shell: IntegrableShell, statusPath: string, ackPath: st
     // it (unless HIST_IGNORE_SPACE): HISTORY_IGNORE keeps it, and every later install line,
     // out of the history file whenever zsh writes it (at exit, fc -W, or per command with
     // INC_APPEND_HISTORY_TIME); the user's own pattern is kept as an alternative.
-    `[[ $HISTORY_IGNORE == *tmcp-sh-* ]] || HISTORY_IGNORE="\${HISTORY_IGNORE:+(\$HISTORY_IGNORE)|}(*tmux show-buffer -b tmcp-sh-*)"`,
+    `[[ $HISTORY_IGNORE == *tmcp-sh-* ]] || HISTORY_IGNORE="\${HISTORY_IGNORE:+($HISTORY_IGNORE)|}(*tmux show-buffer -b tmcp-sh-*)"`,
     erase,
   ].join('\n');
 }
