@@ -1,5 +1,5 @@
 // Guards terminal_run on node:session over a real sshd and a real remote tmux: the exit status and the output lines come back from a bash on the node, through FIFOs the node holds (made by the run's helper on an ssh channel, removed once the run is answered); hostile command text runs exactly as typed; printed text that looks like the helper's or a status ends nothing; a run past its limit answers RUNNING and its resume token collects it from the node, and a resume while the node is down answers NODE_UNAVAILABLE and keeps the token, which later collects the run as NO_STATUS with its output (the helper holding its FIFOs went with the link); the audit row names the node.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -42,17 +42,21 @@ async function typedDirs(session: string): Promise<string[]> {
 describe.skipIf(unavailable !== undefined)('terminal_run on a node over a real sshd', { timeout: 180_000 }, () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'tmcp-node-run-'));
+    // Test-only holds of a node run (effects/fault-injection.ts): open unless a test closes them.
+    for (const stage of ['before-open', 'after-typed']) writeFileSync(join(dir, `${stage}.go`), '');
     fixture = await startNodeFixture({
+      env: { TERMINAL_MCP_TEST_HOLD_NODE_RUN: dir },
       config: { allowed_session_patterns: ['agent-*'], permissions: { terminal_input: true } },
       node: { allowed_session_patterns: ['agent-*'], input_session_patterns: ['agent-*'] },
       sessions: async (_here, there) => {
         await there.newSession('agent-run', SHELL, { width: 160, height: 40 });
         await there.newSession('agent-long', SHELL, { width: 160, height: 40 });
+        await there.newSession('agent-cut', SHELL, { width: 160, height: 40 });
       },
     });
     ({ remote, sshd, broker } = fixture);
     client = createBrokerClient({ role: 'gateway', socketPath: join(broker.socketDir, 'gateway.sock') });
-    for (const s of ['agent-run', 'agent-long']) {
+    for (const s of ['agent-run', 'agent-long', 'agent-cut']) {
       await waitFor(`${s}'s prompt`, async () => (await remote.tmux(['capture-pane', '-p', '-t', `=${s}:`])).includes('$') || undefined);
     }
   });
@@ -112,5 +116,39 @@ describe.skipIf(unavailable !== undefined)('terminal_run on a node over a real s
     // status, and the output is there.
     const after = await client.input.run.mutate({ resume_token: first.resume_token!, timeout_s: 20 });
     expect(after).toMatchObject({ state: 'NO_STATUS', exit_status: null, session: 'gpu:agent-long', output: 'after-the-outage' });
+  });
+  it('a link cut before anything was typed answers NODE_UNAVAILABLE (audited FAILED, nothing typed); cut after typing, DELIVERY_UNKNOWN', async () => {
+    const nodeState = async () => (await client.sessions.list.query({})).nodes?.find((n) => n.node === 'gpu')?.state;
+    /** Runs `command` held at `stage`, with sshd killed while it is held. */
+    const cutAt = async (stage: 'before-open' | 'after-typed', command: string) => {
+      rmSync(join(dir, `${stage}.reached`), { force: true });
+      rmSync(join(dir, `${stage}.go`), { force: true });
+      const running = failureOf(client.input.run.mutate({ session: 'gpu:agent-cut', command, timeout_s: 20 }));
+      await waitFor(`the run held at ${stage}`, () => existsSync(join(dir, `${stage}.reached`)) || undefined);
+      await sshd.kill();
+      writeFileSync(join(dir, `${stage}.go`), '');
+      try {
+        return await running;
+      } finally {
+        await sshd.start();
+        await waitFor('the node up again', async () => (await nodeState()) === 'up' || undefined);
+      }
+    };
+    const before = await remote.tmux(['capture-pane', '-p', '-J', '-S', '-', '-t', '=agent-cut:']);
+    const early = await cutAt('before-open', 'echo cut-before-typing');
+    expect(early.code).toBe('NODE_UNAVAILABLE');
+    expect(early.message).toMatch(/before anything was typed/);
+    expect(await remote.tmux(['capture-pane', '-p', '-J', '-S', '-', '-t', '=agent-cut:'])).toBe(before);
+    const db = new Database(join(broker.stateDir, 'audit.db'), { readonly: true });
+    try {
+      const row = db.prepare("SELECT decision, error_code FROM input_audit WHERE session_name = 'gpu:agent-cut' ORDER BY id DESC LIMIT 1").get();
+      expect(row).toEqual({ decision: 'FAILED', error_code: 'NODE_UNAVAILABLE' });
+    } finally {
+      db.close();
+    }
+    const late = await cutAt('after-typed', 'sleep 1; echo cut-after-typing');
+    expect(late.code).toBe('DELIVERY_UNKNOWN');
+    expect(late.message).toMatch(/was typed on node gpu/);
+    await waitFor('the command ran on the node', async () => (await remote.tmux(['capture-pane', '-p', '-J', '-S', '-', '-t', '=agent-cut:'])).includes('\ncut-after-typing') || undefined);
   });
 });

@@ -89,8 +89,16 @@ export function brokerSignalScenario(signal: 'SIGTERM' | 'SIGKILL') {
       await sleep((s.seconds * 1000) / 2);
       const t = await traffic.stop();
       const slow = stops.filter((ms) => ms > 5000).length;
-      const notes = [lossNote(t), signal === 'SIGTERM' && slow > 0 ? `${slow} of ${stops.length} stop(s) over 5 s` : undefined, signal === 'SIGTERM' && pending > 0 ? `${pending} PENDING row(s) left by the stops` : undefined].filter(Boolean);
-      const figures = { stops: stops.length, stop_ms: stops.join('/'), stop_max_ms: Math.max(...stops), recovery_ms: recoveries.join('/'), pending_left: pending };
+      const notes = [
+        lossNote(t),
+        signal === 'SIGTERM' && slow > 0 ? `${slow} of ${stops.length} stop(s) over 5 s` : undefined,
+        signal === 'SIGTERM' && pending > 0 ? `${pending} PENDING row(s) left by the stops` : undefined,
+        // Issue 43's claims under a stopped broker.
+        t.arrivedJoined > 0 ? `${t.arrivedJoined} acknowledged send(s) glued to text left on the line` : undefined,
+        t.toldNotTypedButArrived > 0 ? `${t.toldNotTypedButArrived} send(s) told *_UNAVAILABLE that were typed` : undefined,
+        t.auditDisagrees > 0 ? `${t.auditDisagrees} audit row(s) disagree with the panes or the answers (${t.disagreementSamples.join('; ')})` : undefined,
+      ].filter(Boolean);
+      const figures = { stops: stops.length, stop_ms: stops.join('/'), stop_max_ms: Math.max(...stops), recovery_ms: recoveries.join('/'), pending_left: pending, glued: t.arrivedJoined, told_unavailable_typed: t.toldNotTypedButArrived, audit_disagrees: t.auditDisagrees };
       return { ok: notes.length === 0, traffic: t, figures, ...(notes.length ? { note: notes.join('; ') } : {}) };
     });
 }

@@ -5,6 +5,7 @@
  * file ARRIVED; an acknowledged token that never arrives is LOST (the one figure that must be 0).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { parseRows } from '@terminal-mcp/test';
 import { call, errorCodeOf, type SoakStack } from './soak-stack.js';
 
 export interface TrafficFigures {
@@ -16,6 +17,14 @@ export interface TrafficFigures {
    * broker killed between paste and Enter: DELIVERY_UNKNOWN). Their bytes arrived. */
   arrivedJoined: number;
   lost: number;
+  /** Issue 43's claims, each must be 0: sends whose client was told a code that says
+   * "nothing was typed" (`*_UNAVAILABLE`, a transport error) yet whose token arrived. */
+  toldNotTypedButArrived: number;
+  /** Tokens whose audit row disagrees with the pane: arrived but audited FAILED/BLOCKED, or
+   * acknowledged but not audited SENT (rows read back with terminal_list_input_audit). */
+  auditDisagrees: number;
+  /** Up to 3 samples of either, to look for. */
+  disagreementSamples: string[];
   /** Up to 3 lost tokens, to look for. */
   lostSamples: string[];
   /** Sends refused or failed, by error code (not acknowledged, so never "lost"). */
@@ -33,6 +42,8 @@ const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : s
 export async function startTraffic(stack: SoakStack, label: string): Promise<Traffic> {
   let running = true;
   const acked = new Map<string, string[]>();
+  /** Tokens whose send was answered with an error, and the code. */
+  const toldFailed = new Map<string, string>();
   const refused: Record<string, number> = {};
   const latencies: number[] = [];
   let calls = 0;
@@ -48,12 +59,16 @@ export async function startTraffic(stack: SoakStack, label: string): Promise<Tra
         const sent = await call(client, 'terminal_send_text', { session: pane.name, text: token, enter: true });
         const code = errorCodeOf(sent);
         if (code === undefined) mine.push(token);
-        else refused[code] = (refused[code] ?? 0) + 1;
+        else {
+          refused[code] = (refused[code] ?? 0) + 1;
+          toldFailed.set(token, code);
+        }
         await call(client, 'terminal_tail', { session: pane.name, lines: 20 });
       } catch (err) {
         // The gateway or broker went away mid-call: not acknowledged.
         const code = (err as { code?: unknown }).code;
         refused[`transport:${String(code ?? 'error')}`] = (refused[`transport:${String(code ?? 'error')}`] ?? 0) + 1;
+        toldFailed.set(token, `transport:${String(code ?? 'error')}`);
         await new Promise((r) => setTimeout(r, 100));
       }
       latencies.push(performance.now() - began);
@@ -89,7 +104,67 @@ export async function startTraffic(stack: SoakStack, label: string): Promise<Tra
         seen = check();
       }
       const sorted = [...latencies].sort((a, b) => a - b);
-      return { calls, acknowledged: total, arrived: seen.exact + seen.joined, arrivedJoined: seen.joined, lost: seen.lost.length, lostSamples: seen.lost.slice(0, 3), refused, p50Ms: Math.round(percentile(sorted, 50)), p99Ms: Math.round(percentile(sorted, 99)) };
+      const claims = await checkClaims(stack, acked, toldFailed);
+      return {
+        calls,
+        acknowledged: total,
+        arrived: seen.exact + seen.joined,
+        arrivedJoined: seen.joined,
+        lost: seen.lost.length,
+        lostSamples: seen.lost.slice(0, 3),
+        ...claims,
+        refused,
+        p50Ms: Math.round(percentile(sorted, 50)),
+        p99Ms: Math.round(percentile(sorted, 99)),
+      };
     },
   };
+}
+
+/** A code that tells the client nothing was typed. DELIVERY_UNKNOWN and the gates'
+ * refusals are not among them (the first says "maybe", the others are BLOCKED before). */
+const saysNotTyped = (code: string) => code.endsWith('_UNAVAILABLE') || code.startsWith('transport:');
+
+/** Issue 43's exact claims after a run: every client told "not typed" for text that was
+ * typed, and every audit row that disagrees with what reached the panes. */
+async function checkClaims(stack: SoakStack, acked: ReadonlyMap<string, readonly string[]>, toldFailed: ReadonlyMap<string, string>): Promise<Pick<TrafficFigures, 'toldNotTypedButArrived' | 'auditDisagrees' | 'disagreementSamples'>> {
+  const arrived = new Set<string>();
+  for (const p of stack.panes) for (const l of p.lines()) for (const t of l.split(/(?=(?:clients|sigterm|sigkill|tmux|damage|disk)-\d+-\d+-\d{13})/)) arrived.add(t);
+  const samples: string[] = [];
+  let told = 0;
+  for (const [token, code] of toldFailed) {
+    if (saysNotTyped(code) && arrived.has(token)) {
+      told++;
+      if (samples.length < 3) samples.push(`${token}: told ${code}, arrived`);
+    }
+  }
+  // The audit rows, read back through the gateway (every soak client is the same
+  // principal, so one client sees them all): the preview holds the token.
+  const decisions = new Map<string, string>();
+  const client = await stack.client('soak-audit-reader');
+  let cursor: string | undefined;
+  for (let page = 0; page < 500; page++) {
+    const r = await call(client, 'terminal_list_input_audit', { limit: 100, ...(cursor ? { cursor } : {}) }).catch(() => null);
+    if (r === null || r.isError) break;
+    const text = r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+    for (const row of parseRows(text, 'id')) {
+      const preview = typeof row.preview === 'string' ? row.preview : '';
+      if (row.tool === 'terminal_send_text' && preview !== '') decisions.set(preview, String(row.decision));
+    }
+    cursor = /pass cursor "([^"]+)"/.exec(text)?.[1];
+    if (cursor === undefined) break;
+  }
+  let disagree = 0;
+  const note = (s: string) => {
+    disagree++;
+    if (samples.length < 6) samples.push(s);
+  };
+  for (const tokens of acked.values()) for (const t of tokens) if (decisions.get(t) !== 'SENT') note(`${t}: acknowledged, audited ${decisions.get(t) ?? 'nowhere'}`);
+  for (const [t, decision] of decisions) {
+    if ((decision === 'FAILED' || decision === 'BLOCKED') && arrived.has(t)) note(`${t}: audited ${decision}, arrived`);
+    // Every DELIVERY_UNKNOWN reaches its client as such (or the call itself broke).
+    const told = toldFailed.get(t);
+    if (decision === 'DELIVERY_UNKNOWN' && told !== 'DELIVERY_UNKNOWN' && !told?.startsWith('transport:')) note(`${t}: audited DELIVERY_UNKNOWN, client told ${told ?? 'SENT'}`);
+  }
+  return { toldNotTypedButArrived: told, auditDisagrees: disagree, disagreementSamples: samples };
 }

@@ -78,7 +78,15 @@ const inputText = z
   .string()
   .min(1, 'text is empty')
   .max(INPUT_LIMITS.textMax, `text is longer than ${INPUT_LIMITS.textMax} characters`);
-const dryRun = z.boolean().optional().describe('check every gate, audit DRY_RUN, send nothing');
+const dryRun = z.boolean().optional().describe('check every gate, send nothing');
+/** terminal_send_text, terminal_send_task and terminal_run: a retry with the same key types nothing. */
+const idempotencyKey = z
+  .string()
+  .regex(IDEMPOTENCY_KEY_PATTERN, 'idempotency key: 1-128 characters of A-Z a-z 0-9 . _ : -')
+  .optional()
+  .describe('a retry with it (24 h) types nothing, answers the first outcome');
+/** Text this caller did not type on a shell's input line is refused (INPUT_LINE_NOT_EMPTY) unless cleared. */
+const clearLine = z.boolean().optional().describe('clear the input line first');
 const targetSession = sessionNameSchema.optional().describe('exact session name (or binding)');
 const targetBinding = bindingNameSchema.optional().describe('binding name from terminal_bind (or session)');
 
@@ -98,6 +106,8 @@ export const sendTextInputShape = {
   pane: targetPane,
   text: inputText.describe('text to type'),
   enter: z.boolean().optional().describe('press Enter after the text (default false)'),
+  clear_line: clearLine,
+  idempotency_key: idempotencyKey,
   dry_run: dryRun,
 };
 export const sendTextInputSchema = z.object(sendTextInputShape).strict();
@@ -127,6 +137,7 @@ export const sendTextOutputSchema = inputTargetSchema.extend({
   text_length: z.number().int().describe('characters sent (after \\r\\n normalisation)'),
   crlf_normalized: z.boolean().describe('true when \\r\\n in the text was sent as \\n'),
   enter_pressed: z.boolean(),
+  replayed: z.boolean().optional().describe('the first answer for this idempotency_key; nothing was typed now'),
 });
 export type SendTextOutput = z.infer<typeof sendTextOutputSchema>;
 
@@ -163,11 +174,8 @@ export const sendTaskInputShape = {
   pane: targetPane,
   binding: targetBinding,
   text: inputText.describe('the task or command to submit; trailing newlines are dropped (Enter is pressed once by the tool)'),
-  idempotency_key: z
-    .string()
-    .regex(IDEMPOTENCY_KEY_PATTERN, 'idempotency key: 1-128 characters of A-Z a-z 0-9 . _ : -')
-    .optional()
-    .describe('reuse within 24 h returns the first receipt and sends nothing'),
+  clear_line: clearLine,
+  idempotency_key: idempotencyKey,
   dry_run: dryRun,
 };
 export const sendTaskInputSchema = z.object(sendTaskInputShape).strict().refine(exactlyOneTarget, targetRefinement).refine(paneNeedsSession, paneRefinement);
@@ -190,9 +198,9 @@ export const taskReceiptSchema = z.object({
   message: z.string().describe('one line: what happened and the evidence'),
   hint: z.string().nullable(),
   text_length: z.number().int(),
-  text_landed: z.boolean().describe('the text was seen in the input line before Enter'),
+  text_landed: z.boolean().describe('seen in the input line before Enter'),
   enter_pressed: z.boolean(),
-  replayed: z.boolean().describe('true when this is the stored receipt of an earlier call with the same idempotency key'),
+  replayed: z.boolean().describe('the first receipt for this idempotency key'),
   at: z.string().describe('ISO 8601 time of the original attempt'),
 });
 export type TaskReceipt = z.infer<typeof taskReceiptSchema>;
@@ -254,15 +262,16 @@ export type RunShell = (typeof RUN_SHELLS)[number];
 export const DEFAULT_RUN_SHELLS: readonly RunShell[] = ['bash', 'zsh', 'sh', 'dash'];
 
 export const runInputShape = {
-  session: sessionNameSchema.optional().describe('exact session name (with command)'),
+  session: sessionNameSchema.optional().describe('exact session name'),
   command: z
     .string()
     .min(1)
     .max(RUN_LIMITS.commandMax)
     .optional()
-    .describe('one shell command line, run exactly as typed at the prompt (no newlines)'),
+    .describe('one command line, typed exactly as given (no newlines)'),
   pane: targetPane,
-  clear_line: z.boolean().optional().describe('clear text left on the input line first'),
+  clear_line: clearLine,
+  idempotency_key: idempotencyKey,
   resume_token: z.string().min(1).max(RUN_LIMITS.resumeTokenMax).optional().describe('instead of session+command: collect a RUNNING run'),
   timeout_s: z
     .number()
@@ -295,12 +304,13 @@ export const runResultSchema = z.object({
   pane_id: z.string(),
   audit_id: z.number().int(),
   exit_status: z.number().int().nullable().describe('the command\'s exit status (130: interrupted); null unless DONE'),
-  output: z.string().describe('the lines the command printed (untrusted, redacted); with RUNNING, so far'),
+  output: z.string().describe('what the command printed (untrusted, redacted; so far if RUNNING)'),
   output_lines: z.number().int(),
   truncated: z.boolean().describe('true when only the last lines are returned'),
   redactions: z.number().int(),
   duration_ms: z.number().int(),
   cursor: z.object({ line: z.number().int(), x: z.number().int() }).describe('the pane\'s cursor after the run (absolute line, column)'),
   resume_token: z.string().nullable().describe('with RUNNING: pass it back as resume_token'),
+  replayed: z.boolean().optional(),
 });
 export type RunResult = z.infer<typeof runResultSchema>;

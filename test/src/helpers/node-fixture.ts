@@ -28,6 +28,8 @@ export async function startNodeFixture(opts: {
   /** The node's own settings besides its name, ssh destination, socket and keys. */
   node?: Record<string, unknown>;
   sessions?: (local: TmuxTestServer, remote: TmuxTestServer) => Promise<void>;
+  /** Extra environment of the broker (test-only fault injection, say). */
+  env?: Record<string, string>;
 }): Promise<NodeFixture> {
   // Each part is ended again if a later step fails (a node that never comes up must not
   // leave its broker, sshd and tmux servers behind: afterAll has no fixture to stop then).
@@ -46,6 +48,7 @@ export async function startNodeFixture(opts: {
     started.push(() => sshd.stop());
     const broker = await startBrokerProcess({
       tmuxSocket: local.socketName,
+      ...(opts.env ? { env: opts.env } : {}),
       config: {
         log_level: 'warn',
         ...opts.config,

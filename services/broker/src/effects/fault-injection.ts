@@ -6,7 +6,8 @@
  * prove that such a send reaches the pane at most once and is reported DELIVERY_UNKNOWN
  * after the restart. Never set it in production: every input call would kill the broker.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const REQUESTED = process.env.TERMINAL_MCP_TEST_CRASH_AFTER_AUDIT === '1';
 /** Honoured only inside a test run (vitest sets NODE_ENV=test and the test brokers inherit
@@ -45,4 +46,16 @@ export async function holdStartIfRequested(): Promise<void> {
   const path = process.env.TERMINAL_MCP_TEST_HOLD_START;
   if (path === undefined || path === '' || process.env.NODE_ENV !== 'test') return;
   while (!existsSync(path)) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** With `TERMINAL_MCP_TEST_HOLD_NODE_RUN=<dir>` (test runs only, like the above), a
+ * terminal_run on a node stops at `stage` (before its run channel is made on the node, or
+ * right after its line was typed), writes `<dir>/<stage>.reached` and waits until
+ * `<dir>/<stage>.go` exists: the end-to-end test cuts the node's link (kills its sshd)
+ * there, to prove what the caller is told for a link cut before and after typing. */
+export async function holdNodeRunIfRequested(stage: 'before-open' | 'after-typed'): Promise<void> {
+  const dir = process.env.TERMINAL_MCP_TEST_HOLD_NODE_RUN;
+  if (dir === undefined || dir === '' || process.env.NODE_ENV !== 'test') return;
+  writeFileSync(join(dir, `${stage}.reached`), '');
+  while (!existsSync(join(dir, `${stage}.go`))) await new Promise((r) => setTimeout(r, 20));
 }

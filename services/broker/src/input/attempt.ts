@@ -229,6 +229,16 @@ function attemptRecord(caller: AttemptCaller, spec: AttemptSpec, at: number, fre
         },
       })
     : null;
+  /** An act's receipt JSON and a reviewed send's review, in one object. */
+  const withReview = (json: string | null | undefined): string | null => {
+    if (json === null || json === undefined) return reviewJson;
+    if (reviewJson === null) return json;
+    try {
+      return JSON.stringify({ ...(JSON.parse(reviewJson) as object), ...(JSON.parse(json) as object) });
+    } catch {
+      return json;
+    }
+  };
   const unavailable = (err: unknown) => {
     deps.log.error({ event: 'audit.write_failed', tool: spec.tool, err: (err as Error).message }, 'audit write failed; nothing sent');
     return new AppError('AUDIT_UNAVAILABLE', 'the audit log could not be written, so nothing was sent');
@@ -257,7 +267,7 @@ function attemptRecord(caller: AttemptCaller, spec: AttemptSpec, at: number, fre
       keys: auditKeys(spec.request, decision === 'PENDING' || decision === 'QUEUED'),
       finishedAt: decision === 'PENDING' ? null : Date.now(),
       receipt: receipt.receipt ?? null,
-      receiptJson: receipt.receiptJson ?? reviewJson,
+      receiptJson: withReview(receipt.receiptJson),
     };
   };
   const self: AttemptRecord = {
@@ -287,7 +297,7 @@ function attemptRecord(caller: AttemptCaller, spec: AttemptSpec, at: number, fre
         }
       }
       try {
-        const outcome = { decision, errorCode, finishedAt: Date.now(), receipt: receipt.receipt ?? null, receiptJson: receipt.receiptJson ?? reviewJson };
+        const outcome = { decision, errorCode, finishedAt: Date.now(), receipt: receipt.receipt ?? null, receiptJson: withReview(receipt.receiptJson) };
         if (idem && (decision === 'BLOCKED' || decision === 'FAILED')) services.audit.finishAndReleaseKey(auditId, outcome, idem.scope, idem.key);
         else services.audit.finishAttempt(auditId, outcome);
       } catch (err) {
@@ -324,9 +334,8 @@ export async function runInputAttempt<T>(
     if (c.decision === null) throw c.error;
     const auditId = log.record(c.decision, c.error.code);
     // Something may have been typed: the caller is told exactly that (never "tmux is
-    // unavailable", which says nothing was). A node's broken link keeps its code: its
-    // message already says the text may have arrived (docs/errors.md).
-    if (c.decision === 'DELIVERY_UNKNOWN' && c.error.code !== 'NODE_UNAVAILABLE' && c.error.code !== 'DELIVERY_UNKNOWN') {
+    // unavailable" or "the node is unavailable", which say nothing was).
+    if (c.decision === 'DELIVERY_UNKNOWN' && c.error.code !== 'DELIVERY_UNKNOWN') {
       throw new AppError('DELIVERY_UNKNOWN', `the input may or may not have reached the pane: ${c.error.message} (audit id ${auditId})`);
     }
     if (c.rethrow) throw err;

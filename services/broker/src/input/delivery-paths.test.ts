@@ -1,4 +1,4 @@
-// Derives from the source every place that can put bytes into a pane and pins them to the input attempt: tmux's load-buffer/paste-buffer/send-keys appear only in effects/tmux/deliver.ts, the delivery is made only by input/services.ts (and, for each node, effects/ssh/node-adapters.ts, reaching the attempt only through input/node-route.ts), and its writing calls (pasteText, pasteLine, pasteSubmit, pressKeys, pressEditorKeys, holdHookBuffer, exitCopyMode) are made only inside the act steps of input/send.ts, input/task.ts and input/run.ts (the dashboard's secret entry, input/secret-entry.ts, reaches them only through send.ts's pasteThenEnter, inside its own act step), which runInputAttempt calls after THE input authorization (input/authorize.ts). A planted call elsewhere is found (the control).
+// Derives from the source every place that can put bytes into a pane and pins them to the input attempt: tmux's load-buffer/paste-buffer/send-keys appear only in effects/tmux/deliver.ts, the delivery is made only by input/services.ts (and, for each node, effects/ssh/node-adapters.ts, reaching the attempt only through input/node-route.ts), and its writing calls (pasteText, pasteLine, pasteSubmit, pressKeys, pressEditorKeys, holdHookBuffer, exitCopyMode) are made only inside the act steps of input/send.ts, input/task.ts and input/run.ts (the dashboard's secret entry, input/secret-entry.ts, reaches them only through send.ts's pasteThenEnter, inside its own act step; the input line check, input/input-line.ts, presses the line editor's probe keys only when those act steps call it), which runInputAttempt calls after THE input authorization (input/authorize.ts). A planted call elsewhere is found (the control).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +38,9 @@ describe('every path that writes into a pane', () => {
   });
 
   it('bytes are delivered only by the act steps of the input attempt (send text, keys, task, run)', () => {
-    expect(where(FILES, DELIVERY_WRITES)).toEqual(['input/run.ts', 'input/send.ts', 'input/task.ts']);
+    expect(where(FILES, DELIVERY_WRITES)).toEqual(['input/input-line.ts', 'input/run.ts', 'input/send.ts', 'input/task.ts']);
+    // The input line check (probe keys, no text) is called only from those act steps.
+    expect(where(FILES, /\bcheckLineBeforeSubmit\(/)).toEqual(['input/input-line.ts', 'input/run.ts', 'input/send.ts', 'input/task.ts']);
     // The paste-then-Enter act is shared by the sends and the secret entry, and called
     // only from act steps.
     expect(where(FILES, /\bpasteThenEnter\(/)).toEqual(['input/secret-entry.ts', 'input/send.ts']);

@@ -32,7 +32,6 @@
  */
 import { AppError, readAppErrorData, RUN_LIMITS, type RunResult } from '@terminal-mcp/contract';
 import { recordRead } from '../audit/record-read.js';
-import { redactSecrets } from '../policy/redact.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { EndCapture, RunChannel, RunMark, RunSignals } from '../effects/tmux/run-signal.js';
 import type { AccessGate } from '../access/gate.js';
@@ -47,8 +46,11 @@ import { classifyDelivery } from './attempt-outcome.js';
 import { authorizedForeground, runInputAttempt, type AttemptCaller } from './attempt.js';
 import { authorizeInputCaller } from './authorize.js';
 import { answerWithNode } from './node-route.js';
-import { INTEGRABLE_SHELLS, type IntegrableShell } from '../effects/tmux/shell-hook.js';
+import type { IntegrableShell } from '../effects/tmux/shell-hook.js';
 import type { ShellIntegration } from '../effects/tmux/shell-integration.js';
+import { holdNodeRunIfRequested } from '../effects/fault-injection.js';
+import { checkLineBeforeSubmit, isIntegrable } from './input-line.js';
+import { idempotencyOf, sentEarlier } from './replay.js';
 import type { ActContext, ActOutcome } from './attempt.js';
 import { recordRejectedInputCall } from './rejected-call.js';
 
@@ -293,20 +295,11 @@ const timeoutMsOf = (seconds: number | undefined) => Math.round((seconds ?? RUN_
 
 /** An act's refusal after the audit row (nothing of the command typed): its code and why. */
 interface RunRefusal {
-  refused: { code: 'FOREGROUND_NOT_ALLOWED' | 'INPUT_LINE_NOT_EMPTY' | 'INTERNAL'; message: string; hint?: string };
+  refused: { code: 'FOREGROUND_NOT_ALLOWED' | 'INPUT_LINE_NOT_EMPTY' | 'INTERNAL' | 'NODE_UNAVAILABLE'; message: string; hint?: string };
 }
 
 /** A prompt mark still on its way is awaited this long before the hook is taken as gone. */
 const HOOK_GRACE_MS = 1_000;
-
-const isIntegrable = (shell: string): shell is IntegrableShell => (INTEGRABLE_SHELLS as readonly string[]).includes(shell);
-
-/** What is on an input line, as an answer may show it: redacted, and cut. */
-function shownLeftover(text: string): string {
-  // Redacted whole, then cut: a secret cut in half would escape the redactor.
-  const shown = redactSecrets(text).text;
-  return shown.length > 80 ? `${shown.slice(0, 80)}…` : shown;
-}
 
 /**
  * A run into a local bash or zsh through its shell integration
@@ -323,6 +316,9 @@ async function integratedAct(ctx: ActContext, shells: ShellIntegration, shell: I
   // Not at its prompt by its marks, yet its line editor reads a command line: the hook is
   // gone (a command replaced PROMPT_COMMAND or precmd); it is installed again.
   if (shells.state(key) === 'running' && (await services.run.lineEditing(paneId)) === true) await shells.forgetIfSilent(key, HOOK_GRACE_MS);
+  // A hook an earlier broker installed in this very shell: its pair is taken over, not
+  // installed again (the gates found the shell leading the terminal, at its prompt).
+  const adopted = shells.state(key) === null && shells.adoptable(paneId, live.panePid).some((c) => c.shellPid === shellPid && c.shell === shell) && shells.adopt(key, shell);
   const delivery = services.delivery;
   const ensured = await shells.ensure(key, shell, {
     holdBuffer: (name, code) => delivery.holdHookBuffer(name, code),
@@ -340,18 +336,11 @@ async function integratedAct(ctx: ActContext, shells: ShellIntegration, shell: I
       'Wait for it to finish (terminal_wait_for_state), or use terminal_send_task / terminal_send_text to type into what runs.',
     );
   if (shells.state(key) !== 'prompt') return notAtPrompt();
-  const line = await shells.inputLine(key, clearLine, (which) => delivery.pressEditorKeys(paneId, which, foreground));
-  if (line === null) {
+  const lineRefusal = await checkLineBeforeSubmit(ctx, { key, shell, adopted }, clearLine, null, 'typing the command');
+  if (lineRefusal !== null) {
     // A command line that started meanwhile (its mark came while the editor was awaited).
-    if (shells.state(key) !== 'prompt') return notAtPrompt();
-    return refuse('FOREGROUND_NOT_ALLOWED', `the ${shell}'s line editor did not answer at its prompt; nothing was typed`, 'Retry in a moment; terminal_read_since shows what the pane is doing.');
-  }
-  if (line.length > 0) {
-    return refuse(
-      'INPUT_LINE_NOT_EMPTY',
-      `the ${shell}'s input line already holds ${line.length} character(s): ${JSON.stringify(shownLeftover(line.text))}; typing now would join them to the command. Nothing was typed`,
-      'Call again with clear_line: true to clear that line (with the line editor) before typing, or find out who typed it (terminal_read_since).',
-    );
+    if (lineRefusal.refused.code === 'FOREGROUND_NOT_ALLOWED' && shells.state(key) === 'running') return notAtPrompt();
+    return refuse(lineRefusal.refused.code, lineRefusal.refused.message, lineRefusal.refused.hint);
   }
   // The line the command is typed on: read now (the hook's install, if any, is done).
   const facts = await reads.facts(paneId);
@@ -374,11 +363,12 @@ async function integratedAct(ctx: ActContext, shells: ShellIntegration, shell: I
   return { decision: 'SENT', errorCode: null, value: run, receiptJson: JSON.stringify(receipt) };
 }
 
-export async function runCommand(caller: AttemptCaller, args: { target: TargetRef; command: string; timeoutS?: number | undefined; clearLine?: boolean | undefined }): Promise<RunResult> {
+export async function runCommand(caller: AttemptCaller, args: { target: TargetRef; command: string; timeoutS?: number | undefined; clearLine?: boolean | undefined; idempotencyKey?: string }): Promise<RunResult> {
   const timeoutMs = timeoutMsOf(args.timeoutS);
+  const idempotency = idempotencyOf(caller, args.idempotencyKey, ['terminal_run', args.target.session ?? null, args.target.pane ?? null, args.command]);
   const result = await runInputAttempt<PendingRun | RunRefusal | null>(
     caller,
-    { tool: 'terminal_run', target: args.target, request: { kind: 'command', text: args.command }, dryRun: false },
+    { tool: 'terminal_run', target: args.target, request: { kind: 'command', text: args.command }, dryRun: false, ...(idempotency ? { idempotency } : {}) },
     // The attempt's context is the target host's (a node's for `node:session`).
     async (ctx) => {
       const { target, live, decision, auditId, services, reads, node } = ctx;
@@ -408,9 +398,14 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
       const startLine = live.historySize + live.cursorY;
       let channel: RunChannel;
       try {
+        if (node !== undefined) await holdNodeRunIfRequested('before-open');
         channel = await services.run.open(target.identity.paneId, endCapture(reads, target.identity.paneId, live.panePid, startLine));
       } catch {
         // Nothing typed (not DELIVERY_UNKNOWN, which an error thrown from here would be).
+        // On a node the channel is made over its link: a link that broke is the node's.
+        if (node !== undefined) {
+          return { decision: 'FAILED', errorCode: 'NODE_UNAVAILABLE', value: { refused: { code: 'NODE_UNAVAILABLE', message: `the link to node ${node} broke before anything was typed (its run channel could not be made): nothing was typed`, hint: `Call terminal_node_health for node ${node}'s state, then run the command again.` } } };
+        }
         return { decision: 'FAILED', errorCode: 'INTERNAL', value: null };
       }
       const line = runWrapper(decision.text, channel, decision.shell);
@@ -431,6 +426,15 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
     },
   );
   if (result.kind === 'blocked') throw result.error;
+  if (result.kind === 'replayed') {
+    // A retry with the key: the first call's answer (awaited if it is still coming).
+    const earlier = sentEarlier(result);
+    const first = caller.deps.input.runAnswers?.get(earlier.id);
+    let answered: RunResult | null = null;
+    if (first !== undefined) answered = await first.catch(() => null);
+    if (answered !== null) return { ...answered, replayed: true };
+    throw new AppError('DELIVERY_UNKNOWN', `the earlier call with this idempotency_key typed the command (audit id ${earlier.id}); its outcome is not known here (its answer failed, or the broker restarted): look with terminal_read_since. Nothing was typed again now`);
+  }
   if (result.kind !== 'acted') throw new AppError('INTERNAL', 'unexpected input attempt result');
   const outcome = result.outcome;
   const value = outcome.value;
@@ -446,7 +450,26 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
   }
   if (outcome.decision === 'DELIVERY_UNKNOWN') throw new AppError('DELIVERY_UNKNOWN', `tmux stopped answering while typing: the command may or may not have been typed (audit id ${result.auditId})`);
   if (value === null) throw new AppError('INTERNAL', 'unexpected input attempt result');
-  return answer(caller, hostOfRun(caller, value.node), value, timeoutMs, null);
+  if (value.node !== undefined) await holdNodeRunIfRequested('after-typed');
+  const answering = answerTyped(caller, value, timeoutMs, result.auditId);
+  if (idempotency !== undefined) caller.deps.input.runAnswers?.remember(result.auditId, answering);
+  return answering;
+}
+
+/** The answer of a run that was typed. A node whose link breaks before the end is read
+ * answers DELIVERY_UNKNOWN: the command was typed, and its outcome is not known (never
+ * NODE_UNAVAILABLE, which says nothing was). */
+async function answerTyped(caller: AttemptCaller, run: PendingRun, timeoutMs: number, auditId: number): Promise<RunResult> {
+  try {
+    return await answer(caller, hostOfRun(caller, run.node), run, timeoutMs, null);
+  } catch (err) {
+    const code = readAppErrorData(err)?.code;
+    if (run.node === undefined || (code !== 'NODE_UNAVAILABLE' && code !== 'TMUX_UNAVAILABLE' && code !== 'TIMEOUT')) throw err;
+    throw new AppError(
+      'DELIVERY_UNKNOWN',
+      `the command was typed on node ${run.node} (audit id ${auditId}), then the link broke before its end was read: its outcome is not known. Look with terminal_read_since once the node is back; do not type it again blindly`,
+    );
+  }
 }
 
 /** Collects a run that answered RUNNING: the same caller, the read gate again on the

@@ -1,11 +1,17 @@
 /** terminal_send_text, terminal_send_bound and terminal_send_keys: one attempt each (see
- * attempt.ts); refusals and failures are thrown as our error codes after being audited. */
+ * attempt.ts); refusals and failures are thrown as our error codes after being audited.
+ * A text submitted (enter) into a shell whose line the broker can read goes only onto an
+ * empty line or the caller's own partial typing (input-line.ts); terminal_send_text takes
+ * an idempotency key (replay.ts). */
 import {
   AppError,
+  sendTextOutputSchema,
   type ErrorCode,
   type SendKeysOutput,
   type SendTextOutput,
 } from '@terminal-mcp/contract';
+import { checkLineBeforeSubmit, integratedShellAtPrompt, lineOwner, type LineRefusal } from './input-line.js';
+import { idempotencyOf, sentEarlier } from './replay.js';
 import { classifyDelivery } from './attempt-outcome.js';
 import { authorizedForeground, runInputAttempt, type ActContext, type ActOutcome, type AttemptCaller, type AttemptResult, type AttemptSpec } from './attempt.js';
 import type { ResolvedTarget, TargetRef } from '../access/target.js';
@@ -74,9 +80,21 @@ export async function pasteThenEnter(
 
 export async function sendText(
   caller: AttemptCaller,
-  args: { target: TargetRef; text: string; enter: boolean; dryRun: boolean; tool: string; review?: AttemptSpec['review']; pinned?: AttemptSpec['pinned'] },
+  args: {
+    target: TargetRef;
+    text: string;
+    enter: boolean;
+    dryRun: boolean;
+    tool: string;
+    review?: AttemptSpec['review'];
+    pinned?: AttemptSpec['pinned'];
+    clearLine?: boolean;
+    idempotencyKey?: string;
+  },
 ): Promise<SendTextOutput> {
-  const result = await runInputAttempt<SendTextOutput>(
+  const clearLine = args.clearLine === true;
+  const idempotency = idempotencyOf(caller, args.idempotencyKey, [args.tool, args.target.session ?? null, args.target.binding ?? null, args.target.pane ?? null, args.text, args.enter]);
+  const result = await runInputAttempt<SendTextOutput | LineRefusal>(
     caller,
     {
       tool: args.tool,
@@ -86,8 +104,10 @@ export async function sendText(
       queueable: true,
       ...(args.review ? { review: args.review } : {}),
       ...(args.pinned ? { pinned: args.pinned } : {}),
+      ...(idempotency ? { idempotency } : {}),
     },
-    async ({ target, live, decision, auditId, services }) => {
+    async (ctx) => {
+      const { target, live, decision, auditId, services } = ctx;
       if (decision.action !== 'paste_text') throw new AppError('INTERNAL', 'unexpected input decision');
       const base = {
         ...targetFields(target),
@@ -95,12 +115,38 @@ export async function sendText(
         text_length: Array.from(decision.text).length,
         crlf_normalized: decision.crlfNormalized,
       };
+      // A shell at its prompt whose line the broker can read: a submit goes only onto an
+      // empty line or this caller's own typing since the prompt (input-line.ts).
+      const owner = lineOwner(caller);
+      const shell = args.enter || clearLine ? await integratedShellAtPrompt(ctx) : null;
+      if (shell !== null) {
+        const refusal = await checkLineBeforeSubmit(ctx, shell, clearLine, args.enter ? owner : null, 'submitting this text');
+        if (refusal !== null) return { decision: 'FAILED', errorCode: refusal.refused.code, value: refusal };
+      }
       const sent = await pasteThenEnter({ target, live, services }, decision.text, args.enter);
-      return { decision: sent.decision, errorCode: sent.errorCode, value: { ...base, result: 'SENT', enter_pressed: sent.enterPressed } };
+      const value: SendTextOutput = { ...base, result: 'SENT', enter_pressed: sent.enterPressed };
+      if (sent.decision === 'SENT' && !args.enter) {
+        // Partial typing: remembered for this caller's submit that follows.
+        const at = shell ?? (await integratedShellAtPrompt(ctx));
+        if (at !== null) services.shells?.noteTyped(at.key, owner, decision.text, clearLine);
+      }
+      // The answer is kept for a replay of the key; a cleared line is audited.
+      const receipt = { ...(idempotency ? value : {}), ...(clearLine && shell !== null ? { cleared_line: true } : {}) };
+      return { decision: sent.decision, errorCode: sent.errorCode, value, ...(Object.keys(receipt).length > 0 ? { receiptJson: JSON.stringify(receipt) } : {}) };
     },
   );
+  if (result.kind === 'replayed') {
+    const earlier = sentEarlier(result);
+    const parsed = earlier.receiptJson === null ? null : sendTextOutputSchema.safeParse(JSON.parse(earlier.receiptJson));
+    if (parsed?.success) return { ...parsed.data, replayed: true };
+    throw new AppError('DELIVERY_UNKNOWN', `the earlier call with this idempotency_key (audit id ${earlier.id}) typed its text; its answer was not kept, and nothing was typed again now`);
+  }
+  if (result.kind === 'acted' && 'refused' in result.outcome.value) {
+    const { code, message, hint } = result.outcome.value.refused;
+    throw new AppError(code, message, hint);
+  }
   return settle(
-    result,
+    result as AttemptResult<SendTextOutput>,
     (r) => {
       if (r.decision.action !== 'paste_text') throw new AppError('INTERNAL', 'unexpected input decision');
       return {

@@ -20,6 +20,7 @@ import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
 import type { PaneLocks } from './pane-lock.js';
 import { createReviewQueue, type ReviewQueue } from './review-queue.js';
+import { createRunAnswers, type RunAnswers } from './run-answers.js';
 import type { StoresOf } from '../capabilities.js';
 
 export interface InputServices {
@@ -37,6 +38,8 @@ export interface InputServices {
   /** The shell integration of this host's panes (effects/tmux/shell-integration.ts):
    * terminal_run into a local bash or zsh goes through it. */
   shells?: ShellIntegration;
+  /** terminal_run's answers kept for a retry with the same idempotency key (run-answers.ts). */
+  runAnswers?: RunAnswers;
   /** The pane's process tree, read now where the pane runs (effects/proc/process-tree.ts
    * here; a node's over ssh). */
   processTree(panePid: number, tmuxCommand: string): Promise<PaneProcessFacts>;
@@ -71,6 +74,7 @@ export function createInputServices(deps: {
     delivery: createPaneDelivery({ socketName: deps.tmuxSocket ?? undefined, ...(deps.tmux ? { tmux: deps.tmux } : {}), ...(deps.control ? { control: deps.control } : {}) }),
     run,
     shells,
+    runAnswers: createRunAnswers(),
     processTree: (panePid, tmuxCommand) => readPaneProcessTree(panePid, tmuxCommand),
     shellParser: createBashParserLoader(),
     auditKey() {

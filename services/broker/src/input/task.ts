@@ -40,6 +40,7 @@ import type { DeliveryReads } from '../reads/delivery-reads.js';
 import { classifyDelivery } from './attempt-outcome.js';
 import { authorizedForeground, runInputAttempt, type ActContext, type ActOutcome, type AttemptCaller } from './attempt.js';
 import { recordRejectedInputCall } from './rejected-call.js';
+import { checkLineBeforeSubmit, integratedShellAtPrompt, lineOwner } from './input-line.js';
 import type { ResolvedTarget, TargetRef } from '../access/target.js';
 import { samePane } from '../policy/identity.js';
 
@@ -82,7 +83,7 @@ function targetFields(t: ResolvedTarget | null) {
   };
 }
 
-async function typeAndSubmit(ctx: ActContext, reads: DeliveryReads, at: number): Promise<ActOutcome<TaskReceipt>> {
+async function typeAndSubmit(ctx: ActContext, reads: DeliveryReads, at: number, line: { clear: boolean; owner: string }): Promise<ActOutcome<TaskReceipt>> {
   const { target, decision, auditId, services } = ctx;
   if (decision.action !== 'paste_text') throw new AppError('INTERNAL', 'unexpected input decision');
   const paneId = target.identity.paneId;
@@ -104,12 +105,24 @@ async function typeAndSubmit(ctx: ActContext, reads: DeliveryReads, at: number):
     errorCode: auditDecision === 'SENT' ? null : 'TMUX_UNAVAILABLE',
     value: r,
     receipt: r.receipt,
-    receiptJson: JSON.stringify(r),
+    // A line cleared first is audited with the receipt.
+    receiptJson: JSON.stringify(cleared ? { ...r, cleared_line: true } : r),
   });
   const stillSame = (l: PaneIdentityFacts | null): l is PaneIdentityFacts => l !== null && samePane(l, target.identity);
 
   const needle = landingNeedle(decision.text);
   if (needle === null) throw new AppError('INTERNAL', 'task text without visible characters');
+  // A shell at its prompt whose line the broker can read: the task goes only onto an
+  // empty line or this caller's own typing since the prompt (input-line.ts).
+  const shell = await integratedShellAtPrompt(ctx);
+  if (shell !== null) {
+    const refusal = await checkLineBeforeSubmit(ctx, shell, line.clear, line.owner, 'submitting this task');
+    if (refusal !== null) {
+      const r = { ...receipt('BLOCKED', refusal.refused.message, false, false, refusal.refused.hint ?? null), error_code: refusal.refused.code };
+      return { decision: 'FAILED', errorCode: refusal.refused.code, value: r, receipt: r.receipt, receiptJson: JSON.stringify(r) };
+    }
+  }
+  const cleared = line.clear && shell !== null;
   const before = await viewPane(reads, ctx.live);
 
   const expected = authorizedForeground(ctx.live);
@@ -257,7 +270,7 @@ function replayReceipt(attempt: StoredAttempt): TaskReceipt {
 
 export async function sendTask(
   caller: AttemptCaller,
-  args: { target: TargetRef; text: string; idempotencyKey?: string; dryRun: boolean },
+  args: { target: TargetRef; text: string; idempotencyKey?: string; dryRun: boolean; clearLine?: boolean },
 ): Promise<TaskReceipt> {
   // Enter is pressed by the tool, once: trailing newlines would submit early.
   const text = args.text.replace(/(?:\r?\n)+$/, '');
@@ -278,7 +291,7 @@ export async function sendTask(
   const result = await runInputAttempt<TaskReceipt>(
     caller,
     { tool: 'terminal_send_task', target: args.target, request: { kind: 'text', text }, dryRun: args.dryRun, ...(idempotency ? { idempotency } : {}) },
-    (ctx) => typeAndSubmit(ctx, ctx.reads, Date.now()),
+    (ctx) => typeAndSubmit(ctx, ctx.reads, Date.now(), { clear: args.clearLine === true, owner: lineOwner(caller) }),
   );
   switch (result.kind) {
     case 'queued':
@@ -320,7 +333,8 @@ export async function sendTask(
         at: new Date(result.at).toISOString(),
       };
     case 'acted':
-      if (result.outcome.decision === 'FAILED') throw new AppError('TMUX_UNAVAILABLE', 'tmux refused the input; nothing was typed');
+      // A refusal after the audit row (text on the shell's input line) is a receipt too.
+      if (result.outcome.decision === 'FAILED' && result.outcome.value.receipt !== 'BLOCKED') throw new AppError('TMUX_UNAVAILABLE', 'tmux refused the input; nothing was typed');
       return result.outcome.value;
   }
 }

@@ -75,6 +75,11 @@ export function hookCode(shell: IntegrableShell, statusPath: string, ackPath: st
     `zle -N __tmcp_line; zle -N __tmcp_clear`,
     `for __tmcp_m in emacs viins vicmd; do bindkey -M $__tmcp_m '${PROBE_SEQ}' __tmcp_line; bindkey -M $__tmcp_m '${CLEAR_SEQ}' __tmcp_clear; done; unset __tmcp_m`,
     `precmd_functions=(__tmcp_prompt $precmd_functions); preexec_functions+=(__tmcp_start)`,
+    // zsh has no way to delete a history entry, and it added the eval line before running
+    // it (unless HIST_IGNORE_SPACE): HISTORY_IGNORE keeps it, and every later install line,
+    // out of the history file whenever zsh writes it (at exit, fc -W, or per command with
+    // INC_APPEND_HISTORY_TIME); the user's own pattern is kept as an alternative.
+    `[[ $HISTORY_IGNORE == *tmcp-sh-* ]] || HISTORY_IGNORE="\${HISTORY_IGNORE:+($HISTORY_IGNORE)|}(*tmux show-buffer -b tmcp-sh-*)"`,
     erase,
   ].join('\n');
 }

@@ -20,12 +20,24 @@
  * 4. on the next `P N`: reads where the output ended (run-signal.ts findOutputEnd, while
  *    the shell waits), keeps that as the run's mark, and acks.
  *
+ * Text sends (input/input-line.ts): before text is submitted into a shell at its prompt,
+ * its line is read the same way; the shell keeps what this broker typed there since its
+ * last prompt mark (`noteTyped` / `typedSincePrompt`), so a client's own partial typing
+ * across sends is told from text someone else left.
+ *
+ * A shell's FIFO pair is named after the shell (`<pane>-<pane pid>-<shell pid>-<shell>`)
+ * and kept when the broker stops or dies: the hook in that shell still writes there, so
+ * the next broker adopts the pair (`adoptable`, `adopt`) instead of typing the install
+ * line again, and can read the line an interrupted paste left before it submits anything.
+ * Pairs of shells that are gone are removed when the next broker looks.
+ *
  * Threat model (docs/security.md): bytes printed to the terminal never reach a FIFO, so
  * printed output cannot forge a mark; any command running in that shell can (it owns the
  * shell and can read the hook's variables): a status is the shell's word.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Socket } from 'node:net';
 import { openRunFifos, type RunFifoPair, type RunFifos } from '../run-fifos.js';
 import { assertPaneId } from './format.js';
@@ -55,6 +67,13 @@ export interface ShellKey {
 
 export type ShellState = 'prompt' | 'running';
 
+/** What this broker typed on a shell's input line since its last prompt mark, and for
+ * whom (`role:actor`); `owner` null: more than one caller typed there. */
+export interface TypedSincePrompt {
+  owner: string | null;
+  text: string;
+}
+
 export type EnsureOutcome =
   | { ok: true; installed: boolean }
   /** `typed`: the install line may have reached the pane. */
@@ -71,6 +90,20 @@ export interface HookInput {
 export interface ShellIntegration {
   /** The shell's state as its hooks last reported it; null: not integrated. */
   state(key: ShellKey): ShellState | null;
+  /** The integrated shell of this pane process known to this broker, whatever its state. */
+  known(paneId: string, panePid: number): { key: ShellKey; shell: IntegrableShell } | null;
+  /** Shells of this pane process whose hook an earlier broker installed (their FIFO pair is
+   * still there): candidates for `adopt`. Pairs of shells that are gone are removed. */
+  adoptable(paneId: string, panePid: number): { shellPid: number; shell: IntegrableShell }[];
+  /** Takes over a pair an earlier broker left for this shell; the caller has checked the
+   * shell is at its prompt (the process tree), so its state starts as `prompt`. */
+  adopt(key: ShellKey, shell: IntegrableShell): boolean;
+  /** Forgets the shell and removes its pair (its hook did not answer). */
+  drop(key: ShellKey): void;
+  /** Records text this broker typed on the shell's line for `owner` (`fresh`: the line was
+   * cleared first). Forgotten at the shell's next prompt or command mark. */
+  noteTyped(key: ShellKey, owner: string, text: string, fresh: boolean): void;
+  typedSincePrompt(key: ShellKey): TypedSincePrompt | null;
   /** Installs the hook into this shell if it has none, and waits for its first prompt.
    * `input` is the caller's checked delivery (every write into a pane goes through
    * deliver.ts, from an input attempt's act step). */
@@ -103,6 +136,7 @@ interface RunChannelState {
 
 interface Shell {
   readonly key: ShellKey;
+  readonly name: IntegrableShell;
   readonly pair: RunFifoPair;
   readonly reader: Socket;
   readonly ackFd: number;
@@ -115,6 +149,8 @@ interface Shell {
   received: string;
   /** Lines written into the ack FIFO that a prompt hook has not yet taken. */
   primed: boolean;
+  /** What this broker typed on the line since the last prompt or command mark. */
+  typed: TypedSincePrompt | null;
   run: RunChannelState | null;
   lineWaiters: Set<(line: { length: number; text: string }) => void>;
   promptWaiters: Set<(seen: true) => void>;
@@ -123,6 +159,8 @@ interface Shell {
 }
 
 const keyOf = (k: ShellKey) => `${k.paneId}:${k.panePid}:${k.shellPid}`;
+/** A kept pair's file: pane number, pane pid, shell pid, shell, end. */
+const KEPT_RE = /^(\d{1,9})-(\d{1,9})-(\d{1,9})-(bash|zsh)\.(status|ack)$/;
 const LINE_RE = /^L (\d{1,7}) ?(.*)$/s;
 const PROMPT_RE = /^P (\d{1,3})$/;
 
@@ -157,6 +195,7 @@ export function createShellIntegration(options: {
   async function onPrompt(shell: Shell): Promise<void> {
     shell.state = 'prompt';
     shell.promptAt = null;
+    shell.typed = null;
     const run = shell.run;
     if (shell.primed) {
       if (run !== null && run.mark === null) {
@@ -192,6 +231,7 @@ export function createShellIntegration(options: {
     if (line === 'C') {
       shell.queue = shell.queue.then(() => {
         shell.state = 'running';
+        shell.typed = null;
       });
       return;
     }
@@ -205,7 +245,8 @@ export function createShellIntegration(options: {
     }
   }
 
-  function forget(shell: Shell): void {
+  /** `keep`: the pair stays for the next broker (this one stops; the hook lives on). */
+  function forget(shell: Shell, keep = false): void {
     const k = keyOf(shell.key);
     if (shells.get(k) === shell) shells.delete(k);
     if (shell.run && shell.run.mark === null) settle(shell.run, null);
@@ -215,8 +256,28 @@ export function createShellIntegration(options: {
     } catch {
       // already closed
     }
-    fifos.remove(shell.pair);
+    if (!keep) fifos.remove(shell.pair);
   }
+
+  /** The kept pair's paths of a shell (its name says whose it is; run-fifos.ts removes
+   * only its own random names when a broker starts). */
+  const keptPair = (key: ShellKey, shellName: IntegrableShell): RunFifoPair => {
+    const id = `${key.paneId.slice(1)}-${key.panePid}-${key.shellPid}-${shellName}`;
+    return { id, statusPath: join(fifos.dir, `${id}.status`), ackPath: join(fifos.dir, `${id}.ack`) };
+  };
+  const uid = process.getuid?.();
+  const isOwnFifo = (path: string) => {
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    return st !== undefined && st.isFIFO() && (uid === undefined || st.uid === uid);
+  };
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  };
 
   /** Another shell in the same pane (or another process there) ends the older entries. */
   function dropOthersOf(key: ShellKey): void {
@@ -226,8 +287,23 @@ export function createShellIntegration(options: {
     while (shells.size >= MAX_SHELLS) forget(shells.values().next().value as Shell);
   }
 
-  async function open(key: ShellKey): Promise<Shell> {
-    const pair = await fifos.take();
+  async function open(key: ShellKey, shellName: IntegrableShell): Promise<Shell> {
+    const fresh = await fifos.take();
+    const kept = keptPair(key, shellName);
+    try {
+      renameSync(fresh.statusPath, kept.statusPath);
+      renameSync(fresh.ackPath, kept.ackPath);
+      return openPair(key, kept, 'installing', shellName);
+    } catch {
+      // Not renamed: a pair under a random name serves this broker only (the next one
+      // installs the hook again).
+      fifos.remove(fresh);
+      fifos.remove(kept);
+      return openPair(key, await fifos.take(), 'installing', shellName);
+    }
+  }
+
+  function openPair(key: ShellKey, pair: RunFifoPair, state: Shell['state'], name: IntegrableShell): Shell {
     const reader = fifos.openStatus(pair.statusPath);
     let ackFd: number;
     try {
@@ -238,7 +314,7 @@ export function createShellIntegration(options: {
       throw err;
     }
     reader.on('error', () => undefined);
-    const shell: Shell = { key, pair, reader, ackFd, state: 'installing', received: '', primed: false, run: null, lineWaiters: new Set(), promptWaiters: new Set(), queue: Promise.resolve(), lastStatus: 0, promptAt: null };
+    const shell: Shell = { key, name, pair, reader, ackFd, state, typed: null, received: '', primed: false, run: null, lineWaiters: new Set(), promptWaiters: new Set(), queue: Promise.resolve(), lastStatus: 0, promptAt: null };
     reader.on('data', (chunk: Buffer) => {
       shell.received += chunk.toString('utf8');
       for (;;) {
@@ -298,6 +374,66 @@ export function createShellIntegration(options: {
       return s === undefined || s.state === 'installing' ? null : s.state;
     },
 
+    known(paneId, panePid) {
+      for (const s of shells.values()) if (s.key.paneId === paneId && s.key.panePid === panePid && s.state !== 'installing') return { key: s.key, shell: s.name };
+      return null;
+    },
+
+    adoptable(paneId, panePid) {
+      if (closed || !/^%\d{1,9}$/.test(paneId)) return [];
+      let names: string[];
+      try {
+        names = readdirSync(fifos.dir);
+      } catch {
+        return [];
+      }
+      const found: { shellPid: number; shell: IntegrableShell }[] = [];
+      for (const name of names) {
+        const m = KEPT_RE.exec(name);
+        if (!m) continue;
+        const shellPid = Number(m[3]);
+        if (shells.has(keyOf({ paneId: `%${m[1]}`, panePid: Number(m[2]), shellPid }))) continue;
+        // A pair whose shell is gone serves nobody: removed as it is seen.
+        if (!alive(shellPid)) {
+          rmSync(join(fifos.dir, name), { force: true });
+          continue;
+        }
+        if (`%${m[1]}` === paneId && Number(m[2]) === panePid && m[5] === 'status') found.push({ shellPid, shell: m[4] as IntegrableShell });
+      }
+      return found;
+    },
+
+    adopt(key, shellName) {
+      if (closed || shells.has(keyOf(key))) return shells.has(keyOf(key));
+      const pair = keptPair(key, shellName);
+      if (!isOwnFifo(pair.statusPath) || !isOwnFifo(pair.ackPath)) return false;
+      dropOthersOf(key);
+      let shell: Shell;
+      try {
+        shell = openPair(key, pair, 'prompt', shellName);
+      } catch {
+        return false;
+      }
+      shells.set(keyOf(key), shell);
+      return true;
+    },
+
+    drop(key) {
+      const shell = shells.get(keyOf(key));
+      if (shell !== undefined) forget(shell);
+    },
+
+    noteTyped(key, owner, text, fresh) {
+      const shell = shells.get(keyOf(key));
+      if (shell === undefined) return;
+      const before = fresh ? null : shell.typed;
+      shell.typed = before === null ? { owner, text } : { owner: before.owner === owner ? owner : null, text: before.text + text };
+    },
+
+    typedSincePrompt(key) {
+      return shells.get(keyOf(key))?.typed ?? null;
+    },
+
     async forgetIfSilent(key, graceMs) {
       const shell = shells.get(keyOf(key));
       if (shell === undefined) return true;
@@ -320,7 +456,7 @@ export function createShellIntegration(options: {
         return { ok: false, reason: `the ${shellName} is not reading a command line (its terminal is not in line-editing mode: a script reading input, or a command running)`, typed: 'no' };
       }
       dropOthersOf(key);
-      const shell = await open(key);
+      const shell = await open(key, shellName);
       shells.set(keyOf(key), shell);
       const buffer = `tmcp-sh-${randomBytes(12).toString('hex')}`;
       const code = hookCode(shellName, shell.pair.statusPath, shell.pair.ackPath, buffer);
@@ -397,7 +533,8 @@ export function createShellIntegration(options: {
 
     async close() {
       closed = true;
-      for (const s of [...shells.values()]) forget(s);
+      // Installed hooks live on in their shells: their pairs stay for the next broker.
+      for (const s of [...shells.values()]) forget(s, s.state !== 'installing');
       await fifos.close();
     },
   };

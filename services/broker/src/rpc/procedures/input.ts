@@ -35,7 +35,15 @@ const targetOf = (input: { session?: string | undefined; pane?: string | undefin
  * the actor says which one). */
 const sendTextToSession = (ctx: BrokerContext, input: SendTextInput, tool: 'terminal_send_text' | 'dashboard_text') =>
   answerWithNode(ctx, { session: input.session }, () =>
-    sendText(ctx, { tool, target: { session: input.session, pane: input.pane }, text: input.text, enter: input.enter ?? false, dryRun: input.dry_run ?? false }),
+    sendText(ctx, {
+      tool,
+      target: { session: input.session, pane: input.pane },
+      text: input.text,
+      enter: input.enter ?? false,
+      dryRun: input.dry_run ?? false,
+      clearLine: input.clear_line ?? false,
+      ...(input.idempotency_key !== undefined ? { idempotencyKey: input.idempotency_key } : {}),
+    }),
   );
 
 /** A call its schema refuses is audited too (input/rejected-call.ts). The middleware sits
@@ -86,6 +94,7 @@ export const input = {
         target: targetOf(input),
         text: input.text,
         dryRun: input.dry_run ?? false,
+        clearLine: input.clear_line ?? false,
         ...(input.idempotency_key !== undefined ? { idempotencyKey: input.idempotency_key } : {}),
       }),
     ),
@@ -97,7 +106,13 @@ export const input = {
     input.resume_token !== undefined
       ? resumeRun(ctx, { token: input.resume_token, timeoutS: input.timeout_s })
       : answerWithNode(ctx, { session: input.session ?? '', pane: input.pane }, () =>
-          runCommand(ctx, { target: { session: input.session ?? '', pane: input.pane }, command: input.command ?? '', timeoutS: input.timeout_s, clearLine: input.clear_line }),
+          runCommand(ctx, {
+            target: { session: input.session ?? '', pane: input.pane },
+            command: input.command ?? '',
+            timeoutS: input.timeout_s,
+            clearLine: input.clear_line,
+            ...(input.idempotency_key !== undefined ? { idempotencyKey: input.idempotency_key } : {}),
+          }),
         ),
   ),
 };
