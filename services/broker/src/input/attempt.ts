@@ -364,6 +364,7 @@ export async function runInputAttempt<T>(
     if (spec.pinned && !samePane(resolved.identity, spec.pinned)) {
       throw new AppError('IDENTITY_CHANGED', 'the session or pane was replaced since the input was queued for review: nothing was sent');
     }
+    spec = { ...spec, request: await withShellFacts(deps.input, spec.request, resolved.identity) };
     decision = await authorizeBeforeLock(caller, resolved, spec);
     if (spec.dryRun) return { kind: 'dry_run', auditId: log.record('DRY_RUN', null), target: resolved, decision, at };
     // review: the one place review mode decides; an approved delivery carries `review`.
@@ -398,6 +399,18 @@ export async function runInputAttempt<T>(
     log.record(outcome.decision, outcome.errorCode, { receipt: outcome.receipt ?? null, ...(outcome.receiptJson ? { receiptJson: outcome.receiptJson } : {}) });
     return { kind: 'acted', auditId, target: ctx.target, outcome, at };
   });
+}
+
+/** A command line (terminal_run) or text sent with Enter carries what the decision judges
+ * it with (policy/input.ts ShellFacts): the bash grammar, loaded on first use (a load that
+ * fails is null, and the decision then refuses rather than passes), and the shell
+ * integration's state of the pane's shell. Other input carries nothing. */
+async function withShellFacts(services: InputServices, request: InputRequest, pane: PaneIdentity): Promise<InputRequest> {
+  if (request.kind !== 'command' && !(request.kind === 'text' && request.submit === true)) return request;
+  const parse = await services.shellParser().catch(() => null);
+  const shells = services.shells;
+  const stateOf = (shellPid: number | null) => (shells === undefined || shellPid === null ? null : shells.state({ paneId: pane.paneId, panePid: pane.panePid, shellPid }));
+  return { ...request, shell: { parse, stateOf } };
 }
 
 /** Why this attempt needs a person's review (policy/review.ts), or null. Only MCP clients

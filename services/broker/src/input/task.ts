@@ -277,7 +277,7 @@ export async function sendTask(
         };
   const result = await runInputAttempt<TaskReceipt>(
     caller,
-    { tool: 'terminal_send_task', target: args.target, request: { kind: 'text', text }, dryRun: args.dryRun, ...(idempotency ? { idempotency } : {}) },
+    { tool: 'terminal_send_task', target: args.target, request: { kind: 'text', text, submit: true }, dryRun: args.dryRun, ...(idempotency ? { idempotency } : {}) },
     (ctx) => typeAndSubmit(ctx, ctx.reads, Date.now()),
   );
   switch (result.kind) {
