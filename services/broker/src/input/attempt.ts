@@ -49,6 +49,7 @@ import type { PaneProcessFacts } from '../policy/foreground.js';
 import { samePane, type PaneIdentity } from '../policy/identity.js';
 import { redactSecrets } from '../policy/redact.js';
 import { reviewReason } from '../policy/review.js';
+import { remoteSessionReader } from '../policy/credential-reader.js';
 import { countCharacters, normalizeNewlines, type InputRequest } from '../policy/input.js';
 import type { InputServices } from './services.js';
 import { classifyAttemptError, type AttemptPhase } from './attempt-outcome.js';
@@ -158,7 +159,20 @@ async function authorizeBeforeLock(caller: AttemptCaller, resolved: ResolvedTarg
       // Judged again on the tree below: its answer stands.
     }
   }
-  return authorizeInput(caller, resolved, await readSettledTargetProcesses(resolved, caller.deps.input), spec.request);
+  const processes = await readSettledTargetProcesses(resolved, caller.deps.input);
+  return authorizeInput(caller, resolved, processes, await withTerminalFacts(caller.deps.input, spec.request, resolved.identity.panePid, processes));
+}
+
+/** The secret entry's answer to a remote-session program (ssh) carries how that program
+ * reads the terminal now (effects/proc/terminal-read.ts), read with the tree it is judged
+ * on: its own password prompt, or a connected session (policy/credential-reader.ts).
+ * Where it cannot be read (a node, another system) the facts stay absent and ssh is
+ * refused. */
+async function withTerminalFacts(services: InputServices, request: InputRequest, panePid: number, processes: PaneProcessFacts): Promise<InputRequest> {
+  if (request.kind !== 'secret' || services.terminalRead === undefined) return request;
+  const reader = remoteSessionReader(processes);
+  if (reader === null) return request;
+  return { ...request, terminal: await services.terminalRead(panePid, reader.pid) };
 }
 
 /** What the gates authorized under the lock, for tmux to check at the instant of delivery. */
@@ -520,6 +534,6 @@ async function recheckUnderLock(caller: AttemptCaller, spec: AttemptSpec, resolv
   // A renamed session is re-judged under its new name, with the grant as it is now.
   const target = caller.deps.access.regrant({ ...resolved, sessionName: live.sessionName, currentCommand: live.currentCommand, inCopyMode: live.inMode });
   const processes: PaneProcessFacts = read.source === 'tmux' ? { source: 'tmux', command: live.currentCommand } : read;
-  const decision = authorizeInput(caller, target, processes, spec.request);
+  const decision = authorizeInput(caller, target, processes, await withTerminalFacts(caller.deps.input, spec.request, target.identity.panePid, processes));
   return { target, live, decision };
 }

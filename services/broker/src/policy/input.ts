@@ -50,7 +50,7 @@
  */
 import { ALLOWED_KEYS, COPY_MODE_EXIT_KEY, SENSITIVE_KEYS, type AllowedKey } from '@terminal-mcp/contract';
 import { isSensitiveName, matchesAny } from './access.js';
-import { DEFAULT_CREDENTIAL_PROGRAMS, judgeCredentialReader } from './credential-reader.js';
+import { DEFAULT_CREDENTIAL_PROGRAMS, judgeCredentialReader, type TerminalReadFacts } from './credential-reader.js';
 import { judgeGuardedCommandText } from './guarded-command-text.js';
 import type { ShellParse } from './shell-review.js';
 import { commandName, firstGuardedCommand, foregroundAdmitted, foregroundLeader, nameIs, summarizeForeground, type PaneProcessFacts } from './foreground.js';
@@ -139,7 +139,7 @@ export type InputRequest =
    * typing one. Who may send it is decided by the input authorization (input/authorize.ts:
    * a signed-in operator on web.sock who re-authenticated at `reauthenticatedAt`), never
    * here. One line, Enter is pressed after it. */
-  | { readonly kind: 'secret'; readonly text: string; readonly reauthenticatedAt: number | null };
+  | { readonly kind: 'secret'; readonly text: string; readonly reauthenticatedAt: number | null; readonly terminal?: TerminalReadFacts };
 
 export type InputRefusalCode =
   | 'INPUT_DISABLED'
@@ -335,7 +335,7 @@ export function decideInput(policy: InputPolicy, facts: InputTargetFacts, reques
   if (request.kind === 'secret') {
     // The answer goes only to a credential program identified by its executable, never to
     // whatever printed a password prompt (a shell's `read -s` an agent typed).
-    const reader = judgeCredentialReader(facts.processes, policy.credentialPrograms ?? DEFAULT_CREDENTIAL_PROGRAMS);
+    const reader = judgeCredentialReader(facts.processes, policy.credentialPrograms ?? DEFAULT_CREDENTIAL_PROGRAMS, request.terminal);
     if (!reader.admitted) return refuse('NOT_A_CREDENTIAL_PROMPT', `the program waiting in the pane is not a credential program: ${reader.reason}; nothing was typed`);
     const length = countCharacters(request.text);
     if (length > policy.maxTextLength) return refuse('TEXT_TOO_LONG', `the answer has ${length} characters; at most ${policy.maxTextLength} may be sent at once`);
