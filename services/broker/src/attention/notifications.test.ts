@@ -1,4 +1,4 @@
-// Guards the notices for a person: notify_user and terminal_request_human (one per-client budget) reach a local HTTP receiver as a JSON webhook and as ntfy-style push, filtered per channel (kinds, level), rate-limited per channel (client-raised notices to half of it, so the broker's own are never starved) and per client, de-duplicated, redacted, and every delivery is recorded in notify.db; the dashboard lists them.
+// Guards the notices for a person: notify_user and terminal_request_human (one per-client budget) reach a local HTTP receiver as a JSON webhook and as ntfy-style push, filtered per channel (kinds, level), rate-limited per channel (client-raised notices to half of it and never its last slot, so the broker's own are never starved, also at per_minute 1) and per client, de-duplicated, redacted, and every delivery is recorded in notify.db; the dashboard lists them.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -155,6 +155,33 @@ describe('notices for a person', () => {
       expect(pager.filter((d) => d.kind === 'waiting_for_human' && d.outcome === 'SENT')).toHaveLength(2);
       expect(pager.filter((d) => d.kind === 'approval_needed')).toEqual([expect.objectContaining({ outcome: 'SENT', raised_by: 'broker:review' })]);
       await vi.waitFor(() => expect(at('/pager').map((r) => r.headers.tags)).toContain('approval_needed'), { timeout: 10_000 });
+    } finally {
+      detach();
+    }
+  });
+
+  it('keeps the one slot of a per_minute: 1 channel for the broker\'s approval, unless the channel takes only client notices', async () => {
+    const center = createAttentionCenter();
+    const detach = attachNotificationChannels({
+      channels: [
+        channelSchema.parse({ name: 'one', url: `${base}/one`, format: 'json', per_minute: 1 }),
+        channelSchema.parse({ name: 'asks', url: `${base}/asks`, format: 'json', per_minute: 1, kinds: ['waiting_for_human'] }),
+      ],
+      store: deps.stores.notify,
+      log: pino({ level: 'silent' }),
+      subscribe: center.onNotice,
+    });
+    try {
+      center.raise({ kind: 'waiting_for_human', level: 'urgent', session: 'agent-notify', message: 'a request first', from: 'gateway:first' });
+      center.raise({ kind: 'approval_needed', level: 'warning', session: 'agent-notify', message: 'then a real approval (approval 9)', from: 'broker:review' });
+      await vi.waitFor(() => expect(deliveries().filter((d) => d.channel === 'one')).toHaveLength(2), { timeout: 10_000 });
+      const one = deliveries().filter((d) => d.channel === 'one');
+      expect(one.map((d) => [d.kind, d.outcome]).sort()).toEqual([
+        ['approval_needed', 'SENT'],
+        ['waiting_for_human', 'RATE_LIMITED'],
+      ]);
+      // A channel that carries only requests for a person gives them its whole minute.
+      await vi.waitFor(() => expect(deliveries().filter((d) => d.channel === 'asks')).toEqual([expect.objectContaining({ kind: 'waiting_for_human', outcome: 'SENT' })]), { timeout: 10_000 });
     } finally {
       detach();
     }

@@ -2,7 +2,7 @@
  * Notification channels: each notice (attention/center.ts, already redacted and
  * de-duplicated) goes to every configured channel whose filter takes it (kinds, minimum
  * level), at most `per_minute` a minute per channel (notices clients raised at most half
- * of it, so the broker's own are never starved by them), as a JSON POST (a generic webhook)
+ * of it and never the last slot, so the broker's own are never starved by them), as a JSON POST (a generic webhook)
  * or ntfy's format (the message as the body, Title/Priority/Tags headers; ntfy.sh and
  * compatible push servers). Every delivery is written to notify.db with its outcome
  * (SENT, FAILED, RATE_LIMITED), one row per channel and notice; a failure is logged and
@@ -21,12 +21,18 @@ const NTFY_PRIORITY: Record<NoticeLevel, string> = { info: '3', warning: '4', ur
 const WINDOW_MS = 60_000;
 
 /** Notices a client raised (notify_user, terminal_request_human): they may use at most
- * half of a channel's minute (rounded up), so the rest is always there for what the broker
- * raises itself (approval_needed, session_died, supervisor events). */
+ * half of a channel's minute (rounded up) and never its last slot, so at least one is
+ * always there for what the broker raises itself (approval_needed, session_died,
+ * supervisor events): with `per_minute: 1` the one slot is the broker's. A channel whose
+ * `kinds` take only client notices has nothing to keep a slot for: clients get all of it. */
+const CLIENT_KINDS: ReadonlySet<string> = new Set(['agent_message', 'waiting_for_human']);
 export function raisedByClient(notice: Pick<Notice, 'kind'>): boolean {
-  return notice.kind === 'agent_message' || notice.kind === 'waiting_for_human';
+  return CLIENT_KINDS.has(notice.kind);
 }
-export const clientShareOf = (perMinute: number): number => Math.ceil(perMinute / 2);
+export function clientShareOf(perMinute: number, kinds?: readonly string[]): number {
+  if (kinds !== undefined && kinds.every((k) => CLIENT_KINDS.has(k))) return perMinute;
+  return Math.min(Math.ceil(perMinute / 2), perMinute - 1);
+}
 
 /** Whether this channel takes this notice (pure). */
 export function channelTakes(channel: Pick<Channel, 'kinds' | 'min_level'>, notice: Pick<Notice, 'kind' | 'level'>): boolean {
@@ -71,7 +77,7 @@ export function attachNotificationChannels(opts: {
     const client = raisedByClient(notice);
     sentAt.set(channel.name, recent);
     sentAt.set(clientKey, fromClients);
-    if (recent.length >= channel.per_minute || (client && fromClients.length >= clientShareOf(channel.per_minute))) {
+    if (recent.length >= channel.per_minute || (client && fromClients.length >= clientShareOf(channel.per_minute, channel.kinds))) {
       record(channel, notice, 'RATE_LIMITED', null);
       return;
     }
