@@ -18,7 +18,7 @@ import { answerWithNode, routeInput } from './node-route.js';
 
 const TOOL = 'dashboard_prompt_reader';
 
-type ReaderFacts = Omit<PromptReaderOutput, 'password_needed'>;
+type ReaderFacts = Omit<PromptReaderOutput, 'password_needed' | 'confirm_required'>;
 
 export function promptReaderOf(ctx: InputCaller, ref: TargetRef): Promise<ReaderFacts> {
   const route = routeInput(ctx, ref);

@@ -101,6 +101,8 @@ export interface InputPolicy {
   /** input_policy.allow_invisible_characters: bidirectional overrides and zero-width
    * characters pass in text (absent: refused). */
   readonly allowInvisibleCharacters?: boolean;
+  /** human_input.confirm_program: a secret goes only to the process the operator confirmed. */
+  readonly confirmCredentialReader?: boolean;
 }
 
 export interface InputTargetFacts {
@@ -139,7 +141,14 @@ export type InputRequest =
    * typing one. Who may send it is decided by the input authorization (input/authorize.ts:
    * a signed-in operator on web.sock who re-authenticated at `reauthenticatedAt`), never
    * here. One line, Enter is pressed after it. */
-  | { readonly kind: 'secret'; readonly text: string; readonly reauthenticatedAt: number | null; readonly terminal?: TerminalReadFacts };
+  | {
+      readonly kind: 'secret';
+      readonly text: string;
+      readonly reauthenticatedAt: number | null;
+      readonly terminal?: TerminalReadFacts;
+      /** The reading program the operator confirmed on the page (human_input.confirm_program). */
+      readonly confirmedReader?: { readonly pid: number; readonly exePath: string | null };
+    };
 
 export type InputRefusalCode =
   | 'INPUT_DISABLED'
@@ -337,6 +346,16 @@ export function decideInput(policy: InputPolicy, facts: InputTargetFacts, reques
     // whatever printed a password prompt (a shell's `read -s` an agent typed).
     const reader = judgeCredentialReader(facts.processes, policy.credentialPrograms ?? DEFAULT_CREDENTIAL_PROGRAMS, request.terminal);
     if (!reader.admitted) return refuse('NOT_A_CREDENTIAL_PROMPT', `the program waiting in the pane is not a credential program: ${reader.reason}; nothing was typed`);
+    if (policy.confirmCredentialReader === true) {
+      // The operator confirmed a process by pid and executable on the page: any other one
+      // (the prompt ended and another began, a pid reused) is not what they agreed to.
+      const waiting = reader.readers[0];
+      const confirmed = request.confirmedReader;
+      if (confirmed === undefined) return refuse('NOT_A_CREDENTIAL_PROMPT', 'human_input.confirm_program is on: confirm on the page the program that reads the answer, then send it; nothing was typed');
+      if (waiting === undefined || waiting.pid !== confirmed.pid || waiting.exePath !== confirmed.exePath) {
+        return refuse('NOT_A_CREDENTIAL_PROMPT', `the program reading the answer is ${JSON.stringify(waiting?.exePath ?? waiting?.name ?? 'unknown')} (pid ${waiting?.pid ?? '?'}), not the one confirmed (pid ${confirmed.pid}); nothing was typed`);
+      }
+    }
     const length = countCharacters(request.text);
     if (length > policy.maxTextLength) return refuse('TEXT_TOO_LONG', `the answer has ${length} characters; at most ${policy.maxTextLength} may be sent at once`);
     // Positions only, never the character itself: this text is a secret.
