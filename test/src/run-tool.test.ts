@@ -1,4 +1,4 @@
-// Guards terminal_run end to end (SDK client → HTTP gateway → broker process → a real bash on a private tmux server, through its shell integration; dash is refused by name): exit statuses 0/1/2/127, 130 after Ctrl-C (also inside a loop) without running the rest of the line, NO_STATUS when the status line never ran, output between the typed line and the status line only (redacted), a command that prints marker-looking text does not end the wait, RUNNING with a resume token that later collects the result, progress notifications, a pane whose program changes mid-run, hostile command text run exactly as typed (a newline refused), and refusals (not a shell, guarded command, a guarded program below the shell that only the process tree under the pane's lock shows, not allowed, input off) audited.
+// Guards terminal_run end to end (SDK client → HTTP gateway → broker process → a real bash on a private tmux server, through its shell integration; dash is refused by name): exit statuses 0/1/2/127, 130 after Ctrl-C (also inside a loop) without running the rest of the line, NO_STATUS when the status line never ran, output between the typed line and the status line only (redacted), a command that prints marker-looking text does not end the wait, RUNNING with a resume token that later collects the result, progress notifications, a pane whose program changes mid-run, hostile command text run exactly as typed (a newline refused), the guarded-command check on the bash parse (spellings that build a name refused, terminal_send_text with Enter too, a guarded name as an argument runs), and refusals (not a shell, guarded command, a guarded program below the shell that only the process tree under the pane's lock shows, not allowed, input off) audited.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -116,8 +116,10 @@ describe('terminal_run over MCP with a live broker', () => {
     const missing = await run(client, { session, command: 'no-such-command-tmcp' });
     expect(missing).toMatchObject({ state: 'DONE', exit_status: 127 });
     expect(missing.output).toMatch(/no-such-command-tmcp: (command )?not found/);
-    // A syntax error is the command's own status, not a hung wrapper.
-    expect(await run(client, { session, command: 'if then' })).toMatchObject({ state: 'DONE', exit_status: 2 });
+    // A syntax error is the command's own status, not a hung wrapper (`fi` alone: bash
+    // refuses it, the grammar reads it as a command; text the grammar cannot read is
+    // refused before it is typed, below).
+    expect(await run(client, { session, command: 'fi' })).toMatchObject({ state: 'DONE', exit_status: 2 });
   }, 60_000);
 
   it('runs in the shell itself: cd and variables persist', async () => {
@@ -244,6 +246,30 @@ describe('terminal_run over MCP with a live broker', () => {
       ['BLOCKED', 'COMMAND_GUARDED'],
     ]);
     expect(rows.some((e) => e.decision === 'SENT')).toBe(true);
+  }, 60_000);
+
+  it('judges the command from the bash parse: a name the shell builds is refused with nothing typed, text sent with Enter at the prompt too, and a guarded name as an argument runs (issue 45)', async () => {
+    await shellPane('agent-spell');
+    const screen = () => tmux.tmux(['capture-pane', '-p', '-t', '=agent-spell:']);
+    // Each ran ssh past the word check of bc51955 (the name is made when the line runs).
+    for (const command of ['a=ss; ${a}h -o BatchMode=yes localhost true', '$(printf ss)h -o BatchMode=yes localhost true', 'x=1 =ssh localhost true']) {
+      const refused = await call(client, 'terminal_run', { session: 'agent-spell', command });
+      expect([command, errorCodeOf(refused)]).toEqual([command, 'COMMAND_GUARDED']);
+    }
+    const unreadable = await call(client, 'terminal_run', { session: 'agent-spell', command: 'if then' });
+    expect(errorCodeOf(unreadable)).toBe('COMMAND_GUARDED');
+    expect(textOf(unreadable)).toContain('not shell syntax the parser can read');
+    const typed = await call(client, 'terminal_send_text', { session: 'agent-spell', text: 'env ssh -o BatchMode=yes localhost true', enter: true });
+    expect(errorCodeOf(typed)).toBe('COMMAND_GUARDED');
+    expect(textOf(typed)).toContain('"ssh"');
+    expect(await screen()).not.toMatch(/ssh|printf/);
+    // The word check refused any word naming a guarded program; the parse sees an argument.
+    const ran = await run(client, { session: 'agent-spell', command: 'echo ssh and tmux are words here' });
+    expect(ran).toMatchObject({ state: 'DONE', exit_status: 0 });
+    const sent = await call(client, 'terminal_send_text', { session: 'agent-spell', text: 'echo sent-with-enter', enter: true });
+    expect(sent.isError).toBeFalsy();
+    const rows = auditRows(await call(client, 'terminal_list_input_audit', {})).filter((e) => e.error_code === 'COMMAND_GUARDED');
+    expect(rows.length).toBeGreaterThanOrEqual(5);
   }, 60_000);
 
   it('refuses, under the lock, a run while a guarded program runs below the shell (only the process tree shows it), and audits it', async () => {

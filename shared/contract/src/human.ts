@@ -45,6 +45,9 @@ export const secretEntryInputSchema = z
     operator_password: z.string().min(1).max(HUMAN_LIMITS.passwordMax).optional(),
     /** Where the dashboard's request came from: the password check is throttled like a login. */
     source_ip: sourceIpSchema,
+    /** The program the operator confirmed reads the answer (the page showed it), required
+     * when human_input.confirm_program is on: the broker types only into that very process. */
+    confirmed_reader: z.object({ pid: z.number().int().positive(), exe_path: z.string().max(4096).nullable() }).strict().optional(),
   })
   .strict();
 export type SecretEntryInput = z.infer<typeof secretEntryInputSchema>;
@@ -82,6 +85,7 @@ export const promptReaderOutputSchema = z.object({
   readers: z.array(programFactsSchema).describe('what holds the terminal'),
   chain: z.array(programFactsSchema).describe('its parent chain, from the pane process down'),
   password_needed: z.boolean().describe("the operator's sign-in is older than the freshness window: the entry asks for their password"),
+  confirm_required: z.boolean().describe('human_input.confirm_program: the operator confirms the reading program before the answer is accepted'),
 });
 export type PromptReaderOutput = z.infer<typeof promptReaderOutputSchema>;
 

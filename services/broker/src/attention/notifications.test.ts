@@ -1,4 +1,4 @@
-// Guards the notices for a person: notify_user and terminal_request_human (one per-client budget) reach a local HTTP receiver, through the broker's notice outbox and the notifier's sending loop (services/notifier, over the real notifier.sock procedures), as a JSON webhook and as ntfy-style push, filtered per channel (kinds, level), rate-limited per channel (client-raised notices to half of it, so the broker's own are never starved) and per client, de-duplicated, redacted, and every delivery is recorded in notify.db; the dashboard lists them.
+// Guards the notices for a person: notify_user and terminal_request_human (one per-client budget) reach a local HTTP receiver, through the broker's notice outbox and the notifier's sending loop (services/notifier, over the real notifier.sock procedures), as a JSON webhook and as ntfy-style push, filtered per channel (kinds, level), rate-limited per channel (client-raised notices to half of it and never its last slot, so the broker's own are never starved, also at per_minute 1) and per client, de-duplicated, redacted, and every delivery is recorded in notify.db; the dashboard lists them.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -178,6 +178,39 @@ describe('notices for a person', () => {
       await vi.waitFor(() => expect(at('/pager').map((r) => r.headers.tags)).toContain('approval_needed'), { timeout: 10_000 });
     } finally {
       await pagerNotifier.close();
+      own.stores.close();
+    }
+  });
+
+  it('keeps the one slot of a per_minute: 1 channel for the broker\'s approval, unless the channel takes only client notices', async () => {
+    const own = testDeps({
+      config: configSchema.parse({
+        notifications: {
+          channels: [
+            { name: 'one', url: `${base}/one`, format: 'json', per_minute: 1 },
+            { name: 'asks', url: `${base}/asks`, format: 'json', per_minute: 1, kinds: ['waiting_for_human'] },
+          ],
+        },
+      }),
+      tmux: adapter,
+      stateDir: join(root, 'one-slot-state'),
+      log: pino({ level: 'silent' }),
+      info: { version: 'test', startedAt: new Date(), tmuxSocket: tmux.socketName },
+    });
+    const oneNotifier = inProcessNotifier(own);
+    const rows = (channel: string) => own.stores.db('notify').prepare('SELECT channel, kind, outcome FROM notice_delivery WHERE channel = ? ORDER BY id').all(channel) as Record<string, unknown>[];
+    try {
+      own.attention.raise({ kind: 'waiting_for_human', level: 'urgent', session: 'agent-notify', message: 'a request first', from: 'gateway:first' });
+      own.attention.raise({ kind: 'approval_needed', level: 'warning', session: 'agent-notify', message: 'then a real approval (approval 9)', from: 'broker:review' });
+      await vi.waitFor(() => expect(rows('one').filter((d) => d.outcome !== 'PENDING')).toHaveLength(2), { timeout: 10_000 });
+      expect(rows('one').map((d) => [d.kind, d.outcome]).sort()).toEqual([
+        ['approval_needed', 'SENT'],
+        ['waiting_for_human', 'RATE_LIMITED'],
+      ]);
+      // A channel that carries only requests for a person gives them its whole minute.
+      await vi.waitFor(() => expect(rows('asks')).toEqual([expect.objectContaining({ kind: 'waiting_for_human', outcome: 'SENT' })]), { timeout: 10_000 });
+    } finally {
+      await oneNotifier.close();
       own.stores.close();
     }
   });

@@ -24,6 +24,7 @@ export function inputPolicyOf(config: BrokerConfig): InputPolicy {
     allowedForegroundCommands: p.allowed_foreground_commands ?? null,
     runAllowedShells: p.run_allowed_shells,
     credentialPrograms: config.human_input.credential_programs,
+    confirmCredentialReader: config.human_input.confirm_program,
     allowInvisibleCharacters: p.allow_invisible_characters,
   };
 }

@@ -367,6 +367,9 @@ export const humanInputSchema = z
       .array(z.string().regex(/^[A-Za-z0-9._+-]{1,63}\*?$/, 'a program name (basename), optionally ending in *'))
       .max(200)
       .default([...DEFAULT_CREDENTIAL_PROGRAMS]),
+    /** The dashboard shows which program (path, pid, user) reads the answer and the
+     * operator confirms it; the broker types only into the confirmed process. */
+    confirm_program: z.boolean().default(false),
   })
   .strict();
 

@@ -49,6 +49,7 @@ import type { PaneProcessFacts } from '../policy/foreground.js';
 import { samePane, type PaneIdentity } from '../policy/identity.js';
 import { redactSecrets } from '../policy/redact.js';
 import { reviewReason } from '../policy/review.js';
+import { remoteSessionReader } from '../policy/credential-reader.js';
 import { countCharacters, normalizeNewlines, type InputRequest } from '../policy/input.js';
 import type { InputServices } from './services.js';
 import { classifyAttemptError, type AttemptPhase } from './attempt-outcome.js';
@@ -158,7 +159,20 @@ async function authorizeBeforeLock(caller: AttemptCaller, resolved: ResolvedTarg
       // Judged again on the tree below: its answer stands.
     }
   }
-  return authorizeInput(caller, resolved, await readSettledTargetProcesses(resolved, caller.deps.input), spec.request);
+  const processes = await readSettledTargetProcesses(resolved, caller.deps.input);
+  return authorizeInput(caller, resolved, processes, await withTerminalFacts(caller.deps.input, spec.request, resolved.identity.panePid, processes));
+}
+
+/** The secret entry's answer to a remote-session program (ssh) carries how that program
+ * reads the terminal now (effects/proc/terminal-read.ts), read with the tree it is judged
+ * on: its own password prompt, or a connected session (policy/credential-reader.ts).
+ * Where it cannot be read (a node, another system) the facts stay absent and ssh is
+ * refused. */
+async function withTerminalFacts(services: InputServices, request: InputRequest, panePid: number, processes: PaneProcessFacts): Promise<InputRequest> {
+  if (request.kind !== 'secret' || services.terminalRead === undefined) return request;
+  const reader = remoteSessionReader(processes);
+  if (reader === null) return request;
+  return { ...request, terminal: await services.terminalRead(panePid, reader.pid) };
 }
 
 /** What the gates authorized under the lock, for tmux to check at the instant of delivery. */
@@ -373,6 +387,7 @@ export async function runInputAttempt<T>(
     if (spec.pinned && !samePane(resolved.identity, spec.pinned)) {
       throw new AppError('IDENTITY_CHANGED', 'the session or pane was replaced since the input was queued for review: nothing was sent');
     }
+    spec = { ...spec, request: await withShellFacts(deps.input, spec.request, resolved.identity) };
     decision = await authorizeBeforeLock(caller, resolved, spec);
     if (spec.dryRun) return { kind: 'dry_run', auditId: log.record('DRY_RUN', null), target: resolved, decision, at };
     // review: the one place review mode decides; an approved delivery carries `review`.
@@ -407,6 +422,18 @@ export async function runInputAttempt<T>(
     log.record(outcome.decision, outcome.errorCode, { receipt: outcome.receipt ?? null, ...(outcome.receiptJson ? { receiptJson: outcome.receiptJson } : {}) });
     return { kind: 'acted', auditId, target: ctx.target, outcome, at };
   });
+}
+
+/** A command line (terminal_run) or text sent with Enter carries what the decision judges
+ * it with (policy/input.ts ShellFacts): the bash grammar, loaded on first use (a load that
+ * fails is null, and the decision then refuses rather than passes), and the shell
+ * integration's state of the pane's shell. Other input carries nothing. */
+async function withShellFacts(services: InputServices, request: InputRequest, pane: PaneIdentity): Promise<InputRequest> {
+  if (request.kind !== 'command' && !(request.kind === 'text' && request.submit === true)) return request;
+  const parse = await services.shellParser().catch(() => null);
+  const shells = services.shells;
+  const stateOf = (shellPid: number | null) => (shells === undefined || shellPid === null ? null : shells.state({ paneId: pane.paneId, panePid: pane.panePid, shellPid }));
+  return { ...request, shell: { parse, stateOf } };
 }
 
 /** Why this attempt needs a person's review (policy/review.ts), or null. Only MCP clients
@@ -516,6 +543,6 @@ async function recheckUnderLock(caller: AttemptCaller, spec: AttemptSpec, resolv
   // A renamed session is re-judged under its new name, with the grant as it is now.
   const target = caller.deps.access.regrant({ ...resolved, sessionName: live.sessionName, currentCommand: live.currentCommand, inCopyMode: live.inMode });
   const processes: PaneProcessFacts = read.source === 'tmux' ? { source: 'tmux', command: live.currentCommand } : read;
-  const decision = authorizeInput(caller, target, processes, spec.request);
+  const decision = authorizeInput(caller, target, processes, await withTerminalFacts(caller.deps.input, spec.request, target.identity.panePid, processes));
   return { target, live, decision };
 }

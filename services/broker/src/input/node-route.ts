@@ -69,6 +69,9 @@ export function routeInput(caller: InputCaller, target: TargetRef): InputRoute {
           delivery: n.input.delivery,
           processTree: (panePid, tmuxCommand) => n.input?.processTree(panePid, tmuxCommand) ?? Promise.reject(new AppError('INTERNAL', 'node input effects went away')),
           run: n.input.run,
+          // This host's /proc says nothing of a node's processes: the secret entry's ssh
+          // rule then refuses (policy/credential-reader.ts).
+          terminalRead: undefined,
         },
       },
     },

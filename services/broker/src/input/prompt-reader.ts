@@ -11,14 +11,14 @@ import type { TargetRef } from '../access/target.js';
 import { recordRead } from '../audit/record-read.js';
 import { userNameOf } from '../effects/proc/user-names.js';
 import { qualify } from '../nodes/node-names.js';
-import { DEFAULT_CREDENTIAL_PROGRAMS, judgeCredentialReader, type ProgramFacts as JudgedProgram } from '../policy/credential-reader.js';
+import { DEFAULT_CREDENTIAL_PROGRAMS, judgeCredentialReader, remoteSessionReader, type ProgramFacts as JudgedProgram } from '../policy/credential-reader.js';
 import { readTargetProcesses } from './attempt.js';
 import type { InputCaller } from './input-deps.js';
 import { answerWithNode, routeInput } from './node-route.js';
 
 const TOOL = 'dashboard_prompt_reader';
 
-type ReaderFacts = Omit<PromptReaderOutput, 'password_needed'>;
+type ReaderFacts = Omit<PromptReaderOutput, 'password_needed' | 'confirm_required'>;
 
 export function promptReaderOf(ctx: InputCaller, ref: TargetRef): Promise<ReaderFacts> {
   const route = routeInput(ctx, ref);
@@ -35,7 +35,10 @@ async function promptReader(ctx: InputCaller, ref: TargetRef, node: string | und
     throw err;
   }
   const processes = await readTargetProcesses(target, deps.input);
-  const verdict = judgeCredentialReader(processes, deps.config.human_input?.credential_programs ?? DEFAULT_CREDENTIAL_PROGRAMS);
+  // The same facts the input decision reads for ssh (its own prompt, or a connected session).
+  const remote = remoteSessionReader(processes);
+  const terminal = remote !== null && deps.input.terminalRead !== undefined ? await deps.input.terminalRead(target.identity.panePid, remote.pid) : undefined;
+  const verdict = judgeCredentialReader(processes, deps.config.human_input?.credential_programs ?? DEFAULT_CREDENTIAL_PROGRAMS, terminal);
   recordRead(ctx, TOOL, { session: qualify(node, target.sessionName), sessionId: qualify(node, target.identity.sessionId), paneId: target.identity.paneId });
   // A node's user ids are the node's: this host's /etc/passwd does not name them.
   const shown = (p: JudgedProgram): ProgramFacts => ({ pid: p.pid, exe_path: p.exePath, name: p.name, uid: p.uid, user: node === undefined ? userNameOf(p.uid) : null });

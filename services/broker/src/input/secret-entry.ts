@@ -17,11 +17,11 @@ import { pasteThenEnter } from './send.js';
 
 export async function answerSecretPrompt(
   caller: AttemptCaller,
-  args: { session: string; pane?: string | undefined; secret: string; reauthenticatedAt: number | null },
+  args: { session: string; pane?: string | undefined; secret: string; reauthenticatedAt: number | null; confirmedReader?: { pid: number; exePath: string | null } | undefined },
 ): Promise<SecretEntryOutput> {
   const result = await runInputAttempt<SecretEntryOutput>(
     caller,
-    { tool: 'dashboard_secret', target: { session: args.session, pane: args.pane }, request: { kind: 'secret', text: args.secret, reauthenticatedAt: args.reauthenticatedAt }, dryRun: false },
+    { tool: 'dashboard_secret', target: { session: args.session, pane: args.pane }, request: { kind: 'secret', text: args.secret, reauthenticatedAt: args.reauthenticatedAt, ...(args.confirmedReader ? { confirmedReader: args.confirmedReader } : {}) }, dryRun: false },
     async ({ target, live, decision, auditId, services }) => {
       if (decision.action !== 'paste_text') throw new AppError('INTERNAL', 'unexpected input decision');
       const value: SecretEntryOutput = { result: 'SENT', session: target.sessionName, audit_id: auditId, text_length: Array.from(decision.text).length };

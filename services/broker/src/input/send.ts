@@ -99,7 +99,7 @@ export async function sendText(
     {
       tool: args.tool,
       target: args.target,
-      request: { kind: 'text', text: args.text },
+      request: { kind: 'text', text: args.text, submit: args.enter },
       dryRun: args.dryRun,
       queueable: true,
       ...(args.review ? { review: args.review } : {}),

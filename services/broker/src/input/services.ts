@@ -17,6 +17,8 @@ import { createShellIntegration, type ShellIntegration } from '../effects/tmux/s
 import { createTmuxCommandRunner } from '../effects/tmux/tmux-command.js';
 import type { InputControl, TmuxAdapter } from '../effects/tmux/types.js';
 import { readPaneProcessTree } from '../effects/proc/process-tree.js';
+import { readTerminalRead } from '../effects/proc/terminal-read.js';
+import type { TerminalReadFacts } from '../policy/credential-reader.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
 import type { PaneLocks } from './pane-lock.js';
 import { createReviewQueue, type ReviewQueue } from './review-queue.js';
@@ -45,6 +47,9 @@ export interface InputServices {
   processTree(panePid: number, tmuxCommand: string): Promise<PaneProcessFacts>;
   /** The audit HMAC key; AUDIT_UNAVAILABLE when it cannot be read or created. */
   auditKey(): Buffer;
+  /** How the program `pid` reads the pane's terminal now (effects/proc/terminal-read.ts):
+   * the secret entry's rule for ssh. Absent where it cannot be read (a node). */
+  terminalRead?(panePid: number, pid: number): Promise<TerminalReadFacts>;
   /** The bash grammar review mode judges text with (effects/shell-syntax/bash-parser.ts),
    * loaded on first use and kept. */
   shellParser(): Promise<ShellParse>;
@@ -77,6 +82,7 @@ export function createInputServices(deps: {
     runAnswers: createRunAnswers(),
     processTree: (panePid, tmuxCommand) => readPaneProcessTree(panePid, tmuxCommand),
     shellParser: createBashParserLoader(),
+    terminalRead: (panePid, pid) => readTerminalRead(panePid, pid),
     auditKey() {
       if (key) return key;
       try {

@@ -290,7 +290,7 @@ export async function sendTask(
         };
   const result = await runInputAttempt<TaskReceipt>(
     caller,
-    { tool: 'terminal_send_task', target: args.target, request: { kind: 'text', text }, dryRun: args.dryRun, ...(idempotency ? { idempotency } : {}) },
+    { tool: 'terminal_send_task', target: args.target, request: { kind: 'text', text, submit: true }, dryRun: args.dryRun, ...(idempotency ? { idempotency } : {}) },
     (ctx) => typeAndSubmit(ctx, ctx.reads, Date.now(), { clear: args.clearLine === true, owner: lineOwner(caller) }),
   );
   switch (result.kind) {

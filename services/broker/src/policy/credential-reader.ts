@@ -20,7 +20,12 @@
  *    process and its kernel command name is listed: only a set-uid program, started from a
  *    file root installed, changes user without a password already given;
  *  - a shell or interpreter never qualifies, whatever it is named: a shell's `read -s`,
- *    a script and `python3 -c 'getpass()'` are refused.
+ *    a script and `python3 -c 'getpass()'` are refused;
+ *  - a program that carries a remote session (ssh) qualifies only at its own password or
+ *    passphrase prompt: the terminal in the mode a password prompt sets (echo off,
+ *    canonical) and the program blocked reading the terminal. A connected ssh holds the
+ *    terminal in raw mode and waits in poll on its connection, so a remote `read -s`
+ *    behind it is refused (effects/proc/terminal-read.ts reads both facts).
  */
 import { commandName, namesOf, type PaneProcess, type PaneProcessFacts } from './foreground.js';
 
@@ -39,6 +44,56 @@ const SYSTEM_EXE_DIRS: readonly string[] = ['/usr/bin/', '/bin/', '/usr/sbin/', 
 
 /** Names that read a line and run or evaluate it: never a credential reader. */
 const INTERPRETERS = /^(?:sh|ash|bash|rbash|dash|zsh|ksh|mksh|yash|csh|tcsh|fish|busybox|python[\d.]*|pypy[\d.]*|perl[\d.]*|ruby[\d.]*|node|nodejs|deno|bun|php[\d.]*|lua[\d.]*|tclsh[\d.]*|expect|awk|gawk|mawk|env)$/;
+
+export interface TerminalMode {
+  readonly echo: boolean;
+  readonly canonical: boolean;
+}
+
+/** `terminal`: blocked reading a terminal; `poll`: waiting in poll/select/epoll (on several
+ * descriptors: a connection and the terminal); `other`: anything else; null: not readable. */
+export type TerminalWait = 'terminal' | 'poll' | 'other' | null;
+
+/** How the single reader reads the terminal now (effects/proc/terminal-read.ts). */
+export interface TerminalReadFacts {
+  /** null when the terminal's mode could not be read. */
+  readonly mode: TerminalMode | null;
+  readonly wait: TerminalWait;
+}
+
+/** Programs that, once connected, carry what is typed to another machine: a remote shell's
+ * `read -s` behind them would get the answer. They qualify only at their own password
+ * prompt, told by the kernel's facts (terminalRefusal), never by the screen. */
+export const REMOTE_SESSION_PROGRAMS: readonly string[] = ['ssh', 'slogin'];
+
+/** Why `name`'s terminal read is not its own password prompt; null when it is. */
+function terminalRefusal(name: string, terminal: TerminalReadFacts | undefined): string | null {
+  const shown = JSON.stringify(name);
+  if (terminal === undefined || terminal.mode === null || terminal.wait === null) {
+    return `it cannot be told whether ${shown} asks for its own password or carries a connected session (the terminal's mode or ${shown}'s wait could not be read)`;
+  }
+  if (!terminal.mode.canonical) return `${shown} is connected: the terminal is in raw mode for a remote session, not at ${shown}'s own password prompt`;
+  if (terminal.mode.echo) return `the terminal echoes what is typed, so ${shown} is not at a password prompt`;
+  if (terminal.wait !== 'terminal') return `${shown} is waiting on its connection, not reading a password from the terminal`;
+  return null;
+}
+
+/** The foreground group's leaves: what holds the terminal and waits there. */
+export function foregroundLeaves(facts: Extract<PaneProcessFacts, { source: 'proc' }>): PaneProcess[] {
+  const members = facts.processes.filter((p) => p.foreground);
+  const groupPids = new Set(members.map((p) => p.pid));
+  return members.filter((p) => !members.some((q) => q.ppid === p.pid && groupPids.has(q.pid)));
+}
+
+/** The single reader's judged name, when it is a remote-session program (its terminal
+ * read is then needed: readTargetProcesses with the secret's facts). */
+export function remoteSessionReader(facts: PaneProcessFacts): PaneProcess | null {
+  if (facts.source !== 'proc') return null;
+  const leaves = foregroundLeaves(facts);
+  if (leaves.length !== 1) return null;
+  const leaf = leaves[0] as PaneProcess;
+  return listedProgram(factsOf(leaf).name, REMOTE_SESSION_PROGRAMS) ? leaf : null;
+}
 
 /** One process as the page shows it: the facts the decision was taken on. */
 export interface ProgramFacts {
@@ -109,13 +164,11 @@ function chainOf(processes: readonly PaneProcess[], p: PaneProcess): ProgramFact
   return chain;
 }
 
-export function judgeCredentialReader(facts: PaneProcessFacts, programs: readonly string[]): CredentialReaderVerdict {
+export function judgeCredentialReader(facts: PaneProcessFacts, programs: readonly string[], terminal?: TerminalReadFacts): CredentialReaderVerdict {
   const none = (reason: string): CredentialReaderVerdict => ({ admitted: false, reason, readers: [], chain: [] });
   if (facts.source === 'tmux') return none("the pane's process tree cannot be read on this system, so the program waiting cannot be identified");
   if (facts.source === 'unreadable') return none(`the pane's processes could not be inspected (${facts.reason}), so the program waiting cannot be identified`);
-  const members = facts.processes.filter((p) => p.foreground);
-  const groupPids = new Set(members.map((p) => p.pid));
-  const leaves = members.filter((p) => !members.some((q) => q.ppid === p.pid && groupPids.has(q.pid)));
+  const leaves = foregroundLeaves(facts);
   if (leaves.length === 0) return none("nothing holds the pane's terminal");
   const pane = facts.processes.find((p) => p.pid === facts.panePid);
   const readers = leaves.map(factsOf);
@@ -126,5 +179,9 @@ export function judgeCredentialReader(facts: PaneProcessFacts, programs: readonl
   const refusal = refusalOf(leaves[0] as PaneProcess, pane, programs);
   if (refusal !== null) return { admitted: false, reason: refusal, readers, chain };
   const reader = readers[0] as ProgramFacts;
+  if (listedProgram(reader.name, REMOTE_SESSION_PROGRAMS)) {
+    const remote = terminalRefusal(reader.name, terminal);
+    if (remote !== null) return { admitted: false, reason: remote, readers, chain };
+  }
   return { admitted: true, reason: `${JSON.stringify(reader.exePath ?? reader.name)} is a credential program (human_input.credential_programs)`, readers, chain };
 }

@@ -1,9 +1,10 @@
-// Guards the input gates: each refusal has its own code, gates apply in order, deny wins, sensitive names need a literal entry, controls are refused (never stripped), keys come only from the allowlist; a terminal_run command goes only to an allowed shell at its prompt, as one line, naming no guarded command.
+// Guards the input gates: each refusal has its own code, gates apply in order, deny wins, sensitive names need a literal entry, controls are refused (never stripped), keys come only from the allowlist; a terminal_run command goes only to an allowed shell at its prompt, as one line, running no guarded command as the bash parse reads it.
 import { ALLOWED_KEYS } from '@terminal-mcp/contract';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createBashParserLoader } from '../effects/shell-syntax/bash-parser.js';
+import type { ShellParse } from './shell-review.js';
 import {
   DEFAULT_GUARDED_COMMANDS,
-  commandWords,
   decideInput,
   findRejectedCharacter,
   normalizeNewlines,
@@ -223,7 +224,11 @@ describe('a command for terminal_run', () => {
     ...FACTS,
     processes: { source: 'proc', panePid: 100, foregroundGroup, processes },
   });
-  const RUN = (text: string): InputRequest => ({ kind: 'command', text });
+  let parse: ShellParse;
+  beforeAll(async () => {
+    parse = await createBashParserLoader()();
+  });
+  const RUN = (text: string): InputRequest => ({ kind: 'command', text, shell: { parse } });
   const BASH = proc(100, 1, 'bash', true);
 
   type RunCase = [label: string, policy: Partial<InputPolicy>, facts: InputTargetFacts, text: string, expected: string];
@@ -251,6 +256,9 @@ describe('a command for terminal_run', () => {
     ['a quoted part of a name behind a pipe', {}, at([BASH]), 'x | "ps"ql db', 'COMMAND_GUARDED'],
     ['allowed for this session', {}, { ...at([BASH]), sessionName: 'agent-ops' }, 'ssh h', 'run_command'],
     ['a word that only contains a guarded name', {}, at([BASH]), 'git log --grep=ssh', 'run_command'],
+    // The parse tells a program from an argument: the word check refused these.
+    ['a guarded name as an argument', {}, at([BASH]), 'man ssh', 'run_command'],
+    ['a name the shell computes', {}, at([BASH]), '${a}h prod-host', 'COMMAND_GUARDED'],
     ['input off', { terminalInput: false }, at([BASH]), 'ls', 'INPUT_DISABLED'],
     ['text off', { allowSendText: false }, at([BASH]), 'ls', 'INPUT_DISABLED'],
     ['copy mode', {}, { ...at([BASH]), inCopyMode: true }, 'ls', 'PANE_IN_COPY_MODE'],
@@ -265,9 +273,5 @@ describe('a command for terminal_run', () => {
     expect(decideInput(POLICY, at([BASH]), RUN('ls'))).toMatchObject({ action: 'run_command', shell: 'bash', shellPid: 100, text: 'ls' });
     const refused = decideInput(POLICY, at([proc(100, 1, 'python3', true)]), RUN('ls'));
     expect(refused.allowed ? '' : refused.message).toMatch(/terminal_send_task/);
-  });
-
-  it('splits words at shell punctuation, by basename', () => {
-    expect(commandWords("a;b|c&&d $(e) `f` 'g' \"h\" /usr/bin/I <j >k {l}")).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l']);
   });
 });

@@ -36,9 +36,12 @@
  * A command for terminal_run (kind `command`) passes gates 1-6 as text (a newline is
  * refused: it is one command line), then two of its own: the pane's foreground program
  * must be a shell listed in input_policy.run_allowed_shells (else FOREGROUND_NOT_ALLOWED,
- * with terminal_send_task as the way to type into anything else), and no word of the
- * command may name a guarded command (COMMAND_GUARDED, the same list and per-session
- * allowances as the process tree: `ssh host` is refused before it starts).
+ * with terminal_send_task as the way to type into anything else), and the command line,
+ * as the bash grammar parses it, may not run a guarded command nor anything its parse
+ * cannot name (COMMAND_GUARDED, policy/guarded-command-text.ts; the same list and
+ * per-session allowances as the process tree: `ssh host`, `env ssh host` and `${a}h host`
+ * are refused before they start). Text sent with Enter to a shell at its prompt
+ * (`submit`) is judged the same way.
  *
  * `grant` is the operator's dashboard grant for this session, already checked for
  * identity and expiry by the caller: an input grant admits a name the allowed patterns do
@@ -47,7 +50,9 @@
  */
 import { ALLOWED_KEYS, COPY_MODE_EXIT_KEY, SENSITIVE_KEYS, type AllowedKey } from '@terminal-mcp/contract';
 import { isSensitiveName, matchesAny } from './access.js';
-import { DEFAULT_CREDENTIAL_PROGRAMS, judgeCredentialReader } from './credential-reader.js';
+import { DEFAULT_CREDENTIAL_PROGRAMS, judgeCredentialReader, type TerminalReadFacts } from './credential-reader.js';
+import { judgeGuardedCommandText } from './guarded-command-text.js';
+import type { ShellParse } from './shell-review.js';
 import { commandName, firstGuardedCommand, foregroundAdmitted, foregroundLeader, nameIs, summarizeForeground, type PaneProcessFacts } from './foreground.js';
 
 /** What an operator may not type into by default: programs holding credentials, another
@@ -96,6 +101,8 @@ export interface InputPolicy {
   /** input_policy.allow_invisible_characters: bidirectional overrides and zero-width
    * characters pass in text (absent: refused). */
   readonly allowInvisibleCharacters?: boolean;
+  /** human_input.confirm_program: a secret goes only to the process the operator confirmed. */
+  readonly confirmCredentialReader?: boolean;
 }
 
 export interface InputTargetFacts {
@@ -113,18 +120,35 @@ export interface InputTargetFacts {
   readonly grant?: { readonly input: boolean } | null;
 }
 
+/** What the attempt hands the decision about the shell the text is typed into: the loaded
+ * bash grammar (effects/shell-syntax/bash-parser.ts; null when it could not be loaded) and
+ * the shell integration's state of the shell with this pid (effects/tmux/shell-integration.ts:
+ * `running` while a command it started runs, e.g. a `read`; null: no integration). */
+export interface ShellFacts {
+  readonly parse: ShellParse | null;
+  readonly stateOf?: (shellPid: number | null) => 'prompt' | 'running' | null;
+}
+
 export type InputRequest =
-  | { readonly kind: 'text'; readonly text: string }
+  /** `submit`: Enter is pressed after the text (terminal_send_text `enter: true`). */
+  | { readonly kind: 'text'; readonly text: string; readonly submit?: boolean; readonly shell?: ShellFacts }
   | { readonly kind: 'keys'; readonly keys: readonly string[]; readonly confirmSensitive: boolean }
   /** One command line for terminal_run, typed at a shell prompt. */
-  | { readonly kind: 'command'; readonly text: string }
+  | { readonly kind: 'command'; readonly text: string; readonly shell?: ShellFacts }
   /** The operator's answer to a password / passphrase / one-time-code prompt, from the
    * dashboard's secret entry (input/secret-entry.ts). Passes the guarded-command and
    * foreground gates: they exist to keep agents out of credentials, and this is the person
    * typing one. Who may send it is decided by the input authorization (input/authorize.ts:
    * a signed-in operator on web.sock who re-authenticated at `reauthenticatedAt`), never
    * here. One line, Enter is pressed after it. */
-  | { readonly kind: 'secret'; readonly text: string; readonly reauthenticatedAt: number | null };
+  | {
+      readonly kind: 'secret';
+      readonly text: string;
+      readonly reauthenticatedAt: number | null;
+      readonly terminal?: TerminalReadFacts;
+      /** The reading program the operator confirmed on the page (human_input.confirm_program). */
+      readonly confirmedReader?: { readonly pid: number; readonly exePath: string | null };
+    };
 
 export type InputRefusalCode =
   | 'INPUT_DISABLED'
@@ -315,13 +339,23 @@ export function decideInput(policy: InputPolicy, facts: InputTargetFacts, reques
     );
   }
 
-  if (request.kind === 'command') return decideCommand(policy, facts, request.text);
+  if (request.kind === 'command') return decideCommand(policy, facts, request.text, request.shell?.parse ?? null);
 
   if (request.kind === 'secret') {
     // The answer goes only to a credential program identified by its executable, never to
     // whatever printed a password prompt (a shell's `read -s` an agent typed).
-    const reader = judgeCredentialReader(facts.processes, policy.credentialPrograms ?? DEFAULT_CREDENTIAL_PROGRAMS);
+    const reader = judgeCredentialReader(facts.processes, policy.credentialPrograms ?? DEFAULT_CREDENTIAL_PROGRAMS, request.terminal);
     if (!reader.admitted) return refuse('NOT_A_CREDENTIAL_PROMPT', `the program waiting in the pane is not a credential program: ${reader.reason}; nothing was typed`);
+    if (policy.confirmCredentialReader === true) {
+      // The operator confirmed a process by pid and executable on the page: any other one
+      // (the prompt ended and another began, a pid reused) is not what they agreed to.
+      const waiting = reader.readers[0];
+      const confirmed = request.confirmedReader;
+      if (confirmed === undefined) return refuse('NOT_A_CREDENTIAL_PROMPT', 'human_input.confirm_program is on: confirm on the page the program that reads the answer, then send it; nothing was typed');
+      if (waiting === undefined || waiting.pid !== confirmed.pid || waiting.exePath !== confirmed.exePath) {
+        return refuse('NOT_A_CREDENTIAL_PROMPT', `the program reading the answer is ${JSON.stringify(waiting?.exePath ?? waiting?.name ?? 'unknown')} (pid ${waiting?.pid ?? '?'}), not the one confirmed (pid ${confirmed.pid}); nothing was typed`);
+      }
+    }
     const length = countCharacters(request.text);
     if (length > policy.maxTextLength) return refuse('TEXT_TOO_LONG', `the answer has ${length} characters; at most ${policy.maxTextLength} may be sent at once`);
     // Positions only, never the character itself: this text is a secret.
@@ -346,6 +380,14 @@ export function decideInput(policy: InputPolicy, facts: InputTargetFacts, reques
     }
     const hidden = refuseInvisible(policy, text);
     if (hidden) return hidden;
+    // Text typed and submitted at a shell's prompt is a command line: judged like
+    // terminal_run's (a shell busy with a command, or one whose integration says a command
+    // it started is reading, e.g. `read`, gets an answer, not a command).
+    const shell = request.submit === true ? runShellOf(facts.processes, policy.runAllowedShells) : null;
+    if (shell !== null && !shell.busy && request.shell?.stateOf?.(shell.pid) !== 'running') {
+      const guarded = refuseGuardedText(policy, facts, text, request.shell?.parse ?? null, 'text submitted at the shell prompt');
+      if (guarded) return guarded;
+    }
     return { allowed: true, action: 'paste_text', text, crlfNormalized };
   }
 
@@ -386,17 +428,7 @@ export function runShellOf(facts: PaneProcessFacts, allowed: readonly string[]):
   return name === undefined ? null : { name, pid, busy };
 }
 
-/** Words of a command line that could name a program: split at whitespace and shell
- * punctuation (`;`, `|`, `&`, `$(`, backquotes, quotes, redirections), each by its
- * basename. Conservative by design: `echo ssh` counts too. */
-export function commandWords(text: string): string[] {
-  return text
-    .split(/[\s;&|()<>`'"{}\\$!]+/)
-    .map(commandName)
-    .filter((w) => w !== '');
-}
-
-function decideCommand(policy: InputPolicy, facts: InputTargetFacts, raw: string): InputDecision {
+function decideCommand(policy: InputPolicy, facts: InputTargetFacts, raw: string, parse: ShellParse | null): InputDecision {
   const shell = runShellOf(facts.processes, policy.runAllowedShells);
   if (shell === null) {
     const { program } = summarizeForeground(facts.processes);
@@ -420,17 +452,24 @@ function decideCommand(policy: InputPolicy, facts: InputTargetFacts, raw: string
   if (bad) return refuse('TEXT_REJECTED', `character ${bad.position} is ${codePointLabel(bad.codePoint)}: only printable text and tab may be sent; nothing was sent`);
   const hidden = refuseInvisible(policy, text);
   if (hidden) return hidden;
-  const allowedHere = policy.guardedCommandAllow.filter((entry) => entry.session === facts.sessionName).flatMap((entry) => entry.commands);
-  // The words as written and as the shell reads them once quotes and backslashes inside a
-  // word are removed (`s''sh`, `s\sh` and `"ps"ql` run ssh and psql). A name the shell
-  // builds at run time (`${a}h`) is beyond any reading of the text: the process tree
-  // refuses input once it runs (gate 3), and docs/security.md says so.
-  const dequoted = text.replace(/(?<=\S)['"\\]+|['"\\]+(?=\S)/g, '');
-  for (const word of new Set([...commandWords(text), ...commandWords(dequoted)])) {
-    const hit = policy.guardedCommands.find((g) => nameIs(word, g));
-    if (hit !== undefined && !allowedHere.some((a) => nameIs(word, a))) {
-      return refuse('COMMAND_GUARDED', `the command names ${JSON.stringify(commandName(hit))}, a guarded command; input_policy.guarded_command_allow can allow it for this session`);
-    }
-  }
+  const guarded = refuseGuardedText(policy, facts, text, parse, 'the command');
+  if (guarded) return guarded;
   return { allowed: true, action: 'run_command', text, shell: shell.name, shellPid: shell.pid };
+}
+
+/**
+ * COMMAND_GUARDED when the command line runs a guarded command, or runs something its parse
+ * cannot name (policy/guarded-command-text.ts): a name computed at run time, eval of
+ * computed text, a shell fed from a pipe, history expansion. Unjudged is refused, never
+ * passed: the guarded list is only worth its name if an unreadable spelling cannot walk
+ * past it. `parse` null: the grammar could not be loaded, and nothing is judged harmless.
+ */
+function refuseGuardedText(policy: InputPolicy, facts: InputTargetFacts, text: string, parse: ShellParse | null, what: string): InputRefusal | null {
+  const allowHint = 'input_policy.guarded_command_allow can allow it for this session';
+  if (parse === null) return refuse('COMMAND_GUARDED', `${what} cannot be judged: the bash grammar could not be loaded, so it is not typed (see the broker log)`);
+  const allowedHere = policy.guardedCommandAllow.filter((entry) => entry.session === facts.sessionName).flatMap((entry) => entry.commands);
+  const verdict = judgeGuardedCommandText(parse, text, policy.guardedCommands, allowedHere);
+  if (verdict.kind === 'guarded') return refuse('COMMAND_GUARDED', `${what} runs ${JSON.stringify(verdict.command)}, a guarded command; ${allowHint}`);
+  if (verdict.kind === 'unjudged') return refuse('COMMAND_GUARDED', `${what} cannot be checked for guarded commands (${verdict.reason}), so it counts as one: spell the program's name out`);
+  return null;
 }

@@ -15,6 +15,7 @@
  */
 import type { InputRequest } from './input.js';
 import { matchesAny } from './access.js';
+import { judgeGuardedCommandText } from './guarded-command-text.js';
 import { shellTextRisk, type ShellParse } from './shell-review.js';
 
 export type ReviewMode = 'off' | 'risky' | 'always';
@@ -39,5 +40,13 @@ export function reviewReason(rules: ReviewRules, sessionName: string, request: I
   const text = request.text.replace(/\r\n/g, '\n').replace(/\n+$/, '');
   if (text.includes('\n') || text.includes('\r')) return 'text over more than one line';
   if (parse === null) return 'the shell parser is not available, so the text cannot be judged';
-  return shellTextRisk(parse(text), rules.guarded_commands);
+  const risk = shellTextRisk(parse(text), rules.guarded_commands);
+  if (risk !== null) return risk;
+  // The guarded-command check terminal_run makes (policy/guarded-command-text.ts): a name it
+  // cannot judge (history expansion, a brace or glob in a command name, code in an alias
+  // or PROMPT_COMMAND) is risky too.
+  const guarded = judgeGuardedCommandText(parse, text, rules.guarded_commands);
+  if (guarded.kind === 'guarded') return `the text runs the guarded command ${guarded.command}`;
+  if (guarded.kind === 'unjudged') return `the text cannot be judged: ${guarded.reason}`;
+  return null;
 }

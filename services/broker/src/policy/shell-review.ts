@@ -103,7 +103,8 @@ function decodeAnsiC(body: string): string {
   });
 }
 
-const baseName = (word: string) => word.slice(word.lastIndexOf('/') + 1).toLowerCase();
+/** A program name's last path part, lower-cased (`/usr/bin/SSH` → `ssh`). */
+export const baseName = (word: string): string => word.slice(word.lastIndexOf('/') + 1).toLowerCase();
 
 function* walk(node: ShellSyntaxNode): Generator<ShellSyntaxNode> {
   yield node;

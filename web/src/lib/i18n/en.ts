@@ -187,6 +187,7 @@ export const en = {
   'secret.readerUser': 'runs as {user}',
   'secret.readerChain': 'Started by',
   'secret.readerOk': 'A credential program: the answer is typed into it.',
+  'secret.confirmReader': 'I confirm that {program}, running as {user}, reads this answer.',
   'secret.readerRefused': 'Not a credential program, so the answer will be refused: {reason}. A shell or a script can print a password prompt to collect your password.',
   'secret.readerUnknown': 'The program waiting in the pane could not be read.',
   'session.status.UNKNOWN': 'Unknown',

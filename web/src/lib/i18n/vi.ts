@@ -188,6 +188,7 @@ export const vi: Messages = {
   'secret.readerUser': 'chạy với người dùng {user}',
   'secret.readerChain': 'Được khởi chạy bởi',
   'secret.readerOk': 'Một chương trình nhập thông tin xác thực: câu trả lời được gõ vào đó.',
+  'secret.confirmReader': 'Tôi xác nhận rằng {program}, chạy với người dùng {user}, sẽ đọc câu trả lời này.',
   'secret.readerRefused': 'Không phải chương trình nhập thông tin xác thực, nên câu trả lời sẽ bị từ chối: {reason}. Một shell hay script có thể in lời nhắc mật khẩu để lấy mật khẩu của bạn.',
   'secret.readerUnknown': 'Không đọc được chương trình đang chờ trong ô.',
   'session.status.UNKNOWN': 'Không rõ',

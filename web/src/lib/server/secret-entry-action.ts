@@ -28,6 +28,12 @@ export async function secretAction(event: RequestEvent) {
   if (pane !== null && pane !== '' && (typeof pane !== 'string' || !PANE_REF_PATTERN.test(pane))) {
     return fail(400, { secret: { session, error: { code: 'INVALID_ARGUMENT', detail: 'pane' } satisfies UiError } });
   }
+  // `pid:executable` of the program the page showed and the operator ticked.
+  const confirmed = form.get('confirmed_reader');
+  const confirmedMatch = typeof confirmed === 'string' ? /^([1-9]\d{0,9}):(.{0,4096})$/s.exec(confirmed) : null;
+  if (confirmed !== null && confirmedMatch === null) {
+    return fail(400, { secret: { session, error: { code: 'INVALID_ARGUMENT', detail: 'confirmed_reader' } satisfies UiError } });
+  }
   const operatorPassword = typeof password === 'string' && password.length > 0 ? password.slice(0, HUMAN_LIMITS.passwordMax) : undefined;
   try {
     const sent = await broker().human.answerSecret.mutate({
@@ -36,6 +42,7 @@ export async function secretAction(event: RequestEvent) {
       secret,
       ...(operatorPassword !== undefined ? { operator_password: operatorPassword } : {}),
       source_ip: event.getClientAddress().slice(0, AUTH_LIMITS.sourceIpMax),
+      ...(confirmedMatch ? { confirmed_reader: { pid: Number(confirmedMatch[1]), exe_path: confirmedMatch[2] === '' ? null : (confirmedMatch[2] as string) } } : {}),
     });
     return { secret: { session, ok: true as const, length: sent.text_length } };
   } catch (err) {

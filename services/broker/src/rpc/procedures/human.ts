@@ -53,7 +53,7 @@ export const humanDashboard = {
     // sign-in is the proof, so the page leaves the password field out.
     const valid = validateSessionToken(ctx.deps.webauth, ctx.operatorToken ?? '');
     const age = valid ? ctx.deps.webauth.now() - valid.session.createdAt : Number.POSITIVE_INFINITY;
-    return { ...reader, password_needed: !(age >= 0 && age <= SECRET_REAUTH_FRESH_MS) };
+    return { ...reader, password_needed: !(age >= 0 && age <= SECRET_REAUTH_FRESH_MS), confirm_required: ctx.deps.config.human_input.confirm_program };
   }),
 
   answerSecret: operatorProcedure
@@ -69,6 +69,7 @@ export const humanDashboard = {
     .input(secretEntryInputSchema)
     .mutation(async ({ ctx, input }) => {
       const reauthenticatedAt = await lastReauthentication(ctx.deps.webauth, ctx.operatorToken ?? '', input.operator_password, input.source_ip);
-      return answerSecretPrompt(ctx, { session: input.session, pane: input.pane, secret: input.secret, reauthenticatedAt });
+      const confirmedReader = input.confirmed_reader === undefined ? undefined : { pid: input.confirmed_reader.pid, exePath: input.confirmed_reader.exe_path };
+      return answerSecretPrompt(ctx, { session: input.session, pane: input.pane, secret: input.secret, reauthenticatedAt, confirmedReader });
     }),
 };
