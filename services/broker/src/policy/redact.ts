@@ -839,13 +839,46 @@ function firstKind(decoded: string, depth: number): string | null {
   return best;
 }
 
+/**
+ * The example credentials AWS publishes in its documentation (IAM user guide, CLI
+ * configuration pages), exactly: they are public, printed by every tutorial and test
+ * suite, and grant nothing, so a reader of docs sees them as written (issue 46 A.6).
+ * Only these exact strings as whole tokens; anything longer, shorter or merely ending
+ * in `EXAMPLE` is judged as usual.
+ */
+const PUBLISHED_EXAMPLES: readonly string[] = [
+  'AKIAIOSFODNN7EXAMPLE',
+  'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+  'AKIAI44QH8DHBEXAMPLE',
+  'je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY',
+];
+
+/** A character that would make the example part of a longer token (`=` only after it: padding). */
+const isExampleTokenChar = (c: number): boolean => isBase64Char(c) || c === 0x5f || c === 0x2d;
+
+/** Where the published examples stand in `visible` as whole tokens. */
+function publishedExampleRanges(visible: string): [number, number][] {
+  const ranges: [number, number][] = [];
+  if (!visible.includes('EXAMPLE')) return ranges;
+  for (const example of PUBLISHED_EXAMPLES) {
+    for (let at = visible.indexOf(example); at >= 0; at = visible.indexOf(example, at + 1)) {
+      const end = at + example.length;
+      const after = visible.charCodeAt(end);
+      if ((at === 0 || !isExampleTokenChar(visible.charCodeAt(at - 1))) && (end === visible.length || !(isExampleTokenChar(after) || after === 0x3d))) ranges.push([at, end]);
+    }
+  }
+  return ranges;
+}
+
 /** Find secrets in `text` and replace each with `[REDACTED:<kind>]`. */
 export function redactSecrets(text: string, options: RedactOptions = {}): RedactionResult {
   const keepLines = options.keepLines === true;
   const { visible, map } = visibleWithMap(text);
+  const examples = publishedExampleRanges(visible);
   const spans: Span[] = [];
   const emit: Emit = (start, end, kind) => {
-    if (end > start) spans.push({ start, end, kind });
+    // A finding wholly inside a published example is that example; one reaching past it is kept.
+    if (end > start && !examples.some(([a, b]) => start >= a && end <= b)) spans.push({ start, end, kind });
   };
 
   collectSpans(visible, 0, emit);
