@@ -56,6 +56,7 @@
  */
 import { findCommandLineSecrets } from './command-line-secrets.js';
 import { findEncodedSecrets } from './encoded-secrets.js';
+import { findGapSplitTokens, gapCandidatePattern, prepareGapSplitRules, type GapSplitRule } from './gap-split-tokens.js';
 import { findKeyValueSecrets } from './key-value-secrets.js';
 import { findStructuralSecrets } from './structural-secrets.js';
 import { knownSecrets } from './known-secrets.js';
@@ -156,6 +157,28 @@ const TOKEN_RULES: readonly TokenRule[] = [
     pattern: new RegExp(`${TOKEN_START}eyJ[A-Za-z0-9_-]{5,}\\.eyJ[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]{10,}`, 'g'),
   },
 ];
+
+/** The token rules again, for tokens split by blank cells (gap-split-tokens.ts): each
+ * kind's literal starts and the letters its alphabet has. */
+const GAP_SPLIT_SHAPES: ReadonlyMap<string, Pick<GapSplitRule, 'prefixes' | 'letters'>> = new Map<string, Pick<GapSplitRule, 'prefixes' | 'letters'>>([
+  ['terminal_mcp_token', { prefixes: ['tmcp_'], letters: 'mixed' }],
+  ['anthropic_api_key', { prefixes: ['sk-ant-'], letters: 'mixed' }],
+  ['openai_api_key', { prefixes: ['sk-'], letters: 'mixed' }],
+  ['github_token', { prefixes: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'], letters: 'mixed' }],
+  ['gitlab_token', { prefixes: ['glpat-'], letters: 'mixed' }],
+  ['slack_token', { prefixes: ['xoxa-', 'xoxb-', 'xoxp-', 'xoxo-', 'xoxs-', 'xoxr-'], letters: 'lower' }],
+  ['google_api_key', { prefixes: ['AIza'], letters: 'mixed' }],
+  ['google_oauth_token', { prefixes: ['ya29.'], letters: 'mixed' }],
+  ['stripe_key', { prefixes: ['sk_live_', 'sk_test_', 'rk_live_', 'rk_test_'], letters: 'mixed' }],
+  ['npm_token', { prefixes: ['npm_'], letters: 'mixed' }],
+  ['huggingface_token', { prefixes: ['hf_'], letters: 'mixed' }],
+  ['aws_access_key_id', { prefixes: ['AKIA', 'ASIA'], letters: 'upper' }],
+  ['jwt', { prefixes: ['eyJ'], letters: 'mixed' }],
+]);
+const GAP_SPLIT_RULES: readonly GapSplitRule[] = prepareGapSplitRules(
+  TOKEN_RULES.map((rule) => ({ kind: rule.kind, pattern: rule.pattern, accept: rule.accept, ...(GAP_SPLIT_SHAPES.get(rule.kind) as Pick<GapSplitRule, 'prefixes' | 'letters'>) })),
+);
+const GAP_CANDIDATES = gapCandidatePattern(GAP_SPLIT_RULES);
 
 function runTokenRule(rule: TokenRule, visible: string, emit: Emit): void {
   rule.pattern.lastIndex = 0;
@@ -808,6 +831,7 @@ function collectSpans(visible: string, depth: number, emit: Emit): void {
   findPrivateKeys(visible, emit);
   findKeyBodies(visible, emit);
   for (const rule of TOKEN_RULES) runTokenRule(rule, visible, emit);
+  findGapSplitTokens(visible, GAP_SPLIT_RULES, GAP_CANDIDATES, emit);
   MAINTAINED_RULES.find(visible, emit);
   OWN_MAINTAINED_RULES.find(visible, emit);
   findStructuralSecrets(visible, emit);
