@@ -175,13 +175,13 @@ describe('terminal_run through shell integration', () => {
   it('refuses INPUT_LINE_NOT_EMPTY when text is on the input line, showing it redacted, and clear_line clears it first', async () => {
     await shellPane('agent-line', BASH);
     expect(await run({ session: 'agent-line', command: 'true' })).toMatchObject({ state: 'DONE', exit_status: 0 });
-    await tmux.tmux(['send-keys', '-t', '=agent-line:', '-l', 'echo left-over AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY']);
+    await tmux.tmux(['send-keys', '-t', '=agent-line:', '-l', 'echo left-over AWS_SECRET_ACCESS_KEY=Rk8vT2qLm5Xc9Wb3Nd7Hs1Yp4Jf6Ge0Ua2Ko8Nri']);
     await waitFor('text on the line', async () => (await paneText('agent-line')).at(-1)?.includes('left-over') === true, 20_000, 50);
     const r = await call({ session: 'agent-line', command: 'echo mine' });
     expect(r.isError).toBe(true);
     expect(errorCodeOf(r)).toBe('INPUT_LINE_NOT_EMPTY');
     expect(textOf(r)).toContain('echo left-over');
-    expect(textOf(r)).not.toContain('wJalrXUtnFEMI');
+    expect(textOf(r)).not.toContain('Rk8vT2qLm5Xc9');
     expect((await paneText('agent-line')).at(-1)).toContain('left-over');
 
     const cleared = await run({ session: 'agent-line', command: 'echo mine', clear_line: true });

@@ -131,7 +131,7 @@ describe('output cursors', () => {
 // Broker restarts and MCP clients over stdio: minutes on a loaded machine, not seconds.
 describe('DEAD sessions', { timeout: 180_000 }, () => {
   it('keeps a killed session readable after a broker restart, and exports it as asciicast v2', async () => {
-    const s = await tmux.newSession('agent-doomed', `sh -c 'read go; echo doomed-first; echo doomed-second AKIAIOSFODNN7EXAMPLE; exec sleep 3600'`);
+    const s = await tmux.newSession('agent-doomed', `sh -c 'read go; echo doomed-first; echo doomed-second AKIAQ7ZK2M5RWX3TLNB4; exec sleep 3600'`);
     await watched('agent-doomed');
     await tmux.newSession('private-unrecorded', `sh -c 'read go; echo private-mark-9a1; exec sleep 3600'`);
     const c = await stdioClient();
@@ -184,7 +184,7 @@ describe('DEAD sessions', { timeout: 180_000 }, () => {
       last = e[0] as number;
     }
     expect(exported.cast).toContain('doomed-first');
-    expect(exported.cast).not.toContain('IOSFODNN7');
+    expect(exported.cast).not.toContain('Q7ZK2M5RW');
 
     // The unreadable session was never recorded: nothing of it is on disk.
     const root = join(broker.stateDir, 'transcripts');
@@ -194,7 +194,7 @@ describe('DEAD sessions', { timeout: 180_000 }, () => {
       .join('\n');
     expect(everything).toContain('doomed-first');
     expect(everything).not.toContain('private-mark-9a1');
-    expect(everything).not.toContain('IOSFODNN7');
+    expect(everything).not.toContain('Q7ZK2M5RW');
   });
 });
 

@@ -68,6 +68,8 @@ const JWK_K = fakeText(URLSAFE, 43, 4803);
 const VAULT = `hvs.${fakeText(URLSAFE, 85, 4804)}`;
 const SENTRY_KEY = fakeText(HEX, 32, 4805);
 const SPLIT_TOKEN = `ghp_${fakeText(ALNUM, 36, 4806)}`;
+const CURSOR_SPLIT_TOKEN = `ghp_${fakeText(ALNUM, 36, 4807)}`;
+const CURSOR_SPLIT_KEY = `sk-proj-${fakeText(URLSAFE, 48, 4808)}`;
 
 const TOKEN_FORMS: LeakCase[] = [
   {
@@ -84,6 +86,17 @@ const TOKEN_FORMS: LeakCase[] = [
     name: 'token split by a tag character (U+E0020)',
     lines: [`token ${SPLIT_TOKEN.slice(0, 20)}\u{E0020}${SPLIT_TOKEN.slice(20)}`],
     secrets: [SPLIT_TOKEN.slice(4, 20), SPLIT_TOKEN.slice(20)],
+  },
+  {
+    // A stream sees the escape (dropped before matching); a pane capture sees the cells the
+    // cursor skipped as blanks, so the token arrives in pieces (gap-split-tokens.ts).
+    kind: 'token',
+    name: 'token split by cursor-forward escapes (blank cells in a capture)',
+    lines: [
+      `token ${CURSOR_SPLIT_TOKEN.slice(0, 14)}\x1b[4C${CURSOR_SPLIT_TOKEN.slice(14, 28)}\x1b[2C${CURSOR_SPLIT_TOKEN.slice(28)} end`,
+      `OPENAI_KEY ${CURSOR_SPLIT_KEY.slice(0, 30)}\x1b[1C${CURSOR_SPLIT_KEY.slice(30)}`,
+    ],
+    secrets: [CURSOR_SPLIT_TOKEN.slice(4, 14), CURSOR_SPLIT_TOKEN.slice(14, 28), CURSOR_SPLIT_TOKEN.slice(28), CURSOR_SPLIT_KEY.slice(8, 30), CURSOR_SPLIT_KEY.slice(30)],
   },
 ];
 

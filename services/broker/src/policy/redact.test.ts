@@ -327,3 +327,26 @@ describe('redactSecrets stays linear on adversarial input', () => {
     expect(elapsed).toBeLessThan(2000);
   });
 });
+
+describe('the example credentials AWS publishes (issue 46 A.6)', () => {
+  it.each([
+    'aws_access_key_id = AKIAIOSFODNN7EXAMPLE',
+    'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    'export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    '"AccessKeyId": "AKIAI44QH8DHBEXAMPLE", "SecretAccessKey": "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY"',
+  ])('shows the exact published example: %s', (line) => {
+    expect(redactSecrets(line).text).toBe(line);
+  });
+
+  const endsInExample = `AKIA${fake(UPPER_NUM, 9, 40)}EXAMPLE`;
+  it.each([
+    ['a key id ending in EXAMPLE', `aws_access_key_id = ${endsInExample}`, endsInExample],
+    ['the example with one character changed', 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEZ', 'EXAMPLEKEZ'],
+    ['the example with more after it', 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY9', 'EXAMPLEKEY9'],
+    ['a real secret beside the example', `export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE AWS_SECRET_ACCESS_KEY=${AWS_SECRET}`, AWS_SECRET],
+  ])('still redacts %s', (_name, line, secret) => {
+    const out = redactSecrets(line).text;
+    expect(out).toContain('[REDACTED:');
+    expect(out).not.toContain(secret);
+  });
+});

@@ -56,6 +56,7 @@
  */
 import { findCommandLineSecrets } from './command-line-secrets.js';
 import { findEncodedSecrets } from './encoded-secrets.js';
+import { findGapSplitTokens, gapCandidatePattern, prepareGapSplitRules, type GapSplitRule } from './gap-split-tokens.js';
 import { findKeyValueSecrets } from './key-value-secrets.js';
 import { findStructuralSecrets } from './structural-secrets.js';
 import { knownSecrets } from './known-secrets.js';
@@ -156,6 +157,28 @@ const TOKEN_RULES: readonly TokenRule[] = [
     pattern: new RegExp(`${TOKEN_START}eyJ[A-Za-z0-9_-]{5,}\\.eyJ[A-Za-z0-9_-]{5,}\\.[A-Za-z0-9_-]{10,}`, 'g'),
   },
 ];
+
+/** The token rules again, for tokens split by blank cells (gap-split-tokens.ts): each
+ * kind's literal starts and the letters its alphabet has. */
+const GAP_SPLIT_SHAPES: ReadonlyMap<string, Pick<GapSplitRule, 'prefixes' | 'letters'>> = new Map<string, Pick<GapSplitRule, 'prefixes' | 'letters'>>([
+  ['terminal_mcp_token', { prefixes: ['tmcp_'], letters: 'mixed' }],
+  ['anthropic_api_key', { prefixes: ['sk-ant-'], letters: 'mixed' }],
+  ['openai_api_key', { prefixes: ['sk-'], letters: 'mixed' }],
+  ['github_token', { prefixes: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'], letters: 'mixed' }],
+  ['gitlab_token', { prefixes: ['glpat-'], letters: 'mixed' }],
+  ['slack_token', { prefixes: ['xoxa-', 'xoxb-', 'xoxp-', 'xoxo-', 'xoxs-', 'xoxr-'], letters: 'lower' }],
+  ['google_api_key', { prefixes: ['AIza'], letters: 'mixed' }],
+  ['google_oauth_token', { prefixes: ['ya29.'], letters: 'mixed' }],
+  ['stripe_key', { prefixes: ['sk_live_', 'sk_test_', 'rk_live_', 'rk_test_'], letters: 'mixed' }],
+  ['npm_token', { prefixes: ['npm_'], letters: 'mixed' }],
+  ['huggingface_token', { prefixes: ['hf_'], letters: 'mixed' }],
+  ['aws_access_key_id', { prefixes: ['AKIA', 'ASIA'], letters: 'upper' }],
+  ['jwt', { prefixes: ['eyJ'], letters: 'mixed' }],
+]);
+const GAP_SPLIT_RULES: readonly GapSplitRule[] = prepareGapSplitRules(
+  TOKEN_RULES.map((rule) => ({ kind: rule.kind, pattern: rule.pattern, accept: rule.accept, ...(GAP_SPLIT_SHAPES.get(rule.kind) as Pick<GapSplitRule, 'prefixes' | 'letters'>) })),
+);
+const GAP_CANDIDATES = gapCandidatePattern(GAP_SPLIT_RULES);
 
 function runTokenRule(rule: TokenRule, visible: string, emit: Emit): void {
   rule.pattern.lastIndex = 0;
@@ -808,6 +831,7 @@ function collectSpans(visible: string, depth: number, emit: Emit): void {
   findPrivateKeys(visible, emit);
   findKeyBodies(visible, emit);
   for (const rule of TOKEN_RULES) runTokenRule(rule, visible, emit);
+  findGapSplitTokens(visible, GAP_SPLIT_RULES, GAP_CANDIDATES, emit);
   MAINTAINED_RULES.find(visible, emit);
   OWN_MAINTAINED_RULES.find(visible, emit);
   findStructuralSecrets(visible, emit);
@@ -839,13 +863,46 @@ function firstKind(decoded: string, depth: number): string | null {
   return best;
 }
 
+/**
+ * The example credentials AWS publishes in its documentation (IAM user guide, CLI
+ * configuration pages), exactly: they are public, printed by every tutorial and test
+ * suite, and grant nothing, so a reader of docs sees them as written (issue 46 A.6).
+ * Only these exact strings as whole tokens; anything longer, shorter or merely ending
+ * in `EXAMPLE` is judged as usual.
+ */
+const PUBLISHED_EXAMPLES: readonly string[] = [
+  'AKIAIOSFODNN7EXAMPLE',
+  'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+  'AKIAI44QH8DHBEXAMPLE',
+  'je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY',
+];
+
+/** A character that would make the example part of a longer token (`=` only after it: padding). */
+const isExampleTokenChar = (c: number): boolean => isBase64Char(c) || c === 0x5f || c === 0x2d;
+
+/** Where the published examples stand in `visible` as whole tokens. */
+function publishedExampleRanges(visible: string): [number, number][] {
+  const ranges: [number, number][] = [];
+  if (!visible.includes('EXAMPLE')) return ranges;
+  for (const example of PUBLISHED_EXAMPLES) {
+    for (let at = visible.indexOf(example); at >= 0; at = visible.indexOf(example, at + 1)) {
+      const end = at + example.length;
+      const after = visible.charCodeAt(end);
+      if ((at === 0 || !isExampleTokenChar(visible.charCodeAt(at - 1))) && (end === visible.length || !(isExampleTokenChar(after) || after === 0x3d))) ranges.push([at, end]);
+    }
+  }
+  return ranges;
+}
+
 /** Find secrets in `text` and replace each with `[REDACTED:<kind>]`. */
 export function redactSecrets(text: string, options: RedactOptions = {}): RedactionResult {
   const keepLines = options.keepLines === true;
   const { visible, map } = visibleWithMap(text);
+  const examples = publishedExampleRanges(visible);
   const spans: Span[] = [];
   const emit: Emit = (start, end, kind) => {
-    if (end > start) spans.push({ start, end, kind });
+    // A finding wholly inside a published example is that example; one reaching past it is kept.
+    if (end > start && !examples.some(([a, b]) => start >= a && end <= b)) spans.push({ start, end, kind });
   };
 
   collectSpans(visible, 0, emit);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { createTranscriptLineRedactor, LINE_CAP } from './transcript-redaction.js';
 
-const AWS = 'AKIAIOSFODNN7EXAMPLE';
+const AWS = 'AKIAQ7ZK2M5RWX3TLNB4';
 const KEY_BODY = [
   'MIIEowIBAAKCAQEA0Zl9mXh7cQJr4n3Jp0Qb5xYw9L2kH8sVtR1uE6fC3aD7gB4iZ2',
   'c8mP1nO5qT0rS9vU3wX6yA2bC5dE8fG1hI4jK7lM0nO3pQ6rS9tU2vW5xY8zA1bC4',
@@ -21,20 +21,20 @@ function run(chunks: readonly (string | Buffer)[]): string {
 
 describe('transcript line redaction', () => {
   it('finds a key split across chunks', () => {
-    const text = run(['export X=AKIAIOSF', 'ODNN7EXAMPLE\n']);
-    expect(text).not.toContain('IOSF');
+    const text = run(['export X=AKIAQ7ZK', '2M5RWX3TLNB4\n']);
+    expect(text).not.toContain('Q7ZK');
     expect(text).toContain('[REDACTED:aws_access_key_id]');
   });
 
   it('finds a key echoed one character per chunk, even split inside a UTF-8 character', () => {
     const bytes = Buffer.from(`é ${AWS}\n`, 'utf8');
     const text = run([...bytes].map((b) => Buffer.from([b])));
-    expect(text).not.toContain('IOSFODNN7');
+    expect(text).not.toContain('Q7ZK2M5RW');
     expect(text).toContain('é [REDACTED:aws_access_key_id]');
   });
 
   it('finds a key interleaved with SGR and other escapes, cut anywhere', () => {
-    const raw = 'AKIA\x1b[0mIOSF\x1b]0;title\x07ODNN\x1b[31;1m7EXAMPLE\r\n';
+    const raw = 'AKIA\x1b[0mQ7ZK\x1b]0;title\x072M5R\x1b[31;1mWX3TLNB4\r\n';
     for (let cut = 1; cut < raw.length; cut += 1) {
       const text = run([raw.slice(0, cut), raw.slice(cut)]);
       expect(text, `cut at ${cut}`).toBe('[REDACTED:aws_access_key_id]');
@@ -58,7 +58,7 @@ describe('transcript line redaction', () => {
   it('cuts an overlong line at whitespace so a token at the cut survives whole', () => {
     const filler = 'x '.repeat((LINE_CAP - 10) / 2);
     const text = run([`${filler}${AWS} tail\n`]);
-    expect(text).not.toContain('IOSFODNN7');
+    expect(text).not.toContain('Q7ZK2M5RW');
     expect(text).toContain('[REDACTED:aws_access_key_id]');
   });
 });

@@ -9,7 +9,7 @@
  * 2. escape sequences (CSI, OSC, DCS/SOS/PM/APC, two-character escapes, C1) and control
  *    characters are removed with the same scanner as every read (sanitize.ts); a sequence
  *    cut by the end of a chunk is held back until it is complete, so
- *    `AKIA\e[0mIOSFODNN7EXAMPLE` arrives as one token whatever the chunking. `\r` is
+ *    `AKIA\e[0mQ7ZK2M5RWX3TLNB4` arrives as one token whatever the chunking. `\r` is
  *    dropped (so `\r\n` is a newline, and a redraw with `\r` joins, never splits, text);
  * 3. visible text is buffered until `\n` (up to LINE_HARD_CAP); a partial line is never
  *    persisted;

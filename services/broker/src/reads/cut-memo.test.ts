@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTmuxServer, type TmuxTestServer } from '../../../../test/src/helpers/tmux-server.js';
 import { configSchema } from '../config/schema.js';
 import { createTmuxAdapter, type ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
+import { buildFingerprintIndex } from '../effects/known-secrets/fingerprint-index.js';
+import { encodedForms, installKnownSecrets } from '../policy/known-secrets.js';
 import { cutPaneWindow, type PaneWindowRequest } from '../policy/pane-window.js';
 import { whitelistReader } from '../testing/deps.testkit.js';
 import { createCutMemo } from './cut-memo.js';
@@ -35,6 +37,22 @@ describe('the cut memo', () => {
     const window = memo.cut('%1', request, changed, () => cutPaneWindow(changed, request));
     expect(window.lines.join('\n')).not.toContain(TOKEN);
     expect(window.redactions).toBe(1);
+  });
+
+  it('cuts afresh once the host-secret index is rebuilt with a secret already on screen', () => {
+    const memo = createCutMemo();
+    const secret = 'orchard-velvet-4471-comet';
+    const text = `${quiet}deploy key is ${secret}\n`;
+    const before = memo.cut('%1', request, text, () => cutPaneWindow(text, request));
+    expect(before.lines.join('\n')).toContain(secret);
+    try {
+      installKnownSecrets(buildFingerprintIndex(encodedForms(secret)));
+      const after = memo.cut('%1', request, `${text}`, () => cutPaneWindow(text, request));
+      expect(after.lines.join('\n')).not.toContain(secret.slice(0, 16));
+      expect(after.lines.join('\n')).toContain('[REDACTED:known_secret]');
+    } finally {
+      installKnownSecrets(null);
+    }
   });
 
   it('cuts afresh for another window, another width or another pane', () => {

@@ -6,14 +6,15 @@
  * 0.5 ms of 1.3 ms CPU for a 200-line tail, measured with `--cpu-prof`), and the common
  * read is a repeat: an agent polling a terminal that waits, a dashboard reopening a pane.
  *
- * Why it is safe: `cutPaneWindow` is a pure function of the captured text and the
- * request, and an entry is used only when BOTH are exactly equal (the whole captured
+ * Why it is safe: `cutPaneWindow` is a pure function of the captured text, the request and
+ * the installed host-secret index, and an entry is used only when ALL are exactly equal (the whole captured
  * string is compared, not a hash), so a read returns what a fresh cut would return, byte
  * for byte; a pane whose text changed by one character is redacted afresh. Entries are
  * frozen: a caller that tried to edit a shared result would throw, not leak its edit into
  * the next read. Bounded by entries and by characters, so it never holds more than a
  * few pane windows' worth of text (`npm run bench` section scale reports the RSS).
  */
+import { knownSecrets, type KnownSecretFinder } from '../policy/known-secrets.js';
 import type { PaneWindow, PaneWindowRequest } from '../policy/pane-window.js';
 
 /** Entries kept (least recently used dropped first) and the text they may hold in all. */
@@ -22,6 +23,10 @@ export const CUT_MEMO_CHARS = 2_000_000;
 
 interface Entry {
   readonly captured: string;
+  /** The host-secret index the cut was redacted with: a rebuilt index (a secret added to
+   * `~/.aws/credentials`, say) must judge text already on screen again, or a pane that did
+   * not change would keep showing that secret from a cut made before it was known. */
+  readonly index: KnownSecretFinder | null;
   readonly window: PaneWindow;
   readonly chars: number;
 }
@@ -59,15 +64,16 @@ export function createCutMemo(maxEntries = CUT_MEMO_ENTRIES, maxChars = CUT_MEMO
       const held = entries.get(key);
       if (held !== undefined) {
         drop(key, held);
-        if (held.captured === captured) {
+        if (held.captured === captured && held.index === knownSecrets()) {
           entries.set(key, held);
           chars += held.chars;
           return held.window;
         }
       }
+      const index = knownSecrets();
       const window = frozen(cut());
       // The result's lines are about as long as the text they came from.
-      const entry: Entry = { captured, window, chars: captured.length * 2 };
+      const entry: Entry = { captured, index, window, chars: captured.length * 2 };
       if (entry.chars > maxChars) return window;
       entries.set(key, entry);
       chars += entry.chars;

@@ -4,7 +4,11 @@
  * secrets. Two sets:
  * - a 30-bit keyed rolling hash per window (random base and per-character table from a
  *   per-process key; 30 bits so V8 keeps the keys small integers): output is scanned
- *   normalized, in O(1) per character;
+ *   normalized, in O(1) per character. Each window is first looked up in a bit array of
+ *   the hashes' top bits (32 bits per indexed window, so about 1 in 32 passes it): a Set
+ *   of 85,000 windows (one RSA key and a kube config) missed the cache on nearly every
+ *   lookup, which made the scan cost 10x the rest of a read (issue 46: the index was
+ *   +27-30 % of a 200-line tail), and every character of every read pays that lookup;
  * - a 64-bit truncated HMAC-SHA256 (per-process random key) per window, which confirms a
  *   rolling-hash hit (a 32-bit hash of 16 characters cannot be inverted to them, and the
  *   HMAC key never leaves this process).
@@ -17,6 +21,9 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { escapeAt, KNOWN_SECRET_KIND, KNOWN_SECRET_WINDOW, MIN_KNOWN_SECRET, normalizedText, type KnownSecretFinder } from '../../policy/known-secrets.js';
 
 const W = KNOWN_SECRET_WINDOW;
+/** The scan's rings hold the last W characters; W is a power of two. */
+const RING_MASK = 15;
+if (W !== RING_MASK + 1) throw new Error('KNOWN_SECRET_WINDOW must be 16 (the scan ring)');
 /** The shortest start of a known secret an unfinished line holds back. */
 const MIN_PREFIX = 3;
 
@@ -25,9 +32,40 @@ export interface FingerprintIndex extends KnownSecretFinder {
   readonly windows: number;
 }
 
-/** Characters that end a token, for short values matched whole. */
+/** Characters that end a token, for short values matched whole: blanks and controls,
+ * quotes, brackets, `,`, `;`, `|`, `<`, `>` (a table, since every character is tested). */
+const TOKEN_BOUNDARY = (() => {
+  const table = new Uint8Array(0x80);
+  for (let c = 0; c <= 0x20; c += 1) table[c] = 1;
+  for (const ch of '"\'`,;()<>[]{}|') table[ch.charCodeAt(0)] = 1;
+  return table;
+})();
+
 function isTokenBoundary(c: number): boolean {
-  return c <= 0x20 || c === 0x22 || c === 0x27 || c === 0x60 || c === 0x2c || c === 0x3b || c === 0x28 || c === 0x29 || c === 0x3c || c === 0x3e || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d || c === 0x7c;
+  return c < 0x80 && TOKEN_BOUNDARY[c] === 1;
+}
+
+/** The `=`/`:` inside one token whose parts are checked as short values (`a=b:c`). */
+const MAX_SEPARATORS = 8;
+
+/** Bits per indexed window in the filter (false passes about 1 in 32 at most), and its
+ * bounds: 8 KiB for a small index, 16 MiB at most (4 million windows). */
+const FILTER_BITS_PER_WINDOW = 32;
+const MIN_FILTER_LOG2 = 16;
+const MAX_FILTER_LOG2 = 27;
+
+/** A bit array over the top bits of each window's 32-bit rolling hash (`rolling` holds
+ * them shifted right by 2): a window whose bit is clear is not indexed. */
+function windowFilter(rolling: ReadonlySet<number>): { bits: Uint32Array; shift: number } {
+  let log2 = MIN_FILTER_LOG2;
+  while (log2 < MAX_FILTER_LOG2 && 2 ** log2 < rolling.size * FILTER_BITS_PER_WINDOW) log2 += 1;
+  const shift = 32 - log2;
+  const bits = new Uint32Array(2 ** (log2 - 5));
+  for (const key of rolling) {
+    const bit = key >>> (shift - 2);
+    bits[bit >>> 5]! |= 1 << (bit & 31);
+  }
+  return { bits, shift };
 }
 
 /**
@@ -66,6 +104,7 @@ export function buildFingerprintIndex(forms: readonly string[], shortValues: rea
   // Only the normalized forms: the text is scanned normalized too (scanNormalized), and a
   // form printed as is is still itself once both sides are normalized.
   for (const form of forms) addForm(normalizedText(form));
+  const filter = windowFilter(rolling);
 
   /** Short values: a keyed hash of the whole token, confirmed by HMAC. */
   const tokenHash = (text: string, start: number, end: number) => {
@@ -75,8 +114,11 @@ export function buildFingerprintIndex(forms: readonly string[], shortValues: rea
   };
   const shortRolling = new Set<number>();
   const shortConfirmed = new Set<string>();
+  /** Bit n set: a short value of n characters is indexed (most tokens are skipped by length). */
+  let shortLengths = 0;
   for (const value of shortValues) {
     if (value.length < MIN_KNOWN_SECRET || value.length >= W) continue;
+    shortLengths |= 1 << value.length;
     shortRolling.add(tokenHash(value, 0, value.length));
     shortConfirmed.add(hmac(`short\0${value}`));
   }
@@ -95,6 +137,9 @@ export function buildFingerprintIndex(forms: readonly string[], shortValues: rea
    */
   const ring = new Uint16Array(W);
   const ringFrom = new Uint32Array(W);
+  // Locals for the loop below, which runs once per character of every read.
+  const filterBits = filter.bits;
+  const filterShift = filter.shift;
   const scanNormalized = (text: string, emit: (start: number, end: number) => void) => {
     let spanStart = -1;
     let spanEnd = -1;
@@ -127,12 +172,14 @@ export function buildFingerprintIndex(forms: readonly string[], shortValues: rea
       if (count >= W) h = (h - Math.imul(outFactor, code(ring[pos]!))) >>> 0;
       ring[pos] = c;
       ringFrom[pos] = i;
-      pos = (pos + 1) % W;
+      pos = (pos + 1) & RING_MASK;
       count += 1;
       i += len;
-      if (count < W || !rolling.has(h >>> 2)) continue;
+      if (count < W) continue;
+      const bit = h >>> filterShift;
+      if ((filterBits[bit >>> 5]! & (1 << (bit & 31))) === 0 || !rolling.has(h >>> 2)) continue;
       let window = '';
-      for (let k = 0; k < W; k += 1) window += String.fromCharCode(ring[(pos + k) % W]!);
+      for (let k = 0; k < W; k += 1) window += String.fromCharCode(ring[(pos + k) & RING_MASK]!);
       if (!confirmed.has(hmac(window))) continue;
       const start = ringFrom[pos]!;
       if (spanStart >= 0 && start <= spanEnd) spanEnd = i;
@@ -149,23 +196,28 @@ export function buildFingerprintIndex(forms: readonly string[], shortValues: rea
   const scanShort = (text: string, emit: (start: number, end: number) => void) => {
     const check = (start: number, end: number) => {
       const len = end - start;
-      if (len < MIN_KNOWN_SECRET || len >= W || !shortRolling.has(tokenHash(text, start, end))) return;
+      if (len < MIN_KNOWN_SECRET || len >= W || (shortLengths & (1 << len)) === 0 || !shortRolling.has(tokenHash(text, start, end))) return;
       if (shortConfirmed.has(hmac(`short\0${text.slice(start, end)}`))) emit(start, end);
     };
     let start = 0;
+    // The `=`/`:` of the current token, so its parts are checked without a second pass.
+    let separators = 0;
+    const at: number[] = [];
     for (let i = 0; i <= text.length; i += 1) {
-      if (i < text.length && !isTokenBoundary(text.charCodeAt(i))) continue;
+      const c = i < text.length ? text.charCodeAt(i) : 0x20;
+      if (!isTokenBoundary(c)) {
+        if ((c === 0x3d || c === 0x3a) && separators < MAX_SEPARATORS) at[separators++] = i;
+        continue;
+      }
       if (i - start >= MIN_KNOWN_SECRET) {
         check(start, i);
-        for (let k = start; k < i; k += 1) {
-          const c = text.charCodeAt(k);
-          if (c === 0x3d || c === 0x3a) {
-            check(start, k);
-            check(k + 1, i);
-          }
+        for (let k = 0; k < separators; k += 1) {
+          check(start, at[k]!);
+          check(at[k]! + 1, i);
         }
       }
       start = i + 1;
+      separators = 0;
     }
   };
 

@@ -61,14 +61,14 @@ describe('transcript recorder', { timeout: 180_000 }, () => {
     await waitFor('recording', () => recorder.recording().some((i) => i.sessionId === s.sessionId));
     const pane = s.paneId;
     // Split across writes (two %output chunks), then one character at a time.
-    await broker.server.tmux(['send-keys', '-t', pane, '-l', 'one AKIAIOSF']);
+    await broker.server.tmux(['send-keys', '-t', pane, '-l', 'one AKIAQ7ZK']);
     await new Promise((r) => setTimeout(r, 300));
-    await broker.server.tmux(['send-keys', '-t', pane, '-l', 'ODNN7EXAMPLE']);
+    await broker.server.tmux(['send-keys', '-t', pane, '-l', '2M5RWX3TLNB4']);
     await broker.server.tmux(['send-keys', '-t', pane, 'Enter']);
     for (const ch of 'two ghp_abcdefghijklmnopqrstuvwxyz0123456789AB') await broker.server.tmux(['send-keys', '-t', pane, '-l', ch]);
     await broker.server.tmux(['send-keys', '-t', pane, 'Enter']);
     // SGR-interleaved, printed by a program.
-    const printer = await broker.server.newSession('test-printer', "sh -c \"read go; printf 'three AKIA\\033[0mIOSFODNN7EXAMPLE\\n-----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\\nZZlastbodylineQ9x\\n-----END OPENSSH PRIVATE KEY-----\\nfour done\\n'; exec cat\"");
+    const printer = await broker.server.newSession('test-printer', "sh -c \"read go; printf 'three AKIA\\033[0mQ7ZK2M5RWX3TLNB4\\n-----BEGIN OPENSSH PRIVATE KEY-----\\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\\nZZlastbodylineQ9x\\n-----END OPENSSH PRIVATE KEY-----\\nfour done\\n'; exec cat\"");
     await reconcile();
     await waitFor('printer recorded', () => recorder.recording().some((i) => i.sessionId === printer.sessionId));
     await broker.server.tmux(['send-keys', '-t', printer.paneId, 'Enter']);
@@ -80,13 +80,13 @@ describe('transcript recorder', { timeout: 180_000 }, () => {
     });
     expect(text).toContain('one [REDACTED:aws_access_key_id]');
     expect(text).toContain('two [REDACTED:github_token]');
-    for (const secret of ['IOSFODNN7', 'abcdefghij', 'ODNN7EXAMPLE']) expect(text).not.toContain(secret);
+    for (const secret of ['Q7ZK2M5RW', 'abcdefghij', '2M5RWX3TLNB4']) expect(text).not.toContain(secret);
     const printed = await waitFor('printer output stored', () => {
       const t = onDisk(printer.sessionId);
       return t.includes('four done') && t;
     });
     expect(printed).toContain('three [REDACTED:aws_access_key_id]');
-    for (const secret of ['IOSFODNN7', 'b3BlbnNzaC1', 'ZZlastbody']) expect(printed).not.toContain(secret);
+    for (const secret of ['Q7ZK2M5RW', 'b3BlbnNzaC1', 'ZZlastbody']) expect(printed).not.toContain(secret);
   });
 
   it('records as asciicast v2 with private file modes', async () => {
@@ -185,7 +185,7 @@ describe('recording through pipe-pane', { timeout: 180_000 }, () => {
   });
 
   it('starts with a redacted snapshot of what the pane printed before, and continues the prompt line', async () => {
-    const s = await broker.server.newSession('test-before', "sh -c \"printf 'printed early\\nkey AKIAIOSFODNN7EXAMPLE\\n\\$ '; exec cat\"");
+    const s = await broker.server.newSession('test-before', "sh -c \"printf 'printed early\\nkey AKIAQ7ZK2M5RWX3TLNB4\\n\\$ '; exec cat\"");
     await waitFor('printed', async () => (await broker.server.tmux(['capture-pane', '-p', '-t', s.paneId])).includes('$'));
     await reconcile();
     await waitFor('recording', () => isRecorded(s.sessionId));
@@ -200,7 +200,7 @@ describe('recording through pipe-pane', { timeout: 180_000 }, () => {
     expect(start).toBe(1);
     expect(evs.slice(start + 1, end).map((e) => e[2])).toEqual(['printed early\r\n', 'key [REDACTED:aws_access_key_id]\r\n']);
     expect(evs.slice(end + 1).map((e) => e[2])[0]).toBe('$ ls -la\r\n');
-    expect(onDisk(s.sessionId)).not.toContain('IOSFODNN7');
+    expect(onDisk(s.sessionId)).not.toContain('Q7ZK2M5RW');
   });
 
   it('leaves a pane the user pipes alone, and stops recording a pane whose pipe the user replaces', async () => {
