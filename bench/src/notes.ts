@@ -1,5 +1,5 @@
 /**
- * The note_search section of `npm run bench`: 10,000 notes saved through note_create, then
+ * The note_search section of `npm run bench`: as many notes as one client may hold (2,000) saved through note_create, then
  * note_search over MCP (HTTP) for one- and two-word queries, accents and no accents.
  * Notes are made from a fixed vocabulary with a seeded generator, so every run searches
  * the same corpus.

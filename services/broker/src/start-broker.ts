@@ -232,6 +232,7 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
     // closed before the adapter, so its pipes are closed through it).
     const transcripts = createTranscriptRecorder({ config, tmux, stateDir: paths.stateDir, log });
     onStop('transcript recorder', () => transcripts.close());
+    const adapters = nodeAdapters(config, paths.stateDir, log);
 
     const deps = assembleDeps({
       config,
@@ -244,7 +245,7 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
       // In memory: the instance lock above rules out a second broker typing here.
       paneLocks: createPaneLocks(),
       inputControl: tmux.inputControl,
-      nodeAdapterFor: nodeAdapters(config, paths.stateDir, log),
+      nodeAdapterFor: adapters,
       nodeInputFor: nodeInputEffects(config, paths.stateDir),
       // A node's sessions are recorded by polling through its reader (no pipe can reach
       // this host from a node): effects/transcripts/node-recorder.ts.
@@ -297,6 +298,8 @@ export async function createBroker(options: StartBrokerOptions = {}): Promise<Ru
     onStop('role sockets', () => servers.close());
     // The notifier's waiting claim answers at once, so its socket closes without waiting.
     onStop('notifier claims', () => deps.noticeOutbox.close());
+    // Nodes connect from now on, a few at a time (effects/ssh/ssh-lane.ts).
+    adapters?.startConnecting();
     const fault = stopFaultRequested();
     for (let i = 1; i <= (fault?.hangingSteps ?? 0); i++) onStop(`fault injection: a step that never ends (${i})`, () => new Promise<never>(() => {}));
     if (fault?.blocksLoop) {

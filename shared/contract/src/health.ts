@@ -8,8 +8,12 @@ export const readinessSchema = z.object({
   /** Set only by a broker that listens but is still being built (effects/early-sockets.ts). */
   starting: z.literal(true).optional(),
   // Transcript writes failing now (a full disk): output is not being recorded. Readiness
-  // stays true (reads and input work); `terminal-mcp status` shows it.
-  recording: z.object({ failing: z.boolean(), since: z.string().max(40).optional(), sessions: z.number().int().optional(), lines_lost: z.number().int().optional() }).optional(),
+  // stays true (reads and input work); `terminal-mcp status` shows it. `opening`: sessions
+  // whose recording is asked for and not started yet (a fresh broker opens them one at a
+  // time behind callers' commands); absent once every recording is open.
+  recording: z
+    .object({ failing: z.boolean(), since: z.string().max(40).optional(), sessions: z.number().int().optional(), lines_lost: z.number().int().optional(), opening: z.number().int().optional() })
+    .optional(),
   // The notifier process (notifier.sock): whether it is connected now, and how many notice
   // deliveries wait for it. Readiness does not depend on it: notices wait while it is down.
   notifier: z.object({ connected: z.boolean(), waiting: z.number().int().min(0) }).optional(),

@@ -31,6 +31,9 @@ export interface TestSshd {
   readonly emptyKnownHosts: string;
   /** `<the test's user>@127.0.0.1:PORT`. */
   readonly destination: string;
+  /** The listener's pid (undefined while killed): its descendants are the connection
+   * processes and what runs in them. */
+  readonly pid: number | undefined;
   /** SIGKILL the listener and every session process it forked. */
   kill(): Promise<void>;
   /** Start the listener again (after kill) on the same port. */
@@ -74,7 +77,13 @@ function descendants(pid: number): number[] {
 /** How long the processes of killed sessions get to end on SIGTERM before SIGKILL. */
 const TERM_GRACE_MS = 5_000;
 
-export async function startSshd(): Promise<TestSshd> {
+export interface StartSshdOptions {
+  /** sshd's MaxStartups (unauthenticated connections taken at once; sshd's default is
+   * 10:30:100, which drops most of a start of many nodes that all share this one server). */
+  maxStartups?: number;
+}
+
+export async function startSshd(options: StartSshdOptions = {}): Promise<TestSshd> {
   const sshd = findSystemTool('sshd') as string;
   // Tagged with the test file's marker: sshd's process title overwrites its environment,
   // so the leak guard knows a listener left running by the config path in its title.
@@ -104,6 +113,7 @@ export async function startSshd(): Promise<TestSshd> {
     'X11Forwarding no',
     'PrintMotd no',
     'LogLevel ERROR',
+    ...(options.maxStartups !== undefined ? [`MaxStartups ${options.maxStartups}`] : []),
     // An empty home for the sessions (SetEnv overrides sshd's own HOME): bash reads
     // ~/.bashrc for every command that comes over ssh, and the test account's rc files
     // (pyenv's rehash on this machine) would run, and could hang, on every channel.
@@ -168,6 +178,9 @@ export async function startSshd(): Promise<TestSshd> {
     knownHosts: join(dir, 'known_hosts'),
     emptyKnownHosts: join(dir, 'empty_known_hosts'),
     destination: `${userInfo().username}@127.0.0.1:${port}`,
+    get pid() {
+      return child?.pid;
+    },
     kill,
     start,
     async stop() {

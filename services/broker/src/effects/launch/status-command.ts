@@ -122,6 +122,7 @@ export function formatStatus(s: Status): string {
   if (recording?.failing) {
     row('', `RECORDING FAILING since ${recording.since}: ${recording.lines_lost} line(s) of ${recording.sessions} session(s) not written (is the disk of ${s.state_dir} full?); the gap is marked once writes work again`);
   }
+  if (recording?.opening !== undefined && recording.opening > 0) row('', `recordings still opening: ${recording.opening} (the broker started recently)`);
   row('supervisor:', s.supervisor ? `npm start, pid ${s.supervisor.pid}, since ${s.supervisor.started_at}` : 'none (no npm start running)');
   row('logs:', s.log_dir ?? '(none yet; systemd services log to the journal)');
   return `${lines.join('\n')}\n`;

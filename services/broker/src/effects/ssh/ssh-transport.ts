@@ -13,6 +13,11 @@ import { execa } from 'execa';
 import type { NodeConfig } from '../../config/nodes-schema.js';
 import type { TmuxTransport } from '../tmux/transport.js';
 import { sshCommandArgs, sshExitMasterArgs, sshOptions, type SshTarget } from './ssh-argv.js';
+import type { SshLane } from './ssh-lane.js';
+
+/** Longest a connect holds its lane slot: past the control client's connect timeout (30 s)
+ * the attempt has failed anyway. */
+const CONNECT_SLOT_MS = 35_000;
 
 /** `<stateDir>/ssh`, 0700: the broker's ControlMaster sockets (short, for the socket path limit). */
 export function ensureSshControlDir(stateDir: string): string {
@@ -22,20 +27,50 @@ export function ensureSshControlDir(stateDir: string): string {
   return dir;
 }
 
-export function sshTransport(node: NodeConfig, controlDir: string, sshPath = 'ssh'): TmuxTransport {
+/** `lane` (ssh-lane.ts), shared by a broker's nodes: a connect takes a slot from its
+ * probe (the control client's first step) until its control process is launched (the
+ * master connection is up by then: the hidden-session command before it opened it) or
+ * the next probe; an exit takes one for its `ssh -O exit`. */
+export function sshTransport(node: NodeConfig, controlDir: string, sshPath = 'ssh', lane?: SshLane): TmuxTransport {
   const target: SshTarget = { node, controlDir };
   // Checks the state dir path now (it throws NODE_UNAVAILABLE), not in the middle of a connect.
   sshOptions(target);
+  let connectSlot: (() => void) | undefined;
+  const endConnect = () => {
+    connectSlot?.();
+    connectSlot = undefined;
+  };
   const exitMaster = async () => {
-    await execa(sshPath, sshExitMasterArgs(target), { reject: false, stdin: 'ignore', timeout: 5_000, killSignal: 'SIGKILL' });
+    endConnect();
+    const release = await lane?.acquire();
+    try {
+      await execa(sshPath, sshExitMasterArgs(target), { reject: false, stdin: 'ignore', timeout: 5_000, killSignal: 'SIGKILL' });
+    } finally {
+      release?.();
+    }
   };
   return {
     label: node.name,
     sameHost: false,
     identifyKey: `ssh:${node.name}`,
-    launch: (tmuxArgs) => ({ file: sshPath, args: sshCommandArgs(target, ['tmux', ...tmuxArgs]) }),
+    launch: (tmuxArgs) => {
+      endConnect();
+      return { file: sshPath, args: sshCommandArgs(target, ['tmux', ...tmuxArgs]) };
+    },
     // No socket to stat on another host: ask tmux (through ssh) every time.
-    probeServer: () => Promise.resolve('unknown'),
+    async probeServer() {
+      endConnect();
+      if (lane !== undefined) {
+        const release = await lane.acquire();
+        const timer = setTimeout(release, CONNECT_SLOT_MS);
+        timer.unref();
+        connectSlot = () => {
+          clearTimeout(timer);
+          release();
+        };
+      }
+      return 'unknown';
+    },
     close: exitMaster,
     // Every channel of the node goes with it (the command client and its one-shot commands
     // reconnect); rare: only a client whose remote end did not follow its exit.

@@ -40,6 +40,9 @@ describe('recordings started together', { timeout: 300_000 }, () => {
   it('let a caller in while most of them are still to open, and all of them open', async () => {
     expect(await pipedNow()).toBe(0);
     broker.deps.transcripts.sync(await broker.deps.tmux.listSessions(), broker.deps.access);
+    // Readiness says how many are still to open (none has opened yet: the lane's first
+    // turn waits for the idle client).
+    expect(broker.deps.transcripts.opening()).toBe(SESSIONS);
     // The first answer that shows any pipe open: a caller waits behind at most one opening
     // at a time, so tmux answered it while nearly all were still unwritten. (All of them
     // queued at once, as before, were written ahead of it: it saw them all, or nearly.)
@@ -50,5 +53,6 @@ describe('recordings started together', { timeout: 300_000 }, () => {
     expect(firstSeen).toBeLessThanOrEqual(SESSIONS / 2);
     await waitFor('every session recording', async () => (await pipedNow()) === SESSIONS, 120_000, 100);
     expect(broker.deps.transcripts.recording().length).toBe(SESSIONS);
+    expect(broker.deps.transcripts.opening()).toBe(0);
   });
 });

@@ -114,6 +114,10 @@ export interface TranscriptRecorder {
   stats(): RecorderStats;
   /** `stats().writeFailing` without measuring the disk (for readiness probes). */
   writeFailing(): RecorderStats['writeFailing'];
+  /** Recordings asked for and not started yet (their pipes are still queued in the
+   * recording lane behind callers, or opening): readiness says how many, so a broker that
+   * answers within a second of its start says what is still warming (issue 48). */
+  opening(): number;
   /** Stops every recording (partial lines written, pipes closed) without marking sessions
    * ended. */
   close(): Promise<void>;
@@ -668,6 +672,11 @@ export function createTranscriptRecorder(deps: TranscriptRecorderDeps): Transcri
       };
     },
     writeFailing: () => writeFailingOf([...bySessionId.values()].map((r) => r.writer)),
+    opening() {
+      let n = 0;
+      for (const r of bySessionId.values()) if (!r.started && !r.stopped) n++;
+      return n;
+    },
     async close() {
       closed = true;
       // Queued openings are refused, so the waits below end at once.

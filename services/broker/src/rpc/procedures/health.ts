@@ -10,7 +10,13 @@ export const health = {
     const tmux = await ctx.deps.tmux.health();
     const stores = ctx.deps.stores.check();
     const failing = ctx.deps.transcripts.writeFailing();
-    const recording = failing === null ? { failing: false } : { failing: true, since: new Date(failing.sinceMs).toISOString(), sessions: failing.sessions, lines_lost: failing.lines };
+    const opening = ctx.deps.transcripts.opening();
+    const recording = {
+      ...(failing === null ? { failing: false } : { failing: true, since: new Date(failing.sinceMs).toISOString(), sessions: failing.sessions, lines_lost: failing.lines }),
+      // Still warming up (a start at 200 sessions opens their pipes one at a time behind
+      // callers): reads and input already work, so readiness stays true.
+      ...(opening > 0 ? { opening } : {}),
+    };
     return { ready: tmux.ok && stores.every((s) => s.ok), tmux, stores, recording, notifier: ctx.deps.noticeOutbox.notifierState() };
   }),
 
