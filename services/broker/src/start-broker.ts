@@ -48,6 +48,7 @@ import { createRunningWork } from './projects/running-work.js';
 import { createSessionReader } from './reads/session-reader.js';
 import { nodeSupervisorRouting } from './nodes/node-supervisor.js';
 import { createHostSet, localHost } from './nodes/host-set.js';
+import { createCutMemo } from './reads/cut-memo.js';
 import { realDirectory } from './effects/launch-dir.js';
 import { createNodeRegistries, createSessionRegistry } from './registry/session-registry.js';
 import { createTranscriptReads } from './transcripts/transcript-reads.js';
@@ -115,7 +116,10 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
     bindings: bindingsOn(services.bindings, null),
     delivery: services.delivery,
   });
-  const reader = createSessionReader({ config, tmux, access, reads: services.reads, identity: services.delivery, paneTimeZone: processTimeZone });
+  // One memo of cut pane windows for every reader of this broker (this host's and each
+  // node's): it returns only what the cut would (reads/cut-memo.ts), and goes with the broker.
+  const cuts = createCutMemo();
+  const reader = createSessionReader({ config, tmux, access, reads: services.reads, identity: services.delivery, paneTimeZone: processTimeZone, cuts });
   const webauth = webauthEnv({ store: stores.webauth, stateDir: stores.stateDir, log });
   const oauthOf = (server: OAuthServer): OAuthLoginEnv => ({ ...oauthEnv({ store: stores.oauth, config, log, server }), webauth });
   const attention = createAttentionCenter();
@@ -124,7 +128,7 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   const adapterFor = parts.nodeAdapterFor;
   const nodes =
     adapterFor !== undefined && config.nodes.length > 0
-      ? createNodeSet({ config, reads: services.reads, bindings: services.bindings, grants: stores.grants, adapterFor, inputFor: parts.nodeInputFor, recorderFor: parts.nodeRecorderFor })
+      ? createNodeSet({ config, reads: services.reads, cuts, bindings: services.bindings, grants: stores.grants, adapterFor, inputFor: parts.nodeInputFor, recorderFor: parts.nodeRecorderFor })
       : undefined;
   const transcriptReads = createTranscriptReads({ config, tmux, access, transcripts: parts.transcripts });
   const lifecycle = createLifecycleServices({ tmuxSocket: parts.info.tmuxSocket, stores, nodes: config.nodes, nodeLifecycleFor: parts.nodeLifecycleFor });

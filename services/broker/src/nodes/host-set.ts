@@ -22,7 +22,7 @@ import { AppError } from '@terminal-mcp/contract';
 import type { AccessGate } from '../access/gate.js';
 import type { TargetRef } from '../access/target.js';
 import type { BrokerConfig } from '../config/schema.js';
-import type { HostLifecycle } from '../lifecycle/host-lifecycle.js';
+import type { NodeLifecycleEffects } from '../effects/ssh/node-lifecycle.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
 import type { SessionReader } from '../reads/session-reader.js';
@@ -31,7 +31,11 @@ import { LOCAL_NODE } from '../config/nodes-schema.js';
 import { qualify, splitNodeName } from './node-names.js';
 import type { NodeInputEffects, NodeRuntime, NodeSet } from './node-set.js';
 
-export type { HostLifecycle };
+/** A host's session effects for launch profiles (lifecycle/): new-session and conditional
+ * kill, and real paths of directories resolved ON that host. This host's are
+ * effects/tmux/session-lifecycle.ts with a local realpath, a node's are
+ * effects/ssh/node-lifecycle.ts: the same shape. */
+export type HostLifecycle = NodeLifecycleEffects;
 type PaneDelivery = NodeInputEffects['delivery'];
 type RunSignals = NodeInputEffects['run'];
 

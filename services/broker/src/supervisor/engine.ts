@@ -24,7 +24,9 @@ import { createWatchScheduler } from './scheduler.js';
 import type { VerifierOutcome } from './verify.js';
 import type { LimitParks, LimitResumeSend } from './limit-parks.js';
 
-export type SupervisorConfig = BrokerConfig['supervisor'];
+import type { SupervisorConfig } from './types.js';
+
+export type { SupervisorConfig };
 
 export interface SupervisorEngineDeps {
   store: SupervisorStore;
