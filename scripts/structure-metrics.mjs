@@ -17,6 +17,7 @@
  *  - broker files over 600 lines (hand-written: not *.generated.*, not tests).
  *  - module-level state exceptions: `eslint-disable… terminal-mcp/no-module-state` lines
  *    in services/, shared/ and web/src (tests excluded).
+ *  - engine.deps uses: reads of the supervisor engine's deps bag outside engine.ts.
  *  - broker lines: lines of the hand-written non-test .ts files.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -166,6 +167,12 @@ figure('hand-written broker files over 600 lines', big.length, big.map((f) => `$
       });
     }
   figure('module-level state exceptions (no-module-state disables)', hits.length, hits);
+}
+
+// The supervisor engine's deps bag read from outside the engine (a service locator).
+{
+  const uses = files.filter((f) => f.rel !== 'supervisor/engine.ts').flatMap((f) => [...code(f.text).matchAll(/\b(engine|supervisor)\.deps\b/g)].map(() => f.rel));
+  figure('engine.deps uses outside the engine (service locator)', uses.length, [...new Set(uses)]);
 }
 
 figure('broker lines (hand-written, non-test .ts)', files.reduce((n, f) => n + lineCount(f.text), 0));

@@ -108,7 +108,7 @@ const MAX_COUNTED_EVENTS = 1_000;
 /** The supervisor's watches on the profile's sessions and binding, and how many of their
  * events are unacknowledged. */
 function supervisorCheck(engine: SupervisorEngine, profile: ProjectProfile): ProjectCheckOutput['supervisor'] {
-  const { store, config } = engine.deps;
+  const { store, config } = engine;
   const keys = new Set([...profile.sessions.map((session) => watchKeyOf({ session })), ...(profile.binding === undefined ? [] : [watchKeyOf({ binding: profile.binding })])]);
   const watches = store.listWatches().filter((w) => keys.has(w.watch_key));
   const unacknowledged = watches.reduce((n, w) => n + store.listEvents({ watchId: w.id, unacknowledgedOnly: true, limit: MAX_COUNTED_EVENTS }).length, 0);

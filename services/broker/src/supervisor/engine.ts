@@ -54,6 +54,12 @@ export interface SupervisorEngineDeps {
 
 export interface SupervisorEngine {
   readonly deps: SupervisorEngineDeps;
+  /** The supervisor's store (supervisor.db): watches, events, policies, actions, parks. */
+  readonly store: SupervisorStore;
+  /** The `supervisor:` config the engine runs under. */
+  readonly config: SupervisorConfig;
+  /** The engine's clock (injected by tests), epoch ms. */
+  now(): number;
   /** Starts the automatic evaluation when supervisor.enabled; else a no-op. */
   start(): void;
   stop(): void;
@@ -120,6 +126,9 @@ export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEn
 
   return {
     deps,
+    store,
+    config: deps.config,
+    now: () => clock(),
     /** A session watch follows the name; a binding watch reads the pane the binding pinned
      * (not the session's active one), refused once the server, session or pane is another. */
     resolve: (watch) => deps.reader.resolve(refOf(watch)),

@@ -80,7 +80,7 @@ export const sessions = {
     const remote = ctx.deps.nodes !== undefined ? await listNodeSessions(ctx.deps.nodes, { nameContains: input.name_filter, readableOnly: input.readable_only }) : undefined;
     // Parked at a usage limit (supervisor/limit-parks.ts): when it resets, for sessions the
     // caller may read only (the time comes from the screen).
-    const resets = parkedSessionResets(ctx.deps.supervisor.deps.store);
+    const resets = parkedSessionResets(ctx.deps.supervisor.store);
     const withResets = (list: typeof sessions) =>
       resets.size === 0 ? list : list.map((s) => (s.read_allowed && resets.has(s.name) ? { ...s, limit_resets_at: resets.get(s.name) as string } : s));
     return {
