@@ -8,7 +8,6 @@
  */
 import type { SupervisorEvent, SessionStatusResult } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
-import type { BrokerConfig } from '../config/schema.js';
 import type { BindingRecord } from '../effects/store/bindings-store.js';
 import type { EventRow, SupervisorStore, WatchRow } from '../effects/store/supervisor-store.js';
 import type { PaneWatcher } from '../effects/tmux/pane-watch.js';
