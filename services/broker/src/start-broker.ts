@@ -47,6 +47,9 @@ import { oauthEnv, type OAuthLoginEnv } from './oauth/env.js';
 import { createRunningWork } from './projects/running-work.js';
 import { createSessionReader } from './reads/session-reader.js';
 import { nodeSupervisorRouting } from './nodes/node-supervisor.js';
+import { createHostSet, localHost } from './nodes/host-set.js';
+import { createCutMemo } from './reads/cut-memo.js';
+import { realDirectory } from './effects/launch-dir.js';
 import { createNodeRegistries, createSessionRegistry } from './registry/session-registry.js';
 import { createTranscriptReads } from './transcripts/transcript-reads.js';
 import { recoverSupervisorActions } from './supervisor/actions.js';
@@ -113,7 +116,10 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
     bindings: bindingsOn(services.bindings, null),
     delivery: services.delivery,
   });
-  const reader = createSessionReader({ config, tmux, access, reads: services.reads, identity: services.delivery, paneTimeZone: processTimeZone });
+  // One memo of cut pane windows for every reader of this broker (this host's and each
+  // node's): it returns only what the cut would (reads/cut-memo.ts), and goes with the broker.
+  const cuts = createCutMemo();
+  const reader = createSessionReader({ config, tmux, access, reads: services.reads, identity: services.delivery, paneTimeZone: processTimeZone, cuts });
   const webauth = webauthEnv({ store: stores.webauth, stateDir: stores.stateDir, log });
   const oauthOf = (server: OAuthServer): OAuthLoginEnv => ({ ...oauthEnv({ store: stores.oauth, config, log, server }), webauth });
   const attention = createAttentionCenter();
@@ -125,10 +131,29 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
   const adapterFor = parts.nodeAdapterFor;
   const nodes =
     adapterFor !== undefined && config.nodes.length > 0
-      ? createNodeSet({ config, reads: services.reads, bindings: services.bindings, grants: stores.grants, adapterFor, inputFor: parts.nodeInputFor, recorderFor: parts.nodeRecorderFor })
+      ? createNodeSet({ config, reads: services.reads, cuts, bindings: services.bindings, grants: stores.grants, adapterFor, inputFor: parts.nodeInputFor, recorderFor: parts.nodeRecorderFor })
       : undefined;
+  const transcriptReads = createTranscriptReads({ config, tmux, access, transcripts: parts.transcripts });
+  const lifecycle = createLifecycleServices({ tmuxSocket: parts.info.tmuxSocket, stores, nodes: config.nodes, nodeLifecycleFor: parts.nodeLifecycleFor });
+  // This machine as one Host, each node as another (nodes/host-set.ts): where a target is
+  // is decided there, once per call.
+  const hosts = createHostSet(
+    localHost({
+      policy: config,
+      tmux,
+      access,
+      reader,
+      delivery: services.delivery,
+      runSignals: services.run,
+      processTree: services.processTree,
+      transcripts: transcriptReads,
+      lifecycle: { sessions: lifecycle.tmux, realDirectories: (paths) => Promise.resolve(paths.map(realDirectory)) },
+    }),
+    nodes,
+    (node) => lifecycle.nodes?.get(node),
+  );
   // Watches on node:session read through the node's reader (nodes/node-supervisor.ts).
-  const watchRouting = nodeSupervisorRouting(reader, nodes);
+  const watchRouting = nodeSupervisorRouting(hosts);
   // A usage-limit resume types through the input path over the deps built below (it is
   // only ever called after assembleDeps returned).
   const supervisor = createSupervisor(
@@ -139,9 +164,7 @@ export function assembleDeps(parts: BrokerParts, input?: InputServices): BrokerD
     } },
     parts.live.paneWatch,
   );
-  const transcriptReads = createTranscriptReads({ config, tmux, access, transcripts: parts.transcripts });
-  const lifecycle = createLifecycleServices({ tmuxSocket: parts.info.tmuxSocket, stores, nodes: config.nodes, nodeLifecycleFor: parts.nodeLifecycleFor });
-  const deps: BrokerDeps = { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork(), lifecycle, nodes, attention, noticeOutbox };
+  const deps: BrokerDeps = { ...parts, input: services, access, reader, webauth, oauth: { gateway: oauthOf('gateway'), observer: oauthOf('observer') }, supervisor, transcriptReads, running: createRunningWork(), lifecycle, nodes, hosts, attention, noticeOutbox };
   return deps;
 }
 

@@ -17,8 +17,8 @@ import { z } from 'zod';
 
 type Json = Record<string, unknown>;
 
-const DROPPED_EVERYWHERE = new Set(['$schema']);
-const DROPPED_FROM_STRINGS = new Set(['minLength', 'maxLength', 'pattern']);
+const DROPPED_EVERYWHERE: ReadonlySet<string> = new Set(['$schema']);
+const DROPPED_FROM_STRINGS: ReadonlySet<string> = new Set(['minLength', 'maxLength', 'pattern']);
 
 function compact(node: unknown, where: 'input' | 'output'): unknown {
   if (Array.isArray(node)) return node.map((n) => compact(n, where));

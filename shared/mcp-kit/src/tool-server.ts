@@ -28,7 +28,9 @@ export type ToolCallExtra = RequestHandlerExtra<ServerRequest, ServerNotificatio
  * of constructing a server; the SDK uses it only to check elicitation answers, and it
  * holds no per-connection state), and each tool's tools/list entry (tool-catalogue.ts).
  */
+// eslint-disable-next-line terminal-mcp/no-module-state -- a memo of the SDK's Ajv validator, which holds no per-connection state: built once per process because stateless HTTP builds a server per request
 let sharedSchemaValidator: AjvJsonSchemaValidator | undefined;
+// eslint-disable-next-line terminal-mcp/no-module-state -- a memo of each tool's tools/list entry, a pure function of the tool object it is keyed by: unobservable
 const listings = new WeakMap<McpTool<SocketRole>, Tool>();
 
 /** The tool as tools/list shows it. `title` is top-level (MCP 2025-06-18), not repeated

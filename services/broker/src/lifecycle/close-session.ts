@@ -4,7 +4,7 @@
  * without `confirm: true` it only says what it would do. The registry marks it CLOSED
  * before the kill, so recovery never mistakes a close for a crash. */
 import { AppError, type SessionCloseOutput, type SessionPinnedInput } from '@terminal-mcp/contract';
-import { auditedTargetOn, hostOfNamedSession } from './launch-host.js';
+import { auditedTargetOn, namedSessionHost } from './launch-host.js';
 import { withLifecycleAudit } from './lifecycle-audit.js';
 import type { LifecycleCaller } from './lifecycle-deps.js';
 import { requireClosable, requireLifecycle } from './lifecycle-gates.js';
@@ -13,7 +13,7 @@ export function closeSession(caller: LifecycleCaller, input: SessionPinnedInput)
   return withLifecycleAudit(caller, 'terminal_session_close', async (audit) => {
     audit.session(input.session);
     requireLifecycle(caller);
-    const { host, name } = hostOfNamedSession(caller.deps, input.session);
+    const { host, name } = namedSessionHost(caller.deps.hosts, input.session);
     const { found, managed } = await requireClosable(caller, host, name, input.expect_session_id, { needsProfile: false });
     const session = host.qualified(found.name);
     audit.session(session, auditedTargetOn(host, found));

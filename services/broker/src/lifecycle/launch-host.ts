@@ -14,21 +14,17 @@
  *    tool names them, in answers, the audit and the lifecycle store.
  *
  * Which host: a profile's `node` for a start (the operator decides where a program runs,
- * never the client), and nodes/host-route.ts `hostOfSession` for `node:session` in a close
- * or restart. A node that is not connected is NODE_UNAVAILABLE with its hint, before
+ * never the client), and the HostSet's resolution (nodes/host-set.ts) for `node:session`
+ * in a close or restart. A node that is not connected is NODE_UNAVAILABLE with its hint, before
  * anything is done, and a failure because it went down meanwhile becomes NODE_UNAVAILABLE
  * too (`on`).
  */
 import { AppError } from '@terminal-mcp/contract';
-import { realDirectory } from '../effects/launch-dir.js';
-import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { SessionLifecycleTmux } from '../effects/tmux/session-lifecycle.js';
 import type { SessionFacts, TmuxAdapter } from '../effects/tmux/types.js';
-import { hostOfSession } from '../nodes/host-route.js';
-import { qualify } from '../nodes/node-names.js';
+import type { Host, HostSet } from '../nodes/host-set.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
 import type { AuditedTarget } from './lifecycle-audit.js';
-import type { LifecycleDeps } from './lifecycle-deps.js';
 
 export interface LaunchHost {
   /** undefined: this host. */
@@ -49,63 +45,49 @@ export interface LaunchHost {
   on<T>(act: () => Promise<T>): Promise<T>;
 }
 
-export function localHost(deps: LifecycleDeps): LaunchHost {
-  return {
-    node: undefined,
-    qualified: (nameOrId) => nameOrId,
-    tmux: deps.tmux,
-    sessions: deps.lifecycle.tmux,
-    processTree: readPaneProcessTree,
-    realDirectories: (paths) => Promise.resolve(paths.map(realDirectory)),
-    checkInputName: (session) => void deps.access.checkInputName({ session }, 'text'),
-    async checkInputTarget(session) {
-      const target = await deps.access.inputTarget({ session }, 'keys');
-      deps.access.checkInputTarget(target, await readPaneProcessTree(target.identity.panePid, target.currentCommand));
-    },
-    on: (act) => act(),
-  };
-}
-
-/** The node's host, when it is connected; NODE_UNAVAILABLE (with the node's hint) otherwise. */
-export function nodeHost(deps: LifecycleDeps, node: string): LaunchHost {
-  const nodes = deps.nodes;
-  const effects = deps.lifecycle.nodes?.get(node);
-  if (nodes === undefined || nodes.get(node) === undefined || effects === undefined) {
+/** A lifecycle call's view of `host` (nodes/host-set.ts), when the host can act now: a node
+ * must be configured with session effects (`nodeName` names it when it is not) and be
+ * connected; NODE_UNAVAILABLE (with the node's hint) otherwise, before anything is done. */
+export function launchHost(host: Host | undefined, nodeName?: string): LaunchHost {
+  const lifecycle = host?.lifecycle;
+  if (host === undefined || lifecycle === undefined) {
+    const node = host?.name ?? nodeName ?? '';
     throw new AppError('NODE_UNAVAILABLE', `sessions on node ${node} cannot be started or closed by this broker`, `Check that node ${node} is configured under nodes: and restart the broker.`);
   }
-  const n = nodes.connected(node);
+  host.connected();
   return {
-    node,
-    qualified: (nameOrId) => qualify(node, nameOrId),
-    tmux: n.tmux,
-    sessions: effects.sessions,
-    processTree: (panePid, currentCommand) => n.input?.processTree(panePid, currentCommand) ?? Promise.resolve<PaneProcessFacts>({ source: 'unreadable', reason: 'no process reads on this node' }),
-    realDirectories: (paths) => effects.realDirectories(paths),
-    checkInputName: (session) => void n.access.checkInputName({ session }, 'text'),
+    node: host.node,
+    qualified: (nameOrId) => host.qualify(nameOrId),
+    tmux: host.tmux,
+    sessions: lifecycle.sessions,
+    processTree: (panePid, currentCommand) => host.processTree(panePid, currentCommand),
+    realDirectories: (paths) => lifecycle.realDirectories(paths),
+    checkInputName: (session) => void host.access.checkInputName({ session }, 'text'),
     async checkInputTarget(session) {
-      const target = await n.access.inputTarget({ session }, 'keys');
-      const processes = (await n.input?.processTree(target.identity.panePid, target.currentCommand)) ?? { source: 'unreadable' as const, reason: 'no process reads on this node' };
-      n.access.checkInputTarget(target, processes);
+      const target = await host.access.inputTarget({ session }, 'keys');
+      host.access.checkInputTarget(target, await host.processTree(target.identity.panePid, target.currentCommand));
     },
+    // Not `host.on`: the host was checked connected above; a failure because a node went
+    // down meanwhile is NODE_UNAVAILABLE.
     on: async (act) => {
       try {
         return await act();
       } catch (err) {
-        throw nodes.unavailableOr(node, err);
+        throw host.outageOf(err);
       }
     },
   };
 }
 
 /** Where a profile's sessions start: its node, else this host. */
-export function hostOfProfile(deps: LifecycleDeps, profile: { node?: string | undefined }): LaunchHost {
-  return profile.node === undefined ? localHost(deps) : nodeHost(deps, profile.node);
+export function profileHost(hosts: HostSet, profile: { node?: string | undefined }): LaunchHost {
+  return launchHost(hosts.of(profile.node), profile.node);
 }
 
 /** The host of a session a caller names (`gpu:agent-1` or `agent-1`) and its name there. */
-export function hostOfNamedSession(deps: LifecycleDeps, qualified: string): { host: LaunchHost; name: string } {
-  const { node, ref } = hostOfSession(deps.nodes, qualified);
-  return { host: node === undefined ? localHost(deps) : nodeHost(deps, node), name: ref };
+export function namedSessionHost(hosts: HostSet, qualified: string): { host: LaunchHost; name: string } {
+  const { host, ref } = hosts.resolveSession(qualified);
+  return { host: launchHost(host), name: ref };
 }
 
 /** The audit row's pinned identity of a session on `host`. */

@@ -10,6 +10,7 @@ import type { SessionRegistryStore } from '../effects/store/registry-store.js';
 import type { SupervisorStore } from '../effects/store/supervisor-store.js';
 import { createSessionLifecycleTmux, type SessionLifecycleTmux } from '../effects/tmux/session-lifecycle.js';
 import type { InputDeps } from '../input/input-deps.js';
+import type { HostSet } from '../nodes/host-set.js';
 
 export type { NodeLifecycleEffects };
 
@@ -30,6 +31,8 @@ export interface LifecycleServices {
 
 export interface LifecycleDeps extends InputDeps {
   lifecycle: LifecycleServices;
+  /** Where a session is and that host's parts (nodes/host-set.ts). */
+  hosts: HostSet;
 }
 
 export type LifecycleCaller = Caller & { deps: LifecycleDeps };

@@ -3,6 +3,8 @@ import { AppError, readAppErrorData } from '@terminal-mcp/contract';
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../config/schema.js';
 import type { InputAttempt } from '../effects/store/audit-store.js';
+import { createHostSet, type Host, type HostLifecycle } from '../nodes/host-set.js';
+import type { NodeSet } from '../nodes/node-set.js';
 import { principalOf } from '../policy/authority.js';
 import type { LifecycleCaller } from './lifecycle-deps.js';
 import { startSession } from './start-session.js';
@@ -18,6 +20,7 @@ function harness(opts: { nodeUp: boolean; auditWorks: boolean }) {
   const asked: string[] = [];
   const rows: InputAttempt[] = [];
   const runtime = {
+    config: { name: 'gpu' },
     tmux: {
       listSessions: async () => (asked.push('list'), []),
       findSession: async () => (asked.push('find'), null),
@@ -66,7 +69,9 @@ function harness(opts: { nodeUp: boolean; auditWorks: boolean }) {
       ]),
     },
   };
-  const caller = { role: 'gateway', actor: 'test', principal: principalOf('gateway', 'socket', 'test'), deps } as unknown as LifecycleCaller;
+  // Where a session is: the broker's HostSet over these fakes (this host is never asked here).
+  const hosts = createHostSet({ name: 'local', node: undefined } as unknown as Host, deps.nodes as unknown as NodeSet, (node) => deps.lifecycle.nodes.get(node) as unknown as HostLifecycle);
+  const caller = { role: 'gateway', actor: 'test', principal: principalOf('gateway', 'socket', 'test'), deps: { ...deps, hosts } } as unknown as LifecycleCaller;
   return { caller, asked, rows };
 }
 

@@ -30,7 +30,7 @@ import { launchSession } from './launch-session.js';
 import { withLifecycleAudit } from './lifecycle-audit.js';
 import type { LifecycleCaller, LifecycleDeps } from './lifecycle-deps.js';
 import { qualify } from '../nodes/node-names.js';
-import { localHost, nodeHost } from './launch-host.js';
+import { launchHost } from './launch-host.js';
 import { resolveLaunchCwd } from './lifecycle-gates.js';
 
 const HOUR_MS = 3_600_000;
@@ -87,7 +87,7 @@ export function startRecovery(deps: LifecycleDeps): SessionRecovery {
       const next = await withLifecycleAudit(caller, 'session_recovery', async (audit) => {
         audit.session(row.name);
         if ((profile.node ?? null) !== row.node) throw new Error('its profile no longer starts on that host');
-        const host = row.node === null ? localHost(deps) : nodeHost(deps, row.node);
+        const host = launchHost(deps.hosts.of(row.node ?? undefined), row.node ?? undefined);
         const name = bareName(row);
         const cwd = await resolveLaunchCwd(host, profile, row.cwd);
         if ((await host.on(() => host.tmux.findSession(name))) !== null) throw new Error('another session took the name');

@@ -4,7 +4,7 @@
  * what to run), and only while the profile still starts on that host. Dry run unless
  * `confirm`. */
 import { AppError, type SessionPinnedInput, type SessionRestartOutput } from '@terminal-mcp/contract';
-import { auditedTargetOn, hostOfNamedSession } from './launch-host.js';
+import { auditedTargetOn, namedSessionHost } from './launch-host.js';
 import { launchSession, waitForProgram, type LaunchedSession } from './launch-session.js';
 import { withLifecycleAudit } from './lifecycle-audit.js';
 import type { LifecycleCaller } from './lifecycle-deps.js';
@@ -14,7 +14,7 @@ export function restartSession(caller: LifecycleCaller, input: SessionPinnedInpu
   return withLifecycleAudit(caller, 'terminal_session_restart', async (audit) => {
     audit.session(input.session);
     requireLifecycle(caller);
-    const { host, name } = hostOfNamedSession(caller.deps, input.session);
+    const { host, name } = namedSessionHost(caller.deps.hosts, input.session);
     const { found, managed } = await requireClosable(caller, host, name, input.expect_session_id, { needsProfile: true });
     if (!managed) throw new AppError('LAUNCH_NOT_ALLOWED', 'this session was not started by a launch profile');
     const session = host.qualified(found.name);

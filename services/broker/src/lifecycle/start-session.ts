@@ -9,7 +9,7 @@ import { AppError, readAppErrorData, type SessionStartInput, type SessionStartOu
 import { sendText } from '../input/send.js';
 import { qualify } from '../nodes/node-names.js';
 import { defaultLaunchName } from '../policy/launch.js';
-import { hostOfProfile } from './launch-host.js';
+import { profileHost } from './launch-host.js';
 import { launchSession, waitForProgram } from './launch-session.js';
 import { withLifecycleAudit } from './lifecycle-audit.js';
 import type { LifecycleCaller } from './lifecycle-deps.js';
@@ -31,7 +31,7 @@ export function startSession(caller: LifecycleCaller, input: SessionStartInput):
       requireLaunchName(caller, profile, profile.node, input.name);
     }
     // NODE_UNAVAILABLE here (with the node's hint) when the profile's node is down.
-    const host = hostOfProfile(caller.deps, profile);
+    const host = profileHost(caller.deps.hosts, profile);
     const listing = await host.on(() => host.tmux.listSessions());
     const taken = new Set(listing.map((s) => s.name));
     const name = input.name ?? defaultLaunchName(profile, taken);

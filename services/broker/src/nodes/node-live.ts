@@ -12,45 +12,27 @@
  */
 import type { AppError } from '@terminal-mcp/contract';
 import type { PolledHost } from '../live/screen-stream.js';
-import type { SessionReader } from '../reads/session-reader.js';
-import { hostOfSession } from './host-route.js';
-import { qualify } from './node-names.js';
-import type { NodeSet } from './node-set.js';
+import type { Host } from './host-set.js';
 import { NODE_WAIT_TICK_MS } from './node-waits.js';
 
 /** How often a node session's live view looks at its pane (as often as a wait on a node does). */
 export const NODE_LIVE_TICK_MS = NODE_WAIT_TICK_MS;
 
-export interface NodeLiveRoute {
-  /** The session's name on the node. */
-  readonly session: string;
-  readonly reader: SessionReader;
-  readonly host: PolledHost;
-}
-
-/** The route of a live view of `qualified`, or undefined for this host's sessions (a bare
- * name or `local:`). SESSION_NOT_FOUND for a node that is not configured. A node that is
- * down is routed all the same: its stream starts by saying so. */
-export function nodeLiveRoute(nodes: NodeSet | undefined, qualified: string): NodeLiveRoute | undefined {
-  const { node, ref: session } = hostOfSession(nodes, qualified);
-  if (node === undefined || nodes === undefined) return undefined;
-  const n = nodes.get(node);
-  if (n === undefined) return undefined;
+/** How a live view polls a node's pane: on a tick, saying so while the node is down, its
+ * frames named as the caller names the session. A node that is down is polled all the
+ * same: its stream starts by saying so. */
+export function nodePolledHost(host: Host): PolledHost {
   return {
-    session,
-    reader: n.reader,
-    host: {
-      tickMs: NODE_LIVE_TICK_MS,
-      unavailable() {
-        try {
-          nodes.connected(node);
-          return null;
-        } catch (err) {
-          return err as AppError;
-        }
-      },
-      outageOf: (err) => nodes.unavailableOr(node, err),
-      label: (frame) => ({ ...frame, session: qualify(node, frame.session), sessionId: qualify(node, frame.sessionId) }),
+    tickMs: NODE_LIVE_TICK_MS,
+    unavailable() {
+      try {
+        host.connected();
+        return null;
+      } catch (err) {
+        return err as AppError;
+      }
     },
+    outageOf: (err) => host.outageOf(err),
+    label: (frame) => ({ ...frame, session: host.qualify(frame.session), sessionId: host.qualify(frame.sessionId) }),
   };
 }

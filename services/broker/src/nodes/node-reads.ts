@@ -1,44 +1,19 @@
 /**
- * Reads addressed as `node:session` (node-names.ts): this host's names go the usual way,
- * a node's go to that node's reader (node-set.ts), and what comes back names the node in
- * `session` and `session_id`, so audit rows and answers never mix hosts up.
+ * Reads over many hosts: a batch of names on several hosts, and every node's listing. A
+ * single read of `node:session` is `HostSet.read` (host-set.ts): the host decided once,
+ * the answer named with the node in `session` and `session_id`, so audit rows and answers
+ * never mix hosts up.
  */
 import { readAppErrorData, type BatchInspectItem, type ListedNode, type SessionSummary } from '@terminal-mcp/contract';
-import type { SessionReader } from '../reads/session-reader.js';
-import { qualify, splitNodeName } from './node-names.js';
-import { hostOfSession } from './host-route.js';
+import { qualify } from './node-names.js';
+import type { Host, HostSet } from './host-set.js';
 import { NODE_LIST_DEADLINE_MS, type NodeListing, type NodeRuntime, type NodeSet } from './node-set.js';
 
-interface NodeNamed {
-  session: string;
-  session_id: string;
-}
-
-/** `read` on the node's reader (and its transcripts, `node`) for `node:session`, or `local`
- * with this host's name. */
-export async function routeRead<T extends NodeNamed>(
-  nodes: NodeSet | undefined,
-  qualified: string,
-  read: (reader: SessionReader, session: string, node: NodeRuntime) => Promise<T>,
-  local: (session: string) => Promise<T>,
-): Promise<T> {
-  if (!qualified.includes(':')) return local(qualified);
-  const { node, session } = splitNodeName(qualified, nodes?.names() ?? []);
-  if (node === undefined || nodes === undefined) return local(session);
-  const r = await nodes.on(node, (n) => read(n.reader, session, n));
-  return { ...r, session: qualify(node, r.session), session_id: qualify(node, r.session_id) };
-}
-
 /** A batch row as the caller names things: `node:session` and `node:$id`. */
-function qualifyItem(node: string, r: BatchInspectItem): BatchInspectItem {
-  const session = qualify(node, r.session);
+function qualifyItem(host: Host, r: BatchInspectItem): BatchInspectItem {
+  const session = host.qualify(r.session);
   if (!r.ok) return { ...r, session };
-  return {
-    ...r,
-    session,
-    status: { ...r.status, session: qualify(node, r.status.session), session_id: qualify(node, r.status.session_id) },
-    tail: { ...r.tail, session: qualify(node, r.tail.session), session_id: qualify(node, r.tail.session_id) },
-  };
+  return { ...r, session, status: host.named(r.status), tail: host.named(r.tail) };
 }
 
 /** A row's error, inline (the other rows still return); only the closed error set. */
@@ -49,43 +24,42 @@ function failedItem(session: string, err: unknown): BatchInspectItem {
 }
 
 /**
- * terminal_batch_inspect over several hosts: the names are grouped by host (THE rule,
- * host-route.ts), each host's group is one batch on that host's reader (`local` for this
- * host's, `onNode` on a node's, which must be connected), and the rows come back in the
- * order the names were given, named as the caller named them. A node that is down or not
- * configured fails its rows only. Without names: this host's readable sessions (a listing
- * of every node's is terminal_list_sessions).
+ * terminal_batch_inspect over several hosts: the names are grouped by host (the HostSet's
+ * resolution, host-set.ts), each host's group is one batch on that host (`batchOn`; a
+ * node's only while it is connected), and the rows come back in the order the names were
+ * given, named as the caller named them. A node that is down or not configured fails its
+ * rows only. Without names, or with this host's names only: one batch here (a listing of
+ * every node's is terminal_list_sessions).
  */
-export async function routeBatch(
-  nodes: NodeSet | undefined,
+export async function batchAcrossHosts(
+  hosts: HostSet,
   names: readonly string[] | undefined,
-  local: (names: string[] | undefined) => Promise<BatchInspectItem[]>,
-  onNode: (node: NodeRuntime, names: string[]) => Promise<BatchInspectItem[]>,
+  batchOn: (host: Host, names: string[] | undefined) => Promise<BatchInspectItem[]>,
 ): Promise<BatchInspectItem[]> {
-  if (names === undefined || !names.some((n) => n.includes(':'))) return local(names === undefined ? undefined : [...names]);
-  const groups = new Map<string | undefined, { asked: string; bare: string }[]>();
+  if (names === undefined || !names.some((n) => n.includes(':'))) return batchOn(hosts.local, names === undefined ? undefined : [...names]);
+  const groups = new Map<Host, { asked: string; bare: string }[]>();
   const refused = new Map<string, BatchInspectItem>();
   for (const asked of names) {
     try {
-      const { node, ref } = hostOfSession(nodes, asked);
-      groups.set(node, [...(groups.get(node) ?? []), { asked, bare: ref }]);
+      const { host, ref } = hosts.resolveSession(asked);
+      groups.set(host, [...(groups.get(host) ?? []), { asked, bare: ref }]);
     } catch (err) {
       refused.set(asked, failedItem(asked, err));
     }
   }
   const rowsOf = new Map<string, BatchInspectItem[]>();
   await Promise.all(
-    [...groups].map(async ([node, members]) => {
+    [...groups].map(async ([host, members]) => {
       const bare = members.map((m) => m.bare);
       let rows: BatchInspectItem[];
       try {
-        rows = node === undefined || nodes === undefined ? await local(bare) : (await nodes.on(node, (n) => onNode(n, bare))).map((r) => qualifyItem(node, r));
+        rows = (await host.on(() => batchOn(host, bare))).map((r) => (host.node === undefined ? r : qualifyItem(host, r)));
       } catch (err) {
         rows = members.map((m) => failedItem(m.asked, err));
       }
       // Rows name the session as its host does (with the node); hand each asked name its rows.
       for (const m of members) {
-        const named = node === undefined ? m.bare : qualify(node, m.bare);
+        const named = host.qualify(m.bare);
         rowsOf.set(m.asked, rows.filter((r) => r.session === named || r.session === m.asked));
       }
     }),

@@ -39,6 +39,7 @@ import type { NodeInputEffects } from '../effects/ssh/node-adapters.js';
 import { classifySshFailure, failureHint, type SshFailure } from '../effects/ssh/ssh-argv.js';
 import type { ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import type { ListedSession } from '../effects/tmux/types.js';
+import type { CutMemo } from '../reads/cut-memo.js';
 import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
 import { createTranscriptReads, type TranscriptReads, type TranscriptSource } from '../transcripts/transcript-reads.js';
 import { beforeDeadline, LATE } from './deadline.js';
@@ -118,6 +119,8 @@ export interface NodeSet {
 export interface NodeSetDeps {
   config: BrokerConfig;
   reads: Pick<ReadAuditRecorder, 'record'>;
+  /** The broker's memo of cut pane windows (reads/cut-memo.ts), shared with this host's reader. */
+  cuts: CutMemo;
   /** bindings.db (the broker's one store): each node's gate sees the rows pinned on it. */
   bindings?: AccessGateDeps['bindings'] | undefined;
   /** grants.db: each node's gate sees the grants stored under its `node:` names. */
@@ -183,7 +186,7 @@ export function createNodeSet(deps: NodeSetDeps): NodeSet {
         deps.reads.record({ ...r, sessionName: r.sessionName === null ? null : qualify(node.name, r.sessionName), sessionId: r.sessionId === null ? null : qualify(node.name, r.sessionId) }),
     };
     // Without input effects the node's panes are never typed into, so delivery reads none.
-    const reader = createSessionReader({ config, tmux, access, reads, now, identity: input?.delivery ?? NO_PANE_IDENTITY });
+    const reader = createSessionReader({ config, tmux, access, reads, now, identity: input?.delivery ?? NO_PANE_IDENTITY, cuts: deps.cuts });
     const recorder = deps.recorderFor?.(node, { policy: config, tmux, access, reader });
     if (recorder !== undefined) recorders.push(recorder);
     const transcripts = recorder === undefined ? undefined : createTranscriptReads({ config, tmux, access, transcripts: recorder, node: node.name });

@@ -11,10 +11,8 @@
  * be one more ssh channel each (the same choice as waits on nodes, node-waits.ts). Each look
  * is one capture over the node's one control connection.
  */
-import { AppError } from '@terminal-mcp/contract';
 import type { ContinuedRead, SessionReader } from '../reads/session-reader.js';
-import { hostOf } from './host-route.js';
-import type { NodeSet } from './node-set.js';
+import type { HostSet } from './host-set.js';
 
 /** How often a supervisor watch on a node session is looked at. */
 export const NODE_WATCH_TICK_MS = 2_000;
@@ -26,32 +24,25 @@ export interface NodeSupervisorRouting {
   remote: { is(watch: { kind: string; target: string }): boolean; tickMs: number };
 }
 
-export function nodeSupervisorRouting(local: SupervisorReader, nodes: NodeSet | undefined): NodeSupervisorRouting {
+export function nodeSupervisorRouting(hosts: HostSet): NodeSupervisorRouting {
   const reader: SupervisorReader = {
     async resolve(ref) {
-      const route = hostOf(nodes, ref);
-      if (route.node === undefined || nodes === undefined) return local.resolve(route.ref);
-      if (nodes.get(route.node) === undefined) throw new AppError('NODE_UNAVAILABLE', `node ${route.node} is not configured in this broker`);
-      return nodes.on(route.node, (n) => n.reader.resolve(route.ref));
+      // A binding on a node no longer configured: NODE_UNAVAILABLE (HostSet.resolve).
+      const { host, ref: there } = hosts.resolve(ref);
+      return host.on(() => host.reader.resolve(there));
     },
     follow(caller, tool, ref, options) {
-      const route = hostOf(nodes, ref);
-      const node = route.node;
-      const n = node === undefined ? undefined : nodes?.get(node);
       // A binding on a node no longer configured stays with this host's gate, which refuses it.
-      if (node === undefined || n === undefined || nodes === undefined) return local.follow(caller, tool, route.ref, options);
+      const { host, ref: there } = hosts.resolve(ref, 'local');
+      const inner = host.reader.follow(caller, tool, there, options);
+      if (host.node === undefined) return inner;
       // One continued read on the node's reader (its pinning and audit), asked only while
       // the node is connected; a failure on its link is NODE_UNAVAILABLE.
-      const inner = n.reader.follow(caller, tool, route.ref, options);
-      const onNode =
-        <T>(read: () => Promise<T>) =>
-        (): Promise<T> =>
-          nodes.on(node, read);
       const routed: ContinuedRead = {
-        target: onNode(() => inner.target()),
-        screen: onNode(() => inner.screen()),
-        status: onNode(() => inner.status()),
-        frame: onNode(() => inner.frame()),
+        target: () => host.on(() => inner.target()),
+        screen: () => host.on(() => inner.screen()),
+        status: () => host.on(() => inner.status()),
+        frame: () => host.on(() => inner.frame()),
       };
       return routed;
     },
@@ -59,7 +50,7 @@ export function nodeSupervisorRouting(local: SupervisorReader, nodes: NodeSet | 
   const is = (watch: { kind: string; target: string }): boolean => {
     if (watch.kind !== 'session' && watch.kind !== 'binding') return false;
     try {
-      return hostOf(nodes, watch.kind === 'binding' ? { binding: watch.target } : { session: watch.target }).node !== undefined;
+      return hosts.onNode(watch.kind === 'binding' ? { binding: watch.target } : { session: watch.target });
     } catch {
       return false;
     }

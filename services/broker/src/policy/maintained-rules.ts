@@ -202,6 +202,7 @@ function buildKeywordMatcher(keywordsByRule: readonly (readonly string[])[]): Ke
 }
 
 /** Shannon entropy in bits per character. */
+// eslint-disable-next-line terminal-mcp/no-module-state -- a scratch table shannonEntropy fills and clears within one synchronous call: nothing outlives the call
 const entropyCounts = new Uint32Array(65536);
 export function shannonEntropy(s: string): number {
   if (s.length === 0) return 0;

@@ -13,8 +13,7 @@ import { probeUrl, programFound } from '../effects/deploy/readiness.js';
 import { getBinding } from '../input/bindings.js';
 import type { SupervisorEngine } from '../supervisor/engine.js';
 import type { NodeSet } from '../nodes/node-set.js';
-import { routeRead } from '../nodes/node-reads.js';
-import { splitNodeName } from '../nodes/node-names.js';
+import type { HostSet } from '../nodes/host-set.js';
 import { watchKeyOf } from '../supervisor/watches.js';
 import { gitLog } from '../sources/history.js';
 import { gitStatus } from '../sources/status.js';
@@ -48,7 +47,7 @@ async function sessionChecks(ctx: ProjectCaller, profile: ProjectProfile): Promi
 async function nodeSessionCheck(ctx: ProjectCaller, name: string): Promise<ProjectCheckOutput['sessions'][number]> {
   const base = { session: name, exists: false, read_allowed: false, status: null, reason: null, current_command: null, error_code: null };
   try {
-    const s = await routeRead(ctx.deps.nodes, name, (reader, session) => reader.status(session), (session) => ctx.deps.reader.status(session));
+    const s = await ctx.deps.hosts.read(name, (host, session) => host.reader.status(session));
     return { ...base, exists: true, read_allowed: true, status: s.status, reason: s.reason, current_command: s.current_command };
   } catch (err) {
     const code = codeOf(err);
@@ -109,7 +108,7 @@ const MAX_COUNTED_EVENTS = 1_000;
 /** The supervisor's watches on the profile's sessions and binding, and how many of their
  * events are unacknowledged. */
 function supervisorCheck(engine: SupervisorEngine, profile: ProjectProfile): ProjectCheckOutput['supervisor'] {
-  const { store, config } = engine.deps;
+  const { store, config } = engine;
   const keys = new Set([...profile.sessions.map((session) => watchKeyOf({ session })), ...(profile.binding === undefined ? [] : [watchKeyOf({ binding: profile.binding })])]);
   const watches = store.listWatches().filter((w) => keys.has(w.watch_key));
   const unacknowledged = watches.reduce((n, w) => n + store.listEvents({ watchId: w.id, unacknowledgedOnly: true, limit: MAX_COUNTED_EVENTS }).length, 0);
@@ -156,7 +155,7 @@ function blockersOf(out: Omit<ProjectCheckOutput, 'blockers'>, nodesOfSessions: 
 }
 
 /** The input caller plus the supervisor engine (the check reports its watches). */
-export type ProjectCaller = InputCaller & { deps: InputCaller['deps'] & { supervisor: SupervisorEngine; nodes?: NodeSet | undefined } };
+export type ProjectCaller = InputCaller & { deps: InputCaller['deps'] & { supervisor: SupervisorEngine; nodes?: NodeSet | undefined; hosts: HostSet } };
 
 export async function checkProject(ctx: ProjectCaller, name: string): Promise<ProjectCheckOutput> {
   const profile = findProfile(ctx.deps.config, name);
@@ -183,12 +182,11 @@ export async function checkProject(ctx: ProjectCaller, name: string): Promise<Pr
     deploy,
     nodes,
   };
-  const configured = ctx.deps.nodes?.names() ?? [];
   const nodesOfSessions = new Set<string>();
   for (const name of profile.sessions) {
     if (!name.includes(':')) continue;
     try {
-      const node = splitNodeName(name, configured).node;
+      const node = ctx.deps.hosts.resolveSession(name).host.node;
       if (node !== undefined) nodesOfSessions.add(node);
     } catch {
       /* an unknown node: its session check already says SESSION_NOT_FOUND */

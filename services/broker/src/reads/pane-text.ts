@@ -6,12 +6,7 @@ import type { PaneFacts, TmuxAdapter } from '../effects/tmux/types.js';
 import { cutPaneWindow, planPaneCapture, type PaneWindow, type PaneWindowRequest } from '../policy/pane-window.js';
 import { redactSecrets } from '../policy/redact.js';
 import { stripTerminalControls } from '../policy/sanitize.js';
-import { createCutMemo } from './cut-memo.js';
-
-/** One memo for every reader in this process (tail, capture, batch, status, live screens,
- * the supervisor): it only ever returns what `cutPaneWindow` returns for the same text and
- * request (cut-memo.ts), so sharing it shares no state between callers. */
-const cuts = createCutMemo();
+import type { CutMemo } from './cut-memo.js';
 
 export interface CleanText {
   lines: string[];
@@ -72,7 +67,12 @@ export function startEarlyCapture(
  * when a line in the window may have been cut by the first one's edge. `early`: a
  * capture already on its way (see EarlyCapture).
  */
+/** `cuts`: the broker's memo of cut windows (built by the composition root and handed to
+ * every reader: tail, capture, batch, status, live screens, the supervisor); it only ever
+ * returns what `cutPaneWindow` returns for the same text and request (cut-memo.ts), so
+ * sharing it shares no state between callers. */
 export async function readPaneWindow(
+  cuts: CutMemo,
   tmux: Pick<TmuxAdapter, 'capturePane'>,
   pane: Pick<PaneFacts, 'paneId' | 'width' | 'height' | 'historySize'>,
   start: number,
@@ -102,6 +102,7 @@ export async function readPaneWindow(
 
 /** `readPaneWindow` as caller-facing lines: trailing blank rows dropped. */
 export async function readPaneLines(
+  cuts: CutMemo,
   tmux: Pick<TmuxAdapter, 'capturePane'>,
   pane: Pick<PaneFacts, 'paneId' | 'width' | 'height' | 'historySize'>,
   start: number,
@@ -109,7 +110,7 @@ export async function readPaneLines(
   stripAnsi: boolean,
   early?: EarlyCapture,
 ): Promise<WindowText> {
-  const window = await readPaneWindow(tmux, pane, start, end, !stripAnsi, early);
+  const window = await readPaneWindow(cuts, tmux, pane, start, end, !stripAnsi, early);
   const lines = toLines(window.lines.join('\n'));
   // toLines only drops trailing blank lines, which hold no marker.
   const lineRedactions = window.lineRedactions.slice(0, lines.length);

@@ -31,6 +31,7 @@ import { classifyPaneStatus } from '../policy/status.js';
 import { hostTimeZone, mayShowUsageLimit, type UsageLimit } from '../policy/usage-limit.js';
 import type { SessionAccessFields } from '../policy/session-access.js';
 import { createDeliveryReads, type DeliveryReads, type IdentityReader } from './delivery-reads.js';
+import type { CutMemo } from './cut-memo.js';
 import { lastLines, readPaneLines, readPaneWindow, startEarlyCapture, toLines, type EarlyCapture } from './pane-text.js';
 
 /** ISO text of a unix time (seconds). */
@@ -208,6 +209,9 @@ export interface SessionReaderDeps {
   /** The identity read of the host's input delivery (this host's control client, or a
    * node's over ssh), behind `delivery.identity`. */
   identity: IdentityReader;
+  /** The broker's memo of cut pane windows (reads/cut-memo.ts), one per broker, built by
+   * the composition root: shared by every reader it builds. */
+  cuts: CutMemo;
   now?: () => number;
   /** The TZ a pane's process was started with (effects/proc/process-time-zone.ts): this
    * host's reader only; a node's pane pids name another machine's processes. */
@@ -222,7 +226,7 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
   /** Rows `start`..`end` of the pane as whole logical lines, redacted before they are cut
    * (escapes kept only when not stripped). */
   const readPane = (t: ReadableTarget, start: number, end: number | '-', stripAnsi: boolean, early?: EarlyCapture) =>
-    readPaneLines(tmux, t.pane, start, end, stripAnsi, early);
+    readPaneLines(deps.cuts, tmux, t.pane, start, end, stripAnsi, early);
 
   async function tailOf(t: ReadableTarget, lines = config.default_tail_lines, stripAnsi = true, early?: EarlyCapture): Promise<PaneText> {
     const count = Math.min(lines, config.max_capture_lines, LIMITS.maxTailLines);
@@ -290,7 +294,7 @@ export function createSessionReader(deps: SessionReaderDeps): SessionReader {
         // cursor belongs to the screen captured. The screen is redacted together with
         // history above it, so a block or a wrapped token cut by the top edge is still
         // recognised.
-        const [window, facts] = await Promise.all([readPaneWindow(tmux, t.pane, 0, '-', true), tmux.paneFacts(t.pane.paneId)]).catch(refused);
+        const [window, facts] = await Promise.all([readPaneWindow(deps.cuts, tmux, t.pane, 0, '-', true), tmux.paneFacts(t.pane.paneId)]).catch(refused);
         if (facts === null) return refused(new AppError('SESSION_NOT_FOUND', 'the pane no longer exists'));
         read(t, window.lines.length);
         return { target: t, window, facts };

@@ -15,6 +15,7 @@ import type { InputControl, TmuxAdapter } from '../effects/tmux/types.js';
 import type { PaneLocks } from '../input/pane-lock.js';
 import type { ControlModeTmuxAdapter } from '../effects/tmux/adapter.js';
 import type { NodeConfig } from '../config/nodes-schema.js';
+import type { HostSet } from '../nodes/host-set.js';
 import type { NodeInputEffects, NodeSet, NodeSetDeps } from '../nodes/node-set.js';
 import type { InputServices } from '../input/services.js';
 import type { LifecycleServices, NodeLifecycleEffects } from '../lifecycle/lifecycle-deps.js';
@@ -81,6 +82,9 @@ export interface BrokerDeps extends BrokerParts {
   lifecycle: LifecycleServices;
   /** Other hosts over ssh (nodes/node-set.ts); absent when none are configured. */
   nodes?: NodeSet | undefined;
+  /** This machine and every node behind one interface (nodes/host-set.ts): a procedure
+   * resolves its target's host here, once. */
+  hosts: HostSet;
   /** Notices for a person (attention/center.ts): the dashboard's list, requests for a
    * human, and the notification channels that subscribe to it. */
   attention: AttentionCenter;

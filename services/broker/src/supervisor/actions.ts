@@ -39,7 +39,7 @@ import { requireWatch, requireWatchKey, type SupervisorCaller } from './watches.
 const ACTIONABLE = ['attention_required', 'error_detected'] as const;
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
-const clockOf = (c: SupervisorCaller) => (c.engine.deps.now ?? Date.now)();
+const clockOf = (c: SupervisorCaller) => c.now();
 
 /** The review the send carries into the input audit: who proposed and who approved. */
 export interface SendReview {
@@ -62,7 +62,7 @@ function conflict(a: ActionRow, wanted: string): AppError {
 
 /** Blocks the action and the policy; the caller sees SUPERVISOR_BLOCKED with the reason. */
 function block(c: SupervisorCaller, a: ActionRow, reason: string): never {
-  const { store } = c.engine.deps;
+  const { store } = c;
   const now = clockOf(c);
   store.casAction(a.id, a.state, 'blocked', { blocked_reason: reason }, now);
   store.updatePolicy(a.watch_id, { blocked_reason: reason }, now);
@@ -71,7 +71,7 @@ function block(c: SupervisorCaller, a: ActionRow, reason: string): never {
 
 /** Claims and decisions past their lease become expired (a later claim may take the watch). */
 function expireStale(c: SupervisorCaller, watchId: number): void {
-  const { store } = c.engine.deps;
+  const { store } = c;
   const a = store.openAction(watchId);
   const now = clockOf(c);
   if (a && (a.state === 'claimed' || a.state === 'decided') && a.claim_expires_at <= now) {
@@ -80,7 +80,7 @@ function expireStale(c: SupervisorCaller, watchId: number): void {
 }
 
 function requirePolicy(c: SupervisorCaller, w: WatchRow) {
-  const p = c.engine.deps.store.policy(w.id);
+  const p = c.store.policy(w.id);
   if (!p || p.mode === 'observe_only') throw new AppError('SUPERVISOR_BLOCKED', 'the watch is observe_only: supervisor2_set_policy opts it in');
   if (p.blocked_reason !== null) throw new AppError('SUPERVISOR_BLOCKED', `the watch's policy is blocked: ${p.blocked_reason}`);
   return p;
@@ -98,7 +98,7 @@ function hardStop(c: SupervisorCaller, w: WatchRow): string | null {
 
 export function setPolicy(c: SupervisorCaller, input: SetPolicyInput): SupervisorPolicy {
   const w = requireWatch(c, input);
-  const { store } = c.engine.deps;
+  const { store } = c;
   store.upsertPolicy({
     watch_id: w.id,
     mode: input.mode,
@@ -116,7 +116,7 @@ export function setPolicy(c: SupervisorCaller, input: SetPolicyInput): Superviso
 /** The dashboard's Pause: back to observe_only, limits kept; nothing more is offered or sent. */
 export function pausePolicy(c: SupervisorCaller, watchKey: string): SupervisorPolicy {
   const w = requireWatchKey(c, watchKey);
-  const { store } = c.engine.deps;
+  const { store } = c;
   const p = policyView(w, store.policy(w.id));
   store.upsertPolicy({
     watch_id: w.id,
@@ -133,11 +133,11 @@ export function pausePolicy(c: SupervisorCaller, watchKey: string): SupervisorPo
 
 export function getPolicy(c: SupervisorCaller, input: WatchTargetInput): SupervisorPolicy {
   const w = requireWatch(c, input);
-  return policyView(w, c.engine.deps.store.policy(w.id));
+  return policyView(w, c.store.policy(w.id));
 }
 
 export function listActionable(c: SupervisorCaller, limit: number | undefined): ListEventsOutput {
-  const { store } = c.engine.deps;
+  const { store } = c;
   const rows = store.listEvents({ unacknowledgedOnly: true, types: ACTIONABLE, limit: SUPERVISOR_LIMITS.listMax });
   const out = rows.filter((e) => {
     const p = store.policy(e.watch_id);
@@ -149,7 +149,7 @@ export function listActionable(c: SupervisorCaller, limit: number | undefined): 
 }
 
 export function claimEvent(c: SupervisorCaller, eventId: number): SupervisorAction {
-  const { store } = c.engine.deps;
+  const { store } = c;
   const event = store.event(eventId);
   if (!event) throw new AppError('NOT_FOUND', 'no supervisor event with that id');
   const w = store.watchById(event.watch_id);
@@ -172,13 +172,13 @@ export function claimEvent(c: SupervisorCaller, eventId: number): SupervisorActi
 function requireClaimant(c: SupervisorCaller, a: ActionRow): void {
   if (a.claimed_by !== c.actor) throw new AppError('ACTION_CONFLICT', 'the action was claimed by another client');
   if (a.claim_expires_at <= clockOf(c)) {
-    c.engine.deps.store.casAction(a.id, a.state, 'expired', { blocked_reason: 'the claim lease expired' }, clockOf(c));
+    c.store.casAction(a.id, a.state, 'expired', { blocked_reason: 'the claim lease expired' }, clockOf(c));
     throw new AppError('ACTION_CONFLICT', 'the claim lease expired: claim the event again');
   }
 }
 
 export async function submitDecision(c: SupervisorCaller, actionId: number, prompt: string): Promise<SupervisorAction> {
-  const { store } = c.engine.deps;
+  const { store } = c;
   const a = current(store, actionId);
   if (a.state !== 'claimed') throw conflict(a, 'claimed');
   requireClaimant(c, a);
@@ -213,7 +213,7 @@ const AUTO_APPROVER = 'policy:approved_template';
  * (proposed) an action never approves it; identities come from authentication only
  * (policy/authority.ts), so a client cannot approve its own proposal under another name. */
 export function reviewAction(c: SupervisorCaller, actionId: number, decision: 'approve' | 'reject'): SupervisorAction {
-  const { store } = c.engine.deps;
+  const { store } = c;
   const a = current(store, actionId);
   if (a.state !== 'decided') throw conflict(a, 'decided');
   if (decision === 'approve' && a.claimed_by === c.actor) {
@@ -230,7 +230,7 @@ export function reviewAction(c: SupervisorCaller, actionId: number, decision: 'a
  * target at all (input/authorize.ts preflightInput) before anything here changes: a
  * caller who may not type leaves the action approved for one who may. */
 export async function executeSend(c: SupervisorCaller, actionId: number, send: SendThroughInputPath, preflight: (watch: WatchRow) => void): Promise<ExecuteSendOutput> {
-  const { store, config } = c.engine.deps;
+  const { store, config } = c;
   const a = current(store, actionId);
   if (a.state !== 'approved') return { sent: false, action: actionView(store, a) };
   if (!config.v2_enabled) throw new AppError('SUPERVISOR_BLOCKED', 'supervisor.v2_enabled is false: the operator turns it on in config.yaml');
@@ -274,7 +274,7 @@ export async function executeSend(c: SupervisorCaller, actionId: number, send: S
 }
 
 export function listActions(c: SupervisorCaller, input: { watch_key?: string | undefined; open_only?: boolean | undefined; limit?: number | undefined }): ListActionsOutput {
-  const { store } = c.engine.deps;
+  const { store } = c;
   const watchId = input.watch_key === undefined ? undefined : requireWatchKey(c, input.watch_key).id;
   const rows = store.listActions({ ...(watchId !== undefined ? { watchId } : {}), openOnly: input.open_only ?? false, limit: input.limit ?? 50 });
   return { actions: rows.map((a) => actionView(store, a)) };

@@ -6,7 +6,7 @@ import type { SupervisorStore } from '../effects/store/supervisor-store.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import { matchesAny } from '../policy/access.js';
 import type { SessionReader } from '../reads/session-reader.js';
-import type { SupervisorConfig } from './engine.js';
+import type { SupervisorConfig } from './types.js';
 
 export interface ConfigWatchDeps {
   store: SupervisorStore;

@@ -8,7 +8,6 @@
  */
 import type { SupervisorEvent, SessionStatusResult } from '@terminal-mcp/contract';
 import type { Logger } from 'pino';
-import type { BrokerConfig } from '../config/schema.js';
 import type { BindingRecord } from '../effects/store/bindings-store.js';
 import type { EventRow, SupervisorStore, WatchRow } from '../effects/store/supervisor-store.js';
 import type { PaneWatcher } from '../effects/tmux/pane-watch.js';
@@ -24,7 +23,9 @@ import { createWatchScheduler } from './scheduler.js';
 import type { VerifierOutcome } from './verify.js';
 import type { LimitParks, LimitResumeSend } from './limit-parks.js';
 
-export type SupervisorConfig = BrokerConfig['supervisor'];
+import type { SupervisorConfig } from './types.js';
+
+export type { SupervisorConfig };
 
 export interface SupervisorEngineDeps {
   store: SupervisorStore;
@@ -52,6 +53,12 @@ export interface SupervisorEngineDeps {
 
 export interface SupervisorEngine {
   readonly deps: SupervisorEngineDeps;
+  /** The supervisor's store (supervisor.db): watches, events, policies, actions, parks. */
+  readonly store: SupervisorStore;
+  /** The `supervisor:` config the engine runs under. */
+  readonly config: SupervisorConfig;
+  /** The engine's clock (injected by tests), epoch ms. */
+  now(): number;
   /** Starts the automatic evaluation when supervisor.enabled; else a no-op. */
   start(): void;
   stop(): void;
@@ -118,6 +125,9 @@ export function createSupervisorEngine(deps: SupervisorEngineDeps): SupervisorEn
 
   return {
     deps,
+    store,
+    config: deps.config,
+    now: () => clock(),
     /** A session watch follows the name; a binding watch reads the pane the binding pinned
      * (not the session's active one), refused once the server, session or pane is another. */
     resolve: (watch) => deps.reader.resolve(refOf(watch)),

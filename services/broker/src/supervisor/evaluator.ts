@@ -13,7 +13,7 @@ import type { EventRow, SupervisorStore, WatchRow } from '../effects/store/super
 import type { TargetRef } from '../access/target.js';
 import { RECENT_OUTPUT_SECONDS } from '../policy/status.js';
 import { classifiedStatus, type ContinuedRead, type ReadCallerId, type SessionReader } from '../reads/session-reader.js';
-import type { SupervisorConfig } from './engine.js';
+import type { SupervisorConfig } from './types.js';
 import { observe, type Observation } from './evidence.js';
 import type { PaneIdentity } from '../policy/identity.js';
 import { stepWatch, type PlannedEvent } from './transition.js';

@@ -23,7 +23,7 @@ import type { Logger } from 'pino';
 import type { EventRow, ParkRow, SupervisorStore, WatchRow } from '../effects/store/supervisor-store.js';
 import { matchesAny } from '../policy/access.js';
 import { samePane, type PaneIdentity } from '../policy/identity.js';
-import type { SupervisorConfig } from './engine.js';
+import type { SupervisorConfig } from './types.js';
 import type { Observation } from './evidence.js';
 import type { PlannedEvent } from './transition.js';
 

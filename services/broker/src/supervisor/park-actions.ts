@@ -11,7 +11,7 @@ import type { SupervisorCaller } from './watches.js';
 const LISTED = 50;
 
 export function listParks(c: SupervisorCaller): ListParksOutput {
-  const { store } = c.engine.deps;
+  const { store } = c;
   const rows = store.listParks({ limit: LISTED });
   const open = rows.filter((p) => p.state === 'parked' || p.state === 'resuming');
   const ended = rows.filter((p) => !(p.state === 'parked' || p.state === 'resuming'));
@@ -19,8 +19,8 @@ export function listParks(c: SupervisorCaller): ListParksOutput {
 }
 
 function viewOrMissing(c: SupervisorCaller, id: number): LimitPark {
-  const row = c.engine.deps.store.park(id);
-  const view = row === undefined ? undefined : parkView(c.engine.deps.store, row);
+  const row = c.store.park(id);
+  const view = row === undefined ? undefined : parkView(c.store, row);
   if (view === undefined) throw new AppError('NOT_FOUND', 'no parked agent with that id');
   return view;
 }

@@ -10,7 +10,7 @@
 import type { Logger } from 'pino';
 import type { EventRow, WatchRow } from '../effects/store/supervisor-store.js';
 import type { PaneWatcher, PaneWatchSubscription } from '../effects/tmux/pane-watch.js';
-import type { SupervisorConfig } from './engine.js';
+import type { SupervisorConfig } from './types.js';
 import type { Evaluation } from './evaluator.js';
 
 export interface WatchSchedulerDeps {

@@ -20,15 +20,26 @@ import {
   type WatchInput,
   type WatchTargetInput,
 } from '@terminal-mcp/contract';
-import type { WatchRow } from '../effects/store/supervisor-store.js';
+import type { SupervisorStore, WatchRow } from '../effects/store/supervisor-store.js';
 import type { SupervisorEngine } from './engine.js';
+import type { SupervisorConfig } from './types.js';
 import { DEFAULT_DONE_MARKER } from './evidence.js';
 import { eventView, watchView } from './views.js';
 
 export interface SupervisorCaller {
+  /** Evaluation, waits and refreshes (engine.ts). */
   readonly engine: SupervisorEngine;
+  /** The store and clock the use cases read and write through (the engine's own). */
+  readonly store: SupervisorStore;
+  readonly config: SupervisorConfig;
+  now(): number;
   /** The caller's identity (policy/authority.ts): claims, approvals and choices record it. */
   readonly actor: string;
+}
+
+/** The supervisor use cases' caller: `actor` with the engine's store, config and clock. */
+export function supervisorCaller(engine: SupervisorEngine, actor: string): SupervisorCaller {
+  return { engine, store: engine.store, config: engine.config, now: () => engine.now(), actor };
 }
 
 /** A watch's key: `session:<name>` or `binding:<name>`. */
@@ -38,23 +49,23 @@ const targetOf = (t: WatchTargetInput): Pick<WatchRow, 'kind' | 'target'> =>
 
 /** The watch for a target, or WATCH_NOT_FOUND. */
 export function requireWatch(c: SupervisorCaller, t: WatchTargetInput): WatchRow {
-  const w = c.engine.deps.store.watchByKey(watchKeyOf(t));
+  const w = c.store.watchByKey(watchKeyOf(t));
   if (!w) throw new AppError('WATCH_NOT_FOUND', 'no watch for that target');
   return w;
 }
 
 /** A watch key from list results, or WATCH_NOT_FOUND. */
 export function requireWatchKey(c: SupervisorCaller, key: string): WatchRow {
-  const w = c.engine.deps.store.watchByKey(key);
+  const w = c.store.watchByKey(key);
   if (!w) throw new AppError('WATCH_NOT_FOUND', 'no watch with that key');
   return w;
 }
 
 export async function watch(c: SupervisorCaller, input: WatchInput): Promise<Watch> {
-  const { store } = c.engine.deps;
+  const { store } = c;
   // The read gate first: the same refusal a read of this target gets.
   await c.engine.resolve(targetOf(input));
-  const now = (c.engine.deps.now ?? Date.now)();
+  const now = c.now();
   const row = store.upsertWatch({ key: watchKeyOf(input), ...kindTarget(input), doneMarker: input.done_marker ?? DEFAULT_DONE_MARKER, source: 'manual', by: c.actor, now });
   await c.engine.evaluate(row.id, false);
   c.engine.refresh();
@@ -68,18 +79,18 @@ function kindTarget(t: WatchTargetInput) {
 
 export function unwatch(c: SupervisorCaller, input: WatchTargetInput): UnwatchOutput {
   const w = requireWatch(c, input);
-  const removed = c.engine.deps.store.removeWatch(w.id);
+  const removed = c.store.removeWatch(w.id);
   c.engine.refresh();
   return { watch_key: w.watch_key, removed };
 }
 
 export function listWatches(c: SupervisorCaller): ListWatchesOutput {
-  const { store } = c.engine.deps;
+  const { store } = c;
   return { watches: store.listWatches().map((w) => watchView(store, w)) };
 }
 
 export function status(c: SupervisorCaller): SupervisorStatus {
-  const { store, config } = c.engine.deps;
+  const { store, config } = c;
   const watches = store.listWatches();
   const byState: Record<string, number> = {};
   for (const w of watches) byState[w.state] = (byState[w.state] ?? 0) + 1;
@@ -98,7 +109,7 @@ export function status(c: SupervisorCaller): SupervisorStatus {
 }
 
 export function listEvents(c: SupervisorCaller, input: ListEventsInput): ListEventsOutput {
-  const { store } = c.engine.deps;
+  const { store } = c;
   const watchId = input.watch_key === undefined ? undefined : requireWatchKey(c, input.watch_key).id;
   const rows = store.listEvents({
     ...(watchId !== undefined ? { watchId } : {}),
@@ -110,20 +121,20 @@ export function listEvents(c: SupervisorCaller, input: ListEventsInput): ListEve
 }
 
 export function ackEvent(c: SupervisorCaller, eventId: number): AckEventOutput {
-  const row = c.engine.deps.store.ackEvent(eventId, c.actor, (c.engine.deps.now ?? Date.now)());
+  const row = c.store.ackEvent(eventId, c.actor, c.now());
   if (!row || row.acknowledged_at === null) throw new AppError('NOT_FOUND', 'no supervisor event with that id (it may have been pruned by event_retention)');
   return { event_id: row.id, acknowledged_at: new Date(row.acknowledged_at).toISOString() };
 }
 
 export async function runOnce(c: SupervisorCaller): Promise<RunOnceOutput> {
   const events = await c.engine.runOnce();
-  return { evaluated: c.engine.deps.store.listWatches().filter((w) => w.enabled === 1).length, events: events.map(eventView) };
+  return { evaluated: c.store.listWatches().filter((w) => w.enabled === 1).length, events: events.map(eventView) };
 }
 
 /** Blocks up to timeout_s for events after `after_id` (default: those recorded from now). */
 export async function waitEvents(c: SupervisorCaller, input: { after_id?: number | undefined; timeout_s?: number | undefined }, signal?: AbortSignal): Promise<WaitEventsOutput> {
-  const { store } = c.engine.deps;
-  const clock = c.engine.deps.now ?? Date.now;
+  const { store } = c;
+  const clock = () => c.now();
   const after = input.after_id ?? store.latestEventId();
   const deadline = clock() + Math.round((input.timeout_s ?? SUPERVISOR_LIMITS.maxWaitSeconds) * 1000);
   for (;;) {
@@ -140,17 +151,17 @@ export async function waitEvents(c: SupervisorCaller, input: { after_id?: number
 export async function setVerifierPolicy(c: SupervisorCaller, input: SetVerifierPolicyInput): Promise<VerifierPolicy> {
   const w = requireWatch(c, input);
   await c.engine.resolve(w);
-  const profile = c.engine.deps.config.verifier_profiles.find((p) => p.id === input.profile);
+  const profile = c.config.verifier_profiles.find((p) => p.id === input.profile);
   if (profile === undefined) {
-    const known = c.engine.deps.config.verifier_profiles.map((p) => p.id);
+    const known = c.config.verifier_profiles.map((p) => p.id);
     throw new AppError(
       'NOT_FOUND',
       'no verifier profile has that id',
       known.length > 0 ? `Use one of: ${known.slice(0, 20).join(', ')} (supervisor_status lists them).` : 'No supervisor.verifier_profiles are configured: the operator adds one to config.yaml.',
     );
   }
-  const row = { watch_id: w.id, profile: profile.id, require_commit: input.require_commit_matches ?? null, updated_at: (c.engine.deps.now ?? Date.now)(), updated_by: c.actor };
-  c.engine.deps.store.setVerifier(row);
+  const row = { watch_id: w.id, profile: profile.id, require_commit: input.require_commit_matches ?? null, updated_at: c.now(), updated_by: c.actor };
+  c.store.setVerifier(row);
   return {
     watch_key: w.watch_key,
     profile: profile.id,

@@ -11,6 +11,7 @@ import type { PanePipes, TmuxAdapter } from '../effects/tmux/types.js';
 import { createPaneLocks, type PaneLocks } from '../input/pane-lock.js';
 import { createLiveDeps, type LiveDeps } from '../live/live-deps.js';
 import { createTranscriptRecorder, type TranscriptRecorder } from '../effects/transcripts/recorder.js';
+import { createCutMemo } from '../reads/cut-memo.js';
 import { createSessionReader, type SessionReader } from '../reads/session-reader.js';
 import type { BrokerDeps, BrokerParts } from '../rpc/deps.js';
 import { assembleDeps } from '../start-broker.js';
@@ -75,5 +76,5 @@ export function withConfig(deps: BrokerDeps, config: BrokerConfig): BrokerDeps {
  * continued reads recorded nowhere. */
 export function whitelistReader(config: BrokerConfig, tmux: TmuxAdapter): SessionReader {
   const access = createAccessGate({ config, tmux, bindings: { get: () => undefined }, delivery: { readIdentity: () => Promise.resolve(null) } });
-  return createSessionReader({ config, tmux, access, reads: { record: () => undefined }, identity: { readIdentity: () => Promise.resolve(null) } });
+  return createSessionReader({ config, tmux, access, reads: { record: () => undefined }, identity: { readIdentity: () => Promise.resolve(null) }, cuts: createCutMemo() });
 }

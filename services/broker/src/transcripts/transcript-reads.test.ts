@@ -7,6 +7,9 @@ import { configSchema, DEFAULT_CONFIG } from '../config/schema.js';
 import type { TranscriptRecorder } from '../effects/transcripts/recorder.js';
 import { startLiveTestBroker, type LiveTestBroker } from '../testing/live-broker.testkit.js';
 import { encodeCursor, decodeCursor } from './cursor.js';
+import { createContextInner } from '../rpc/context.js';
+import { gatewayRouter } from '../rpc/roles/gateway.js';
+import { createCallerFactory } from '../rpc/trpc.js';
 import type { TranscriptReads } from './transcript-reads.js';
 import { waitFor } from '../../../../test/src/helpers/wait-for.js';
 
@@ -93,6 +96,35 @@ describe('terminal_read_since', () => {
     });
     // The next line after the tail's last is there (lines before it may repeat: never lost).
     expect(ticks(since.text)).toContain(lastSeen + 1);
+  });
+
+  it('a terminal_tail of a session not yet recorded asks the access gate once', async () => {
+    // The gate admits the session to start its recording before the read (the cursor must
+    // not miss output); the read then takes that admitted target instead of asking again.
+    await broker.server.newSession('test-one-gate', "sh -c 'echo one-gate-ready; exec sleep 600'");
+    await waitFor('the pane printing', async () => (await broker.server.tmux(['capture-pane', '-p', '-t', '=test-one-gate:'])).includes('one-gate-ready'));
+    expect(recorder.positionByName('test-one-gate')).toBeNull();
+    const gate = broker.deps.access;
+    const readable = gate.readable.bind(gate);
+    let asked = 0;
+    gate.readable = (name, listing, pane) => {
+      if (name === 'test-one-gate') asked += 1;
+      return readable(name, listing, pane);
+    };
+    try {
+      const gateway = createCallerFactory(gatewayRouter)(createContextInner({ role: 'gateway', deps: broker.deps }));
+      const first = await gateway.sessions.tail({ session: 'test-one-gate', lines: 5 });
+      expect(first.text).toContain('one-gate-ready');
+      expect(first.cursor).toBeDefined();
+      expect(recorder.positionByName('test-one-gate')).not.toBeNull();
+      expect(asked).toBe(1);
+      // Recorded now: the next tail asks once too.
+      asked = 0;
+      await gateway.sessions.tail({ session: 'test-one-gate', lines: 5 });
+      expect(asked).toBe(1);
+    } finally {
+      gate.readable = readable;
+    }
   });
 
   it('loses nothing between a batch read of recorded sessions and its cursors', async () => {

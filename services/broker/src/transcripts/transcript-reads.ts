@@ -187,7 +187,9 @@ function linesWithWriteFailures(deps: TranscriptReadDeps, identity: SessionIdent
 export interface TranscriptReads {
   /** A live read with its cursor: the position is taken BEFORE the read when the session
    * is recorded already (output in between is returned again by read_since, never lost). */
-  withCursor(name: string, read: () => Promise<PaneText>, ofOnePane?: boolean): Promise<PaneText>;
+  /** `read` gets the target the gate admitted to start the session's recording (a session
+   * not recorded yet), else null: a read of that target asks the gate no second time. */
+  withCursor(name: string, read: (admitted: ReadableTarget | null) => Promise<PaneText>, ofOnePane?: boolean): Promise<PaneText>;
   /** The same for a batch read (terminal_batch_inspect): every position is taken before
    * the read. `names` undefined (every readable session): the sessions recorded now are
    * covered; one recorded only after the read gets its cursor then (cursorOf). */
@@ -225,12 +227,13 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
    * position now, the recording started first when there is none yet, so what the pane
    * prints between the read and the cursor is returned by read_since, never lost behind
    * it. Null when it cannot be recorded; a target the gate refuses is left to the read
-   * itself, which answers with the same error. */
-  async function positionBefore(name: string): Promise<RecordingPosition | null> {
+   * itself, which answers with the same error. `admitted`: the target the gate admitted
+   * to start the recording, handed to the read so the gate is asked once (issue 47). */
+  async function positionBefore(name: string): Promise<{ position: RecordingPosition | null; admitted: ReadableTarget | null }> {
     const known = recorder.positionByName(name);
-    if (known !== null || !deps.config.transcripts.enabled) return known;
+    if (known !== null || !deps.config.transcripts.enabled) return { position: known, admitted: null };
     const target = await deps.access.readable(name).catch(() => null);
-    return target === null ? null : recordingOf(target);
+    return target === null ? { position: null, admitted: null } : { position: await recordingOf(target), admitted: target };
   }
 
   /** `result` with the cursor taken before its read when that was of the same session;
@@ -309,7 +312,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
   return {
     async withCursor(name, read, ofOnePane) {
       const before = await positionBefore(name);
-      return withPosition(await read(), before, ofOnePane);
+      return withPosition(await read(before.admitted), before.position, ofOnePane);
     },
     async withCursors(names, read, ofEachPane) {
       // Every recorded session's position now (memory only, no tmux call), then the named
@@ -319,7 +322,7 @@ export function createTranscriptReads(deps: TranscriptReadDeps): TranscriptReads
         const pos = recorder.position(identity);
         if (pos !== null) before.set(identity.sessionId, pos);
       }
-      for (const pos of await Promise.all((names ?? []).map(positionBefore))) if (pos !== null) before.set(pos.identity.sessionId, pos);
+      for (const { position: pos } of await Promise.all((names ?? []).map(positionBefore))) if (pos !== null) before.set(pos.identity.sessionId, pos);
       const items = await read();
       return Promise.all(items.map(async (r) => (r.ok ? { ...r, tail: await withPosition(r.tail, before.get(r.tail.session_id) ?? null, ofEachPane) } : r)));
     },

@@ -23,6 +23,7 @@ export function asOperator<T>(operator: OperatorScope, fn: () => T): T {
   return operatorStorage.run(operator, fn);
 }
 
+// eslint-disable-next-line terminal-mcp/no-module-state -- the dashboard server's one link to web.sock: SvelteKit server modules have no composition root, and the process serves one dashboard
 let client: BrokerClient<'web'> | undefined;
 
 export function broker(): BrokerClient<'web'> {

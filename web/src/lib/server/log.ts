@@ -7,6 +7,7 @@
 import { hostname } from 'node:os';
 import { createLogSink, type LogSink } from '@terminal-mcp/http-guard/log-sink';
 
+// eslint-disable-next-line terminal-mcp/no-module-state -- the dashboard server's one log sink (SvelteKit server modules have no composition root); it holds no request's data
 let sink: LogSink | undefined;
 
 /** This process's log sink (made on first use). */

@@ -51,12 +51,14 @@ const REGISTRY = Symbol.for('terminal-mcp.tmux-identify-gate');
 const CHANGES = Symbol.for('terminal-mcp.tmux-identify-gate.changes');
 
 function queues(): Map<string, Promise<void>> {
+  // eslint-disable-next-line terminal-mcp/no-module-state -- one identify queue per tmux server, shared by every copy of this module in the process (a test loads built and source copies): the tmux server it serialises is process-wide too
   const g = globalThis as { [REGISTRY]?: Map<string, Promise<void>> };
   return (g[REGISTRY] ??= new Map());
 }
 
 /** When a session change was last seen on each server (Date.now()). */
 function lastChanges(): Map<string, number> {
+  // eslint-disable-next-line terminal-mcp/no-module-state -- when each tmux server's sessions last changed, shared like the queues above for the same reason
   const g = globalThis as { [CHANGES]?: Map<string, number> };
   return (g[CHANGES] ??= new Map());
 }

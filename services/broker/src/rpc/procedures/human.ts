@@ -15,7 +15,6 @@ import { recordRejectedInputCall } from '../../input/rejected-call.js';
 import { lastReauthentication } from '../../webauth/reauthenticate.js';
 import { validateSessionToken } from '../../webauth/sessions.js';
 import { SECRET_REAUTH_FRESH_MS } from '../../policy/authority.js';
-import { routeRead } from '../../nodes/node-reads.js';
 import type { BrokerContext } from '../context.js';
 import { operatorProcedure } from '../operator.js';
 import { gatewayProcedure } from '../trpc.js';
@@ -24,7 +23,7 @@ import { gatewayProcedure } from '../trpc.js';
  * node's gate and reader, so the notice names it so and the dashboard's secret entry answers
  * it through the node (input/node-route.ts). */
 const statusReader = (ctx: BrokerContext) => ({
-  status: (session: string) => routeRead(ctx.deps.nodes, session, (r, s) => r.status(s), (s) => ctx.deps.reader.status(s)),
+  status: (session: string) => ctx.deps.hosts.read(session, (host, s) => host.reader.status(s)),
 });
 
 export const humanGateway = {

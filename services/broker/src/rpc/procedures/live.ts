@@ -7,7 +7,7 @@
  * outages are told in the stream (nodes/node-live.ts). */
 import { AppError, paneOutputInputSchema } from '@terminal-mcp/contract';
 import { pollScreenFrames, streamScreenFrames } from '../../live/screen-stream.js';
-import { nodeLiveRoute } from '../../nodes/node-live.js';
+import { nodePolledHost } from '../../nodes/node-live.js';
 import { validateSessionToken } from '../../webauth/sessions.js';
 import { raise, webProcedure } from '../trpc.js';
 
@@ -21,13 +21,13 @@ export const live = {
     // The read audit names the operator whose token opened the stream (as withOperator
     // does for every other web.sock call), not the actor label of the shared connection.
     const caller = { role: ctx.role, actor: `web:${valid!.user.username}` };
-    const node = nodeLiveRoute(ctx.deps.nodes, input.session);
-    if (node !== undefined) {
-      yield* pollScreenFrames({ reader: node.reader, caller, name: node.session, shownAs: input.session, pane: input.pane, host: node.host, signal });
+    const { host, ref: session } = ctx.deps.hosts.resolveSession(input.session);
+    if (host.node !== undefined) {
+      yield* pollScreenFrames({ reader: host.reader, caller, name: session, shownAs: input.session, pane: input.pane, host: nodePolledHost(host), signal });
       return;
     }
     yield* streamScreenFrames({
-      reader: ctx.deps.reader,
+      reader: host.reader,
       caller,
       paneWatch: ctx.deps.live.paneWatch,
       name: input.session,

@@ -8,7 +8,7 @@
  * rules allow, read through the node's own gate and reader like every node read. */
 import { AppError, nodeHealthInputSchema, readAppErrorData, type NodeHealth, type NodeHealthOutput, type NodeOverview, type NodeOverviewSession } from '@terminal-mcp/contract';
 import { LOCAL_NODE } from '../../config/nodes-schema.js';
-import { listNodeSessions, routeRead } from '../../nodes/node-reads.js';
+import { listNodeSessions } from '../../nodes/node-reads.js';
 import { operatorProcedure } from '../operator.js';
 import { servedTo } from '../trpc.js';
 import type { BrokerContext } from '../context.js';
@@ -60,7 +60,7 @@ export const dashboardNodes = {
         if (slow.has(s.name.slice(0, s.name.indexOf(':')))) return { ...row, reason: 'node slow' };
         if (!s.read_allowed || reads++ >= OVERVIEW_STATUS_READS) return row;
         try {
-          const st = await routeRead(set, s.name, (reader, session) => reader.status(session), () => Promise.reject(new AppError('SESSION_NOT_FOUND', 'not a node session', '')));
+          const st = await ctx.deps.hosts.read(s.name, (host, session) => (host.node === undefined ? Promise.reject(new AppError('SESSION_NOT_FOUND', 'not a node session', '')) : host.reader.status(session)));
           return { ...row, current_command: st.current_command, status: st.status, reason: st.reason };
         } catch (err) {
           return { ...row, reason: readAppErrorData(err)?.code ?? 'INTERNAL' };

@@ -16,8 +16,9 @@ import {
 } from '@terminal-mcp/contract';
 import { auditedRead, recordRead } from '../../audit/record-read.js';
 import type { ListedSession } from '../../effects/tmux/types.js';
-import { listNodeSessions, routeBatch, routeRead } from '../../nodes/node-reads.js';
-import type { NodeRuntime } from '../../nodes/node-set.js';
+import type { Host } from '../../nodes/host-set.js';
+import { batchAcrossHosts, listNodeSessions } from '../../nodes/node-reads.js';
+import type { ReadableTarget } from '../../access/target.js';
 import type { SessionReader } from '../../reads/session-reader.js';
 import type { TranscriptReads } from '../../transcripts/transcript-reads.js';
 import { listDeadSessions } from '../../registry/session-registry.js';
@@ -33,13 +34,11 @@ const paneTextFacts = (r: PaneText) => ({ sessionId: r.session_id, paneId: r.pan
 /** THE reader (rpc/deps.ts): the access gate with the operator's grants, so a granted
  * session reads like a whitelisted one. */
 const reader = (ctx: BrokerContext) => ctx.deps.reader;
-/** Cursors, output since a cursor, DEAD sessions' transcripts (transcripts/). */
-const transcripts = (ctx: BrokerContext) => ctx.deps.transcriptReads;
 
-/** A node's transcript reads; a node built without a recorder has no transcripts. */
-function transcriptsOn(node: NodeRuntime): TranscriptReads {
-  if (node.transcripts === undefined) throw new AppError('READ_DISABLED', 'transcripts are not recorded on this node', 'Read the session with terminal_tail.');
-  return node.transcripts;
+/** A host's transcript reads; a node built without a recorder has no transcripts. */
+function transcriptsOn(host: Host): TranscriptReads {
+  if (host.transcripts === undefined) throw new AppError('READ_DISABLED', 'transcripts are not recorded on this node', 'Read the session with terminal_tail.');
+  return host.transcripts;
 }
 
 /** tmux's session listing, or none when no tmux server runs at all: that is when the
@@ -81,7 +80,7 @@ export const sessions = {
     const remote = ctx.deps.nodes !== undefined ? await listNodeSessions(ctx.deps.nodes, { nameContains: input.name_filter, readableOnly: input.readable_only }) : undefined;
     // Parked at a usage limit (supervisor/limit-parks.ts): when it resets, for sessions the
     // caller may read only (the time comes from the screen).
-    const resets = parkedSessionResets(ctx.deps.supervisor.deps.store);
+    const resets = parkedSessionResets(ctx.deps.supervisor.store);
     const withResets = (list: typeof sessions) =>
       resets.size === 0 ? list : list.map((s) => (s.read_allowed && resets.has(s.name) ? { ...s, limit_resets_at: resets.get(s.name) as string } : s));
     return {
@@ -104,11 +103,14 @@ export const sessions = {
           // Through a host's transcripts: the cursor, and a gone session's lines; a named
           // pane's cursor follows that pane, and a gone session gives that pane's lines.
           const tail = (t: TranscriptReads | undefined, r: SessionReader, session: string) => {
-            const live = () => r.tail(session, input.lines, input.strip_ansi ?? true, input.pane);
+            const strip = input.strip_ansi ?? true;
+            // The target the gate admitted to start a recording is read as it is: the gate
+            // is asked once per tail (a named pane is admitted with its pane, by the read).
+            const live = (admitted: ReadableTarget | null = null) => (admitted !== null && input.pane === undefined ? r.tailOf(admitted, input.lines, strip) : r.tail(session, input.lines, strip, input.pane));
             if (t === undefined) return live();
             return t.tail(session, input.lines ?? ctx.deps.config.default_tail_lines, input.include_dead === true, () => t.withCursor(session, live, input.pane !== undefined), input.pane);
           };
-          return routeRead(ctx.deps.nodes, input.session, (nodeReader, session, node) => tail(node.transcripts, nodeReader, session), (session) => tail(transcripts(ctx), reader(ctx), session));
+          return ctx.deps.hosts.read(input.session, (host, session) => tail(host.transcripts, host.reader, session));
         },
         paneTextFacts,
       ),
@@ -128,7 +130,7 @@ export const sessions = {
             if (t === undefined) return live();
             return t.capture(session, range, input.include_dead === true, () => t.withCursor(session, live, input.pane !== undefined), input.pane);
           };
-          return routeRead(ctx.deps.nodes, input.session, (nodeReader, session, node) => capture(node.transcripts, nodeReader, session), (session) => capture(transcripts(ctx), reader(ctx), session));
+          return ctx.deps.hosts.read(input.session, (host, session) => capture(host.transcripts, host.reader, session));
         },
         paneTextFacts,
       ),
@@ -143,12 +145,7 @@ export const sessions = {
       'terminal_status',
       input.session,
       () =>
-        routeRead(
-          ctx.deps.nodes,
-          input.session,
-          (nodeReader, session) => nodeReader.status(session, input.pane),
-          (session) => reader(ctx).status(session, input.pane),
-        ),
+        ctx.deps.hosts.read(input.session, (host, session) => host.reader.status(session, input.pane)),
       (r) => ({ sessionId: r.session_id }),
     );
   }),
@@ -164,7 +161,7 @@ export const sessions = {
         ctx,
         'terminal_list_panes',
         input.session,
-        () => routeRead(ctx.deps.nodes, input.session, (nodeReader, session) => nodeReader.panes(session), (session) => reader(ctx).panes(session)),
+        () => ctx.deps.hosts.read(input.session, (host, session) => host.reader.panes(session)),
         (r) => ({ sessionId: r.session_id }),
       );
     }),
@@ -177,7 +174,7 @@ export const sessions = {
         const read = () => r.batchInspect(names, input.lines, input.panes === true);
         return t === undefined ? read() : t.withCursors(names, read, input.panes === true);
       };
-      const results = await routeBatch(ctx.deps.nodes, input.sessions, (names) => batch(transcripts(ctx), reader(ctx), names), (node, names) => batch(node.transcripts, node.reader, names));
+      const results = await batchAcrossHosts(ctx.deps.hosts, input.sessions, (host, names) => batch(host.transcripts, host.reader, names));
       for (const r of results) {
         recordRead(
           ctx,
@@ -197,12 +194,7 @@ export const sessions = {
         'terminal_read_since',
         input.session,
         () =>
-          routeRead(
-            ctx.deps.nodes,
-            input.session,
-            (_reader, session, node) => transcriptsOn(node).readSince({ ...input, session }),
-            (session) => transcripts(ctx).readSince({ ...input, session }),
-          ),
+          ctx.deps.hosts.read(input.session, (host, session) => transcriptsOn(host).readSince({ ...input, session })),
         (r) => ({ sessionId: r.session_id, lineCount: r.line_count }),
       ),
     ),
@@ -216,12 +208,7 @@ export const sessions = {
         'terminal_export_transcript',
         input.session,
         () =>
-          routeRead(
-            ctx.deps.nodes,
-            input.session,
-            (_reader, session, node) => transcriptsOn(node).exportCast(session, input.include_dead === true, undefined, input.pane),
-            (session) => transcripts(ctx).exportCast(session, input.include_dead === true, undefined, input.pane),
-          ),
+          ctx.deps.hosts.read(input.session, (host, session) => transcriptsOn(host).exportCast(session, input.include_dead === true, undefined, input.pane)),
         (r) => ({ sessionId: r.session_id, lineCount: r.events }),
       ),
     ),

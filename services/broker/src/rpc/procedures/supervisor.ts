@@ -28,12 +28,12 @@ import { preflightInput } from '../../input/authorize.js';
 import { sendText } from '../../input/send.js';
 import { claimEvent, executeSend, getPolicy, listActionable, listActions, pausePolicy, reviewAction, setPolicy, submitDecision } from '../../supervisor/actions.js';
 import { cancelPark, listParks, resumeParkNow } from '../../supervisor/park-actions.js';
-import { ackEvent, listEvents, listWatches, runOnce, setVerifierPolicy, status, unwatch, waitEvents, watch, type SupervisorCaller } from '../../supervisor/watches.js';
+import { ackEvent, listEvents, listWatches, runOnce, setVerifierPolicy, status, supervisorCaller, unwatch, waitEvents, watch, type SupervisorCaller } from '../../supervisor/watches.js';
 import type { BrokerContext } from '../context.js';
 import { operatorProcedure } from '../operator.js';
 import { gatewayProcedure } from '../trpc.js';
 
-const caller = (ctx: BrokerContext): SupervisorCaller => ({ engine: ctx.deps.supervisor, actor: ctx.actor });
+const caller = (ctx: BrokerContext): SupervisorCaller => supervisorCaller(ctx.deps.supervisor, ctx.actor);
 const empty = z.object({}).strict();
 const watchKeyInput = z.object({ watch_key: z.string().min(1).max(200) }).strict();
 

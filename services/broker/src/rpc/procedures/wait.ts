@@ -16,7 +16,7 @@ import {
 } from '@terminal-mcp/contract';
 import type { SessionIdentity } from '../../policy/identity.js';
 import { waitForState, type WaitOutcome, type WaitTarget } from '../../live/wait-for-state.js';
-import { NODE_WAIT_TICK_MS, NO_NODE_PANE_WATCH, onRoute, waitRoute } from '../../nodes/node-waits.js';
+import { NODE_WAIT_TICK_MS, NO_NODE_PANE_WATCH } from '../../nodes/node-waits.js';
 import type { BrokerContext } from '../context.js';
 import { gatewayProcedure } from '../trpc.js';
 
@@ -24,19 +24,22 @@ const timeoutMs = (seconds: number | undefined) => Math.round((seconds ?? WAIT_L
 
 /** `target.name` as the caller wrote it (`node:session` for a node). */
 function run(ctx: BrokerContext, target: WaitTarget, states: readonly SessionStatus[], seconds: number | undefined, signal?: AbortSignal): Promise<WaitOutcome> {
-  const route = waitRoute(ctx.deps.nodes, target.name);
-  return onRoute(ctx.deps.nodes, route, () =>
-    waitForState({
-      reader: route.reader ?? ctx.deps.reader,
+  const { host, ref: session } = ctx.deps.hosts.resolveSession(target.name);
+  const onNode = host.node !== undefined;
+  return host.on(async () => {
+    const out = await waitForState({
+      reader: host.reader,
       caller: { role: ctx.role, actor: ctx.actor },
-      paneWatch: route.reader === undefined ? ctx.deps.live.paneWatch : NO_NODE_PANE_WATCH,
-      ...(route.reader !== undefined && { fallbackTickMs: NODE_WAIT_TICK_MS }),
-      target: { ...target, name: route.session },
+      paneWatch: onNode ? NO_NODE_PANE_WATCH : ctx.deps.live.paneWatch,
+      ...(onNode && { fallbackTickMs: NODE_WAIT_TICK_MS }),
+      target: { ...target, name: session },
       states,
       timeoutMs: timeoutMs(seconds),
       signal,
-    }),
-  );
+    });
+    // The answer names the session as the caller did (`node:session`, `node:$id`).
+    return onNode ? { ...out, status: host.named(out.status) } : out;
+  });
 }
 
 function result(out: WaitOutcome, states: readonly SessionStatus[], token: { token: string; expiresAt: number } | null): WaitResult {
