@@ -13,7 +13,7 @@ export interface AccessResult {
   access: { updated: number; refused: { session: string; error: UiError }[] };
 }
 
-const EXPIRY_CHOICES: ReadonlySet<string> = new Set([3600, 8 * 3600, 24 * 3600]);
+const EXPIRY_CHOICES: ReadonlySet<number> = new Set([3600, 8 * 3600, 24 * 3600]);
 const on = (v: FormDataEntryValue | null) => v === 'on' || v === 'true' || v === '1';
 
 export async function accessAction(event: RequestEvent) {
