@@ -24,8 +24,11 @@ export interface BrokerProcess {
   readonly socketDir: string;
   readonly stateDir: string;
   readonly pid: number;
-  /** The broker's stderr so far (JSON log lines), for failure messages. */
+  /** The broker's stderr so far (JSON log lines, the first 64 KiB), for failure messages. */
   stderr(): string;
+  /** Calls `listener` with every whole stderr line from now on (unbounded, unlike
+   * stderr()): e.g. the soak counts the control client's disconnections over 15 minutes. */
+  onStderrLine(listener: (line: string) => void): void;
   /** Sends `signal` to this broker through its child-process handle (never by a bare pid:
    * Node signals only its own child, and nothing once it has exited). */
   kill(signal: NodeJS.Signals): void;
@@ -164,9 +167,15 @@ async function launchBroker(launch: LaunchOptions): Promise<BrokerProcess> {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
+  let partial = '';
+  const lineListeners: ((line: string) => void)[] = [];
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => {
     if (stderr.length < MAX_STDERR_CHARS) stderr += chunk;
+    if (lineListeners.length === 0) return;
+    const lines = (partial + chunk).split('\n');
+    partial = lines.pop()!;
+    for (const line of lines) for (const listener of lineListeners) listener(line);
   });
 
   const terminate = async () => {
@@ -211,6 +220,7 @@ async function launchBroker(launch: LaunchOptions): Promise<BrokerProcess> {
     stateDir,
     pid: child.pid!,
     stderr: () => stderr,
+    onStderrLine: (listener) => void lineListeners.push(listener),
     kill: (signal) => {
       child.kill(signal);
     },
