@@ -31,6 +31,8 @@ export type RefusalReason = 'host' | 'origin' | 'token' | 'body_too_large' | 'ba
 export interface McpLiveSession extends LiveSession {
   readonly server: McpServer;
   readonly transport: JsonHttpServerTransport;
+  /** A later request of this session came from `caller` (its principal already matched). */
+  presented(caller: McpCaller): void;
 }
 
 export interface McpEndpointDeps<A extends McpCaller> {
@@ -38,7 +40,9 @@ export interface McpEndpointDeps<A extends McpCaller> {
   maxBodyBytes: number;
   /** Undefined: stateless (every request gets a fresh server). */
   sessions: McpSessionTable<McpLiveSession> | undefined;
-  createServer(caller: A): McpServer | Promise<McpServer>;
+  /** `latest`: the caller as its most recent request presented itself (a live session's
+   * later requests come from the same principal, perhaps with a refreshed credential). */
+  createServer(caller: A, latest: () => A): McpServer | Promise<McpServer>;
   serveAs?: (caller: A, serve: () => Promise<void>) => Promise<void>;
   observeRejection?: (reason: RefusalReason) => void;
 }
@@ -90,11 +94,14 @@ export async function handleMcpPost<A extends McpCaller>(req: IncomingMessage, r
     if (isInitialize(parsed)) return startSession(sessions, deps, caller, serve);
     const found = sessions.lookup(headerValue(req.headers[SESSION_ID_HEADER]), caller.principal);
     if (found.kind === 'foreign') return refuseForeignSession(res, deps);
-    if (found.kind === 'live') return serve(found.session.transport);
+    if (found.kind === 'live') {
+      found.session.presented(caller);
+      return serve(found.session.transport);
+    }
   }
 
   // Stateless: a fresh server for this request only.
-  const server = await deps.createServer(caller);
+  const server = await deps.createServer(caller, () => caller);
   const transport = new JsonHttpServerTransport({ responseHeaders: COMMON_RESPONSE_HEADERS });
   res.on('close', () => {
     transport.close().catch(() => undefined);
@@ -143,11 +150,15 @@ async function startSession<A extends McpCaller>(
   caller: A,
   serve: (transport: JsonHttpServerTransport, connect: McpServer) => Promise<void>,
 ): Promise<void> {
-  const server = await deps.createServer(caller);
+  let latest = caller;
+  const server = await deps.createServer(caller, () => latest);
   let kept = false;
   const session: McpLiveSession = {
     principal: caller.principal,
     server,
+    presented(next) {
+      latest = next as A;
+    },
     transport: new JsonHttpServerTransport({
       responseHeaders: COMMON_RESPONSE_HEADERS,
       sessionIdGenerator: () => randomBytes(16).toString('base64url'),
