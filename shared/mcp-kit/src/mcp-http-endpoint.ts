@@ -7,9 +7,9 @@
  * are off (the observer), is served STATELESSLY: a fresh McpServer and transport, closed
  * when the response closes, so no request depends on an earlier one. Answers are plain
  * JSON (no SSE stream) through our node:http transport (json-http-transport.ts).
- * The request has been authenticated before it gets here (mcp-http-service.ts); `serveAs`
- * lets the service run the request in its caller's context (the gateway names its broker
- * credential there).
+ * The request has been authenticated before it gets here (mcp-http-service.ts); the
+ * service builds each server for its caller (`createServer(caller, latest)`: a live
+ * session's later requests update `latest`, e.g. a refreshed OAuth credential).
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -43,7 +43,6 @@ export interface McpEndpointDeps<A extends McpCaller> {
   /** `latest`: the caller as its most recent request presented itself (a live session's
    * later requests come from the same principal, perhaps with a refreshed credential). */
   createServer(caller: A, latest: () => A): McpServer | Promise<McpServer>;
-  serveAs?: (caller: A, serve: () => Promise<void>) => Promise<void>;
   observeRejection?: (reason: RefusalReason) => void;
 }
 
@@ -77,12 +76,9 @@ export async function handleMcpPost<A extends McpCaller>(req: IncomingMessage, r
   }
 
   const serve = async (transport: JsonHttpServerTransport, connect?: McpServer) => {
-    const run = async () => {
+    try {
       if (connect) await connect.connect(transport);
       await transport.handleRequest(req, res, parsed);
-    };
-    try {
-      await (deps.serveAs ? deps.serveAs(caller, run) : run());
     } catch (err) {
       deps.log.error({ event: 'mcp.transport_error', err }, 'MCP request failed');
       if (!res.headersSent) sendJson(res, 500, jsonRpcError('Internal server error', -32603));

@@ -88,8 +88,6 @@ export interface McpHttpServiceHandlers<A extends McpCaller> {
    * `caller`; `latest()` is the caller as its most recent request presented itself (the
    * same principal; a refreshed OAuth credential). */
   createServer(caller: A, latest: () => A): McpServer | Promise<McpServer>;
-  /** Serves one MCP request in the caller's context. */
-  serveAs?: (caller: A, serve: () => Promise<void>) => Promise<void>;
   routes?: Readonly<Record<string, ServiceRoute<A>>>;
   /** Routes for every path below a prefix (`/api/v1/`): the handler reads the rest. */
   prefixRoutes?: Readonly<Record<string, ServiceRoute<A>>>;
@@ -190,7 +188,6 @@ export async function createMcpHttpService<A extends McpCaller>(options: McpHttp
     maxBodyBytes,
     sessions,
     createServer: (caller, latest) => handlers.createServer(caller, latest),
-    ...(handlers.serveAs ? { serveAs: handlers.serveAs } : {}),
     ...(options.observeRejection ? { observeRejection: options.observeRejection } : {}),
   };
   const mcpMethods = sessions ? ['POST', 'DELETE'] : ['POST'];
