@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createBrokerClient, describeBrokerFailure, withBrokerCredential } from '@terminal-mcp/broker-client';
+import { createBrokerClient, describeBrokerFailure } from '@terminal-mcp/broker-client';
 import { GATEWAY_TOOLSETS } from '@terminal-mcp/contract';
 import { createGatewayLogger, ERROR_META_KEY, GATEWAY_TOOLS, startGatewayHttp, type RunningGatewayHttp } from '@terminal-mcp/gateway';
 import { createObserverLogger, startObserverHttp, type RunningObserverHttp } from '@terminal-mcp/observer';
@@ -266,9 +266,10 @@ describe('connecting like ChatGPT', { timeout: 180_000 }, () => {
     const send = () => direct.input.sendText.mutate({ session: SESSION, text: 'x', dry_run: true });
     // Without a credential (stdio, static token): the input policy alone decides.
     await expect(send()).resolves.toMatchObject({ result: 'DRY_RUN' });
-    const refused = await withBrokerCredential(readOnly.access_token, send).catch((err: unknown) => describeBrokerFailure(err));
+    const sendAs = (credential: string) => direct.as({ credential }).input.sendText.mutate({ session: SESSION, text: 'x', dry_run: true });
+    const refused = await sendAs(readOnly.access_token).catch((err: unknown) => describeBrokerFailure(err));
     expect(refused).toMatchObject({ code: 'INPUT_NOT_ALLOWED' });
-    const forged = await withBrokerCredential('tmcp_at_forged', send).catch((err: unknown) => describeBrokerFailure(err));
+    const forged = await sendAs('tmcp_at_forged').catch((err: unknown) => describeBrokerFailure(err));
     expect(forged).toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 

@@ -4,7 +4,8 @@
  * @terminal-mcp/mcp-kit's wrapper (time budget, `isError` results); the gateway adds
  * metrics and a log line with facts only. Who the caller is, the broker derives from how
  * the request was authenticated (the HTTP edge's credential and principal, the stdio
- * gateway's local user), never from the MCP client's self-chosen `clientInfo.name`.
+ * gateway's local user), carried by the broker client this server is given, never from
+ * the MCP client's self-chosen `clientInfo.name`.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { BrokerClient } from '@terminal-mcp/broker-client';
@@ -26,6 +27,7 @@ export const SERVER_INSTRUCTIONS = [
 export { DEFAULT_BROKER_TIMEOUT_MS };
 
 export interface GatewayServerDeps {
+  /** Bound to this server's caller (http/gateway-http.ts `broker.as`, bin/stdio.ts's principal). */
   broker: BrokerClient<'gateway'>;
   metrics: ToolMetrics;
   log?: Logger;
@@ -69,11 +71,7 @@ export function createGatewayMcpServer(deps: GatewayServerDeps): McpServer {
     unlisted,
     broker: deps.broker,
     timeoutMs: deps.brokerTimeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS,
-    hooks: {
-      // Identity travels with the request's authentication (http/gateway-http.ts serveAs, bin/stdio.ts).
-      asActor: (_extra, call) => call(),
-      ...toolCallObserver(deps.metrics, log),
-    },
+    hooks: toolCallObserver(deps.metrics, log),
   });
   return server;
 }

@@ -1,7 +1,7 @@
 /**
  * The observer's MCP server factory: one McpServer per request (stateless HTTP), built for
- * the caller the access token names. Every tool call runs with that caller as the broker
- * actor, under a time budget, is recorded (audit.ts), and turns broker failures into
+ * the caller the access token names. Every tool call goes through a broker client bound
+ * to that caller (its actor header), under a time budget, is recorded (audit.ts), and turns broker failures into
  * `isError` results with the details in `_meta` (@terminal-mcp/mcp-kit, whose wrapper
  * also shares one JSON-schema validator and each tool's input schema per process).
  */
@@ -9,7 +9,6 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { BrokerClient } from '@terminal-mcp/broker-client';
 import { createToolServer, DEFAULT_BROKER_TIMEOUT_MS, LIVE_VIEW, registerServedResources, registerTools } from '@terminal-mcp/mcp-kit';
 import pino, { type Logger } from 'pino';
-import { actorStore } from './actor.js';
 import { recordToolCall } from './audit.js';
 import { OBSERVER_TOOLS, type ObserverTool } from './tools/index.js';
 import { OBSERVER_VERSION } from './version.js';
@@ -30,6 +29,7 @@ export interface ObserverCaller {
 }
 
 export interface ObserverServerDeps {
+  /** Each call names `caller` as its actor (the broker records `observer:<user>`). */
   broker: BrokerClient<'observer'>;
   caller: ObserverCaller;
   log?: Logger;
@@ -47,11 +47,9 @@ export function createObserverMcpServer(deps: ObserverServerDeps): McpServer {
   // claude.ai renders it; it reads only through those two tools.
   registerServedResources(server, [LIVE_VIEW]);
   registerTools(server, deps.tools ?? OBSERVER_TOOLS, {
-    broker: deps.broker,
+    broker: deps.broker.as({ actor: deps.caller.username }),
     timeoutMs: deps.brokerTimeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS,
     hooks: {
-      // The broker client reads the actor from here for its header.
-      asActor: (_extra, call) => actorStore.run(deps.caller.username, call),
       succeeded(tool, ms) {
         recordToolCall(log, { actor, clientId, tool, outcome: 'ok', ms: Math.round(ms) });
       },

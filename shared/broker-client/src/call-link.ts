@@ -21,11 +21,12 @@ import { WebSocket } from 'ws';
 
 export interface CallLinkOptions {
   socketPath: string;
-  /** The headers of the call being made (evaluated when the call starts, in its async
-   * context: the actor and credential scopes live there). */
+  /** The headers of the call being made (evaluated when the call starts). */
   headers: () => Record<string, string>;
   /** Close the connection after this long without calls. Default 10 s. */
   idleMs?: number;
+  /** Share this connection (the links of clients bound to different callers). */
+  connection?: BrokerCallConnection;
 }
 
 interface Pending {
@@ -168,7 +169,7 @@ export class BrokerCallConnection {
 
 /** The link: queries and mutations only (subscriptions go over tRPC's wsLink, live.ts). */
 export function callLink<TRouter extends AnyRouter>(options: CallLinkOptions): { link: TRPCLink<TRouter>; connection: BrokerCallConnection } {
-  const connection = new BrokerCallConnection(options.socketPath, options.idleMs);
+  const connection = options.connection ?? new BrokerCallConnection(options.socketPath, options.idleMs);
   const link: TRPCLink<TRouter> = () => ({ op }) =>
     observable((observer) => {
       if (op.type === 'subscription') {

@@ -4,7 +4,7 @@
  * the types come from the broker's router *types* only — no broker runtime code is
  * imported here.
  */
-import { createTRPCClient, type TRPCClient } from '@trpc/client';
+import { createTRPCClient, type TRPCClient, type TRPCLink } from '@trpc/client';
 import {
   AppError,
   BROKER_HEADERS,
@@ -16,9 +16,8 @@ import {
   type SocketRole,
 } from '@terminal-mcp/contract';
 import type { GatewayRouter, NotifierRouter, ObserverRouter, WebRouter } from '@terminal-mcp/broker/router-types';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { homedir } from 'node:os';
-import { callLink } from './call-link.js';
+import { BrokerCallConnection, callLink } from './call-link.js';
 
 export interface RouterForRole {
   gateway: GatewayRouter;
@@ -27,7 +26,30 @@ export interface RouterForRole {
   notifier: NotifierRouter;
 }
 
-export type BrokerClient<R extends SocketRole> = TRPCClient<RouterForRole[R]>;
+/** Who a broker call is made for: the identity headers every call of a bound client
+ * carries (see BROKER_HEADERS). The broker checks the credential and the operator session
+ * itself, derives the caller from the principal, and only records the actor. */
+export interface BrokerCaller {
+  /** Recorded in the audit log on observer.sock and web.sock; never used for access
+   * decisions, and ignored on gateway.sock (identity comes from authentication). */
+  actor?: string;
+  /** gateway.sock: the OAuth access token the request came with. */
+  credential?: string;
+  /** gateway.sock: how the gateway let the request in when not by OAuth (`token`,
+   * `anonymous`, `stdio:<unix user>`). */
+  principal?: string;
+  /** web.sock: the signed-in operator's session token. */
+  operatorSession?: string;
+}
+
+/** The typed client, plus `as(caller)`: a client on the same connection whose every call
+ * carries `caller`'s identity headers (over this client's own). Identity is a value the
+ * request's code holds, not an ambient scope a stray promise can leave or enter. */
+export type BrokerClient<R extends SocketRole> = TRPCClient<RouterForRole[R]> & {
+  /** `caller` may be a function, read at each call: a live MCP session's caller whose
+   * OAuth credential is refreshed between requests. */
+  as(caller: BrokerCaller | (() => BrokerCaller)): BrokerClient<R>;
+};
 
 export interface BrokerClientOptions<R extends SocketRole> {
   role: R;
@@ -38,75 +60,53 @@ export interface BrokerClientOptions<R extends SocketRole> {
    * access decisions, and ignored on gateway.sock (identity comes from authentication). */
   actor?: () => string | undefined;
   /** gateway.sock: how this process authenticated its caller when not by OAuth (see
-   * BROKER_HEADERS.principal), e.g. `stdio:<unix user>` for the stdio gateway. A
-   * `withBrokerPrincipal` scope wins. */
+   * BROKER_HEADERS.principal), e.g. `stdio:<unix user>` for the stdio gateway. A bound
+   * caller's principal or credential wins. */
   principal?: () => string | undefined;
   /** web.sock: the signed-in operator's session token for the current call. The broker
    * validates it and acts as that user; calls that change something refuse without it. */
   operatorSession?: () => string | undefined;
 }
 
-/** The actor of the broker calls made inside `withBrokerActor` (see there). */
-const actorScope = new AsyncLocalStorage<string>();
-
-/**
- * Runs `fn` with every broker call it makes naming `actor` (e.g. the MCP client's name or
- * the dashboard user) in the actor header, unless the client was created with its own
- * `actor` option. The broker records it in the audit log; it never grants anything.
- */
-export function withBrokerActor<T>(actor: string | undefined, fn: () => T): T {
-  return actor ? actorScope.run(actor, fn) : fn();
-}
-
-/** The OAuth access token of the calls made inside `withBrokerCredential`. */
-const credentialScope = new AsyncLocalStorage<string>();
-
-/**
- * Runs `fn` with every broker call it makes naming the OAuth access token the request
- * came with (CREDENTIAL_HEADER). The broker verifies it itself and takes the actor and
- * the scopes from it: unlike the actor header, this is checked, not just recorded.
- */
-export function withBrokerCredential<T>(accessToken: string | undefined, fn: () => T): T {
-  return accessToken ? credentialScope.run(accessToken, fn) : fn();
-}
-
-/** The gateway's own principal for the calls made inside `withBrokerPrincipal`. */
-const principalScope = new AsyncLocalStorage<string>();
-
-/**
- * Runs `fn` with every broker call it makes naming how the gateway authenticated the
- * request it serves (`token` or `anonymous`; see BROKER_HEADERS.principal). The broker
- * derives the caller's identity from it and from the OAuth credential, never from a name
- * the client gave itself.
- */
-export function withBrokerPrincipal<T>(principal: string | undefined, fn: () => T): T {
-  return principal ? principalScope.run(principal, fn) : fn();
-}
+type HeaderSources = Pick<BrokerClientOptions<SocketRole>, 'actor' | 'operatorSession' | 'principal'>;
 
 export function defaultSocketPath(role: SocketRole, env: NodeJS.ProcessEnv = process.env): string {
   return socketPathFor(resolvePaths(env, homedir()).socketDir, role);
 }
 
-/** The headers of one broker call: the actor (the client's option, else the
- * `withBrokerActor` scope), on web.sock the operator's session token, and on gateway.sock
- * the OAuth credential or the gateway's principal. */
-export function brokerCallHeaders(options: Pick<BrokerClientOptions<SocketRole>, 'actor' | 'operatorSession' | 'principal'>): Record<string, string> {
+/** The headers of one broker call: the bound caller's, else the client's options. */
+export function brokerCallHeaders(options: HeaderSources, caller: BrokerCaller = {}): Record<string, string> {
   const headers: Record<string, string> = {};
-  const actor = options.actor?.() ?? actorScope.getStore();
+  const actor = caller.actor ?? options.actor?.();
   if (actor) headers[BROKER_HEADERS.actor] = actor;
-  const token = options.operatorSession?.();
+  const token = caller.operatorSession ?? options.operatorSession?.();
   if (token) headers[BROKER_HEADERS.operatorSession] = token;
-  const credential = credentialScope.getStore();
-  if (credential) headers[BROKER_HEADERS.credential] = credential;
-  const principal = principalScope.getStore() ?? options.principal?.();
+  if (caller.credential) headers[BROKER_HEADERS.credential] = caller.credential;
+  const principal = caller.principal ?? options.principal?.();
   if (principal) headers[BROKER_HEADERS.principal] = principal;
   return headers;
 }
 
+/** A typed client over `links(headers)` whose `as(caller)` builds another on the same
+ * links with the caller's headers merged over these. */
+export function bindableClient<R extends SocketRole>(
+  links: (headers: () => Record<string, string>) => TRPCLink<RouterForRole[R]>[],
+  options: HeaderSources,
+  caller: () => BrokerCaller = () => ({}),
+): BrokerClient<R> {
+  const client = createTRPCClient<RouterForRole[R]>({ links: links(() => brokerCallHeaders(options, caller())) } as never);
+  const as = (next: BrokerCaller | (() => BrokerCaller)) =>
+    bindableClient<R>(links, options, () => ({ ...caller(), ...(typeof next === 'function' ? next() : next) }));
+  // tRPC's client is a proxy that turns every property into a procedure path; `as` is
+  // answered here instead (no router has a procedure or namespace named `as`).
+  return new Proxy(client, { get: (target, key, receiver) => (key === 'as' ? as : Reflect.get(target, key, receiver)) }) as BrokerClient<R>;
+}
+
 export function createBrokerClient<R extends SocketRole>(options: BrokerClientOptions<R>): BrokerClient<R> {
   const socketPath = options.socketPath ?? defaultSocketPath(options.role, options.env);
-  const { link } = callLink<RouterForRole[R]>({ socketPath, headers: () => brokerCallHeaders(options) });
-  return createTRPCClient<RouterForRole[R]>({ links: [link] }) as BrokerClient<R>;
+  // One connection for the client and every client `as` binds from it.
+  const connection = new BrokerCallConnection(socketPath);
+  return bindableClient<R>((headers) => [callLink<RouterForRole[R]>({ socketPath, headers, connection }).link], options);
 }
 
 /** A caller-safe description of a broker call failure. "Broker said no" keeps the

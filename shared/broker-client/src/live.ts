@@ -9,11 +9,11 @@
  * not lose the subscription). A subscription the broker ENDS with an error (session
  * gone, access revoked) is not retried: the caller sees it in `onError`.
  */
-import { createTRPCClient, createWSClient, splitLink, wsLink } from '@trpc/client';
+import { createWSClient, splitLink, wsLink } from '@trpc/client';
 import { BROKER_HEADERS, type SocketRole } from '@terminal-mcp/contract';
 import { WebSocket as NodeWebSocket } from 'ws';
-import { callLink, unixWebSocketUrl } from './call-link.js';
-import { brokerCallHeaders, defaultSocketPath, type BrokerClient, type BrokerClientOptions, type RouterForRole } from './index.js';
+import { BrokerCallConnection, callLink, unixWebSocketUrl } from './call-link.js';
+import { bindableClient, defaultSocketPath, type BrokerClient, type BrokerClientOptions } from './index.js';
 
 type WebSocketImplementation = NonNullable<Parameters<typeof createWSClient>[0]['WebSocket']>;
 
@@ -46,7 +46,7 @@ function webSocketWithActor(actor: (() => string | undefined) | undefined): WebS
 
 export function createBrokerLiveClient<R extends SocketRole>(options: BrokerLiveClientOptions<R>): BrokerLiveClient<R> {
   const socketPath = options.socketPath ?? defaultSocketPath(options.role, options.env);
-  const calls = callLink({ socketPath, headers: () => brokerCallHeaders(options) });
+  const connection = new BrokerCallConnection(socketPath);
   const wsClient = createWSClient({
     url: unixWebSocketUrl(socketPath),
     WebSocket: webSocketWithActor(options.actor),
@@ -56,20 +56,16 @@ export function createBrokerLiveClient<R extends SocketRole>(options: BrokerLive
     ...(options.onOpen ? { onOpen: options.onOpen } : {}),
     ...(options.onClose ? { onClose: options.onClose } : {}),
   });
-  const client = createTRPCClient<RouterForRole[R]>({
-    links: [
-      splitLink({
-        condition: (op) => op.type === 'subscription',
-        true: wsLink({ client: wsClient }),
-        false: calls.link,
-      }),
-    ],
-  } as never) as BrokerClient<R>;
+  const subscriptions = wsLink({ client: wsClient });
+  const client = bindableClient<R>(
+    (headers) => [splitLink({ condition: (op) => op.type === 'subscription', true: subscriptions, false: callLink({ socketPath, headers, connection }).link })] as never,
+    options,
+  );
   return {
     client,
     async close() {
       await wsClient.close();
-      calls.connection.close();
+      connection.close();
     },
   };
 }

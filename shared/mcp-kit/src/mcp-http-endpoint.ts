@@ -7,9 +7,9 @@
  * are off (the observer), is served STATELESSLY: a fresh McpServer and transport, closed
  * when the response closes, so no request depends on an earlier one. Answers are plain
  * JSON (no SSE stream) through our node:http transport (json-http-transport.ts).
- * The request has been authenticated before it gets here (mcp-http-service.ts); `serveAs`
- * lets the service run the request in its caller's context (the gateway names its broker
- * credential there).
+ * The request has been authenticated before it gets here (mcp-http-service.ts); the
+ * service builds each server for its caller (`createServer(caller, latest)`: a live
+ * session's later requests update `latest`, e.g. a refreshed OAuth credential).
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -31,6 +31,8 @@ export type RefusalReason = 'host' | 'origin' | 'token' | 'body_too_large' | 'ba
 export interface McpLiveSession extends LiveSession {
   readonly server: McpServer;
   readonly transport: JsonHttpServerTransport;
+  /** A later request of this session came from `caller` (its principal already matched). */
+  presented(caller: McpCaller): void;
 }
 
 export interface McpEndpointDeps<A extends McpCaller> {
@@ -38,8 +40,9 @@ export interface McpEndpointDeps<A extends McpCaller> {
   maxBodyBytes: number;
   /** Undefined: stateless (every request gets a fresh server). */
   sessions: McpSessionTable<McpLiveSession> | undefined;
-  createServer(caller: A): McpServer | Promise<McpServer>;
-  serveAs?: (caller: A, serve: () => Promise<void>) => Promise<void>;
+  /** `latest`: the caller as its most recent request presented itself (a live session's
+   * later requests come from the same principal, perhaps with a refreshed credential). */
+  createServer(caller: A, latest: () => A): McpServer | Promise<McpServer>;
   observeRejection?: (reason: RefusalReason) => void;
 }
 
@@ -73,12 +76,9 @@ export async function handleMcpPost<A extends McpCaller>(req: IncomingMessage, r
   }
 
   const serve = async (transport: JsonHttpServerTransport, connect?: McpServer) => {
-    const run = async () => {
+    try {
       if (connect) await connect.connect(transport);
       await transport.handleRequest(req, res, parsed);
-    };
-    try {
-      await (deps.serveAs ? deps.serveAs(caller, run) : run());
     } catch (err) {
       deps.log.error({ event: 'mcp.transport_error', err }, 'MCP request failed');
       if (!res.headersSent) sendJson(res, 500, jsonRpcError('Internal server error', -32603));
@@ -90,11 +90,14 @@ export async function handleMcpPost<A extends McpCaller>(req: IncomingMessage, r
     if (isInitialize(parsed)) return startSession(sessions, deps, caller, serve);
     const found = sessions.lookup(headerValue(req.headers[SESSION_ID_HEADER]), caller.principal);
     if (found.kind === 'foreign') return refuseForeignSession(res, deps);
-    if (found.kind === 'live') return serve(found.session.transport);
+    if (found.kind === 'live') {
+      found.session.presented(caller);
+      return serve(found.session.transport);
+    }
   }
 
   // Stateless: a fresh server for this request only.
-  const server = await deps.createServer(caller);
+  const server = await deps.createServer(caller, () => caller);
   const transport = new JsonHttpServerTransport({ responseHeaders: COMMON_RESPONSE_HEADERS });
   res.on('close', () => {
     transport.close().catch(() => undefined);
@@ -143,11 +146,15 @@ async function startSession<A extends McpCaller>(
   caller: A,
   serve: (transport: JsonHttpServerTransport, connect: McpServer) => Promise<void>,
 ): Promise<void> {
-  const server = await deps.createServer(caller);
+  let latest = caller;
+  const server = await deps.createServer(caller, () => latest);
   let kept = false;
   const session: McpLiveSession = {
     principal: caller.principal,
     server,
+    presented(next) {
+      latest = next as A;
+    },
     transport: new JsonHttpServerTransport({
       responseHeaders: COMMON_RESPONSE_HEADERS,
       sessionIdGenerator: () => randomBytes(16).toString('base64url'),

@@ -1,5 +1,4 @@
 // Guards: the MCP HTTP service both front ends run (createMcpHttpService) over real HTTP on 127.0.0.1 with a real SDK client: Host/Origin gate, authentication before anything on /mcp and guarded routes, stateless and live-session serving (a session answers its own principal only, DELETE ends it), body limits, method and route answers, the service's own error bodies, and the settings reader.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,6 +13,8 @@ import { httpServiceSettingsFromEnv, ServiceConfigError } from './service-settin
 
 interface Caller {
   principal: string;
+  /** Stands for a refreshable credential: `Bearer alice-v2` is alice presenting v2. */
+  credential: string;
 }
 
 const ERRORS = {
@@ -43,11 +44,11 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((s) => s.close()));
 });
 
-/** A service whose callers are named by their bearer token (`Bearer alice`); tool `who`
- * answers the caller the server was built for and the one serveAs set around the request. */
+/** A service whose callers are named by their bearer token (`Bearer alice`, `Bearer
+ * alice-v2`); tool `who` answers the principal the server was built for and the credential
+ * of the latest request it served. */
 async function start(options: { liveSessions?: boolean; maxBodyBytes?: number } = {}): Promise<Started> {
   const rejections: RefusalReason[] = [];
-  const context = new AsyncLocalStorage<string>();
   let built = 0;
   let closed = 0;
   const service = await createMcpHttpService<Caller>({
@@ -63,20 +64,19 @@ async function start(options: { liveSessions?: boolean; maxBodyBytes?: number } 
     observeRejection: (reason) => rejections.push(reason),
     handlers: ({ refuse }) => ({
       async authenticate(req, res) {
-        const name = /^Bearer (\w+)$/.exec(req.headers.authorization ?? '')?.[1];
-        if (name === undefined) return void refuse(req, res, 401, 'token', 'Unauthorized: name yourself', { 'WWW-Authenticate': 'Bearer' });
-        return { principal: name };
+        const m = /^Bearer (\w+)(?:-(\w+))?$/.exec(req.headers.authorization ?? '');
+        if (m === null) return void refuse(req, res, 401, 'token', 'Unauthorized: name yourself', { 'WWW-Authenticate': 'Bearer' });
+        return { principal: m[1]!, credential: m[2] ?? 'v1' };
       },
-      createServer(caller) {
+      createServer(caller, latest) {
         built++;
         const server = new McpServer({ name: 'service-test', version: '0' });
         server.server.onclose = () => void closed++;
         server.registerTool('who', { description: 'who is asking' }, async () => ({
-          content: [{ type: 'text', text: `${caller.principal}/${context.getStore() ?? 'none'}` }],
+          content: [{ type: 'text', text: `${caller.principal}/${latest().credential}` }],
         }));
         return server;
       },
-      serveAs: (caller, serve) => context.run(`as-${caller.principal}`, serve),
       routes: {
         '/hello': { methods: { GET: (_req, res) => sendJson(res, 200, { hello: true }) } },
         '/mine': { guard: 'mcp', methods: { GET: (_req, res, caller) => sendJson(res, 200, { caller: caller?.principal }) } },
@@ -126,11 +126,11 @@ const textOf = (r: unknown) => ((r as CallToolResult).content[0] as { text: stri
 const MCP_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
 
 describe('createMcpHttpService', () => {
-  it('serves a real SDK client statelessly, with its caller and in its context', async () => {
+  it('serves a real SDK client statelessly, with its caller', async () => {
     const s = await start();
     const { client } = await connect(s.url, 'alice');
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['who']);
-    expect(textOf(await client.callTool({ name: 'who', arguments: {} }))).toBe('alice/as-alice');
+    expect(textOf(await client.callTool({ name: 'who', arguments: {} }))).toBe('alice/v1');
     // Stateless: initialize, list and call each built their own server.
     expect(s.servers()).toBeGreaterThanOrEqual(3);
     await client.close();
@@ -198,7 +198,12 @@ describe('createMcpHttpService', () => {
     const { client, transport } = await connect(s.url, 'alice');
     const sessionId = transport.sessionId!;
     expect(sessionId).toMatch(/^[\w-]{20,}$/);
-    for (let i = 0; i < 3; i++) expect(textOf(await client.callTool({ name: 'who', arguments: {} }))).toBe('alice/as-alice');
+    for (let i = 0; i < 3; i++) expect(textOf(await client.callTool({ name: 'who', arguments: {} }))).toBe('alice/v1');
+    // The same principal with a new credential (a refreshed token) reaches the same server,
+    // which sees the credential of this latest request.
+    const who = JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'who', arguments: {} } });
+    const refreshed = await raw(s.url, 'POST', { ...MCP_HEADERS, Authorization: 'Bearer alice-v2', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' }, who);
+    expect(textOf(JSON.parse(refreshed.body).result)).toBe('alice/v2');
     // One server for the whole session.
     expect(s.servers()).toBe(1);
 

@@ -84,10 +84,10 @@ export interface BoundMcpHttpService {
 export interface McpHttpServiceHandlers<A extends McpCaller> {
   /** Who the request is; answers a refused one itself (401/403/503) and returns undefined. */
   authenticate(req: IncomingMessage, res: ServerResponse): Promise<A | undefined>;
-  /** One McpServer per transport (a live session, or one stateless request). */
-  createServer(caller: A): McpServer | Promise<McpServer>;
-  /** Serves one MCP request in the caller's context. */
-  serveAs?: (caller: A, serve: () => Promise<void>) => Promise<void>;
+  /** One McpServer per transport (a live session, or one stateless request), for
+   * `caller`; `latest()` is the caller as its most recent request presented itself (the
+   * same principal; a refreshed OAuth credential). */
+  createServer(caller: A, latest: () => A): McpServer | Promise<McpServer>;
   routes?: Readonly<Record<string, ServiceRoute<A>>>;
   /** Routes for every path below a prefix (`/api/v1/`): the handler reads the rest. */
   prefixRoutes?: Readonly<Record<string, ServiceRoute<A>>>;
@@ -187,8 +187,7 @@ export async function createMcpHttpService<A extends McpCaller>(options: McpHttp
     log,
     maxBodyBytes,
     sessions,
-    createServer: (caller) => handlers.createServer(caller),
-    ...(handlers.serveAs ? { serveAs: handlers.serveAs } : {}),
+    createServer: (caller, latest) => handlers.createServer(caller, latest),
     ...(options.observeRejection ? { observeRejection: options.observeRejection } : {}),
   };
   const mcpMethods = sessions ? ['POST', 'DELETE'] : ['POST'];

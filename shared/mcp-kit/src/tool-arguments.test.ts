@@ -40,7 +40,7 @@ beforeAll(async () => {
   registerTools(server, [echo], {
     broker: undefined as never,
     timeoutMs: 30_000,
-    hooks: { asActor: (_extra, call) => call(), succeeded: () => {}, failed: () => {} },
+    hooks: { succeeded: () => {}, failed: () => {} },
   });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(a), client.connect(b)]);

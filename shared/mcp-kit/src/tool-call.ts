@@ -27,8 +27,6 @@ export interface ToolCallOptions<R extends SocketRole> {
   observer: ToolCallObserver;
   /** See ToolContext.progress. */
   progress?: (progress: number, message: string) => void;
-  /** Runs the call in the caller's broker context (the observer's actor). */
-  around?: <T>(call: () => Promise<T>) => Promise<T>;
 }
 
 export type ToolCallOutcome = { ok: true; result: unknown; structured?: Record<string, unknown>; text: string } | { ok: false; failure: BrokerFailure };
@@ -46,8 +44,7 @@ export async function callServedTool<R extends SocketRole>(tool: McpTool<R>, raw
   const budget = callBudget(cancelled, timeoutMs);
   try {
     const ctx = { broker: options.broker, signal: budget.signal, ...(options.progress ? { progress: options.progress } : {}) };
-    const invoke = () => tool.invoke(checked.args, ctx);
-    const answer = await (options.around ? options.around(invoke) : invoke());
+    const answer = await tool.invoke(checked.args, ctx);
     observer.succeeded(tool.name, elapsedMs());
     return { ok: true, ...answer };
   } catch (err) {

@@ -1,8 +1,9 @@
 /**
  * The MCP server both services build and the wrapper every tool call goes through: a
- * time budget on the broker call, the caller's broker actor around it, and broker
- * failures turned into `isError` results (tool-errors.ts). What differs per service —
- * whose actor, metrics, the audit record, log levels — arrives as hooks.
+ * time budget on the broker call and broker failures turned into `isError` results
+ * (tool-errors.ts). The broker client is already bound to the server's caller
+ * (`broker.as(caller)`). What differs per service — metrics, the audit record, log
+ * levels — arrives as hooks.
  */
 import { getUiCapability } from '@modelcontextprotocol/ext-apps/server';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -58,12 +59,11 @@ export function createToolServer(info: Implementation, instructions: string): Mc
   return new McpServer(info, { instructions, capabilities: { tools: {} }, jsonSchemaValidator: sharedSchemaValidator });
 }
 
-export interface ToolCallHooks extends ToolCallObserver {
-  /** Runs `call` with the broker actor this call acts for set (the broker records it). */
-  asActor<T>(extra: ToolCallExtra, call: () => Promise<T>): Promise<T>;
-}
+/** What a service observes of each tool call (metrics, its audit record, logs). */
+export type ToolCallHooks = ToolCallObserver;
 
 export interface RegisterToolsOptions<R extends SocketRole> {
+  /** Bound to this server's caller: every call carries its identity headers. */
   broker: BrokerClient<R>;
   timeoutMs: number;
   hooks: ToolCallHooks;
@@ -132,7 +132,6 @@ export function registerTools<R extends SocketRole>(server: McpServer, tools: re
       timeoutMs,
       cancelled: extra.signal,
       observer: hooks,
-      around: (call) => hooks.asActor(extra, call),
       ...(progress ? { progress } : {}),
     });
     if (!outcome.ok) return toolErrorResult(outcome.failure);

@@ -22,6 +22,17 @@ export interface TokenRequest {
 }
 
 export async function issueAccessToken(req: TokenRequest): Promise<string> {
+  return (await issueTokens(req)).accessToken;
+}
+
+export interface IssuedTokens {
+  accessToken: string;
+  refreshToken: string;
+  clientId: string;
+}
+
+/** The access token with its refresh token and client, for tests that refresh it. */
+export async function issueTokens(req: TokenRequest): Promise<IssuedTokens> {
   const b = createBrokerClient({ role: req.role, env: req.env }) as BrokerClient<'observer'>;
   const reg = await b.oauth.registerClient.mutate({ redirectUris: [TEST_REDIRECT_URI], clientName: req.clientName ?? `test ${req.role}`, tokenEndpointAuthMethod: 'none' });
   if (!reg.ok) throw new Error(reg.description);
@@ -40,5 +51,5 @@ export async function issueAccessToken(req: TokenRequest): Promise<string> {
   const t = await b.oauth.exchangeToken.mutate({ grantType: 'authorization_code', clientId: reg.client.clientId, code, redirectUri: TEST_REDIRECT_URI, codeVerifier: verifier, resource: req.resource });
   if (!t.ok) throw new Error(t.description);
   if (req.scope !== undefined && t.tokens.scope !== req.scope) throw new Error(`asked for scope ${req.scope}, got ${t.tokens.scope}`);
-  return t.tokens.accessToken;
+  return { accessToken: t.tokens.accessToken, refreshToken: t.tokens.refreshToken, clientId: reg.client.clientId };
 }

@@ -14,7 +14,7 @@
  * X-Forwarded-* header (the optional client-IP header keys throttling only).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createBrokerClient, withBrokerCredential, withBrokerPrincipal, type BrokerClient } from '@terminal-mcp/broker-client';
+import { createBrokerClient, type BrokerCaller, type BrokerClient } from '@terminal-mcp/broker-client';
 import { toolsetsForCaller } from '@terminal-mcp/contract';
 import { bearerTokenMatches, DEFAULT_MAX_BODY_BYTES, isLoopbackBindAddress, parseHostHeader, sendJson, sendText, wwwAuthenticate, type HttpLimits, type PublicHost } from '@terminal-mcp/http-guard';
 import { createMcpHttpService, requireLoopbackHost, type RouteHandler } from '@terminal-mcp/mcp-kit';
@@ -155,9 +155,11 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
     return catalogues({ toolsets: toolsetsForCaller(await toolsetConfig.current(), caller), ...(auth.scopes ? { scopes: auth.scopes } : {}) });
   };
 
-  /** Every broker call made while serving (/mcp and the API) names how the request was authenticated. */
-  const serveAs = (caller: GatewayCaller, serve: () => Promise<void>) =>
-    withBrokerPrincipal(caller.credential === undefined ? caller.brokerPrincipal : undefined, () => withBrokerCredential(caller.credential, serve));
+  /** What every broker call made for this caller (/mcp and the API) tells the broker:
+   * the OAuth credential, else how the request was let in. */
+  const brokerCaller = (caller: GatewayCaller): BrokerCaller =>
+    caller.credential !== undefined ? { credential: caller.credential } : caller.brokerPrincipal !== undefined ? { principal: caller.brokerPrincipal } : {};
+  const brokerFor = (caller: GatewayCaller) => broker.as(brokerCaller(caller));
   let openApi: Record<string, unknown> | undefined;
 
   const service = await createMcpHttpService<GatewayCaller>({
@@ -199,8 +201,10 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
           const { user, clientId, scopes } = auth.verified;
           return { principal: principalKey({ oauth: { userId: user.id, clientId, scopes } }), scopes, clientId, credential: auth.accessToken };
         },
-        createServer: async (caller) => createGatewayMcpServer({ broker, metrics, log, brokerTimeoutMs, mcpUrl, catalogue: await catalogueFor(caller), docs: docsOf }),
-        serveAs,
+        // A live session's later requests may carry a refreshed access token: the
+        // server's client reads the latest one (same principal, checked by mcp-kit).
+        createServer: async (caller, latest) =>
+          createGatewayMcpServer({ broker: broker.as(() => brokerCaller(latest())), metrics, log, brokerTimeoutMs, mcpUrl, catalogue: await catalogueFor(caller), docs: docsOf }),
         routes: {
           // The scripts' API: its OpenAPI document, then every route of the operation table.
           [`${API_PREFIX}/openapi.json`]: { guard: 'mcp', methods: read((_req, res) => sendJson(res, 200, (openApi ??= buildOpenApiDocument()))) },
@@ -213,7 +217,7 @@ export async function startGatewayHttp(options: GatewayHttpOptions = {}): Promis
           '/version': { methods: read((req, res) => sendVersion(res, version, detailsAllowed(req))) },
         },
         prefixRoutes: {
-          [`${API_PREFIX}/`]: apiRoute<GatewayCaller>({ broker, timeoutMs: brokerTimeoutMs, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, observer: toolCallObserver(metrics, log), catalogueFor, serveAs }),
+          [`${API_PREFIX}/`]: apiRoute<GatewayCaller>({ timeoutMs: brokerTimeoutMs, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, observer: toolCallObserver(metrics, log), catalogueFor, brokerFor }),
         },
       };
     },

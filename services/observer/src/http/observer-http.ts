@@ -16,7 +16,6 @@ import { sendJson, type HttpLimits, type PublicHost } from '@terminal-mcp/http-g
 import { createMcpHttpService, requireLoopbackHost, type RouteHandler } from '@terminal-mcp/mcp-kit';
 import { authenticateBearer, callBroker, type OAuthUrls } from '@terminal-mcp/oauth-http';
 import type { Logger } from 'pino';
-import { currentActor } from '../actor.js';
 import { createObserverLogger } from '../logger.js';
 import { createObserverMcpServer, DEFAULT_BROKER_TIMEOUT_MS, type ObserverCaller } from '../server.js';
 import { DEFAULT_OBSERVER_HOST, DEFAULT_OBSERVER_PORT, ObserverConfigError, readPublicUrl } from './options.js';
@@ -71,7 +70,7 @@ export async function startObserverHttp(options: ObserverHttpOptions = {}): Prom
   const host = options.host ?? DEFAULT_OBSERVER_HOST;
   requireLoopbackHost(host, 'the observer', REMOTE_ADVICE, refusal);
   const log = options.log ?? createObserverLogger();
-  const broker = options.broker ?? createBrokerClient({ role: 'observer', env: options.env ?? process.env, actor: currentActor });
+  const broker = options.broker ?? createBrokerClient({ role: 'observer', env: options.env ?? process.env });
   const brokerTimeoutMs = options.brokerTimeoutMs ?? DEFAULT_BROKER_TIMEOUT_MS;
   const publicUrl = readPublicUrl(options.publicUrl);
   const profile = OBSERVER_OAUTH_PROFILE;

@@ -18,13 +18,12 @@ import { requestArguments } from './arguments.js';
 import { API_PREFIX, matchApiRoute } from './routes.js';
 
 export interface ApiDeps<A> {
-  broker: BrokerClient<'gateway'>;
   timeoutMs: number;
   maxBodyBytes: number;
   observer: ToolCallObserver;
   catalogueFor(caller: A): Promise<GatewayCatalogue>;
-  /** Runs the call with the caller's identity for the broker (as /mcp does). */
-  serveAs(caller: A, serve: () => Promise<void>): Promise<void>;
+  /** A broker client bound to the caller's identity (as /mcp's server gets). */
+  brokerFor(caller: A): BrokerClient<'gateway'>;
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -91,15 +90,12 @@ export function apiRoute<A>(deps: ApiDeps<A>): { guard: 'mcp'; methods: Record<s
       if (!res.writableFinished) cancelled.abort();
     };
     res.once('close', onClose);
-    let outcome: ToolCallOutcome | undefined;
+    let outcome: ToolCallOutcome;
     try {
-      await deps.serveAs(caller!, async () => {
-        outcome = await callServedTool(tool, args.args, { broker: deps.broker, timeoutMs: deps.timeoutMs, cancelled: cancelled.signal, observer: deps.observer });
-      });
+      outcome = await callServedTool(tool, args.args, { broker: deps.brokerFor(caller!), timeoutMs: deps.timeoutMs, cancelled: cancelled.signal, observer: deps.observer });
     } finally {
       res.off('close', onClose);
     }
-    if (outcome === undefined) throw new Error('the API call produced no outcome');
     if (!outcome.ok) return sendFailure(res, outcome.failure);
     const blocked = blockedReceiptCode(outcome.result);
     // A task refused at delivery is a BLOCKED receipt, not an MCP error (the model reads
