@@ -1,4 +1,4 @@
-// Guards the fingerprint index's fast path (issue 46: the bit-array filter in front of the window set, the length mask and boundary table of short values): at every index size, from a few windows to an RSA key and a kube config's 85,000, every indexed window is still found wherever it is printed, and text holding none is left alone.
+// Guards the fingerprint index's fast path (issue 46: the probe pass that looks up every eighth window, the bit-array filter in front of the window set, the length mask and boundary table of short values): at every index size, from a few windows to an RSA key and a kube config's 85,000, every indexed window is still found wherever it is printed, and text holding none is left alone.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { KNOWN_SECRET_WINDOW } from '../../policy/known-secrets.js';
@@ -35,6 +35,23 @@ describe('fingerprint index fast path', () => {
     }
     // Ordinary text (and text of the same alphabet that is not indexed) passes untouched.
     expect(spans(index, `2026-07-01T12:00:00Z INFO worker-3 processed batch 17 in 431 ms ${token(600)}`)).toEqual([]);
+  });
+
+  it('finds a window at every place in a line, however blanks, escapes and case shift it (the probe pass looks only every few characters)', () => {
+    const secret = token(64);
+    const index = buildFingerprintIndex([secret]);
+    for (let at = 0; at + W <= secret.length; at += 5) {
+      const piece = secret.slice(at, at + W);
+      // Grouped by 4 with a blank, one character as %XX, upper case: the same 16 normalized characters.
+      const grouped = piece.match(/.{1,4}/g)!.join(' ');
+      const escaped = `${piece.slice(0, 7)}%${piece.charCodeAt(7).toString(16).padStart(2, '0')}${piece.slice(8)}`;
+      for (const printed of [piece, grouped, escaped, piece.toUpperCase()]) {
+        for (let shift = 0; shift < 2 * W; shift += 1) {
+          const prefix = `${'#'.repeat(shift)};`;
+          expect(spans(index, `first line\n${prefix}${printed};\nlast line`)).toEqual([[11 + prefix.length, 11 + prefix.length + printed.length]]);
+        }
+      }
+    }
   });
 
   it('finds short values of each indexed length as whole tokens only, and their parts after = or :', () => {
