@@ -26,6 +26,8 @@ export interface InputRoute {
   target: TargetRef;
   /** The node, or undefined for this host. */
   node: string | undefined;
+  /** The Host the target is on (answer through `answerOn(route.host, …)`). */
+  host: Host;
 }
 
 /** Which host `target` is on (`hosts.resolve`), and the caller's deps for that host.
@@ -40,10 +42,10 @@ export function routeInput(caller: InputCaller, target: TargetRef): InputRoute {
       const pinned = caller.deps.input.bindings.get(target.binding)?.node ?? '';
       throw new AppError('NODE_UNAVAILABLE', `the binding is pinned on node ${pinned}, which is no longer configured: nothing was sent`);
     }
-    return { caller, target: routed, node: undefined };
+    return { caller, target: routed, node: undefined, host };
   }
   if (host.delivery === undefined || host.runSignals === undefined) throw new AppError('INPUT_NOT_ALLOWED', `input to node ${host.node} is not available in this broker: nothing was sent`);
-  return { caller: { ...caller, deps: depsOn(caller.deps, host, host.delivery, host.runSignals) }, target: routed, node: host.node };
+  return { caller: { ...caller, deps: depsOn(caller.deps, host, host.delivery, host.runSignals) }, target: routed, node: host.node, host };
 }
 
 /** The input deps with a node Host's parts in place of this host's: its policy, tmux,
