@@ -32,7 +32,7 @@ const listing = process.argv.includes('--list');
 /** Names whose definition or call is a "local or node?" decision (issue 47). */
 const ROUTERS = ['answerWithNode', 'routeRead', 'routeBatch', 'routeInput', 'hostOfRun', 'waitRoute', 'onRoute', 'nodeLiveRoute', 'nodeSupervisorRouting', 'hostOf', 'hostOfSession', 'hostOfProfile', 'hostOfNamedSession'];
 /** The one place allowed to decide (after the Host seam). */
-const RESOLUTION = new Set(['nodes/host-set.ts', 'nodes/node-names.ts', 'nodes/host-route.ts']);
+const RESOLUTION = new Set(['nodes/host-set.ts', 'nodes/node-names.ts']);
 const SPLITTERS = ['splitNodeName', 'splitQualified'];
 const NAMING = new Set(['nodes/node-names.ts', 'policy/qualified-name.ts']);
 

@@ -31,12 +31,13 @@ import {
   type BoundStatus,
   type TailBoundInput,
 } from '@terminal-mcp/contract';
-import { NO_PANE_IDENTITY, type AccessGate } from '../access/gate.js';
+import { NO_PANE_IDENTITY } from '../access/gate.js';
 import { boundOrNull, boundSessionName, identityOfBinding, resolveBinding, type ReadableTarget } from '../access/target.js';
 import { auditedRead } from '../audit/record-read.js';
 import type { BindingRecord } from '../effects/store/bindings-store.js';
 import type { SessionFacts } from '../effects/tmux/types.js';
-import { qualify, splitNodeName } from '../nodes/node-names.js';
+import type { Host } from '../nodes/host-set.js';
+import { qualify } from '../nodes/node-names.js';
 import { isSensitiveName } from '../policy/access.js';
 import { samePane } from '../policy/identity.js';
 import type { SessionReader } from '../reads/session-reader.js';
@@ -61,7 +62,7 @@ function bindingView(record: BindingRecord, state: BindingState): Binding {
 export async function bindSession(caller: InputCaller, input: BindInput): Promise<BindOutput> {
   const { deps } = caller;
   // `node:session` is the node's session (nodes/node-names.ts); a bare name, this host's.
-  const { node, session } = splitNodeName(input.session, deps.nodes?.names() ?? []);
+  const { host, ref: session } = deps.hosts.resolveSession(input.session);
   if (isSensitiveName(input.session) || isSensitiveName(session)) {
     throw new AppError('FORBIDDEN', 'sessions with sensitive names (root, ssh, password, secret, database) are never bindable');
   }
@@ -69,8 +70,8 @@ export async function bindSession(caller: InputCaller, input: BindInput): Promis
   // pinned to this session; a denied name gets the same answer whether or not it exists.
   // With `pane`, that pane of the session is pinned (its id and pid): reads and input
   // through the binding reach it whichever pane is active.
-  const host = hostOf(caller, node === undefined ? null : node);
-  const target = await onHost(caller, host, () => host.access.readable(session, undefined, input.pane));
+  host.connected();
+  const target = await host.on(() => host.access.readable(session, undefined, input.pane));
   const now = Date.now();
   const services = deps.input;
   const fresh = (inputEnabled: boolean, createdAt: number): BindingRecord => ({
@@ -123,47 +124,29 @@ export async function bindSession(caller: InputCaller, input: BindInput): Promis
   return { ...bindingView(record, 'OK'), outcome };
 }
 
-/** The host a binding (or a bind) is on: this host's gate and reader, or the node's. */
-interface BindingHost {
-  /** undefined: this host. */
-  node: string | undefined;
-  access: AccessGate;
-  reader: SessionReader;
-  listSessions(): Promise<SessionFacts[]>;
-  /** Where the pinned pane's identity is re-read (this host's delivery, or the node's). */
-  delivery: Parameters<typeof resolveBinding>[2];
-}
-
-/** `node` null: this host. A node that is not configured (any more), or not connected, is
- * NODE_UNAVAILABLE: its bindings are kept, never "not found". */
-function hostOf(caller: InputCaller, node: string | null): BindingHost {
-  const { deps } = caller;
-  if (node === null) return { node: undefined, access: deps.access, reader: deps.reader, listSessions: () => deps.tmux.listSessions(), delivery: deps.input.delivery };
-  const n = deps.nodes?.get(node);
-  if (deps.nodes === undefined || n === undefined) {
-    throw new AppError('NODE_UNAVAILABLE', `node ${node} is not configured in this broker`, 'Call terminal_node_health for the configured nodes, or rebind the name with replace: true.');
+/** The host a binding is pinned on (`node` null: this host). A node that is not
+ * configured (any more), or not connected, is NODE_UNAVAILABLE: its bindings are kept,
+ * never "not found". */
+function hostOfBinding(caller: InputCaller, node: string | null): Host {
+  const host = caller.deps.hosts.of(node ?? undefined);
+  if (host === undefined) {
+    throw new AppError('NODE_UNAVAILABLE', `node ${node ?? ''} is not configured in this broker`, 'Call terminal_node_health for the configured nodes, or rebind the name with replace: true.');
   }
-  deps.nodes.connected(node);
-  return { node, access: n.access, reader: n.reader, listSessions: () => n.tmux.listSessions(), delivery: n.input?.delivery ?? NO_PANE_IDENTITY };
-}
-
-/** `run` on the host; on a node, a failure because its link went down is NODE_UNAVAILABLE. */
-async function onHost<T>(caller: InputCaller, host: BindingHost, run: () => Promise<T>): Promise<T> {
-  const nodes = caller.deps.nodes;
-  if (host.node === undefined || nodes === undefined) return run();
-  return nodes.on(host.node, run);
+  host.connected();
+  return host;
 }
 
 /** The binding's state on its host, each host listed at most once per call (`listings`). */
 async function stateOf(caller: InputCaller, record: BindingRecord, listings: Map<string | null, Promise<SessionFacts[]>>): Promise<BindingState> {
-  const host = hostOf(caller, record.node);
+  const host = hostOfBinding(caller, record.node);
   let listing = listings.get(record.node);
   if (listing === undefined) {
-    listing = host.listSessions();
+    listing = host.tmux.listSessions();
     listings.set(record.node, listing);
   }
   const sessions = listing;
-  return onHost(caller, host, async () => (await resolveBinding(record, await sessions, host.delivery)).state);
+  // Where the pinned pane's identity is re-read: the host's delivery (none: no identity).
+  return host.on(async () => (await resolveBinding(record, await sessions, host.delivery ?? NO_PANE_IDENTITY)).state);
 }
 
 export async function getBinding(caller: InputCaller, name: string): Promise<Binding> {
@@ -201,9 +184,8 @@ async function boundRead<T extends { session: string; session_id: string }>(
   read: (reader: SessionReader, target: ReadableTarget) => Promise<T>,
 ): Promise<T> {
   if (!record) throw new AppError('BINDING_NOT_FOUND', 'no binding has that name');
-  const host = hostOf(caller, record.node);
-  const r = await onHost(caller, host, async () => read(host.reader, await host.access.readableBinding(name)));
-  return { ...r, session: qualify(host.node, r.session), session_id: qualify(host.node, r.session_id) };
+  const host = hostOfBinding(caller, record.node);
+  return host.named(await host.on(async () => read(host.reader, await host.access.readableBinding(name))));
 }
 
 export function tailBound(caller: InputCaller, input: TailBoundInput): Promise<BoundPaneText> {

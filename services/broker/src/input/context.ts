@@ -10,7 +10,7 @@
 import { AppError, INPUT_LIMITS, type GateVerdict, type InputContextOutput } from '@terminal-mcp/contract';
 import { recordRead } from '../audit/record-read.js';
 import type { InputCaller } from './input-deps.js';
-import { answerWithNode, routeInput } from './node-route.js';
+import { answerOn, routeInput } from './node-route.js';
 import { qualify } from '../nodes/node-names.js';
 import { boundOrNull, type ReadableTarget, type TargetRef } from '../access/target.js';
 import type { InputRequest } from '../policy/input.js';
@@ -35,7 +35,8 @@ function verdict(run: () => unknown): GateVerdict {
 /** terminal_input_context on this host or on the node `ref` names. */
 export function inputContextOf(ctx: InputCaller, ref: TargetRef): Promise<InputContextOutput> {
   const route = routeInput(ctx, ref);
-  return answerWithNode(ctx, ref, () => inputContext(route.caller, route.target, route.node));
+  // Resolved once: the answer is named by the same Host the call went to.
+  return answerOn(route.host, () => inputContext(route.caller, route.target, route.node));
 }
 
 async function inputContext(ctx: InputCaller, ref: TargetRef, node?: string): Promise<InputContextOutput> {

@@ -7,7 +7,7 @@ import type { AccessGate } from '../access/gate.js';
 import type { BrokerConfig } from '../config/schema.js';
 import type { TmuxAdapter } from '../effects/tmux/types.js';
 import type { LiveDeps } from '../live/live-deps.js';
-import type { NodeSet } from '../nodes/node-set.js';
+import type { HostSet } from '../nodes/host-set.js';
 import type { SessionReader } from '../reads/session-reader.js';
 import type { InputServices } from './services.js';
 
@@ -18,9 +18,10 @@ export interface InputDeps {
   input: InputServices;
   access: AccessGate;
   reader: SessionReader;
-  /** Other hosts (nodes/node-set.ts): input to `node:session` goes to the node's gate,
-   * delivery and process reads (input/node-route.ts). Absent: no nodes. */
-  nodes?: NodeSet | undefined;
+  /** This machine and every node (nodes/host-set.ts): input to `node:session` or to a
+   * binding pinned on a node goes to that Host's gate, delivery and process reads
+   * (input/node-route.ts). */
+  hosts: HostSet;
   /** terminal_run's resume tokens. */
   live: Pick<LiveDeps, 'runTokens'>;
   /** Notices for a person (attention/center.ts): review mode raises `approval_needed`.

@@ -14,7 +14,7 @@ import { qualify } from '../nodes/node-names.js';
 import { DEFAULT_CREDENTIAL_PROGRAMS, judgeCredentialReader, remoteSessionReader, type ProgramFacts as JudgedProgram } from '../policy/credential-reader.js';
 import { readTargetProcesses } from './attempt.js';
 import type { InputCaller } from './input-deps.js';
-import { answerWithNode, routeInput } from './node-route.js';
+import { answerOn, routeInput } from './node-route.js';
 
 const TOOL = 'dashboard_prompt_reader';
 
@@ -22,7 +22,8 @@ type ReaderFacts = Omit<PromptReaderOutput, 'password_needed' | 'confirm_require
 
 export function promptReaderOf(ctx: InputCaller, ref: TargetRef): Promise<ReaderFacts> {
   const route = routeInput(ctx, ref);
-  return answerWithNode(ctx, ref, () => promptReader(route.caller, route.target, route.node));
+  // Resolved once: the answer is named by the same Host the call went to.
+  return answerOn(route.host, () => promptReader(route.caller, route.target, route.node));
 }
 
 async function promptReader(ctx: InputCaller, ref: TargetRef, node: string | undefined): Promise<ReaderFacts> {

@@ -32,9 +32,9 @@
  */
 import { AppError, readAppErrorData, RUN_LIMITS, type RunResult } from '@terminal-mcp/contract';
 import { recordRead } from '../audit/record-read.js';
-import { readPaneProcessTree } from '../effects/proc/process-tree.js';
 import type { EndCapture, RunChannel, RunMark, RunSignals } from '../effects/tmux/run-signal.js';
 import type { AccessGate } from '../access/gate.js';
+import type { Host } from '../nodes/host-set.js';
 import { qualify } from '../nodes/node-names.js';
 import type { PaneProcessFacts } from '../policy/foreground.js';
 import type { DeliveryReads } from '../reads/delivery-reads.js';
@@ -45,7 +45,7 @@ import type { TargetRef } from '../access/target.js';
 import { classifyDelivery } from './attempt-outcome.js';
 import { authorizedForeground, runInputAttempt, type AttemptCaller } from './attempt.js';
 import { authorizeInputCaller } from './authorize.js';
-import { answerWithNode } from './node-route.js';
+import { answerOn } from './node-route.js';
 import type { IntegrableShell } from '../effects/tmux/shell-hook.js';
 import type { ShellIntegration } from '../effects/tmux/shell-integration.js';
 import { holdNodeRunIfRequested } from '../effects/fault-injection.js';
@@ -148,23 +148,24 @@ interface RunHost {
   reads: DeliveryReads;
   processTree(panePid: number, tmuxCommand: string): Promise<PaneProcessFacts>;
   access: AccessGate;
+  /** The Host itself: its connection state and how it names the answer. */
+  host: Host;
 }
 
-function hostOfRun(caller: AttemptCaller, node: string | undefined): RunHost {
-  if (node === undefined) return { signals: withShellRuns(caller.deps.input.run, caller.deps.input.shells), reads: caller.deps.reader.delivery, processTree: readPaneProcessTree, access: caller.deps.access };
-  const nodes = caller.deps.nodes;
-  const n = nodes?.get(node);
-  const input = n?.input;
-  if (nodes === undefined || n === undefined || input === undefined) throw new AppError('NODE_UNAVAILABLE', `node ${node} is no longer configured for input`, 'Start the command again on a configured node.');
+/** The run's host, resolved once per call (a resumed run goes back to the same host). */
+function runHost(caller: AttemptCaller, node: string | undefined): RunHost {
+  const host = caller.deps.hosts.of(node);
+  if (host === undefined || host.runSignals === undefined) throw new AppError('NODE_UNAVAILABLE', `node ${node ?? ''} is no longer configured for input`, 'Start the command again on a configured node.');
+  const reads = host.reader.delivery;
+  if (host.node === undefined) return { signals: withShellRuns(host.runSignals, caller.deps.input.shells), reads, processTree: (pid, command) => host.processTree(pid, command), access: host.access, host };
   // A node that went down answers NODE_UNAVAILABLE, not "the pane is gone" (LOST): its
   // panes may well be running, and the run is collected once it is back.
-  const reads = n.reader.delivery;
   const identity = async (paneId: string) => {
     const live = await reads.identity(paneId);
-    if (live === null) nodes.connected(node);
+    if (live === null) host.connected();
     return live;
   };
-  return { signals: input.run, reads: { ...reads, identity }, processTree: (pid, command) => input.processTree(pid, command), access: n.access };
+  return { signals: host.runSignals, reads: { ...reads, identity }, processTree: (pid, command) => host.processTree(pid, command), access: host.access, host };
 }
 
 /** This host's run signals, with the channels of integrated shells (ids `sh-…`) answered
@@ -461,7 +462,7 @@ export async function runCommand(caller: AttemptCaller, args: { target: TargetRe
  * NODE_UNAVAILABLE, which says nothing was). */
 async function answerTyped(caller: AttemptCaller, run: PendingRun, timeoutMs: number, auditId: number): Promise<RunResult> {
   try {
-    return await answer(caller, hostOfRun(caller, run.node), run, timeoutMs, null);
+    return await answer(caller, runHost(caller, run.node), run, timeoutMs, null);
   } catch (err) {
     const code = readAppErrorData(err)?.code;
     if (run.node === undefined || (code !== 'NODE_UNAVAILABLE' && code !== 'TMUX_UNAVAILABLE' && code !== 'TIMEOUT')) throw err;
@@ -486,13 +487,13 @@ export async function resumeRun(caller: AttemptCaller, args: { token: string; ti
   }
   let host: RunHost;
   try {
-    host = hostOfRun(caller, run.node);
+    host = runHost(caller, run.node);
   } catch (err) {
     caller.deps.live.runTokens.retire(args.token);
     throw err;
   }
   // Down now: the token stays, for a call once the node is back.
-  if (run.node !== undefined) caller.deps.nodes?.connected(run.node);
+  host.host.connected();
   const live = await host.reads.identity(run.identity.paneId);
   if (live && samePane(live, run.identity)) {
     const access = host.access;
@@ -504,5 +505,5 @@ export async function resumeRun(caller: AttemptCaller, args: { token: string; ti
   }
   const collect = () => answer(caller, host, run, timeoutMsOf(args.timeoutS), args.token);
   // A node's link lost while collecting answers NODE_UNAVAILABLE, as the first call does.
-  return run.node === undefined ? collect() : answerWithNode(caller, { session: qualify(run.node, run.sessionName) }, collect);
+  return answerOn(host.host, collect);
 }

@@ -11,6 +11,7 @@ import type { SupervisorStore } from '../effects/store/supervisor-store.js';
 import { createSessionLifecycleTmux, type SessionLifecycleTmux } from '../effects/tmux/session-lifecycle.js';
 import type { InputDeps } from '../input/input-deps.js';
 import type { HostSet } from '../nodes/host-set.js';
+import type { NodeSet } from '../nodes/node-set.js';
 
 export type { NodeLifecycleEffects };
 
@@ -33,6 +34,9 @@ export interface LifecycleDeps extends InputDeps {
   lifecycle: LifecycleServices;
   /** Where a session is and that host's parts (nodes/host-set.ts). */
   hosts: HostSet;
+  /** The nodes' runtimes, for recovery's watch of each node's sessions (recovery.ts);
+   * absent: no nodes. (Input reaches nodes through `hosts` alone.) */
+  nodes?: NodeSet | undefined;
 }
 
 export type LifecycleCaller = Caller & { deps: LifecycleDeps };
