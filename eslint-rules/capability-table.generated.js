@@ -199,8 +199,6 @@ export const CAPABILITY_TABLE = {
       "may": [
         "tmux read",
         "tmux sessions",
-        "process read",
-        "files",
         "ssh"
       ],
       "stores": [

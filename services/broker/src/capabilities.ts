@@ -87,7 +87,7 @@ export const CAPABILITIES = {
   transcripts: { does: 'transcript cursors and reads of gone sessions', may: ['tmux read', 'tmux pipe'], stores: [] },
   registry: { does: 'every session seen, reconciled on tmux notifications', may: ['tmux read'], stores: ['registry'] },
   grants: { does: 'dashboard read/input grants and their views', may: ['tmux read', 'process read'], stores: ['grants'] },
-  lifecycle: { does: 'launch profiles: start, close, restart, resize, recovery; on nodes too; forget a gone session', may: ['tmux read', 'tmux sessions', 'process read', 'files', 'ssh'], stores: ['audit', 'lifecycle', 'registry', 'supervisor'] },
+  lifecycle: { does: 'launch profiles: start, close, restart, resize, recovery; on nodes too; forget a gone session', may: ['tmux read', 'tmux sessions', 'ssh'], stores: ['audit', 'lifecycle', 'registry', 'supervisor'] },
   nodes: { does: 'other hosts over ssh: per-node gate and reader, health', may: ['tmux read', 'ssh'], stores: [] },
   attention: { does: 'notices for a person: requests for a human, notify_user, supervisor notices, the outbox the notifier process delivers from', may: [], stores: ['notify'] },
   audit: { does: 'input and read audit, retention', may: [], stores: ['audit'] },

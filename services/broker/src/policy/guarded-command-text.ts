@@ -98,10 +98,19 @@ const WRAPPERS: Readonly<Record<string, Wrapper>> = {
   busybox: {},
 };
 
+/** `fc -l` lists the history and zsh's `fc -W/-R/-A/-p/-P` write, read, append, push or
+ * pop history lists: none runs a command. Any other form (no option, `-e`, `-s`, a
+ * computed word) edits or re-runs one. */
+function fcOnlyListsOrMovesHistory(words: readonly (string | null)[]): boolean {
+  if (words.some((w) => w === null)) return false;
+  const letters = (words as string[]).filter((w) => w.startsWith('-')).map((w) => w.slice(1)).join('');
+  return /^[lnrdfDiEtmWRAIpP]+$/.test(letters) && /[lWRAPp]/.test(letters);
+}
+
 /** Builtins that run text stored earlier or bound to a key: no reading of this line
  * tells what they run. */
 function runsStoredText(cmd: string, words: readonly (string | null)[]): string | null {
-  if (cmd === 'fc') return 'fc runs commands from the history';
+  if (cmd === 'fc' && !fcOnlyListsOrMovesHistory(words)) return 'fc runs commands from the history';
   if (cmd === 'r') return "zsh's r runs a command from the history";
   if (cmd === 'bind' && words.some((w) => w === null || /^-[a-zA-Z]*x/.test(w))) return 'bind -x runs a command on a key press';
   if (cmd === 'hash' && words.some((w) => w === null || /^-[a-zA-Z]*p/.test(w))) return 'hash -p gives a program another name';
@@ -150,11 +159,27 @@ function guardedName(j: Judge, name: string): string | null {
   return j.guarded.find((g) => baseName(g) === cmd) ?? null;
 }
 
+/** A heredoc opened on the last line (`cat <<EOF` typed and submitted: the shell then
+ * waits at its continuation prompt for the body) does not parse on its own. The command
+ * is judged as it will run once closed: the delimiter is added on a line of its own (the
+ * body comes later as text of its own, judged when it is sent). Anything else that does
+ * not parse stays unjudged. */
+const OPEN_HEREDOC = /<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\1\s*$/;
+function parseWithHeredocsClosed(j: Judge, text: string): ReturnType<ShellParse> {
+  const tree = j.parse(text);
+  if (!tree.hasError) return tree;
+  const lastLine = text.replace(/\n+$/, '').split('\n').pop() ?? '';
+  const open = OPEN_HEREDOC.exec(lastLine);
+  if (open === null) return tree;
+  const closed = j.parse(`${text.replace(/\n+$/, '')}\n${open[2]}\n`);
+  return closed.hasError ? tree : closed;
+}
+
 /** The text as a command line, at `depth` levels of code inside code. */
 function judgeText(j: Judge, text: string, depth: number): GuardedTextVerdict {
   if (depth > MAX_DEPTH) return unjudged('code inside code is nested too deeply to judge');
   if (/^\s*\^/.test(text)) return unjudged('^old^new re-runs the previous command');
-  const tree = j.parse(text);
+  const tree = parseWithHeredocsClosed(j, text);
   if (tree.truncated) return unjudged('the command line is too complex to judge');
   if (tree.hasError) return unjudged('the command line is not shell syntax the parser can read');
   for (const node of walk(tree.root)) {
