@@ -103,7 +103,8 @@ const WRAPPERS: Readonly<Record<string, Wrapper>> = {
  * computed word) edits or re-runs one. */
 function fcOnlyListsOrMovesHistory(words: readonly (string | null)[]): boolean {
   if (words.some((w) => w === null)) return false;
-  const letters = (words as string[]).filter((w) => w.startsWith('-')).map((w) => w.slice(1)).join('');
+  // Option clusters only: `-10` and `-5 -1` are history ranges, not options.
+  const letters = (words as string[]).filter((w) => /^-[A-Za-z]+$/.test(w)).map((w) => w.slice(1)).join('');
   return /^[lnrdfDiEtmWRAIpP]+$/.test(letters) && /[lWRAPp]/.test(letters);
 }
 
@@ -198,13 +199,20 @@ function judgeText(j: Judge, text: string, depth: number): GuardedTextVerdict {
         if (reader !== null) return unjudged(`${reader} runs the text a pipe gives it`);
       }
     }
+    if (node.type === 'redirected_statement' && node.children.some(feedsInput)) {
+      // tree-sitter-bash hangs a heredoc (and `< file`) on the statement around the
+      // command, not on the command itself: `bash <<EOF` runs the body as code.
+      const body = node.children.find((c) => c.type === 'command');
+      const reader = body ? readsProgramFromInput(body) : null;
+      if (reader !== null) return unjudged(`${reader} runs the text redirected into it`);
+    }
     if (node.type !== 'command') continue;
     const nameNode = node.children.find((c) => c.type === 'command_name');
     if (!nameNode) continue;
     const name = commandNameValue(nameNode);
     if (name === null) return unjudged(`the command name ${JSON.stringify(nameNode.text)} is computed when it runs`);
     const args = node.children.filter((c) => c !== nameNode && c.type !== 'variable_assignment' && !c.type.endsWith('redirect'));
-    if (node.children.some((c) => c.type === 'herestring_redirect' || c.type === 'heredoc_redirect' || (c.type === 'file_redirect' && c.children.some((o) => o.type === '<')))) {
+    if (node.children.some(feedsInput)) {
       const reader = readsProgramFromInput(node);
       if (reader !== null) return unjudged(`${reader} runs the text redirected into it`);
     }
@@ -212,6 +220,11 @@ function judgeText(j: Judge, text: string, depth: number): GuardedTextVerdict {
     if (verdict.kind !== 'clear') return verdict;
   }
   return CLEAR;
+}
+
+/** A redirection that gives the command its standard input: a here-string, a heredoc, `< file`. */
+function feedsInput(c: ShellSyntaxNode): boolean {
+  return c.type === 'herestring_redirect' || c.type === 'heredoc_redirect' || (c.type === 'file_redirect' && c.children.some((o) => o.type === '<'));
 }
 
 /** `PROMPT_COMMAND='ssh h'` runs at the next prompt: its value is code. */

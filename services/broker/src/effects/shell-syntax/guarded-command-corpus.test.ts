@@ -136,6 +136,7 @@ const ORDINARY: readonly string[] = [
   'history | tail -20', 'clear', 'alias ll="ls -la"', 'bash build.sh', 'sh ./configure --prefix=/usr/local', 'bash -c "echo hi"',
   'tsc --noEmit', 'eslint src/', 'prettier --check .', 'docker-compose --version || true', 'ssh-add -l', 'code .', 'vim notes.md',
   'sqlite3 app.db ".tables"', 'redis-benchmark -q -n 100', 'openssl version', 'gpg --list-keys', 'kill %1', 'jobs', 'fg', 'echo done; exit 0',
+  'cat <<EOF', "cat > notes.txt <<'EOF'", 'fc -l', 'fc -ln -10', 'fc -W',
   '"$EDITOR" notes.txt', '$PAGER app.log',
 ];
 
@@ -149,6 +150,12 @@ describe('terminal_run: the guarded-command check reads the bash parse', () => {
   });
 
   it.each(REFUSED_BY_BOTH)('still refuses %s', (text) => {
+    expect(run(text)).toBe('COMMAND_GUARDED');
+  });
+
+  // A heredoc opened on the last line is judged as it runs once closed; fc is judged by
+  // its options (listing and history-file forms run nothing).
+  it.each(['fc', 'fc -e vi', 'fc -s', 'fc -l -e vi', 'bash <<EOF', 'ssh prod-host <<EOF', 'cat <<EOF; ssh prod-host', 'sh < deploy.txt'])('refuses %s', (text) => {
     expect(run(text)).toBe('COMMAND_GUARDED');
   });
 
@@ -202,6 +209,11 @@ describe('text sent with Enter into a shell at its prompt is a command line too'
     // A shell running a command is not reading a command line: the text is input for what
     // runs (the no-type-ahead gate refuses it when the tree shows nothing reading).
     expect(send('ssh prod-host', BUSY, true)).toBe('paste_text');
+  });
+
+  // Whole heredocs as typed text with Enter (terminal_send_text into bash at its prompt).
+  it.each(['bash <<EOF\nssh prod-host\nEOF', 'python3 - <<EOF\nimport os\nEOF'])('refuses the whole heredoc %s sent with Enter', (text) => {
+    expect(send(text, BASH_AT_PROMPT, true)).toBe('COMMAND_GUARDED');
   });
 
   it.each(ORDINARY.filter((t) => !OVERBLOCKED_BY_DESIGN.includes(t)).slice(0, 40))('sends %s', (text) => {
