@@ -47,10 +47,10 @@ export const BROKER_PROCESSES: Readonly<Record<string, BrokerProcess>> = {
   },
   tty_mode_probe: {
     program: 'stty -F <pane tty> -a',
-    argv: 'constants plus the pane\'s tty as tmux names it, checked to be /dev/pts/<n> (effects/tmux/run-signal.ts)',
-    modules: ['effects/tmux/run-signal.ts'],
+    argv: 'constants plus the pane\'s tty as tmux names it, checked to be /dev/pts/<n> (effects/tmux/run-signal.ts), or the terminal of the pane process\'s fd 0 (effects/proc/terminal-read.ts)',
+    modules: ['effects/tmux/run-signal.ts', 'effects/proc/terminal-read.ts'],
     triggers: ['input'],
-    who: 'terminal_run while it waits for a command it typed (is the shell back at its prompt?), after THE input authorization',
+    who: 'terminal_run while it waits for a command it typed (is the shell back at its prompt?), and a secret entry checking that ssh waits at its own password prompt (echo off, canonical): both after THE input authorization',
   },
   hidden_session_loop: {
     program: '`cat`, then `sh -c <loop>` in the hidden session (started by tmux)',
